@@ -1,0 +1,485 @@
+//! The object model: everything dwarfsmith puts in a relocatable object, in
+//! DWARF and ELF terms, and nothing of the IR it came from.
+//!
+//! Code generation fills an [`ObjectModel`]; `write` turns it into ELF bytes;
+//! `read` turns ELF bytes back into an `ObjectModel`. The round-trip promise:
+//! `read(write(m)) == normalise(m)`, where normalisation only does what the
+//! writer does on the way out (merging equal adjacent location entries,
+//! lowering `DW_OP_LLVM_*` placeholders), so the model is kept in the
+//! normalised shape wherever that costs nothing.
+//!
+//! Addresses inside a function are byte offsets from the function's first
+//! byte; the writer turns them into relocated addresses.
+
+/// A whole relocatable object: code, data, and (optionally) debug info.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ObjectModel {
+    /// Functions, laid out one after another in `.text` in this order.
+    pub functions: Vec<Function>,
+    /// Global data objects (`.data`, `.rodata`, `.bss`).
+    pub data: Vec<DataObject>,
+    /// DWARF for the compile unit; `None` for an object built with `-g0`.
+    pub debug: Option<DebugInfo>,
+}
+
+/// One function's machine code with what the linker and unwinder need.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Function {
+    /// Symbol name.
+    pub name: String,
+    /// `true` for STB_GLOBAL, `false` for STB_LOCAL (LLVM `internal`/`private`).
+    pub global: bool,
+    /// Encoded x86-64 machine code.
+    pub code: Vec<u8>,
+    /// Relocations against `code`.
+    pub relocations: Vec<Relocation>,
+    /// Call-frame instructions, in address order, for `.eh_frame` and
+    /// `.debug_frame`. The CIE's initial rules are the SysV x86-64 ones:
+    /// CFA = rsp + 8, return address at CFA - 8.
+    pub cfi: Vec<CfiRow>,
+    /// Read-only data owned by this function (jump tables), placed in
+    /// `.rodata` and referred to by relocations against [`Symbol::FunctionData`].
+    pub rodata: Vec<u8>,
+    /// Relocations against `rodata` (jump-table entries).
+    pub rodata_relocations: Vec<Relocation>,
+}
+
+/// What a relocation refers to.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Symbol {
+    /// A named symbol: a function or data object of this module, or an
+    /// undefined external one.
+    Named(String),
+    /// The start of function number `n`'s own `rodata` (jump tables).
+    FunctionData(usize),
+    /// Offset `n` into function `f`'s code (a jump-table target).
+    FunctionCode {
+        /// Index into [`ObjectModel::functions`].
+        function: usize,
+        /// Byte offset in that function's code.
+        offset: u64,
+    },
+}
+
+/// The relocation kinds dwarfsmith emits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RelocationKind {
+    /// R_X86_64_PC32: 32-bit PC-relative (RIP-relative data, local jumps).
+    Pc32,
+    /// R_X86_64_PLT32: 32-bit PC-relative call through the PLT.
+    Plt32,
+    /// R_X86_64_REX_GOTPCRELX: RIP-relative load of a GOT entry (external data).
+    GotPcRelX,
+    /// R_X86_64_64: absolute 64-bit address.
+    Abs64,
+}
+
+/// One relocation: patch `offset` with the address of `symbol` + `addend`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Relocation {
+    /// Byte offset of the field being patched.
+    pub offset: u64,
+    /// How the field is computed.
+    pub kind: RelocationKind,
+    /// What it refers to.
+    pub symbol: Symbol,
+    /// The addend (for PC-relative kinds usually -4).
+    pub addend: i64,
+}
+
+/// One call-frame instruction taking effect at `offset` in the function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CfiRow {
+    /// Byte offset in the function's code where the rule takes effect
+    /// (just after the instruction that changed the frame).
+    pub offset: u64,
+    /// The rule.
+    pub instruction: CfiInstruction,
+}
+
+/// A call-frame rule change, in DWARF register numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CfiInstruction {
+    /// DW_CFA_def_cfa_offset: CFA = current CFA register + offset.
+    DefCfaOffset(u32),
+    /// DW_CFA_def_cfa_register: CFA = register + current offset.
+    DefCfaRegister(u16),
+    /// DW_CFA_def_cfa: CFA = register + offset.
+    DefCfa {
+        /// DWARF register number.
+        register: u16,
+        /// Offset from it.
+        offset: u32,
+    },
+    /// DW_CFA_offset: register saved at CFA + offset (offset negative).
+    Offset {
+        /// DWARF register number.
+        register: u16,
+        /// Byte offset from the CFA.
+        offset: i32,
+    },
+    /// DW_CFA_restore: register back to its initial rule.
+    Restore(u16),
+    /// DW_CFA_remember_state.
+    RememberState,
+    /// DW_CFA_restore_state.
+    RestoreState,
+}
+
+/// Which section a data object goes into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DataSection {
+    /// Writable, initialised.
+    Data,
+    /// Read-only.
+    ReadOnly,
+    /// Zero-initialised, writable.
+    Bss,
+}
+
+/// A global variable or constant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DataObject {
+    /// Symbol name.
+    pub name: String,
+    /// `true` for STB_GLOBAL.
+    pub global: bool,
+    /// Section kind.
+    pub section: DataSection,
+    /// Alignment in bytes (a power of two).
+    pub align: u64,
+    /// Contents (for `Bss`, zeros of the right length).
+    pub bytes: Vec<u8>,
+    /// Relocations against `bytes` (pointers to other symbols).
+    pub relocations: Vec<Relocation>,
+}
+
+/// DWARF 5 content for the one compile unit of the object.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DebugInfo {
+    /// DW_AT_producer.
+    pub producer: String,
+    /// DW_AT_language (a DW_LANG_* value).
+    pub language: u16,
+    /// DW_AT_name of the unit (the primary source file).
+    pub name: String,
+    /// DW_AT_comp_dir.
+    pub comp_dir: String,
+    /// Line-table file entries; index 0 is the primary source file.
+    pub files: Vec<SourceFile>,
+    /// Types, referred to by index ([`TypeId`]).
+    pub types: Vec<Type>,
+    /// Subprograms (defined functions and abstract origins of inlined ones).
+    pub subprograms: Vec<Subprogram>,
+    /// Line rows per function: `line_rows[i]` belongs to `functions[i]`,
+    /// in address order.
+    pub line_rows: Vec<Vec<LineRow>>,
+}
+
+/// A file of the line table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceFile {
+    /// File name as in DIFile.
+    pub name: String,
+    /// Directory as in DIFile.
+    pub directory: String,
+    /// MD5 checksum, when the IR has one.
+    pub md5: Option<[u8; 16]>,
+}
+
+/// One row of the line table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineRow {
+    /// Byte offset in the function.
+    pub offset: u64,
+    /// Index into [`DebugInfo::files`].
+    pub file: u32,
+    /// Source line (0: no source line).
+    pub line: u32,
+    /// Source column.
+    pub column: u32,
+    /// A recommended breakpoint location.
+    pub is_stmt: bool,
+    /// First instruction after the prologue.
+    pub prologue_end: bool,
+    /// First instruction of the epilogue.
+    pub epilogue_begin: bool,
+}
+
+/// Index into [`DebugInfo::types`].
+pub type TypeId = usize;
+
+/// A source type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Type {
+    /// DW_TAG_base_type.
+    Base {
+        /// Name, e.g. "int".
+        name: String,
+        /// Size in bytes.
+        byte_size: u64,
+        /// DW_ATE_* encoding.
+        encoding: u8,
+    },
+    /// DW_TAG_pointer_type; `None` pointee is `void *`.
+    Pointer(Option<TypeId>),
+    /// DW_TAG_const_type.
+    Const(Option<TypeId>),
+    /// DW_TAG_volatile_type.
+    Volatile(Option<TypeId>),
+    /// DW_TAG_restrict_type.
+    Restrict(Option<TypeId>),
+    /// DW_TAG_typedef.
+    Typedef {
+        /// Name.
+        name: String,
+        /// The aliased type.
+        target: Option<TypeId>,
+    },
+    /// DW_TAG_structure_type / union_type.
+    Struct {
+        /// Name, if any.
+        name: Option<String>,
+        /// `true` for a union.
+        is_union: bool,
+        /// Size in bytes (`None` for a declaration).
+        byte_size: Option<u64>,
+        /// Members.
+        members: Vec<Member>,
+    },
+    /// DW_TAG_array_type with one subrange per dimension.
+    Array {
+        /// Element type.
+        element: TypeId,
+        /// Element counts per dimension (`None`: unknown bound).
+        counts: Vec<Option<u64>>,
+    },
+    /// DW_TAG_enumeration_type.
+    Enum {
+        /// Name, if any.
+        name: Option<String>,
+        /// Underlying type.
+        underlying: Option<TypeId>,
+        /// Size in bytes.
+        byte_size: u64,
+        /// (name, value) pairs.
+        enumerators: Vec<(String, i64)>,
+    },
+    /// DW_TAG_subroutine_type.
+    Subroutine {
+        /// Return type (`None`: void).
+        return_type: Option<TypeId>,
+        /// Parameter types.
+        parameters: Vec<Option<TypeId>>,
+    },
+}
+
+/// A member of a struct or union.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Member {
+    /// Name.
+    pub name: String,
+    /// Type.
+    pub ty: TypeId,
+    /// Offset in bytes from the start of the aggregate.
+    pub byte_offset: u64,
+}
+
+/// Index into [`DebugInfo::subprograms`].
+pub type SubprogramId = usize;
+
+/// A DW_TAG_subprogram: a concrete function, or the abstract origin of an
+/// inlined one (then `function` is `None`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Subprogram {
+    /// Source name.
+    pub name: String,
+    /// Linkage name, when it differs from `name`.
+    pub linkage_name: Option<String>,
+    /// File index of the declaration.
+    pub file: u32,
+    /// Line of the declaration.
+    pub line: u32,
+    /// Return type (`None`: void).
+    pub return_type: Option<TypeId>,
+    /// DW_AT_external.
+    pub external: bool,
+    /// DW_AT_prototyped.
+    pub prototyped: bool,
+    /// Index into [`ObjectModel::functions`] for a concrete function, giving
+    /// low_pc/high_pc and the frame base (DW_OP_call_frame_cfa).
+    pub function: Option<usize>,
+    /// The outermost scope: parameters and locals, nested blocks, inlined calls.
+    pub scope: Scope,
+}
+
+/// A lexical scope's contents.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Scope {
+    /// Variables declared directly in this scope (parameters first, in order).
+    pub variables: Vec<Variable>,
+    /// Nested scopes.
+    pub children: Vec<ChildScope>,
+}
+
+/// A scope nested in another.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ChildScope {
+    /// DW_TAG_lexical_block.
+    Lexical {
+        /// Address ranges (function offsets, half open); empty for an
+        /// abstract block.
+        ranges: Vec<(u64, u64)>,
+        /// Contents.
+        scope: Scope,
+    },
+    /// DW_TAG_inlined_subroutine.
+    Inlined {
+        /// The abstract origin.
+        origin: SubprogramId,
+        /// Address ranges (function offsets, half open).
+        ranges: Vec<(u64, u64)>,
+        /// DW_AT_call_file.
+        call_file: u32,
+        /// DW_AT_call_line.
+        call_line: u32,
+        /// DW_AT_call_column.
+        call_column: u32,
+        /// Contents (variables refer to the origin's by name and line).
+        scope: Scope,
+    },
+}
+
+/// A DW_TAG_formal_parameter or DW_TAG_variable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Variable {
+    /// Source name.
+    pub name: String,
+    /// Argument number (1-based) for a parameter.
+    pub arg: Option<u32>,
+    /// Type.
+    pub ty: Option<TypeId>,
+    /// File index.
+    pub file: u32,
+    /// Declaration line.
+    pub line: u32,
+    /// Where the value lives.
+    pub location: VariableLocation,
+}
+
+/// A variable's location description.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum VariableLocation {
+    /// No location: the variable is optimised out everywhere.
+    None,
+    /// One location valid throughout the scope (DW_AT_location exprloc).
+    Single(Location),
+    /// A location list: entries in address order, non-overlapping, over
+    /// the given function's code.
+    List {
+        /// Index into [`ObjectModel::functions`].
+        function: usize,
+        /// The entries.
+        entries: Vec<LocationEntry>,
+    },
+}
+
+/// One entry of a location list: `[start, end)` in function offsets.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LocationEntry {
+    /// First byte offset covered.
+    pub start: u64,
+    /// One past the last byte offset covered.
+    pub end: u64,
+    /// The location over that range.
+    pub location: Location,
+}
+
+/// A location expression in DWARF terms with `DW_OP_LLVM_arg` placeholders:
+/// `args[n]` is what `Op::Arg(n)` pushes. The writer lowers it (see
+/// ARCHITECTURE.md decision 5).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Location {
+    /// The operands named by `Op::Arg`.
+    pub args: Vec<LocationArg>,
+    /// The operations. A location that is a bare register or memory
+    /// address (no `StackValue`) is a memory/register location description.
+    pub ops: Vec<Op>,
+}
+
+/// What one `DW_OP_LLVM_arg` stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LocationArg {
+    /// A value held in a DWARF register; `bits` and `signed` give the width
+    /// and signedness of the value (for DW_OP_regval_type's base type).
+    Register {
+        /// DWARF register number.
+        register: u16,
+        /// Width of the value in bits.
+        bits: u16,
+        /// Signedness of the value.
+        signed: bool,
+    },
+    /// The address `CFA + offset` (a frame slot).
+    FrameSlot(i64),
+    /// A constant.
+    Constant(i64),
+}
+
+/// A DWARF expression operation. The generic arithmetic operations map one
+/// to one onto DW_OP_*; the LLVM placeholders are lowered by the writer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// DW_OP_LLVM_arg N.
+    Arg(u32),
+    /// DW_OP_constu.
+    Constu(u64),
+    /// DW_OP_consts.
+    Consts(i64),
+    /// DW_OP_plus_uconst.
+    PlusUconst(u64),
+    /// DW_OP_plus.
+    Plus,
+    /// DW_OP_minus.
+    Minus,
+    /// DW_OP_mul.
+    Mul,
+    /// DW_OP_div.
+    Div,
+    /// DW_OP_mod.
+    Mod,
+    /// DW_OP_and.
+    And,
+    /// DW_OP_or.
+    Or,
+    /// DW_OP_xor.
+    Xor,
+    /// DW_OP_shl.
+    Shl,
+    /// DW_OP_shr.
+    Shr,
+    /// DW_OP_shra.
+    Shra,
+    /// DW_OP_neg.
+    Neg,
+    /// DW_OP_not.
+    Not,
+    /// DW_OP_deref.
+    Deref,
+    /// DW_OP_deref_size N.
+    DerefSize(u8),
+    /// DW_OP_stack_value.
+    StackValue,
+    /// DW_OP_LLVM_convert bits, signed: lowered to DW_OP_convert.
+    Convert {
+        /// Target width in bits.
+        bits: u16,
+        /// Target signedness.
+        signed: bool,
+    },
+    /// DW_OP_piece N: ends one piece of a composite location. Code
+    /// generation composes `DW_OP_LLVM_fragment`s of one variable into
+    /// pieces covering every byte (a piece with no operations before it is
+    /// an empty piece: that part is unavailable).
+    Piece(u64),
+}

@@ -1,0 +1,1 @@
+//! IR → MIR → machine code, and the variable-location machinery.

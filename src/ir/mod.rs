@@ -1,0 +1,1 @@
+//! The SSA IR, shaped like LLVM's, with its debug metadata.

@@ -1,0 +1,1 @@
+//! Everything that knows x86-64: registers, instruction forms, encoding.
