@@ -1,0 +1,133 @@
+//! Shared helpers for the end-to-end tests: run the dwarfsmith binary, link
+//! with gcc, run programs, drive gdb and llvm-dwarfdump.
+#![allow(dead_code)] // each test binary uses its own subset of these helpers
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Path of a file under `fixtures/`.
+pub fn fixture(relative: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(relative)
+}
+
+/// Runs a command and returns its output, panicking with a clear message if
+/// it cannot be started.
+pub fn run(command: &mut Command) -> Output {
+    command
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"))
+}
+
+/// Runs the dwarfsmith binary with `args`.
+pub fn dwarfsmith(args: &[&str]) -> Output {
+    run(Command::new(env!("CARGO_BIN_EXE_dwarfsmith")).args(args))
+}
+
+/// Compiles `fixtures/ll/NAME` into `dir` with extra flags; panics with the
+/// compiler's message on failure. Returns the object path.
+pub fn compile_fixture(dir: &Path, ll_name: &str, flags: &[&str]) -> PathBuf {
+    let input = fixture(&format!("ll/{ll_name}"));
+    let object = dir.join(format!("{ll_name}{}.o", flags.concat()));
+    let mut args = vec![
+        "compile",
+        input.to_str().unwrap(),
+        "-o",
+        object.to_str().unwrap(),
+    ];
+    args.extend_from_slice(flags);
+    let out = dwarfsmith(&args);
+    assert!(
+        out.status.success(),
+        "dwarfsmith {args:?} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    object
+}
+
+/// Links `object` with the corpus driver of `program` (fixtures/src/PROGRAM.driver.c)
+/// into an executable in `dir`, with gcc's defaults (PIE).
+pub fn link_with_driver(dir: &Path, object: &Path, program: &str) -> PathBuf {
+    let exe = dir.join(format!(
+        "{}.exe",
+        object.file_name().unwrap().to_str().unwrap()
+    ));
+    let driver = fixture(&format!("src/{program}.driver.c"));
+    let out = run(Command::new("gcc")
+        .arg("-g")
+        .arg("-O0")
+        .arg(&driver)
+        .arg(object)
+        .arg("-o")
+        .arg(&exe));
+    assert!(
+        out.status.success(),
+        "gcc failed to link {}:\n{}",
+        object.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    exe
+}
+
+/// The expected output of a corpus program.
+pub fn expected_output(program: &str) -> String {
+    std::fs::read_to_string(fixture(&format!("expected/{program}.out"))).unwrap()
+}
+
+/// Runs an executable and returns its stdout, asserting it exited with 0.
+pub fn run_program(exe: &Path) -> String {
+    let out = run(&mut Command::new(exe));
+    assert!(out.status.success(), "{} exited with {}", exe.display(), out.status);
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Runs gdb in batch mode with the given commands and returns everything it printed.
+pub fn gdb_batch(exe: &Path, commands: &[&str]) -> String {
+    let mut cmd = Command::new("gdb");
+    cmd.args(["-nx", "-batch", "-q"]);
+    for c in commands {
+        cmd.args(["-ex", c]);
+    }
+    cmd.arg(exe);
+    let out = run(&mut cmd);
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// The llvm-dwarfdump to use: llvm-dwarfdump-19 if installed, else the default one.
+pub fn llvm_dwarfdump() -> &'static str {
+    if Path::new("/usr/bin/llvm-dwarfdump-19").exists() {
+        "llvm-dwarfdump-19"
+    } else {
+        "llvm-dwarfdump"
+    }
+}
+
+/// Runs `llvm-dwarfdump --verify` on an object and returns (success, output).
+pub fn dwarfdump_verify(object: &Path) -> (bool, String) {
+    let out = run(Command::new(llvm_dwarfdump()).arg("--verify").arg(object));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success() && !text.contains("error:"), text)
+}
+
+/// The bytes of an object's `.text` section (via objcopy).
+pub fn text_section(dir: &Path, object: &Path) -> Vec<u8> {
+    let dump = dir.join(format!(
+        "{}.text.bin",
+        object.file_name().unwrap().to_str().unwrap()
+    ));
+    let out = run(Command::new("objcopy")
+        .args(["-O", "binary", "--only-section=.text"])
+        .arg(object)
+        .arg(&dump));
+    assert!(out.status.success(), "objcopy failed on {}", object.display());
+    std::fs::read(dump).unwrap()
+}
