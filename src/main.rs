@@ -150,7 +150,8 @@ fn run(cli: Cli) -> Result<(), String> {
 }
 
 fn read_input(path: &Path) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("{}: error: cannot read: {e}", path.display()))
+    std::fs::read_to_string(path)
+        .map_err(|e| format!("{}: error: cannot read: {e}", path.display()))
 }
 
 /// Writes `bytes` to a temporary file beside `path` and renames it into

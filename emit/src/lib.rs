@@ -7,3 +7,6 @@
 #![deny(missing_docs)]
 
 pub mod model;
+pub mod read;
+pub mod verify;
+pub mod write;

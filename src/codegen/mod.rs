@@ -1,1 +1,9 @@
 //! IR → MIR → machine code, and the variable-location machinery.
+
+pub mod frame;
+pub mod history;
+pub mod isel;
+pub mod line_table;
+pub mod liveness;
+pub mod mir;
+pub mod regalloc;

@@ -1,1 +1,4 @@
 //! The SSA IR, shaped like LLVM's, with its debug metadata.
+
+pub mod print;
+pub mod verify;

@@ -78,7 +78,12 @@ pub fn expected_output(program: &str) -> String {
 /// Runs an executable and returns its stdout, asserting it exited with 0.
 pub fn run_program(exe: &Path) -> String {
     let out = run(&mut Command::new(exe));
-    assert!(out.status.success(), "{} exited with {}", exe.display(), out.status);
+    assert!(
+        out.status.success(),
+        "{} exited with {}",
+        exe.display(),
+        out.status
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -128,6 +133,10 @@ pub fn text_section(dir: &Path, object: &Path) -> Vec<u8> {
         .args(["-O", "binary", "--only-section=.text"])
         .arg(object)
         .arg(&dump));
-    assert!(out.status.success(), "objcopy failed on {}", object.display());
+    assert!(
+        out.status.success(),
+        "objcopy failed on {}",
+        object.display()
+    );
     std::fs::read(dump).unwrap()
 }

@@ -1,0 +1,1 @@
+//! Writing an ObjectModel as ELF bytes (to be written).

@@ -1,0 +1,1 @@
+//! codegen::frame (to be written).

@@ -1,0 +1,1 @@
+//! codegen::history (to be written).

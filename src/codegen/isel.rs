@@ -1,0 +1,1 @@
+//! codegen::isel (to be written).

@@ -1,0 +1,1 @@
+//! codegen::line_table (to be written).

@@ -1,0 +1,1 @@
+//! codegen::liveness (to be written).

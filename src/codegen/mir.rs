@@ -1,0 +1,1 @@
+//! codegen::mir (to be written).

@@ -1,0 +1,1 @@
+//! codegen::regalloc (to be written).

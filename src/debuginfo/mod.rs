@@ -1,0 +1,5 @@
+//! From the IR's debug metadata and code generation's variable ranges to the
+//! emit crate's `DebugInfo`: files, types, subprograms, scopes, variables.
+
+pub mod locations;
+pub mod scopes;

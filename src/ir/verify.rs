@@ -1,0 +1,1 @@
+//! Structural and debug-info invariants of an IR module.

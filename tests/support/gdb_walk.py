@@ -1,0 +1,80 @@
+# gdb script: stop on every source line of one C file that has an is_stmt
+# row (including lines of inlined code), and print every variable in scope at
+# each stop, one JSON object a line prefixed with "WALK ".
+# Usage: WALK_FUNCTION=f WALK_MAX_HITS=N gdb -nx -batch -x gdb_walk.py EXE
+#   WALK_FUNCTION names any function of the file, to find its line table.
+import gdb
+import json
+import os
+
+anchor = os.environ["WALK_FUNCTION"]
+max_hits = int(os.environ.get("WALK_MAX_HITS", "20"))
+gdb.execute("set pagination off")
+gdb.execute("set confirm off")
+gdb.execute("set print address off")
+
+symbol = gdb.lookup_global_symbol(anchor) or gdb.lookup_static_symbol(anchor)
+symtab = symbol.symtab
+lines = sorted({e.line for e in symtab.linetable() if e.line > 0 and getattr(e, "is_stmt", True)})
+breakpoints = [gdb.Breakpoint(f"{symtab.filename}:{line}", internal=True) for line in lines]
+
+
+def render(value):
+    """The value as a string; a pointer is shown as what it points to."""
+    try:
+        if value.is_optimized_out:
+            return "<optimized out>"
+        code = value.type.strip_typedefs().code
+        if code == gdb.TYPE_CODE_PTR:
+            if int(value) == 0:
+                return "NULL"
+            target = value.type.strip_typedefs().target().strip_typedefs()
+            if target.code == gdb.TYPE_CODE_VOID:
+                return "<void pointer>"
+            return "-> " + render(value.dereference())
+        return value.format_string(address=False, symbols=False)
+    except gdb.error as e:
+        return f"<error: {e}>"
+    except gdb.MemoryError as e:
+        return f"<error: {e}>"
+
+
+def scope_variables(frame):
+    out = {}
+    try:
+        block = frame.block()
+    except RuntimeError:
+        return out
+    while block is not None:
+        for sym in block:
+            if (sym.is_argument or sym.is_variable) and sym.name not in out:
+                try:
+                    out[sym.name] = render(sym.value(frame))
+                except gdb.error as e:
+                    out[sym.name] = f"<error: {e}>"
+        if block.function is not None:
+            break
+        block = block.superblock
+    return out
+
+
+gdb.execute("run", to_string=True)
+while True:
+    try:
+        frame = gdb.selected_frame()
+    except gdb.error:
+        break
+    fn = frame.function()
+    record = {
+        "function": fn.name if fn else None,
+        "line": frame.find_sal().line,
+        "vars": scope_variables(frame),
+    }
+    print("WALK " + json.dumps(record), flush=True)
+    for bp in breakpoints:
+        if bp.enabled and bp.hit_count >= max_hits:
+            bp.enabled = False
+    try:
+        gdb.execute("continue", to_string=True)
+    except gdb.error:
+        break
