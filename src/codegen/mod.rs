@@ -1,5 +1,6 @@
 //! IR → MIR → machine code, and the variable-location machinery.
 
+pub mod assignment_tracking;
 pub mod frame;
 pub mod history;
 pub mod isel;
