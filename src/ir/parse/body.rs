@@ -62,9 +62,10 @@ impl<'a> Parser<'a> {
                     }
                 }
                 Tok::Ident(_) => {
+                    let before = self.at;
                     let attrs = self.parse_param_attrs()?;
                     merge_attrs(&mut ret_attrs, attrs);
-                    if !self.at_type() && !matches!(self.peek(), Tok::Ident(_) | Tok::MdName(_)) {
+                    if self.at == before {
                         return Err(self.expected("a return type"));
                     }
                 }
@@ -246,7 +247,10 @@ impl<'a> Parser<'a> {
                     let id = InstId(function.insts.len() as u32 - 1);
                     function.insts[id.0 as usize].records = std::mem::take(&mut pending);
                     let block = current.unwrap_or(0);
-                    function.blocks[block].insts.push(id);
+                    match function.blocks.get_mut(block) {
+                        Some(b) => b.insts.push(id),
+                        None => return Err(self.error_at(self.offset(), "malformed function body")),
+                    }
                 }
             }
         }
@@ -804,6 +808,7 @@ impl<'a> Parser<'a> {
         };
         // Function attributes and attribute groups after the arguments.
         loop {
+            let before = self.at;
             match self.peek() {
                 Tok::AttrRef(_) => {
                     self.bump();
@@ -812,6 +817,9 @@ impl<'a> Parser<'a> {
                     self.parse_param_attrs()?;
                 }
                 _ => break,
+            }
+            if self.at == before {
+                return Err(self.expected("',' or the end of the call"));
             }
         }
         let mut inst = Inst::new(
