@@ -806,21 +806,9 @@ impl<'a> Parser<'a> {
                 varargs: false,
             },
         };
-        // Function attributes and attribute groups after the arguments.
-        loop {
-            let before = self.at;
-            match self.peek() {
-                Tok::AttrRef(_) => {
-                    self.bump();
-                }
-                Tok::Ident(_) => {
-                    self.parse_param_attrs()?;
-                }
-                _ => break,
-            }
-            if self.at == before {
-                return Err(self.expected("',' or the end of the call"));
-            }
+        // Attribute groups after the arguments (clang prints no inline ones).
+        while matches!(self.peek(), Tok::AttrRef(_)) {
+            self.bump();
         }
         let mut inst = Inst::new(
             InstKind::Call {
