@@ -515,3 +515,104 @@ fn truncations_of_a_corpus_file_never_panic_and_always_fail() {
         assert!(checked > 1000, "{name}: only {checked} cut points");
     }
 }
+
+/// A tiny deterministic generator (xorshift) for the mutation test.
+struct XorShift(u64);
+
+impl XorShift {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+}
+
+#[test]
+fn random_mutations_of_corpus_files_never_panic() {
+    const PIECES: &[&str] = &[
+        "",
+        " ",
+        "(",
+        ")",
+        "{",
+        "}",
+        "[",
+        "]",
+        ",",
+        "!",
+        "!9999",
+        "%",
+        "@",
+        "\"",
+        "#dbg_value(",
+        "i32",
+        "ptr",
+        "!DILocation(",
+        "!{",
+        "distinct",
+        "-",
+        "0",
+        "x",
+        "*",
+        ":",
+        "=",
+        "<{",
+        "call",
+        "phi",
+        "label %",
+        "metadata",
+        "...",
+        "!DIArgList(",
+        "DW_OP_LLVM_arg,",
+    ];
+    let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
+    for name in [
+        "inlining.O2.ll",
+        "structs.O2.intrinsics.ll",
+        "pointers.O2.llvm14.ll",
+        "sort.O0.ll",
+    ] {
+        let text = fixture(name);
+        for round in 0..400 {
+            let mut mutated = text.clone();
+            for _ in 0..1 + rng.below(3) {
+                let mut at = rng.below(mutated.len());
+                while !mutated.is_char_boundary(at) {
+                    at -= 1;
+                }
+                let mut end = (at + rng.below(6)).min(mutated.len());
+                while !mutated.is_char_boundary(end) {
+                    end -= 1;
+                }
+                mutated.replace_range(at..end, PIECES[rng.below(PIECES.len())]);
+            }
+            let outcome = std::panic::catch_unwind(|| parse_module(&mutated, name).map(|_| ()));
+            assert!(
+                outcome.is_ok(),
+                "{name}: panic on mutation round {round}:\n{mutated}"
+            );
+        }
+    }
+}
+
+#[test]
+fn deep_nesting_and_location_cycles_are_errors() {
+    let depth = 100_000;
+    let deep_type = format!(
+        "@g = global {}i32{} zeroinitializer\n",
+        "[1 x ".repeat(depth),
+        "]".repeat(depth)
+    );
+    let error = parse_module(&deep_type, "deep.ll").unwrap_err();
+    assert_eq!(error.message, "nesting too deep");
+    let deep_const = format!("@g = global [1 x i32] {}\n", "[[1 x i32] ".repeat(depth));
+    assert_eq!(
+        parse_module(&deep_const, "deep.ll").unwrap_err().message,
+        "nesting too deep"
+    );
+    check_error(
+        "define void @f() !dbg !3 {\n  ret void, !dbg !5\n}\n!3 = distinct !DISubprogram(name: \"f\")\n!5 = !DILocation(line: 1, scope: !3, inlinedAt: !6)\n!6 = !DILocation(line: 2, scope: !3, inlinedAt: !5)\n",
+        "bad.ll:6:49: error: metadata !5 refers to itself",
+    );
+}

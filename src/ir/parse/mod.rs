@@ -95,7 +95,7 @@ struct Parser<'a> {
 
 /// How deep types, constants and inline metadata may nest before the input
 /// is refused (a guard against stack exhaustion on hostile input).
-const MAX_NESTING: u32 = 256;
+const MAX_NESTING: u32 = 64;
 
 /// Describes a token for an error message.
 fn describe(tok: Tok<'_>) -> String {
