@@ -616,3 +616,108 @@ fn deep_nesting_and_location_cycles_are_errors() {
         "bad.ll:6:49: error: metadata !5 refers to itself",
     );
 }
+
+#[test]
+fn many_args_abi_attributes() {
+    let m = parse_fixture("many_args.O2.ll");
+    let weigh = m.function(m.function_by_name("weigh").unwrap());
+    let attrs: Vec<(Type, bool, bool)> = weigh
+        .params
+        .iter()
+        .map(|p| (p.ty.clone(), p.attrs.signext, p.attrs.zeroext))
+        .collect();
+    assert_eq!(
+        attrs,
+        [
+            (Type::I8, true, false),
+            (Type::Int(16), true, false),
+            (Type::I32, false, false),
+            (Type::I64, false, false),
+            (Type::I8, false, true),
+            (Type::Int(16), false, true),
+            (Type::I32, false, false),
+            (Type::I64, false, false),
+        ]
+    );
+    assert!(weigh.params.iter().all(|p| p.attrs.noundef));
+    assert_eq!(
+        m.function(m.function_by_name("callee_sum").unwrap())
+            .params
+            .len(),
+        9
+    );
+    let caller = m.function(m.function_by_name("caller").unwrap());
+    assert!(caller.ret_attrs.noundef);
+}
+
+#[test]
+fn debug_types_of_structs_and_arrays() {
+    let m = parse_fixture("structs.O2.ll");
+    let variable = |name: &str| {
+        m.debug
+            .nodes
+            .iter()
+            .find_map(|e| match &e.node {
+                MdNode::LocalVariable(v) if v.name == name => Some(v.clone()),
+                _ => None,
+            })
+            .unwrap()
+    };
+    // `int cells[4]`: an array type over int with one subrange of count 4.
+    let MdNode::CompositeType(array) = m.debug.node(variable("cells").ty.unwrap()) else {
+        panic!("cells is not an array")
+    };
+    assert_eq!((array.tag.as_str(), array.size), ("DW_TAG_array_type", 128));
+    let MdNode::BasicType(int) = m.debug.node(array.base_type.unwrap()) else {
+        panic!("no base type")
+    };
+    assert_eq!(
+        (int.name.as_str(), int.size, int.encoding.as_deref()),
+        ("int", 32, Some("DW_ATE_signed"))
+    );
+    let [MdOperand::Ref(MdRef::Node(range))] = m.debug.tuple(array.elements.unwrap()) else {
+        panic!("one subrange expected")
+    };
+    let MdNode::Subrange(range) = m.debug.node(*range) else {
+        panic!("not a subrange")
+    };
+    assert_eq!(range.count, Some(debug::MdField::Int(4)));
+    // `struct pt a`: members x at 0 and y at 32 bits.
+    let MdNode::CompositeType(pt) = m.debug.node(variable("a").ty.unwrap()) else {
+        panic!("a is not a struct")
+    };
+    assert!(m.debug.nodes[variable("a").ty.unwrap().0 as usize].distinct);
+    assert_eq!(
+        (pt.tag.as_str(), pt.name.as_deref(), pt.size),
+        ("DW_TAG_structure_type", Some("pt"), 64)
+    );
+    let members: Vec<(String, u64)> = m
+        .debug
+        .tuple(pt.elements.unwrap())
+        .iter()
+        .map(|op| {
+            let MdOperand::Ref(MdRef::Node(id)) = op else {
+                panic!("member is not a node")
+            };
+            let MdNode::DerivedType(d) = m.debug.node(*id) else {
+                panic!("member is not derived")
+            };
+            assert_eq!(d.tag, "DW_TAG_member");
+            (d.name.clone().unwrap(), d.offset)
+        })
+        .collect();
+    assert_eq!(members, [("x".to_string(), 0), ("y".to_string(), 32)]);
+    // The DIAssignID on the alloca is the one its #dbg_assign (riding on
+    // the next instruction) names.
+    let area = m.function(m.function_by_name("area").unwrap());
+    let alloca = area.inst(InstId(0));
+    let assign = area.inst(InstId(1)).records[0]
+        .assign
+        .as_ref()
+        .map(|a| a.id);
+    assert_eq!(alloca.assign_id, assign);
+    assert!(matches!(
+        m.debug.node(alloca.assign_id.unwrap()),
+        MdNode::AssignId
+    ));
+}
