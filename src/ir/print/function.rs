@@ -10,10 +10,10 @@
 //! before the instruction it rides on, as a `#dbg_*` record or as a call of
 //! the matching `llvm.dbg.*` intrinsic.
 
-use std::collections::HashSet;
 use std::fmt::Write;
 
 use super::metadata::{write_expr_by_id, MetadataSlots};
+use super::names::LocalNames;
 use super::text::{write_constant, write_gep_flags, write_name, write_type};
 use super::DebugSyntax;
 use crate::ir::{
@@ -67,59 +67,6 @@ pub fn write_function(
         }
     }
     out.push_str("}\n");
-}
-
-/// The text (`%3`, `%x`) of every local value and block label of a function.
-struct LocalNames {
-    args: Vec<String>,
-    /// Per instruction arena index; `None` for results that are not named
-    /// (void results, instructions in no block).
-    insts: Vec<Option<String>>,
-    blocks: Vec<String>,
-}
-
-impl LocalNames {
-    fn assign(function: &Function) -> LocalNames {
-        let mut next = 0u32;
-        let mut used = HashSet::new();
-        let mut name = |given: &Option<String>| -> String {
-            let mut text = String::new();
-            match given {
-                Some(given) => {
-                    let mut unique = given.clone();
-                    let mut suffix = 1;
-                    while !used.insert(unique.clone()) {
-                        unique = format!("{given}.{suffix}");
-                        suffix += 1;
-                    }
-                    write_name(&mut text, '%', &unique);
-                }
-                None => {
-                    let _ = write!(text, "%{next}");
-                    next += 1;
-                }
-            }
-            text
-        };
-        let args = function.params.iter().map(|p| name(&p.name)).collect();
-        let mut insts = vec![None; function.insts.len()];
-        let mut blocks = Vec::with_capacity(function.blocks.len());
-        for block in &function.blocks {
-            blocks.push(name(&block.name));
-            for &id in &block.insts {
-                if let Some(inst) = function.insts.get(id.0 as usize) {
-                    if !inst.ty.is_void() {
-                        insts[id.0 as usize] = Some(name(&inst.name));
-                    }
-                }
-            }
-        }
-        LocalNames {
-            args,
-            insts,
-            blocks,
-        }
-    }
 }
 
 struct BodyPrinter<'a> {
