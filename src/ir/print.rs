@@ -23,6 +23,7 @@
 
 mod function;
 mod metadata;
+mod names;
 mod text;
 
 use std::fmt::Write;
