@@ -26,6 +26,7 @@ mod metadata;
 mod names;
 mod text;
 
+pub(crate) use names::LocalNames;
 use std::fmt::Write;
 
 use crate::ir::{Module, RecordKind};
@@ -41,6 +42,13 @@ pub enum DebugSyntax {
     Records,
     /// `call void @llvm.dbg.value(...)` intrinsic calls.
     Intrinsics,
+}
+
+/// The spelling of a type (`i32`, `[4 x ptr]`), for messages.
+pub(crate) fn type_text(module: &Module, ty: &crate::ir::Type) -> String {
+    let mut out = String::new();
+    write_type(&mut out, module, ty);
+    out
 }
 
 /// Prints a whole module as LLVM IR text in the given debug syntax.
