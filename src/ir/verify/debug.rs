@@ -28,8 +28,9 @@ pub(super) fn check_debug_info(c: &Checker) -> Result<(), Diagnostic> {
             let inst = f.inst(id);
             let where_ = format!("{} in block {}", c.inst_text(id), c.block_text(b));
             if let Some(loc) = inst.dbg {
-                check_location(c, subprogram, loc)
-                    .map_err(|p| c.error(Some(id), format!("{where_} has a !dbg location {p}")))?;
+                check_location(c, subprogram, loc).map_err(|p| {
+                    c.error(Some(id), format!("{where_} has a !dbg location that {p}"))
+                })?;
             }
             if let Some(assign) = inst.assign_id {
                 if !matches!(node(c, assign), Some(MdNode::AssignId)) {
@@ -63,12 +64,12 @@ pub(super) fn check_debug_info(c: &Checker) -> Result<(), Diagnostic> {
 /// `inlinedAt`, reaches the function's subprogram.
 fn check_location(c: &Checker, subprogram: Option<MdId>, loc: LocId) -> Result<(), String> {
     let Some(sp) = subprogram else {
-        return Err("but the function has no DISubprogram".to_string());
+        return Err("exists but the function has no DISubprogram".to_string());
     };
     let reached = outermost_subprogram(c, loc)?;
     if reached != sp {
         return Err(format!(
-            "whose scope chain reaches {}, not the function's {}",
+            "is in {}, not in the function's {}",
             node_text(c, reached),
             node_text(c, sp)
         ));
@@ -97,8 +98,8 @@ fn check_record(c: &Checker, subprogram: Option<MdId>, record: &DebugRecord) -> 
     // The record's own (innermost) location and its variable must be in
     // the same subprogram: the inlined callee for inlined code.
     let loc_scope = c.module.debug.locations[record.loc.0 as usize].scope;
-    let loc_sp = scope_subprogram(c, loc_scope)?;
-    let var_sp = scope_subprogram(c, variable_scope)?;
+    let loc_sp = scope_subprogram(c, loc_scope).map_err(|p| format!("its DILocation {p}"))?;
+    let var_sp = scope_subprogram(c, variable_scope).map_err(|p| format!("the variable {p}"))?;
     if loc_sp != var_sp {
         return Err(format!(
             "the variable belongs to {} but the record's DILocation is in {}",
@@ -186,14 +187,17 @@ fn outermost_subprogram(c: &Checker, loc: LocId) -> Result<MdId, String> {
     let mut current = loc;
     for _ in 0..=locations.len() {
         let Some(location) = locations.get(current.0 as usize) else {
-            return Err(format!("#{} that does not exist", current.0));
+            return Err(format!(
+                "refers to location #{}, which does not exist",
+                current.0
+            ));
         };
         match location.inlined_at {
             Some(outer) => current = outer,
             None => return scope_subprogram(c, location.scope),
         }
     }
-    Err("whose inlinedAt chain is a cycle".to_string())
+    Err("has an inlinedAt chain that is a cycle".to_string())
 }
 
 /// The subprogram enclosing a local scope (walking lexical blocks up).
@@ -206,13 +210,13 @@ fn scope_subprogram(c: &Checker, scope: MdId) -> Result<MdId, String> {
             Some(MdNode::LexicalBlockFile(b)) => current = b.scope,
             _ => {
                 return Err(format!(
-                    "whose scope chain ends at {}, not a DISubprogram",
+                    "has a scope chain that ends at {}, not at a DISubprogram",
                     node_text(c, current)
                 ))
             }
         }
     }
-    Err("whose scope chain is a cycle".to_string())
+    Err("has a scope chain that is a cycle".to_string())
 }
 
 fn node<'a>(c: &'a Checker, id: MdId) -> Option<&'a MdNode> {
