@@ -1,0 +1,262 @@
+//! DWARF location expressions raised back into the model's [`Location`]
+//! form, with `DW_OP_LLVM_arg` placeholders over [`LocationArg`]s.
+//!
+//! In: one expression, the unit's encoding, the frame base of the
+//! enclosing subprogram, and a way to look up base-type DIEs.
+//! Out: a [`Location`], or `None` when nothing of it fits the model.
+//!
+//! Promises: each operation that pushes a register, frame address or typed
+//! constant becomes `Op::Arg(n)` over an argument (identical arguments are
+//! shared, numbered in order of first use):
+//! `DW_OP_regN`/`regx` and `DW_OP_bregN off` give a 64-bit unsigned
+//! [`LocationArg::Register`] (`bregN` adds its offset with `plus_uconst` or
+//! `constu; minus`, as LLVM writes offsets); `DW_OP_regval_type` gives the
+//! register with its base type's width and signedness; `DW_OP_fbreg` under
+//! a `DW_OP_call_frame_cfa` frame base gives [`LocationArg::FrameSlot`]
+//! (under a register frame base, that register plus the offset);
+//! `DW_OP_call_frame_cfa` gives `FrameSlot(0)`; `DW_OP_const_type` gives
+//! [`LocationArg::Constant`]. Generic constants stay `Constu`/`Consts`;
+//! arithmetic, `deref`, `stack_value` and `piece` map one to one. An
+//! operation with no model form (`entry_value`, `addr`, branches, ...)
+//! makes its piece empty (the part is unavailable), or the whole location
+//! `None` when it has no pieces.
+
+use gimli::{Encoding, Expression, Operation, UnitOffset};
+
+use super::dwarf::Slice;
+use crate::model::{Location, LocationArg, Op};
+
+/// What `DW_OP_fbreg` is relative to, from the subprogram's
+/// `DW_AT_frame_base`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FrameBase {
+    /// `DW_OP_call_frame_cfa`.
+    Cfa,
+    /// A register plus an offset (`DW_OP_regN` is offset 0).
+    Register {
+        /// DWARF register number.
+        register: u16,
+        /// Offset added to its value.
+        offset: i64,
+    },
+    /// No frame base, or one the model cannot express.
+    Unknown,
+}
+
+impl FrameBase {
+    /// Reads a `DW_AT_frame_base` expression.
+    pub fn from_expression(expression: Expression<Slice<'_>>, encoding: Encoding) -> FrameBase {
+        let mut operations = expression.operations(encoding);
+        let first = operations.next();
+        let rest = operations.next();
+        match (first, rest) {
+            (Ok(Some(Operation::CallFrameCFA)), Ok(None)) => FrameBase::Cfa,
+            (Ok(Some(Operation::Register { register })), Ok(None)) => FrameBase::Register {
+                register: register.0,
+                offset: 0,
+            },
+            (
+                Ok(Some(Operation::RegisterOffset {
+                    register,
+                    offset,
+                    base_type,
+                })),
+                Ok(None),
+            ) if base_type.0 == 0 => FrameBase::Register {
+                register: register.0,
+                offset,
+            },
+            _ => FrameBase::Unknown,
+        }
+    }
+}
+
+/// The width in bits and signedness of a base-type DIE, for typed operations.
+pub(crate) type BaseTypeLookup<'l> = &'l dyn Fn(UnitOffset) -> Option<(u16, bool)>;
+
+/// Raises `expression` into the model's form (see the module comment).
+pub(crate) fn raise(
+    expression: Expression<Slice<'_>>,
+    encoding: Encoding,
+    frame_base: FrameBase,
+    base_type: BaseTypeLookup<'_>,
+) -> Option<Location> {
+    let mut raiser = Raiser {
+        location: Location {
+            args: Vec::new(),
+            ops: Vec::new(),
+        },
+        frame_base,
+        base_type,
+    };
+    let mut piece_start = (0, 0);
+    let mut failed = false;
+    let mut has_pieces = false;
+    let mut operations = expression.operations(encoding);
+    loop {
+        let operation = match operations.next() {
+            Ok(Some(operation)) => operation,
+            Ok(None) => break,
+            Err(_) => return None,
+        };
+        if let Operation::Piece {
+            size_in_bits,
+            bit_offset,
+        } = operation
+        {
+            if bit_offset.is_some() || size_in_bits % 8 != 0 {
+                return None;
+            }
+            if failed {
+                raiser.location.args.truncate(piece_start.0);
+                raiser.location.ops.truncate(piece_start.1);
+                failed = false;
+            }
+            raiser.location.ops.push(Op::Piece(size_in_bits / 8));
+            piece_start = (raiser.location.args.len(), raiser.location.ops.len());
+            has_pieces = true;
+        } else if !failed && raiser.operation(operation).is_none() {
+            failed = true;
+        }
+    }
+    if failed {
+        if !has_pieces {
+            return None;
+        }
+        raiser.location.args.truncate(piece_start.0);
+        raiser.location.ops.truncate(piece_start.1);
+    }
+    (!raiser.location.ops.is_empty()).then_some(raiser.location)
+}
+
+struct Raiser<'l> {
+    location: Location,
+    frame_base: FrameBase,
+    base_type: BaseTypeLookup<'l>,
+}
+
+impl Raiser<'_> {
+    /// Appends the model form of one operation; `None` when it has none.
+    fn operation(&mut self, operation: Operation<Slice<'_>>) -> Option<()> {
+        let op = match operation {
+            Operation::Register { register } => {
+                return self.push_register(register.0, 64, false, 0)
+            }
+            Operation::RegisterOffset {
+                register,
+                offset,
+                base_type,
+            } => {
+                if base_type.0 == 0 {
+                    return self.push_register(register.0, 64, false, offset);
+                }
+                let (bits, signed) = (self.base_type)(base_type)?;
+                return self.push_register(register.0, bits, signed, offset);
+            }
+            Operation::FrameOffset { offset } => {
+                return match self.frame_base {
+                    FrameBase::Cfa => {
+                        self.push_arg(LocationArg::FrameSlot(offset));
+                        Some(())
+                    }
+                    FrameBase::Register {
+                        register,
+                        offset: base,
+                    } => self.push_register(register, 64, false, base.checked_add(offset)?),
+                    FrameBase::Unknown => None,
+                }
+            }
+            Operation::CallFrameCFA => {
+                self.push_arg(LocationArg::FrameSlot(0));
+                return Some(());
+            }
+            Operation::TypedLiteral { base_type, value } => {
+                let (_, signed) = (self.base_type)(base_type)?;
+                let bytes = value.slice();
+                if bytes.is_empty() || bytes.len() > 8 {
+                    return None;
+                }
+                let mut buffer = [0u8; 8];
+                buffer[..bytes.len()].copy_from_slice(bytes);
+                let shift = 64 - 8 * bytes.len() as u32;
+                let raw = u64::from_le_bytes(buffer) << shift;
+                let value = if signed {
+                    (raw as i64) >> shift
+                } else {
+                    (raw >> shift) as i64
+                };
+                self.push_arg(LocationArg::Constant(value));
+                return Some(());
+            }
+            Operation::UnsignedConstant { value } => Op::Constu(value),
+            Operation::SignedConstant { value } => Op::Consts(value),
+            Operation::PlusConstant { value } => Op::PlusUconst(value),
+            Operation::Plus => Op::Plus,
+            Operation::Minus => Op::Minus,
+            Operation::Mul => Op::Mul,
+            Operation::Div => Op::Div,
+            Operation::Mod => Op::Mod,
+            Operation::And => Op::And,
+            Operation::Or => Op::Or,
+            Operation::Xor => Op::Xor,
+            Operation::Shl => Op::Shl,
+            Operation::Shr => Op::Shr,
+            Operation::Shra => Op::Shra,
+            Operation::Neg => Op::Neg,
+            Operation::Not => Op::Not,
+            Operation::Deref {
+                base_type,
+                size,
+                space: false,
+            } if base_type.0 == 0 => {
+                if size == 8 {
+                    Op::Deref
+                } else {
+                    Op::DerefSize(size)
+                }
+            }
+            Operation::StackValue => Op::StackValue,
+            Operation::Convert { base_type } => {
+                let (bits, signed) = if base_type.0 == 0 {
+                    (64, false)
+                } else {
+                    (self.base_type)(base_type)?
+                };
+                Op::Convert { bits, signed }
+            }
+            _ => return None,
+        };
+        self.location.ops.push(op);
+        Some(())
+    }
+
+    /// Pushes a register argument, then its offset the way LLVM writes one.
+    fn push_register(&mut self, register: u16, bits: u16, signed: bool, offset: i64) -> Option<()> {
+        self.push_arg(LocationArg::Register {
+            register,
+            bits,
+            signed,
+        });
+        match offset {
+            0 => {}
+            1.. => self.location.ops.push(Op::PlusUconst(offset as u64)),
+            _ => {
+                self.location.ops.push(Op::Constu(offset.unsigned_abs()));
+                self.location.ops.push(Op::Minus);
+            }
+        }
+        Some(())
+    }
+
+    /// Pushes `Op::Arg` over `arg`, sharing an identical earlier argument.
+    fn push_arg(&mut self, arg: LocationArg) {
+        let index = match self.location.args.iter().position(|a| *a == arg) {
+            Some(index) => index,
+            None => {
+                self.location.args.push(arg);
+                self.location.args.len() - 1
+            }
+        };
+        self.location.ops.push(Op::Arg(index as u32));
+    }
+}
