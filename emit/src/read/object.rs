@@ -10,7 +10,8 @@
 //! with contents but no object symbol (string literals, clang's jump tables)
 //! becomes one local data object named after the section. A relocation
 //! against a section symbol is re-expressed against what its target lies
-//! in, with the addend adjusted so the address it computes is unchanged.
+//! in, with the addend adjusted so the address it computes is unchanged;
+//! so is one against a local label (`.LCPI0_0`), which has no model form.
 //! Relocation types the model has no room for (R_X86_64_32S, TLS, ...) are
 //! left out.
 
@@ -178,7 +179,15 @@ impl Resolver<'_> {
     /// The model symbol and addend for one ELF relocation.
     fn target(&self, relocation: &elf::Relocation, kind: RelocationKind) -> (Symbol, i64) {
         let symbol = &self.object.symbols[relocation.symbol];
-        if symbol.kind != sym::STT_SECTION && !symbol.name.is_empty() {
+        // Functions, data objects, globals and undefined symbols are named;
+        // section symbols and local labels (`.LCPI0_0`, `.L.str`) are
+        // resolved by the address they stand for.
+        let named = !symbol.name.is_empty()
+            && (symbol.section.is_none()
+                || symbol.binding != sym::STB_LOCAL
+                || symbol.kind == sym::STT_FUNC
+                || symbol.kind == sym::STT_OBJECT);
+        if named {
             return (Symbol::Named(symbol.name.clone()), relocation.addend);
         }
         // The address the relocation computes (before subtracting P).

@@ -10,7 +10,10 @@
 //! shared, numbered in order of first use):
 //! `DW_OP_regN`/`regx` and `DW_OP_bregN off` give a 64-bit unsigned
 //! [`LocationArg::Register`] (`bregN` adds its offset with `plus_uconst` or
-//! `constu; minus`, as LLVM writes offsets); `DW_OP_regval_type` gives the
+//! `constu; minus`, as LLVM writes offsets; a piece that is only
+//! `DW_OP_bregN 0`, the memory at the register's address, is
+//! `Arg, PlusUconst(0)` so that it differs from the register location
+//! `DW_OP_regN`); `DW_OP_regval_type` gives the
 //! register with its base type's width and signedness; `DW_OP_fbreg` under
 //! a `DW_OP_call_frame_cfa` frame base gives [`LocationArg::FrameSlot`]
 //! (under a register frame base, that register plus the offset);
@@ -88,6 +91,7 @@ pub(crate) fn raise(
         },
         frame_base,
         base_type,
+        memory_at_register: None,
     };
     let mut piece_start = (0, 0);
     let mut failed = false;
@@ -112,6 +116,7 @@ pub(crate) fn raise(
                 raiser.location.ops.truncate(piece_start.1);
                 failed = false;
             }
+            raiser.end_piece(piece_start.1);
             raiser.location.ops.push(Op::Piece(size_in_bits / 8));
             piece_start = (raiser.location.args.len(), raiser.location.ops.len());
             has_pieces = true;
@@ -126,6 +131,7 @@ pub(crate) fn raise(
         raiser.location.args.truncate(piece_start.0);
         raiser.location.ops.truncate(piece_start.1);
     }
+    raiser.end_piece(piece_start.1);
     (!raiser.location.ops.is_empty()).then_some(raiser.location)
 }
 
@@ -133,9 +139,22 @@ struct Raiser<'l> {
     location: Location,
     frame_base: FrameBase,
     base_type: BaseTypeLookup<'l>,
+    /// Index in `ops` of the last `Arg` pushed by `DW_OP_bregN 0` (or an
+    /// `fbreg` that amounts to it): a memory address, not a register.
+    memory_at_register: Option<usize>,
 }
 
 impl Raiser<'_> {
+    /// Closes the piece whose operations start at `start`: a piece that is
+    /// only a `bregN 0` address gets its explicit `PlusUconst(0)`.
+    fn end_piece(&mut self, start: usize) {
+        let ops = &mut self.location.ops;
+        if ops.len() == start + 1 && self.memory_at_register == Some(start) {
+            ops.push(Op::PlusUconst(0));
+        }
+        self.memory_at_register = None;
+    }
+
     /// Appends the model form of one operation; `None` when it has none.
     fn operation(&mut self, operation: Operation<Slice<'_>>) -> Option<()> {
         let op = match operation {
@@ -162,7 +181,10 @@ impl Raiser<'_> {
                     FrameBase::Register {
                         register,
                         offset: base,
-                    } => self.push_register(register, 64, false, base.checked_add(offset)?),
+                    } => {
+                        self.memory_at_register = Some(self.location.ops.len());
+                        self.push_register(register, 64, false, base.checked_add(offset)?)
+                    }
                     FrameBase::Unknown => None,
                 }
             }
