@@ -438,3 +438,31 @@ fn structs_by_clang() {
     "#]],
     );
 }
+
+#[test]
+fn malformed_input_is_an_error_not_a_panic() {
+    let bytes = fixture("inlining.clang.o");
+    let errors: Vec<String> = [&bytes[..bytes.len() / 2], &bytes[..40], b"\x7fELF"]
+        .iter()
+        .map(|input| read(input).expect_err("malformed").to_string())
+        .collect();
+    expect![[r#"
+        section headers: 24 entries at file offset 0xb98 run past the end of the file (0x8cc bytes): truncated?
+        ELF header: type is too big (8) for 0
+        ELF header: Malformed entity: Too small"#]].assert_eq(&errors.join("\n"));
+}
+
+/// Every single-byte corruption of two objects (one by gcc, one by clang)
+/// reads and verifies without panicking.
+#[test]
+fn corrupted_bytes_never_make_read_or_verify_panic() {
+    for name in ["inlining.gcc.o", "inlining.clang.o"] {
+        let original = fixture(name);
+        for index in 0..original.len() {
+            let mut bytes = original.clone();
+            bytes[index] ^= 0xa5;
+            let _ = read(&bytes);
+            let _ = dwarfsmith_emit::verify::verify(&bytes);
+        }
+    }
+}

@@ -74,11 +74,13 @@ where
         while let Some(instruction) = instructions.next().map_err(error)? {
             let rule = match instruction {
                 CallFrameInstruction::AdvanceLoc { delta } => {
-                    offset += u64::from(delta) * code_factor;
+                    offset = offset.wrapping_add(u64::from(delta).wrapping_mul(code_factor));
                     None
                 }
                 CallFrameInstruction::SetLoc { address } => {
-                    offset = address.wrapping_sub(fde.initial_address()) + start;
+                    offset = address
+                        .wrapping_sub(fde.initial_address())
+                        .wrapping_add(start);
                     None
                 }
                 CallFrameInstruction::DefCfa { register, offset } => u32::try_from(offset)
@@ -90,8 +92,9 @@ where
                 CallFrameInstruction::DefCfaSf {
                     register,
                     factored_offset,
-                } => u32::try_from(factored_offset * data_factor)
-                    .ok()
+                } => factored_offset
+                    .checked_mul(data_factor)
+                    .and_then(|offset| u32::try_from(offset).ok())
                     .map(|offset| CfiInstruction::DefCfa {
                         register: register.0,
                         offset,
@@ -102,16 +105,16 @@ where
                 CallFrameInstruction::DefCfaOffset { offset } => {
                     u32::try_from(offset).ok().map(CfiInstruction::DefCfaOffset)
                 }
-                CallFrameInstruction::DefCfaOffsetSf { factored_offset } => {
-                    u32::try_from(factored_offset * data_factor)
-                        .ok()
-                        .map(CfiInstruction::DefCfaOffset)
-                }
+                CallFrameInstruction::DefCfaOffsetSf { factored_offset } => factored_offset
+                    .checked_mul(data_factor)
+                    .and_then(|offset| u32::try_from(offset).ok())
+                    .map(CfiInstruction::DefCfaOffset),
                 CallFrameInstruction::Offset {
                     register,
                     factored_offset,
-                } => i32::try_from(factored_offset as i64 * data_factor)
-                    .ok()
+                } => (factored_offset as i64)
+                    .checked_mul(data_factor)
+                    .and_then(|offset| i32::try_from(offset).ok())
                     .map(|offset| CfiInstruction::Offset {
                         register: register.0,
                         offset,
@@ -119,8 +122,9 @@ where
                 CallFrameInstruction::OffsetExtendedSf {
                     register,
                     factored_offset,
-                } => i32::try_from(factored_offset * data_factor)
-                    .ok()
+                } => factored_offset
+                    .checked_mul(data_factor)
+                    .and_then(|offset| i32::try_from(offset).ok())
                     .map(|offset| CfiInstruction::Offset {
                         register: register.0,
                         offset,

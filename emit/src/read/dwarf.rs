@@ -90,6 +90,8 @@ pub(crate) struct Die<'a> {
     pub entry: DebuggingInformationEntry<Slice<'a>>,
     /// Indices into [`DieTree::dies`].
     pub children: Vec<usize>,
+    /// Index of the parent (`None` for the unit's root).
+    pub parent: Option<usize>,
 }
 
 /// All DIEs of one unit, in DIE order (index 0 is the unit's root).
@@ -110,13 +112,15 @@ impl<'a> DieTree<'a> {
             let depth = usize::try_from(entry.depth).unwrap_or(0);
             stack.truncate(depth);
             let index = dies.len();
-            if let Some(&parent) = stack.last() {
+            let parent = stack.last().copied();
+            if let Some(parent) = parent {
                 dies[parent].children.push(index);
             }
             by_offset.insert(entry.offset, index);
             dies.push(Die {
                 entry: entry.clone(),
                 children: Vec::new(),
+                parent,
             });
             stack.push(index);
         }

@@ -7,8 +7,9 @@
 //! out a copy of any section with its relocations applied.
 //!
 //! Promises: a relocatable object has no addresses, so every allocated
-//! section is placed at a synthetic address (from [`FIRST_ADDRESS`], each
-//! aligned, one after another in section-header order); non-allocated
+//! section is placed at a synthetic address (from [`FIRST_ADDRESS`], one
+//! after another in section-header order, each starting on a multiple of
+//! [`SECTION_SPACING`]); non-allocated
 //! sections sit at address 0, so a relocated offset into `.debug_str` is
 //! just `symbol value + addend`. Relocations are applied as a linker would
 //! under that layout, so addresses read from DWARF and `.eh_frame` map back
@@ -21,7 +22,16 @@ use super::ReadError;
 
 /// Where the first allocated section is placed. Not 0, so that an address
 /// a missing relocation left as zero lands outside every section.
-pub(crate) const FIRST_ADDRESS: u64 = 0x10000;
+pub(crate) const FIRST_ADDRESS: u64 = 0x100000;
+
+/// Allocated sections start on multiples of this, so an address that runs
+/// a little past one section's end lands in a gap, not in the next section.
+/// (Small enough that PC-relative fields between sections still fit.)
+pub(crate) const SECTION_SPACING: u64 = 0x100000;
+
+/// The largest section read (a `.bss` becomes zeros in memory). With at
+/// most 65535 sections, synthetic addresses stay far from overflowing.
+const MAX_SECTION_SIZE: u64 = 1 << 30;
 
 /// One section of the object with its synthetic address.
 #[derive(Clone, Debug)]
@@ -129,6 +139,22 @@ pub(crate) struct ElfObject {
 impl ElfObject {
     /// Parses `bytes` as an ELF64 x86-64 relocatable object.
     pub fn parse(bytes: &[u8]) -> Result<ElfObject, ReadError> {
+        let header =
+            Elf::parse_header(bytes).map_err(|e| ReadError::new("ELF header", e.to_string()))?;
+        let table_end = header
+            .e_shoff
+            .checked_add(u64::from(header.e_shnum) * u64::from(header.e_shentsize));
+        if table_end.is_none_or(|end| end > bytes.len() as u64) {
+            return Err(ReadError::new(
+                "section headers",
+                format!(
+                    "{} entries at file offset {:#x} run past the end of the file ({:#x} bytes): truncated?",
+                    header.e_shnum,
+                    header.e_shoff,
+                    bytes.len()
+                ),
+            ));
+        }
         let elf = Elf::parse(bytes).map_err(|e| ReadError::new("ELF", e.to_string()))?;
         if !elf.is_64 || !elf.little_endian {
             return Err(ReadError::new(
@@ -257,9 +283,18 @@ fn read_sections(bytes: &[u8], elf: &Elf) -> Result<Vec<Section>, ReadError> {
                 "compressed sections are not supported",
             ));
         }
-        let align = header.sh_addralign.max(1);
+        if header.sh_size > MAX_SECTION_SIZE {
+            return Err(ReadError::new(
+                &name,
+                format!(
+                    "size {:#x} is more than this reader holds ({MAX_SECTION_SIZE:#x} bytes)",
+                    header.sh_size
+                ),
+            ));
+        }
+        let align = header.sh_addralign.clamp(1, SECTION_SPACING);
         let address = if header.sh_flags & u64::from(section_header::SHF_ALLOC) != 0 {
-            let aligned = next_address.next_multiple_of(align);
+            let aligned = next_address.next_multiple_of(SECTION_SPACING);
             next_address = aligned + header.sh_size;
             aligned
         } else {
@@ -408,19 +443,21 @@ fn implicit_addend(data: &[u8], offset: u64, width: u64) -> i64 {
 
 /// Defined STT_FUNC symbols of code sections, by address; of several
 /// symbols at one address the global one (then the first) is kept. A
-/// symbol of size 0 extends to the next function or the section's end.
+/// symbol of size 0 extends to the next function or the section's end;
+/// one running past its section's end is cut there (`verify` reports it).
 fn place_functions(sections: &[Section], symbols: &[Symbol]) -> Vec<Placed> {
     let mut placed: Vec<Placed> = symbols
         .iter()
         .filter(|s| s.kind == sym::STT_FUNC)
         .filter_map(|s| {
-            let section = s.section?;
-            sections[section].is_code().then(|| Placed {
+            let index = s.section?;
+            let section = &sections[index];
+            (section.is_code() && s.value <= section.size).then(|| Placed {
                 name: s.name.clone(),
                 global: s.binding != sym::STB_LOCAL,
-                section,
-                address: sections[section].address + s.value,
-                size: s.size,
+                section: index,
+                address: section.address + s.value,
+                size: s.size.min(section.size - s.value),
             })
         })
         .collect();

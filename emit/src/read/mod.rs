@@ -32,8 +32,8 @@ use std::fmt;
 
 use crate::model::ObjectModel;
 
-pub(crate) use dwarf::DwarfSections;
-pub(crate) use elf::ElfObject;
+pub(crate) use dwarf::{DieTree, DwarfSections, Slice};
+pub(crate) use elf::{ElfObject, Section};
 
 /// Why an object could not be read: what is wrong and where.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -6,7 +6,8 @@
 //!
 //! Promises: every STT_FUNC symbol of a code section becomes one function
 //! (aliases at one address become one), in address order; every STT_OBJECT
-//! symbol of a data section becomes one data object, and a data section
+//! symbol of a data section becomes one data object (cut at its section's
+//! end, where `verify` reports the symbol), and a data section
 //! with contents but no object symbol (string literals, clang's jump tables)
 //! becomes one local data object named after the section. A relocation
 //! against a section symbol is re-expressed against what its target lies
@@ -74,10 +75,14 @@ fn place_data(object: &ElfObject) -> Vec<PlacedData> {
         if symbol.kind != sym::STT_OBJECT || !section.is_data() {
             continue;
         }
+        if symbol.value > section.size {
+            continue;
+        }
+        let room = section.size - symbol.value;
         let size = if symbol.size == 0 {
-            section.size.saturating_sub(symbol.value)
+            room
         } else {
-            symbol.size
+            symbol.size.min(room)
         };
         placed.push(data_object(
             object,

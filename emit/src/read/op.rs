@@ -108,7 +108,7 @@ pub(crate) fn raise(
             bit_offset,
         } = operation
         {
-            if bit_offset.is_some() || size_in_bits % 8 != 0 {
+            if bit_offset.is_some() || !size_in_bits.is_multiple_of(8) {
                 return None;
             }
             if failed {
