@@ -11,7 +11,7 @@ mod read_support;
 
 use std::process::Command;
 
-use dwarfsmith_emit::model::ObjectModel;
+use dwarfsmith_emit::model::{ChildScope, DebugInfo, ObjectModel, Scope};
 use dwarfsmith_emit::read::read;
 use expect_test::{expect, Expect};
 use read_support::{dump, fixture, fixture_objects};
@@ -58,7 +58,11 @@ fn read_fixture(path: &std::path::Path) -> ObjectModel {
 #[test]
 fn every_fixture_object_reads_with_readelfs_functions() {
     let paths = fixture_objects();
-    assert_eq!(paths.len(), 42, "14 programs by gcc, clang-19 and llc-19");
+    assert_eq!(
+        paths.len(),
+        46,
+        "14 programs by gcc, clang-19 and llc-19; 2 by gcc and clang as DWARF 4"
+    );
     for path in paths {
         let model = read_fixture(&path);
         let got: Vec<(String, u64)> = model
@@ -464,5 +468,71 @@ fn corrupted_bytes_never_make_read_or_verify_panic() {
             let _ = read(&bytes);
             let _ = dwarfsmith_emit::verify::verify(&bytes);
         }
+    }
+}
+
+/// Rewrites every file number to that of the first file entry with the
+/// same name and directory, so tables that number one file twice (DWARF 5
+/// entry 0 and 1, DWARF 4 entry 1) compare by what they name.
+fn canonical_files(debug: &mut DebugInfo) {
+    let canonical: Vec<u32> = debug
+        .files
+        .iter()
+        .map(|f| {
+            debug
+                .files
+                .iter()
+                .position(|g| (&g.name, &g.directory) == (&f.name, &f.directory))
+                .expect("itself") as u32
+        })
+        .collect();
+    let map = |file: &mut u32| *file = canonical[*file as usize];
+    fn visit(scope: &mut Scope, map: &dyn Fn(&mut u32)) {
+        for variable in &mut scope.variables {
+            map(&mut variable.file);
+        }
+        for child in &mut scope.children {
+            match child {
+                ChildScope::Lexical { scope: inner, .. } => visit(inner, map),
+                ChildScope::Inlined {
+                    call_file,
+                    scope: inner,
+                    ..
+                } => {
+                    map(call_file);
+                    visit(inner, map);
+                }
+            }
+        }
+    }
+    for subprogram in &mut debug.subprograms {
+        map(&mut subprogram.file);
+        visit(&mut subprogram.scope, &map);
+    }
+    for row in debug.line_rows.iter_mut().flatten() {
+        map(&mut row.file);
+    }
+}
+
+/// The same program compiled as DWARF 4 and as DWARF 5 reads into the same
+/// model: `.debug_loc`, `.debug_ranges` and 1-based file numbers are read
+/// as their DWARF 5 counterparts (file numbers compared by what they name).
+#[test]
+fn dwarf4_and_dwarf5_objects_read_the_same() {
+    for (dwarf4, dwarf5) in [
+        ("inlining.gcc-dwarf4.o", "inlining.gcc.o"),
+        ("structs.gcc-dwarf4.o", "structs.gcc.o"),
+        ("inlining.clang-dwarf4.o", "inlining.clang.o"),
+        ("structs.clang-dwarf4.o", "structs.clang.o"),
+    ] {
+        let old = read(&fixture(dwarf4)).expect(dwarf4);
+        let new = read(&fixture(dwarf5)).expect(dwarf5);
+        assert_eq!(old.functions, new.functions, "{dwarf4}");
+        let (mut old, mut new) = (old.debug.expect("debug"), new.debug.expect("debug"));
+        canonical_files(&mut old);
+        canonical_files(&mut new);
+        assert_eq!(old.types, new.types, "{dwarf4}");
+        assert_eq!(old.subprograms, new.subprograms, "{dwarf4}");
+        assert_eq!(old.line_rows, new.line_rows, "{dwarf4}");
     }
 }
