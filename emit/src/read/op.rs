@@ -167,6 +167,7 @@ impl Raiser<'_> {
                 base_type,
             } => {
                 if base_type.0 == 0 {
+                    self.memory_at_register = Some(self.location.ops.len());
                     return self.push_register(register.0, 64, false, offset);
                 }
                 let (bits, signed) = (self.base_type)(base_type)?;
@@ -280,5 +281,180 @@ impl Raiser<'_> {
             }
         };
         self.location.ops.push(Op::Arg(index as u32));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use expect_test::{expect, Expect};
+    use gimli::{EndianSlice, Expression, Format, LittleEndian};
+
+    use super::*;
+
+    /// Base types of the test unit: 0x30 is a signed 32-bit int, 0x40 an
+    /// unsigned 8-bit char; nothing else is a base type.
+    fn base_type(offset: UnitOffset) -> Option<(u16, bool)> {
+        match offset.0 {
+            0x30 => Some((32, true)),
+            0x40 => Some((8, false)),
+            _ => None,
+        }
+    }
+
+    fn check_with(bytes: &[u8], frame_base: FrameBase, expect: Expect) {
+        let encoding = Encoding {
+            format: Format::Dwarf32,
+            version: 5,
+            address_size: 8,
+        };
+        let expression = Expression(EndianSlice::new(bytes, LittleEndian));
+        let got = raise(expression, encoding, frame_base, &base_type);
+        expect.assert_eq(&format!("{got:?}"));
+    }
+
+    fn check(bytes: &[u8], expect: Expect) {
+        check_with(bytes, FrameBase::Cfa, expect);
+    }
+
+    #[test]
+    fn registers_and_register_addresses() {
+        // DW_OP_reg5
+        check(
+            &[0x55],
+            expect![[
+                r#"Some(Location { args: [Register { register: 5, bits: 64, signed: false }], ops: [Arg(0)] })"#
+            ]],
+        );
+        // DW_OP_breg7 8
+        check(
+            &[0x77, 0x08],
+            expect![[
+                r#"Some(Location { args: [Register { register: 7, bits: 64, signed: false }], ops: [Arg(0), PlusUconst(8)] })"#
+            ]],
+        );
+        // DW_OP_breg7 -8
+        check(
+            &[0x77, 0x78],
+            expect![[
+                r#"Some(Location { args: [Register { register: 7, bits: 64, signed: false }], ops: [Arg(0), Constu(8), Minus] })"#
+            ]],
+        );
+        // DW_OP_breg7 0: memory at rsp, not the register itself
+        check(&[0x77, 0x00], expect!["Some(Location { args: [Register { register: 7, bits: 64, signed: false }], ops: [Arg(0), PlusUconst(0)] })"]);
+        // DW_OP_breg7 0, DW_OP_breg6 0, DW_OP_plus, DW_OP_stack_value
+        check(
+            &[0x77, 0x00, 0x76, 0x00, 0x22, 0x9f],
+            expect![[
+                r#"Some(Location { args: [Register { register: 7, bits: 64, signed: false }, Register { register: 6, bits: 64, signed: false }], ops: [Arg(0), Arg(1), Plus, StackValue] })"#
+            ]],
+        );
+        // the same register twice shares one argument
+        check(
+            &[0x75, 0x00, 0x75, 0x00, 0x22, 0x9f],
+            expect![[
+                r#"Some(Location { args: [Register { register: 5, bits: 64, signed: false }], ops: [Arg(0), Arg(0), Plus, StackValue] })"#
+            ]],
+        );
+    }
+
+    #[test]
+    fn typed_operations_take_their_base_type() {
+        // DW_OP_regval_type 3, <int>
+        check(
+            &[0xa5, 0x03, 0x30, 0x9f],
+            expect![[
+                r#"Some(Location { args: [Register { register: 3, bits: 32, signed: true }], ops: [Arg(0), StackValue] })"#
+            ]],
+        );
+        // DW_OP_regval_type 3, <not a base type>
+        check(&[0xa5, 0x03, 0x50, 0x9f], expect!["None"]);
+        // DW_OP_const_type <int> 4 bytes -1
+        check(
+            &[0xa4, 0x30, 0x04, 0xff, 0xff, 0xff, 0xff, 0x9f],
+            expect![[r#"Some(Location { args: [Constant(-1)], ops: [Arg(0), StackValue] })"#]],
+        );
+        // DW_OP_const_type <unsigned char> 1 byte 0xff
+        check(
+            &[0xa4, 0x40, 0x01, 0xff, 0x9f],
+            expect![[r#"Some(Location { args: [Constant(255)], ops: [Arg(0), StackValue] })"#]],
+        );
+        // DW_OP_breg0 0, DW_OP_convert <int>, DW_OP_convert 0 (generic)
+        check(
+            &[0x70, 0x00, 0xa8, 0x30, 0xa8, 0x00, 0x9f],
+            expect![[
+                r#"Some(Location { args: [Register { register: 0, bits: 64, signed: false }], ops: [Arg(0), Convert { bits: 32, signed: true }, Convert { bits: 64, signed: false }, StackValue] })"#
+            ]],
+        );
+    }
+
+    #[test]
+    fn frame_addresses_follow_the_frame_base() {
+        // DW_OP_fbreg -16
+        check(
+            &[0x91, 0x70],
+            expect![[r#"Some(Location { args: [FrameSlot(-16)], ops: [Arg(0)] })"#]],
+        );
+        check_with(
+            &[0x91, 0x70],
+            FrameBase::Register {
+                register: 7,
+                offset: 0,
+            },
+            expect![[
+                r#"Some(Location { args: [Register { register: 7, bits: 64, signed: false }], ops: [Arg(0), Constu(16), Minus] })"#
+            ]],
+        );
+        check_with(
+            &[0x91, 0x10],
+            FrameBase::Register {
+                register: 6,
+                offset: -16,
+            },
+            expect![[
+                r#"Some(Location { args: [Register { register: 6, bits: 64, signed: false }], ops: [Arg(0), PlusUconst(0)] })"#
+            ]],
+        );
+        check_with(&[0x91, 0x70], FrameBase::Unknown, expect!["None"]);
+        // DW_OP_call_frame_cfa
+        check(
+            &[0x9c],
+            expect![[r#"Some(Location { args: [FrameSlot(0)], ops: [Arg(0)] })"#]],
+        );
+    }
+
+    #[test]
+    fn generic_operations_map_one_to_one() {
+        // DW_OP_lit3, DW_OP_consts -2, DW_OP_mul, DW_OP_stack_value
+        check(
+            &[0x33, 0x11, 0x7e, 0x1e, 0x9f],
+            expect!["Some(Location { args: [], ops: [Constu(3), Consts(-2), Mul, StackValue] })"],
+        );
+        // DW_OP_breg5 0, DW_OP_deref_size 4, DW_OP_deref, DW_OP_plus_uconst 3
+        check(
+            &[0x75, 0x00, 0x94, 0x04, 0x06, 0x23, 0x03],
+            expect![[
+                r#"Some(Location { args: [Register { register: 5, bits: 64, signed: false }], ops: [Arg(0), DerefSize(4), Deref, PlusUconst(3)] })"#
+            ]],
+        );
+        // and, or, xor, shl, shr, shra, neg, not, minus, div, mod
+        check(&[0x30, 0x1a, 0x21, 0x27, 0x24, 0x25, 0x26, 0x1f, 0x20, 0x1c, 0x1b, 0x1d], expect!["Some(Location { args: [], ops: [Constu(0), And, Or, Xor, Shl, Shr, Shra, Neg, Not, Minus, Div, Mod] })"]);
+    }
+
+    #[test]
+    fn operations_without_a_model_form() {
+        // DW_OP_entry_value(DW_OP_reg5), DW_OP_stack_value
+        check(&[0xa3, 0x01, 0x55, 0x9f], expect!["None"]);
+        // DW_OP_reg5, DW_OP_piece 4, DW_OP_entry_value(DW_OP_reg4), DW_OP_stack_value, DW_OP_piece 4:
+        // the second piece becomes empty
+        check(
+            &[0x55, 0x93, 0x04, 0xa3, 0x01, 0x54, 0x9f, 0x93, 0x04],
+            expect![[
+                r#"Some(Location { args: [Register { register: 5, bits: 64, signed: false }], ops: [Arg(0), Piece(4), Piece(4)] })"#
+            ]],
+        );
+        // DW_OP_reg5, DW_OP_bit_piece 3 0
+        check(&[0x55, 0x9d, 0x03, 0x00], expect!["None"]);
+        // truncated: DW_OP_breg5 with no offset
+        check(&[0x75], expect!["None"]);
     }
 }
