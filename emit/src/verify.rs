@@ -24,8 +24,17 @@
 //!
 //! A problem names where it is: section, function, DIE offset in
 //! `.debug_info`, variable name, address as `section+offset`.
+//!
+//! Beside the invariants, [`round_trip_with`] checks that a model written
+//! and read back is the model in [`normalise`]d form.
+
+mod normalise;
+mod round_trip;
 
 use std::fmt;
+
+pub use normalise::normalise;
+pub use round_trip::round_trip_with;
 
 use gimli::{AttributeValue, CieOrFde, Operation, RawLocListEntry, UnitOffset, UnwindSection};
 

@@ -6,7 +6,8 @@
 //! Out: `None`, a single location, or a location list over the function.
 //!
 //! Promises: a location list's entries keep their order; their addresses
-//! become offsets from the function's first byte. Entries that are empty,
+//! become offsets from the function's first byte; adjacent entries with
+//! equal locations are merged (gcc splits them by view). Entries that are empty,
 //! lie outside the function (gcc's cold parts) or whose expression has no
 //! model form are left out; a list left with no entry is
 //! [`VariableLocation::None`]. `DW_AT_const_value` with an integer becomes
@@ -74,17 +75,23 @@ impl LocationContext<'_, '_> {
             if start >= end || start < placed.address || start >= placed.end() {
                 continue;
             }
-            if let Some(location) = raise(
-                entry.data,
-                self.unit.encoding(),
-                self.frame_base,
-                self.base_type,
-            ) {
-                entries.push(LocationEntry {
-                    start: start - placed.address,
-                    end: end - placed.address,
+            let encoding = self.unit.encoding();
+            let Some(location) = raise(entry.data, encoding, self.frame_base, self.base_type)
+            else {
+                continue;
+            };
+            let (start, end) = (start - placed.address, end - placed.address);
+            match entries.last_mut() {
+                Some(LocationEntry {
+                    end: last_end,
+                    location: last,
+                    ..
+                }) if *last_end == start && *last == location => *last_end = end,
+                _ => entries.push(LocationEntry {
+                    start,
+                    end,
                     location,
-                });
+                }),
             }
         }
         Ok(if entries.is_empty() {
