@@ -192,6 +192,22 @@ pub struct DebugRecord {
     pub assign: Option<AssignLink>,
 }
 
+impl DebugRecord {
+    /// The values the record reads (locations, then the assign address), mutable.
+    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut Value> {
+        self.locations
+            .iter_mut()
+            .chain(self.assign.iter_mut().map(|a| &mut a.address))
+    }
+
+    /// The values the record reads (locations, then the assign address).
+    pub fn values(&self) -> impl Iterator<Item = &Value> {
+        self.locations
+            .iter()
+            .chain(self.assign.iter().map(|a| &a.address))
+    }
+}
+
 /// A field value of a metadata node that the model keeps verbatim.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum MdField {

@@ -101,6 +101,36 @@ impl Inst {
     }
 }
 
+impl Inst {
+    /// Every value operand, mutable, in the order of [`Inst::operands`]
+    /// (for replacing uses).
+    pub fn operands_mut(&mut self) -> Vec<&mut Value> {
+        match &mut self.kind {
+            InstKind::Binary { lhs, rhs, .. } | InstKind::ICmp { lhs, rhs, .. } => vec![lhs, rhs],
+            InstKind::Select {
+                cond,
+                if_true,
+                if_false,
+            } => vec![cond, if_true, if_false],
+            InstKind::Phi { incoming } => incoming.iter_mut().map(|(v, _)| v).collect(),
+            InstKind::Cast { value, .. } | InstKind::Freeze { value } => vec![value],
+            InstKind::Load { ptr, .. } => vec![ptr],
+            InstKind::Store { value, ptr, .. } => vec![value, ptr],
+            InstKind::Gep { base, indices, .. } => {
+                std::iter::once(base).chain(indices.iter_mut()).collect()
+            }
+            InstKind::Alloca { count, .. } => count.iter_mut().collect(),
+            InstKind::Call { callee, args, .. } => std::iter::once(callee)
+                .chain(args.iter_mut().map(|a| &mut a.value))
+                .collect(),
+            InstKind::CondBr { cond, .. } => vec![cond],
+            InstKind::Switch { value, .. } => vec![value],
+            InstKind::Ret { value } => value.iter_mut().collect(),
+            InstKind::Br { .. } | InstKind::Unreachable => Vec::new(),
+        }
+    }
+}
+
 /// The operation of an instruction and its operands.
 #[derive(Clone, Debug, PartialEq)]
 pub enum InstKind {

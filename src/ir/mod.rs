@@ -17,6 +17,7 @@ pub mod debug;
 pub mod inst;
 pub mod layout;
 pub mod module;
+pub mod parse;
 pub mod print;
 pub mod types;
 pub mod value;

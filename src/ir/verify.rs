@@ -1,1 +1,135 @@
 //! Structural and debug-info invariants of an IR module.
+//!
+//! In: a [`Module`], as the parser or a pass left it. Out: `Ok(())`, or the
+//! first broken invariant as a [`Diagnostic`] whose message names the
+//! function and the instruction (`in function @f: `%7 = add` in block %4
+//! uses %9, which does not dominate it`), with values, blocks and
+//! instructions named as the printer writes them. Its position is the
+//! instruction's source position when the model has one, else the
+//! function's; its `file` is empty: the module does not know the name of
+//! the file it came from, so the caller fills it in.
+//!
+//! What is checked, per function definition, in this order (each stage may
+//! rely on the ones before):
+//! 1. [`code`] structure: every block is non-empty and ends in exactly one
+//!    terminator; phis come first; every operand, block and instruction id
+//!    refers to something that exists; the entry block has no predecessors;
+//!    each phi has one entry per predecessor edge.
+//! 2. [`code`] types: operand and result types agree for every instruction
+//!    (binary operations, comparisons, selects, phis, casts, memory, GEPs,
+//!    calls against their signature, branches, switches, returns).
+//! 3. [`code`] SSA dominance: every use in a reachable block is dominated by
+//!    its definition (a phi's use sits at the end of its incoming block).
+//! 4. [`debug`] debug info: the function's `!dbg` is a DISubprogram; every
+//!    `!dbg` location and every debug record's DILocation has a scope chain
+//!    that reaches that DISubprogram (through `inlinedAt` for inlined
+//!    code); every record names an existing DILocalVariable (DILabel for
+//!    labels) of the same subprogram as its location, uses operands that
+//!    exist, and an expression whose `DW_OP_LLVM_arg`s name existing
+//!    operands and whose fragment, if any, comes last.
+
+mod code;
+mod debug;
+
+use crate::error::{Diagnostic, Pos};
+use crate::ir::print::LocalNames;
+use crate::ir::{Function, InstId, InstKind, Module, Value};
+
+/// Checks every function of the module; returns the first problem found.
+pub fn verify_module(module: &Module) -> Result<(), Diagnostic> {
+    for function in &module.functions {
+        if function.is_declaration() {
+            continue;
+        }
+        let checker = Checker {
+            module,
+            function,
+            names: LocalNames::assign(function),
+        };
+        code::check_structure(&checker)?;
+        code::check_types(&checker)?;
+        code::check_dominance(&checker)?;
+        debug::check_debug_info(&checker)?;
+    }
+    Ok(())
+}
+
+/// One function under check, with the names its values print as.
+struct Checker<'a> {
+    module: &'a Module,
+    function: &'a Function,
+    names: LocalNames,
+}
+
+impl Checker<'_> {
+    /// An error about the function, at `inst`'s position if known.
+    fn error(&self, inst: Option<InstId>, message: String) -> Diagnostic {
+        let pos = inst
+            .and_then(|id| self.function.insts.get(id.0 as usize))
+            .map(|inst| inst.pos)
+            .filter(|pos| pos.line != 0)
+            .unwrap_or(self.function.pos);
+        Diagnostic {
+            file: String::new(),
+            pos: Pos {
+                line: pos.line,
+                col: pos.col,
+            },
+            message: format!("in function @{}: {message}", self.function.name),
+        }
+    }
+
+    /// `` `%7 = add` `` or `` `store` ``: an instruction as a message names it.
+    fn inst_text(&self, id: InstId) -> String {
+        let Some(inst) = self.function.insts.get(id.0 as usize) else {
+            return format!("instruction #{}", id.0);
+        };
+        match self.names.insts.get(id.0 as usize) {
+            Some(Some(name)) => format!("`{name} = {}`", opcode(&inst.kind)),
+            _ => format!("`{}`", opcode(&inst.kind)),
+        }
+    }
+
+    /// The printed name of a block (`%4`).
+    fn block_text(&self, block: usize) -> &str {
+        self.names.blocks.get(block).map_or("%<missing>", |s| s)
+    }
+
+    /// The printed name of a local value (`%9`), or a description of a constant.
+    fn value_text(&self, value: &Value) -> String {
+        match value {
+            Value::Arg(n) => self
+                .names
+                .args
+                .get(*n as usize)
+                .cloned()
+                .unwrap_or_else(|| format!("argument #{n}")),
+            Value::Inst(id) => match self.names.insts.get(id.0 as usize) {
+                Some(Some(name)) => name.clone(),
+                _ => format!("instruction #{}", id.0),
+            },
+            Value::Const(_) => "a constant".to_string(),
+        }
+    }
+}
+
+/// The mnemonic of an instruction (`add`, `icmp`, `call`, `br`).
+fn opcode(kind: &InstKind) -> &'static str {
+    match kind {
+        InstKind::Binary { op, .. } => op.name(),
+        InstKind::ICmp { .. } => "icmp",
+        InstKind::Select { .. } => "select",
+        InstKind::Phi { .. } => "phi",
+        InstKind::Cast { op, .. } => op.name(),
+        InstKind::Load { .. } => "load",
+        InstKind::Store { .. } => "store",
+        InstKind::Gep { .. } => "getelementptr",
+        InstKind::Alloca { .. } => "alloca",
+        InstKind::Call { .. } => "call",
+        InstKind::Freeze { .. } => "freeze",
+        InstKind::Br { .. } | InstKind::CondBr { .. } => "br",
+        InstKind::Switch { .. } => "switch",
+        InstKind::Ret { .. } => "ret",
+        InstKind::Unreachable => "unreachable",
+    }
+}

@@ -1,0 +1,276 @@
+//! The debug-info invariants of one function.
+//!
+//! In: a [`Checker`] whose function passed the code checks. Out: the first
+//! broken debug-info invariant as a [`Diagnostic`]. Promise: passing means
+//! every metadata id the function's code and records use exists and has
+//! the right kind, every location's scope chain (through `inlinedAt`)
+//! reaches the function's DISubprogram, and every record's variable belongs
+//! to the subprogram its location is in.
+
+use super::Checker;
+use crate::error::Diagnostic;
+use crate::ir::{DebugRecord, ExprId, ExprOp, LocId, MdId, MdNode, RecordKind, Value};
+
+pub(super) fn check_debug_info(c: &Checker) -> Result<(), Diagnostic> {
+    let f = c.function;
+    let subprogram = match f.subprogram {
+        Some(sp) if matches!(node(c, sp), Some(MdNode::Subprogram(_))) => Some(sp),
+        Some(sp) => {
+            return Err(c.error(
+                None,
+                format!("its !dbg is {}, not a DISubprogram", node_text(c, sp)),
+            ))
+        }
+        None => None,
+    };
+    for (b, block) in f.blocks.iter().enumerate() {
+        for &id in &block.insts {
+            let inst = f.inst(id);
+            let where_ = format!("{} in block {}", c.inst_text(id), c.block_text(b));
+            if let Some(loc) = inst.dbg {
+                check_location(c, subprogram, loc).map_err(|p| {
+                    c.error(Some(id), format!("{where_} has a !dbg location that {p}"))
+                })?;
+            }
+            if let Some(assign) = inst.assign_id {
+                if !matches!(node(c, assign), Some(MdNode::AssignId)) {
+                    return Err(c.error(
+                        Some(id),
+                        format!(
+                            "{where_} has a !DIAssignID that is {}",
+                            node_text(c, assign)
+                        ),
+                    ));
+                }
+            }
+            for record in &inst.records {
+                check_record(c, subprogram, record).map_err(|p| {
+                    c.error(
+                        Some(id),
+                        format!(
+                            "#dbg_{} of {} before {where_}: {p}",
+                            kind_name(record.kind),
+                            variable_text(c, record.variable)
+                        ),
+                    )
+                })?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A location exists and its scope chain, followed out through
+/// `inlinedAt`, reaches the function's subprogram.
+fn check_location(c: &Checker, subprogram: Option<MdId>, loc: LocId) -> Result<(), String> {
+    let Some(sp) = subprogram else {
+        return Err("exists but the function has no DISubprogram".to_string());
+    };
+    let reached = outermost_subprogram(c, loc)?;
+    if reached != sp {
+        return Err(format!(
+            "is in {}, not in the function's {}",
+            node_text(c, reached),
+            node_text(c, sp)
+        ));
+    }
+    Ok(())
+}
+
+fn check_record(c: &Checker, subprogram: Option<MdId>, record: &DebugRecord) -> Result<(), String> {
+    let variable_scope = match (record.kind, node(c, record.variable)) {
+        (RecordKind::Label, Some(MdNode::Label(label))) => label.scope,
+        (RecordKind::Label, _) => {
+            return Err(format!(
+                "it names {}, not a DILabel",
+                node_text(c, record.variable)
+            ))
+        }
+        (_, Some(MdNode::LocalVariable(var))) => var.scope,
+        _ => {
+            return Err(format!(
+                "it names {}, not a DILocalVariable",
+                node_text(c, record.variable)
+            ))
+        }
+    };
+    check_location(c, subprogram, record.loc).map_err(|p| format!("its DILocation {p}"))?;
+    // The record's own (innermost) location and its variable must be in
+    // the same subprogram: the inlined callee for inlined code.
+    let loc_scope = c.module.debug.locations[record.loc.0 as usize].scope;
+    let loc_sp = scope_subprogram(c, loc_scope).map_err(|p| format!("its DILocation {p}"))?;
+    let var_sp = scope_subprogram(c, variable_scope).map_err(|p| format!("the variable {p}"))?;
+    if loc_sp != var_sp {
+        return Err(format!(
+            "the variable belongs to {} but the record's DILocation is in {}",
+            node_text(c, var_sp),
+            node_text(c, loc_sp)
+        ));
+    }
+    if record.kind == RecordKind::Label {
+        return Ok(());
+    }
+    for value in &record.locations {
+        check_operand(c, value)?;
+    }
+    check_expression(c, record.expr, &record.locations)?;
+    if let Some(assign) = &record.assign {
+        if !matches!(node(c, assign.id), Some(MdNode::AssignId)) {
+            return Err(format!(
+                "its assign id is {}, not a DIAssignID",
+                node_text(c, assign.id)
+            ));
+        }
+        check_operand(c, &assign.address)?;
+        check_expression(
+            c,
+            assign.address_expr,
+            std::slice::from_ref(&assign.address),
+        )?;
+    }
+    Ok(())
+}
+
+/// A record operand is an argument or an instruction with a result, of this function.
+fn check_operand(c: &Checker, value: &Value) -> Result<(), String> {
+    let f = c.function;
+    let ok = match value {
+        Value::Arg(n) => (*n as usize) < f.params.len(),
+        Value::Inst(id) => matches!(c.names.insts.get(id.0 as usize), Some(Some(_))),
+        Value::Const(_) => true,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "it uses {}, which is not a value of this function",
+            c.value_text(value)
+        ))
+    }
+}
+
+/// The expression exists, its `DW_OP_LLVM_arg`s name existing operands
+/// (unless every operand is undef/poison: a killed location), and a
+/// fragment comes last.
+fn check_expression(c: &Checker, expr: ExprId, values: &[Value]) -> Result<(), String> {
+    let operands = values.len();
+    let Some(expr) = c.module.debug.exprs.get(expr.0 as usize) else {
+        return Err(format!("its expression #{} does not exist", expr.0));
+    };
+    let killed = values.iter().all(Value::is_undef_or_poison);
+    if !killed {
+        if let Some(n) = expr.ops.iter().find_map(|op| match op {
+            ExprOp::Arg(n) if *n as usize >= operands => Some(*n),
+            _ => None,
+        }) {
+            return Err(format!(
+                "its expression uses DW_OP_LLVM_arg {n} but there are {operands} location operands"
+            ));
+        }
+    }
+    let last = expr.ops.len().saturating_sub(1);
+    if expr
+        .ops
+        .iter()
+        .enumerate()
+        .any(|(i, op)| matches!(op, ExprOp::Fragment { .. }) && i != last)
+    {
+        return Err("its expression has DW_OP_LLVM_fragment before the end".to_string());
+    }
+    Ok(())
+}
+
+/// The subprogram a location belongs to once inlining is undone: the one
+/// enclosing the scope of the outermost `inlinedAt` location.
+fn outermost_subprogram(c: &Checker, loc: LocId) -> Result<MdId, String> {
+    let locations = &c.module.debug.locations;
+    let mut current = loc;
+    for _ in 0..=locations.len() {
+        let Some(location) = locations.get(current.0 as usize) else {
+            return Err(format!(
+                "refers to location #{}, which does not exist",
+                current.0
+            ));
+        };
+        match location.inlined_at {
+            Some(outer) => current = outer,
+            None => return scope_subprogram(c, location.scope),
+        }
+    }
+    Err("has an inlinedAt chain that is a cycle".to_string())
+}
+
+/// The subprogram enclosing a local scope (walking lexical blocks up).
+fn scope_subprogram(c: &Checker, scope: MdId) -> Result<MdId, String> {
+    let mut current = scope;
+    for _ in 0..=c.module.debug.nodes.len() {
+        match node(c, current) {
+            Some(MdNode::Subprogram(_)) => return Ok(current),
+            Some(MdNode::LexicalBlock(b)) => current = b.scope,
+            Some(MdNode::LexicalBlockFile(b)) => current = b.scope,
+            _ => {
+                return Err(format!(
+                    "has a scope chain that ends at {}, not at a DISubprogram",
+                    node_text(c, current)
+                ))
+            }
+        }
+    }
+    Err("has a scope chain that is a cycle".to_string())
+}
+
+fn node<'a>(c: &'a Checker, id: MdId) -> Option<&'a MdNode> {
+    c.module.debug.nodes.get(id.0 as usize).map(|e| &e.node)
+}
+
+/// A node as a message names it: `DISubprogram "blend"`, `a DIBasicType`.
+fn node_text(c: &Checker, id: MdId) -> String {
+    match node(c, id) {
+        None => format!("metadata #{} (which does not exist)", id.0),
+        Some(MdNode::Subprogram(sp)) => format!("DISubprogram \"{}\"", sp.name),
+        Some(MdNode::LocalVariable(v)) => format!("DILocalVariable \"{}\"", v.name),
+        Some(MdNode::Label(l)) => format!("DILabel \"{}\"", l.name),
+        Some(other) => format!("a {}", kind_of(other)),
+    }
+}
+
+/// A record's variable as a message names it: `variable "x"`.
+fn variable_text(c: &Checker, id: MdId) -> String {
+    match node(c, id) {
+        Some(MdNode::LocalVariable(v)) => format!("variable \"{}\"", v.name),
+        Some(MdNode::Label(l)) => format!("label \"{}\"", l.name),
+        _ => format!("metadata #{}", id.0),
+    }
+}
+
+fn kind_name(kind: RecordKind) -> &'static str {
+    match kind {
+        RecordKind::Value => "value",
+        RecordKind::Declare => "declare",
+        RecordKind::Assign => "assign",
+        RecordKind::Label => "label",
+    }
+}
+
+fn kind_of(node: &MdNode) -> &str {
+    match node {
+        MdNode::CompileUnit(_) => "DICompileUnit",
+        MdNode::File(_) => "DIFile",
+        MdNode::Subprogram(_) => "DISubprogram",
+        MdNode::LexicalBlock(_) => "DILexicalBlock",
+        MdNode::LexicalBlockFile(_) => "DILexicalBlockFile",
+        MdNode::LocalVariable(_) => "DILocalVariable",
+        MdNode::Label(_) => "DILabel",
+        MdNode::BasicType(_) => "DIBasicType",
+        MdNode::DerivedType(_) => "DIDerivedType",
+        MdNode::CompositeType(_) => "DICompositeType",
+        MdNode::SubroutineType(_) => "DISubroutineType",
+        MdNode::Subrange(_) => "DISubrange",
+        MdNode::Enumerator(_) => "DIEnumerator",
+        MdNode::GlobalVariable(_) => "DIGlobalVariable",
+        MdNode::GlobalVariableExpression(_) => "DIGlobalVariableExpression",
+        MdNode::AssignId => "DIAssignID",
+        MdNode::Tuple(_) => "tuple",
+        MdNode::Other { kind, .. } => kind,
+    }
+}

@@ -1,0 +1,241 @@
+//! The verifier on hand-made bad modules: each breaks one invariant and must
+//! give exactly the expected error (function, instruction, position).
+//! A module is written as .ll text and, where the parser would refuse the
+//! broken form, broken after parsing by editing the model.
+
+use dwarfsmith::ir::parse::parse_module;
+use dwarfsmith::ir::verify::verify_module;
+use dwarfsmith::ir::{Inst, InstKind, Module, Type, Value};
+use expect_test::{expect, Expect};
+
+/// Parses `text`, applies `breakage`, verifies, and compares the error
+/// (`line:col: message`, or `ok`) with `expected`.
+fn check(text: &str, breakage: impl FnOnce(&mut Module), expected: Expect) {
+    let mut module = parse_module(text, "bad.ll").unwrap_or_else(|d| panic!("{d}"));
+    assert_eq!(
+        verify_module(&module),
+        Ok(()),
+        "the module must verify before it is broken"
+    );
+    breakage(&mut module);
+    let actual = match verify_module(&module) {
+        Ok(()) => "ok".to_string(),
+        Err(d) => format!("{}:{}: {}", d.pos.line, d.pos.col, d.message),
+    };
+    expected.assert_eq(&actual);
+}
+
+/// Two functions with debug info: @first(i32 %0) and @second(i32 %0), each
+/// with one parameter variable and a diamond in @second.
+const TWO_FUNCTIONS: &str = r#"
+define i32 @first(i32 %0) !dbg !5 {
+    #dbg_value(i32 %0, !8, !DIExpression(), !9)
+  %2 = add i32 %0, 1, !dbg !9
+  ret i32 %2, !dbg !9
+}
+
+define i32 @second(i32 %0) !dbg !10 {
+    #dbg_value(i32 %0, !11, !DIExpression(), !12)
+  %2 = icmp sgt i32 %0, 0, !dbg !12
+  br i1 %2, label %3, label %5, !dbg !12
+
+3:
+  %4 = mul i32 %0, 3, !dbg !12
+  br label %5, !dbg !12
+
+5:
+  %6 = phi i32 [ %4, %3 ], [ 0, %1 ], !dbg !12
+  %7 = add i32 %6, 1, !dbg !12
+  ret i32 %7, !dbg !12
+}
+
+!llvm.dbg.cu = !{!0}
+!llvm.module.flags = !{!3, !4}
+
+!0 = distinct !DICompileUnit(language: DW_LANG_C11, file: !1, isOptimized: true, emissionKind: FullDebug)
+!1 = !DIFile(filename: "two.c", directory: ".")
+!2 = !DIBasicType(name: "int", size: 32, encoding: DW_ATE_signed)
+!3 = !{i32 7, !"Dwarf Version", i32 5}
+!4 = !{i32 2, !"Debug Info Version", i32 3}
+!5 = distinct !DISubprogram(name: "first", scope: !1, file: !1, line: 1, type: !6, scopeLine: 1, spFlags: DISPFlagDefinition, unit: !0)
+!6 = !DISubroutineType(types: !7)
+!7 = !{!2, !2}
+!8 = !DILocalVariable(name: "x", arg: 1, scope: !5, file: !1, line: 1, type: !2)
+!9 = !DILocation(line: 2, column: 3, scope: !5)
+!10 = distinct !DISubprogram(name: "second", scope: !1, file: !1, line: 5, type: !6, scopeLine: 5, spFlags: DISPFlagDefinition, unit: !0)
+!11 = !DILocalVariable(name: "y", arg: 1, scope: !10, file: !1, line: 5, type: !2)
+!12 = !DILocation(line: 6, column: 3, scope: !10)
+"#;
+
+fn second(module: &mut Module) -> &mut dwarfsmith::ir::Function {
+    let id = module.function_by_name("second").unwrap();
+    &mut module.functions[id.0 as usize]
+}
+
+#[test]
+fn an_unbroken_module_verifies() {
+    check(TWO_FUNCTIONS, |_| {}, expect![[r#"ok"#]]);
+}
+
+#[test]
+fn a_use_in_a_block_its_definition_does_not_dominate() {
+    // `%7 = add i32 %6, 1` becomes `add i32 %4, 1`: %4 is defined in %3,
+    // which does not dominate %5 (the edge %1 -> %5 bypasses it).
+    check(
+        TWO_FUNCTIONS,
+        |m| {
+            let f = second(m);
+            let add = f.blocks[2].insts[1];
+            let mul = f.blocks[1].insts[0];
+            let InstKind::Binary { lhs, .. } = &mut f.inst_mut(add).kind else {
+                panic!("expected the add");
+            };
+            *lhs = Value::Inst(mul);
+        },
+        expect![
+            "19:3: in function @second: `%7 = add` in block %5 uses %4, which does not dominate it"
+        ],
+    );
+}
+
+#[test]
+fn a_debug_record_whose_location_is_in_another_function() {
+    // @second's record gets @first's location !9 (scope @first).
+    check(
+        TWO_FUNCTIONS,
+        |m| {
+            let first_loc = {
+                let first = &m.functions[m.function_by_name("first").unwrap().0 as usize];
+                first.insts[first.blocks[0].insts[0].0 as usize].records[0].loc
+            };
+            let f = second(m);
+            let icmp = f.blocks[0].insts[0];
+            f.inst_mut(icmp).records[0].loc = first_loc;
+        },
+        expect![[
+            r#"10:3: in function @second: #dbg_value of variable "y" before `%2 = icmp` in block %1: its DILocation is in DISubprogram "first", not in the function's DISubprogram "second""#
+        ]],
+    );
+}
+
+#[test]
+fn a_debug_record_whose_variable_is_another_functions() {
+    check(
+        TWO_FUNCTIONS,
+        |m| {
+            let first_var = {
+                let first = &m.functions[m.function_by_name("first").unwrap().0 as usize];
+                first.insts[first.blocks[0].insts[0].0 as usize].records[0].variable
+            };
+            let f = second(m);
+            let icmp = f.blocks[0].insts[0];
+            f.inst_mut(icmp).records[0].variable = first_var;
+        },
+        expect![[
+            r#"10:3: in function @second: #dbg_value of variable "x" before `%2 = icmp` in block %1: the variable belongs to DISubprogram "first" but the record's DILocation is in DISubprogram "second""#
+        ]],
+    );
+}
+
+#[test]
+fn an_instruction_location_in_another_function() {
+    check(
+        TWO_FUNCTIONS,
+        |m| {
+            let first_loc = {
+                let first = &m.functions[m.function_by_name("first").unwrap().0 as usize];
+                first.insts[first.blocks[0].insts[0].0 as usize].dbg
+            };
+            let f = second(m);
+            let mul = f.blocks[1].insts[0];
+            f.inst_mut(mul).dbg = first_loc;
+        },
+        expect![[
+            r#"14:3: in function @second: `%4 = mul` in block %3 has a !dbg location that is in DISubprogram "first", not in the function's DISubprogram "second""#
+        ]],
+    );
+}
+
+#[test]
+fn a_block_without_terminator() {
+    check(
+        TWO_FUNCTIONS,
+        |m| {
+            second(m).blocks[1].insts.pop();
+        },
+        expect!["14:3: in function @second: block %3 does not end in a terminator (its last instruction is `%4 = mul`)"],
+    );
+}
+
+#[test]
+fn a_terminator_in_the_middle_of_a_block() {
+    check(
+        TWO_FUNCTIONS,
+        |m| {
+            let f = second(m);
+            let unreachable = f.add_inst(Inst::new(InstKind::Unreachable, Type::Void));
+            f.blocks[1].insts.insert(1, unreachable);
+        },
+        expect!["8:1: in function @second: terminator `unreachable` is in the middle of block %3"],
+    );
+}
+
+#[test]
+fn a_phi_whose_entries_do_not_match_the_predecessors() {
+    check(
+        TWO_FUNCTIONS,
+        |m| {
+            let f = second(m);
+            let phi = f.blocks[2].insts[0];
+            let InstKind::Phi { incoming } = &mut f.inst_mut(phi).kind else {
+                panic!("expected the phi");
+            };
+            incoming.pop();
+        },
+        expect!["18:3: in function @second: `%6 = phi` in block %5 has entries for [%3] but the block's predecessors are [%1, %3]"],
+    );
+}
+
+#[test]
+fn a_phi_after_a_non_phi() {
+    check(
+        TWO_FUNCTIONS,
+        |m| {
+            second(m).blocks[2].insts.swap(0, 1);
+        },
+        expect![
+            "18:3: in function @second: `%7 = phi` in block %5 comes after a non-phi instruction"
+        ],
+    );
+}
+
+#[test]
+fn operands_of_different_types() {
+    check(
+        TWO_FUNCTIONS,
+        |m| {
+            let f = second(m);
+            let add = f.blocks[2].insts[1];
+            let InstKind::Binary { rhs, .. } = &mut f.inst_mut(add).kind else {
+                panic!("expected the add");
+            };
+            *rhs = Value::int(64, 1);
+        },
+        expect!["19:3: in function @second: `%7 = add` in block %5: the right operand has type i64, expected i32"],
+    );
+}
+
+#[test]
+fn a_return_of_the_wrong_type() {
+    check(
+        TWO_FUNCTIONS,
+        |m| {
+            let f = second(m);
+            let ret = f.blocks[2].insts[2];
+            f.inst_mut(ret).kind = InstKind::Ret {
+                value: Some(Value::int(1, 0)),
+            };
+        },
+        expect!["20:3: in function @second: `ret` in block %5: the returned value has type i1, expected i32"],
+    );
+}
