@@ -49,10 +49,17 @@ pub fn compile(_text: &str, file: &str, _options: &CompileOptions) -> Result<Vec
 }
 
 /// Parses, verifies and prints LLVM IR text back in the given debug syntax.
-pub fn opt(_text: &str, file: &str, _syntax: ir::print::DebugSyntax) -> Result<String, Diagnostic> {
-    Err(Diagnostic {
-        file: file.to_string(),
-        pos: Pos::default(),
-        message: "the opt pipeline is not wired yet".to_string(),
-    })
+pub fn opt(text: &str, file: &str, syntax: ir::print::DebugSyntax) -> Result<String, Diagnostic> {
+    let module = parse_and_verify(text, file)?;
+    Ok(ir::print::print_module(&module, syntax))
+}
+
+/// Parses a module and checks its invariants; errors name `file`.
+fn parse_and_verify(text: &str, file: &str) -> Result<ir::Module, Diagnostic> {
+    let module = ir::parse::parse_module(text, file)?;
+    ir::verify::verify_module(&module).map_err(|mut error| {
+        error.file = file.to_string();
+        error
+    })?;
+    Ok(module)
 }
