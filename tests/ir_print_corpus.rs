@@ -173,8 +173,8 @@ fn code_and_records(llvm_text: &str) -> String {
         for attr in [" nocapture", " readonly", " writeonly", " readnone"] {
             line = line.replace(attr, "");
         }
-        line = cut_all(&line, ", !tbaa !", |rest| digits(rest));
-        line = cut_all(&line, ", !llvm.loop !", |rest| digits(rest));
+        line = cut_all(&line, ", !tbaa !", digits);
+        line = cut_all(&line, ", !llvm.loop !", digits);
         line = cut_all(&line, " #", |rest| {
             match digits(rest) {
                 0 => None,
