@@ -130,11 +130,14 @@ impl<'a> Parser<'a> {
         self.parse_function_suffix(&mut function, is_definition)?;
         if is_definition {
             let mut scope = Scope::default();
-            for (i, (ty, _, name)) in params.iter().enumerate() {
+            for (i, (_, _, name)) in params.iter().enumerate() {
                 if let Some(name) = name {
-                    scope.values.insert(name, Value::Arg(i as u32));
+                    if scope.values.insert(name, Value::Arg(i as u32)).is_some() {
+                        return Err(
+                            self.error_at(start, format!("parameter '%{name}' is defined twice"))
+                        );
+                    }
                 }
-                let _ = ty;
             }
             self.parse_body(&mut function, &mut scope)?;
         }
@@ -178,9 +181,9 @@ impl<'a> Parser<'a> {
                 }
                 Tok::MdName(kind) if self.peek_n(1) != Tok::Punct(b'=') => {
                     self.bump();
+                    let at = self.offset();
                     let id = self.parse_md_ref()?;
                     if kind == "dbg" {
-                        let at = self.offset();
                         function.subprogram = Some(self.expect_node(id, at)?);
                     }
                 }
