@@ -62,9 +62,10 @@ impl<'a> Parser<'a> {
                     }
                 }
                 Tok::Ident(_) => {
+                    let before = self.at;
                     let attrs = self.parse_param_attrs()?;
                     merge_attrs(&mut ret_attrs, attrs);
-                    if !self.at_type() && !matches!(self.peek(), Tok::Ident(_) | Tok::MdName(_)) {
+                    if self.at == before {
                         return Err(self.expected("a return type"));
                     }
                 }
@@ -129,11 +130,14 @@ impl<'a> Parser<'a> {
         self.parse_function_suffix(&mut function, is_definition)?;
         if is_definition {
             let mut scope = Scope::default();
-            for (i, (ty, _, name)) in params.iter().enumerate() {
+            for (i, (_, _, name)) in params.iter().enumerate() {
                 if let Some(name) = name {
-                    scope.values.insert(name, Value::Arg(i as u32));
+                    if scope.values.insert(name, Value::Arg(i as u32)).is_some() {
+                        return Err(
+                            self.error_at(start, format!("parameter '%{name}' is defined twice"))
+                        );
+                    }
                 }
-                let _ = ty;
             }
             self.parse_body(&mut function, &mut scope)?;
         }
@@ -177,9 +181,9 @@ impl<'a> Parser<'a> {
                 }
                 Tok::MdName(kind) if self.peek_n(1) != Tok::Punct(b'=') => {
                     self.bump();
+                    let at = self.offset();
                     let id = self.parse_md_ref()?;
                     if kind == "dbg" {
-                        let at = self.offset();
                         function.subprogram = Some(self.expect_node(id, at)?);
                     }
                 }
@@ -246,7 +250,10 @@ impl<'a> Parser<'a> {
                     let id = InstId(function.insts.len() as u32 - 1);
                     function.insts[id.0 as usize].records = std::mem::take(&mut pending);
                     let block = current.unwrap_or(0);
-                    function.blocks[block].insts.push(id);
+                    match function.blocks.get_mut(block) {
+                        Some(b) => b.insts.push(id),
+                        None => return Err(self.error_at(self.offset(), "malformed function body")),
+                    }
                 }
             }
         }
@@ -802,17 +809,9 @@ impl<'a> Parser<'a> {
                 varargs: false,
             },
         };
-        // Function attributes and attribute groups after the arguments.
-        loop {
-            match self.peek() {
-                Tok::AttrRef(_) => {
-                    self.bump();
-                }
-                Tok::Ident(_) => {
-                    self.parse_param_attrs()?;
-                }
-                _ => break,
-            }
+        // Attribute groups after the arguments (clang prints no inline ones).
+        while matches!(self.peek(), Tok::AttrRef(_)) {
+            self.bump();
         }
         let mut inst = Inst::new(
             InstKind::Call {

@@ -12,21 +12,24 @@ use crate::ir::debug::*;
 
 /// The fields of a specialised node as read, consumed by typed accessors.
 #[derive(Default)]
-struct Fields {
-    items: Vec<(String, MdField, u32)>,
+struct Fields<'a> {
+    items: Vec<(&'a str, MdField, u32)>,
     /// Offset of the node, for errors about missing fields.
     offset: u32,
 }
 
-impl Fields {
+impl Fields<'_> {
     fn take(&mut self, name: &str) -> Option<(MdField, u32)> {
-        let i = self.items.iter().position(|(n, _, _)| n == name)?;
+        let i = self.items.iter().position(|(n, _, _)| *n == name)?;
         let (_, field, offset) = self.items.remove(i);
         Some((field, offset))
     }
 
-    fn rest(self) -> OtherFields {
-        self.items.into_iter().map(|(n, f, _)| (n, f)).collect()
+    fn rest(&mut self) -> OtherFields {
+        std::mem::take(&mut self.items)
+            .into_iter()
+            .map(|(n, f, _)| (n.to_string(), f))
+            .collect()
     }
 }
 
@@ -103,6 +106,10 @@ impl<'a> Parser<'a> {
 
     /// A metadata reference: `!N`, or an inline node `!DIx(...)` / `!{...}`.
     pub(super) fn parse_md_ref(&mut self) -> PResult<MdRef> {
+        self.nested(Self::parse_md_ref_unguarded)
+    }
+
+    fn parse_md_ref_unguarded(&mut self) -> PResult<MdRef> {
         let offset = self.offset();
         match self.peek() {
             Tok::MdNum(n) => {
@@ -207,7 +214,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `(name: value, ...)` of a specialised node.
-    fn parse_fields(&mut self) -> PResult<Fields> {
+    fn parse_fields(&mut self) -> PResult<Fields<'a>> {
         let offset = self.offset();
         self.expect_punct(b'(')?;
         let mut items = Vec::new();
@@ -219,7 +226,7 @@ impl<'a> Parser<'a> {
                 let field_offset = self.offset();
                 self.bump();
                 let value = self.parse_field_value()?;
-                items.push((name.to_string(), value, field_offset));
+                items.push((name, value, field_offset));
                 if self.eat(Tok::Punct(b')')) {
                     break;
                 }
@@ -376,10 +383,7 @@ impl<'a> Parser<'a> {
                 enums: self.field_node(f, "enums")?,
                 retained_types: self.field_node(f, "retainedTypes")?,
                 globals: self.field_node(f, "globals")?,
-                other: std::mem::take(&mut f.items)
-                    .into_iter()
-                    .map(|(n, v, _)| (n, v))
-                    .collect(),
+                other: f.rest(),
             }),
             "DIFile" => {
                 let filename = self.field_string(f, "filename")?.unwrap_or_default();
@@ -406,10 +410,7 @@ impl<'a> Parser<'a> {
                 unit: self.field_node(f, "unit")?,
                 retained_nodes: self.field_node(f, "retainedNodes")?,
                 declaration: self.field_node(f, "declaration")?,
-                other: std::mem::take(&mut f.items)
-                    .into_iter()
-                    .map(|(n, v, _)| (n, v))
-                    .collect(),
+                other: f.rest(),
             }),
             "DILexicalBlock" => MdNode::LexicalBlock(DILexicalBlock {
                 scope: self.required_node(f, "scope")?,
@@ -459,10 +460,7 @@ impl<'a> Parser<'a> {
                 align: Some(self.field_u64(f, "align")?).filter(|&a| a != 0),
                 offset: self.field_u64(f, "offset")?,
                 flags: self.field_flags(f, "flags")?,
-                other: std::mem::take(&mut f.items)
-                    .into_iter()
-                    .map(|(n, v, _)| (n, v))
-                    .collect(),
+                other: f.rest(),
             }),
             "DICompositeType" => MdNode::CompositeType(DICompositeType {
                 tag: self.field_name(f, "tag")?.unwrap_or_default(),
@@ -476,10 +474,7 @@ impl<'a> Parser<'a> {
                 flags: self.field_flags(f, "flags")?,
                 elements: self.field_node(f, "elements")?,
                 identifier: self.field_string(f, "identifier")?,
-                other: std::mem::take(&mut f.items)
-                    .into_iter()
-                    .map(|(n, v, _)| (n, v))
-                    .collect(),
+                other: f.rest(),
             }),
             "DISubroutineType" => MdNode::SubroutineType(DISubroutineType {
                 flags: self.field_flags(f, "flags")?,
@@ -488,10 +483,7 @@ impl<'a> Parser<'a> {
             }),
             "DISubrange" => MdNode::Subrange(DISubrange {
                 count: f.take("count").map(|(v, _)| v),
-                other: std::mem::take(&mut f.items)
-                    .into_iter()
-                    .map(|(n, v, _)| (n, v))
-                    .collect(),
+                other: f.rest(),
             }),
             "DIEnumerator" => MdNode::Enumerator(DIEnumerator {
                 name: self.field_string(f, "name")?.unwrap_or_default(),
@@ -507,10 +499,7 @@ impl<'a> Parser<'a> {
                 ty: self.field_node(f, "type")?,
                 is_local: self.field_bool(f, "isLocal")?.unwrap_or(false),
                 is_definition: self.field_bool(f, "isDefinition")?.unwrap_or(true),
-                other: std::mem::take(&mut f.items)
-                    .into_iter()
-                    .map(|(n, v, _)| (n, v))
-                    .collect(),
+                other: f.rest(),
             }),
             "DIGlobalVariableExpression" => {
                 let var = self.required_node(f, "var")?;
@@ -529,7 +518,7 @@ impl<'a> Parser<'a> {
             "DIAssignID" => MdNode::AssignId,
             _ => MdNode::Other {
                 kind: kind.to_string(),
-                fields: std::mem::take(f).rest(),
+                fields: f.rest(),
             },
         })
     }

@@ -50,6 +50,7 @@ pub fn parse_module(text: &str, file_name: &str) -> Result<Module, Diagnostic> {
         structs: HashMap::new(),
         globals: HashMap::new(),
         slots: HashMap::new(),
+        nesting: 0,
     };
     parser.prescan()?;
     parser.parse_items()?;
@@ -88,7 +89,13 @@ struct Parser<'a> {
     structs: HashMap<&'a str, StructId>,
     globals: HashMap<&'a str, GlobalRef>,
     slots: HashMap<u32, Slot>,
+    /// Depth of nested types, constants and inline metadata being read.
+    nesting: u32,
 }
+
+/// How deep types, constants and inline metadata may nest before the input
+/// is refused (a guard against stack exhaustion on hostile input).
+const MAX_NESTING: u32 = 64;
 
 /// Describes a token for an error message.
 fn describe(tok: Tok<'_>) -> String {
@@ -173,6 +180,18 @@ impl<'a> Parser<'a> {
 
     fn is_punct(&self, c: u8) -> bool {
         self.peek() == Tok::Punct(c)
+    }
+
+    /// Runs a recursive reader one nesting level deeper, refusing input
+    /// nested more than [`MAX_NESTING`] levels.
+    fn nested<T>(&mut self, read: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        if self.nesting >= MAX_NESTING {
+            return Err(self.error_at(self.offset(), "nesting too deep"));
+        }
+        self.nesting += 1;
+        let result = read(self);
+        self.nesting -= 1;
+        result
     }
 
     // ----- errors -----
@@ -384,7 +403,10 @@ impl<'a> Parser<'a> {
         self.bump();
         self.expect_punct(b'=')?;
         self.expect_word("type")?;
-        let id = self.structs[name];
+        let id = *self
+            .structs
+            .get(name)
+            .ok_or_else(|| self.error_at(self.offset(), format!("undefined type '%{name}'")))?;
         if self.eat_word("opaque") {
             return Ok(());
         }
@@ -504,7 +526,7 @@ impl<'a> Parser<'a> {
                 _ => return Err(self.expected("a global attribute")),
             }
         }
-        let GlobalRef::Var(id) = self.globals[name] else {
+        let Some(GlobalRef::Var(id)) = self.globals.get(name).copied() else {
             return Err(self.error_at(offset, format!("'@{name}' is a function")));
         };
         self.module.globals[id.0 as usize] = global;

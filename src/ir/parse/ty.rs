@@ -44,6 +44,10 @@ impl<'a> Parser<'a> {
 
     /// A type; `T*`, `T addrspace(N)*` and `T (args)*` all read as `ptr`.
     pub(super) fn parse_type(&mut self) -> PResult<Type> {
+        self.nested(Self::parse_type_unguarded)
+    }
+
+    fn parse_type_unguarded(&mut self) -> PResult<Type> {
         let offset = self.offset();
         let mut ty = match self.peek() {
             Tok::Ident("void") => Type::Void,
@@ -212,6 +216,10 @@ impl<'a> Parser<'a> {
 
     /// A constant of type `ty`.
     pub(super) fn parse_constant(&mut self, ty: &Type) -> PResult<Constant> {
+        self.nested(|p| p.parse_constant_unguarded(ty))
+    }
+
+    fn parse_constant_unguarded(&mut self, ty: &Type) -> PResult<Constant> {
         let offset = self.offset();
         let mismatch = |p: &Self, what: &str| {
             p.error_at(
