@@ -239,3 +239,93 @@ fn a_return_of_the_wrong_type() {
         expect!["20:3: in function @second: `ret` in block %5: the returned value has type i1, expected i32"],
     );
 }
+
+/// Ids that point nowhere (as a buggy pass might leave them) are errors,
+/// never panics, in the verifier; the printer writes such a module without
+/// panicking too.
+#[test]
+fn dangling_ids_are_errors_not_panics() {
+    use dwarfsmith::ir::print::{print_module, DebugSyntax};
+    use dwarfsmith::ir::{BlockId, ExprId, InstId, LocId, MdId};
+
+    type Breakage = fn(&mut dwarfsmith::ir::Function, MdId);
+    let breakages: [(&str, Breakage); 11] = [
+        ("operand to no instruction", |f, _| {
+            let add = f.blocks[2].insts[1];
+            if let InstKind::Binary { rhs, .. } = &mut f.inst_mut(add).kind {
+                *rhs = Value::Inst(InstId(9999));
+            }
+        }),
+        ("operand to no argument", |f, _| {
+            let add = f.blocks[2].insts[1];
+            if let InstKind::Binary { rhs, .. } = &mut f.inst_mut(add).kind {
+                *rhs = Value::Arg(7);
+            }
+        }),
+        ("branch to no block", |f, _| {
+            let br = f.blocks[1].insts[1];
+            f.inst_mut(br).kind = InstKind::Br { dest: BlockId(99) };
+        }),
+        ("block lists no instruction", |f, _| {
+            f.blocks[1].insts.insert(0, InstId(9999));
+        }),
+        ("record variable missing", |f, _| {
+            let icmp = f.blocks[0].insts[0];
+            f.inst_mut(icmp).records[0].variable = MdId(9999);
+        }),
+        ("record location missing", |f, _| {
+            let icmp = f.blocks[0].insts[0];
+            f.inst_mut(icmp).records[0].loc = LocId(9999);
+        }),
+        ("record expression missing", |f, _| {
+            let icmp = f.blocks[0].insts[0];
+            f.inst_mut(icmp).records[0].expr = ExprId(9999);
+        }),
+        ("record variable is a file", |f, file| {
+            let icmp = f.blocks[0].insts[0];
+            f.inst_mut(icmp).records[0].variable = file;
+        }),
+        ("instruction location missing", |f, _| {
+            let mul = f.blocks[1].insts[0];
+            f.inst_mut(mul).dbg = Some(LocId(9999));
+        }),
+        ("subprogram missing", |f, _| {
+            f.subprogram = Some(MdId(9999));
+        }),
+        ("subprogram is a file", |f, file| {
+            f.subprogram = Some(file);
+        }),
+    ];
+    let mut report = String::new();
+    for (what, breakage) in breakages {
+        let mut module = parse_module(TWO_FUNCTIONS, "bad.ll").unwrap();
+        let file = module.functions[0].blocks[0]
+            .insts
+            .first()
+            .map(|&id| module.functions[0].inst(id).records[0].variable)
+            .and_then(|var| module.debug.variable(var).and_then(|v| v.file))
+            .unwrap();
+        breakage(second(&mut module), file);
+        let result = verify_module(&module);
+        print_module(&module, DebugSyntax::Records);
+        print_module(&module, DebugSyntax::Intrinsics);
+        let message = match result {
+            Ok(()) => "ok".to_string(),
+            Err(d) => d.message,
+        };
+        report.push_str(&format!("{what}: {message}\n"));
+    }
+    expect![[r#"
+        operand to no instruction: in function @second: `%7 = add` in block %5 uses instruction #9999, which does not exist
+        operand to no argument: in function @second: `%7 = add` in block %5 uses argument #7, but the function has 1 parameter
+        branch to no block: in function @second: `br` in block %3 refers to block #99, which does not exist
+        block lists no instruction: in function @second: block %3 lists instruction #9999, which is not in the function
+        record variable missing: in function @second: #dbg_value of metadata #9999 before `%2 = icmp` in block %1: it names metadata #9999 (which does not exist), not a DILocalVariable
+        record location missing: in function @second: #dbg_value of variable "y" before `%2 = icmp` in block %1: its DILocation refers to location #9999, which does not exist
+        record expression missing: in function @second: #dbg_value of variable "y" before `%2 = icmp` in block %1: its expression #9999 does not exist
+        record variable is a file: in function @second: #dbg_value of metadata #1 before `%2 = icmp` in block %1: it names a DIFile, not a DILocalVariable
+        instruction location missing: in function @second: `%4 = mul` in block %3 has a !dbg location that refers to location #9999, which does not exist
+        subprogram missing: in function @second: its !dbg is metadata #9999 (which does not exist), not a DISubprogram
+        subprogram is a file: in function @second: its !dbg is a DIFile, not a DISubprogram
+    "#]].assert_eq(&report);
+}

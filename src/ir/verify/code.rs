@@ -108,10 +108,11 @@ fn check_value(
     placed: &[Option<BlockId>],
 ) -> Result<(), Diagnostic> {
     let problem = match value {
-        Value::Arg(n) if *n as usize >= c.function.params.len() => format!(
-            "uses argument #{n}, but the function has {} parameters",
-            c.function.params.len()
-        ),
+        Value::Arg(n) if *n as usize >= c.function.params.len() => {
+            let count = c.function.params.len();
+            let plural = if count == 1 { "" } else { "s" };
+            format!("uses argument #{n}, but the function has {count} parameter{plural}")
+        }
         Value::Inst(id) => match placed.get(id.0 as usize) {
             None => format!("uses instruction #{}, which does not exist", id.0),
             Some(None) => format!("uses instruction #{}, which is in no block", id.0),
