@@ -329,3 +329,46 @@ fn dangling_ids_are_errors_not_panics() {
         subprogram is a file: in function @second: its !dbg is a DIFile, not a DISubprogram
     "#]].assert_eq(&report);
 }
+
+/// A location in @first's scope, inlined at `inlined_at` (a location of
+/// `caller`), placed on @second's `%4 = mul`.
+fn inline_first_into(module: &mut Module, caller: &str) {
+    let caller_loc = {
+        let f = &module.functions[module.function_by_name(caller).unwrap().0 as usize];
+        f.inst(*f.blocks[0].insts.last().unwrap()).dbg.unwrap()
+    };
+    let first_sp = module.functions[module.function_by_name("first").unwrap().0 as usize]
+        .subprogram
+        .unwrap();
+    let inlined = module.debug.intern_location(dwarfsmith::ir::DILocation {
+        line: 2,
+        column: 9,
+        scope: first_sp,
+        inlined_at: Some(caller_loc),
+        implicit_code: false,
+        distinct: false,
+    });
+    let f = second(module);
+    let mul = f.blocks[1].insts[0];
+    f.inst_mut(mul).dbg = Some(inlined);
+}
+
+#[test]
+fn an_inlined_location_whose_call_site_is_in_the_function_verifies() {
+    check(
+        TWO_FUNCTIONS,
+        |m| inline_first_into(m, "second"),
+        expect!["ok"],
+    );
+}
+
+#[test]
+fn an_inlined_location_whose_call_site_is_in_another_function() {
+    check(
+        TWO_FUNCTIONS,
+        |m| inline_first_into(m, "first"),
+        expect![[
+            r#"14:3: in function @second: `%4 = mul` in block %3 has a !dbg location that is inlined into DISubprogram "first", not in the function's DISubprogram "second""#
+        ]],
+    );
+}

@@ -68,8 +68,15 @@ fn check_location(c: &Checker, subprogram: Option<MdId>, loc: LocId) -> Result<(
     };
     let reached = outermost_subprogram(c, loc)?;
     if reached != sp {
+        let inlined = c
+            .module
+            .debug
+            .locations
+            .get(loc.0 as usize)
+            .is_some_and(|l| l.inlined_at.is_some());
+        let relation = if inlined { "is inlined into" } else { "is in" };
         return Err(format!(
-            "is in {}, not in the function's {}",
+            "{relation} {}, not in the function's {}",
             node_text(c, reached),
             node_text(c, sp)
         ));
