@@ -368,7 +368,7 @@ fn an_inlined_location_whose_call_site_is_in_another_function() {
         TWO_FUNCTIONS,
         |m| inline_first_into(m, "first"),
         expect![[
-            r#"14:3: in function @second: `%4 = mul` in block %3 has a !dbg location that is inlined into DISubprogram "first", not in the function's DISubprogram "second""#
+            r#"14:3: in function @second: `%4 = mul` in block %3 has a !dbg location that is inlined into DISubprogram "first", not into the function's DISubprogram "second""#
         ]],
     );
 }

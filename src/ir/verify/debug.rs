@@ -74,9 +74,13 @@ fn check_location(c: &Checker, subprogram: Option<MdId>, loc: LocId) -> Result<(
             .locations
             .get(loc.0 as usize)
             .is_some_and(|l| l.inlined_at.is_some());
-        let relation = if inlined { "is inlined into" } else { "is in" };
+        let (verb, preposition) = if inlined {
+            ("is inlined into", "into")
+        } else {
+            ("is in", "in")
+        };
         return Err(format!(
-            "{relation} {}, not in the function's {}",
+            "{verb} {}, not {preposition} the function's {}",
             node_text(c, reached),
             node_text(c, sp)
         ));
