@@ -1,9 +1,14 @@
 //! The verifier on hand-made bad modules: each breaks one invariant and must
 //! give exactly the expected error (function, instruction, position).
-//! A module is written as .ll text and, where the parser would refuse the
-//! broken form, broken after parsing by editing the model.
+//! A module is written as .ll text and broken after parsing by editing the
+//! model. Each verdict is checked against LLVM's: opt-19 must reject the
+//! printed text of every module we reject and accept every one we accept.
+
+use std::path::PathBuf;
+use std::process::Command;
 
 use dwarfsmith::ir::parse::parse_module;
+use dwarfsmith::ir::print::{print_module, DebugSyntax};
 use dwarfsmith::ir::verify::verify_module;
 use dwarfsmith::ir::{Inst, InstKind, Module, Type, Value};
 use expect_test::{expect, Expect};
@@ -18,11 +23,39 @@ fn check(text: &str, breakage: impl FnOnce(&mut Module), expected: Expect) {
         "the module must verify before it is broken"
     );
     breakage(&mut module);
-    let actual = match verify_module(&module) {
+    let verdict = verify_module(&module);
+    let llvm_accepts = opt19_accepts(&print_module(&module, DebugSyntax::Records));
+    assert_eq!(
+        verdict.is_ok(),
+        llvm_accepts,
+        "opt-19 and our verifier disagree on the printed module ({verdict:?})"
+    );
+    let actual = match verdict {
         Ok(()) => "ok".to_string(),
         Err(d) => format!("{}:{}: {}", d.pos.line, d.pos.col, d.message),
     };
     expected.assert_eq(&actual);
+}
+
+/// Whether `opt-19 -passes=verify` accepts `text`, debug info included (the
+/// test fails loudly if opt-19 is absent).
+fn opt19_accepts(text: &str) -> bool {
+    let opt = ["/usr/bin/opt-19", "/usr/lib/llvm-19/bin/opt"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|path| path.exists())
+        .expect("opt-19 is needed: neither /usr/bin/opt-19 nor /usr/lib/llvm-19/bin/opt exists");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("module.ll");
+    std::fs::write(&path, text).unwrap();
+    let output = Command::new(opt)
+        .args(["-passes=verify", "-disable-output"])
+        .arg(&path)
+        .output()
+        .expect("cannot run opt-19");
+    // Broken debug info is not fatal to opt: it warns and strips it.
+    output.status.success()
+        && !String::from_utf8_lossy(&output.stderr).contains("invalid debug info")
 }
 
 /// Two functions with debug info: @first(i32 %0) and @second(i32 %0), each
@@ -215,13 +248,15 @@ fn operands_of_different_types() {
         TWO_FUNCTIONS,
         |m| {
             let f = second(m);
+            // `%7 = add i32 %6, 1` becomes `add i32 %6, %2`, %2 an i1.
             let add = f.blocks[2].insts[1];
+            let icmp = f.blocks[0].insts[0];
             let InstKind::Binary { rhs, .. } = &mut f.inst_mut(add).kind else {
                 panic!("expected the add");
             };
-            *rhs = Value::int(64, 1);
+            *rhs = Value::Inst(icmp);
         },
-        expect!["19:3: in function @second: `%7 = add` in block %5: the right operand has type i64, expected i32"],
+        expect!["19:3: in function @second: `%7 = add` in block %5: the right operand has type i1, expected i32"],
     );
 }
 
@@ -245,7 +280,6 @@ fn a_return_of_the_wrong_type() {
 /// panicking too.
 #[test]
 fn dangling_ids_are_errors_not_panics() {
-    use dwarfsmith::ir::print::{print_module, DebugSyntax};
     use dwarfsmith::ir::{BlockId, ExprId, InstId, LocId, MdId};
 
     type Breakage = fn(&mut dwarfsmith::ir::Function, MdId);
