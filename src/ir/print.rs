@@ -7,8 +7,8 @@
 //! Promises:
 //! - Deterministic: the text depends only on the module, and parse → print
 //!   → parse → print gives the same text (metadata is renumbered from the
-//!   module's shape, see [`metadata`]; local values are numbered in order,
-//!   see [`function`]).
+//!   module's shape, see `print/metadata.rs`; local values are numbered in order,
+//!   see `print/function.rs`).
 //! - Debug records ride where the model keeps them (before their
 //!   instruction). In [`DebugSyntax::Intrinsics`] each becomes a call of
 //!   `llvm.dbg.value/declare/assign/label`, and the declarations of the

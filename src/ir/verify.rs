@@ -11,16 +11,16 @@
 //!
 //! What is checked, per function definition, in this order (each stage may
 //! rely on the ones before):
-//! 1. [`code`] structure: every block is non-empty and ends in exactly one
+//! 1. `code` structure: every block is non-empty and ends in exactly one
 //!    terminator; phis come first; every operand, block and instruction id
 //!    refers to something that exists; the entry block has no predecessors;
 //!    each phi has one entry per predecessor edge.
-//! 2. [`code`] types: operand and result types agree for every instruction
+//! 2. `code` types: operand and result types agree for every instruction
 //!    (binary operations, comparisons, selects, phis, casts, memory, GEPs,
 //!    calls against their signature, branches, switches, returns).
-//! 3. [`code`] SSA dominance: every use in a reachable block is dominated by
+//! 3. `code` SSA dominance: every use in a reachable block is dominated by
 //!    its definition (a phi's use sits at the end of its incoming block).
-//! 4. [`debug`] debug info: the function's `!dbg` is a DISubprogram; every
+//! 4. `debug` debug info: the function's `!dbg` is a DISubprogram; every
 //!    `!dbg` location and every debug record's DILocation has a scope chain
 //!    that reaches that DISubprogram (through `inlinedAt` for inlined
 //!    code); every record names an existing DILocalVariable (DILabel for
