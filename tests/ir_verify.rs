@@ -406,3 +406,12 @@ fn an_inlined_location_whose_call_site_is_in_another_function() {
         ]],
     );
 }
+
+#[test]
+fn a_global_whose_initializer_has_another_type() {
+    check(
+        "@counter = global i32 0, align 4\n",
+        |m| m.globals[0].initializer = Some(dwarfsmith::ir::Constant::Null),
+        expect!["1:1: in global @counter: its initializer has type ptr, expected i32"],
+    );
+}
