@@ -205,3 +205,31 @@ fn named_values_labels_calls_and_terminators() {
     let dom = cfg::DomTree::compute(f);
     assert_eq!(dom.idom(BlockId(3)), Some(BlockId(0)));
 }
+
+#[test]
+fn unnamed_parameters_and_results_are_numbered_implicitly() {
+    // `%0` is the unnamed parameter, the entry block is `%1`, the unused
+    // call result is `%3`.
+    let text = "define i32 @g(i32, i32 %b) {\n  %2 = add i32 %0, %b\n  call i32 @g(i32 %2, i32 1)\n  br label %4\n\n4:\n  %5 = add i32 %3, %0\n  ret i32 %5\n}\n";
+    let m = parse_module(text, "implicit.ll").unwrap_or_else(|d| panic!("{d}"));
+    let f = &m.functions[0];
+    let InstKind::Binary { lhs, rhs, .. } = &f.inst(InstId(3)).kind else {
+        panic!("not an add")
+    };
+    assert_eq!((lhs, rhs), (&Value::Inst(InstId(1)), &Value::Arg(0)));
+    let InstKind::Binary { lhs, rhs, .. } = &f.inst(InstId(0)).kind else {
+        panic!("not an add")
+    };
+    assert_eq!((lhs, rhs), (&Value::Arg(0), &Value::Arg(1)));
+    let back = parse_module(&text.replace("br label %4", "br label %1"), "implicit.ll").unwrap();
+    assert_eq!(
+        back.functions[0].inst(InstId(2)).kind,
+        InstKind::Br { dest: BlockId(0) }
+    );
+    let unknown = text.replace("br label %4", "br label %other");
+    let error = parse_module(&unknown, "implicit.ll").unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "implicit.ll:4:12: error: use of undefined label '%other'"
+    );
+}

@@ -29,12 +29,41 @@ struct ForwardUse<'a> {
 /// Per-function name tables.
 #[derive(Default)]
 struct Scope<'a> {
+    /// Values by the name written in the text (`%x`, `%3`).
     values: HashMap<&'a str, Value>,
+    /// Values numbered implicitly (an unnamed parameter or result), by number.
+    implicit: HashMap<u32, Value>,
+    /// Blocks by the label written in the text.
     blocks: HashMap<&'a str, BlockId>,
-    /// The slot number of an unlabelled entry block (after the unnamed parameters).
-    entry_number: Option<String>,
+    /// The slot number of an unlabelled entry block.
+    entry_number: Option<u32>,
+    /// The number LLVM gives the next unnamed value, parameter or block.
+    next_number: u32,
     forward: Vec<ForwardUse<'a>>,
     forward_index: HashMap<&'a str, u32>,
+}
+
+impl Scope<'_> {
+    /// The value a local name refers to, written or implicit.
+    fn value(&self, name: &str) -> Option<&Value> {
+        self.values
+            .get(name)
+            .or_else(|| self.implicit.get(&name.parse::<u32>().ok()?))
+    }
+
+    /// Keeps the implicit numbering after an explicitly numbered name.
+    fn saw_name(&mut self, name: &str) {
+        if let Ok(n) = name.parse::<u32>() {
+            self.next_number = n.saturating_add(1);
+        }
+    }
+
+    /// Takes the next implicit number.
+    fn take_number(&mut self) -> u32 {
+        let n = self.next_number;
+        self.next_number = n.saturating_add(1);
+        n
+    }
 }
 
 /// The location operands of a record as written.
@@ -131,11 +160,18 @@ impl<'a> Parser<'a> {
         if is_definition {
             let mut scope = Scope::default();
             for (i, (_, _, name)) in params.iter().enumerate() {
-                if let Some(name) = name {
-                    if scope.values.insert(name, Value::Arg(i as u32)).is_some() {
-                        return Err(
-                            self.error_at(start, format!("parameter '%{name}' is defined twice"))
-                        );
+                let arg = Value::Arg(i as u32);
+                match name {
+                    Some(name) => {
+                        if scope.values.insert(name, arg).is_some() {
+                            return Err(self
+                                .error_at(start, format!("parameter '%{name}' is defined twice")));
+                        }
+                        scope.saw_name(name);
+                    }
+                    None => {
+                        let n = scope.take_number();
+                        scope.implicit.insert(n, arg);
                     }
                 }
             }
@@ -221,13 +257,14 @@ impl<'a> Parser<'a> {
                     self.bump();
                     break;
                 }
-                Tok::LabelDef(_) => {
+                Tok::LabelDef(label) => {
                     if !pending.is_empty() {
                         return Err(
                             self.error_at(self.offset(), "debug record at the end of a block")
                         );
                     }
                     self.bump();
+                    scope.saw_name(label);
                     current = Some(next_block);
                     next_block += 1;
                 }
@@ -284,8 +321,7 @@ impl<'a> Parser<'a> {
                 }
                 _ if depth == 0 && first => {
                     function.blocks.push(Block::default());
-                    let unnamed = function.params.iter().filter(|p| p.name.is_none()).count();
-                    scope.entry_number = Some(unnamed.to_string());
+                    scope.entry_number = Some(scope.take_number());
                 }
                 _ => {}
             }
@@ -304,7 +340,7 @@ impl<'a> Parser<'a> {
         }
         let mut targets = Vec::with_capacity(scope.forward.len());
         for use_ in &scope.forward {
-            let Some(value) = scope.values.get(use_.name) else {
+            let Some(value) = scope.value(use_.name) else {
                 return Err(self.error_at(
                     use_.offset,
                     format!("use of undefined value '%{}'", use_.name),
@@ -351,7 +387,7 @@ impl<'a> Parser<'a> {
         match self.peek() {
             Tok::Local(name) => {
                 self.bump();
-                if let Some(value) = scope.values.get(name) {
+                if let Some(value) = scope.value(name) {
                     if function.value_type(value) != *ty {
                         return Err(self.error_at(
                             offset,
@@ -402,7 +438,11 @@ impl<'a> Parser<'a> {
         match self.peek() {
             Tok::Local(name) => {
                 self.bump();
-                let entry = (scope.entry_number.as_deref() == Some(name)).then_some(BlockId(0));
+                let entry = name
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|n| Some(*n) == scope.entry_number)
+                    .map(|_| BlockId(0));
                 scope.blocks.get(name).copied().or(entry).ok_or_else(|| {
                     self.error_at(offset, format!("use of undefined label '%{name}'"))
                 })
@@ -711,7 +751,11 @@ impl<'a> Parser<'a> {
             if scope.values.insert(name, Value::Inst(id)).is_some() {
                 return Err(self.error_at(start, format!("redefinition of '%{name}'")));
             }
+            scope.saw_name(name);
             inst.name = Some(name).filter(|n| !is_number(n)).map(str::to_string);
+        } else if !inst.ty.is_void() {
+            let n = scope.take_number();
+            scope.implicit.insert(n, Value::Inst(id));
         }
         function.insts.push(inst);
         Ok(())
