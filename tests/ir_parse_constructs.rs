@@ -238,6 +238,13 @@ fn unnamed_parameters_and_results_are_numbered_implicitly() {
 fn comdats_module_asm_and_attribute_groups_are_skipped() {
     let text = "$f = comdat any\nmodule asm \"nop\"\ndeclare void @g() nounwind\n$h = comdat any\ndefine linkonce_odr void @f() comdat #0 {\n  call void @g() #0\n  ret void\n}\nattributes #0 = { nounwind \"frame-pointer\"=\"none\" }\n";
     let m = parse_module(text, "skip.ll").unwrap_or_else(|d| panic!("{d}"));
-    let names: Vec<(&str, Linkage)> = m.functions.iter().map(|f| (f.name.as_str(), f.linkage)).collect();
-    assert_eq!(names, [("g", Linkage::External), ("f", Linkage::LinkOnceOdr)]);
+    let names: Vec<(&str, Linkage)> = m
+        .functions
+        .iter()
+        .map(|f| (f.name.as_str(), f.linkage))
+        .collect();
+    assert_eq!(
+        names,
+        [("g", Linkage::External), ("f", Linkage::LinkOnceOdr)]
+    );
 }
