@@ -248,3 +248,24 @@ fn comdats_module_asm_and_attribute_groups_are_skipped() {
         [("g", Linkage::External), ("f", Linkage::LinkOnceOdr)]
     );
 }
+
+#[test]
+fn replace_all_uses_reaches_operands_and_debug_records() {
+    let text = "define i32 @h(i32 %a) !dbg !1 {\n  %b = add i32 %a, 1\n  #dbg_value(i32 %b, !2, !DIExpression(), !3)\n  %c = mul i32 %b, %b\n  ret i32 %c\n}\n!1 = distinct !DISubprogram(name: \"h\")\n!2 = !DILocalVariable(name: \"v\", scope: !1)\n!3 = !DILocation(line: 1, scope: !1)\n";
+    let mut m = parse_module(text, "rauw.ll").unwrap_or_else(|d| panic!("{d}"));
+    let f = &mut m.functions[0];
+    assert_eq!(
+        f.replace_all_uses(&Value::Inst(InstId(0)), &Value::Arg(0)),
+        3
+    );
+    assert_eq!(f.inst(InstId(1)).records[0].locations, [Value::Arg(0)]);
+    assert!(f
+        .inst(InstId(1))
+        .operands()
+        .iter()
+        .all(|v| **v == Value::Arg(0)));
+    assert_eq!(
+        f.replace_all_uses(&Value::Inst(InstId(0)), &Value::Arg(0)),
+        0
+    );
+}
