@@ -162,18 +162,16 @@ fn named_values_labels_calls_and_terminators() {
             align: Some(16)
         }
     ));
-    let intrinsics: Vec<Option<Intrinsic>> = entry[1..3]
+    let intrinsics: Vec<Option<Intrinsic>> = entry[1..4]
         .iter()
         .map(|i| match &i.kind {
-            InstKind::Call { callee, .. } => m
-                .direct_callee(callee)
-                .and_then(|c| Intrinsic::from_name(&m.function(c).name)),
+            InstKind::Call { callee, .. } => m.intrinsic(callee),
             _ => None,
         })
         .collect();
     assert_eq!(
         intrinsics,
-        [Some(Intrinsic::Memset), Some(Intrinsic::Memcpy)]
+        [Some(Intrinsic::Memset), Some(Intrinsic::Memcpy), None]
     );
     let InstKind::Call { fn_ty, args, .. } = &entry[3].kind else {
         panic!("not a call")
