@@ -20,6 +20,7 @@
 mod body;
 pub mod lexer;
 mod metadata;
+mod records;
 mod ty;
 
 use std::collections::HashMap;
