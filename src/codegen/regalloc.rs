@@ -33,7 +33,7 @@
 
 use super::liveness::{self, intersects, DebugPosition, Liveness};
 use super::mir::{
-    Access, Address, DbgOperand, Function, Gpr, GprSet, Inst, InstKind, Reg, Ri, Rm, Rmi,
+    Access, Address, BlockId, DbgOperand, Function, Gpr, GprSet, Inst, InstKind, Reg, Ri, Rm, Rmi,
     StackSlotId, StackSlotKind, VReg, Width,
 };
 use crate::x86::abi::{ALLOCATION_ORDER, CALLEE_SAVED};
@@ -143,6 +143,7 @@ fn scan(f: &Function, live: &Liveness, unspillable: &[bool]) -> Result<ScanOutco
         .collect();
     intervals.sort_by_key(|i| (i.start, i.vreg));
     let hints = copy_hints(f);
+    let weights = use_weights(f);
 
     let mut assignment: Vec<Option<Gpr>> = vec![None; n];
     let mut spilled = vec![false; n];
@@ -172,7 +173,10 @@ fn scan(f: &Function, live: &Liveness, unspillable: &[bool]) -> Result<ScanOutco
             assignment[vreg as usize] = Some(g);
             continue;
         }
-        // No register free: spill whichever interval ends last.
+        // No register free: spill the cheapest of the current interval and
+        // the holders of candidate registers (uses per length of interval).
+        let density = |iv: &Interval| (weights[iv.vreg as usize], u64::from(iv.end - iv.start));
+        let cheaper = |a: (u64, u64), b: (u64, u64)| a.0 * b.1 < b.0 * a.1;
         let victim = ALLOCATION_ORDER
             .into_iter()
             .filter(|&g| is_candidate(g))
@@ -180,10 +184,19 @@ fn scan(f: &Function, live: &Liveness, unspillable: &[bool]) -> Result<ScanOutco
                 let h = holder[usize::from(g.hw())]?;
                 (!unspillable[intervals[h].vreg as usize]).then_some((g, h))
             })
-            .max_by_key(|&(_, h)| (intervals[h].end, std::cmp::Reverse(h)));
+            .reduce(|best, next| {
+                if cheaper(density(&intervals[next.1]), density(&intervals[best.1])) {
+                    next
+                } else {
+                    best
+                }
+            });
         let current_spillable = !unspillable[vreg as usize];
         match victim {
-            Some((g, h)) if intervals[h].end > end || !current_spillable => {
+            Some((g, h))
+                if !current_spillable
+                    || cheaper(density(&intervals[h]), density(&intervals[k])) =>
+            {
                 let old = intervals[h].vreg as usize;
                 spilled[old] = true;
                 assignment[old] = None;
@@ -205,6 +218,37 @@ fn scan(f: &Function, live: &Liveness, unspillable: &[bool]) -> Result<ScanOutco
         assignment,
         spilled,
     })
+}
+
+/// For each virtual register, how much its uses and definitions cost if it
+/// lived in memory: 1 per access, times 8 per enclosing loop (up to 4
+/// levels). A loop is approximated in layout order: a branch from block `c`
+/// back to block `a <= c` encloses blocks `a..=c`.
+fn use_weights(f: &Function) -> Vec<u64> {
+    let n = f.blocks.len();
+    let mut delta = vec![0i64; n + 1];
+    for c in 0..n {
+        for a in f.successors(BlockId(c as u32)) {
+            if (a.0 as usize) <= c {
+                delta[a.0 as usize] += 1;
+                delta[c + 1] -= 1;
+            }
+        }
+    }
+    let mut weights = vec![0u64; f.vregs.len()];
+    let mut depth = 0i64;
+    for (b, block) in f.blocks.iter().enumerate() {
+        depth += delta[b];
+        let weight = 8u64.pow(depth.clamp(0, 4) as u32);
+        for inst in &block.insts {
+            inst.kind.visit_regs(&mut |r, _| {
+                if let Reg::Virt(v) = r {
+                    weights[v.0 as usize] += weight;
+                }
+            });
+        }
+    }
+    weights
 }
 
 /// For each virtual register, the registers it is copied from or to.
