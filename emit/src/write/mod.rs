@@ -9,7 +9,13 @@
 
 mod elf;
 mod frame;
+mod line;
+mod loclists;
+mod ops;
 mod relocate;
+mod rnglists;
+mod types;
+mod unit;
 
 use std::fmt;
 
@@ -59,9 +65,14 @@ impl WriteError {
 
 /// Writes `model` as an ELF x86-64 relocatable object.
 pub fn write(model: &ObjectModel, options: &WriteOptions) -> Result<Vec<u8>, WriteError> {
-    let _ = options;
     let layout = Layout::of(model);
     let mut sections = Sections::new(RelocatedSection::default());
     frame::write_eh_frame(model, &layout, &mut sections.eh_frame)?;
+    if let Some(debug) = &model.debug {
+        let mut dwarf = unit::build_unit(model, debug, &layout, options)?;
+        dwarf
+            .write(&mut sections)
+            .map_err(|e| WriteError::new(format!("DWARF writer: {e}")))?;
+    }
     elf::write_object(model, &layout, &sections)
 }
