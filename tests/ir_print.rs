@@ -5,32 +5,22 @@
 use std::path::Path;
 
 use dwarfsmith::ir::parse::parse_module;
-use dwarfsmith::ir::print::{print_module, DebugSyntax};
+use dwarfsmith::ir::print::{print_function, print_module, DebugSyntax};
+use dwarfsmith::ir::Module;
 use expect_test::{expect, Expect};
 
-/// Parses `fixtures/ll/NAME` and prints it.
-fn print_fixture(name: &str, syntax: DebugSyntax) -> String {
+/// Parses `fixtures/ll/NAME`.
+fn parse_fixture(name: &str) -> Module {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures/ll")
         .join(name);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let module = parse_module(&text, name).unwrap_or_else(|d| panic!("{d}"));
-    print_module(&module, syntax)
+    parse_module(&text, name).unwrap_or_else(|d| panic!("{d}"))
 }
 
-/// The lines of `text` from the one starting with `start` up to the first
-/// line that is exactly `end`, inclusive.
-fn excerpt(text: &str, start: &str, end: &str) -> String {
-    let mut lines = text.lines().skip_while(|line| !line.starts_with(start));
-    let mut out = String::new();
-    for line in lines.by_ref() {
-        out.push_str(line);
-        out.push('\n');
-        if line == end {
-            return out;
-        }
-    }
-    panic!("no excerpt from {start:?} to {end:?} in:\n{text}");
+/// Parses `fixtures/ll/NAME` and prints it.
+fn print_fixture(name: &str, syntax: DebugSyntax) -> String {
+    print_module(&parse_fixture(name), syntax)
 }
 
 fn check(actual: &str, expected: Expect) {
@@ -160,63 +150,78 @@ fn arith_temps_o2_in_records_syntax() {
 
 #[test]
 fn one_function_with_assignment_tracking_in_intrinsics_syntax() {
-    let printed = print_fixture("structs.O2.ll", DebugSyntax::Intrinsics);
-    let mut text = excerpt(&printed, "define dso_local i32 @area(", "}");
-    text.push_str(&excerpt(
-        &printed,
-        "declare void @llvm.dbg.value(",
-        "declare void @llvm.dbg.value(metadata, metadata, metadata)",
-    ));
-    text.push_str(&excerpt(
-        &printed,
-        "declare void @llvm.dbg.assign(",
-        "declare void @llvm.dbg.assign(metadata, metadata, metadata, metadata, metadata, metadata)",
-    ));
+    let module = parse_fixture("structs.O2.ll");
+    let area = module.function_by_name("area").unwrap();
+    let text = print_function(&module, area, DebugSyntax::Intrinsics);
     check(
         &text,
         expect![[r#"
-        define dso_local i32 @area(i64 %0, i64 %1) local_unnamed_addr !dbg !9 {
-          %3 = alloca [4 x i32], align 16, !DIAssignID !26
-          call void @llvm.dbg.assign(metadata i1 undef, metadata !21, metadata !DIExpression(), metadata !26, metadata ptr %3, metadata !DIExpression()), !dbg !27
-          %4 = trunc i64 %0 to i32
-          %5 = lshr i64 %0, 32
-          %6 = trunc nuw i64 %5 to i32
-          call void @llvm.dbg.value(metadata i32 %4, metadata !18, metadata !DIExpression(DW_OP_LLVM_fragment, 0, 32)), !dbg !27
-          call void @llvm.dbg.value(metadata i32 %6, metadata !18, metadata !DIExpression(DW_OP_LLVM_fragment, 32, 32)), !dbg !27
-          %7 = trunc i64 %1 to i32
-          %8 = lshr i64 %1, 32
-          %9 = trunc nuw i64 %8 to i32
-          call void @llvm.dbg.value(metadata i32 %7, metadata !19, metadata !DIExpression(DW_OP_LLVM_fragment, 0, 32)), !dbg !27
-          call void @llvm.dbg.value(metadata i32 %9, metadata !19, metadata !DIExpression(DW_OP_LLVM_fragment, 32, 32)), !dbg !27
-          %10 = sub nsw i32 %7, %4, !dbg !28
-          call void @llvm.dbg.value(metadata i32 %10, metadata !20, metadata !DIExpression(DW_OP_LLVM_fragment, 0, 32)), !dbg !27
-          %11 = sub nsw i32 %9, %6, !dbg !29
-          call void @llvm.dbg.value(metadata i32 %11, metadata !20, metadata !DIExpression(DW_OP_LLVM_fragment, 32, 32)), !dbg !27
-          call void @llvm.lifetime.start.p0(i64 16, ptr nonnull %3), !dbg !30
-          store i32 %10, ptr %3, align 16, !dbg !31, !DIAssignID !32
-          call void @llvm.dbg.assign(metadata i32 %10, metadata !21, metadata !DIExpression(DW_OP_LLVM_fragment, 0, 32), metadata !32, metadata ptr %3, metadata !DIExpression()), !dbg !27
-          %12 = getelementptr inbounds i8, ptr %3, i64 4, !dbg !31
-          store i32 %11, ptr %12, align 4, !dbg !31, !DIAssignID !33
-          call void @llvm.dbg.assign(metadata i32 %11, metadata !21, metadata !DIExpression(DW_OP_LLVM_fragment, 32, 32), metadata !33, metadata ptr %12, metadata !DIExpression()), !dbg !27
-          %13 = getelementptr inbounds i8, ptr %3, i64 8, !dbg !31
-          store i32 1, ptr %13, align 8, !dbg !31, !DIAssignID !34
-          call void @llvm.dbg.assign(metadata i32 1, metadata !21, metadata !DIExpression(DW_OP_LLVM_fragment, 64, 32), metadata !34, metadata ptr %13, metadata !DIExpression()), !dbg !27
-          %14 = getelementptr inbounds i8, ptr %3, i64 12, !dbg !31
-          store i32 2, ptr %14, align 4, !dbg !31, !DIAssignID !35
-          call void @llvm.dbg.assign(metadata i32 2, metadata !21, metadata !DIExpression(DW_OP_LLVM_fragment, 96, 32), metadata !35, metadata ptr %14, metadata !DIExpression()), !dbg !27
-          call void @observe(ptr noundef nonnull %3, i32 noundef 4), !dbg !36
-          %15 = load i32, ptr %3, align 16, !dbg !37
-          %16 = load i32, ptr %12, align 4, !dbg !38
-          %17 = mul nsw i32 %16, %15, !dbg !39
-          call void @llvm.dbg.value(metadata i32 %17, metadata !25, metadata !DIExpression()), !dbg !27
-          %18 = load i32, ptr %14, align 4, !dbg !40
-          %19 = add nsw i32 %17, %18, !dbg !41
-          call void @llvm.lifetime.end.p0(i64 16, ptr nonnull %3), !dbg !42
-          ret i32 %19, !dbg !43
-        }
-        declare void @llvm.dbg.value(metadata, metadata, metadata)
-        declare void @llvm.dbg.assign(metadata, metadata, metadata, metadata, metadata, metadata)
-    "#]],
+            define dso_local i32 @area(i64 %0, i64 %1) local_unnamed_addr !dbg !9 {
+              %3 = alloca [4 x i32], align 16, !DIAssignID !26
+              call void @llvm.dbg.assign(metadata i1 undef, metadata !21, metadata !DIExpression(), metadata !26, metadata ptr %3, metadata !DIExpression()), !dbg !27
+              %4 = trunc i64 %0 to i32
+              %5 = lshr i64 %0, 32
+              %6 = trunc nuw i64 %5 to i32
+              call void @llvm.dbg.value(metadata i32 %4, metadata !18, metadata !DIExpression(DW_OP_LLVM_fragment, 0, 32)), !dbg !27
+              call void @llvm.dbg.value(metadata i32 %6, metadata !18, metadata !DIExpression(DW_OP_LLVM_fragment, 32, 32)), !dbg !27
+              %7 = trunc i64 %1 to i32
+              %8 = lshr i64 %1, 32
+              %9 = trunc nuw i64 %8 to i32
+              call void @llvm.dbg.value(metadata i32 %7, metadata !19, metadata !DIExpression(DW_OP_LLVM_fragment, 0, 32)), !dbg !27
+              call void @llvm.dbg.value(metadata i32 %9, metadata !19, metadata !DIExpression(DW_OP_LLVM_fragment, 32, 32)), !dbg !27
+              %10 = sub nsw i32 %7, %4, !dbg !28
+              call void @llvm.dbg.value(metadata i32 %10, metadata !20, metadata !DIExpression(DW_OP_LLVM_fragment, 0, 32)), !dbg !27
+              %11 = sub nsw i32 %9, %6, !dbg !29
+              call void @llvm.dbg.value(metadata i32 %11, metadata !20, metadata !DIExpression(DW_OP_LLVM_fragment, 32, 32)), !dbg !27
+              call void @llvm.lifetime.start.p0(i64 16, ptr nonnull %3), !dbg !30
+              store i32 %10, ptr %3, align 16, !dbg !31, !DIAssignID !32
+              call void @llvm.dbg.assign(metadata i32 %10, metadata !21, metadata !DIExpression(DW_OP_LLVM_fragment, 0, 32), metadata !32, metadata ptr %3, metadata !DIExpression()), !dbg !27
+              %12 = getelementptr inbounds i8, ptr %3, i64 4, !dbg !31
+              store i32 %11, ptr %12, align 4, !dbg !31, !DIAssignID !33
+              call void @llvm.dbg.assign(metadata i32 %11, metadata !21, metadata !DIExpression(DW_OP_LLVM_fragment, 32, 32), metadata !33, metadata ptr %12, metadata !DIExpression()), !dbg !27
+              %13 = getelementptr inbounds i8, ptr %3, i64 8, !dbg !31
+              store i32 1, ptr %13, align 8, !dbg !31, !DIAssignID !34
+              call void @llvm.dbg.assign(metadata i32 1, metadata !21, metadata !DIExpression(DW_OP_LLVM_fragment, 64, 32), metadata !34, metadata ptr %13, metadata !DIExpression()), !dbg !27
+              %14 = getelementptr inbounds i8, ptr %3, i64 12, !dbg !31
+              store i32 2, ptr %14, align 4, !dbg !31, !DIAssignID !35
+              call void @llvm.dbg.assign(metadata i32 2, metadata !21, metadata !DIExpression(DW_OP_LLVM_fragment, 96, 32), metadata !35, metadata ptr %14, metadata !DIExpression()), !dbg !27
+              call void @observe(ptr noundef nonnull %3, i32 noundef 4), !dbg !36
+              %15 = load i32, ptr %3, align 16, !dbg !37
+              %16 = load i32, ptr %12, align 4, !dbg !38
+              %17 = mul nsw i32 %16, %15, !dbg !39
+              call void @llvm.dbg.value(metadata i32 %17, metadata !25, metadata !DIExpression()), !dbg !27
+              %18 = load i32, ptr %14, align 4, !dbg !40
+              %19 = add nsw i32 %17, %18, !dbg !41
+              call void @llvm.lifetime.end.p0(i64 16, ptr nonnull %3), !dbg !42
+              ret i32 %19, !dbg !43
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn intrinsics_syntax_declares_exactly_the_intrinsics_its_records_need() {
+    let declarations = |name: &str, syntax| -> Vec<String> {
+        print_fixture(name, syntax)
+            .lines()
+            .filter(|line| line.starts_with("declare void @llvm.dbg."))
+            .map(str::to_string)
+            .collect()
+    };
+    check(
+        &declarations("structs.O2.ll", DebugSyntax::Intrinsics).join("\n"),
+        expect![[r#"
+            declare void @llvm.dbg.value(metadata, metadata, metadata)
+            declare void @llvm.dbg.assign(metadata, metadata, metadata, metadata, metadata, metadata)"#]],
+    );
+    check(
+        &declarations("structs.O0.ll", DebugSyntax::Intrinsics).join("\n"),
+        expect!["declare void @llvm.dbg.declare(metadata, metadata, metadata)"],
+    );
+    // Records syntax declares none, even when the input declared them.
+    assert_eq!(
+        declarations("structs.O2.intrinsics.ll", DebugSyntax::Records),
+        Vec::<String>::new()
     );
 }
 

@@ -41,6 +41,8 @@ entry:
     #dbg_declare(ptr %slot, !15, !DIExpression(), !17)
   store volatile i32 %value, ptr %slot, align 4
   %frozen = freeze i32 %value
+    #dbg_value(i32 %frozen, !15, !DIExpression(DW_OP_consts, 18446744073709551615, DW_OP_plus, DW_OP_stack_value), !17)
+    #dbg_value(!DIArgList(i32 %frozen, i32 poison, i64 3), !15, !DIExpression(DW_OP_LLVM_arg, 0, DW_OP_LLVM_arg, 2, DW_OP_LLVM_arg, 1, DW_OP_plus, DW_OP_plus, DW_OP_stack_value), !17)
   %cmp = icmp ult i32 %frozen, 10, !dbg !17
   br i1 %cmp, label %small, label %big, !dbg !17
 
@@ -131,7 +133,7 @@ fn constructs_outside_the_corpus_print_valid_stable_text() {
             .output()
             .expect("cannot run opt-19");
         assert!(
-            output.status.success(),
+            output.status.success() && output.stderr.is_empty(),
             "opt-19 rejects the {syntax:?} text:\n{}\n{first}",
             String::from_utf8_lossy(&output.stderr)
         );
@@ -166,6 +168,8 @@ fn constructs_outside_the_corpus_in_records_syntax() {
             #dbg_declare(ptr %slot, !22, !DIExpression(), !26)
           store volatile i32 %value, ptr %slot, align 4
           %frozen = freeze i32 %value
+            #dbg_value(i32 %frozen, !22, !DIExpression(DW_OP_consts, 18446744073709551615, DW_OP_plus, DW_OP_stack_value), !26)
+            #dbg_value(!DIArgList(i32 %frozen, i32 poison, i64 3), !22, !DIExpression(DW_OP_LLVM_arg, 0, DW_OP_LLVM_arg, 2, DW_OP_LLVM_arg, 1, DW_OP_plus, DW_OP_plus, DW_OP_stack_value), !26)
           %cmp = icmp ult i32 %frozen, 10, !dbg !26
           br i1 %cmp, label %small, label %big, !dbg !26
 

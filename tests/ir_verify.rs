@@ -1,9 +1,14 @@
 //! The verifier on hand-made bad modules: each breaks one invariant and must
 //! give exactly the expected error (function, instruction, position).
-//! A module is written as .ll text and, where the parser would refuse the
-//! broken form, broken after parsing by editing the model.
+//! A module is written as .ll text and broken after parsing by editing the
+//! model. Each verdict is checked against LLVM's: opt-19 must reject the
+//! printed text of every module we reject and accept every one we accept.
+
+use std::path::PathBuf;
+use std::process::Command;
 
 use dwarfsmith::ir::parse::parse_module;
+use dwarfsmith::ir::print::{print_module, DebugSyntax};
 use dwarfsmith::ir::verify::verify_module;
 use dwarfsmith::ir::{Inst, InstKind, Module, Type, Value};
 use expect_test::{expect, Expect};
@@ -18,11 +23,39 @@ fn check(text: &str, breakage: impl FnOnce(&mut Module), expected: Expect) {
         "the module must verify before it is broken"
     );
     breakage(&mut module);
-    let actual = match verify_module(&module) {
+    let verdict = verify_module(&module);
+    let llvm_accepts = opt19_accepts(&print_module(&module, DebugSyntax::Records));
+    assert_eq!(
+        verdict.is_ok(),
+        llvm_accepts,
+        "opt-19 and our verifier disagree on the printed module ({verdict:?})"
+    );
+    let actual = match verdict {
         Ok(()) => "ok".to_string(),
         Err(d) => format!("{}:{}: {}", d.pos.line, d.pos.col, d.message),
     };
     expected.assert_eq(&actual);
+}
+
+/// Whether `opt-19 -passes=verify` accepts `text`, debug info included (the
+/// test fails loudly if opt-19 is absent).
+fn opt19_accepts(text: &str) -> bool {
+    let opt = ["/usr/bin/opt-19", "/usr/lib/llvm-19/bin/opt"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|path| path.exists())
+        .expect("opt-19 is needed: neither /usr/bin/opt-19 nor /usr/lib/llvm-19/bin/opt exists");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("module.ll");
+    std::fs::write(&path, text).unwrap();
+    let output = Command::new(opt)
+        .args(["-passes=verify", "-disable-output"])
+        .arg(&path)
+        .output()
+        .expect("cannot run opt-19");
+    // Broken debug info is not fatal to opt: it warns and strips it.
+    output.status.success()
+        && !String::from_utf8_lossy(&output.stderr).contains("invalid debug info")
 }
 
 /// Two functions with debug info: @first(i32 %0) and @second(i32 %0), each
@@ -215,13 +248,15 @@ fn operands_of_different_types() {
         TWO_FUNCTIONS,
         |m| {
             let f = second(m);
+            // `%7 = add i32 %6, 1` becomes `add i32 %6, %2`, %2 an i1.
             let add = f.blocks[2].insts[1];
+            let icmp = f.blocks[0].insts[0];
             let InstKind::Binary { rhs, .. } = &mut f.inst_mut(add).kind else {
                 panic!("expected the add");
             };
-            *rhs = Value::int(64, 1);
+            *rhs = Value::Inst(icmp);
         },
-        expect!["19:3: in function @second: `%7 = add` in block %5: the right operand has type i64, expected i32"],
+        expect!["19:3: in function @second: `%7 = add` in block %5: the right operand has type i1, expected i32"],
     );
 }
 
@@ -237,5 +272,146 @@ fn a_return_of_the_wrong_type() {
             };
         },
         expect!["20:3: in function @second: `ret` in block %5: the returned value has type i1, expected i32"],
+    );
+}
+
+/// Ids that point nowhere (as a buggy pass might leave them) are errors,
+/// never panics, in the verifier; the printer writes such a module without
+/// panicking too.
+#[test]
+fn dangling_ids_are_errors_not_panics() {
+    use dwarfsmith::ir::{BlockId, ExprId, InstId, LocId, MdId};
+
+    type Breakage = fn(&mut dwarfsmith::ir::Function, MdId);
+    let breakages: [(&str, Breakage); 11] = [
+        ("operand to no instruction", |f, _| {
+            let add = f.blocks[2].insts[1];
+            if let InstKind::Binary { rhs, .. } = &mut f.inst_mut(add).kind {
+                *rhs = Value::Inst(InstId(9999));
+            }
+        }),
+        ("operand to no argument", |f, _| {
+            let add = f.blocks[2].insts[1];
+            if let InstKind::Binary { rhs, .. } = &mut f.inst_mut(add).kind {
+                *rhs = Value::Arg(7);
+            }
+        }),
+        ("branch to no block", |f, _| {
+            let br = f.blocks[1].insts[1];
+            f.inst_mut(br).kind = InstKind::Br { dest: BlockId(99) };
+        }),
+        ("block lists no instruction", |f, _| {
+            f.blocks[1].insts.insert(0, InstId(9999));
+        }),
+        ("record variable missing", |f, _| {
+            let icmp = f.blocks[0].insts[0];
+            f.inst_mut(icmp).records[0].variable = MdId(9999);
+        }),
+        ("record location missing", |f, _| {
+            let icmp = f.blocks[0].insts[0];
+            f.inst_mut(icmp).records[0].loc = LocId(9999);
+        }),
+        ("record expression missing", |f, _| {
+            let icmp = f.blocks[0].insts[0];
+            f.inst_mut(icmp).records[0].expr = ExprId(9999);
+        }),
+        ("record variable is a file", |f, file| {
+            let icmp = f.blocks[0].insts[0];
+            f.inst_mut(icmp).records[0].variable = file;
+        }),
+        ("instruction location missing", |f, _| {
+            let mul = f.blocks[1].insts[0];
+            f.inst_mut(mul).dbg = Some(LocId(9999));
+        }),
+        ("subprogram missing", |f, _| {
+            f.subprogram = Some(MdId(9999));
+        }),
+        ("subprogram is a file", |f, file| {
+            f.subprogram = Some(file);
+        }),
+    ];
+    let mut report = String::new();
+    for (what, breakage) in breakages {
+        let mut module = parse_module(TWO_FUNCTIONS, "bad.ll").unwrap();
+        let file = module.functions[0].blocks[0]
+            .insts
+            .first()
+            .map(|&id| module.functions[0].inst(id).records[0].variable)
+            .and_then(|var| module.debug.variable(var).and_then(|v| v.file))
+            .unwrap();
+        breakage(second(&mut module), file);
+        let result = verify_module(&module);
+        print_module(&module, DebugSyntax::Records);
+        print_module(&module, DebugSyntax::Intrinsics);
+        let message = match result {
+            Ok(()) => "ok".to_string(),
+            Err(d) => d.message,
+        };
+        report.push_str(&format!("{what}: {message}\n"));
+    }
+    expect![[r#"
+        operand to no instruction: in function @second: `%7 = add` in block %5 uses instruction #9999, which does not exist
+        operand to no argument: in function @second: `%7 = add` in block %5 uses argument #7, but the function has 1 parameter
+        branch to no block: in function @second: `br` in block %3 refers to block #99, which does not exist
+        block lists no instruction: in function @second: block %3 lists instruction #9999, which is not in the function
+        record variable missing: in function @second: #dbg_value of metadata #9999 before `%2 = icmp` in block %1: it names metadata #9999 (which does not exist), not a DILocalVariable
+        record location missing: in function @second: #dbg_value of variable "y" before `%2 = icmp` in block %1: its DILocation refers to location #9999, which does not exist
+        record expression missing: in function @second: #dbg_value of variable "y" before `%2 = icmp` in block %1: its expression #9999 does not exist
+        record variable is a file: in function @second: #dbg_value of metadata #1 before `%2 = icmp` in block %1: it names a DIFile, not a DILocalVariable
+        instruction location missing: in function @second: `%4 = mul` in block %3 has a !dbg location that refers to location #9999, which does not exist
+        subprogram missing: in function @second: its !dbg is metadata #9999 (which does not exist), not a DISubprogram
+        subprogram is a file: in function @second: its !dbg is a DIFile, not a DISubprogram
+    "#]].assert_eq(&report);
+}
+
+/// A location in @first's scope, inlined at `inlined_at` (a location of
+/// `caller`), placed on @second's `%4 = mul`.
+fn inline_first_into(module: &mut Module, caller: &str) {
+    let caller_loc = {
+        let f = &module.functions[module.function_by_name(caller).unwrap().0 as usize];
+        f.inst(*f.blocks[0].insts.last().unwrap()).dbg.unwrap()
+    };
+    let first_sp = module.functions[module.function_by_name("first").unwrap().0 as usize]
+        .subprogram
+        .unwrap();
+    let inlined = module.debug.intern_location(dwarfsmith::ir::DILocation {
+        line: 2,
+        column: 9,
+        scope: first_sp,
+        inlined_at: Some(caller_loc),
+        implicit_code: false,
+        distinct: false,
+    });
+    let f = second(module);
+    let mul = f.blocks[1].insts[0];
+    f.inst_mut(mul).dbg = Some(inlined);
+}
+
+#[test]
+fn an_inlined_location_whose_call_site_is_in_the_function_verifies() {
+    check(
+        TWO_FUNCTIONS,
+        |m| inline_first_into(m, "second"),
+        expect!["ok"],
+    );
+}
+
+#[test]
+fn an_inlined_location_whose_call_site_is_in_another_function() {
+    check(
+        TWO_FUNCTIONS,
+        |m| inline_first_into(m, "first"),
+        expect![[
+            r#"14:3: in function @second: `%4 = mul` in block %3 has a !dbg location that is inlined into DISubprogram "first", not into the function's DISubprogram "second""#
+        ]],
+    );
+}
+
+#[test]
+fn a_global_whose_initializer_has_another_type() {
+    check(
+        "@counter = global i32 0, align 4\n",
+        |m| m.globals[0].initializer = Some(dwarfsmith::ir::Constant::Null),
+        expect!["1:1: in global @counter: its initializer has type ptr, expected i32"],
     );
 }

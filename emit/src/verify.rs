@@ -34,7 +34,7 @@ mod round_trip;
 use std::fmt;
 
 pub use normalise::normalise;
-pub use round_trip::round_trip_with;
+pub use round_trip::{round_trip, round_trip_with};
 
 use gimli::{AttributeValue, CieOrFde, Operation, RawLocListEntry, UnitOffset, UnwindSection};
 

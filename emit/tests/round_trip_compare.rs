@@ -6,6 +6,7 @@ mod read_support;
 use dwarfsmith_emit::model::{LocationArg, VariableLocation};
 use dwarfsmith_emit::read::read;
 use dwarfsmith_emit::verify::{normalise, round_trip_with};
+use dwarfsmith_emit::write::WriteOptions;
 use expect_test::expect;
 use read_support::{fixture, fixture_objects};
 
@@ -16,9 +17,17 @@ fn read_models_are_already_normal() {
     for path in fixture_objects() {
         let bytes = std::fs::read(&path).expect("fixture object");
         let model = read(&bytes).expect("reads");
-        assert_eq!(normalise(&model), model, "{}", path.display());
+        assert_eq!(
+            normalise(&model, &WriteOptions::default()),
+            model,
+            "{}",
+            path.display()
+        );
         let written = bytes.clone();
-        round_trip_with(&model, |_| Ok::<_, String>(written)).expect("same object");
+        round_trip_with(&model, &WriteOptions::default(), |_| {
+            Ok::<_, String>(written)
+        })
+        .expect("same object");
     }
 }
 
@@ -35,7 +44,10 @@ fn a_difference_is_named_by_its_path() {
         bits: 64,
         signed: false,
     };
-    let error = round_trip_with(&model, |_| Ok::<_, String>(bytes.clone())).expect_err("differs");
+    let error = round_trip_with(&model, &WriteOptions::default(), |_| {
+        Ok::<_, String>(bytes.clone())
+    })
+    .expect_err("differs");
     expect![[r#"
         read(write(m)) differs from normalise(m): at ObjectModel { debug: Some( DebugInfo { (name: "inlining.c") subprograms: [ Subprogram { (name: "energy") scope: Scope { variables: [ Variable { (name: "n") location: List { entries: [ LocationEntry { location: Location { args: [ Register {
           expected: register: 3,
@@ -45,10 +57,13 @@ fn a_difference_is_named_by_its_path() {
 #[test]
 fn a_write_failure_is_reported() {
     let model = read(&fixture("inlining.clang.o")).expect("reads");
-    let error = round_trip_with(&model, |_| Err("no room")).expect_err("fails");
-    expect!["write failed: no room"].assert_eq(&error);
     let error =
-        round_trip_with(&model, |_| Ok::<_, String>(b"not ELF".to_vec())).expect_err("fails");
+        round_trip_with(&model, &WriteOptions::default(), |_| Err("no room")).expect_err("fails");
+    expect!["write failed: no room"].assert_eq(&error);
+    let error = round_trip_with(&model, &WriteOptions::default(), |_| {
+        Ok::<_, String>(b"not ELF".to_vec())
+    })
+    .expect_err("fails");
     expect!["reading the written object failed: ELF header: Malformed entity: Too small"]
         .assert_eq(&error);
 }

@@ -7,8 +7,8 @@
 //! Promises:
 //! - Deterministic: the text depends only on the module, and parse → print
 //!   → parse → print gives the same text (metadata is renumbered from the
-//!   module's shape, see [`metadata`]; local values are numbered in order,
-//!   see [`function`]).
+//!   module's shape, see `print/metadata.rs`; local values are numbered in order,
+//!   see `print/function.rs`).
 //! - Debug records ride where the model keeps them (before their
 //!   instruction). In [`DebugSyntax::Intrinsics`] each becomes a call of
 //!   `llvm.dbg.value/declare/assign/label`, and the declarations of the
@@ -29,7 +29,7 @@ mod text;
 pub(crate) use names::LocalNames;
 use std::fmt::Write;
 
-use crate::ir::{Module, RecordKind};
+use crate::ir::{FuncId, Module, RecordKind};
 use function::{record_kind_name, write_function, write_linkage, write_unnamed_addr};
 use metadata::MetadataSlots;
 use text::{write_constant, write_name, write_quoted, write_struct_body, write_type};
@@ -89,6 +89,18 @@ pub fn print_module(module: &Module, syntax: DebugSyntax) -> String {
     if !definitions.is_empty() {
         out.push('\n');
         out.push_str(&definitions);
+    }
+    out
+}
+
+/// Prints one function (`define ... { ... }` or `declare ...`) as it appears
+/// in [`print_module`]'s text, metadata numbers included: for looking at
+/// one function of a large module, e.g. after a pass.
+pub fn print_function(module: &Module, function: FuncId, syntax: DebugSyntax) -> String {
+    let slots = MetadataSlots::number(module);
+    let mut out = String::new();
+    if let Some(function) = module.functions.get(function.0 as usize) {
+        write_function(&mut out, module, &slots, function, syntax);
     }
     out
 }

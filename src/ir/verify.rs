@@ -9,18 +9,19 @@
 //! function's; its `file` is empty: the module does not know the name of
 //! the file it came from, so the caller fills it in.
 //!
-//! What is checked, per function definition, in this order (each stage may
-//! rely on the ones before):
-//! 1. [`code`] structure: every block is non-empty and ends in exactly one
+//! What is checked: first each global (its initializer has its type, its
+//! `!dbg` attachments are DIGlobalVariableExpressions), then, per function
+//! definition, in this order (each stage may rely on the ones before):
+//! 1. `code` structure: every block is non-empty and ends in exactly one
 //!    terminator; phis come first; every operand, block and instruction id
 //!    refers to something that exists; the entry block has no predecessors;
 //!    each phi has one entry per predecessor edge.
-//! 2. [`code`] types: operand and result types agree for every instruction
+//! 2. `code` types: operand and result types agree for every instruction
 //!    (binary operations, comparisons, selects, phis, casts, memory, GEPs,
 //!    calls against their signature, branches, switches, returns).
-//! 3. [`code`] SSA dominance: every use in a reachable block is dominated by
+//! 3. `code` SSA dominance: every use in a reachable block is dominated by
 //!    its definition (a phi's use sits at the end of its incoming block).
-//! 4. [`debug`] debug info: the function's `!dbg` is a DISubprogram; every
+//! 4. `debug` debug info: the function's `!dbg` is a DISubprogram; every
 //!    `!dbg` location and every debug record's DILocation has a scope chain
 //!    that reaches that DISubprogram (through `inlinedAt` for inlined
 //!    code); every record names an existing DILocalVariable (DILabel for
@@ -32,11 +33,14 @@ mod code;
 mod debug;
 
 use crate::error::{Diagnostic, Pos};
-use crate::ir::print::LocalNames;
-use crate::ir::{Function, InstId, InstKind, Module, Value};
+use crate::ir::print::{type_text, LocalNames};
+use crate::ir::{Function, Global, InstId, InstKind, MdNode, Module, Value};
 
 /// Checks every function of the module; returns the first problem found.
 pub fn verify_module(module: &Module) -> Result<(), Diagnostic> {
+    for global in &module.globals {
+        check_global(module, global)?;
+    }
     for function in &module.functions {
         if function.is_declaration() {
             continue;
@@ -52,6 +56,42 @@ pub fn verify_module(module: &Module) -> Result<(), Diagnostic> {
         debug::check_debug_info(&checker)?;
     }
     Ok(())
+}
+
+/// A global's initializer has the global's type and its `!dbg`
+/// attachments are DIGlobalVariableExpressions.
+fn check_global(module: &Module, global: &Global) -> Result<(), Diagnostic> {
+    let problem = if let Some(init) = global.initializer.as_ref().filter(|c| c.ty() != global.ty) {
+        Some(format!(
+            "its initializer has type {}, expected {}",
+            type_text(module, &init.ty()),
+            type_text(module, &global.ty)
+        ))
+    } else {
+        global
+            .dbg
+            .iter()
+            .find(|id| {
+                !matches!(
+                    module.debug.nodes.get(id.0 as usize).map(|e| &e.node),
+                    Some(MdNode::GlobalVariableExpression(_))
+                )
+            })
+            .map(|id| {
+                format!(
+                    "its !dbg attachment #{} is not a DIGlobalVariableExpression",
+                    id.0
+                )
+            })
+    };
+    match problem {
+        None => Ok(()),
+        Some(problem) => Err(Diagnostic {
+            file: String::new(),
+            pos: global.pos,
+            message: format!("in global @{}: {problem}", global.name),
+        }),
+    }
 }
 
 /// One function under check, with the names its values print as.

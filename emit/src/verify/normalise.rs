@@ -8,8 +8,9 @@
 //! - a location's arguments are numbered in order of first use, identical
 //!   ones shared and unused ones dropped;
 //! - `DerefSize(8)` is `Deref` (gimli reads both as one operation);
-//! - a register that is a whole location or a whole piece (`DW_OP_regN`)
-//!   carries no width or signedness: it is 64-bit unsigned;
+//! - a register that is a whole location or a whole piece (`DW_OP_regN`),
+//!   or any register under lldb tuning (`DW_OP_bregN 0`), carries no width
+//!   or signedness: it is 64-bit unsigned;
 //! - location-list entries that are empty are dropped, equal adjacent ones
 //!   merged, and a list left empty is no location;
 //! - empty scope ranges are dropped.
@@ -17,21 +18,23 @@
 use crate::model::{
     ChildScope, Location, LocationArg, LocationEntry, ObjectModel, Op, Scope, VariableLocation,
 };
+use crate::write::{DebuggerTune, WriteOptions};
 
-/// The normal form of `model` (see the module comment).
-pub fn normalise(model: &ObjectModel) -> ObjectModel {
+/// The normal form of `model` written under `options` (see the module
+/// comment).
+pub fn normalise(model: &ObjectModel, options: &WriteOptions) -> ObjectModel {
     let mut model = model.clone();
     if let Some(debug) = &mut model.debug {
         for subprogram in &mut debug.subprograms {
-            normalise_scope(&mut subprogram.scope);
+            normalise_scope(&mut subprogram.scope, options);
         }
     }
     model
 }
 
-fn normalise_scope(scope: &mut Scope) {
+fn normalise_scope(scope: &mut Scope, options: &WriteOptions) {
     for variable in &mut scope.variables {
-        variable.location = normalise_variable_location(&variable.location);
+        variable.location = normalise_variable_location(&variable.location, options);
     }
     for child in &mut scope.children {
         let (ranges, scope) = match child {
@@ -39,20 +42,23 @@ fn normalise_scope(scope: &mut Scope) {
             ChildScope::Inlined { ranges, scope, .. } => (ranges, scope),
         };
         ranges.retain(|(start, end)| start < end);
-        normalise_scope(scope);
+        normalise_scope(scope, options);
     }
 }
 
-fn normalise_variable_location(location: &VariableLocation) -> VariableLocation {
+fn normalise_variable_location(
+    location: &VariableLocation,
+    options: &WriteOptions,
+) -> VariableLocation {
     match location {
         VariableLocation::None => VariableLocation::None,
         VariableLocation::Single(location) => {
-            VariableLocation::Single(normalise_location(location))
+            VariableLocation::Single(normalise_location(location, options))
         }
         VariableLocation::List { function, entries } => {
             let mut merged: Vec<LocationEntry> = Vec::new();
             for entry in entries.iter().filter(|e| e.start < e.end) {
-                let location = normalise_location(&entry.location);
+                let location = normalise_location(&entry.location, options);
                 match merged.last_mut() {
                     Some(last) if last.end == entry.start && last.location == location => {
                         last.end = entry.end
@@ -77,7 +83,8 @@ fn normalise_variable_location(location: &VariableLocation) -> VariableLocation 
 }
 
 /// The normal form of one location expression.
-pub(crate) fn normalise_location(location: &Location) -> Location {
+pub(crate) fn normalise_location(location: &Location, options: &WriteOptions) -> Location {
+    let untyped_registers = options.debugger_tune == DebuggerTune::Lldb;
     let mut args: Vec<LocationArg> = Vec::new();
     let mut ops: Vec<Op> = Vec::with_capacity(location.ops.len());
     for (index, op) in location.ops.iter().enumerate() {
@@ -89,7 +96,7 @@ pub(crate) fn normalise_location(location: &Location) -> Location {
                     ops.push(Op::Arg(n));
                     continue;
                 };
-                let arg = if is_whole_piece(&location.ops, index) {
+                let arg = if untyped_registers || is_whole_piece(&location.ops, index) {
                     bare_register(arg)
                 } else {
                     arg
@@ -171,7 +178,10 @@ mod tests {
                 Op::StackValue,
             ],
         };
-        assert_eq!(normalise_location(&location), expected);
+        assert_eq!(
+            normalise_location(&location, &WriteOptions::default()),
+            expected
+        );
     }
 
     #[test]
@@ -198,7 +208,29 @@ mod tests {
                 Op::Piece(2),
             ],
         };
-        assert_eq!(normalise_location(&location), expected);
+        assert_eq!(
+            normalise_location(&location, &WriteOptions::default()),
+            expected
+        );
+    }
+
+    #[test]
+    fn lldb_tuning_drops_every_register_type() {
+        let location = Location {
+            args: vec![register(0, 32, true)],
+            ops: vec![Op::Arg(0), Op::Constu(1), Op::Plus, Op::StackValue],
+        };
+        let lldb = WriteOptions {
+            debugger_tune: DebuggerTune::Lldb,
+        };
+        assert_eq!(
+            normalise_location(&location, &lldb).args,
+            vec![register(0, 64, false)]
+        );
+        assert_eq!(
+            normalise_location(&location, &WriteOptions::default()).args,
+            vec![register(0, 32, true)]
+        );
     }
 
     #[test]
@@ -227,7 +259,7 @@ mod tests {
             ],
         };
         assert_eq!(
-            normalise_variable_location(&list),
+            normalise_variable_location(&list, &WriteOptions::default()),
             VariableLocation::List {
                 function: 1,
                 entries: vec![entry(0, 12, 5), entry(14, 20, 5)],
@@ -237,6 +269,9 @@ mod tests {
             function: 0,
             entries: vec![entry(3, 3, 1)],
         };
-        assert_eq!(normalise_variable_location(&empty), VariableLocation::None);
+        assert_eq!(
+            normalise_variable_location(&empty, &WriteOptions::default()),
+            VariableLocation::None
+        );
     }
 }

@@ -10,16 +10,24 @@ use std::fmt::Display;
 use super::normalise::normalise;
 use crate::model::ObjectModel;
 use crate::read::read;
+use crate::write::{write, WriteOptions};
 
-/// Writes `model` with `write`, reads the bytes back, and compares the
-/// result with the normalised model.
+/// Writes `model` with [`write`] under `options`, reads it back, and
+/// compares the result with the normalised model.
+pub fn round_trip(model: &ObjectModel, options: &WriteOptions) -> Result<(), String> {
+    round_trip_with(model, options, |m| write(m, options))
+}
+
+/// Writes `model` with `write` (a writer run under `options`), reads the
+/// bytes back, and compares the result with the normalised model.
 pub fn round_trip_with<E: Display>(
     model: &ObjectModel,
+    options: &WriteOptions,
     write: impl FnOnce(&ObjectModel) -> Result<Vec<u8>, E>,
 ) -> Result<(), String> {
     let bytes = write(model).map_err(|e| format!("write failed: {e}"))?;
     let got = read(&bytes).map_err(|e| format!("reading the written object failed: {e}"))?;
-    let expected = normalise(model);
+    let expected = normalise(model, options);
     match first_difference(&expected, &got) {
         None => Ok(()),
         Some(difference) => Err(format!(

@@ -458,26 +458,37 @@ impl BodyPrinter<'_> {
     /// Appends a record's location operands: `ty v` when there is one and the
     /// expression names it only by a leading `DW_OP_LLVM_arg 0` (the legacy
     /// form, returned `true`: the expression is then written without that
-    /// operation), otherwise `!DIArgList(ty v, ...)` (returned `false`).
+    /// operation), otherwise `!DIArgList(ty v, ...)` (returned `false`), or
+    /// the bare `ty undef` of a killed list.
     fn write_locations(
         &self,
         out: &mut String,
         locations: &[Value],
         expr: crate::ir::ExprId,
     ) -> bool {
+        let ops = self
+            .module
+            .debug
+            .exprs
+            .get(expr.0 as usize)
+            .map(|e| &e.ops[..]);
         let legacy = locations.len() == 1
-            && self
-                .module
-                .debug
-                .exprs
-                .get(expr.0 as usize)
-                .is_some_and(|e| {
-                    matches!(e.ops.first(), Some(ExprOp::Arg(0)))
-                        && e.ops[1..].iter().all(|op| !matches!(op, ExprOp::Arg(_)))
-                });
+            && ops.is_some_and(|ops| {
+                matches!(ops.first(), Some(ExprOp::Arg(0)))
+                    && ops[1..].iter().all(|op| !matches!(op, ExprOp::Arg(_)))
+            });
         if legacy {
             self.typed_value(out, &locations[0]);
             return true;
+        }
+        // A killed DIArgList (its one operand undef or poison, its expression
+        // still naming several): LLVM writes the bare operand, and so do we.
+        let killed = locations.len() == 1
+            && locations[0].is_undef_or_poison()
+            && ops.is_some_and(|ops| ops.iter().any(|op| matches!(op, ExprOp::Arg(_))));
+        if killed {
+            self.typed_value(out, &locations[0]);
+            return false;
         }
         out.push_str("!DIArgList(");
         for (i, location) in locations.iter().enumerate() {
