@@ -730,6 +730,46 @@ impl InstKind {
         }
     }
 
+    /// Calls `f` on every memory operand's address.
+    pub fn visit_addresses_mut(&mut self, f: &mut dyn FnMut(&mut Address)) {
+        match self {
+            InstKind::Load { addr, .. }
+            | InstKind::Store { addr, .. }
+            | InstKind::Lea { addr, .. } => f(addr),
+            InstKind::Extend {
+                src: Rm::Mem(a), ..
+            }
+            | InstKind::Imul {
+                src: Rm::Mem(a), ..
+            }
+            | InstKind::ImulImm {
+                src: Rm::Mem(a), ..
+            }
+            | InstKind::Cmov {
+                src: Rm::Mem(a), ..
+            }
+            | InstKind::Div {
+                divisor: Rm::Mem(a),
+                ..
+            }
+            | InstKind::Test {
+                lhs: Rm::Mem(a), ..
+            }
+            | InstKind::Alu {
+                src: Rmi::Mem(a), ..
+            } => f(a),
+            InstKind::Cmp { lhs, rhs, .. } => {
+                if let Rm::Mem(a) = lhs {
+                    f(a);
+                }
+                if let Rmi::Mem(a) = rhs {
+                    f(a);
+                }
+            }
+            _ => {}
+        }
+    }
+
     /// Calls `f` on every explicit register operand, read-only.
     pub fn visit_regs(&self, f: &mut dyn FnMut(Reg, Access)) {
         let mut copy = self.clone();

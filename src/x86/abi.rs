@@ -29,6 +29,26 @@ pub const CALLER_SAVED: GprSet = GprSet(
         | 1 << 11,
 );
 
+/// The order in which the register allocator tries registers: caller-saved
+/// first (free to use), then callee-saved (each costs a save and restore).
+/// rsp and rbp (the frame pointer) are never allocated.
+pub const ALLOCATION_ORDER: [Gpr; 14] = [
+    Gpr::Rax,
+    Gpr::Rcx,
+    Gpr::Rdx,
+    Gpr::Rsi,
+    Gpr::Rdi,
+    Gpr::R8,
+    Gpr::R9,
+    Gpr::R10,
+    Gpr::R11,
+    Gpr::Rbx,
+    Gpr::R12,
+    Gpr::R13,
+    Gpr::R14,
+    Gpr::R15,
+];
+
 /// Size of a stack-passed argument slot in bytes.
 pub const STACK_ARGUMENT_SIZE: u32 = 8;
 

@@ -7,6 +7,11 @@
 //! module names an x86 encoding detail.
 
 pub mod abi;
+mod codes;
+pub mod disasm;
+pub mod encode;
+pub mod finish;
 pub mod regs;
 
+pub use finish::{finish_function, FinishError, FinishOptions, FinishedFunction};
 pub use regs::{Gpr, GprSet};
