@@ -14,10 +14,13 @@
 //! - otherwise, for gdb, a computed value (`StackValue`) that reads a
 //!   register is kept **entirely typed**: registers are pushed with
 //!   `DW_OP_regval_type` over a base type of the argument's width and
-//!   signedness, constants with `DW_OP_const_type` of the type of the value
-//!   they meet, loads with `DW_OP_deref_type`, and a binary operation whose
-//!   operands differ in type converts the top one to the other's type with
-//!   `DW_OP_convert`. Typed arithmetic wraps in the value's own width, so a
+//!   signedness; a constant is pushed generic and at once converted
+//!   (`DW_OP_convert`) to the type of the value it meets; a load is a plain
+//!   `DW_OP_deref`/`DW_OP_deref_size` at once converted to a base type of
+//!   the loaded width; and a binary operation whose operands differ in type
+//!   converts the top one to the other's type. (Push-then-convert rather
+//!   than `DW_OP_const_type`/`DW_OP_deref_type`: llvm-dwarfdump 14 cannot
+//!   decode those two and reports the expression invalid.) Typed arithmetic wraps in the value's own width, so a
 //!   32-bit `a - b` is negative when it should be and a 32-bit logical shift
 //!   right shifts in zeros at bit 31, which converting to the 64-bit generic
 //!   type would get wrong; and gdb never sees typed and generic operands
@@ -114,6 +117,9 @@ struct Lowering<'a> {
 
 impl Lowering<'_> {
     fn piece(&mut self, ops: &[Op]) -> Result<(), String> {
+        if ops.is_empty() {
+            return Ok(()); // an empty piece: that part is unavailable
+        }
         if let Some(position) = ops.iter().position(|op| *op == Op::StackValue) {
             if position + 1 != ops.len() {
                 return Err("DW_OP_stack_value is not the last operation of its piece".into());
@@ -188,20 +194,24 @@ impl Lowering<'_> {
             None => self.default_type,
         };
         match ty {
-            StackType::Typed { bits, .. } if self.tune == DebuggerTune::Gdb => {
-                let base = self.base_types.base_type(bits, ty_signed(ty));
-                let bytes = value.to_le_bytes()[..usize::from(bits.div_ceil(8))].into();
-                self.expression.op_const_type(base, bytes);
+            StackType::Typed { .. } if self.tune == DebuggerTune::Gdb => {
+                self.generic_constant(value, unsigned);
+                let base = self.base(ty);
+                self.expression.op_convert(base);
                 self.stack.push(ty);
             }
-            _ if unsigned => {
-                self.expression.op_constu(value as u64);
-                self.stack.push(StackType::Generic);
-            }
             _ => {
-                push_generic_constant(self.expression, value);
+                self.generic_constant(value, unsigned);
                 self.stack.push(StackType::Generic);
             }
+        }
+    }
+
+    fn generic_constant(&mut self, value: i64, unsigned: bool) {
+        if unsigned {
+            self.expression.op_constu(value as u64);
+        } else {
+            push_generic_constant(self.expression, value);
         }
     }
 
@@ -298,24 +308,24 @@ impl Lowering<'_> {
         Ok(())
     }
 
-    /// A load of `size` bytes: typed (in the default type's signedness) in
-    /// typed mode, generic otherwise.
+    /// A load of `size` bytes: converted to a base type of that width (in
+    /// the default type's signedness) in typed mode, generic otherwise.
     fn load(&mut self, size: u8, op: Op) -> Result<(), String> {
         self.pop(op)?;
+        if op == Op::Deref {
+            self.expression.op_deref();
+        } else {
+            self.expression.op_deref_size(size);
+        }
         if self.typed() {
             let ty = StackType::Typed {
                 bits: u16::from(size) * 8,
                 signed: ty_signed(self.default_type),
             };
-            let base = self.base(ty).expect("typed");
-            self.expression.op_deref_type(size, base);
+            let base = self.base(ty);
+            self.expression.op_convert(base);
             self.stack.push(ty);
         } else {
-            if op == Op::Deref {
-                self.expression.op_deref();
-            } else {
-                self.expression.op_deref_size(size);
-            }
             self.stack.push(StackType::Generic);
         }
         Ok(())
