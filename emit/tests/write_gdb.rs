@@ -1,0 +1,334 @@
+//! gdb reads what `write` writes: a hand-built program whose `compute` sets
+//! edi = 5 and esi = 12, with variables whose locations compute from those
+//! registers (`DW_OP_regval_type` for gdb), linked by gcc and debugged by
+//! gdb 13 in batch mode. It must stop on the right lines, print the right
+//! values (a negative 32-bit difference, a 32-bit logical shift), report no
+//! DWARF error, unwind to `main` through the CFI, and the program must exit
+//! with compute's result.
+
+mod write_support;
+
+use dwarfsmith_emit::model::{
+    CfiInstruction, CfiRow, DebugInfo, Function, LineRow, Location, LocationArg, LocationEntry,
+    ObjectModel, Op, Relocation, RelocationKind, Scope, SourceFile, Subprogram, Symbol, Type,
+    Variable, VariableLocation,
+};
+use dwarfsmith_emit::write::{write, DebuggerTune, WriteOptions};
+use expect_test::{expect, Expect};
+use write_support::{link, run, run_in, save, stderr, stdout};
+
+const RSI: u16 = 4;
+const RDI: u16 = 5;
+const INT: usize = 0;
+const UNSIGNED: usize = 1;
+
+fn row(offset: u64, line: u32, prologue_end: bool, epilogue_begin: bool) -> LineRow {
+    LineRow {
+        offset,
+        file: 0,
+        line,
+        column: 3,
+        is_stmt: true,
+        prologue_end,
+        epilogue_begin,
+    }
+}
+
+fn cfi(offset: u64, instruction: CfiInstruction) -> CfiRow {
+    CfiRow {
+        offset,
+        instruction,
+    }
+}
+
+/// A variable of `compute` valid over [`start`, 18) of its code.
+fn local(name: &str, ty: usize, start: u64, args: Vec<LocationArg>, ops: Vec<Op>) -> Variable {
+    Variable {
+        name: name.to_string(),
+        arg: None,
+        ty: Some(ty),
+        file: 0,
+        line: 21,
+        location: VariableLocation::List {
+            function: 0,
+            entries: vec![LocationEntry {
+                start,
+                end: 18,
+                location: Location { args, ops },
+            }],
+        },
+    }
+}
+
+fn subprogram(name: &str, line: u32, function: usize, variables: Vec<Variable>) -> Subprogram {
+    Subprogram {
+        name: name.to_string(),
+        linkage_name: None,
+        file: 0,
+        line,
+        return_type: Some(INT),
+        external: true,
+        prototyped: true,
+        function: Some(function),
+        scope: Scope {
+            variables,
+            children: vec![],
+        },
+    }
+}
+
+fn program() -> ObjectModel {
+    let compute = Function {
+        name: "compute".to_string(),
+        global: true,
+        code: vec![
+            0x55, // 0: push rbp
+            0x48, 0x89, 0xe5, // 1: mov rbp, rsp
+            0xbf, 0x05, 0, 0, 0, // 4: mov edi, 5
+            0xbe, 0x0c, 0, 0, 0, // 9: mov esi, 12
+            0x89, 0xf8, // 14: mov eax, edi
+            0x29, 0xf0, // 16: sub eax, esi
+            0x5d, // 18: pop rbp
+            0xc3, // 19: ret
+        ],
+        cfi: vec![
+            cfi(1, CfiInstruction::DefCfaOffset(16)),
+            cfi(
+                1,
+                CfiInstruction::Offset {
+                    register: 6,
+                    offset: -16,
+                },
+            ),
+            cfi(4, CfiInstruction::DefCfaRegister(6)),
+            cfi(
+                19,
+                CfiInstruction::DefCfa {
+                    register: 7,
+                    offset: 8,
+                },
+            ),
+        ],
+        ..Function::default()
+    };
+    let main = Function {
+        name: "main".to_string(),
+        global: true,
+        code: vec![
+            0x48, 0x83, 0xec, 0x08, // 0: sub rsp, 8
+            0xe8, 0, 0, 0, 0, // 4: call compute
+            0x48, 0x83, 0xc4, 0x08, // 9: add rsp, 8
+            0xc3, // 13: ret
+        ],
+        relocations: vec![Relocation {
+            offset: 5,
+            kind: RelocationKind::Plt32,
+            symbol: Symbol::Named("compute".to_string()),
+            addend: -4,
+        }],
+        cfi: vec![
+            cfi(4, CfiInstruction::DefCfaOffset(16)),
+            cfi(13, CfiInstruction::DefCfaOffset(8)),
+        ],
+        ..Function::default()
+    };
+    let edi = LocationArg::Register {
+        register: RDI,
+        bits: 32,
+        signed: true,
+    };
+    let esi = LocationArg::Register {
+        register: RSI,
+        bits: 32,
+        signed: true,
+    };
+    let variables = vec![
+        local("a", INT, 9, vec![edi], vec![Op::Arg(0)]),
+        local("b", INT, 14, vec![esi], vec![Op::Arg(0)]),
+        local(
+            "d",
+            INT,
+            14,
+            vec![edi, esi],
+            vec![Op::Arg(0), Op::Arg(1), Op::Minus, Op::StackValue],
+        ),
+        local(
+            "half",
+            UNSIGNED,
+            14,
+            vec![edi, esi],
+            vec![
+                Op::Arg(0),
+                Op::Arg(1),
+                Op::Minus,
+                Op::Constu(1),
+                Op::Shr,
+                Op::StackValue,
+            ],
+        ),
+        local(
+            "scaled",
+            INT,
+            14,
+            vec![esi, LocationArg::Constant(-3)],
+            vec![
+                Op::Arg(0),
+                Op::Arg(1),
+                Op::Mul,
+                Op::PlusUconst(1),
+                Op::StackValue,
+            ],
+        ),
+    ];
+    ObjectModel {
+        functions: vec![compute, main],
+        data: vec![],
+        debug: Some(DebugInfo {
+            producer: "dwarfsmith test".to_string(),
+            language: 0x1d,
+            name: "calc.c".to_string(),
+            comp_dir: "/nonexistent".to_string(),
+            files: vec![SourceFile {
+                name: "calc.c".to_string(),
+                directory: "/nonexistent".to_string(),
+                md5: None,
+            }],
+            types: vec![
+                Type::Base {
+                    name: "int".to_string(),
+                    byte_size: 4,
+                    encoding: 5,
+                },
+                Type::Base {
+                    name: "unsigned int".to_string(),
+                    byte_size: 4,
+                    encoding: 7,
+                },
+            ],
+            subprograms: vec![
+                subprogram("compute", 20, 0, variables),
+                subprogram("main", 30, 1, vec![]),
+            ],
+            line_rows: vec![
+                vec![
+                    row(0, 20, false, false),
+                    row(4, 21, true, false),
+                    row(14, 22, false, false),
+                    row(18, 23, false, true),
+                ],
+                vec![
+                    row(0, 30, false, false),
+                    row(4, 31, true, false),
+                    row(9, 32, false, true),
+                ],
+            ],
+        }),
+    }
+}
+
+/// The lines of a gdb session worth pinning: stops, printed values and
+/// frames, with addresses replaced by `ADDR`.
+fn interesting(output: &str) -> String {
+    output
+        .lines()
+        .filter(|line| {
+            line.starts_with("Breakpoint")
+                || line.starts_with('$')
+                || line.starts_with('#')
+                || line.contains("DWARF")
+                || line.contains("Incompatible")
+        })
+        .map(|line| {
+            line.split(' ')
+                .map(|word| if word.starts_with("0x") { "ADDR" } else { word })
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn check_gdb(tune: DebuggerTune, expect: Expect) {
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = write(
+        &program(),
+        &WriteOptions {
+            debugger_tune: tune,
+        },
+    )
+    .unwrap();
+    let object = save(dir.path(), "calc.o", &bytes);
+    let exe = dir.path().join("calc");
+    link(&[&object], &exe);
+    let status = run(exe.to_str().unwrap(), &[]).status;
+    assert_eq!(status.code(), Some(256 - 7), "compute returns 5 - 12");
+    let output = run_in(
+        dir.path(),
+        "gdb",
+        &[
+            "-batch",
+            "-nx",
+            "-ex",
+            "break compute",
+            "-ex",
+            "run",
+            "-ex",
+            "break calc.c:22",
+            "-ex",
+            "continue",
+            "-ex",
+            "print a",
+            "-ex",
+            "print b",
+            "-ex",
+            "print d",
+            "-ex",
+            "print half",
+            "-ex",
+            "print scaled",
+            "-ex",
+            "bt",
+            "calc",
+        ],
+    );
+    let all = format!("{}{}", stdout(&output), stderr(&output));
+    expect.assert_eq(&interesting(&all));
+}
+
+#[test]
+fn gdb_stops_on_lines_prints_typed_values_and_unwinds() {
+    check_gdb(
+        DebuggerTune::Gdb,
+        expect![[r#"
+        Breakpoint 1 at ADDR file calc.c, line 21.
+        Breakpoint 1, compute () at calc.c:21
+        Breakpoint 2 at ADDR file calc.c, line 22.
+        Breakpoint 2, compute () at calc.c:22
+        $1 = 5
+        $2 = 12
+        $3 = -7
+        $4 = 2147483644
+        $5 = -35
+        #0  compute () at calc.c:22
+        #1  ADDR in main () at calc.c:31"#]],
+    );
+}
+
+#[test]
+fn gdb_reads_the_lldb_tuning_too() {
+    check_gdb(
+        DebuggerTune::Lldb,
+        expect![[r#"
+        Breakpoint 1 at ADDR file calc.c, line 21.
+        Breakpoint 1, compute () at calc.c:21
+        Breakpoint 2 at ADDR file calc.c, line 22.
+        Breakpoint 2, compute () at calc.c:22
+        $1 = 5
+        $2 = 12
+        $3 = -7
+        $4 = 4294967292
+        $5 = -35
+        #0  compute () at calc.c:22
+        #1  ADDR in main () at calc.c:31"#]],
+    );
+}
