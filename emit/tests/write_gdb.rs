@@ -4,7 +4,8 @@
 //! gdb 13 in batch mode. It must stop on the right lines, print the right
 //! values (a negative 32-bit difference, a 32-bit logical shift), report no
 //! DWARF error, unwind to `main` through the CFI, and the program must exit
-//! with compute's result.
+//! with compute's result. lldb 19 must read the lldb tuning (`DW_OP_bregN`)
+//! and, as the tuning exists for, fails on the gdb one's `DW_OP_regval_type`.
 
 mod write_support;
 
@@ -248,20 +249,24 @@ fn interesting(output: &str) -> String {
         .join("\n")
 }
 
-fn check_gdb(tune: DebuggerTune, expect: Expect) {
+/// Writes the program tuned for `tune`, links it in a fresh directory and
+/// checks it runs; returns the directory (holding `calc`).
+fn build(tune: DebuggerTune) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let bytes = write(
-        &program(),
-        &WriteOptions {
-            debugger_tune: tune,
-        },
-    )
-    .unwrap();
+    let options = WriteOptions {
+        debugger_tune: tune,
+    };
+    let bytes = write(&program(), &options).unwrap();
     let object = save(dir.path(), "calc.o", &bytes);
     let exe = dir.path().join("calc");
     link(&[&object], &exe);
     let status = run(exe.to_str().unwrap(), &[]).status;
     assert_eq!(status.code(), Some(256 - 7), "compute returns 5 - 12");
+    dir
+}
+
+fn check_gdb(tune: DebuggerTune, expect: Expect) {
+    let dir = build(tune);
     let output = run_in(
         dir.path(),
         "gdb",
@@ -330,5 +335,76 @@ fn gdb_reads_the_lldb_tuning_too() {
         $5 = -35
         #0  compute () at calc.c:22
         #1  ADDR in main () at calc.c:31"#]],
+    );
+}
+
+/// lldb's `frame variable` lines and this program's `bt` frames,
+/// addresses replaced by `ADDR`.
+fn check_lldb(tune: DebuggerTune, expect: Expect) {
+    let dir = build(tune);
+    let output = run_in(
+        dir.path(),
+        "lldb-19",
+        &[
+            "-b",
+            "-o",
+            "b calc.c:22",
+            "-o",
+            "run",
+            "-o",
+            "frame variable",
+            "-o",
+            "bt",
+            "calc",
+        ],
+    );
+    let all = format!("{}{}", stdout(&output), stderr(&output));
+    let lines: Vec<String> = all
+        .lines()
+        .filter(|line| {
+            line.starts_with('(') && !line.starts_with("(lldb)") || line.contains("frame #")
+        })
+        .map(|line| {
+            line.split(' ')
+                .map(|word| if word.starts_with("0x") { "ADDR" } else { word })
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        // Frames of this program only: libc's show stack addresses.
+        .filter(|line| !line.contains("frame #") || line.contains("ADDR calc`"))
+        .filter(|line| !line.contains("_start"))
+        .collect();
+    expect.assert_eq(&lines.join("\n"));
+}
+
+#[test]
+fn lldb_reads_the_lldb_tuning() {
+    check_lldb(
+        DebuggerTune::Lldb,
+        expect![[r#"
+            frame #0: ADDR calc`compute at calc.c:22:3
+        (int) a = 5
+        (int) b = 12
+        (int) d = -7
+        (unsigned int) half = 4294967292
+        (int) scaled = -35
+          * frame #0: ADDR calc`compute at calc.c:22:3
+            frame #1: ADDR calc`main at calc.c:31:3"#]],
+    );
+}
+
+#[test]
+fn lldb_cannot_evaluate_the_gdb_tuning() {
+    check_lldb(
+        DebuggerTune::Gdb,
+        expect![[r#"
+            frame #0: ADDR calc`compute at calc.c:22:3
+        (int) a = 5
+        (int) b = 12
+        (int) d = <Unhandled opcode DW_OP_regval_type in DWARFExpression>
+        (unsigned int) half = <Unhandled opcode DW_OP_regval_type in DWARFExpression>
+        (int) scaled = <Unhandled opcode DW_OP_regval_type in DWARFExpression>
+          * frame #0: ADDR calc`compute at calc.c:22:3
+            frame #1: ADDR calc`main at calc.c:31:3"#]],
     );
 }
