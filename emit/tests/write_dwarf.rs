@@ -990,3 +990,32 @@ fn line_table_dump() {
     "#]],
     );
 }
+
+/// The bytes of section `name` in ELF `bytes` (`None`: no such section).
+fn section<'a>(bytes: &'a [u8], name: &str) -> Option<&'a [u8]> {
+    let elf = goblin::elf::Elf::parse(bytes).unwrap();
+    elf.section_headers
+        .iter()
+        .find(|header| elf.shdr_strtab.get_at(header.sh_name) == Some(name))
+        .map(|header| &bytes[header.file_range().unwrap_or(0..0)])
+}
+
+#[test]
+fn debug_info_changes_no_code_or_unwind_byte() {
+    let with = write(&representative_model(), &WriteOptions::default()).unwrap();
+    let without = write(
+        &ObjectModel {
+            debug: None,
+            ..representative_model()
+        },
+        &WriteOptions::default(),
+    )
+    .unwrap();
+    for name in [".text", ".eh_frame"] {
+        let code = section(&with, name).unwrap();
+        assert!(!code.is_empty(), "{name} is empty");
+        assert_eq!(Some(code), section(&without, name), "{name} differs");
+    }
+    assert!(section(&with, ".debug_info").is_some());
+    assert_eq!(section(&without, ".debug_info"), None);
+}
