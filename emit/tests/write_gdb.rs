@@ -22,6 +22,7 @@ const RSI: u16 = 4;
 const RDI: u16 = 5;
 const INT: usize = 0;
 const UNSIGNED: usize = 1;
+const LONG: usize = 2;
 
 fn row(offset: u64, line: u32, prologue_end: bool, epilogue_begin: bool) -> LineRow {
     LineRow {
@@ -42,7 +43,7 @@ fn cfi(offset: u64, instruction: CfiInstruction) -> CfiRow {
     }
 }
 
-/// A variable of `compute` valid over [`start`, 18) of its code.
+/// A variable of `compute` valid over [`start`, 25) of its code.
 fn local(name: &str, ty: usize, start: u64, args: Vec<LocationArg>, ops: Vec<Op>) -> Variable {
     Variable {
         name: name.to_string(),
@@ -54,7 +55,7 @@ fn local(name: &str, ty: usize, start: u64, args: Vec<LocationArg>, ops: Vec<Op>
             function: 0,
             entries: vec![LocationEntry {
                 start,
-                end: 18,
+                end: 25,
                 location: Location { args, ops },
             }],
         },
@@ -85,12 +86,13 @@ fn program() -> ObjectModel {
         code: vec![
             0x55, // 0: push rbp
             0x48, 0x89, 0xe5, // 1: mov rbp, rsp
-            0xbf, 0x05, 0, 0, 0, // 4: mov edi, 5
-            0xbe, 0x0c, 0, 0, 0, // 9: mov esi, 12
-            0x89, 0xf8, // 14: mov eax, edi
-            0x29, 0xf0, // 16: sub eax, esi
-            0x5d, // 18: pop rbp
-            0xc3, // 19: ret
+            0xc7, 0x45, 0xf8, 100, 0, 0, 0, // 4: mov dword [rbp - 8], 100 (CFA - 24)
+            0xbf, 0x05, 0, 0, 0, // 11: mov edi, 5
+            0xbe, 0x0c, 0, 0, 0, // 16: mov esi, 12
+            0x89, 0xf8, // 21: mov eax, edi
+            0x29, 0xf0, // 23: sub eax, esi
+            0x5d, // 25: pop rbp
+            0xc3, // 26: ret
         ],
         cfi: vec![
             cfi(1, CfiInstruction::DefCfaOffset(16)),
@@ -103,7 +105,7 @@ fn program() -> ObjectModel {
             ),
             cfi(4, CfiInstruction::DefCfaRegister(6)),
             cfi(
-                19,
+                26,
                 CfiInstruction::DefCfa {
                     register: 7,
                     offset: 8,
@@ -144,19 +146,19 @@ fn program() -> ObjectModel {
         signed: true,
     };
     let variables = vec![
-        local("a", INT, 9, vec![edi], vec![Op::Arg(0)]),
-        local("b", INT, 14, vec![esi], vec![Op::Arg(0)]),
+        local("a", INT, 16, vec![edi], vec![Op::Arg(0)]),
+        local("b", INT, 21, vec![esi], vec![Op::Arg(0)]),
         local(
             "d",
             INT,
-            14,
+            21,
             vec![edi, esi],
             vec![Op::Arg(0), Op::Arg(1), Op::Minus, Op::StackValue],
         ),
         local(
             "half",
             UNSIGNED,
-            14,
+            21,
             vec![edi, esi],
             vec![
                 Op::Arg(0),
@@ -170,13 +172,55 @@ fn program() -> ObjectModel {
         local(
             "scaled",
             INT,
-            14,
+            21,
             vec![esi, LocationArg::Constant(-3)],
             vec![
                 Op::Arg(0),
                 Op::Arg(1),
                 Op::Mul,
                 Op::PlusUconst(1),
+                Op::StackValue,
+            ],
+        ),
+        local(
+            "slot",
+            INT,
+            11,
+            vec![LocationArg::FrameSlot(-24)],
+            vec![Op::Arg(0)],
+        ),
+        local(
+            "mixed",
+            INT,
+            21,
+            vec![edi, LocationArg::FrameSlot(-24)],
+            vec![
+                Op::Arg(0),
+                Op::Arg(1),
+                Op::DerefSize(4),
+                Op::Minus,
+                Op::StackValue,
+            ],
+        ),
+        local(
+            "wide",
+            LONG,
+            21,
+            vec![edi, esi],
+            vec![
+                Op::Arg(0),
+                Op::Convert {
+                    bits: 64,
+                    signed: true,
+                },
+                Op::Constu(32),
+                Op::Shl,
+                Op::Arg(1),
+                Op::Convert {
+                    bits: 64,
+                    signed: true,
+                },
+                Op::Minus,
                 Op::StackValue,
             ],
         ),
@@ -205,6 +249,11 @@ fn program() -> ObjectModel {
                     byte_size: 4,
                     encoding: 7,
                 },
+                Type::Base {
+                    name: "long".to_string(),
+                    byte_size: 8,
+                    encoding: 5,
+                },
             ],
             subprograms: vec![
                 subprogram("compute", 20, 0, variables),
@@ -214,8 +263,8 @@ fn program() -> ObjectModel {
                 vec![
                     row(0, 20, false, false),
                     row(4, 21, true, false),
-                    row(14, 22, false, false),
-                    row(18, 23, false, true),
+                    row(21, 22, false, false),
+                    row(25, 23, false, true),
                 ],
                 vec![
                     row(0, 30, false, false),
@@ -292,6 +341,12 @@ fn check_gdb(tune: DebuggerTune, expect: Expect) {
             "-ex",
             "print scaled",
             "-ex",
+            "print slot",
+            "-ex",
+            "print mixed",
+            "-ex",
+            "print wide",
+            "-ex",
             "bt",
             "calc",
         ],
@@ -305,17 +360,20 @@ fn gdb_stops_on_lines_prints_typed_values_and_unwinds() {
     check_gdb(
         DebuggerTune::Gdb,
         expect![[r#"
-        Breakpoint 1 at ADDR file calc.c, line 21.
-        Breakpoint 1, compute () at calc.c:21
-        Breakpoint 2 at ADDR file calc.c, line 22.
-        Breakpoint 2, compute () at calc.c:22
-        $1 = 5
-        $2 = 12
-        $3 = -7
-        $4 = 2147483644
-        $5 = -35
-        #0  compute () at calc.c:22
-        #1  ADDR in main () at calc.c:31"#]],
+            Breakpoint 1 at ADDR file calc.c, line 21.
+            Breakpoint 1, compute () at calc.c:21
+            Breakpoint 2 at ADDR file calc.c, line 22.
+            Breakpoint 2, compute () at calc.c:22
+            $1 = 5
+            $2 = 12
+            $3 = -7
+            $4 = 2147483644
+            $5 = -35
+            $6 = 100
+            $7 = -95
+            $8 = 21474836468
+            #0  compute () at calc.c:22
+            #1  ADDR in main () at calc.c:31"#]],
     );
 }
 
@@ -324,17 +382,20 @@ fn gdb_reads_the_lldb_tuning_too() {
     check_gdb(
         DebuggerTune::Lldb,
         expect![[r#"
-        Breakpoint 1 at ADDR file calc.c, line 21.
-        Breakpoint 1, compute () at calc.c:21
-        Breakpoint 2 at ADDR file calc.c, line 22.
-        Breakpoint 2, compute () at calc.c:22
-        $1 = 5
-        $2 = 12
-        $3 = -7
-        $4 = 4294967292
-        $5 = -35
-        #0  compute () at calc.c:22
-        #1  ADDR in main () at calc.c:31"#]],
+            Breakpoint 1 at ADDR file calc.c, line 21.
+            Breakpoint 1, compute () at calc.c:21
+            Breakpoint 2 at ADDR file calc.c, line 22.
+            Breakpoint 2, compute () at calc.c:22
+            $1 = 5
+            $2 = 12
+            $3 = -7
+            $4 = 4294967292
+            $5 = -35
+            $6 = 100
+            $7 = -95
+            $8 = 21474836468
+            #0  compute () at calc.c:22
+            #1  ADDR in main () at calc.c:31"#]],
     );
 }
 
@@ -382,14 +443,17 @@ fn lldb_reads_the_lldb_tuning() {
     check_lldb(
         DebuggerTune::Lldb,
         expect![[r#"
-            frame #0: ADDR calc`compute at calc.c:22:3
-        (int) a = 5
-        (int) b = 12
-        (int) d = -7
-        (unsigned int) half = 4294967292
-        (int) scaled = -35
-          * frame #0: ADDR calc`compute at calc.c:22:3
-            frame #1: ADDR calc`main at calc.c:31:3"#]],
+                frame #0: ADDR calc`compute at calc.c:22:3
+            (int) a = 5
+            (int) b = 12
+            (int) d = -7
+            (unsigned int) half = 4294967292
+            (int) scaled = -35
+            (int) slot = 100
+            (int) mixed = -95
+            (long) wide = 21474836468
+              * frame #0: ADDR calc`compute at calc.c:22:3
+                frame #1: ADDR calc`main at calc.c:31:3"#]],
     );
 }
 
@@ -398,13 +462,16 @@ fn lldb_cannot_evaluate_the_gdb_tuning() {
     check_lldb(
         DebuggerTune::Gdb,
         expect![[r#"
-            frame #0: ADDR calc`compute at calc.c:22:3
-        (int) a = 5
-        (int) b = 12
-        (int) d = <Unhandled opcode DW_OP_regval_type in DWARFExpression>
-        (unsigned int) half = <Unhandled opcode DW_OP_regval_type in DWARFExpression>
-        (int) scaled = <Unhandled opcode DW_OP_regval_type in DWARFExpression>
-          * frame #0: ADDR calc`compute at calc.c:22:3
-            frame #1: ADDR calc`main at calc.c:31:3"#]],
+                frame #0: ADDR calc`compute at calc.c:22:3
+            (int) a = 5
+            (int) b = 12
+            (int) d = <Unhandled opcode DW_OP_regval_type in DWARFExpression>
+            (unsigned int) half = <Unhandled opcode DW_OP_regval_type in DWARFExpression>
+            (int) scaled = <Unhandled opcode DW_OP_regval_type in DWARFExpression>
+            (int) slot = 100
+            (int) mixed = <Unhandled opcode DW_OP_regval_type in DWARFExpression>
+            (long) wide = <Unhandled opcode DW_OP_regval_type in DWARFExpression>
+              * frame #0: ADDR calc`compute at calc.c:22:3
+                frame #1: ADDR calc`main at calc.c:31:3"#]],
     );
 }
