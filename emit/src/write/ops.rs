@@ -344,3 +344,219 @@ fn push_generic_constant(expression: &mut Expression, value: i64) {
         expression.op_consts(value);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use gimli::write::{StringTable, Unit};
+    use gimli::{DW_OP_minus, DW_OP_plus, DW_OP_shr, DW_OP_stack_value, Encoding, Format};
+
+    use super::*;
+    use crate::write::types::ExpressionBaseTypes;
+
+    const EDI: LocationArg = LocationArg::Register {
+        register: 5,
+        bits: 32,
+        signed: true,
+    };
+    const ESI: LocationArg = LocationArg::Register {
+        register: 4,
+        bits: 32,
+        signed: true,
+    };
+    const RBX: LocationArg = LocationArg::Register {
+        register: 3,
+        bits: 64,
+        signed: false,
+    };
+
+    /// Lowers `ops` over `args` and compares with what `expected` builds;
+    /// both share one base-type cache, so equal types are equal DIE ids.
+    fn check(
+        args: &[LocationArg],
+        ops: &[Op],
+        tune: DebuggerTune,
+        expected: impl FnOnce(&mut Expression, &mut dyn BaseTypes),
+    ) {
+        let encoding = Encoding {
+            format: Format::Dwarf32,
+            version: 5,
+            address_size: 8,
+        };
+        let mut unit = Unit::new(encoding, gimli::write::LineProgram::none());
+        let mut strings = StringTable::default();
+        let mut made = HashMap::new();
+        let mut base_types = ExpressionBaseTypes {
+            unit: &mut unit,
+            strings: &mut strings,
+            made: &mut made,
+        };
+        let location = Location {
+            args: args.to_vec(),
+            ops: ops.to_vec(),
+        };
+        let lowered = lower(&location, tune, &mut base_types).unwrap();
+        let mut expression = Expression::new();
+        expected(&mut expression, &mut base_types);
+        assert_eq!(lowered, expression);
+    }
+
+    #[test]
+    fn a_lone_register_is_a_register_location_even_as_a_stack_value() {
+        for ops in [&[Op::Arg(0)][..], &[Op::Arg(0), Op::StackValue]] {
+            check(&[EDI], ops, DebuggerTune::Gdb, |e, _| e.op_reg(Register(5)));
+        }
+    }
+
+    #[test]
+    fn gdb_difference_of_registers_is_typed() {
+        check(
+            &[EDI, ESI],
+            &[Op::Arg(0), Op::Arg(1), Op::Minus, Op::StackValue],
+            DebuggerTune::Gdb,
+            |e, types| {
+                let int = types.base_type(32, true);
+                e.op_regval_type(Register(5), int);
+                e.op_regval_type(Register(4), int);
+                e.op(DW_OP_minus);
+                e.op(DW_OP_stack_value);
+            },
+        );
+    }
+
+    #[test]
+    fn lldb_difference_of_registers_is_generic() {
+        check(
+            &[EDI, ESI],
+            &[Op::Arg(0), Op::Arg(1), Op::Minus, Op::StackValue],
+            DebuggerTune::Lldb,
+            |e, _| {
+                e.op_breg(Register(5), 0);
+                e.op_breg(Register(4), 0);
+                e.op(DW_OP_minus);
+                e.op(DW_OP_stack_value);
+            },
+        );
+    }
+
+    #[test]
+    fn gdb_constants_take_the_type_they_meet() {
+        check(
+            &[EDI],
+            &[
+                Op::Arg(0),
+                Op::Constu(1),
+                Op::Shr,
+                Op::PlusUconst(7),
+                Op::StackValue,
+            ],
+            DebuggerTune::Gdb,
+            |e, types| {
+                let int = types.base_type(32, true);
+                e.op_regval_type(Register(5), int);
+                e.op_constu(1);
+                e.op_convert(Some(int));
+                e.op(DW_OP_shr);
+                e.op_constu(7);
+                e.op_convert(Some(int));
+                e.op(DW_OP_plus);
+                e.op(DW_OP_stack_value);
+            },
+        );
+    }
+
+    #[test]
+    fn gdb_operands_of_different_types_meet_in_the_lower_ones_type() {
+        check(
+            &[RBX, EDI],
+            &[Op::Arg(0), Op::Arg(1), Op::Plus, Op::StackValue],
+            DebuggerTune::Gdb,
+            |e, types| {
+                let long = types.base_type(64, false);
+                let int = types.base_type(32, true);
+                e.op_regval_type(Register(3), long);
+                e.op_regval_type(Register(5), int);
+                e.op_convert(Some(long));
+                e.op(DW_OP_plus);
+                e.op(DW_OP_stack_value);
+            },
+        );
+    }
+
+    #[test]
+    fn gdb_memory_location_from_a_register_stays_generic() {
+        check(
+            &[RBX],
+            &[Op::Arg(0), Op::PlusUconst(16)],
+            DebuggerTune::Gdb,
+            |e, _| {
+                e.op_breg(Register(3), 0);
+                e.op_plus_uconst(16);
+            },
+        );
+    }
+
+    #[test]
+    fn frame_slots_and_constants() {
+        let slot = [LocationArg::FrameSlot(-24)];
+        check(&slot, &[Op::Arg(0)], DebuggerTune::Gdb, |e, _| {
+            e.op_fbreg(-24)
+        });
+        check(
+            &slot,
+            &[Op::Arg(0), Op::StackValue],
+            DebuggerTune::Gdb,
+            |e, _| {
+                e.op_fbreg(-24);
+                e.op(DW_OP_stack_value);
+            },
+        );
+        check(
+            &[LocationArg::Constant(-7)],
+            &[Op::Arg(0), Op::StackValue],
+            DebuggerTune::Gdb,
+            |e, _| {
+                e.op_consts(-7);
+                e.op(DW_OP_stack_value);
+            },
+        );
+    }
+
+    #[test]
+    fn large_unsigned_constants_stay_unsigned() {
+        check(
+            &[LocationArg::FrameSlot(0)],
+            &[Op::Arg(0), Op::Constu(u64::MAX), Op::Plus, Op::StackValue],
+            DebuggerTune::Gdb,
+            |e, _| {
+                e.op_fbreg(0);
+                e.op_constu(u64::MAX);
+                e.op(DW_OP_plus);
+                e.op(DW_OP_stack_value);
+            },
+        );
+    }
+
+    #[test]
+    fn pieces_including_an_empty_one() {
+        check(
+            &[EDI, ESI],
+            &[
+                Op::Arg(0),
+                Op::Piece(4),
+                Op::Piece(2),
+                Op::Arg(1),
+                Op::Piece(4),
+            ],
+            DebuggerTune::Gdb,
+            |e, _| {
+                e.op_reg(Register(5));
+                e.op_piece(4);
+                e.op_piece(2);
+                e.op_reg(Register(4));
+                e.op_piece(4);
+            },
+        );
+    }
+}
