@@ -1019,3 +1019,44 @@ fn debug_info_changes_no_code_or_unwind_byte() {
     assert!(section(&with, ".debug_info").is_some());
     assert_eq!(section(&without, ".debug_info"), None);
 }
+
+#[test]
+fn readelf_and_objdump_read_the_debug_sections_without_warnings() {
+    for tune in [DebuggerTune::Gdb, DebuggerTune::Lldb] {
+        let dir = tempfile::tempdir().unwrap();
+        let bytes = write(
+            &representative_model(),
+            &WriteOptions {
+                debugger_tune: tune,
+            },
+        )
+        .unwrap();
+        save(dir.path(), "obj.o", &bytes);
+        for (tool, args) in [
+            (
+                "readelf",
+                &[
+                    "-a",
+                    "-W",
+                    "--debug-dump=info,rawline,decodedline,loc,Ranges,frames,str",
+                ][..],
+            ),
+            (
+                "objdump",
+                &["-d", "-r", "--dwarf=info,rawline,loc,Ranges,frames"][..],
+            ),
+        ] {
+            let mut all_args = args.to_vec();
+            all_args.push("obj.o");
+            let output = run_in(dir.path(), tool, &all_args);
+            let text = format!("{}{}", stdout(&output), stderr(&output));
+            assert!(output.status.success(), "{tool} failed:\n{text}");
+            assert_eq!(stderr(&output), "", "{tool} wrote to stderr");
+            assert!(
+                !text.to_lowercase().contains("warning"),
+                "{tool} warned:\n{text}"
+            );
+            assert!(text.contains("DW_OP_regval_type") == (tune == DebuggerTune::Gdb));
+        }
+    }
+}
