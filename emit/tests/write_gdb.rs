@@ -6,13 +6,15 @@
 //! DWARF error, unwind to `main` through the CFI, and the program must exit
 //! with compute's result. lldb 19 must read the lldb tuning (`DW_OP_bregN`)
 //! and, as the tuning exists for, fails on the gdb one's `DW_OP_regval_type`.
+//! Both debuggers stop in an inlined call (abstract origin, call site) and
+//! see the inlined frame and its caller.
 
 mod write_support;
 
 use dwarfsmith_emit::model::{
-    CfiInstruction, CfiRow, DebugInfo, Function, LineRow, Location, LocationArg, LocationEntry,
-    ObjectModel, Op, Relocation, RelocationKind, Scope, SourceFile, Subprogram, Symbol, Type,
-    Variable, VariableLocation,
+    CfiInstruction, CfiRow, ChildScope, DebugInfo, Function, LineRow, Location, LocationArg,
+    LocationEntry, ObjectModel, Op, Relocation, RelocationKind, Scope, SourceFile, Subprogram,
+    Symbol, Type, Variable, VariableLocation,
 };
 use dwarfsmith_emit::write::{write, DebuggerTune, WriteOptions};
 use expect_test::{expect, Expect};
@@ -76,6 +78,54 @@ fn subprogram(name: &str, line: u32, function: usize, variables: Vec<Variable>) 
             variables,
             children: vec![],
         },
+    }
+}
+
+/// `compute`, with `square` inlined over [11, 21) (the register set-up),
+/// its parameter `x` in the frame slot written at offset 4.
+fn compute_subprogram(variables: Vec<Variable>) -> Subprogram {
+    let mut compute = subprogram("compute", 20, 0, variables);
+    compute.scope.children.push(ChildScope::Inlined {
+        origin: 2,
+        ranges: vec![(11, 21)],
+        call_file: 0,
+        call_line: 21,
+        call_column: 7,
+        scope: Scope {
+            variables: vec![Variable {
+                file: 1,
+                line: 3,
+                arg: Some(1),
+                location: VariableLocation::Single(Location {
+                    args: vec![LocationArg::FrameSlot(-24)],
+                    ops: vec![Op::Arg(0)],
+                }),
+                ..local("x", INT, 0, vec![], vec![])
+            }],
+            children: vec![],
+        },
+    });
+    compute
+}
+
+/// The abstract `square(int x)` of square.h:3.
+fn square() -> Subprogram {
+    Subprogram {
+        file: 1,
+        line: 3,
+        external: false,
+        function: None,
+        scope: Scope {
+            variables: vec![Variable {
+                file: 1,
+                line: 3,
+                arg: Some(1),
+                location: VariableLocation::None,
+                ..local("x", INT, 0, vec![], vec![])
+            }],
+            children: vec![],
+        },
+        ..subprogram("square", 3, 0, vec![])
     }
 }
 
@@ -233,11 +283,18 @@ fn program() -> ObjectModel {
             language: 0x1d,
             name: "calc.c".to_string(),
             comp_dir: "/nonexistent".to_string(),
-            files: vec![SourceFile {
-                name: "calc.c".to_string(),
-                directory: "/nonexistent".to_string(),
-                md5: None,
-            }],
+            files: vec![
+                SourceFile {
+                    name: "calc.c".to_string(),
+                    directory: "/nonexistent".to_string(),
+                    md5: None,
+                },
+                SourceFile {
+                    name: "square.h".to_string(),
+                    directory: "/nonexistent".to_string(),
+                    md5: None,
+                },
+            ],
             types: vec![
                 Type::Base {
                     name: "int".to_string(),
@@ -256,13 +313,18 @@ fn program() -> ObjectModel {
                 },
             ],
             subprograms: vec![
-                subprogram("compute", 20, 0, variables),
+                compute_subprogram(variables),
                 subprogram("main", 30, 1, vec![]),
+                square(),
             ],
             line_rows: vec![
                 vec![
                     row(0, 20, false, false),
                     row(4, 21, true, false),
+                    LineRow {
+                        file: 1,
+                        ..row(11, 4, false, false)
+                    },
                     row(21, 22, false, false),
                     row(25, 23, false, true),
                 ],
@@ -401,26 +463,8 @@ fn gdb_reads_the_lldb_tuning_too() {
 
 /// lldb's `frame variable` lines and this program's `bt` frames,
 /// addresses replaced by `ADDR`.
-fn check_lldb(tune: DebuggerTune, expect: Expect) {
-    let dir = build(tune);
-    let output = run_in(
-        dir.path(),
-        "lldb-19",
-        &[
-            "-b",
-            "-o",
-            "b calc.c:22",
-            "-o",
-            "run",
-            "-o",
-            "frame variable",
-            "-o",
-            "bt",
-            "calc",
-        ],
-    );
-    let all = format!("{}{}", stdout(&output), stderr(&output));
-    let lines: Vec<String> = all
+fn lldb_interesting(output: &str) -> String {
+    output
         .lines()
         .filter(|line| {
             line.starts_with('(') && !line.starts_with("(lldb)") || line.contains("frame #")
@@ -434,8 +478,17 @@ fn check_lldb(tune: DebuggerTune, expect: Expect) {
         // Frames of this program only: libc's show stack addresses.
         .filter(|line| !line.contains("frame #") || line.contains("ADDR calc`"))
         .filter(|line| !line.contains("_start"))
-        .collect();
-    expect.assert_eq(&lines.join("\n"));
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn check_lldb(tune: DebuggerTune, expect: Expect) {
+    let output = session(
+        "lldb-19",
+        tune,
+        &["b calc.c:22", "run", "frame variable", "bt"],
+    );
+    expect.assert_eq(&lldb_interesting(&output));
 }
 
 #[test]
@@ -474,4 +527,65 @@ fn lldb_cannot_evaluate_the_gdb_tuning() {
               * frame #0: ADDR calc`compute at calc.c:22:3
                 frame #1: ADDR calc`main at calc.c:31:3"#]],
     );
+}
+
+/// Runs `debugger` (gdb or lldb-19) in batch mode with `commands` on the
+/// program written with `tune`; returns everything it printed.
+fn session(debugger: &str, tune: DebuggerTune, commands: &[&str]) -> String {
+    let dir = build(tune);
+    let flag = if debugger == "gdb" { "-ex" } else { "-o" };
+    let mut args = vec![if debugger == "gdb" { "-batch" } else { "-b" }];
+    if debugger == "gdb" {
+        args.push("-nx");
+    }
+    for command in commands {
+        args.extend([flag, command]);
+    }
+    args.push("calc");
+    let output = run_in(dir.path(), debugger, &args);
+    format!("{}{}", stdout(&output), stderr(&output))
+}
+
+#[test]
+fn gdb_stops_in_the_inlined_call_and_sees_both_frames() {
+    let output = session(
+        "gdb",
+        DebuggerTune::Gdb,
+        &["break square", "run", "bt", "print x", "up", "print slot"],
+    );
+    expect![[r#"
+        Breakpoint 1 at ADDR file /nonexistent/square.h, line 4.
+        Breakpoint 1, square (x=100) at /nonexistent/square.h:4
+        #0  square (x=100) at /nonexistent/square.h:4
+        #1  compute () at calc.c:21
+        #2  ADDR in main () at calc.c:31
+        $1 = 100
+        #1  compute () at calc.c:21
+        $2 = 100"#]]
+    .assert_eq(&interesting(&output));
+}
+
+#[test]
+fn lldb_stops_in_the_inlined_call_and_sees_both_frames() {
+    let output = session(
+        "lldb-19",
+        DebuggerTune::Lldb,
+        &[
+            "b square",
+            "run",
+            "bt",
+            "frame variable",
+            "up",
+            "frame variable slot",
+        ],
+    );
+    expect![[r#"
+            frame #0: ADDR calc`compute [inlined] square(x=100) at square.h:4:3
+          * frame #0: ADDR calc`compute [inlined] square(x=100) at square.h:4:3
+            frame #1: ADDR calc`compute at calc.c:21:7
+            frame #2: ADDR calc`main at calc.c:31:3
+        (int) x = 100
+        frame #1: ADDR calc`compute at calc.c:21:7
+        (int) slot = 100"#]]
+    .assert_eq(&lldb_interesting(&output));
 }
