@@ -6,9 +6,9 @@
 mod write_support;
 
 use dwarfsmith_emit::model::{
-    CfiInstruction, CfiRow, ChildScope, DebugInfo, Function, LineRow, Location, LocationArg,
-    LocationEntry, Member, ObjectModel, Op, Scope, SourceFile, Subprogram, Type, Variable,
-    VariableLocation,
+    CfiInstruction, CfiRow, ChildScope, DataObject, DataSection, DebugInfo, Function,
+    GlobalVariable, LineRow, Location, LocationArg, LocationEntry, Member, ObjectModel, Op, Scope,
+    SourceFile, Subprogram, Type, Variable, VariableLocation,
 };
 use dwarfsmith_emit::write::{write, DebuggerTune, WriteOptions};
 use expect_test::{expect, Expect};
@@ -445,7 +445,24 @@ fn representative_model() -> ObjectModel {
     epilogue.epilogue_begin = true;
     ObjectModel {
         functions: vec![calc, helper],
-        data: vec![],
+        data: vec![
+            DataObject {
+                name: "unrelated".to_string(),
+                global: false,
+                section: DataSection::ReadOnly,
+                align: 1,
+                bytes: b"x\0".to_vec(),
+                relocations: vec![],
+            },
+            DataObject {
+                name: "counter".to_string(),
+                global: true,
+                section: DataSection::Data,
+                align: 4,
+                bytes: vec![7, 0, 0, 0],
+                relocations: vec![],
+            },
+        ],
         debug: Some(DebugInfo {
             producer: "dwarfsmith test".to_string(),
             language: 0x1d, // DW_LANG_C11
@@ -476,6 +493,26 @@ fn representative_model() -> ObjectModel {
                     epilogue,
                 ],
                 vec![row(0, 0, 20, 1, true)],
+            ],
+            globals: vec![
+                GlobalVariable {
+                    name: "counter".to_string(),
+                    linkage_name: Some("_ZL7counter".to_string()),
+                    ty: Some(INT),
+                    file: 0,
+                    line: 2,
+                    external: true,
+                    data: Some(1),
+                },
+                GlobalVariable {
+                    name: "folded".to_string(),
+                    linkage_name: None,
+                    ty: Some(3),
+                    file: 1,
+                    line: 1,
+                    external: false,
+                    data: None,
+                },
             ],
         }),
     }
@@ -534,337 +571,352 @@ fn debug_info_dump() {
         DebuggerTune::Gdb,
         &["--debug-info"],
         expect![[r#"
-        obj.o:	file format elf64-x86-64
+            obj.o:	file format elf64-x86-64
 
-        .debug_info contents:
-        0x00000000: Compile Unit: length = 0x0000021c, format = DWARF32, version = 0x0005, unit_type = DW_UT_compile, abbr_offset = 0x0000, addr_size = 0x08 (next unit at 0x00000220)
+            .debug_info contents:
+            0x00000000: Compile Unit: length = 0x00000240, format = DWARF32, version = 0x0005, unit_type = DW_UT_compile, abbr_offset = 0x0000, addr_size = 0x08 (next unit at 0x00000244)
 
-        0x0000000c: DW_TAG_compile_unit
-                      DW_AT_producer	("dwarfsmith test")
-                      DW_AT_language	(DW_LANG_C11)
-                      DW_AT_name	("calc.c")
-                      DW_AT_comp_dir	("/src")
-                      DW_AT_low_pc	(0x0000000000000000)
-                      DW_AT_high_pc	(0x0000000000000043)
-                      DW_AT_stmt_list	(0x00000000)
+            0x0000000c: DW_TAG_compile_unit
+                          DW_AT_producer	("dwarfsmith test")
+                          DW_AT_language	(DW_LANG_C11)
+                          DW_AT_name	("calc.c")
+                          DW_AT_comp_dir	("/src")
+                          DW_AT_low_pc	(0x0000000000000000)
+                          DW_AT_high_pc	(0x0000000000000043)
+                          DW_AT_stmt_list	(0x00000000)
 
-        0x00000027:   DW_TAG_base_type
-                        DW_AT_name	("int")
-                        DW_AT_encoding	(DW_ATE_signed)
-                        DW_AT_byte_size	(4)
+            0x00000027:   DW_TAG_base_type
+                            DW_AT_name	("int")
+                            DW_AT_encoding	(DW_ATE_signed)
+                            DW_AT_byte_size	(4)
 
-        0x0000002e:   DW_TAG_base_type
-                        DW_AT_name	("unsigned char")
-                        DW_AT_encoding	(DW_ATE_unsigned_char)
-                        DW_AT_byte_size	(1)
+            0x0000002e:   DW_TAG_base_type
+                            DW_AT_name	("unsigned char")
+                            DW_AT_encoding	(DW_ATE_unsigned_char)
+                            DW_AT_byte_size	(1)
 
-        0x00000035:   DW_TAG_base_type
-                        DW_AT_name	("unsigned int")
-                        DW_AT_encoding	(DW_ATE_unsigned)
-                        DW_AT_byte_size	(4)
+            0x00000035:   DW_TAG_base_type
+                            DW_AT_name	("unsigned int")
+                            DW_AT_encoding	(DW_ATE_unsigned)
+                            DW_AT_byte_size	(4)
 
-        0x0000003c:   DW_TAG_base_type
-                        DW_AT_name	("__ARRAY_SIZE_TYPE__")
-                        DW_AT_byte_size	(8)
-                        DW_AT_encoding	(DW_ATE_unsigned)
+            0x0000003c:   DW_TAG_base_type
+                            DW_AT_name	("__ARRAY_SIZE_TYPE__")
+                            DW_AT_byte_size	(8)
+                            DW_AT_encoding	(DW_ATE_unsigned)
 
-        0x00000043:   DW_TAG_base_type
-                        DW_AT_name	("DW_ATE_signed_32")
-                        DW_AT_encoding	(DW_ATE_signed)
-                        DW_AT_byte_size	(4)
+            0x00000043:   DW_TAG_base_type
+                            DW_AT_name	("DW_ATE_signed_32")
+                            DW_AT_encoding	(DW_ATE_signed)
+                            DW_AT_byte_size	(4)
 
-        0x0000004a:   DW_TAG_base_type
-                        DW_AT_name	("DW_ATE_unsigned_64")
-                        DW_AT_encoding	(DW_ATE_unsigned)
-                        DW_AT_byte_size	(8)
+            0x0000004a:   DW_TAG_base_type
+                            DW_AT_name	("DW_ATE_unsigned_64")
+                            DW_AT_encoding	(DW_ATE_unsigned)
+                            DW_AT_byte_size	(8)
 
-        0x00000051:   DW_TAG_base_type
-                        DW_AT_name	("DW_ATE_unsigned_32")
-                        DW_AT_encoding	(DW_ATE_unsigned)
-                        DW_AT_byte_size	(4)
+            0x00000051:   DW_TAG_base_type
+                            DW_AT_name	("DW_ATE_unsigned_32")
+                            DW_AT_encoding	(DW_ATE_unsigned)
+                            DW_AT_byte_size	(4)
 
-        0x00000058:   DW_TAG_pointer_type
-                        DW_AT_type	(0x0000002e "unsigned char")
-                        DW_AT_byte_size	(8)
+            0x00000058:   DW_TAG_pointer_type
+                            DW_AT_type	(0x0000002e "unsigned char")
+                            DW_AT_byte_size	(8)
 
-        0x0000005e:   DW_TAG_const_type
-                        DW_AT_type	(0x00000027 "int")
+            0x0000005e:   DW_TAG_const_type
+                            DW_AT_type	(0x00000027 "int")
 
-        0x00000063:   DW_TAG_volatile_type
-                        DW_AT_type	(0x00000027 "int")
+            0x00000063:   DW_TAG_volatile_type
+                            DW_AT_type	(0x00000027 "int")
 
-        0x00000068:   DW_TAG_restrict_type
-                        DW_AT_type	(0x00000058 "unsigned char *")
+            0x00000068:   DW_TAG_restrict_type
+                            DW_AT_type	(0x00000058 "unsigned char *")
 
-        0x0000006d:   DW_TAG_typedef
-                        DW_AT_name	("myint")
-                        DW_AT_type	(0x00000027 "int")
+            0x0000006d:   DW_TAG_typedef
+                            DW_AT_name	("myint")
+                            DW_AT_type	(0x00000027 "int")
 
-        0x00000076:   DW_TAG_structure_type
-                        DW_AT_name	("pair")
-                        DW_AT_byte_size	(8)
+            0x00000076:   DW_TAG_structure_type
+                            DW_AT_name	("pair")
+                            DW_AT_byte_size	(8)
 
-        0x0000007c:     DW_TAG_member
-                          DW_AT_name	("a")
-                          DW_AT_type	(0x00000027 "int")
-                          DW_AT_data_member_location	(0)
+            0x0000007c:     DW_TAG_member
+                              DW_AT_name	("a")
+                              DW_AT_type	(0x00000027 "int")
+                              DW_AT_data_member_location	(0)
 
-        0x00000086:     DW_TAG_member
-                          DW_AT_name	("b")
-                          DW_AT_type	(0x00000027 "int")
-                          DW_AT_data_member_location	(4)
+            0x00000086:     DW_TAG_member
+                              DW_AT_name	("b")
+                              DW_AT_type	(0x00000027 "int")
+                              DW_AT_data_member_location	(4)
 
-        0x00000090:     NULL
+            0x00000090:     NULL
 
-        0x00000091:   DW_TAG_union_type
-                        DW_AT_name	("either")
-                        DW_AT_byte_size	(4)
+            0x00000091:   DW_TAG_union_type
+                            DW_AT_name	("either")
+                            DW_AT_byte_size	(4)
 
-        0x00000097:     DW_TAG_member
-                          DW_AT_name	("i")
-                          DW_AT_type	(0x00000027 "int")
-                          DW_AT_data_member_location	(0)
+            0x00000097:     DW_TAG_member
+                              DW_AT_name	("i")
+                              DW_AT_type	(0x00000027 "int")
+                              DW_AT_data_member_location	(0)
 
-        0x000000a1:     DW_TAG_member
-                          DW_AT_name	("c")
-                          DW_AT_type	(0x0000002e "unsigned char")
-                          DW_AT_data_member_location	(0)
+            0x000000a1:     DW_TAG_member
+                              DW_AT_name	("c")
+                              DW_AT_type	(0x0000002e "unsigned char")
+                              DW_AT_data_member_location	(0)
 
-        0x000000ab:     NULL
+            0x000000ab:     NULL
 
-        0x000000ac:   DW_TAG_structure_type
-                        DW_AT_name	("opaque")
-                        DW_AT_declaration	(true)
+            0x000000ac:   DW_TAG_structure_type
+                            DW_AT_name	("opaque")
+                            DW_AT_declaration	(true)
 
-        0x000000b1:   DW_TAG_array_type
-                        DW_AT_type	(0x00000027 "int")
+            0x000000b1:   DW_TAG_array_type
+                            DW_AT_type	(0x00000027 "int")
 
-        0x000000b6:     DW_TAG_subrange_type
-                          DW_AT_type	(0x0000003c "__ARRAY_SIZE_TYPE__")
-                          DW_AT_count	(2)
+            0x000000b6:     DW_TAG_subrange_type
+                              DW_AT_type	(0x0000003c "__ARRAY_SIZE_TYPE__")
+                              DW_AT_count	(2)
 
-        0x000000bc:     DW_TAG_subrange_type
-                          DW_AT_type	(0x0000003c "__ARRAY_SIZE_TYPE__")
-                          DW_AT_count	(3)
+            0x000000bc:     DW_TAG_subrange_type
+                              DW_AT_type	(0x0000003c "__ARRAY_SIZE_TYPE__")
+                              DW_AT_count	(3)
 
-        0x000000c2:     NULL
+            0x000000c2:     NULL
 
-        0x000000c3:   DW_TAG_enumeration_type
-                        DW_AT_name	("color")
-                        DW_AT_type	(0x00000035 "unsigned int")
-                        DW_AT_byte_size	(4)
+            0x000000c3:   DW_TAG_enumeration_type
+                            DW_AT_name	("color")
+                            DW_AT_type	(0x00000035 "unsigned int")
+                            DW_AT_byte_size	(4)
 
-        0x000000cd:     DW_TAG_enumerator
-                          DW_AT_name	("RED")
-                          DW_AT_const_value	(0)
+            0x000000cd:     DW_TAG_enumerator
+                              DW_AT_name	("RED")
+                              DW_AT_const_value	(0)
 
-        0x000000d3:     DW_TAG_enumerator
-                          DW_AT_name	("BLUE")
-                          DW_AT_const_value	(-1)
+            0x000000d3:     DW_TAG_enumerator
+                              DW_AT_name	("BLUE")
+                              DW_AT_const_value	(-1)
 
-        0x000000d9:     NULL
+            0x000000d9:     NULL
 
-        0x000000da:   DW_TAG_subroutine_type
-                        DW_AT_prototyped	(true)
-                        DW_AT_type	(0x00000027 "int")
+            0x000000da:   DW_TAG_subroutine_type
+                            DW_AT_prototyped	(true)
+                            DW_AT_type	(0x00000027 "int")
 
-        0x000000df:     DW_TAG_formal_parameter
-                          DW_AT_type	(0x00000027 "int")
+            0x000000df:     DW_TAG_formal_parameter
+                              DW_AT_type	(0x00000027 "int")
 
-        0x000000e4:     DW_TAG_formal_parameter
-                          DW_AT_type	(0x00000058 "unsigned char *")
+            0x000000e4:     DW_TAG_formal_parameter
+                              DW_AT_type	(0x00000058 "unsigned char *")
 
-        0x000000e9:     NULL
+            0x000000e9:     NULL
 
-        0x000000ea:   DW_TAG_pointer_type
-                        DW_AT_byte_size	(8)
+            0x000000ea:   DW_TAG_pointer_type
+                            DW_AT_byte_size	(8)
 
-        0x000000ec:   DW_TAG_pointer_type
-                        DW_AT_type	(0x000000da "int (int, unsigned char *)")
-                        DW_AT_byte_size	(8)
+            0x000000ec:   DW_TAG_pointer_type
+                            DW_AT_type	(0x000000da "int (int, unsigned char *)")
+                            DW_AT_byte_size	(8)
 
-        0x000000f2:   DW_TAG_subprogram
-                        DW_AT_name	("square")
-                        DW_AT_decl_file	("/src/include/calc.h")
-                        DW_AT_decl_line	(3)
-                        DW_AT_prototyped	(true)
-                        DW_AT_type	(0x00000027 "int")
-                        DW_AT_inline	(DW_INL_inlined)
+            0x000000f2:   DW_TAG_subprogram
+                            DW_AT_name	("square")
+                            DW_AT_decl_file	("/src/include/calc.h")
+                            DW_AT_decl_line	(3)
+                            DW_AT_prototyped	(true)
+                            DW_AT_type	(0x00000027 "int")
+                            DW_AT_inline	(DW_INL_inlined)
 
-        0x000000fe:     DW_TAG_formal_parameter
-                          DW_AT_name	("x")
-                          DW_AT_decl_file	("/src/include/calc.h")
-                          DW_AT_decl_line	(3)
-                          DW_AT_type	(0x00000027 "int")
+            0x000000fe:     DW_TAG_formal_parameter
+                              DW_AT_name	("x")
+                              DW_AT_decl_file	("/src/include/calc.h")
+                              DW_AT_decl_line	(3)
+                              DW_AT_type	(0x00000027 "int")
 
-        0x00000109:     NULL
+            0x00000109:     NULL
 
-        0x0000010a:   DW_TAG_subprogram
-                        DW_AT_name	("calc")
-                        DW_AT_linkage_name	("_Z4calcii")
-                        DW_AT_decl_file	("/src/calc.c")
-                        DW_AT_decl_line	(10)
-                        DW_AT_prototyped	(true)
-                        DW_AT_type	(0x00000027 "int")
-                        DW_AT_external	(true)
-                        DW_AT_low_pc	(0x0000000000000000)
-                        DW_AT_high_pc	(0x0000000000000040)
-                        DW_AT_frame_base	(DW_OP_call_frame_cfa)
-
-        0x00000124:     DW_TAG_formal_parameter
-                          DW_AT_name	("a")
-                          DW_AT_decl_file	("/src/calc.c")
-                          DW_AT_decl_line	(10)
-                          DW_AT_type	(0x00000027 "int")
-                          DW_AT_location	(DW_OP_reg5 RDI)
-
-        0x00000131:     DW_TAG_formal_parameter
-                          DW_AT_name	("b")
-                          DW_AT_decl_file	("/src/calc.c")
-                          DW_AT_decl_line	(10)
-                          DW_AT_type	(0x0000006d "myint")
-                          DW_AT_location	(0x0000000c: 
-                             [0x0000000000000000, 0x0000000000000010): DW_OP_reg4 RSI
-                             [0x0000000000000014, 0x000000000000001e): DW_OP_regval_type RDI (0x00000043) "DW_ATE_signed_32", DW_OP_regval_type RSI (0x00000043) "DW_ATE_signed_32", DW_OP_minus, DW_OP_stack_value)
-
-        0x00000140:     DW_TAG_variable
-                          DW_AT_name	("slot")
-                          DW_AT_decl_file	("/src/calc.c")
-                          DW_AT_decl_line	(11)
-                          DW_AT_type	(0x00000076 "pair")
-                          DW_AT_location	(DW_OP_fbreg -20)
-
-        0x0000014e:     DW_TAG_variable
-                          DW_AT_name	("k")
-                          DW_AT_decl_file	("/src/calc.c")
-                          DW_AT_decl_line	(11)
-                          DW_AT_type	(0x0000005e "const int")
-                          DW_AT_location	(DW_OP_consts -7, DW_OP_stack_value)
-
-        0x0000015d:     DW_TAG_variable
-                          DW_AT_name	("gone")
-                          DW_AT_decl_file	("/src/calc.c")
-                          DW_AT_decl_line	(11)
-                          DW_AT_type	(0x00000091 "either")
-
-        0x00000168:     DW_TAG_variable
-                          DW_AT_name	("ops")
-                          DW_AT_decl_file	("/src/calc.c")
-                          DW_AT_decl_line	(11)
-                          DW_AT_type	(0x00000035 "unsigned int")
-                          DW_AT_location	(0x00000027: 
-                             [0x0000000000000028, 0x000000000000002a): DW_OP_regval_type RDI (0x00000043) "DW_ATE_signed_32", DW_OP_lit3, DW_OP_convert (0x00000043) "DW_ATE_signed_32", DW_OP_mul, DW_OP_consts -2, DW_OP_convert (0x00000043) "DW_ATE_signed_32", DW_OP_plus, DW_OP_lit5, DW_OP_convert (0x00000043) "DW_ATE_signed_32", DW_OP_plus, DW_OP_stack_value
-                             [0x000000000000002a, 0x000000000000002c): DW_OP_regval_type RDI (0x00000043) "DW_ATE_signed_32", DW_OP_regval_type RSI (0x00000043) "DW_ATE_signed_32", DW_OP_div, DW_OP_lit7, DW_OP_convert (0x00000043) "DW_ATE_signed_32", DW_OP_mod, DW_OP_stack_value
-                             [0x000000000000002c, 0x000000000000002e): DW_OP_regval_type RDI (0x00000043) "DW_ATE_signed_32", DW_OP_constu 0xff, DW_OP_convert (0x00000043) "DW_ATE_signed_32", DW_OP_and, DW_OP_constu 0x100, DW_OP_convert (0x00000043) "DW_ATE_signed_32", DW_OP_or, DW_OP_lit1, DW_OP_convert (0x00000043) "DW_ATE_signed_32", DW_OP_xor, DW_OP_stack_value
-                             [0x000000000000002e, 0x0000000000000030): DW_OP_regval_type RDI (0x00000043) "DW_ATE_signed_32", DW_OP_lit2, DW_OP_convert (0x00000043) "DW_ATE_signed_32", DW_OP_shl, DW_OP_lit1, DW_OP_convert (0x00000043) "DW_ATE_signed_32", DW_OP_shr, DW_OP_lit1, DW_OP_convert (0x00000043) "DW_ATE_signed_32", DW_OP_shra, DW_OP_stack_value
-                             [0x0000000000000030, 0x0000000000000032): DW_OP_regval_type RDI (0x00000043) "DW_ATE_signed_32", DW_OP_neg, DW_OP_not, DW_OP_stack_value
-                             [0x0000000000000032, 0x0000000000000034): DW_OP_fbreg -24, DW_OP_deref, DW_OP_stack_value
-                             [0x0000000000000034, 0x0000000000000036): DW_OP_regval_type RBX (0x0000004a) "DW_ATE_unsigned_64", DW_OP_deref_size 0x4, DW_OP_convert (0x00000051) "DW_ATE_unsigned_32", DW_OP_convert (0x00000051) "DW_ATE_unsigned_32", DW_OP_convert (0x0000004a) "DW_ATE_unsigned_64", DW_OP_stack_value
-                             [0x0000000000000036, 0x0000000000000038): DW_OP_reg0 RAX, DW_OP_piece 0x2, DW_OP_piece 0x1, DW_OP_lit9, DW_OP_stack_value, DW_OP_piece 0x1
-                             [0x0000000000000038, 0x000000000000003a): DW_OP_fbreg -32, DW_OP_stack_value
-                             [0x000000000000003a, 0x000000000000003c): DW_OP_regval_type RBX (0x0000004a) "DW_ATE_unsigned_64", DW_OP_regval_type RDI (0x00000043) "DW_ATE_signed_32", DW_OP_convert (0x0000004a) "DW_ATE_unsigned_64", DW_OP_plus, DW_OP_deref, DW_OP_convert (0x0000004a) "DW_ATE_unsigned_64", DW_OP_stack_value
-                             [0x000000000000003c, 0x000000000000003e): DW_OP_breg3 RBX+0, DW_OP_plus_uconst 0x10)
-
-        0x00000177:     DW_TAG_variable
-                          DW_AT_name	("nothing")
-                          DW_AT_decl_file	("/src/calc.c")
-                          DW_AT_decl_line	(11)
-                          DW_AT_type	(0x00000027 "int")
-
-        0x00000182:     DW_TAG_lexical_block
-                          DW_AT_low_pc	(0x0000000000000008)
-                          DW_AT_high_pc	(0x0000000000000014)
-
-        0x0000018c:       DW_TAG_variable
-                            DW_AT_name	("t")
+            0x0000010a:   DW_TAG_subprogram
+                            DW_AT_name	("calc")
+                            DW_AT_linkage_name	("_Z4calcii")
                             DW_AT_decl_file	("/src/calc.c")
-                            DW_AT_decl_line	(12)
-                            DW_AT_type	(0x000000b1 "int[2][3]")
+                            DW_AT_decl_line	(10)
+                            DW_AT_prototyped	(true)
+                            DW_AT_type	(0x00000027 "int")
+                            DW_AT_external	(true)
+                            DW_AT_low_pc	(0x0000000000000000)
+                            DW_AT_high_pc	(0x0000000000000040)
+                            DW_AT_frame_base	(DW_OP_call_frame_cfa)
 
-        0x00000197:       DW_TAG_variable
-                            DW_AT_name	("e")
+            0x00000124:     DW_TAG_formal_parameter
+                              DW_AT_name	("a")
+                              DW_AT_decl_file	("/src/calc.c")
+                              DW_AT_decl_line	(10)
+                              DW_AT_type	(0x00000027 "int")
+                              DW_AT_location	(DW_OP_reg5 RDI)
+
+            0x00000131:     DW_TAG_formal_parameter
+                              DW_AT_name	("b")
+                              DW_AT_decl_file	("/src/calc.c")
+                              DW_AT_decl_line	(10)
+                              DW_AT_type	(0x0000006d "myint")
+                              DW_AT_location	(0x0000000c: 
+                                 [0x0000000000000000, 0x0000000000000010): DW_OP_reg4 RSI
+                                 [0x0000000000000014, 0x000000000000001e): DW_OP_regval_type RDI (0x00000043) "DW_ATE_signed_32", DW_OP_regval_type RSI (0x00000043) "DW_ATE_signed_32", DW_OP_minus, DW_OP_stack_value)
+
+            0x00000140:     DW_TAG_variable
+                              DW_AT_name	("slot")
+                              DW_AT_decl_file	("/src/calc.c")
+                              DW_AT_decl_line	(11)
+                              DW_AT_type	(0x00000076 "pair")
+                              DW_AT_location	(DW_OP_fbreg -20)
+
+            0x0000014e:     DW_TAG_variable
+                              DW_AT_name	("k")
+                              DW_AT_decl_file	("/src/calc.c")
+                              DW_AT_decl_line	(11)
+                              DW_AT_type	(0x0000005e "const int")
+                              DW_AT_location	(DW_OP_consts -7, DW_OP_stack_value)
+
+            0x0000015d:     DW_TAG_variable
+                              DW_AT_name	("gone")
+                              DW_AT_decl_file	("/src/calc.c")
+                              DW_AT_decl_line	(11)
+                              DW_AT_type	(0x00000091 "either")
+
+            0x00000168:     DW_TAG_variable
+                              DW_AT_name	("ops")
+                              DW_AT_decl_file	("/src/calc.c")
+                              DW_AT_decl_line	(11)
+                              DW_AT_type	(0x00000035 "unsigned int")
+                              DW_AT_location	(0x00000027: 
+                                 [0x0000000000000028, 0x000000000000002a): DW_OP_regval_type RDI (0x00000043) "DW_ATE_signed_32", DW_OP_lit3, DW_OP_convert (0x00000043) "DW_ATE_signed_32", DW_OP_mul, DW_OP_consts -2, DW_OP_convert (0x00000043) "DW_ATE_signed_32", DW_OP_plus, DW_OP_lit5, DW_OP_convert (0x00000043) "DW_ATE_signed_32", DW_OP_plus, DW_OP_stack_value
+                                 [0x000000000000002a, 0x000000000000002c): DW_OP_regval_type RDI (0x00000043) "DW_ATE_signed_32", DW_OP_regval_type RSI (0x00000043) "DW_ATE_signed_32", DW_OP_div, DW_OP_lit7, DW_OP_convert (0x00000043) "DW_ATE_signed_32", DW_OP_mod, DW_OP_stack_value
+                                 [0x000000000000002c, 0x000000000000002e): DW_OP_regval_type RDI (0x00000043) "DW_ATE_signed_32", DW_OP_constu 0xff, DW_OP_convert (0x00000043) "DW_ATE_signed_32", DW_OP_and, DW_OP_constu 0x100, DW_OP_convert (0x00000043) "DW_ATE_signed_32", DW_OP_or, DW_OP_lit1, DW_OP_convert (0x00000043) "DW_ATE_signed_32", DW_OP_xor, DW_OP_stack_value
+                                 [0x000000000000002e, 0x0000000000000030): DW_OP_regval_type RDI (0x00000043) "DW_ATE_signed_32", DW_OP_lit2, DW_OP_convert (0x00000043) "DW_ATE_signed_32", DW_OP_shl, DW_OP_lit1, DW_OP_convert (0x00000043) "DW_ATE_signed_32", DW_OP_shr, DW_OP_lit1, DW_OP_convert (0x00000043) "DW_ATE_signed_32", DW_OP_shra, DW_OP_stack_value
+                                 [0x0000000000000030, 0x0000000000000032): DW_OP_regval_type RDI (0x00000043) "DW_ATE_signed_32", DW_OP_neg, DW_OP_not, DW_OP_stack_value
+                                 [0x0000000000000032, 0x0000000000000034): DW_OP_fbreg -24, DW_OP_deref, DW_OP_stack_value
+                                 [0x0000000000000034, 0x0000000000000036): DW_OP_regval_type RBX (0x0000004a) "DW_ATE_unsigned_64", DW_OP_deref_size 0x4, DW_OP_convert (0x00000051) "DW_ATE_unsigned_32", DW_OP_convert (0x00000051) "DW_ATE_unsigned_32", DW_OP_convert (0x0000004a) "DW_ATE_unsigned_64", DW_OP_stack_value
+                                 [0x0000000000000036, 0x0000000000000038): DW_OP_reg0 RAX, DW_OP_piece 0x2, DW_OP_piece 0x1, DW_OP_lit9, DW_OP_stack_value, DW_OP_piece 0x1
+                                 [0x0000000000000038, 0x000000000000003a): DW_OP_fbreg -32, DW_OP_stack_value
+                                 [0x000000000000003a, 0x000000000000003c): DW_OP_regval_type RBX (0x0000004a) "DW_ATE_unsigned_64", DW_OP_regval_type RDI (0x00000043) "DW_ATE_signed_32", DW_OP_convert (0x0000004a) "DW_ATE_unsigned_64", DW_OP_plus, DW_OP_deref, DW_OP_convert (0x0000004a) "DW_ATE_unsigned_64", DW_OP_stack_value
+                                 [0x000000000000003c, 0x000000000000003e): DW_OP_breg3 RBX+0, DW_OP_plus_uconst 0x10)
+
+            0x00000177:     DW_TAG_variable
+                              DW_AT_name	("nothing")
+                              DW_AT_decl_file	("/src/calc.c")
+                              DW_AT_decl_line	(11)
+                              DW_AT_type	(0x00000027 "int")
+
+            0x00000182:     DW_TAG_lexical_block
+                              DW_AT_low_pc	(0x0000000000000008)
+                              DW_AT_high_pc	(0x0000000000000014)
+
+            0x0000018c:       DW_TAG_variable
+                                DW_AT_name	("t")
+                                DW_AT_decl_file	("/src/calc.c")
+                                DW_AT_decl_line	(12)
+                                DW_AT_type	(0x000000b1 "int[2][3]")
+
+            0x00000197:       DW_TAG_variable
+                                DW_AT_name	("e")
+                                DW_AT_decl_file	("/src/calc.c")
+                                DW_AT_decl_line	(12)
+                                DW_AT_type	(0x000000c3 "color")
+
+            0x000001a2:       DW_TAG_variable
+                                DW_AT_name	("s")
+                                DW_AT_decl_file	("/src/calc.c")
+                                DW_AT_decl_line	(12)
+                                DW_AT_type	(0x00000063 "volatile int")
+
+            0x000001ad:       DW_TAG_variable
+                                DW_AT_name	("r")
+                                DW_AT_decl_file	("/src/calc.c")
+                                DW_AT_decl_line	(12)
+                                DW_AT_type	(0x00000068 "restrict ")
+
+            0x000001b8:       DW_TAG_variable
+                                DW_AT_name	("f")
+                                DW_AT_decl_file	("/src/calc.c")
+                                DW_AT_decl_line	(12)
+                                DW_AT_type	(0x000000ec "int (*)(int, unsigned char *)")
+
+            0x000001c3:       DW_TAG_variable
+                                DW_AT_name	("v")
+                                DW_AT_decl_file	("/src/calc.c")
+                                DW_AT_decl_line	(12)
+                                DW_AT_type	(0x000000ea "void *")
+
+            0x000001ce:       DW_TAG_variable
+                                DW_AT_name	("o")
+                                DW_AT_decl_file	("/src/calc.c")
+                                DW_AT_decl_line	(12)
+                                DW_AT_type	(0x000000ac "opaque")
+
+            0x000001d9:       DW_TAG_lexical_block
+                                DW_AT_ranges	(0x0000000c
+                                   [0x000000000000000a, 0x000000000000000c)
+                                   [0x000000000000000e, 0x0000000000000010))
+
+            0x000001de:       NULL
+
+            0x000001df:     DW_TAG_inlined_subroutine
+                              DW_AT_abstract_origin	(0x000000f2 "square")
+                              DW_AT_low_pc	(0x0000000000000014)
+                              DW_AT_high_pc	(0x0000000000000018)
+                              DW_AT_call_file	("/src/calc.c")
+                              DW_AT_call_line	(13)
+                              DW_AT_call_column	(9)
+
+            0x000001f0:       DW_TAG_formal_parameter
+                                DW_AT_abstract_origin	(0x000000fe "x")
+                                DW_AT_location	(DW_OP_reg0 RAX)
+
+            0x000001f7:       NULL
+
+            0x000001f8:     DW_TAG_inlined_subroutine
+                              DW_AT_abstract_origin	(0x000000f2 "square")
+                              DW_AT_ranges	(0x0000001c
+                                 [0x000000000000001e, 0x0000000000000020)
+                                 [0x0000000000000022, 0x0000000000000024))
+                              DW_AT_call_file	("/src/calc.c")
+                              DW_AT_call_line	(14)
+                              DW_AT_call_column	(12)
+
+            0x00000204:       DW_TAG_formal_parameter
+                                DW_AT_abstract_origin	(0x000000fe "x")
+                                DW_AT_location	(DW_OP_reg3 RBX)
+
+            0x0000020b:       NULL
+
+            0x0000020c:     NULL
+
+            0x0000020d:   DW_TAG_subprogram
+                            DW_AT_name	("helper")
                             DW_AT_decl_file	("/src/calc.c")
-                            DW_AT_decl_line	(12)
-                            DW_AT_type	(0x000000c3 "color")
+                            DW_AT_decl_line	(20)
+                            DW_AT_low_pc	(0x0000000000000040)
+                            DW_AT_high_pc	(0x0000000000000043)
+                            DW_AT_frame_base	(DW_OP_call_frame_cfa)
 
-        0x000001a2:       DW_TAG_variable
-                            DW_AT_name	("s")
+            0x0000021f:   DW_TAG_variable
+                            DW_AT_name	("counter")
+                            DW_AT_linkage_name	("_ZL7counter")
+                            DW_AT_type	(0x00000027 "int")
+                            DW_AT_external	(true)
                             DW_AT_decl_file	("/src/calc.c")
-                            DW_AT_decl_line	(12)
-                            DW_AT_type	(0x00000063 "volatile int")
+                            DW_AT_decl_line	(2)
+                            DW_AT_location	(DW_OP_addr 0x0)
 
-        0x000001ad:       DW_TAG_variable
-                            DW_AT_name	("r")
-                            DW_AT_decl_file	("/src/calc.c")
-                            DW_AT_decl_line	(12)
-                            DW_AT_type	(0x00000068 "restrict ")
+            0x00000238:   DW_TAG_variable
+                            DW_AT_name	("folded")
+                            DW_AT_type	(0x0000005e "const int")
+                            DW_AT_decl_file	("/src/include/calc.h")
+                            DW_AT_decl_line	(1)
 
-        0x000001b8:       DW_TAG_variable
-                            DW_AT_name	("f")
-                            DW_AT_decl_file	("/src/calc.c")
-                            DW_AT_decl_line	(12)
-                            DW_AT_type	(0x000000ec "int (*)(int, unsigned char *)")
-
-        0x000001c3:       DW_TAG_variable
-                            DW_AT_name	("v")
-                            DW_AT_decl_file	("/src/calc.c")
-                            DW_AT_decl_line	(12)
-                            DW_AT_type	(0x000000ea "void *")
-
-        0x000001ce:       DW_TAG_variable
-                            DW_AT_name	("o")
-                            DW_AT_decl_file	("/src/calc.c")
-                            DW_AT_decl_line	(12)
-                            DW_AT_type	(0x000000ac "opaque")
-
-        0x000001d9:       DW_TAG_lexical_block
-                            DW_AT_ranges	(0x0000000c
-                               [0x000000000000000a, 0x000000000000000c)
-                               [0x000000000000000e, 0x0000000000000010))
-
-        0x000001de:       NULL
-
-        0x000001df:     DW_TAG_inlined_subroutine
-                          DW_AT_abstract_origin	(0x000000f2 "square")
-                          DW_AT_low_pc	(0x0000000000000014)
-                          DW_AT_high_pc	(0x0000000000000018)
-                          DW_AT_call_file	("/src/calc.c")
-                          DW_AT_call_line	(13)
-                          DW_AT_call_column	(9)
-
-        0x000001f0:       DW_TAG_formal_parameter
-                            DW_AT_abstract_origin	(0x000000fe "x")
-                            DW_AT_location	(DW_OP_reg0 RAX)
-
-        0x000001f7:       NULL
-
-        0x000001f8:     DW_TAG_inlined_subroutine
-                          DW_AT_abstract_origin	(0x000000f2 "square")
-                          DW_AT_ranges	(0x0000001c
-                             [0x000000000000001e, 0x0000000000000020)
-                             [0x0000000000000022, 0x0000000000000024))
-                          DW_AT_call_file	("/src/calc.c")
-                          DW_AT_call_line	(14)
-                          DW_AT_call_column	(12)
-
-        0x00000204:       DW_TAG_formal_parameter
-                            DW_AT_abstract_origin	(0x000000fe "x")
-                            DW_AT_location	(DW_OP_reg3 RBX)
-
-        0x0000020b:       NULL
-
-        0x0000020c:     NULL
-
-        0x0000020d:   DW_TAG_subprogram
-                        DW_AT_name	("helper")
-                        DW_AT_decl_file	("/src/calc.c")
-                        DW_AT_decl_line	(20)
-                        DW_AT_low_pc	(0x0000000000000040)
-                        DW_AT_high_pc	(0x0000000000000043)
-                        DW_AT_frame_base	(DW_OP_call_frame_cfa)
-
-        0x0000021f:   NULL
-    "#]],
+            0x00000243:   NULL
+        "#]],
     );
 }
 

@@ -2,9 +2,9 @@
 //! (gimli and object panic on several of these when not checked first).
 
 use dwarfsmith_emit::model::{
-    CfiInstruction, CfiRow, ChildScope, DataObject, DataSection, DebugInfo, Function, LineRow,
-    Location, LocationArg, LocationEntry, ObjectModel, Op, Relocation, RelocationKind, Scope,
-    SourceFile, Subprogram, Symbol, Variable, VariableLocation,
+    CfiInstruction, CfiRow, ChildScope, DataObject, DataSection, DebugInfo, Function,
+    GlobalVariable, LineRow, Location, LocationArg, LocationEntry, ObjectModel, Op, Relocation,
+    RelocationKind, Scope, SourceFile, Subprogram, Symbol, Variable, VariableLocation,
 };
 use dwarfsmith_emit::write::{write, WriteOptions};
 use expect_test::{expect, Expect};
@@ -61,6 +61,7 @@ fn valid() -> ObjectModel {
                 prologue_end: false,
                 epilogue_begin: false,
             }]],
+            globals: vec![],
         }),
     }
 }
@@ -344,5 +345,23 @@ fn block_range_past_the_function() {
         expect![[
             r#"subprogram `f` lexical block: range [0x2, 0x9) is empty or past the function (4 bytes)"#
         ]],
+    );
+}
+
+#[test]
+fn global_in_a_missing_data_object() {
+    check(
+        |m| {
+            debug(m).globals.push(GlobalVariable {
+                name: "g".to_string(),
+                linkage_name: None,
+                ty: None,
+                file: 0,
+                line: 1,
+                external: true,
+                data: Some(0),
+            })
+        },
+        expect!["global variable `g` lives in data object 0, which does not exist"],
     );
 }

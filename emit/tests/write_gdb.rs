@@ -12,9 +12,9 @@
 mod write_support;
 
 use dwarfsmith_emit::model::{
-    CfiInstruction, CfiRow, ChildScope, DebugInfo, Function, LineRow, Location, LocationArg,
-    LocationEntry, ObjectModel, Op, Relocation, RelocationKind, Scope, SourceFile, Subprogram,
-    Symbol, Type, Variable, VariableLocation,
+    CfiInstruction, CfiRow, ChildScope, DataObject, DataSection, DebugInfo, Function,
+    GlobalVariable, LineRow, Location, LocationArg, LocationEntry, ObjectModel, Op, Relocation,
+    RelocationKind, Scope, SourceFile, Subprogram, Symbol, Type, Variable, VariableLocation,
 };
 use dwarfsmith_emit::write::{write, DebuggerTune, WriteOptions};
 use expect_test::{expect, Expect};
@@ -277,7 +277,14 @@ fn program() -> ObjectModel {
     ];
     ObjectModel {
         functions: vec![compute, main],
-        data: vec![],
+        data: vec![DataObject {
+            name: "counter".to_string(),
+            global: true,
+            section: DataSection::Data,
+            align: 4,
+            bytes: vec![42, 0, 0, 0],
+            relocations: vec![],
+        }],
         debug: Some(DebugInfo {
             producer: "dwarfsmith test".to_string(),
             language: 0x1d,
@@ -334,6 +341,15 @@ fn program() -> ObjectModel {
                     row(9, 32, false, true),
                 ],
             ],
+            globals: vec![GlobalVariable {
+                name: "counter".to_string(),
+                linkage_name: None,
+                ty: Some(INT),
+                file: 0,
+                line: 2,
+                external: true,
+                data: Some(0),
+            }],
         }),
     }
 }
@@ -409,6 +425,8 @@ fn check_gdb(tune: DebuggerTune, expect: Expect) {
             "-ex",
             "print wide",
             "-ex",
+            "print counter",
+            "-ex",
             "bt",
             "calc",
         ],
@@ -434,6 +452,7 @@ fn gdb_stops_on_lines_prints_typed_values_and_unwinds() {
             $6 = 100
             $7 = -95
             $8 = 21474836468
+            $9 = 42
             #0  compute () at calc.c:22
             #1  ADDR in main () at calc.c:31"#]],
     );
@@ -456,6 +475,7 @@ fn gdb_reads_the_lldb_tuning_too() {
             $6 = 100
             $7 = -95
             $8 = 21474836468
+            $9 = 42
             #0  compute () at calc.c:22
             #1  ADDR in main () at calc.c:31"#]],
     );
@@ -486,7 +506,13 @@ fn check_lldb(tune: DebuggerTune, expect: Expect) {
     let output = session(
         "lldb-19",
         tune,
-        &["b calc.c:22", "run", "frame variable", "bt"],
+        &[
+            "b calc.c:22",
+            "run",
+            "frame variable",
+            "target variable counter",
+            "bt",
+        ],
     );
     expect.assert_eq(&lldb_interesting(&output));
 }
@@ -505,6 +531,7 @@ fn lldb_reads_the_lldb_tuning() {
             (int) slot = 100
             (int) mixed = -95
             (long) wide = 21474836468
+            (int) counter = 42
               * frame #0: ADDR calc`compute at calc.c:22:3
                 frame #1: ADDR calc`main at calc.c:31:3"#]],
     );
@@ -524,6 +551,7 @@ fn lldb_cannot_evaluate_the_gdb_tuning() {
             (int) slot = 100
             (int) mixed = <Unhandled opcode DW_OP_regval_type in DWARFExpression>
             (long) wide = <Unhandled opcode DW_OP_regval_type in DWARFExpression>
+            (int) counter = 42
               * frame #0: ADDR calc`compute at calc.c:22:3
                 frame #1: ADDR calc`main at calc.c:31:3"#]],
     );
