@@ -7,9 +7,23 @@
 //! function an STT_FUNC symbol with its size, and every cross-section
 //! reference of the debug sections an ELF relocation.
 
+mod elf;
+mod frame;
+mod line;
+mod loclists;
+mod ops;
+mod relocate;
+mod rnglists;
+mod types;
+mod unit;
+
 use std::fmt;
 
+use gimli::write::Sections;
+
 use crate::model::ObjectModel;
+use elf::Layout;
+use relocate::RelocatedSection;
 
 /// The debugger the DWARF expressions are tuned for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -43,10 +57,22 @@ impl fmt::Display for WriteError {
 
 impl std::error::Error for WriteError {}
 
+impl WriteError {
+    fn new(message: String) -> WriteError {
+        WriteError { message }
+    }
+}
+
 /// Writes `model` as an ELF x86-64 relocatable object.
 pub fn write(model: &ObjectModel, options: &WriteOptions) -> Result<Vec<u8>, WriteError> {
-    let _ = (model, options);
-    Err(WriteError {
-        message: "write is not implemented yet".to_string(),
-    })
+    let layout = Layout::of(model);
+    let mut sections = Sections::new(RelocatedSection::default());
+    frame::write_eh_frame(model, &layout, &mut sections.eh_frame)?;
+    if let Some(debug) = &model.debug {
+        let mut dwarf = unit::build_unit(model, debug, &layout, options)?;
+        dwarf
+            .write(&mut sections)
+            .map_err(|e| WriteError::new(format!("DWARF writer: {e}")))?;
+    }
+    elf::write_object(model, &layout, &sections)
 }

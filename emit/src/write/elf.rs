@@ -1,0 +1,488 @@
+//! The ELF container: sections, symbols and relocations via `object::write`.
+//!
+//! In: the [`ObjectModel`], its [`Layout`] in `.text`, and the gimli
+//! sections (`.eh_frame`, `.debug_*`) already written with their relocations.
+//! Out: the bytes of an ELF x86-64 relocatable object.
+//! Promises:
+//! - `.text` holds the functions in model order, each 16-byte aligned
+//!   (padding is `nop`), each with an STT_FUNC symbol of its code size.
+//! - `.rodata` holds each function's own rodata (8-byte aligned, in function
+//!   order) and then the read-only data objects; read-only data objects with
+//!   relocations go to `.data.rel.ro` instead, so PIE links need no text
+//!   relocations.
+//! - Relocations against [`Symbol::FunctionData`] and [`Symbol::FunctionCode`]
+//!   become relocations against the `.rodata` / `.text` section symbol with
+//!   the position folded into the addend; names that no function or data
+//!   object defines become undefined global symbols.
+//! - Every debug-section relocation is against a section symbol: 8-byte
+//!   fields use R_X86_64_64, 4-byte fields R_X86_64_32, and `.eh_frame`'s
+//!   PC-relative pointers R_X86_64_PC32.
+//! - A `.note.GNU-stack` section marks the stack non-executable.
+
+use std::collections::HashMap;
+
+use gimli::write::{RelocationTarget, Sections};
+use object::write::{Object, Relocation, StandardSection, SymbolId, SymbolSection};
+use object::{
+    elf, Architecture, BinaryFormat, Endianness, RelocationFlags, SectionKind, SymbolFlags,
+    SymbolKind, SymbolScope,
+};
+
+use super::relocate::{RelocatedSection, TEXT_SYMBOL};
+use super::WriteError;
+use crate::model::{
+    DataObject, DataSection, Function, ObjectModel, Relocation as ModelRelocation, RelocationKind,
+    Symbol,
+};
+
+/// Alignment of every function in `.text`.
+pub const FUNCTION_ALIGN: u64 = 16;
+/// Alignment of each function's own rodata (jump tables) in `.rodata`.
+pub const FUNCTION_RODATA_ALIGN: u64 = 8;
+
+/// Where each function lands in `.text`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// Offset of `functions[i]` from the start of `.text`.
+    pub function_offsets: Vec<u64>,
+    /// Size of `.text` (end of the last function).
+    pub text_size: u64,
+}
+
+impl Layout {
+    /// Lays the functions out one after another, each [`FUNCTION_ALIGN`]-aligned.
+    pub fn of(model: &ObjectModel) -> Layout {
+        let mut function_offsets = Vec::with_capacity(model.functions.len());
+        let mut end = 0u64;
+        for function in &model.functions {
+            let start = end.next_multiple_of(FUNCTION_ALIGN);
+            function_offsets.push(start);
+            end = start + function.code.len() as u64;
+        }
+        Layout {
+            function_offsets,
+            text_size: end,
+        }
+    }
+}
+
+/// Builds the ELF object from the model, its layout and the gimli sections.
+pub fn write_object(
+    model: &ObjectModel,
+    layout: &Layout,
+    sections: &Sections<RelocatedSection>,
+) -> Result<Vec<u8>, WriteError> {
+    let mut builder = ElfBuilder::new();
+    builder.add_text(model, layout)?;
+    builder.add_rodata_and_data(model)?;
+    builder.add_code_relocations(model, layout)?;
+    builder.add_gimli_sections(sections)?;
+    let gnu_stack =
+        builder
+            .object
+            .add_section(Vec::new(), b".note.GNU-stack".to_vec(), SectionKind::Other);
+    builder.object.section_mut(gnu_stack).flags = object::SectionFlags::Elf {
+        sh_type: elf::SHT_PROGBITS,
+        sh_flags: elf::SectionFlags(0),
+    };
+    builder
+        .object
+        .write()
+        .map_err(|e| WriteError::new(format!("ELF writer: {e}")))
+}
+
+/// The object under construction and what has been placed in it.
+struct ElfBuilder {
+    object: Object<'static>,
+    text: object::write::SectionId,
+    /// Defined and undefined symbols by name.
+    symbols: HashMap<String, SymbolId>,
+    /// `.rodata` and offset of each function's own rodata (`None`: it has none).
+    function_rodata: Vec<Option<(object::write::SectionId, u64)>>,
+}
+
+impl ElfBuilder {
+    fn new() -> ElfBuilder {
+        let mut object = Object::new(BinaryFormat::Elf, Architecture::X86_64, Endianness::Little);
+        let text = object.section_id(StandardSection::Text);
+        ElfBuilder {
+            object,
+            text,
+            symbols: HashMap::new(),
+            function_rodata: Vec::new(),
+        }
+    }
+
+    fn add_text(&mut self, model: &ObjectModel, layout: &Layout) -> Result<(), WriteError> {
+        let mut bytes = Vec::with_capacity(layout.text_size as usize);
+        for (function, &offset) in model.functions.iter().zip(&layout.function_offsets) {
+            bytes.resize(offset as usize, 0x90);
+            bytes.extend_from_slice(&function.code);
+        }
+        self.object
+            .append_section_data(self.text, &bytes, FUNCTION_ALIGN);
+        for (function, &offset) in model.functions.iter().zip(&layout.function_offsets) {
+            self.define(
+                &function.name,
+                function.global,
+                SymbolKind::Text,
+                self.text,
+                offset,
+                function.code.len() as u64,
+            )?;
+        }
+        Ok(())
+    }
+
+    fn add_rodata_and_data(&mut self, model: &ObjectModel) -> Result<(), WriteError> {
+        for function in &model.functions {
+            let placed = if function.rodata.is_empty() {
+                None
+            } else {
+                let rodata = self.object.section_id(StandardSection::ReadOnlyData);
+                let offset = self.object.append_section_data(
+                    rodata,
+                    &function.rodata,
+                    FUNCTION_RODATA_ALIGN,
+                );
+                Some((rodata, offset))
+            };
+            self.function_rodata.push(placed);
+        }
+        for data in &model.data {
+            self.add_data_object(data)?;
+        }
+        Ok(())
+    }
+
+    fn add_data_object(&mut self, data: &DataObject) -> Result<(), WriteError> {
+        if !data.align.is_power_of_two() {
+            return Err(WriteError::new(format!(
+                "data object `{}`: alignment {} is not a power of two",
+                data.name, data.align
+            )));
+        }
+        let standard = match data.section {
+            DataSection::Data => StandardSection::Data,
+            DataSection::ReadOnly if data.relocations.is_empty() => StandardSection::ReadOnlyData,
+            DataSection::ReadOnly => StandardSection::ReadOnlyDataWithRel,
+            DataSection::Bss => StandardSection::UninitializedData,
+        };
+        let section = self.object.section_id(standard);
+        let offset = if data.section == DataSection::Bss {
+            self.object
+                .append_section_bss(section, data.bytes.len() as u64, data.align)
+        } else {
+            self.object
+                .append_section_data(section, &data.bytes, data.align)
+        };
+        self.define(
+            &data.name,
+            data.global,
+            SymbolKind::Data,
+            section,
+            offset,
+            data.bytes.len() as u64,
+        )
+    }
+
+    fn define(
+        &mut self,
+        name: &str,
+        global: bool,
+        kind: SymbolKind,
+        section: object::write::SectionId,
+        value: u64,
+        size: u64,
+    ) -> Result<(), WriteError> {
+        if self.symbols.contains_key(name) {
+            return Err(WriteError::new(format!("symbol `{name}` is defined twice")));
+        }
+        let id = self.object.add_symbol(object::write::Symbol {
+            name: name.as_bytes().to_vec(),
+            value,
+            size,
+            kind,
+            scope: if global {
+                SymbolScope::Dynamic
+            } else {
+                SymbolScope::Compilation
+            },
+            weak: false,
+            section: SymbolSection::Section(section),
+            flags: SymbolFlags::None,
+        });
+        self.symbols.insert(name.to_string(), id);
+        Ok(())
+    }
+
+    /// The symbol for `name`, declaring it undefined if nothing defines it.
+    fn named(&mut self, name: &str) -> SymbolId {
+        if let Some(&id) = self.symbols.get(name) {
+            return id;
+        }
+        let id = self.object.add_symbol(object::write::Symbol {
+            name: name.as_bytes().to_vec(),
+            value: 0,
+            size: 0,
+            kind: SymbolKind::Unknown,
+            scope: SymbolScope::Dynamic,
+            weak: false,
+            section: SymbolSection::Undefined,
+            flags: SymbolFlags::None,
+        });
+        self.symbols.insert(name.to_string(), id);
+        id
+    }
+
+    fn add_code_relocations(
+        &mut self,
+        model: &ObjectModel,
+        layout: &Layout,
+    ) -> Result<(), WriteError> {
+        for (index, function) in model.functions.iter().enumerate() {
+            let base = layout.function_offsets[index];
+            let what = format!("function `{}`", function.name);
+            for relocation in &function.relocations {
+                self.add_model_relocation(
+                    model,
+                    layout,
+                    self.text,
+                    base,
+                    function.code.len(),
+                    relocation,
+                    &what,
+                )?;
+            }
+            if !function.rodata_relocations.is_empty() {
+                let Some((rodata, offset)) = self.function_rodata[index] else {
+                    return Err(WriteError::new(format!(
+                        "{what}: rodata relocations without rodata"
+                    )));
+                };
+                for relocation in &function.rodata_relocations {
+                    self.add_model_relocation(
+                        model,
+                        layout,
+                        rodata,
+                        offset,
+                        function.rodata.len(),
+                        relocation,
+                        &format!("{what} rodata"),
+                    )?;
+                }
+            }
+        }
+        for data in &model.data {
+            let symbol = self.symbols[&data.name];
+            let symbol = self.object.symbol(symbol);
+            let (section, base) = match symbol.section {
+                SymbolSection::Section(section) => (section, symbol.value),
+                _ => unreachable!("data objects are defined in a section"),
+            };
+            if data.section == DataSection::Bss && !data.relocations.is_empty() {
+                return Err(WriteError::new(format!(
+                    "data object `{}`: relocations in .bss",
+                    data.name
+                )));
+            }
+            for relocation in &data.relocations {
+                self.add_model_relocation(
+                    model,
+                    layout,
+                    section,
+                    base,
+                    data.bytes.len(),
+                    relocation,
+                    &format!("data object `{}`", data.name),
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn add_model_relocation(
+        &mut self,
+        model: &ObjectModel,
+        layout: &Layout,
+        section: object::write::SectionId,
+        base: u64,
+        len: usize,
+        relocation: &ModelRelocation,
+        what: &str,
+    ) -> Result<(), WriteError> {
+        let (r_type, size) = match relocation.kind {
+            RelocationKind::Pc32 => (elf::R_X86_64_PC32, 4),
+            RelocationKind::Plt32 => (elf::R_X86_64_PLT32, 4),
+            RelocationKind::GotPcRelX => (elf::R_X86_64_REX_GOTPCRELX, 4),
+            RelocationKind::Abs64 => (elf::R_X86_64_64, 8),
+        };
+        if relocation.offset + size > len as u64 {
+            return Err(WriteError::new(format!(
+                "{what}: relocation at {:#x} runs past the end ({len} bytes)",
+                relocation.offset
+            )));
+        }
+        let (symbol, addend) = self.resolve(model, layout, &relocation.symbol, what)?;
+        self.object
+            .add_relocation(
+                section,
+                Relocation {
+                    offset: base + relocation.offset,
+                    symbol,
+                    addend: relocation.addend + addend,
+                    flags: RelocationFlags::Elf { r_type },
+                },
+            )
+            .map_err(|e| WriteError::new(format!("{what}: {e}")))
+    }
+
+    /// The ELF symbol and extra addend a model symbol stands for.
+    fn resolve(
+        &mut self,
+        model: &ObjectModel,
+        layout: &Layout,
+        symbol: &Symbol,
+        what: &str,
+    ) -> Result<(SymbolId, i64), WriteError> {
+        match *symbol {
+            Symbol::Named(ref name) => Ok((self.named(name), 0)),
+            Symbol::FunctionData(index) => match self.function_rodata.get(index) {
+                Some(&Some((rodata, offset))) => {
+                    Ok((self.object.section_symbol(rodata), offset as i64))
+                }
+                _ => Err(WriteError::new(format!(
+                    "{what}: relocation against the rodata of function {index}, which has none"
+                ))),
+            },
+            Symbol::FunctionCode { function, offset } => {
+                let Some(target) = model.functions.get(function) else {
+                    return Err(WriteError::new(format!(
+                        "{what}: relocation against function {function}, which does not exist"
+                    )));
+                };
+                check_code_offset(target, offset, what)?;
+                let start = layout.function_offsets[function];
+                Ok((
+                    self.object.section_symbol(self.text),
+                    (start + offset) as i64,
+                ))
+            }
+        }
+    }
+
+    fn add_gimli_sections(
+        &mut self,
+        sections: &Sections<RelocatedSection>,
+    ) -> Result<(), WriteError> {
+        let mut ids = HashMap::new();
+        sections.for_each(|id, section| -> Result<(), WriteError> {
+            if section.bytes.slice().is_empty() {
+                return Ok(());
+            }
+            let object_id = if id == gimli::SectionId::EhFrame {
+                self.object.section_id(StandardSection::EhFrame)
+            } else {
+                let kind = match id {
+                    gimli::SectionId::DebugStr | gimli::SectionId::DebugLineStr => {
+                        SectionKind::DebugString
+                    }
+                    _ => SectionKind::Debug,
+                };
+                self.object
+                    .add_section(Vec::new(), id.name().as_bytes().to_vec(), kind)
+            };
+            let align = if id == gimli::SectionId::EhFrame {
+                8
+            } else {
+                1
+            };
+            self.object
+                .append_section_data(object_id, section.bytes.slice(), align);
+            ids.insert(id, object_id);
+            Ok(())
+        })?;
+        sections.for_each(|id, section| -> Result<(), WriteError> {
+            for relocation in &section.relocations {
+                let symbol = match relocation.target {
+                    RelocationTarget::Symbol(TEXT_SYMBOL) => self.object.section_symbol(self.text),
+                    RelocationTarget::Section(target) => match ids.get(&target) {
+                        Some(&target) => self.object.section_symbol(target),
+                        None => {
+                            return Err(WriteError::new(format!(
+                                "{}: relocation against empty section {}",
+                                id.name(),
+                                target.name()
+                            )))
+                        }
+                    },
+                    RelocationTarget::Symbol(other) => {
+                        unreachable!("gimli was only given the .text symbol, not {other}")
+                    }
+                };
+                let r_type = match (relocation.eh_pe, relocation.size) {
+                    (Some(pe), 4) if pe.application() == gimli::DW_EH_PE_pcrel => {
+                        elf::R_X86_64_PC32
+                    }
+                    (None, 4) => elf::R_X86_64_32,
+                    (None, 8) => elf::R_X86_64_64,
+                    (pe, size) => {
+                        return Err(WriteError::new(format!(
+                            "{}: unsupported relocation of {size} bytes ({pe:?})",
+                            id.name()
+                        )))
+                    }
+                };
+                self.object
+                    .add_relocation(
+                        ids[&id],
+                        Relocation {
+                            offset: relocation.offset as u64,
+                            symbol,
+                            addend: relocation.addend,
+                            flags: RelocationFlags::Elf { r_type },
+                        },
+                    )
+                    .map_err(|e| WriteError::new(format!("{}: {e}", id.name())))?;
+            }
+            Ok(())
+        })
+    }
+}
+
+/// Checks that `offset` lies within `function`'s code (its end included).
+pub fn check_code_offset(function: &Function, offset: u64, what: &str) -> Result<(), WriteError> {
+    if offset > function.code.len() as u64 {
+        return Err(WriteError::new(format!(
+            "{what}: offset {offset:#x} is past the end of `{}` ({} bytes)",
+            function.name,
+            function.code.len()
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn functions_are_sixteen_byte_aligned_in_order() {
+        let function = |len| Function {
+            code: vec![0xc3; len],
+            ..Function::default()
+        };
+        let model = ObjectModel {
+            functions: vec![function(5), function(16), function(1)],
+            ..ObjectModel::default()
+        };
+        assert_eq!(
+            Layout::of(&model),
+            Layout {
+                function_offsets: vec![0, 16, 32],
+                text_size: 33
+            }
+        );
+    }
+}

@@ -1,0 +1,87 @@
+//! Call-frame information: `.eh_frame` from each function's [`CfiRow`]s.
+//!
+//! In: the functions, their `.text` layout and CFI rows.
+//! Out: an `.eh_frame` section (written by `gimli::write::FrameTable`) with
+//! one CIE holding the SysV x86-64 initial rules (CFA = rsp + 8, return
+//! address at CFA - 8) and one FDE per non-empty function.
+//! Promise: FDE addresses are PC-relative 4-byte pointers relocated against
+//! `.text`, so the object links into a PIE and gdb can unwind through it.
+
+use gimli::write::{
+    Address, CallFrameInstruction, CommonInformationEntry, EhFrame, FrameDescriptionEntry,
+    FrameTable,
+};
+use gimli::{Encoding, Format, Register, X86_64};
+
+use super::elf::{check_code_offset, Layout};
+use super::relocate::{RelocatedSection, TEXT_SYMBOL};
+use super::WriteError;
+use crate::model::{CfiInstruction, ObjectModel};
+
+/// Writes the `.eh_frame` of all functions into `eh_frame`.
+pub fn write_eh_frame(
+    model: &ObjectModel,
+    layout: &Layout,
+    eh_frame: &mut EhFrame<RelocatedSection>,
+) -> Result<(), WriteError> {
+    let mut table = FrameTable::default();
+    let encoding = Encoding {
+        format: Format::Dwarf32,
+        version: 1,
+        address_size: 8,
+    };
+    let mut cie = CommonInformationEntry::new(encoding, 1, -8, X86_64::RA);
+    cie.fde_address_encoding = gimli::DW_EH_PE_pcrel | gimli::DW_EH_PE_sdata4;
+    cie.add_instruction(CallFrameInstruction::Cfa(X86_64::RSP, 8));
+    cie.add_instruction(CallFrameInstruction::Offset(X86_64::RA, -8));
+    let cie = table.add_cie(cie);
+
+    for (function, &start) in model.functions.iter().zip(&layout.function_offsets) {
+        if function.code.is_empty() {
+            continue;
+        }
+        let what = format!("CFI of `{}`", function.name);
+        let mut fde = FrameDescriptionEntry::new(
+            Address::Symbol {
+                symbol: TEXT_SYMBOL,
+                addend: start as i64,
+            },
+            function.code.len() as u32,
+        );
+        let mut previous = 0;
+        for row in &function.cfi {
+            check_code_offset(function, row.offset, &what)?;
+            if row.offset < previous {
+                return Err(WriteError::new(format!(
+                    "{what}: row at {:#x} comes after one at {previous:#x}",
+                    row.offset
+                )));
+            }
+            previous = row.offset;
+            fde.add_instruction(row.offset as u32, instruction(row.instruction));
+        }
+        table.add_fde(cie, fde);
+    }
+    table
+        .write_eh_frame(eh_frame)
+        .map_err(|e| WriteError::new(format!(".eh_frame: {e}")))
+}
+
+/// The gimli form of one model CFI instruction.
+fn instruction(instruction: CfiInstruction) -> CallFrameInstruction {
+    match instruction {
+        CfiInstruction::DefCfaOffset(offset) => CallFrameInstruction::CfaOffset(offset as i32),
+        CfiInstruction::DefCfaRegister(register) => {
+            CallFrameInstruction::CfaRegister(Register(register))
+        }
+        CfiInstruction::DefCfa { register, offset } => {
+            CallFrameInstruction::Cfa(Register(register), offset as i32)
+        }
+        CfiInstruction::Offset { register, offset } => {
+            CallFrameInstruction::Offset(Register(register), offset)
+        }
+        CfiInstruction::Restore(register) => CallFrameInstruction::Restore(Register(register)),
+        CfiInstruction::RememberState => CallFrameInstruction::RememberState,
+        CfiInstruction::RestoreState => CallFrameInstruction::RestoreState,
+    }
+}

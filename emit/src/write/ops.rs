@@ -1,0 +1,336 @@
+//! Expression lowering: a model [`Location`] (with `DW_OP_LLVM_arg`
+//! placeholders) to a DWARF expression (ARCHITECTURE.md decision 5).
+//!
+//! In: a location, the debugger tuning, and a source of DW_TAG_base_type
+//! DIEs (created on demand by the caller as children of the unit root).
+//! Out: a `gimli::write::Expression`, or a message saying what is wrong.
+//!
+//! The location is lowered one piece at a time (`Op::Piece` ends a piece):
+//! - exactly `[Arg(i)]` or `[Arg(i), StackValue]` over a register is a
+//!   register location `DW_OP_regN`; over a frame slot, `DW_OP_fbreg off`
+//!   (a memory location; the frame base is the CFA), plus `DW_OP_stack_value`
+//!   when the address itself is the value; over a constant, the constant and
+//!   `DW_OP_stack_value`;
+//! - otherwise, for gdb, a computed value (`StackValue`) that reads a
+//!   register is kept **entirely typed**: registers are pushed with
+//!   `DW_OP_regval_type` over a base type of the argument's width and
+//!   signedness, constants with `DW_OP_const_type` of the type of the value
+//!   they meet, loads with `DW_OP_deref_type`, and a binary operation whose
+//!   operands differ in type converts the top one to the other's type with
+//!   `DW_OP_convert`. Typed arithmetic wraps in the value's own width, so a
+//!   32-bit `a - b` is negative when it should be and a 32-bit logical shift
+//!   right shifts in zeros at bit 31, which converting to the 64-bit generic
+//!   type would get wrong; and gdb never sees typed and generic operands
+//!   mixed ("Incompatible types on DWARF stack").
+//! - for lldb (which evaluates none of the typed operations), and for
+//!   memory locations (address arithmetic is pointer-sized anyway),
+//!   registers are pushed with `DW_OP_bregN 0` and constants are generic.
+//!
+//! `Op::Convert` becomes `DW_OP_convert` to a base type of that width and
+//! signedness; `Op::Piece(n)` becomes `DW_OP_piece n`; every other
+//! operation maps one to one.
+
+use gimli::write::{Expression, UnitEntryId};
+use gimli::Register;
+
+use super::DebuggerTune;
+use crate::model::{Location, LocationArg, Op};
+
+/// Gives the DIE of a DW_TAG_base_type with this width in bits and
+/// signedness, creating it the first time it is asked for.
+pub trait BaseTypes {
+    /// The base type DIE for `bits` and `signed`.
+    fn base_type(&mut self, bits: u16, signed: bool) -> UnitEntryId;
+}
+
+/// The type of a value on the DWARF stack while lowering.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum StackType {
+    /// The generic (address-sized, untyped) type.
+    Generic,
+    /// A base type of this width and signedness.
+    Typed { bits: u16, signed: bool },
+}
+
+/// Lowers `location` to a DWARF expression tuned for `tune`.
+pub fn lower(
+    location: &Location,
+    tune: DebuggerTune,
+    base_types: &mut dyn BaseTypes,
+) -> Result<Expression, String> {
+    for op in &location.ops {
+        if let Op::Arg(index) = *op {
+            if index as usize >= location.args.len() {
+                return Err(format!(
+                    "DW_OP_LLVM_arg {index} but the location has {} argument(s)",
+                    location.args.len()
+                ));
+            }
+        }
+    }
+    let mut expression = Expression::new();
+    let mut rest = &location.ops[..];
+    while !rest.is_empty() {
+        let end = rest.iter().position(|op| matches!(op, Op::Piece(_)));
+        let (piece, size) = match end {
+            Some(end) => match rest[end] {
+                Op::Piece(size) => (&rest[..end], Some(size)),
+                _ => unreachable!("position found a piece"),
+            },
+            None => (rest, None),
+        };
+        let mut lowering = Lowering {
+            args: &location.args,
+            tune,
+            base_types,
+            expression: &mut expression,
+            stack: Vec::new(),
+            default_type: StackType::Generic,
+        };
+        lowering.piece(piece)?;
+        match size {
+            Some(size) => {
+                expression.op_piece(size);
+                rest = &rest[piece.len() + 1..];
+            }
+            None => rest = &[],
+        }
+    }
+    Ok(expression)
+}
+
+/// The state of lowering one piece.
+struct Lowering<'a> {
+    args: &'a [LocationArg],
+    tune: DebuggerTune,
+    base_types: &'a mut dyn BaseTypes,
+    expression: &'a mut Expression,
+    /// Types of the values on the DWARF stack.
+    stack: Vec<StackType>,
+    /// In typed mode, the type of the first register argument: the type of
+    /// constants pushed on an empty stack and of loads.
+    default_type: StackType,
+}
+
+impl Lowering<'_> {
+    fn piece(&mut self, ops: &[Op]) -> Result<(), String> {
+        if let Some(position) = ops.iter().position(|op| *op == Op::StackValue) {
+            if position + 1 != ops.len() {
+                return Err("DW_OP_stack_value is not the last operation of its piece".into());
+            }
+        }
+        let stack_value = ops.last() == Some(&Op::StackValue);
+        if let [Op::Arg(index)] | [Op::Arg(index), Op::StackValue] = *ops {
+            return self.single_argument(self.args[index as usize], stack_value);
+        }
+        let first_register = ops.iter().find_map(|op| match *op {
+            Op::Arg(index) => match self.args[index as usize] {
+                LocationArg::Register { bits, signed, .. } => {
+                    Some(StackType::Typed { bits, signed })
+                }
+                _ => None,
+            },
+            _ => None,
+        });
+        if let (DebuggerTune::Gdb, true, Some(first)) = (self.tune, stack_value, first_register) {
+            self.default_type = first;
+        }
+        for op in ops {
+            self.op(*op)?;
+        }
+        if self.stack.is_empty() {
+            return Err("the expression leaves no value on the stack".into());
+        }
+        Ok(())
+    }
+
+    /// A piece that is just one argument: a register or memory location,
+    /// or an implicit value.
+    fn single_argument(&mut self, arg: LocationArg, stack_value: bool) -> Result<(), String> {
+        match arg {
+            LocationArg::Register { register, .. } => self.expression.op_reg(Register(register)),
+            LocationArg::FrameSlot(offset) => {
+                self.expression.op_fbreg(offset);
+                if stack_value {
+                    self.expression.op(gimli::DW_OP_stack_value);
+                }
+            }
+            LocationArg::Constant(value) => {
+                push_generic_constant(self.expression, value);
+                self.expression.op(gimli::DW_OP_stack_value);
+            }
+        }
+        Ok(())
+    }
+
+    fn typed(&self) -> bool {
+        self.default_type != StackType::Generic
+    }
+
+    fn base(&mut self, ty: StackType) -> Option<UnitEntryId> {
+        match ty {
+            StackType::Generic => None,
+            StackType::Typed { bits, signed } => Some(self.base_types.base_type(bits, signed)),
+        }
+    }
+
+    fn pop(&mut self, op: Op) -> Result<StackType, String> {
+        self.stack
+            .pop()
+            .ok_or_else(|| format!("{op:?} with too few values on the stack"))
+    }
+
+    /// Pushes a constant in the type of the value it will meet; `unsigned`
+    /// says how to read `value` when the constant is generic.
+    fn constant(&mut self, value: i64, unsigned: bool) {
+        let ty = match self.stack.last() {
+            Some(&ty) => ty,
+            None => self.default_type,
+        };
+        match ty {
+            StackType::Typed { bits, .. } if self.tune == DebuggerTune::Gdb => {
+                let base = self.base_types.base_type(bits, ty_signed(ty));
+                let bytes = value.to_le_bytes()[..usize::from(bits.div_ceil(8))].into();
+                self.expression.op_const_type(base, bytes);
+                self.stack.push(ty);
+            }
+            _ if unsigned => {
+                self.expression.op_constu(value as u64);
+                self.stack.push(StackType::Generic);
+            }
+            _ => {
+                push_generic_constant(self.expression, value);
+                self.stack.push(StackType::Generic);
+            }
+        }
+    }
+
+    fn op(&mut self, op: Op) -> Result<(), String> {
+        match op {
+            Op::Arg(index) => self.argument(self.args[index as usize]),
+            Op::Constu(value) => self.constant(value as i64, true),
+            Op::Consts(value) => self.constant(value, false),
+            Op::PlusUconst(value) => {
+                let top = *self
+                    .stack
+                    .last()
+                    .ok_or("DW_OP_plus_uconst on an empty stack")?;
+                if top == StackType::Generic || self.tune == DebuggerTune::Lldb {
+                    self.expression.op_plus_uconst(value);
+                } else {
+                    self.constant(value as i64, true);
+                    self.binary(gimli::DW_OP_plus, op)?;
+                }
+            }
+            Op::Plus => self.binary(gimli::DW_OP_plus, op)?,
+            Op::Minus => self.binary(gimli::DW_OP_minus, op)?,
+            Op::Mul => self.binary(gimli::DW_OP_mul, op)?,
+            Op::Div => self.binary(gimli::DW_OP_div, op)?,
+            Op::Mod => self.binary(gimli::DW_OP_mod, op)?,
+            Op::And => self.binary(gimli::DW_OP_and, op)?,
+            Op::Or => self.binary(gimli::DW_OP_or, op)?,
+            Op::Xor => self.binary(gimli::DW_OP_xor, op)?,
+            Op::Shl => self.binary(gimli::DW_OP_shl, op)?,
+            Op::Shr => self.binary(gimli::DW_OP_shr, op)?,
+            Op::Shra => self.binary(gimli::DW_OP_shra, op)?,
+            Op::Neg => self.unary(gimli::DW_OP_neg, op)?,
+            Op::Not => self.unary(gimli::DW_OP_not, op)?,
+            Op::Deref => self.load(8, op)?,
+            Op::DerefSize(size) => self.load(size, op)?,
+            Op::StackValue => self.expression.op(gimli::DW_OP_stack_value),
+            Op::Convert { bits, signed } => {
+                self.pop(op)?;
+                let ty = StackType::Typed { bits, signed };
+                let base = self.base(ty);
+                self.expression.op_convert(base);
+                self.stack.push(ty);
+            }
+            Op::Piece(_) => unreachable!("pieces are split off before lowering"),
+        }
+        Ok(())
+    }
+
+    fn argument(&mut self, arg: LocationArg) {
+        match arg {
+            LocationArg::Register {
+                register,
+                bits,
+                signed,
+            } => {
+                if self.typed() {
+                    let ty = StackType::Typed { bits, signed };
+                    let base = self.base_types.base_type(bits, signed);
+                    self.expression.op_regval_type(Register(register), base);
+                    self.stack.push(ty);
+                } else {
+                    self.expression.op_breg(Register(register), 0);
+                    self.stack.push(StackType::Generic);
+                }
+            }
+            LocationArg::FrameSlot(offset) => {
+                self.expression.op_fbreg(offset);
+                self.stack.push(StackType::Generic);
+            }
+            LocationArg::Constant(value) => self.constant(value, false),
+        }
+    }
+
+    /// A binary operation: the top operand is converted to the type of the
+    /// one below it when they differ; the result has that type.
+    fn binary(&mut self, opcode: gimli::DwOp, op: Op) -> Result<(), String> {
+        let top = self.pop(op)?;
+        let below = *self
+            .stack
+            .last()
+            .ok_or_else(|| format!("{op:?} with too few values on the stack"))?;
+        if top != below && self.tune == DebuggerTune::Gdb {
+            let base = self.base(below);
+            self.expression.op_convert(base);
+        }
+        self.expression.op(opcode);
+        Ok(())
+    }
+
+    fn unary(&mut self, opcode: gimli::DwOp, op: Op) -> Result<(), String> {
+        let top = self.pop(op)?;
+        self.expression.op(opcode);
+        self.stack.push(top);
+        Ok(())
+    }
+
+    /// A load of `size` bytes: typed (in the default type's signedness) in
+    /// typed mode, generic otherwise.
+    fn load(&mut self, size: u8, op: Op) -> Result<(), String> {
+        self.pop(op)?;
+        if self.typed() {
+            let ty = StackType::Typed {
+                bits: u16::from(size) * 8,
+                signed: ty_signed(self.default_type),
+            };
+            let base = self.base(ty).expect("typed");
+            self.expression.op_deref_type(size, base);
+            self.stack.push(ty);
+        } else {
+            if op == Op::Deref {
+                self.expression.op_deref();
+            } else {
+                self.expression.op_deref_size(size);
+            }
+            self.stack.push(StackType::Generic);
+        }
+        Ok(())
+    }
+}
+
+fn ty_signed(ty: StackType) -> bool {
+    matches!(ty, StackType::Typed { signed: true, .. })
+}
+
+/// `DW_OP_constu` for non-negative values, `DW_OP_consts` for negative ones.
+fn push_generic_constant(expression: &mut Expression, value: i64) {
+    if value >= 0 {
+        expression.op_constu(value as u64);
+    } else {
+        expression.op_consts(value);
+    }
+}

@@ -1,0 +1,47 @@
+//! A section buffer for gimli that keeps the relocations gimli asks for.
+//!
+//! In: the bytes and [`gimli::write::Relocation`]s gimli produces while it
+//! writes a DWARF or `.eh_frame` section.
+//! Out: the section bytes (zeros where relocations go) and the relocation
+//! list, which `elf` turns one to one into ELF RELA entries.
+
+use gimli::write::{EndianVec, RelocateWriter, Relocation};
+use gimli::LittleEndian;
+
+/// gimli's symbol number for the start of `.text`: every address the
+/// debug and unwind sections hold is `.text + addend`.
+pub const TEXT_SYMBOL: usize = 0;
+
+/// One section's bytes and the relocations against them.
+#[derive(Clone, Debug)]
+pub struct RelocatedSection {
+    /// The bytes written so far.
+    pub bytes: EndianVec<LittleEndian>,
+    /// Relocations recorded so far, in writing order.
+    pub relocations: Vec<Relocation>,
+}
+
+impl Default for RelocatedSection {
+    fn default() -> Self {
+        RelocatedSection {
+            bytes: EndianVec::new(LittleEndian),
+            relocations: Vec::new(),
+        }
+    }
+}
+
+impl RelocateWriter for RelocatedSection {
+    type Writer = EndianVec<LittleEndian>;
+
+    fn writer(&self) -> &Self::Writer {
+        &self.bytes
+    }
+
+    fn writer_mut(&mut self) -> &mut Self::Writer {
+        &mut self.bytes
+    }
+
+    fn relocate(&mut self, relocation: Relocation) {
+        self.relocations.push(relocation);
+    }
+}

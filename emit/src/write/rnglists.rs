@@ -1,0 +1,55 @@
+//! Address ranges of scopes: `DW_AT_low_pc`/`DW_AT_high_pc` or `DW_AT_ranges`.
+//!
+//! In: half-open ranges as offsets in one function, and the `.text` layout.
+//! Out: the attributes to put on the DIE.
+//! Promise: one range becomes low_pc (relocated address) and high_pc (a
+//! length); several become a `.debug_rnglists` list of one
+//! `DW_RLE_base_address` (the function start) and `DW_RLE_offset_pair`s.
+
+use gimli::write::{Address, AttributeValue, Range, RangeList, RangeListTable};
+
+use super::relocate::TEXT_SYMBOL;
+use super::WriteError;
+
+/// The attributes describing `ranges` of the function starting at
+/// `function_start` in `.text`, whose code is `function_len` bytes long.
+pub fn range_attributes(
+    ranges: &[(u64, u64)],
+    function_start: u64,
+    function_len: u64,
+    table: &mut RangeListTable,
+    what: &str,
+) -> Result<Vec<(gimli::DwAt, AttributeValue)>, WriteError> {
+    for &(start, end) in ranges {
+        if start >= end || end > function_len {
+            return Err(WriteError::new(format!(
+                "{what}: range [{start:#x}, {end:#x}) is empty or past the function ({function_len} bytes)"
+            )));
+        }
+    }
+    let address = |offset: u64| Address::Symbol {
+        symbol: TEXT_SYMBOL,
+        addend: (function_start + offset) as i64,
+    };
+    Ok(match ranges {
+        [] => Vec::new(),
+        &[(start, end)] => vec![
+            (gimli::DW_AT_low_pc, AttributeValue::Address(address(start))),
+            (gimli::DW_AT_high_pc, AttributeValue::Udata(end - start)),
+        ],
+        _ => {
+            let mut list = vec![Range::BaseAddress {
+                address: address(0),
+            }];
+            list.extend(
+                ranges
+                    .iter()
+                    .map(|&(begin, end)| Range::OffsetPair { begin, end }),
+            );
+            vec![(
+                gimli::DW_AT_ranges,
+                AttributeValue::RangeListRef(table.add(RangeList(list))),
+            )]
+        }
+    })
+}

@@ -1,0 +1,242 @@
+//! Type DIEs: the model's [`Type`]s, and base types made on demand for
+//! typed DWARF expressions.
+//!
+//! In: `DebugInfo::types`, each referring to others by index.
+//! Out: one DIE per type, children of the unit root, in model order (DIE
+//! ids are reserved first, so types may refer forward); attributes as
+//! clang writes them (pointers 8 bytes; array subranges counted with
+//! `DW_AT_count` over an `__ARRAY_SIZE_TYPE__` index type).
+//! Promise: a base type asked for by an expression exists once per width
+//! and signedness, is a child of the unit root (where `DW_OP_regval_type`,
+//! `DW_OP_const_type`, `DW_OP_deref_type` and `DW_OP_convert` must find it)
+//! and is named like LLVM's (`DW_ATE_signed_32`).
+
+use std::collections::HashMap;
+
+use gimli::write::{AttributeValue, StringTable, Unit, UnitEntryId};
+
+use super::ops::BaseTypes;
+use super::WriteError;
+use crate::model::{Type, TypeId};
+
+/// Adds one DIE per model type under the unit root and fills them in.
+pub fn add_types(
+    unit: &mut Unit,
+    strings: &mut StringTable,
+    types: &[Type],
+) -> Result<Vec<UnitEntryId>, WriteError> {
+    let root = unit.root();
+    let ids: Vec<UnitEntryId> = types.iter().map(|ty| unit.add(root, tag(ty))).collect();
+    let reference = |id: TypeId, what: &str| {
+        ids.get(id)
+            .map(|&die| AttributeValue::UnitRef(die))
+            .ok_or_else(|| {
+                WriteError::new(format!("{what} refers to type {id}, which does not exist"))
+            })
+    };
+    let mut array_index_type = None;
+    for (index, ty) in types.iter().enumerate() {
+        let die = ids[index];
+        let what = format!("type {index}");
+        let mut attributes: Vec<(gimli::DwAt, AttributeValue)> = Vec::new();
+        let name = |name: &str, strings: &mut StringTable| {
+            (
+                gimli::DW_AT_name,
+                AttributeValue::StringRef(strings.add(name)),
+            )
+        };
+        match ty {
+            Type::Base {
+                name: type_name,
+                byte_size,
+                encoding,
+            } => {
+                attributes.push(name(type_name, strings));
+                attributes.push((
+                    gimli::DW_AT_encoding,
+                    AttributeValue::Encoding(gimli::DwAte(*encoding)),
+                ));
+                attributes.push((gimli::DW_AT_byte_size, AttributeValue::Udata(*byte_size)));
+            }
+            Type::Pointer(target) => {
+                if let Some(target) = target {
+                    attributes.push((gimli::DW_AT_type, reference(*target, &what)?));
+                }
+                attributes.push((gimli::DW_AT_byte_size, AttributeValue::Udata(8)));
+            }
+            Type::Const(target) | Type::Volatile(target) | Type::Restrict(target) => {
+                if let Some(target) = target {
+                    attributes.push((gimli::DW_AT_type, reference(*target, &what)?));
+                }
+            }
+            Type::Typedef {
+                name: type_name,
+                target,
+            } => {
+                attributes.push(name(type_name, strings));
+                if let Some(target) = target {
+                    attributes.push((gimli::DW_AT_type, reference(*target, &what)?));
+                }
+            }
+            Type::Struct {
+                name: type_name,
+                byte_size,
+                members,
+                ..
+            } => {
+                if let Some(type_name) = type_name {
+                    attributes.push(name(type_name, strings));
+                }
+                match byte_size {
+                    Some(size) => {
+                        attributes.push((gimli::DW_AT_byte_size, AttributeValue::Udata(*size)))
+                    }
+                    None => {
+                        attributes.push((gimli::DW_AT_declaration, AttributeValue::FlagPresent))
+                    }
+                }
+                for member in members {
+                    let member_die = unit.add(die, gimli::DW_TAG_member);
+                    let entry = unit.get_mut(member_die);
+                    entry.set(
+                        gimli::DW_AT_name,
+                        AttributeValue::StringRef(strings.add(member.name.as_str())),
+                    );
+                    entry.set(
+                        gimli::DW_AT_type,
+                        reference(member.ty, &format!("{what} member `{}`", member.name))?,
+                    );
+                    entry.set(
+                        gimli::DW_AT_data_member_location,
+                        AttributeValue::Udata(member.byte_offset),
+                    );
+                }
+            }
+            Type::Array { element, counts } => {
+                attributes.push((gimli::DW_AT_type, reference(*element, &what)?));
+                let index_type = *array_index_type.get_or_insert_with(|| {
+                    let id = unit.add(root, gimli::DW_TAG_base_type);
+                    let entry = unit.get_mut(id);
+                    entry.set(
+                        gimli::DW_AT_name,
+                        AttributeValue::StringRef(strings.add("__ARRAY_SIZE_TYPE__")),
+                    );
+                    entry.set(gimli::DW_AT_byte_size, AttributeValue::Udata(8));
+                    entry.set(
+                        gimli::DW_AT_encoding,
+                        AttributeValue::Encoding(gimli::DW_ATE_unsigned),
+                    );
+                    id
+                });
+                for count in counts {
+                    let subrange = unit.add(die, gimli::DW_TAG_subrange_type);
+                    let entry = unit.get_mut(subrange);
+                    entry.set(gimli::DW_AT_type, AttributeValue::UnitRef(index_type));
+                    if let Some(count) = count {
+                        entry.set(gimli::DW_AT_count, AttributeValue::Udata(*count));
+                    }
+                }
+            }
+            Type::Enum {
+                name: type_name,
+                underlying,
+                byte_size,
+                enumerators,
+            } => {
+                if let Some(type_name) = type_name {
+                    attributes.push(name(type_name, strings));
+                }
+                if let Some(underlying) = underlying {
+                    attributes.push((gimli::DW_AT_type, reference(*underlying, &what)?));
+                }
+                attributes.push((gimli::DW_AT_byte_size, AttributeValue::Udata(*byte_size)));
+                for (enumerator, value) in enumerators {
+                    let child = unit.add(die, gimli::DW_TAG_enumerator);
+                    let entry = unit.get_mut(child);
+                    entry.set(
+                        gimli::DW_AT_name,
+                        AttributeValue::StringRef(strings.add(enumerator.as_str())),
+                    );
+                    entry.set(gimli::DW_AT_const_value, AttributeValue::Sdata(*value));
+                }
+            }
+            Type::Subroutine {
+                return_type,
+                parameters,
+            } => {
+                attributes.push((gimli::DW_AT_prototyped, AttributeValue::FlagPresent));
+                if let Some(return_type) = return_type {
+                    attributes.push((gimli::DW_AT_type, reference(*return_type, &what)?));
+                }
+                for parameter in parameters {
+                    let child = unit.add(die, gimli::DW_TAG_formal_parameter);
+                    if let Some(parameter) = parameter {
+                        let value = reference(*parameter, &what)?;
+                        unit.get_mut(child).set(gimli::DW_AT_type, value);
+                    }
+                }
+            }
+        }
+        let entry = unit.get_mut(die);
+        for (name, value) in attributes {
+            entry.set(name, value);
+        }
+    }
+    Ok(ids)
+}
+
+fn tag(ty: &Type) -> gimli::DwTag {
+    match ty {
+        Type::Base { .. } => gimli::DW_TAG_base_type,
+        Type::Pointer(_) => gimli::DW_TAG_pointer_type,
+        Type::Const(_) => gimli::DW_TAG_const_type,
+        Type::Volatile(_) => gimli::DW_TAG_volatile_type,
+        Type::Restrict(_) => gimli::DW_TAG_restrict_type,
+        Type::Typedef { .. } => gimli::DW_TAG_typedef,
+        Type::Struct {
+            is_union: false, ..
+        } => gimli::DW_TAG_structure_type,
+        Type::Struct { is_union: true, .. } => gimli::DW_TAG_union_type,
+        Type::Array { .. } => gimli::DW_TAG_array_type,
+        Type::Enum { .. } => gimli::DW_TAG_enumeration_type,
+        Type::Subroutine { .. } => gimli::DW_TAG_subroutine_type,
+    }
+}
+
+/// Base types for expressions, created on demand under the unit root.
+pub struct ExpressionBaseTypes<'a> {
+    /// The unit the DIEs go into.
+    pub unit: &'a mut Unit,
+    /// Its string table (for the names).
+    pub strings: &'a mut StringTable,
+    /// Base types made so far, by (bits, signed).
+    pub made: &'a mut HashMap<(u16, bool), UnitEntryId>,
+}
+
+impl BaseTypes for ExpressionBaseTypes<'_> {
+    fn base_type(&mut self, bits: u16, signed: bool) -> UnitEntryId {
+        if let Some(&id) = self.made.get(&(bits, signed)) {
+            return id;
+        }
+        let root = self.unit.root();
+        let id = self.unit.add(root, gimli::DW_TAG_base_type);
+        let (encoding, spelling) = if signed {
+            (gimli::DW_ATE_signed, "signed")
+        } else {
+            (gimli::DW_ATE_unsigned, "unsigned")
+        };
+        let entry = self.unit.get_mut(id);
+        let name = format!("DW_ATE_{spelling}_{bits}");
+        entry.set(
+            gimli::DW_AT_name,
+            AttributeValue::StringRef(self.strings.add(name)),
+        );
+        entry.set(gimli::DW_AT_encoding, AttributeValue::Encoding(encoding));
+        entry.set(
+            gimli::DW_AT_byte_size,
+            AttributeValue::Udata(u64::from(bits.div_ceil(8))),
+        );
+        self.made.insert((bits, signed), id);
+        id
+    }
+}

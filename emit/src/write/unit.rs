@@ -1,0 +1,420 @@
+//! The compile unit's DIE tree: unit root, types, subprograms, scopes and
+//! variables.
+//!
+//! In: the model's [`DebugInfo`], the `.text` layout and the write options.
+//! Out: a `gimli::write::DwarfUnit` ready to be written (DWARF 5, 32-bit
+//! format, 8-byte addresses), with its line program, range lists and
+//! location lists.
+//! Promises:
+//! - the unit root has producer, language, name, comp_dir, stmt_list and,
+//!   when there is code, low_pc/high_pc over all of `.text`;
+//! - children of the root: the model's types in order, then the
+//!   subprograms in order, then base types made for expressions (gimli
+//!   moves base types to the front when it writes);
+//! - a concrete subprogram has low_pc/high_pc over its function and
+//!   `DW_AT_frame_base` = `DW_OP_call_frame_cfa`; an abstract one (no
+//!   function) has `DW_AT_inline` = `DW_INL_inlined`;
+//! - parameters (`arg` set) are DW_TAG_formal_parameter, others
+//!   DW_TAG_variable; inside an inlined subroutine a variable that matches
+//!   one of its origin's variables by name and line refers to it with
+//!   `DW_AT_abstract_origin` and carries only its location;
+//! - a location list with no entries left after merging gives no
+//!   `DW_AT_location`.
+
+use std::collections::HashMap;
+
+use gimli::write::{Address, AttributeValue, DwarfUnit, Expression, FileId, UnitEntryId};
+use gimli::{Encoding, Format};
+
+use super::elf::Layout;
+use super::relocate::TEXT_SYMBOL;
+use super::types::{add_types, ExpressionBaseTypes};
+use super::{line, loclists, ops, rnglists, WriteError, WriteOptions};
+use crate::model::{
+    ChildScope, DebugInfo, Location, ObjectModel, Scope, SubprogramId, Variable, VariableLocation,
+};
+
+/// Builds the compile unit for `debug`.
+pub fn build_unit(
+    model: &ObjectModel,
+    debug: &DebugInfo,
+    layout: &Layout,
+    options: &WriteOptions,
+) -> Result<DwarfUnit, WriteError> {
+    let encoding = Encoding {
+        format: Format::Dwarf32,
+        version: 5,
+        address_size: 8,
+    };
+    let mut dwarf = DwarfUnit::new(encoding);
+    let (program, files) =
+        line::line_program(model, debug, layout, encoding, &mut dwarf.line_strings)?;
+    dwarf.unit.line_program = program;
+    let types = add_types(&mut dwarf.unit, &mut dwarf.strings, &debug.types)?;
+    let mut builder = UnitBuilder {
+        model,
+        debug,
+        layout,
+        options,
+        dwarf,
+        files,
+        types,
+        base_types: HashMap::new(),
+        subprograms: Vec::new(),
+        origin_variables: Vec::new(),
+    };
+    builder.add_root_attributes();
+    builder.add_subprograms()?;
+    Ok(builder.dwarf)
+}
+
+/// The unit under construction and the DIE ids handed out so far.
+struct UnitBuilder<'a> {
+    model: &'a ObjectModel,
+    debug: &'a DebugInfo,
+    layout: &'a Layout,
+    options: &'a WriteOptions,
+    dwarf: DwarfUnit,
+    /// Line-table file of each model file.
+    files: Vec<FileId>,
+    /// DIE of each model type.
+    types: Vec<UnitEntryId>,
+    /// Base types made for expressions, by (bits, signed).
+    base_types: HashMap<(u16, bool), UnitEntryId>,
+    /// DIE of each subprogram.
+    subprograms: Vec<UnitEntryId>,
+    /// Variable DIEs of each subprogram built so far, by (name, line), for
+    /// the abstract origins of inlined variables.
+    origin_variables: Vec<HashMap<(String, u32), UnitEntryId>>,
+}
+
+impl UnitBuilder<'_> {
+    fn string(&mut self, text: &str) -> AttributeValue {
+        AttributeValue::StringRef(self.dwarf.strings.add(text))
+    }
+
+    fn set(&mut self, die: UnitEntryId, name: gimli::DwAt, value: AttributeValue) {
+        self.dwarf.unit.get_mut(die).set(name, value);
+    }
+
+    fn text_address(&self, offset: u64) -> AttributeValue {
+        AttributeValue::Address(Address::Symbol {
+            symbol: TEXT_SYMBOL,
+            addend: offset as i64,
+        })
+    }
+
+    fn add_root_attributes(&mut self) {
+        let root = self.dwarf.unit.root();
+        let producer = self.string(&self.debug.producer);
+        self.set(root, gimli::DW_AT_producer, producer);
+        self.set(
+            root,
+            gimli::DW_AT_language,
+            AttributeValue::Language(gimli::DwLang(self.debug.language)),
+        );
+        let name = self.string(&self.debug.name);
+        self.set(root, gimli::DW_AT_name, name);
+        let comp_dir = self.string(&self.debug.comp_dir);
+        self.set(root, gimli::DW_AT_comp_dir, comp_dir);
+        if self.layout.text_size > 0 {
+            let low_pc = self.text_address(0);
+            self.set(root, gimli::DW_AT_low_pc, low_pc);
+            self.set(
+                root,
+                gimli::DW_AT_high_pc,
+                AttributeValue::Udata(self.layout.text_size),
+            );
+        }
+    }
+
+    fn file(&self, index: u32, what: &str) -> Result<AttributeValue, WriteError> {
+        self.files
+            .get(index as usize)
+            .map(|&file| AttributeValue::FileIndex(Some(file)))
+            .ok_or_else(|| {
+                WriteError::new(format!("{what} names file {index}, which does not exist"))
+            })
+    }
+
+    fn type_ref(&self, id: usize, what: &str) -> Result<AttributeValue, WriteError> {
+        self.types
+            .get(id)
+            .map(|&die| AttributeValue::UnitRef(die))
+            .ok_or_else(|| {
+                WriteError::new(format!("{what} refers to type {id}, which does not exist"))
+            })
+    }
+
+    /// Start in `.text` and code length of function `index`.
+    fn function_extent(&self, index: usize, what: &str) -> Result<(u64, u64), WriteError> {
+        match self.model.functions.get(index) {
+            Some(function) => Ok((
+                self.layout.function_offsets[index],
+                function.code.len() as u64,
+            )),
+            None => Err(WriteError::new(format!(
+                "{what} refers to function {index}, which does not exist"
+            ))),
+        }
+    }
+
+    fn add_subprograms(&mut self) -> Result<(), WriteError> {
+        let root = self.dwarf.unit.root();
+        for _ in &self.debug.subprograms {
+            let die = self.dwarf.unit.add(root, gimli::DW_TAG_subprogram);
+            self.subprograms.push(die);
+            self.origin_variables.push(HashMap::new());
+        }
+        // Abstract subprograms first, so that inlined variables can find
+        // their origins whatever the order of the model.
+        let debug = self.debug;
+        let (abstract_ones, concrete_ones): (Vec<_>, Vec<_>) = (0..debug.subprograms.len())
+            .partition(|&index| debug.subprograms[index].function.is_none());
+        for index in abstract_ones.into_iter().chain(concrete_ones) {
+            self.fill_subprogram(index)?;
+        }
+        Ok(())
+    }
+
+    fn fill_subprogram(&mut self, index: SubprogramId) -> Result<(), WriteError> {
+        let subprogram = &self.debug.subprograms[index];
+        let die = self.subprograms[index];
+        let what = format!("subprogram `{}`", subprogram.name);
+        let name = self.string(&subprogram.name);
+        self.set(die, gimli::DW_AT_name, name);
+        if let Some(linkage_name) = &subprogram.linkage_name {
+            let linkage_name = self.string(linkage_name);
+            self.set(die, gimli::DW_AT_linkage_name, linkage_name);
+        }
+        let file = self.file(subprogram.file, &what)?;
+        self.set(die, gimli::DW_AT_decl_file, file);
+        self.set(
+            die,
+            gimli::DW_AT_decl_line,
+            AttributeValue::Udata(subprogram.line.into()),
+        );
+        if subprogram.prototyped {
+            self.set(die, gimli::DW_AT_prototyped, AttributeValue::FlagPresent);
+        }
+        if let Some(return_type) = subprogram.return_type {
+            let return_type = self.type_ref(return_type, &what)?;
+            self.set(die, gimli::DW_AT_type, return_type);
+        }
+        if subprogram.external {
+            self.set(die, gimli::DW_AT_external, AttributeValue::FlagPresent);
+        }
+        match subprogram.function {
+            Some(function) => {
+                let (start, len) = self.function_extent(function, &what)?;
+                let low_pc = self.text_address(start);
+                self.set(die, gimli::DW_AT_low_pc, low_pc);
+                self.set(die, gimli::DW_AT_high_pc, AttributeValue::Udata(len));
+                let mut frame_base = Expression::new();
+                frame_base.op(gimli::DW_OP_call_frame_cfa);
+                self.set(
+                    die,
+                    gimli::DW_AT_frame_base,
+                    AttributeValue::Exprloc(frame_base),
+                );
+            }
+            None => self.set(
+                die,
+                gimli::DW_AT_inline,
+                AttributeValue::Inline(gimli::DW_INL_inlined),
+            ),
+        }
+        let mut variables = HashMap::new();
+        self.add_scope(
+            die,
+            &subprogram.scope,
+            subprogram.function,
+            None,
+            &mut variables,
+            &what,
+        )?;
+        self.origin_variables[index] = variables;
+        Ok(())
+    }
+
+    /// Adds the variables and child scopes of `scope` under `parent`.
+    /// `function` gives the code the scope's ranges are in; `origin` is the
+    /// abstract origin when the scope is (inside) an inlined subroutine.
+    fn add_scope(
+        &mut self,
+        parent: UnitEntryId,
+        scope: &Scope,
+        function: Option<usize>,
+        origin: Option<SubprogramId>,
+        variables: &mut HashMap<(String, u32), UnitEntryId>,
+        what: &str,
+    ) -> Result<(), WriteError> {
+        for variable in &scope.variables {
+            let die = self.add_variable(parent, variable, origin, what)?;
+            variables.insert((variable.name.clone(), variable.line), die);
+        }
+        for child in &scope.children {
+            match child {
+                ChildScope::Lexical { ranges, scope } => {
+                    let die = self.dwarf.unit.add(parent, gimli::DW_TAG_lexical_block);
+                    let what = format!("{what} lexical block");
+                    self.set_ranges(die, ranges, function, &what)?;
+                    self.add_scope(die, scope, function, origin, variables, &what)?;
+                }
+                ChildScope::Inlined {
+                    origin: inlined,
+                    ranges,
+                    call_file,
+                    call_line,
+                    call_column,
+                    scope,
+                } => {
+                    let what = format!("{what} inlined call");
+                    let Some(&origin_die) = self.subprograms.get(*inlined) else {
+                        return Err(WriteError::new(format!(
+                            "{what} has origin {inlined}, which does not exist"
+                        )));
+                    };
+                    let die = self
+                        .dwarf
+                        .unit
+                        .add(parent, gimli::DW_TAG_inlined_subroutine);
+                    self.set(
+                        die,
+                        gimli::DW_AT_abstract_origin,
+                        AttributeValue::UnitRef(origin_die),
+                    );
+                    self.set_ranges(die, ranges, function, &what)?;
+                    let file = self.file(*call_file, &what)?;
+                    self.set(die, gimli::DW_AT_call_file, file);
+                    self.set(
+                        die,
+                        gimli::DW_AT_call_line,
+                        AttributeValue::Udata((*call_line).into()),
+                    );
+                    self.set(
+                        die,
+                        gimli::DW_AT_call_column,
+                        AttributeValue::Udata((*call_column).into()),
+                    );
+                    self.add_scope(
+                        die,
+                        scope,
+                        function,
+                        Some(*inlined),
+                        &mut HashMap::new(),
+                        &what,
+                    )?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn set_ranges(
+        &mut self,
+        die: UnitEntryId,
+        ranges: &[(u64, u64)],
+        function: Option<usize>,
+        what: &str,
+    ) -> Result<(), WriteError> {
+        if ranges.is_empty() {
+            return Ok(());
+        }
+        let Some(function) = function else {
+            return Err(WriteError::new(format!(
+                "{what} has address ranges but its subprogram has no code"
+            )));
+        };
+        let (start, len) = self.function_extent(function, what)?;
+        let attributes =
+            rnglists::range_attributes(ranges, start, len, &mut self.dwarf.unit.ranges, what)?;
+        for (name, value) in attributes {
+            self.set(die, name, value);
+        }
+        Ok(())
+    }
+
+    fn add_variable(
+        &mut self,
+        parent: UnitEntryId,
+        variable: &Variable,
+        origin: Option<SubprogramId>,
+        what: &str,
+    ) -> Result<UnitEntryId, WriteError> {
+        let tag = if variable.arg.is_some() {
+            gimli::DW_TAG_formal_parameter
+        } else {
+            gimli::DW_TAG_variable
+        };
+        let die = self.dwarf.unit.add(parent, tag);
+        let what = format!("{what} variable `{}`", variable.name);
+        let origin_variable = origin.and_then(|origin| {
+            self.origin_variables[origin]
+                .get(&(variable.name.clone(), variable.line))
+                .copied()
+        });
+        match origin_variable {
+            Some(origin_variable) => self.set(
+                die,
+                gimli::DW_AT_abstract_origin,
+                AttributeValue::UnitRef(origin_variable),
+            ),
+            None => {
+                let name = self.string(&variable.name);
+                self.set(die, gimli::DW_AT_name, name);
+                let file = self.file(variable.file, &what)?;
+                self.set(die, gimli::DW_AT_decl_file, file);
+                self.set(
+                    die,
+                    gimli::DW_AT_decl_line,
+                    AttributeValue::Udata(variable.line.into()),
+                );
+                if let Some(ty) = variable.ty {
+                    let ty = self.type_ref(ty, &what)?;
+                    self.set(die, gimli::DW_AT_type, ty);
+                }
+            }
+        }
+        match &variable.location {
+            VariableLocation::None => {}
+            VariableLocation::Single(location) => {
+                let expression = self.lower(location, &what)?;
+                self.set(
+                    die,
+                    gimli::DW_AT_location,
+                    AttributeValue::Exprloc(expression),
+                );
+            }
+            VariableLocation::List { function, entries } => {
+                let (start, len) = self.function_extent(*function, &what)?;
+                let list = loclists::location_list(
+                    entries,
+                    start,
+                    len,
+                    &mut |location| self.lower(location, &what),
+                    &what,
+                )?;
+                if let Some(list) = list {
+                    let list = self.dwarf.unit.locations.add(list);
+                    self.set(
+                        die,
+                        gimli::DW_AT_location,
+                        AttributeValue::LocationListRef(list),
+                    );
+                }
+            }
+        }
+        Ok(die)
+    }
+
+    fn lower(&mut self, location: &Location, what: &str) -> Result<Expression, WriteError> {
+        let mut base_types = ExpressionBaseTypes {
+            unit: &mut self.dwarf.unit,
+            strings: &mut self.dwarf.strings,
+            made: &mut self.base_types,
+        };
+        ops::lower(location, self.options.debugger_tune, &mut base_types)
+            .map_err(|message| WriteError::new(format!("{what}: {message}")))
+    }
+}
