@@ -9,7 +9,7 @@
 //! - the ELF is well formed: header, section contents inside the file,
 //!   relocations inside their sections and naming real symbols, function
 //!   and data symbols inside their sections;
-//! - every function symbol is covered by one `.eh_frame` (or
+//! - every function symbol (with code) is covered by an `.eh_frame` (or
 //!   `.debug_frame`) FDE;
 //! - the line table: addresses within a sequence never go backwards, and
 //!   every row lies inside one code section;
@@ -153,7 +153,7 @@ fn check_cfi(object: &ElfObject, problems: &mut Problems) {
             return;
         }
     };
-    for function in &object.functions {
+    for function in object.functions.iter().filter(|f| f.size > 0) {
         let covering = covered
             .iter()
             .any(|&(start, end)| start <= function.address && function.end() <= end);
