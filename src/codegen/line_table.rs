@@ -14,12 +14,14 @@
 //!   at the first instruction after the prologue and at each epilogue.
 //! - An instruction without a location continues the row before it (line 0
 //!   when there is none).
-//! - Prologue instructions get the subprogram's scopeLine, as llc does.
+//! - Prologue instructions, and unlocated instructions before the first
+//!   located one (argument copies and stores), get the subprogram's
+//!   scopeLine, as llc does; prologue_end marks the first located
+//!   instruction after them, where a debugger's function breakpoint goes.
 //! - is_stmt marks the first row of each source line within a block: a
 //!   line already started earlier in the same block (code interleaved by
 //!   scheduling) is not a new statement, and line 0 never is.
-//! - prologue_end marks the first instruction after the prologue;
-//!   epilogue_begin the first instruction of each epilogue.
+//! - epilogue_begin marks the first instruction of each epilogue.
 
 use crate::codegen::isel::ir_loc;
 use crate::codegen::mir::Function;
@@ -119,7 +121,10 @@ pub fn line_entries(
         if input.block_start {
             started.clear();
         }
-        let (loc, file, line, column) = if input.prologue {
+        // The prologue, and unlocated code before the first located
+        // instruction (argument copies and spills), is the opening line.
+        let in_prologue = input.prologue || (!after_prologue && input.loc == 0);
+        let (loc, file, line, column) = if in_prologue {
             (None, prologue_file, prologue_line, 0)
         } else {
             match ir_loc(input.loc) {
@@ -130,8 +135,8 @@ pub fn line_entries(
                 None => previous.unwrap_or((None, prologue_file, 0, 0)),
             }
         };
-        let prologue_end = !input.prologue && !after_prologue;
-        if !input.prologue {
+        let prologue_end = !in_prologue && !after_prologue;
+        if !in_prologue {
             after_prologue = true;
         }
         let changed = previous != Some((loc, file, line, column));
@@ -241,7 +246,7 @@ mod tests {
     fn statements_prologue_and_epilogue() {
         // Locations: 1 = 4:13, 2 = 5:13, 3 = 4:20, 4 = 7:3.
         let (debug, sp) = debug_with(&[(4, 13), (5, 13), (4, 20), (7, 3)]);
-        let mut inputs = vec![
+        let inputs = vec![
             LineInput {
                 block_start: true,
                 prologue: true,
@@ -277,10 +282,10 @@ mod tests {
                 "18 7:3 stmt epilogue_begin",
             ]
         );
-        // Without a location before it, unlocated code is line 0.
-        inputs.truncate(1);
-        inputs[0] = input(0, 0);
+        // Unlocated code before the first location belongs to the opening
+        // line; the first located instruction ends the prologue.
+        let inputs = [input(0, 0), input(3, 2), input(5, 0)];
         let rows = line_entries(&inputs, &debug, Some(sp));
-        assert_eq!(show(&rows), ["0 0:0 prologue_end"]);
+        assert_eq!(show(&rows), ["0 3:0 stmt", "3 5:13 stmt prologue_end"]);
     }
 }

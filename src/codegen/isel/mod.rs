@@ -380,13 +380,8 @@ impl<'a> Selector<'a> {
     /// Copies the parameters out of their ABI places into virtual registers.
     fn lower_params(&mut self) -> Result<(), Diagnostic> {
         self.current = MBlock(0);
-        // The copies carry the first located instruction's location.
-        self.loc = self
-            .f
-            .blocks
-            .first()
-            .and_then(|b| b.insts.iter().find_map(|&i| self.f.inst(i).dbg))
-            .map_or(0, |l| l.0 + 1);
+        // No location: the line table counts them with the prologue.
+        self.loc = 0;
         for (i, param) in self.f.params.iter().enumerate() {
             let bits = self.bits_of_type(&param.ty)?;
             let reg = self.vreg(container(bits));
