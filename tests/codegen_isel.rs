@@ -232,3 +232,42 @@ fn whole_corpus_selects() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Selects the only function of `text` and returns the diagnostic.
+fn error_of(text: &str) -> String {
+    let module = parse_module(text, "bad.ll").unwrap();
+    let id = module.function_by_name("f").unwrap();
+    let mut e = select_function(&module, id, &IselOptions { debug_info: true }).unwrap_err();
+    e.file = "bad.ll".into();
+    e.to_string()
+}
+
+#[test]
+fn unsupported_input_is_a_diagnostic_naming_it() {
+    let ctpop = "declare i32 @llvm.ctpop.i32(i32)\n\
+                 define i32 @f(i32 %x) {\n\
+                 \x20 %c = call i32 @llvm.ctpop.i32(i32 %x)\n\
+                 \x20 ret i32 %c\n\
+                 }\n";
+    assert_eq!(
+        error_of(ctpop),
+        "bad.ll:3:3: error: unsupported intrinsic 'llvm.ctpop.i32'"
+    );
+    let unknown = "declare i32 @llvm.frobnicate.i32(i32)\n\
+                   define i32 @f(i32 %x) {\n\
+                   \x20 %c = call i32 @llvm.frobnicate.i32(i32 %x)\n\
+                   \x20 ret i32 %c\n\
+                   }\n";
+    assert_eq!(
+        error_of(unknown),
+        "bad.ll:3:3: error: unsupported intrinsic 'llvm.frobnicate.i32'"
+    );
+    let wide = "define i128 @f(i128 %x) {\n\
+                \x20 %y = add i128 %x, 1\n\
+                \x20 ret i128 %y\n\
+                }\n";
+    assert_eq!(
+        error_of(wide),
+        "bad.ll:1:1: error: unsupported type i128 in code generation"
+    );
+}
