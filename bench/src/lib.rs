@@ -8,5 +8,9 @@
 //!   llc-19 and prints time, peak memory and (with `--coverage`) variable
 //!   coverage side by side ([`measure`], [`report`], [`coverage`]).
 
+pub mod coverage;
 pub mod generate;
+pub mod measure;
 pub mod prng;
+pub mod report;
+pub mod runner;
