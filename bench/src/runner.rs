@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use crate::coverage::object_coverage;
 use crate::generate::{generate, GenConfig};
-use crate::measure::{median, run_measured, Outcome};
+use crate::measure::{median, run_measured, run_via_helper, Outcome};
 use crate::report::{CoverageRow, TimingRow};
 
 /// Where the tools are and what to run.
@@ -29,6 +29,10 @@ pub struct RunConfig {
     pub corpus: PathBuf,
     /// The generated module's settings.
     pub generator: GenConfig,
+    /// The `bench-run` binary, used as a lean parent for each measured child
+    /// (see [`crate::measure`]); `None` measures directly from this process,
+    /// whose own peak RSS then sets a floor under every child's.
+    pub helper: Option<PathBuf>,
 }
 
 /// The two compilers compared.
@@ -108,7 +112,10 @@ pub fn measure_compiler(
     let (program, args) = config.command(compiler, input, &output);
     let mut runs = Vec::new();
     for _ in 0..config.repetitions.max(1) {
-        let run = run_measured(&program, &args);
+        let run = match &config.helper {
+            Some(helper) => run_via_helper(helper, &program, &args),
+            None => run_measured(&program, &args),
+        };
         let failed = matches!(run, Outcome::Failed { .. });
         runs.push(run);
         if failed {

@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use dwarfsmith_bench::generate::GenConfig;
+use dwarfsmith_bench::measure::{encode, run_measured, HELPER_ARG};
 use dwarfsmith_bench::report::{coverage_table, timing_table};
 use dwarfsmith_bench::runner::{coverage_rows, timing_rows, RunConfig};
 
@@ -46,6 +47,10 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
+    let mut args = std::env::args_os().skip(1);
+    if args.next().is_some_and(|first| first == HELPER_ARG) {
+        return measuring_helper(args.collect());
+    }
     let cli = Cli::parse();
     match run(&cli) {
         Ok(table) => {
@@ -59,6 +64,18 @@ fn main() -> ExitCode {
     }
 }
 
+/// `bench-run __measure-child PROGRAM ARGS...`: runs PROGRAM from this small,
+/// fresh process and prints one line describing how it went.
+fn measuring_helper(mut args: Vec<std::ffi::OsString>) -> ExitCode {
+    if args.is_empty() {
+        eprintln!("bench-run: {HELPER_ARG} needs a program to run");
+        return ExitCode::FAILURE;
+    }
+    let program = PathBuf::from(args.remove(0));
+    println!("{}", encode(&run_measured(&program, &args)));
+    ExitCode::SUCCESS
+}
+
 fn run(cli: &Cli) -> Result<String, String> {
     let config = RunConfig {
         dwarfsmith: cli.dwarfsmith.clone(),
@@ -70,6 +87,7 @@ fn run(cli: &Cli) -> Result<String, String> {
             seed: cli.seed,
             functions: cli.functions,
         },
+        helper: std::env::current_exe().ok(),
     };
     let temporary = tempfile::tempdir()
         .map_err(|error| format!("cannot make a temporary directory: {error}"))?;

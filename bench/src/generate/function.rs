@@ -404,7 +404,8 @@ impl FunctionGen<'_> {
                 }
                 _ => {
                     let op = *self.state.rng.pick(&BIN_OPS);
-                    let rhs = if self.state.rng.chance(50) {
+                    let is_shift = matches!(op, BinOp::Shl | BinOp::Shr);
+                    let rhs = if is_shift || self.state.rng.chance(50) {
                         Operand::Imm(self.small_constant())
                     } else {
                         self.pick_as(ty, &dbg)
@@ -496,7 +497,11 @@ impl FunctionGen<'_> {
         let scope = self.subprogram;
         let dbg = self.statement(scope);
         let dividend = self.pick_as(ty, &dbg);
-        let divisor = self.pick_as(ty, &dbg);
+        let mut divisor = self.pick_as(ty, &dbg);
+        if divisor == dividend {
+            // `x / x` is not what C code divides by: take the newest other value.
+            divisor = self.pick_as(ty, &dbg);
+        }
         let Operand::Val(divisor) = divisor else {
             // A constant divisor needs no guard.
             let value = self.body.def(
