@@ -122,6 +122,35 @@ fn the_module_has_the_shape_of_clang_o2_g_integer_code() {
 }
 
 #[test]
+fn every_instruction_result_is_used_by_an_instruction_as_in_clang_o2_output() {
+    let text = generate(&GenConfig::default());
+    for function in text.split("\ndefine ").skip(1) {
+        let body = function.split("\n}\n").next().unwrap();
+        let code: Vec<&str> = body
+            .lines()
+            .filter(|line| !line.trim_start().starts_with("#dbg_"))
+            .collect();
+        let mut mentions = std::collections::HashMap::new();
+        for line in &code {
+            for token in line.split(|c: char| !(c == '%' || c.is_ascii_digit())) {
+                if token.len() > 1 && token.starts_with('%') {
+                    *mentions.entry(token).or_insert(0) += 1;
+                }
+            }
+        }
+        for line in &code {
+            let Some((name, instruction)) = line.trim_start().split_once(" = ") else {
+                continue;
+            };
+            // A call's result may be ignored (`f(x);`), never another instruction's.
+            if name.starts_with('%') && !instruction.contains("call ") {
+                assert!(mentions[name] >= 2, "{name} is dead in:\ndefine {body}");
+            }
+        }
+    }
+}
+
+#[test]
 fn opt_19_and_llc_19_accept_the_default_module() {
     let (Some(opt), Some(llc)) = (tool("opt-19"), tool("llc-19")) else {
         eprintln!("\n!!! SKIPPED: opt-19 or llc-19 is not installed; the generated module was NOT checked by LLVM !!!\n");

@@ -153,6 +153,8 @@ struct BlockData {
 pub struct Body {
     value_types: Vec<Ty>,
     defined: Vec<bool>,
+    /// Whether an instruction (not a debug record) uses the value.
+    used: Vec<bool>,
     params: Vec<Value>,
     blocks: Vec<BlockData>,
     current: Block,
@@ -164,6 +166,7 @@ impl Body {
         let mut body = Body {
             value_types: Vec::new(),
             defined: Vec::new(),
+            used: Vec::new(),
             params: Vec::new(),
             blocks: vec![BlockData::default()],
             current: Block(0),
@@ -186,6 +189,16 @@ impl Body {
         self.value_types[value.0]
     }
 
+    /// Whether an instruction written so far uses `value` (debug records do not count).
+    pub fn is_used(&self, value: Value) -> bool {
+        self.used[value.0]
+    }
+
+    /// Whether `value` is a parameter.
+    pub fn is_param(&self, value: Value) -> bool {
+        self.params.contains(&value)
+    }
+
     /// The block instructions are appended to.
     pub fn current(&self) -> Block {
         self.current
@@ -206,6 +219,7 @@ impl Body {
     pub fn reserve(&mut self, ty: Ty) -> Value {
         self.value_types.push(ty);
         self.defined.push(false);
+        self.used.push(false);
         Value(self.value_types.len() - 1)
     }
 
@@ -286,7 +300,12 @@ impl Body {
                 .next()
                 .unwrap_or_else(|| panic!("template {template:?} has more holes than arguments"));
             parts.push(match arg {
-                Arg::Op(Operand::Val(value)) => Part::Val(*value),
+                Arg::Op(Operand::Val(value)) => {
+                    if !is_record {
+                        self.used[value.0] = true;
+                    }
+                    Part::Val(*value)
+                }
                 Arg::Op(Operand::Imm(imm)) => Part::Text(imm.to_string()),
                 Arg::Blk(block) => Part::Blk(*block),
                 Arg::Text(text) => Part::Text(text.clone()),

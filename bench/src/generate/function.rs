@@ -455,9 +455,21 @@ impl FunctionGen<'_> {
         let variable = self.variable(scope, CType::Scalar(scalar), None);
         let location = self.record_location(scope);
         let name = ty.name();
-        match self.state.rng.range(0, 2) {
+        // Debug records never cause instructions, so the second operand is a value of type `ty` already.
+        let same_type: Vec<Value> = self
+            .available
+            .iter()
+            .filter(|(value, _)| self.body.ty(*value) == ty)
+            .map(|&(value, _)| value)
+            .collect();
+        let kind = if same_type.is_empty() {
+            self.state.rng.range(1, 2)
+        } else {
+            self.state.rng.range(0, 2)
+        };
+        match kind {
             0 => {
-                let other = self.pick_as(ty, "");
+                let other = *self.state.rng.pick(&same_type);
                 let op =
                     *self
                         .state
@@ -1020,14 +1032,43 @@ impl FunctionGen<'_> {
         }
     }
 
-    /// The return statement: the last result converted to the return type
-    /// (or, for `void`, stored through a pointer parameter when there is one).
+    /// The return statement. Every result no instruction uses yet is folded
+    /// into the returned value first (clang -O2 output has no dead
+    /// instructions); a `void` function stores it through its first pointer
+    /// parameter, or passes it to `ext_sink` when it has none.
     fn finish(&mut self) {
         let scope = self.subprogram;
         let dbg = self.statement(scope);
-        match self.signatures[self.index].ret {
+        let ret = self.signatures[self.index].ret;
+        let work = match ret {
+            Some(scalar) if scalar.ty() == Ty::I64 => scalar,
+            Some(scalar) => Scalar::Int.with_sign(scalar.is_signed()),
+            None => Scalar::Int,
+        };
+        let pending: Vec<(Value, Scalar)> = self
+            .available
+            .iter()
+            .copied()
+            .filter(|&(value, _)| !self.body.is_used(value) && !self.body.is_param(value))
+            .collect();
+        let mut folded: Option<Operand> = None;
+        for (value, scalar) in pending {
+            let operand = self.convert(value.into(), scalar, work.ty(), &dbg);
+            folded = Some(match folded {
+                None => operand,
+                Some(previous) => {
+                    let op = *self.state.rng.pick(&[BinOp::Add, BinOp::Xor, BinOp::Or]);
+                    self.binary(op, work, previous, operand, &dbg).into()
+                }
+            });
+        }
+        let result = match folded {
+            Some(operand) => operand,
+            None => self.pick_as(work.ty(), &dbg),
+        };
+        match ret {
             Some(scalar) => {
-                let value = self.pick_as(scalar.ty(), &dbg);
+                let value = self.convert(result, work, scalar.ty(), &dbg);
                 self.body.inst(
                     &format!("ret {} {{}}{dbg}", scalar.ty().name()),
                     &[value.into()],
@@ -1035,7 +1076,7 @@ impl FunctionGen<'_> {
             }
             None => {
                 if let Some(&(pointer, element)) = self.pointers.first() {
-                    let value = self.pick_as(element.ty(), &dbg);
+                    let value = self.convert(result, work, element.ty(), &dbg);
                     let tbaa = tbaa_tag(&mut self.state.md, element);
                     self.body.inst(
                         &format!(
@@ -1044,6 +1085,15 @@ impl FunctionGen<'_> {
                             element.bytes()
                         ),
                         &[value.into(), pointer.into()],
+                    );
+                } else {
+                    self.state.external_subprogram(0);
+                    self.body.inst(
+                        &format!(
+                            "tail call void @{}(i32 noundef {{}}){dbg}",
+                            EXTERNALS[0].name
+                        ),
+                        &[result.into()],
                     );
                 }
                 self.body.inst(&format!("ret void{dbg}"), &[]);
