@@ -4,7 +4,8 @@
 //! generator settings) and a scratch directory. Out: table rows for
 //! [`crate::report`]. Promise: every input gets a row; a compiler that fails
 //! on an input gives a failed cell with its first error line, and the other
-//! inputs are still measured.
+//! inputs are still measured. A run that exits 0 without writing an ELF
+//! object counts as a failure, so a stub compiler cannot look fast.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -112,9 +113,20 @@ pub fn measure_compiler(
     let (program, args) = config.command(compiler, input, &output);
     let mut runs = Vec::new();
     for _ in 0..config.repetitions.max(1) {
+        // A stale object from an earlier run must not pass for this run's output.
+        let _ = std::fs::remove_file(&output);
         let run = match &config.helper {
             Some(helper) => run_via_helper(helper, &program, &args),
             None => run_measured(&program, &args),
+        };
+        let run = match run {
+            Outcome::Finished(_) if !is_elf_file(&output) => Outcome::Failed {
+                first_error_line: format!(
+                    "exited with status 0 but wrote no ELF object to {}",
+                    output.display()
+                ),
+            },
+            run => run,
         };
         let failed = matches!(run, Outcome::Failed { .. });
         runs.push(run);
@@ -123,6 +135,14 @@ pub fn measure_compiler(
         }
     }
     median(&runs)
+}
+
+fn is_elf_file(path: &Path) -> bool {
+    let mut magic = [0u8; 4];
+    std::fs::File::open(path)
+        .and_then(|mut file| std::io::Read::read_exact(&mut file, &mut magic))
+        .is_ok()
+        && magic == *b"\x7fELF"
 }
 
 fn object_path(compiler: Compiler, input: &Path, workdir: &Path) -> PathBuf {
