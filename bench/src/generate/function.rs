@@ -40,7 +40,7 @@ pub(crate) fn generate_function(
         next_name: 0,
     };
     gen.describe_params();
-    let segments = gen.state.rng.range(5, 12);
+    let segments = gen.state.rng.range(5, 11);
     for _ in 0..segments {
         gen.segment();
     }
