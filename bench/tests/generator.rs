@@ -150,6 +150,68 @@ fn every_instruction_result_is_used_by_an_instruction_as_in_clang_o2_output() {
     }
 }
 
+/// Binary operations and compares clang -O2 would have folded (both operands
+/// constant, or the same value twice), and how many operations were checked.
+fn foldable_operations(text: &str) -> (Vec<String>, usize) {
+    let mut foldable = Vec::new();
+    let mut checked = 0;
+    for line in text.lines().filter(|line| line.starts_with("  %")) {
+        let instruction = line.split_once(" = ").unwrap().1;
+        let instruction = instruction.split(", !dbg").next().unwrap();
+        let mut words = instruction.split(' ');
+        let opcode = words.next().unwrap();
+        if !matches!(
+            opcode,
+            "add"
+                | "sub"
+                | "mul"
+                | "shl"
+                | "lshr"
+                | "ashr"
+                | "and"
+                | "or"
+                | "xor"
+                | "sdiv"
+                | "srem"
+                | "udiv"
+                | "urem"
+                | "icmp"
+        ) {
+            continue;
+        }
+        // Flags and the predicate come before the type; `A, B` after it.
+        let operands = words
+            .skip_while(|word| !word.starts_with('i'))
+            .skip(1)
+            .collect::<Vec<_>>()
+            .join(" ");
+        let (first, second) = operands.split_once(", ").unwrap();
+        if (!first.starts_with('%') && !second.starts_with('%')) || first == second {
+            foldable.push(line.trim().to_string());
+        }
+        checked += 1;
+    }
+    (foldable, checked)
+}
+
+#[test]
+fn no_binary_operation_or_compare_is_one_clang_would_fold() {
+    let (foldable, checked) = foldable_operations(&generate(&GenConfig::default()));
+    assert_eq!(foldable, Vec::<String>::new());
+    assert!(checked > 5_000, "only {checked} operations checked");
+    let (foldable, checked) = foldable_operations(
+        "  %2 = icmp ult i32 4, 5, !dbg !3\n  %3 = or disjoint i32 %1, %1\n  %4 = add nsw i32 %1, 2\n",
+    );
+    assert_eq!(
+        foldable,
+        [
+            "%2 = icmp ult i32 4, 5, !dbg !3",
+            "%3 = or disjoint i32 %1, %1"
+        ]
+    );
+    assert_eq!(checked, 3);
+}
+
 /// Numbers `%N` mentioned in `text`, except block labels (`label %N`).
 fn value_operands(text: &str) -> Vec<usize> {
     let mut operands = Vec::new();

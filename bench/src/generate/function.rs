@@ -10,6 +10,8 @@
 //! a block that dominates everything after it, so the values it adds to
 //! `available` may be used by any later instruction or debug record.
 
+use std::collections::HashMap;
+
 use super::body::{Arg, Block, Body, Operand, Ty, Value};
 use super::ctypes::{di_type, tbaa_tag, CType, Scalar};
 use super::meta::Md;
@@ -38,12 +40,18 @@ pub(crate) fn generate_function(
         available: Vec::new(),
         pointers: Vec::new(),
         next_name: 0,
+        chain: Vec::new(),
+        common: HashMap::new(),
     };
     gen.describe_params();
     let segments = gen.state.rng.range(5, 11);
     for _ in 0..segments {
+        let start = gen.body.current();
+        gen.chain.push(start);
         gen.segment();
     }
+    let last = gen.body.current();
+    gen.chain.push(last);
     gen.finish();
 
     let FunctionGen {
@@ -148,6 +156,11 @@ struct FunctionGen<'a> {
     /// Pointer parameters with the type they point to.
     pointers: Vec<(Value, Scalar)>,
     next_name: usize,
+    /// Blocks that dominate everything generated after them: the block each segment starts in.
+    chain: Vec<Block>,
+    /// Pure instructions already written (conversions, constant-offset GEPs), by
+    /// their text, so one in a `chain` block is reused as clang's GVN would.
+    common: HashMap<String, (Value, Block)>,
 }
 
 impl FunctionGen<'_> {
@@ -237,6 +250,36 @@ impl FunctionGen<'_> {
                 CType::Ptr(pointee) => self.pointers.push((value, pointee)),
             }
         }
+        if self.available.is_empty() {
+            // Only pointer parameters: the code starts from what they point to (`int x = p[0];`).
+            let (pointer, element) = self.pointers[0];
+            let dbg = self.statement(scope);
+            let tbaa = tbaa_tag(&mut self.state.md, element);
+            let loaded = self.body.def(
+                element.ty(),
+                &format!(
+                    "load {0}, ptr {{}}, align {1}{dbg}, !tbaa {tbaa}",
+                    element.ty().name(),
+                    element.bytes()
+                ),
+                &[pointer.into()],
+            );
+            self.name_value(loaded, element);
+        }
+    }
+
+    /// Writes the pure instruction `template` (no `!dbg`; `dbg` is appended) unless
+    /// the same instruction already sits in a block dominating this point.
+    fn common_def(&mut self, ty: Ty, template: &str, args: &[Arg], dbg: &str) -> Value {
+        let key = format!("{template}|{args:?}");
+        if let Some(&(value, block)) = self.common.get(&key) {
+            if self.chain.contains(&block) {
+                return value;
+            }
+        }
+        let value = self.body.def(ty, &format!("{template}{dbg}"), args);
+        self.common.insert(key, (value, self.body.current()));
+        value
     }
 
     // ---- value helpers ---------------------------------------------------------------
@@ -247,6 +290,10 @@ impl FunctionGen<'_> {
             return (Operand::Imm(self.state.rng.range(1, 99)), Scalar::Int);
         }
         let len = self.available.len();
+        self.pick_at(len)
+    }
+
+    fn pick_at(&mut self, len: usize) -> (Operand, Scalar) {
         let index = if self.state.rng.chance(65) {
             len - 1 - self.state.rng.index(len.min(3))
         } else {
@@ -272,19 +319,39 @@ impl FunctionGen<'_> {
         } else {
             ("zext", "")
         };
-        self.body
-            .def(
-                to,
-                &format!("{op} {flags}{} {{}} to {}{dbg}", from_ty.name(), to.name()),
-                &[value.into()],
-            )
-            .into()
+        self.common_def(
+            to,
+            &format!("{op} {flags}{} {{}} to {}", from_ty.name(), to.name()),
+            &[value.into()],
+            dbg,
+        )
+        .into()
     }
 
-    /// An available integer converted to `to`, with the C type it now has.
+    /// An available integer converted to `to`.
     fn pick_as(&mut self, to: Ty, dbg: &str) -> Operand {
         let (operand, scalar) = self.pick();
         self.convert(operand, scalar, to, dbg)
+    }
+
+    /// Two different available integers converted to `to` (the second is a
+    /// constant when only one value is available): clang folds `x op x`.
+    fn pick_pair_as(&mut self, to: Ty, dbg: &str) -> (Operand, Operand) {
+        let (first, first_scalar) = self.pick();
+        let mut second = None;
+        for _ in 0..4 {
+            let candidate = self.pick_at(self.available.len());
+            if candidate.0 != first {
+                second = Some(candidate);
+                break;
+            }
+        }
+        let first = self.convert(first, first_scalar, to, dbg);
+        let second = match second {
+            Some((operand, scalar)) => self.convert(operand, scalar, to, dbg),
+            None => Operand::Imm(self.small_constant()),
+        };
+        (first, second)
     }
 
     fn small_constant(&mut self) -> i64 {
@@ -358,10 +425,17 @@ impl FunctionGen<'_> {
         for _ in 0..statements {
             let scope = self.subprogram;
             let dbg = self.statement(scope);
-            let lhs = self.pick_as(ty, &dbg);
-            let mut value = match self.state.rng.range(0, 9) {
+            let kind = self.state.rng.range(0, 9);
+            let op = *self.state.rng.pick(&BIN_OPS);
+            let with_constant = matches!(op, BinOp::Shl | BinOp::Shr) || self.state.rng.chance(50);
+            // Only what the statement uses is picked (and converted): no dead conversions.
+            let (lhs, other) = if kind == 0 || (kind >= 3 && !with_constant) {
+                self.pick_pair_as(ty, &dbg)
+            } else {
+                (self.pick_as(ty, &dbg), Operand::Imm(self.small_constant()))
+            };
+            let mut value = match kind {
                 0 => {
-                    let other = self.pick_as(ty, &dbg);
                     let predicate = if scalar.is_signed() { "slt" } else { "ult" };
                     let cond = self.body.def(
                         Ty::I1,
@@ -402,16 +476,7 @@ impl FunctionGen<'_> {
                         &[lhs.into()],
                     )
                 }
-                _ => {
-                    let op = *self.state.rng.pick(&BIN_OPS);
-                    let is_shift = matches!(op, BinOp::Shl | BinOp::Shr);
-                    let rhs = if is_shift || self.state.rng.chance(50) {
-                        Operand::Imm(self.small_constant())
-                    } else {
-                        self.pick_as(ty, &dbg)
-                    };
-                    self.binary(op, scalar, lhs, rhs, &dbg)
-                }
+                _ => self.binary(op, scalar, lhs, other, &dbg),
             };
             if self.state.rng.chance(35) {
                 // A second operation on the same line, like `x = (a + b) * c`.
@@ -508,12 +573,7 @@ impl FunctionGen<'_> {
         let name = ty.name();
         let scope = self.subprogram;
         let dbg = self.statement(scope);
-        let dividend = self.pick_as(ty, &dbg);
-        let mut divisor = self.pick_as(ty, &dbg);
-        if divisor == dividend {
-            // `x / x` is not what C code divides by: take the newest other value.
-            divisor = self.pick_as(ty, &dbg);
-        }
+        let (dividend, divisor) = self.pick_pair_as(ty, &dbg);
         let Operand::Val(divisor) = divisor else {
             // A constant divisor needs no guard.
             let value = self.body.def(
@@ -929,7 +989,8 @@ impl FunctionGen<'_> {
             &[stored.into(), address.into()],
         );
         let load_dbg = self.statement(scope);
-        let load_slot = self.state.rng.range(0, 7);
+        // A load from the slot just stored would be forwarded by clang: use another one.
+        let load_slot = (store_slot + self.state.rng.range(1, 7)) % 8;
         let address = self.element_address(pointer, element, load_slot, &load_dbg);
         let loaded = self.body.def(
             element.ty(),
@@ -944,13 +1005,14 @@ impl FunctionGen<'_> {
         if slot == 0 {
             return pointer;
         }
-        self.body.def(
+        self.common_def(
             Ty::Ptr,
             &format!(
-                "getelementptr inbounds i8, ptr {{}}, i64 {}{dbg}",
+                "getelementptr inbounds i8, ptr {{}}, i64 {}",
                 slot * element.bytes()
             ),
             &[pointer.into()],
+            dbg,
         )
     }
 
