@@ -415,3 +415,55 @@ fn a_global_whose_initializer_has_another_type() {
         expect!["1:1: in global @counter: its initializer has type ptr, expected i32"],
     );
 }
+
+/// @first with a local `%slot` described by a `#dbg_declare`, and a
+/// lifetime intrinsic whose size is an immarg.
+const DECLARE_AND_LIFETIME: &str = r#"
+define i32 @first(i32 %0) !dbg !5 {
+  %slot = alloca i32, align 4
+    #dbg_declare(ptr %slot, !8, !DIExpression(), !9)
+  call void @llvm.lifetime.start.p0(i64 4, ptr %slot), !dbg !9
+  store i32 %0, ptr %slot, align 4, !dbg !9
+  %2 = load i32, ptr %slot, align 4, !dbg !9
+  ret i32 %2, !dbg !9
+}
+
+declare void @llvm.lifetime.start.p0(i64 immarg, ptr)
+
+!llvm.dbg.cu = !{!0}
+!llvm.module.flags = !{!4}
+
+!0 = distinct !DICompileUnit(language: DW_LANG_C11, file: !1, isOptimized: true, emissionKind: FullDebug)
+!1 = !DIFile(filename: "one.c", directory: ".")
+!2 = !DIBasicType(name: "int", size: 32, encoding: DW_ATE_signed)
+!4 = !{i32 2, !"Debug Info Version", i32 3}
+!5 = distinct !DISubprogram(name: "first", scope: !1, file: !1, line: 1, type: !6, scopeLine: 1, spFlags: DISPFlagDefinition, unit: !0)
+!6 = !DISubroutineType(types: !7)
+!7 = !{!2, !2}
+!8 = !DILocalVariable(name: "v", scope: !5, file: !1, line: 2, type: !2)
+!9 = !DILocation(line: 2, column: 3, scope: !5)
+"#;
+
+#[test]
+fn an_immarg_argument_that_is_not_a_constant() {
+    check(
+        DECLARE_AND_LIFETIME,
+        |m| {
+            let f = &mut m.functions[0];
+            let call = f.blocks[0].insts[1];
+            if let InstKind::Call { args, .. } = &mut f.inst_mut(call).kind {
+                args[0].value = Value::Arg(0);
+            }
+            // keep the types right: the size operand is an i64 parameter now
+            f.params[0].ty = Type::I64;
+            f.ret_ty = Type::I64;
+            let load = f.blocks[0].insts[3];
+            f.inst_mut(load).ty = Type::I64;
+            let store = f.blocks[0].insts[2];
+            if let InstKind::Store { value, .. } = &mut f.inst_mut(store).kind {
+                *value = Value::Arg(0);
+            }
+        },
+        expect!["5:3: in function @first: `call` in block %1: argument 1 must be a constant (the parameter is immarg)"],
+    );
+}
