@@ -467,3 +467,53 @@ fn an_immarg_argument_that_is_not_a_constant() {
         expect!["5:3: in function @first: `call` in block %1: argument 1 must be a constant (the parameter is immarg)"],
     );
 }
+
+/// Two functions, each storing through its argument with assignment tracking.
+const TWO_ASSIGNMENTS: &str = r#"
+define void @first(ptr %0) !dbg !5 {
+  store i32 1, ptr %0, align 4, !dbg !9, !DIAssignID !20
+    #dbg_assign(i32 1, !8, !DIExpression(), !20, ptr %0, !DIExpression(), !9)
+  ret void, !dbg !9
+}
+
+define void @second(ptr %0) !dbg !10 {
+  store i32 2, ptr %0, align 4, !dbg !12, !DIAssignID !21
+    #dbg_assign(i32 2, !11, !DIExpression(), !21, ptr %0, !DIExpression(), !12)
+  ret void, !dbg !12
+}
+
+!llvm.dbg.cu = !{!0}
+!llvm.module.flags = !{!4, !3}
+
+!0 = distinct !DICompileUnit(language: DW_LANG_C11, file: !1, isOptimized: true, emissionKind: FullDebug)
+!1 = !DIFile(filename: "two.c", directory: ".")
+!2 = !DIBasicType(name: "int", size: 32, encoding: DW_ATE_signed)
+!3 = !{i32 7, !"debug-info-assignment-tracking", i1 true}
+!4 = !{i32 2, !"Debug Info Version", i32 3}
+!5 = distinct !DISubprogram(name: "first", scope: !1, file: !1, line: 1, type: !6, scopeLine: 1, spFlags: DISPFlagDefinition, unit: !0)
+!6 = !DISubroutineType(types: !7)
+!7 = !{null}
+!8 = !DILocalVariable(name: "x", scope: !5, file: !1, line: 1, type: !2)
+!9 = !DILocation(line: 2, column: 3, scope: !5)
+!10 = distinct !DISubprogram(name: "second", scope: !1, file: !1, line: 5, type: !6, scopeLine: 5, spFlags: DISPFlagDefinition, unit: !0)
+!11 = !DILocalVariable(name: "y", scope: !10, file: !1, line: 5, type: !2)
+!12 = !DILocation(line: 6, column: 3, scope: !10)
+!20 = distinct !DIAssignID()
+!21 = distinct !DIAssignID()
+"#;
+
+#[test]
+fn an_assign_record_linked_to_a_store_of_another_function() {
+    check(
+        TWO_ASSIGNMENTS,
+        |m| {
+            let first_id = m.functions[0].insts[0].assign_id.unwrap();
+            let f = second(m);
+            let ret = f.blocks[0].insts[1];
+            f.inst_mut(ret).records[0].assign.as_mut().unwrap().id = first_id;
+        },
+        expect![[
+            r#"11:3: in function @second: #dbg_assign of variable "y" before `ret` in block %1: its DIAssignID is attached to an instruction of @first, not of this function"#
+        ]],
+    );
+}

@@ -27,20 +27,24 @@
 //!    code); every record names an existing DILocalVariable (DILabel for
 //!    labels) of the same subprogram as its location, uses operands that
 //!    exist, and an expression whose `DW_OP_LLVM_arg`s name existing
-//!    operands and whose fragment, if any, comes last.
+//!    operands and whose fragment, if any, comes last; a `#dbg_assign`'s
+//!    DIAssignID is attached to no instruction of another function.
 
 mod code;
 mod debug;
 
+use std::collections::HashMap;
+
 use crate::error::{Diagnostic, Pos};
 use crate::ir::print::{type_text, LocalNames};
-use crate::ir::{Function, Global, InstId, InstKind, MdNode, Module, Value};
+use crate::ir::{Function, Global, InstId, InstKind, MdId, MdNode, Module, Value};
 
 /// Checks every function of the module; returns the first problem found.
 pub fn verify_module(module: &Module) -> Result<(), Diagnostic> {
     for global in &module.globals {
         check_global(module, global)?;
     }
+    let assign_owners = assign_id_owners(module);
     for function in &module.functions {
         if function.is_declaration() {
             continue;
@@ -49,6 +53,7 @@ pub fn verify_module(module: &Module) -> Result<(), Diagnostic> {
             module,
             function,
             names: LocalNames::assign(function),
+            assign_owners: &assign_owners,
         };
         code::check_structure(&checker)?;
         code::check_types(&checker)?;
@@ -99,6 +104,24 @@ struct Checker<'a> {
     module: &'a Module,
     function: &'a Function,
     names: LocalNames,
+    /// For each `!DIAssignID` attached to an instruction: the function
+    /// (by name) holding that instruction.
+    assign_owners: &'a HashMap<MdId, &'a str>,
+}
+
+/// Which function's instructions carry each `!DIAssignID`.
+fn assign_id_owners(module: &Module) -> HashMap<MdId, &str> {
+    let mut owners = HashMap::new();
+    for function in &module.functions {
+        for block in &function.blocks {
+            for id in &block.insts {
+                if let Some(assign) = function.insts.get(id.0 as usize).and_then(|i| i.assign_id) {
+                    owners.insert(assign, function.name.as_str());
+                }
+            }
+        }
+    }
+    owners
 }
 
 impl Checker<'_> {

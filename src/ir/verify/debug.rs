@@ -132,6 +132,13 @@ fn check_record(c: &Checker, subprogram: Option<MdId>, record: &DebugRecord) -> 
                 node_text(c, assign.id)
             ));
         }
+        if let Some(owner) = c.assign_owners.get(&assign.id) {
+            if *owner != c.function.name {
+                return Err(format!(
+                    "its DIAssignID is attached to an instruction of @{owner}, not of this function"
+                ));
+            }
+        }
         check_operand(c, &assign.address)?;
         check_expression(
             c,
