@@ -517,3 +517,18 @@ fn an_assign_record_linked_to_a_store_of_another_function() {
         ]],
     );
 }
+
+#[test]
+fn a_debug_record_attached_to_a_phi() {
+    check(
+        TWO_FUNCTIONS,
+        |m| {
+            let f = second(m);
+            let icmp = f.blocks[0].insts[0];
+            let phi = f.blocks[2].insts[0];
+            let record = f.inst_mut(icmp).records.remove(0);
+            f.inst_mut(phi).records.push(record);
+        },
+        expect!["18:3: in function @second: `%6 = phi` in block %5 has debug records attached; they belong after the phis"],
+    );
+}

@@ -21,7 +21,8 @@
 //!    calls against their signature, branches, switches, returns).
 //! 3. `code` SSA dominance: every use in a reachable block is dominated by
 //!    its definition (a phi's use sits at the end of its incoming block).
-//! 4. `debug` debug info: the function's `!dbg` is a DISubprogram; every
+//! 4. `debug` debug info: the function's `!dbg` is a DISubprogram; no phi
+//!    carries debug records; every
 //!    `!dbg` location and every debug record's DILocation has a scope chain
 //!    that reaches that DISubprogram (through `inlinedAt` for inlined
 //!    code); every record names an existing DILocalVariable (DILabel for

@@ -9,7 +9,7 @@
 
 use super::Checker;
 use crate::error::Diagnostic;
-use crate::ir::{DebugRecord, ExprId, ExprOp, LocId, MdId, MdNode, RecordKind, Value};
+use crate::ir::{DebugRecord, ExprId, ExprOp, InstKind, LocId, MdId, MdNode, RecordKind, Value};
 
 pub(super) fn check_debug_info(c: &Checker) -> Result<(), Diagnostic> {
     let f = c.function;
@@ -42,6 +42,12 @@ pub(super) fn check_debug_info(c: &Checker) -> Result<(), Diagnostic> {
                         ),
                     ));
                 }
+            }
+            if matches!(inst.kind, InstKind::Phi { .. }) && !inst.records.is_empty() {
+                return Err(c.error(
+                    Some(id),
+                    format!("{where_} has debug records attached; they belong after the phis"),
+                ));
             }
             for record in &inst.records {
                 check_record(c, subprogram, record).map_err(|p| {
