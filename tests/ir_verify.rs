@@ -532,3 +532,78 @@ fn a_debug_record_attached_to_a_phi() {
         expect!["18:3: in function @second: `%6 = phi` in block %5 has debug records attached; they belong after the phis"],
     );
 }
+
+/// Sets the expression of @second's first record (variable "y", an int).
+fn set_first_record_expr(m: &mut Module, ops: Vec<dwarfsmith::ir::ExprOp>) {
+    let expr = m.debug.intern_expr(dwarfsmith::ir::DIExpression { ops });
+    let f = second(m);
+    let icmp = f.blocks[0].insts[0];
+    f.inst_mut(icmp).records[0].expr = expr;
+}
+
+#[test]
+fn a_fragment_outside_its_variable() {
+    use dwarfsmith::ir::ExprOp::{Arg, Fragment};
+    check(
+        TWO_FUNCTIONS,
+        |m| {
+            set_first_record_expr(
+                m,
+                vec![
+                    Arg(0),
+                    Fragment {
+                        offset: 16,
+                        size: 32,
+                    },
+                ],
+            )
+        },
+        expect![[
+            r#"10:3: in function @second: #dbg_value of variable "y" before `%2 = icmp` in block %1: its fragment (offset 16, size 32 bits) is larger than or outside of the 32-bit variable"#
+        ]],
+    );
+}
+
+#[test]
+fn a_fragment_covering_its_whole_variable() {
+    use dwarfsmith::ir::ExprOp::{Arg, Fragment};
+    check(
+        TWO_FUNCTIONS,
+        |m| {
+            set_first_record_expr(
+                m,
+                vec![
+                    Arg(0),
+                    Fragment {
+                        offset: 0,
+                        size: 32,
+                    },
+                ],
+            )
+        },
+        expect![[
+            r#"10:3: in function @second: #dbg_value of variable "y" before `%2 = icmp` in block %1: its fragment covers the entire 32-bit variable"#
+        ]],
+    );
+}
+
+#[test]
+fn a_fragment_inside_its_variable_verifies() {
+    use dwarfsmith::ir::ExprOp::{Arg, Fragment};
+    check(
+        TWO_FUNCTIONS,
+        |m| {
+            set_first_record_expr(
+                m,
+                vec![
+                    Arg(0),
+                    Fragment {
+                        offset: 16,
+                        size: 16,
+                    },
+                ],
+            )
+        },
+        expect!["ok"],
+    );
+}

@@ -28,7 +28,8 @@
 //!    code); every record names an existing DILocalVariable (DILabel for
 //!    labels) of the same subprogram as its location, uses operands that
 //!    exist, and an expression whose `DW_OP_LLVM_arg`s name existing
-//!    operands and whose fragment, if any, comes last; a `#dbg_assign`'s
+//!    operands and whose fragment, if any, comes last and lies strictly
+//!    inside the variable (when its size is known); a `#dbg_assign`'s
 //!    DIAssignID is attached to no instruction of another function.
 
 mod code;

@@ -131,6 +131,7 @@ fn check_record(c: &Checker, subprogram: Option<MdId>, record: &DebugRecord) -> 
         check_operand(c, value)?;
     }
     check_expression(c, record.expr, &record.locations)?;
+    check_fragment(c, record)?;
     if let Some(assign) = &record.assign {
         if !matches!(node(c, assign.id), Some(MdNode::AssignId)) {
             return Err(format!(
@@ -171,6 +172,50 @@ fn check_operand(c: &Checker, value: &Value) -> Result<(), String> {
             c.value_text(value)
         ))
     }
+}
+
+/// A fragment lies inside its variable and is smaller than it, when the
+/// variable's size is known (as LLVM's verifier requires).
+fn check_fragment(c: &Checker, record: &DebugRecord) -> Result<(), String> {
+    let fragment = c.module.debug.exprs[record.expr.0 as usize].fragment();
+    let (Some((offset, size)), Some(var_size)) = (fragment, variable_bits(c, record.variable))
+    else {
+        return Ok(());
+    };
+    if offset.checked_add(size).is_none_or(|end| end > var_size) {
+        return Err(format!(
+            "its fragment (offset {offset}, size {size} bits) is larger than or outside of the {var_size}-bit variable"
+        ));
+    }
+    if offset == 0 && size == var_size {
+        return Err(format!(
+            "its fragment covers the entire {var_size}-bit variable"
+        ));
+    }
+    Ok(())
+}
+
+/// The size in bits of a variable's type, looking through derived types
+/// without a size of their own (typedefs, qualifiers), as LLVM does.
+fn variable_bits(c: &Checker, variable: MdId) -> Option<u64> {
+    let Some(MdNode::LocalVariable(var)) = node(c, variable) else {
+        return None;
+    };
+    let mut ty = var.ty;
+    for _ in 0..=c.module.debug.nodes.len() {
+        let size = match node(c, ty?)? {
+            MdNode::BasicType(t) => t.size,
+            MdNode::CompositeType(t) => t.size,
+            MdNode::DerivedType(t) if t.size == 0 => {
+                ty = t.base_type;
+                continue;
+            }
+            MdNode::DerivedType(t) => t.size,
+            _ => return None,
+        };
+        return (size != 0).then_some(size);
+    }
+    None
 }
 
 /// The expression exists, its `DW_OP_LLVM_arg`s name existing operands
