@@ -607,3 +607,22 @@ fn a_fragment_inside_its_variable_verifies() {
         expect!["ok"],
     );
 }
+
+/// The bug a pass makes when it deletes an instruction without salvaging
+/// or killing the debug records that use it.
+#[test]
+fn a_debug_record_using_a_deleted_instruction() {
+    check(
+        TWO_FUNCTIONS,
+        |m| {
+            let f = second(m);
+            let mul = f.blocks[1].insts[0];
+            let deleted = f.add_inst(f.inst(mul).clone());
+            let icmp = f.blocks[0].insts[0];
+            f.inst_mut(icmp).records[0].locations[0] = Value::Inst(deleted);
+        },
+        expect![[
+            r#"10:3: in function @second: #dbg_value of variable "y" before `%2 = icmp` in block %1: it uses instruction #7, which is in no block (deleted without salvaging its debug uses?)"#
+        ]],
+    );
+}

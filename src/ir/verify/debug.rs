@@ -159,19 +159,25 @@ fn check_record(c: &Checker, subprogram: Option<MdId>, record: &DebugRecord) -> 
 /// A record operand is an argument or an instruction with a result, of this function.
 fn check_operand(c: &Checker, value: &Value) -> Result<(), String> {
     let f = c.function;
-    let ok = match value {
-        Value::Arg(n) => (*n as usize) < f.params.len(),
-        Value::Inst(id) => matches!(c.names.insts.get(id.0 as usize), Some(Some(_))),
-        Value::Const(_) => true,
+    let problem = match value {
+        Value::Arg(n) if *n as usize >= f.params.len() => format!(
+            "it uses argument #{n}, but the function has {} parameters",
+            f.params.len()
+        ),
+        Value::Inst(id) => match (f.insts.get(id.0 as usize), c.names.insts.get(id.0 as usize)) {
+            (None, _) => format!("it uses instruction #{}, which does not exist", id.0),
+            (Some(_), Some(Some(_))) => return Ok(()),
+            (Some(inst), _) if inst.ty.is_void() => {
+                format!("it uses {}, which has no result", c.inst_text(*id))
+            }
+            (Some(_), _) => format!(
+                "it uses instruction #{}, which is in no block (deleted without salvaging its debug uses?)",
+                id.0
+            ),
+        },
+        _ => return Ok(()),
     };
-    if ok {
-        Ok(())
-    } else {
-        Err(format!(
-            "it uses {}, which is not a value of this function",
-            c.value_text(value)
-        ))
-    }
+    Err(problem)
 }
 
 /// A fragment lies inside its variable and is smaller than it, when the
