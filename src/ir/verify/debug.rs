@@ -160,10 +160,11 @@ fn check_record(c: &Checker, subprogram: Option<MdId>, record: &DebugRecord) -> 
 fn check_operand(c: &Checker, value: &Value) -> Result<(), String> {
     let f = c.function;
     let problem = match value {
-        Value::Arg(n) if *n as usize >= f.params.len() => format!(
-            "it uses argument #{n}, but the function has {} parameters",
-            f.params.len()
-        ),
+        Value::Arg(n) if *n as usize >= f.params.len() => {
+            let count = f.params.len();
+            let plural = if count == 1 { "" } else { "s" };
+            format!("it uses argument #{n}, but the function has {count} parameter{plural}")
+        }
         Value::Inst(id) => match (f.insts.get(id.0 as usize), c.names.insts.get(id.0 as usize)) {
             (None, _) => format!("it uses instruction #{}, which does not exist", id.0),
             (Some(_), Some(Some(_))) => return Ok(()),
