@@ -626,3 +626,32 @@ fn a_debug_record_using_a_deleted_instruction() {
         ]],
     );
 }
+
+/// The bug a pass makes when it clones a function without its subprogram.
+#[test]
+fn a_subprogram_attached_to_two_functions() {
+    check(
+        TWO_FUNCTIONS,
+        |m| {
+            let first_sp = m.functions[0].subprogram;
+            second(m).subprogram = first_sp;
+        },
+        expect![[
+            r#"8:1: in function @second: its !dbg DISubprogram "first" is also attached to @first"#
+        ]],
+    );
+}
+
+#[test]
+fn a_function_whose_subprogram_is_not_distinct() {
+    check(
+        TWO_FUNCTIONS,
+        |m| {
+            let sp = m.functions[1].subprogram.unwrap();
+            m.debug.nodes[sp.0 as usize].distinct = false;
+        },
+        expect![[
+            r#"8:1: in function @second: its !dbg DISubprogram "second" is not distinct (a definition's must be)"#
+        ]],
+    );
+}

@@ -21,7 +21,8 @@
 //!    calls against their signature, branches, switches, returns).
 //! 3. `code` SSA dominance: every use in a reachable block is dominated by
 //!    its definition (a phi's use sits at the end of its incoming block).
-//! 4. `debug` debug info: the function's `!dbg` is a DISubprogram; no phi
+//! 4. `debug` debug info: the function's `!dbg` is a distinct DISubprogram
+//!    attached to no other function; no phi
 //!    carries debug records; every
 //!    `!dbg` location and every debug record's DILocation has a scope chain
 //!    that reaches that DISubprogram (through `inlinedAt` for inlined
@@ -47,6 +48,7 @@ pub fn verify_module(module: &Module) -> Result<(), Diagnostic> {
         check_global(module, global)?;
     }
     let assign_owners = assign_id_owners(module);
+    let subprogram_owners = subprogram_owners(module);
     for function in &module.functions {
         if function.is_declaration() {
             continue;
@@ -56,6 +58,7 @@ pub fn verify_module(module: &Module) -> Result<(), Diagnostic> {
             function,
             names: LocalNames::assign(function),
             assign_owners: &assign_owners,
+            subprogram_owners: &subprogram_owners,
         };
         code::check_structure(&checker)?;
         code::check_types(&checker)?;
@@ -109,6 +112,20 @@ struct Checker<'a> {
     /// For each `!DIAssignID` attached to an instruction: the function
     /// (by name) holding that instruction.
     assign_owners: &'a HashMap<MdId, &'a str>,
+    /// For each DISubprogram attached to a function: the first function
+    /// (by name) it is attached to.
+    subprogram_owners: &'a HashMap<MdId, &'a str>,
+}
+
+/// The first function each DISubprogram is attached to.
+fn subprogram_owners(module: &Module) -> HashMap<MdId, &str> {
+    let mut owners = HashMap::new();
+    for function in &module.functions {
+        if let Some(sp) = function.subprogram {
+            owners.entry(sp).or_insert(function.name.as_str());
+        }
+    }
+    owners
 }
 
 /// Which function's instructions carry each `!DIAssignID`.

@@ -23,6 +23,23 @@ pub(super) fn check_debug_info(c: &Checker) -> Result<(), Diagnostic> {
         }
         None => None,
     };
+    if let Some(sp) = subprogram {
+        if !c.module.debug.nodes[sp.0 as usize].distinct {
+            return Err(c.error(
+                None,
+                format!(
+                    "its !dbg {} is not distinct (a definition's must be)",
+                    node_text(c, sp)
+                ),
+            ));
+        }
+        if let Some(owner) = c.subprogram_owners.get(&sp).filter(|o| **o != f.name) {
+            return Err(c.error(
+                None,
+                format!("its !dbg {} is also attached to @{owner}", node_text(c, sp)),
+            ));
+        }
+    }
     for (b, block) in f.blocks.iter().enumerate() {
         for &id in &block.insts {
             let inst = f.inst(id);
