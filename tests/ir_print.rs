@@ -258,3 +258,43 @@ fn records_and_intrinsics_files_of_a_program_print_the_same_text() {
         "printed texts differ for: {differing:?}"
     );
 }
+
+/// Metadata numbers come from the module's shape, not from the order the
+/// nodes were read in: a file with its `!N = ...` definitions reversed (so
+/// every arena is filled in another order) prints the same text.
+#[test]
+fn metadata_numbering_ignores_definition_order() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/ll");
+    let mut differing = Vec::new();
+    let mut files = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let (definitions, code): (Vec<&str>, Vec<&str>) = text
+            .lines()
+            .partition(|line| line.starts_with('!') && !line.starts_with("!llvm"));
+        let reversed: String = code
+            .iter()
+            .chain(definitions.iter().rev())
+            .map(|line| format!("{line}\n"))
+            .collect();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let original = parse_module(&text, &name).unwrap();
+        let shuffled = parse_module(&reversed, &name).unwrap();
+        assert_ne!(
+            original.debug.locations, shuffled.debug.locations,
+            "{name}: reversing the definitions should change the arena order"
+        );
+        if print_module(&original, DebugSyntax::Records)
+            != print_module(&shuffled, DebugSyntax::Records)
+        {
+            differing.push(name);
+        }
+        files += 1;
+    }
+    assert_eq!(files, 56);
+    assert!(
+        differing.is_empty(),
+        "printed texts differ for: {differing:?}"
+    );
+}

@@ -415,3 +415,243 @@ fn a_global_whose_initializer_has_another_type() {
         expect!["1:1: in global @counter: its initializer has type ptr, expected i32"],
     );
 }
+
+/// @first with a local `%slot` described by a `#dbg_declare`, and a
+/// lifetime intrinsic whose size is an immarg.
+const DECLARE_AND_LIFETIME: &str = r#"
+define i32 @first(i32 %0) !dbg !5 {
+  %slot = alloca i32, align 4
+    #dbg_declare(ptr %slot, !8, !DIExpression(), !9)
+  call void @llvm.lifetime.start.p0(i64 4, ptr %slot), !dbg !9
+  store i32 %0, ptr %slot, align 4, !dbg !9
+  %2 = load i32, ptr %slot, align 4, !dbg !9
+  ret i32 %2, !dbg !9
+}
+
+declare void @llvm.lifetime.start.p0(i64 immarg, ptr)
+
+!llvm.dbg.cu = !{!0}
+!llvm.module.flags = !{!4}
+
+!0 = distinct !DICompileUnit(language: DW_LANG_C11, file: !1, isOptimized: true, emissionKind: FullDebug)
+!1 = !DIFile(filename: "one.c", directory: ".")
+!2 = !DIBasicType(name: "int", size: 32, encoding: DW_ATE_signed)
+!4 = !{i32 2, !"Debug Info Version", i32 3}
+!5 = distinct !DISubprogram(name: "first", scope: !1, file: !1, line: 1, type: !6, scopeLine: 1, spFlags: DISPFlagDefinition, unit: !0)
+!6 = !DISubroutineType(types: !7)
+!7 = !{!2, !2}
+!8 = !DILocalVariable(name: "v", scope: !5, file: !1, line: 2, type: !2)
+!9 = !DILocation(line: 2, column: 3, scope: !5)
+"#;
+
+#[test]
+fn an_immarg_argument_that_is_not_a_constant() {
+    check(
+        DECLARE_AND_LIFETIME,
+        |m| {
+            let f = &mut m.functions[0];
+            let call = f.blocks[0].insts[1];
+            if let InstKind::Call { args, .. } = &mut f.inst_mut(call).kind {
+                args[0].value = Value::Arg(0);
+            }
+            // keep the types right: the size operand is an i64 parameter now
+            f.params[0].ty = Type::I64;
+            f.ret_ty = Type::I64;
+            let load = f.blocks[0].insts[3];
+            f.inst_mut(load).ty = Type::I64;
+            let store = f.blocks[0].insts[2];
+            if let InstKind::Store { value, .. } = &mut f.inst_mut(store).kind {
+                *value = Value::Arg(0);
+            }
+        },
+        expect!["5:3: in function @first: `call` in block %1: argument 1 must be a constant (the parameter is immarg)"],
+    );
+}
+
+/// Two functions, each storing through its argument with assignment tracking.
+const TWO_ASSIGNMENTS: &str = r#"
+define void @first(ptr %0) !dbg !5 {
+  store i32 1, ptr %0, align 4, !dbg !9, !DIAssignID !20
+    #dbg_assign(i32 1, !8, !DIExpression(), !20, ptr %0, !DIExpression(), !9)
+  ret void, !dbg !9
+}
+
+define void @second(ptr %0) !dbg !10 {
+  store i32 2, ptr %0, align 4, !dbg !12, !DIAssignID !21
+    #dbg_assign(i32 2, !11, !DIExpression(), !21, ptr %0, !DIExpression(), !12)
+  ret void, !dbg !12
+}
+
+!llvm.dbg.cu = !{!0}
+!llvm.module.flags = !{!4, !3}
+
+!0 = distinct !DICompileUnit(language: DW_LANG_C11, file: !1, isOptimized: true, emissionKind: FullDebug)
+!1 = !DIFile(filename: "two.c", directory: ".")
+!2 = !DIBasicType(name: "int", size: 32, encoding: DW_ATE_signed)
+!3 = !{i32 7, !"debug-info-assignment-tracking", i1 true}
+!4 = !{i32 2, !"Debug Info Version", i32 3}
+!5 = distinct !DISubprogram(name: "first", scope: !1, file: !1, line: 1, type: !6, scopeLine: 1, spFlags: DISPFlagDefinition, unit: !0)
+!6 = !DISubroutineType(types: !7)
+!7 = !{null}
+!8 = !DILocalVariable(name: "x", scope: !5, file: !1, line: 1, type: !2)
+!9 = !DILocation(line: 2, column: 3, scope: !5)
+!10 = distinct !DISubprogram(name: "second", scope: !1, file: !1, line: 5, type: !6, scopeLine: 5, spFlags: DISPFlagDefinition, unit: !0)
+!11 = !DILocalVariable(name: "y", scope: !10, file: !1, line: 5, type: !2)
+!12 = !DILocation(line: 6, column: 3, scope: !10)
+!20 = distinct !DIAssignID()
+!21 = distinct !DIAssignID()
+"#;
+
+#[test]
+fn an_assign_record_linked_to_a_store_of_another_function() {
+    check(
+        TWO_ASSIGNMENTS,
+        |m| {
+            let first_id = m.functions[0].insts[0].assign_id.unwrap();
+            let f = second(m);
+            let ret = f.blocks[0].insts[1];
+            f.inst_mut(ret).records[0].assign.as_mut().unwrap().id = first_id;
+        },
+        expect![[
+            r#"11:3: in function @second: #dbg_assign of variable "y" before `ret` in block %1: its DIAssignID is attached to an instruction of @first, not of this function"#
+        ]],
+    );
+}
+
+#[test]
+fn a_debug_record_attached_to_a_phi() {
+    check(
+        TWO_FUNCTIONS,
+        |m| {
+            let f = second(m);
+            let icmp = f.blocks[0].insts[0];
+            let phi = f.blocks[2].insts[0];
+            let record = f.inst_mut(icmp).records.remove(0);
+            f.inst_mut(phi).records.push(record);
+        },
+        expect!["18:3: in function @second: `%6 = phi` in block %5 has debug records attached; they belong after the phis"],
+    );
+}
+
+/// Sets the expression of @second's first record (variable "y", an int).
+fn set_first_record_expr(m: &mut Module, ops: Vec<dwarfsmith::ir::ExprOp>) {
+    let expr = m.debug.intern_expr(dwarfsmith::ir::DIExpression { ops });
+    let f = second(m);
+    let icmp = f.blocks[0].insts[0];
+    f.inst_mut(icmp).records[0].expr = expr;
+}
+
+#[test]
+fn a_fragment_outside_its_variable() {
+    use dwarfsmith::ir::ExprOp::{Arg, Fragment};
+    check(
+        TWO_FUNCTIONS,
+        |m| {
+            set_first_record_expr(
+                m,
+                vec![
+                    Arg(0),
+                    Fragment {
+                        offset: 16,
+                        size: 32,
+                    },
+                ],
+            )
+        },
+        expect![[
+            r#"10:3: in function @second: #dbg_value of variable "y" before `%2 = icmp` in block %1: its fragment (offset 16, size 32 bits) is larger than or outside of the 32-bit variable"#
+        ]],
+    );
+}
+
+#[test]
+fn a_fragment_covering_its_whole_variable() {
+    use dwarfsmith::ir::ExprOp::{Arg, Fragment};
+    check(
+        TWO_FUNCTIONS,
+        |m| {
+            set_first_record_expr(
+                m,
+                vec![
+                    Arg(0),
+                    Fragment {
+                        offset: 0,
+                        size: 32,
+                    },
+                ],
+            )
+        },
+        expect![[
+            r#"10:3: in function @second: #dbg_value of variable "y" before `%2 = icmp` in block %1: its fragment covers the entire 32-bit variable"#
+        ]],
+    );
+}
+
+#[test]
+fn a_fragment_inside_its_variable_verifies() {
+    use dwarfsmith::ir::ExprOp::{Arg, Fragment};
+    check(
+        TWO_FUNCTIONS,
+        |m| {
+            set_first_record_expr(
+                m,
+                vec![
+                    Arg(0),
+                    Fragment {
+                        offset: 16,
+                        size: 16,
+                    },
+                ],
+            )
+        },
+        expect!["ok"],
+    );
+}
+
+/// The bug a pass makes when it deletes an instruction without salvaging
+/// or killing the debug records that use it.
+#[test]
+fn a_debug_record_using_a_deleted_instruction() {
+    check(
+        TWO_FUNCTIONS,
+        |m| {
+            let f = second(m);
+            let mul = f.blocks[1].insts[0];
+            let deleted = f.add_inst(f.inst(mul).clone());
+            let icmp = f.blocks[0].insts[0];
+            f.inst_mut(icmp).records[0].locations[0] = Value::Inst(deleted);
+        },
+        expect![[
+            r#"10:3: in function @second: #dbg_value of variable "y" before `%2 = icmp` in block %1: it uses instruction #7, which is in no block (deleted without salvaging its debug uses?)"#
+        ]],
+    );
+}
+
+/// The bug a pass makes when it clones a function without its subprogram.
+#[test]
+fn a_subprogram_attached_to_two_functions() {
+    check(
+        TWO_FUNCTIONS,
+        |m| {
+            let first_sp = m.functions[0].subprogram;
+            second(m).subprogram = first_sp;
+        },
+        expect![[
+            r#"8:1: in function @second: its !dbg DISubprogram "first" is also attached to @first"#
+        ]],
+    );
+}
+
+#[test]
+fn a_function_whose_subprogram_is_not_distinct() {
+    check(
+        TWO_FUNCTIONS,
+        |m| {
+            let sp = m.functions[1].subprogram.unwrap();
+            m.debug.nodes[sp.0 as usize].distinct = false;
+        },
+        expect![[
+            r#"8:1: in function @second: its !dbg DISubprogram "second" is not distinct (a definition's must be)"#
+        ]],
+    );
+}

@@ -174,6 +174,29 @@ pub struct DebugInfo {
     /// Line rows per function: `line_rows[i]` belongs to `functions[i]`,
     /// in address order.
     pub line_rows: Vec<Vec<LineRow>>,
+    /// Global variables (DIGlobalVariable), children of the compile unit.
+    pub globals: Vec<GlobalVariable>,
+}
+
+/// A source-level global variable: a DW_TAG_variable child of the unit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GlobalVariable {
+    /// Source name.
+    pub name: String,
+    /// Linkage name, when it differs from `name`.
+    pub linkage_name: Option<String>,
+    /// Type.
+    pub ty: Option<TypeId>,
+    /// File index of the declaration.
+    pub file: u32,
+    /// Line of the declaration.
+    pub line: u32,
+    /// DW_AT_external (LLVM `isLocal: false`).
+    pub external: bool,
+    /// Index into [`ObjectModel::data`] of the object holding the value
+    /// (location `DW_OP_addr` of its symbol); `None`: optimised out, no
+    /// location.
+    pub data: Option<usize>,
 }
 
 /// A file of the line table.

@@ -9,7 +9,7 @@
 //! - the ELF is well formed: header, section contents inside the file,
 //!   relocations inside their sections and naming real symbols, function
 //!   and data symbols inside their sections;
-//! - every function symbol is covered by one `.eh_frame` (or
+//! - every function symbol (with code) is covered by an `.eh_frame` (or
 //!   `.debug_frame`) FDE;
 //! - the line table: addresses within a sequence never go backwards, and
 //!   every row lies inside one code section;
@@ -153,7 +153,7 @@ fn check_cfi(object: &ElfObject, problems: &mut Problems) {
             return;
         }
     };
-    for function in &object.functions {
+    for function in object.functions.iter().filter(|f| f.size > 0) {
         let covering = covered
             .iter()
             .any(|&(start, end)| start <= function.address && function.end() <= end);
@@ -251,58 +251,120 @@ fn check_dwarf(object: &ElfObject, sections: &DwarfSections, problems: &mut Prob
     }
 }
 
+/// Walks the line program's instructions (not gimli's rows, which hide a
+/// sequence whose address goes backwards as a tombstone) and checks each
+/// row's address.
 fn check_line_table(object: &ElfObject, unit: &gimli::Unit<Slice<'_>>, problems: &mut Problems) {
     let Some(program) = unit.line_program.clone() else {
         return;
     };
-    let mut rows = program.rows();
+    let header = program.header();
+    let min_length = u64::from(header.minimum_instruction_length());
+    let line_range = header.line_range().max(1);
+    let opcode_base = header.opcode_base();
+    let line_base = i64::from(header.line_base());
+    // Address and line advance of a special opcode.
+    let special = |opcode: u8| {
+        let adjusted = opcode.wrapping_sub(opcode_base);
+        (
+            u64::from(adjusted / line_range) * min_length,
+            line_base + i64::from(adjusted % line_range),
+        )
+    };
+    let mut instructions = header.instructions();
     let mut sequence = Sequence::default();
+    let mut address = 0u64;
+    let mut line = 1i64;
     loop {
-        let row = match rows.next_row() {
-            Ok(Some((_, row))) => *row,
+        let instruction = match instructions.next_instruction(header) {
+            Ok(Some(instruction)) => instruction,
             Ok(None) => return,
             Err(e) => return problems.add(format!("malformed .debug_line: {e}")),
         };
-        let address = row.address();
-        let line = row.line().map_or(0, |l| l.get());
-        if let Some(previous) = sequence.previous {
-            if address < previous {
-                problems.add(format!(
-                    ".debug_line: row at {} (line {line}) follows a row at {} in the same sequence",
-                    describe(object, address),
-                    describe(object, previous)
-                ));
+        let emits = match instruction {
+            gimli::LineInstruction::Special(opcode) => {
+                let (advance, line_advance) = special(opcode);
+                address = address.wrapping_add(advance);
+                line = line.wrapping_add(line_advance);
+                Some(false)
             }
-        }
-        let code = object.sections.iter().position(|s| {
-            let end = s.address + s.size;
-            s.is_code()
-                && address >= s.address
-                && (address < end || (row.end_sequence() && address == end))
-        });
-        match (code, sequence.section) {
-            (None, _) if !sequence.reported_outside => {
-                sequence.reported_outside = true;
-                problems.add(format!(
-                    ".debug_line: row at {} (line {line}) is outside every code section",
-                    describe(object, address)
-                ));
+            gimli::LineInstruction::Copy => Some(false),
+            gimli::LineInstruction::EndSequence => Some(true),
+            gimli::LineInstruction::AdvancePc(advance) => {
+                address = address.wrapping_add(advance.wrapping_mul(min_length));
+                None
             }
-            (None, _) => {}
-            (Some(section), Some(first)) if section != first => problems.add(format!(
-                ".debug_line: a sequence starting in {} continues into {} at {}",
-                object.sections[first].name,
-                object.sections[section].name,
-                describe(object, address)
-            )),
-            (Some(section), _) => sequence.section = Some(section),
-        }
-        if row.end_sequence() {
+            gimli::LineInstruction::ConstAddPc => {
+                address = address.wrapping_add(special(255).0);
+                None
+            }
+            gimli::LineInstruction::FixedAddPc(advance) => {
+                address = address.wrapping_add(u64::from(advance));
+                None
+            }
+            gimli::LineInstruction::AdvanceLine(advance) => {
+                line = line.wrapping_add(advance);
+                None
+            }
+            gimli::LineInstruction::SetAddress(new) => {
+                address = new;
+                None
+            }
+            _ => None,
+        };
+        let Some(end_sequence) = emits else {
+            continue;
+        };
+        check_row(object, &mut sequence, address, line, end_sequence, problems);
+        if end_sequence {
             sequence = Sequence::default();
-        } else {
-            sequence.previous = Some(address);
+            address = 0;
+            line = 1;
         }
     }
+}
+
+/// Checks one row of a sequence: its address follows the previous row's
+/// and lies in the sequence's code section.
+fn check_row(
+    object: &ElfObject,
+    sequence: &mut Sequence,
+    address: u64,
+    line: i64,
+    end_sequence: bool,
+    problems: &mut Problems,
+) {
+    if let Some(previous) = sequence.previous {
+        if address < previous {
+            problems.add(format!(
+                ".debug_line: row at {} (line {line}) follows a row at {} in the same sequence",
+                describe(object, address),
+                describe(object, previous)
+            ));
+        }
+    }
+    let code = object.sections.iter().position(|s| {
+        let end = s.address + s.size;
+        s.is_code() && address >= s.address && (address < end || (end_sequence && address == end))
+    });
+    match (code, sequence.section) {
+        (None, _) if !sequence.reported_outside => {
+            sequence.reported_outside = true;
+            problems.add(format!(
+                ".debug_line: row at {} (line {line}) is outside every code section",
+                describe(object, address)
+            ));
+        }
+        (None, _) => {}
+        (Some(section), Some(first)) if section != first => problems.add(format!(
+            ".debug_line: a sequence starting in {} continues into {} at {}",
+            object.sections[first].name,
+            object.sections[section].name,
+            describe(object, address)
+        )),
+        (Some(section), _) => sequence.section = Some(section),
+    }
+    sequence.previous = Some(address);
 }
 
 /// What is known of the line-table sequence being read.

@@ -244,79 +244,79 @@ fn inlining_by_clang() {
     check(
         "inlining.clang.o",
         expect![[r#"
-        function energy global 308 bytes
-          reloc 0x37 Pc32 .rodata.cst16-4
-          reloc 0x3f Pc32 .rodata.cst16+12
-        data .rodata.cst16 local ReadOnly align 16 32 bytes
-        unit "inlining.c" language 0x1d dir "/ws/fixtures/src" producer "Debian clang version 19.1.7 (3~deb12u1)"
-        file 0 "inlining.c" in "/ws/fixtures/src" md5
-        type 0 base "int" size 4 encoding 0x5
-        type 1 pointer to t2
-        type 2 const t0
-        subprogram 0 clamp (abstract) at 0:8 returns t0 static prototyped
-          param 1 v t0 at 0:8: none
-          param 2 lo t0 at 0:8: none
-          param 3 hi t0 at 0:8: none
-          var out t0 at 0:9: none
-        subprogram 1 square (abstract) at 0:3 returns t0 static prototyped
-          param 1 v t0 at 0:3: none
-          var sq t0 at 0:4: none
-        subprogram 2 energy (function energy) at 0:15 returns t0 external prototyped
-          param 1 samples t1 at 0:15: reg5:u64
-          param 2 n t0 at 0:15:
-            [0x0,0x33) reg4:u64
-            [0x33,0x134) reg2:u64
-          var e t0 at 0:16:
-            [0x0,0x10b) Consts(0), StackValue
-            [0x10b,0x133) reg0:u64
-          block [0x0,0xb) [0x17,0x133)
-            var i t0 at 0:17:
-              [0x0,0xb) Consts(0), StackValue
-              [0x17,0x10b) Consts(0), StackValue
-              [0x10b,0x133) reg1:u64
-            block [0x47,0xd5) [0x10b,0x12b)
-              var s t0 at 0:18:
-                [0x124,0x128) reg9:u64
-              inlined subprogram 0 from 0:18:13 [0x5b,0xab) [0x114,0x124)
-                param 1 v t0 at 0:8:
-                  [0x114,0x11c) reg9:u64
-                param 2 lo t0 at 0:8:
-                  [0x114,0x133) Consts(-100), StackValue
-                param 3 hi t0 at 0:8:
-                  [0x114,0x133) Consts(100), StackValue
-                var out t0 at 0:9:
-                  [0x114,0x124) reg9:u64
-              inlined subprogram 1 from 0:19:10 [0xab,0xbc) [0xc0,0xd1) [0x124,0x128)
-                param 1 v t0 at 0:3:
-                  [0x124,0x128) reg9:u64
-        rows of energy
-          0x0000 0:17:21 is_stmt prologue_end
-          0x0002 0:17:3
-          0x0004 0:17:21
-          0x0006 0:17:3
-          0x000b 0:0:3
-          0x0016 0:21:3 is_stmt
-          0x0017 0:17:3 is_stmt
-          0x0033 0:0:3
-          0x0050 0:18:19 is_stmt
-          0x005b 0:10:7 is_stmt
-          0x0083 0:11:7 is_stmt
-          0x00ab 0:4:14 is_stmt
-          0x00bc 0:19:7 is_stmt
-          0x00c0 0:4:14 is_stmt
-          0x00d1 0:19:7 is_stmt
-          0x00d5 0:17:27 is_stmt
-          0x00e2 0:17:3
-          0x0100 0:0:3
-          0x0110 0:18:19 is_stmt
-          0x0114 0:10:7 is_stmt
-          0x011c 0:11:7 is_stmt
-          0x0124 0:4:14 is_stmt
-          0x0128 0:19:7 is_stmt
-          0x012b 0:17:27 is_stmt
-          0x012e 0:17:21
-          0x0133 0:21:3 is_stmt
-    "#]],
+            function energy global 308 bytes
+              reloc 0x37 Pc32 energy$data-4
+              reloc 0x3f Pc32 energy$data+12
+              rodata 32 bytes
+            unit "inlining.c" language 0x1d dir "/ws/fixtures/src" producer "Debian clang version 19.1.7 (3~deb12u1)"
+            file 0 "inlining.c" in "/ws/fixtures/src" md5
+            type 0 base "int" size 4 encoding 0x5
+            type 1 pointer to t2
+            type 2 const t0
+            subprogram 0 clamp (abstract) at 0:8 returns t0 static prototyped
+              param 1 v t0 at 0:8: none
+              param 2 lo t0 at 0:8: none
+              param 3 hi t0 at 0:8: none
+              var out t0 at 0:9: none
+            subprogram 1 square (abstract) at 0:3 returns t0 static prototyped
+              param 1 v t0 at 0:3: none
+              var sq t0 at 0:4: none
+            subprogram 2 energy (function energy) at 0:15 returns t0 external prototyped
+              param 1 samples t1 at 0:15: reg5:u64
+              param 2 n t0 at 0:15:
+                [0x0,0x33) reg4:u64
+                [0x33,0x134) reg2:u64
+              var e t0 at 0:16:
+                [0x0,0x10b) Constu(0), StackValue
+                [0x10b,0x133) reg0:u64
+              block [0x0,0xb) [0x17,0x133)
+                var i t0 at 0:17:
+                  [0x0,0xb) Constu(0), StackValue
+                  [0x17,0x10b) Constu(0), StackValue
+                  [0x10b,0x133) reg1:u64
+                block [0x47,0xd5) [0x10b,0x12b)
+                  var s t0 at 0:18:
+                    [0x124,0x128) reg9:u64
+                  inlined subprogram 0 from 0:18:13 [0x5b,0xab) [0x114,0x124)
+                    param 1 v t0 at 0:8:
+                      [0x114,0x11c) reg9:u64
+                    param 2 lo t0 at 0:8:
+                      [0x114,0x133) Consts(-100), StackValue
+                    param 3 hi t0 at 0:8:
+                      [0x114,0x133) Constu(100), StackValue
+                    var out t0 at 0:9:
+                      [0x114,0x124) reg9:u64
+                  inlined subprogram 1 from 0:19:10 [0xab,0xbc) [0xc0,0xd1) [0x124,0x128)
+                    param 1 v t0 at 0:3:
+                      [0x124,0x128) reg9:u64
+            rows of energy
+              0x0000 0:17:21 is_stmt prologue_end
+              0x0002 0:17:3
+              0x0004 0:17:21
+              0x0006 0:17:3
+              0x000b 0:0:3
+              0x0016 0:21:3 is_stmt
+              0x0017 0:17:3 is_stmt
+              0x0033 0:0:3
+              0x0050 0:18:19 is_stmt
+              0x005b 0:10:7 is_stmt
+              0x0083 0:11:7 is_stmt
+              0x00ab 0:4:14 is_stmt
+              0x00bc 0:19:7 is_stmt
+              0x00c0 0:4:14 is_stmt
+              0x00d1 0:19:7 is_stmt
+              0x00d5 0:17:27 is_stmt
+              0x00e2 0:17:3
+              0x0100 0:0:3
+              0x0110 0:18:19 is_stmt
+              0x0114 0:10:7 is_stmt
+              0x011c 0:11:7 is_stmt
+              0x0124 0:4:14 is_stmt
+              0x0128 0:19:7 is_stmt
+              0x012b 0:17:27 is_stmt
+              0x012e 0:17:21
+              0x0133 0:21:3 is_stmt
+        "#]],
     );
 }
 
@@ -325,56 +325,56 @@ fn switch_table_by_llc() {
     check(
         "switch_table.llc.o",
         expect![[r#"
-        function classify global 66 bytes
-        data .rodata local ReadOnly align 8 64 bytes
-          reloc 0x0 Abs64 classify+0xe+0
-          reloc 0x8 Abs64 classify+0x36+0
-          reloc 0x10 Abs64 classify+0x24+0
-          reloc 0x18 Abs64 classify+0x30+0
-          reloc 0x20 Abs64 classify+0x3c+0
-          reloc 0x28 Abs64 classify+0x1c+0
-          reloc 0x30 Abs64 classify+0x1c+0
-          reloc 0x38 Abs64 classify+0x2a+0
-        unit "switch_table.c" language 0x1d dir "." producer ""
-        file 0 "switch_table.c" in "." md5
-        type 0 base "int" size 4 encoding 0x5
-        subprogram 0 classify (function classify) at 0:2 returns t0 external prototyped
-          param 1 k t0 at 0:2: reg5:u64
-          var r t0 at 0:3:
-            [0x13,0x14) reg0:u64
-            [0x19,0x1b) Consts(-1), StackValue
-            [0x1b,0x1c) reg0:u64
-            [0x23,0x24) reg0:u64
-            [0x24,0x29) Consts(11), StackValue
-            [0x29,0x2a) reg0:u64
-            [0x2a,0x2f) Consts(2), StackValue
-            [0x2f,0x30) reg0:u64
-            [0x30,0x35) Consts(4), StackValue
-            [0x35,0x36) reg0:u64
-            [0x36,0x3b) Consts(9), StackValue
-            [0x3b,0x3c) reg0:u64
-            [0x3c,0x41) Consts(17), StackValue
-            [0x41,0x42) reg0:u64
-        rows of classify
-          0x0000 0:4:3 is_stmt prologue_end
-          0x000e 0:0:3
-          0x0013 0:14:3 is_stmt
-          0x0014 0:4:3 is_stmt
-          0x0019 0:0:3
-          0x001b 0:14:3 is_stmt
-          0x001c 0:14:12
-          0x0023 0:14:3
-          0x0024 0:0:3
-          0x0029 0:14:3
-          0x002a 0:0:3
-          0x002f 0:14:3
-          0x0030 0:0:3
-          0x0035 0:14:3
-          0x0036 0:0:3
-          0x003b 0:14:3
-          0x003c 0:0:3
-          0x0041 0:14:3
-    "#]],
+            function classify global 66 bytes
+            data .rodata local ReadOnly align 8 64 bytes
+              reloc 0x0 Abs64 classify+0xe+0
+              reloc 0x8 Abs64 classify+0x36+0
+              reloc 0x10 Abs64 classify+0x24+0
+              reloc 0x18 Abs64 classify+0x30+0
+              reloc 0x20 Abs64 classify+0x3c+0
+              reloc 0x28 Abs64 classify+0x1c+0
+              reloc 0x30 Abs64 classify+0x1c+0
+              reloc 0x38 Abs64 classify+0x2a+0
+            unit "switch_table.c" language 0x1d dir "." producer ""
+            file 0 "switch_table.c" in "." md5
+            type 0 base "int" size 4 encoding 0x5
+            subprogram 0 classify (function classify) at 0:2 returns t0 external prototyped
+              param 1 k t0 at 0:2: reg5:u64
+              var r t0 at 0:3:
+                [0x13,0x14) reg0:u64
+                [0x19,0x1b) Consts(-1), StackValue
+                [0x1b,0x1c) reg0:u64
+                [0x23,0x24) reg0:u64
+                [0x24,0x29) Constu(11), StackValue
+                [0x29,0x2a) reg0:u64
+                [0x2a,0x2f) Constu(2), StackValue
+                [0x2f,0x30) reg0:u64
+                [0x30,0x35) Constu(4), StackValue
+                [0x35,0x36) reg0:u64
+                [0x36,0x3b) Constu(9), StackValue
+                [0x3b,0x3c) reg0:u64
+                [0x3c,0x41) Constu(17), StackValue
+                [0x41,0x42) reg0:u64
+            rows of classify
+              0x0000 0:4:3 is_stmt prologue_end
+              0x000e 0:0:3
+              0x0013 0:14:3 is_stmt
+              0x0014 0:4:3 is_stmt
+              0x0019 0:0:3
+              0x001b 0:14:3 is_stmt
+              0x001c 0:14:12
+              0x0023 0:14:3
+              0x0024 0:0:3
+              0x0029 0:14:3
+              0x002a 0:0:3
+              0x002f 0:14:3
+              0x0030 0:0:3
+              0x0035 0:14:3
+              0x0036 0:0:3
+              0x003b 0:14:3
+              0x003c 0:0:3
+              0x0041 0:14:3
+        "#]],
     );
 }
 
@@ -383,63 +383,62 @@ fn structs_by_clang() {
     check(
         "structs.clang.o",
         expect![[r#"
-        function area global 71 bytes
-          reloc 0x32 Plt32 observe-4
-          cfi 0x4 DefCfaOffset(32)
-          cfi 0x46 DefCfaOffset(8)
-        function midpoint global 40 bytes
-        unit "structs.c" language 0x1d dir "/ws/fixtures/src" producer "Debian clang version 19.1.7 (3~deb12u1)"
-        file 0 "structs.c" in "/ws/fixtures/src" md5
-        type 0 pointer to t1
-        type 1 base "int" size 4 encoding 0x5
-        type 2 struct Some("pt") size Some(8) {x: t1 @0, y: t1 @4}
-        type 3 array of t1 counts [Some(4)]
-        type 4 base "__ARRAY_SIZE_TYPE__" size 8 encoding 0x7
-        subprogram 0 area (function area) at 0:5 returns t1 external prototyped
-          param 1 a t2 at 0:5:
-            [0x4,0xd) reg5:u64, Piece(4)
-            [0xd,0x2c) Piece(4), reg5:u64, Piece(4)
-          param 2 b t2 at 0:5:
-            [0x7,0x9) reg4:u64, Piece(4)
-            [0x9,0x11) reg0:u64, Piece(4)
-            [0x11,0x13) Piece(4), reg0:u64, Piece(4)
-          var cells t3 at 0:9: reg7:u64, PlusUconst(0)
-          var d t2 at 0:6:
-            [0x9,0x13) reg4:u64, Piece(4)
-            [0x13,0x24) reg4:u64, Piece(4), reg0:u64, Piece(4)
-            [0x24,0x31) reg4:u64, Piece(4)
-          var r t1 at 0:11:
-            [0x3e,0x42) reg0:u64
-        subprogram 1 midpoint (function midpoint) at 0:15 returns t2 external prototyped
-          param 1 a t2 at 0:15:
-            [0x0,0x7) reg5:u64, Piece(4)
-            [0x7,0x28) Piece(4), reg5:u64, Piece(4)
-          param 2 b t2 at 0:15:
-            [0x0,0xb) reg4:u64, Piece(4)
-            [0xb,0x28) Piece(4), reg4:u64, Piece(4)
-          var m t2 at 0:16:
-            [0x14,0x20) reg0:u64, Piece(4)
-            [0x20,0x24) reg0:u64, Piece(4), reg1:u64, Piece(4)
-            [0x24,0x27) reg0:u64, Piece(4)
-        rows of area
-          0x0000 0:5:0 is_stmt
-          0x0007 0:7:13 is_stmt prologue_end
-          0x0009 0:0:13
-          0x0011 0:8:13 is_stmt
-          0x0013 0:9:18 is_stmt
-          0x002c 0:10:3 is_stmt
-          0x0036 0:11:22 is_stmt
-          0x003a 0:11:20
-          0x003e 0:12:12 is_stmt
-          0x0042 0:12:3 epilogue_begin
-        rows of midpoint
-          0x0000 0:17:14 is_stmt prologue_end
-          0x0007 0:0:14
-          0x000b 0:17:21
-          0x0014 0:18:14 is_stmt
-          0x0017 0:18:21
-          0x0020 0:19:3 is_stmt
-    "#]],
+            function area global 71 bytes
+              reloc 0x32 Plt32 observe-4
+              cfi 0x4 DefCfaOffset(32)
+              cfi 0x46 DefCfaOffset(8)
+            function midpoint global 40 bytes
+            unit "structs.c" language 0x1d dir "/ws/fixtures/src" producer "Debian clang version 19.1.7 (3~deb12u1)"
+            file 0 "structs.c" in "/ws/fixtures/src" md5
+            type 0 pointer to t1
+            type 1 base "int" size 4 encoding 0x5
+            type 2 struct Some("pt") size Some(8) {x: t1 @0, y: t1 @4}
+            type 3 array of t1 counts [Some(4)]
+            subprogram 0 area (function area) at 0:5 returns t1 external prototyped
+              param 1 a t2 at 0:5:
+                [0x4,0xd) reg5:u64, Piece(4)
+                [0xd,0x2c) Piece(4), reg5:u64, Piece(4)
+              param 2 b t2 at 0:5:
+                [0x7,0x9) reg4:u64, Piece(4)
+                [0x9,0x11) reg0:u64, Piece(4)
+                [0x11,0x13) Piece(4), reg0:u64, Piece(4)
+              var cells t3 at 0:9: reg7:u64, PlusUconst(0)
+              var d t2 at 0:6:
+                [0x9,0x13) reg4:u64, Piece(4)
+                [0x13,0x24) reg4:u64, Piece(4), reg0:u64, Piece(4)
+                [0x24,0x31) reg4:u64, Piece(4)
+              var r t1 at 0:11:
+                [0x3e,0x42) reg0:u64
+            subprogram 1 midpoint (function midpoint) at 0:15 returns t2 external prototyped
+              param 1 a t2 at 0:15:
+                [0x0,0x7) reg5:u64, Piece(4)
+                [0x7,0x28) Piece(4), reg5:u64, Piece(4)
+              param 2 b t2 at 0:15:
+                [0x0,0xb) reg4:u64, Piece(4)
+                [0xb,0x28) Piece(4), reg4:u64, Piece(4)
+              var m t2 at 0:16:
+                [0x14,0x20) reg0:u64, Piece(4)
+                [0x20,0x24) reg0:u64, Piece(4), reg1:u64, Piece(4)
+                [0x24,0x27) reg0:u64, Piece(4)
+            rows of area
+              0x0000 0:5:0 is_stmt
+              0x0007 0:7:13 is_stmt prologue_end
+              0x0009 0:0:13
+              0x0011 0:8:13 is_stmt
+              0x0013 0:9:18 is_stmt
+              0x002c 0:10:3 is_stmt
+              0x0036 0:11:22 is_stmt
+              0x003a 0:11:20
+              0x003e 0:12:12 is_stmt
+              0x0042 0:12:3 epilogue_begin
+            rows of midpoint
+              0x0000 0:17:14 is_stmt prologue_end
+              0x0007 0:0:14
+              0x000b 0:17:21
+              0x0014 0:18:14 is_stmt
+              0x0017 0:18:21
+              0x0020 0:19:3 is_stmt
+        "#]],
     );
 }
 

@@ -456,3 +456,305 @@ fn spill_store(slot: StackSlotId, src: Reg, loc: u32) -> Inst {
         loc,
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codegen::mir::{AluOp, CallTarget, Cond, DbgValue, Rmi};
+    use crate::x86::abi::CALLER_SAVED;
+    use expect_test::{expect, Expect};
+
+    fn phys(g: Gpr) -> Reg {
+        Reg::Phys(g)
+    }
+
+    fn dbg(variable: u32, operands: Vec<DbgOperand>) -> InstKind {
+        InstKind::DbgValue(DbgValue {
+            variable,
+            operands,
+            expr: 0,
+            indirect: false,
+        })
+    }
+
+    /// Allocates a one-block function and compares the result.
+    fn check(vregs: usize, insts: Vec<InstKind>, expected: Expect) -> Allocation {
+        let mut f = Function::new("t");
+        for _ in 0..vregs {
+            f.new_vreg(Width::W64);
+        }
+        f.new_block();
+        f.blocks[0].insts = insts.into_iter().map(|k| Inst::new(k, 0)).collect();
+        let allocation = allocate(&mut f).expect("allocates");
+        expected.assert_eq(&f.to_string());
+        allocation
+    }
+
+    fn v(n: u32) -> Reg {
+        Reg::Virt(VReg(n))
+    }
+
+    fn add(dst: Reg, src: Reg) -> InstKind {
+        InstKind::Alu {
+            op: AluOp::Add,
+            width: Width::W64,
+            dst,
+            src: Rmi::Reg(src),
+        }
+    }
+
+    fn mov(dst: Reg, imm: i64) -> InstKind {
+        InstKind::MovImm {
+            dst,
+            imm,
+            width: Width::W64,
+        }
+    }
+
+    fn ret() -> InstKind {
+        InstKind::Ret {
+            uses: vec![Gpr::Rax],
+        }
+    }
+
+    #[test]
+    fn interfering_values_get_different_registers_and_dead_ones_are_reused() {
+        // %0 and %1 overlap; %2 starts where %0 and %1 end and takes rax
+        // back; the copy into rax disappears.
+        check(
+            3,
+            vec![
+                mov(v(0), 1),
+                mov(v(1), 2),
+                add(v(0), v(1)),
+                InstKind::Copy {
+                    dst: v(2),
+                    src: v(0),
+                },
+                InstKind::Copy {
+                    dst: phys(Gpr::Rax),
+                    src: v(2),
+                },
+                ret(),
+            ],
+            expect![[r#"
+                name: t
+                bb.0:
+                  $rax = MOV64 1
+                  $rcx = MOV64 2
+                  $rax = ADD64 $rax, $rcx
+                  RET $rax
+            "#]],
+        );
+    }
+
+    #[test]
+    fn precoloured_registers_are_respected() {
+        // %0 is live while rdx is written by cqo/idiv, so it avoids rax and
+        // rdx even though it was copied from rax.
+        check(
+            2,
+            vec![
+                InstKind::Copy {
+                    dst: v(0),
+                    src: phys(Gpr::Rax),
+                },
+                InstKind::Copy {
+                    dst: v(1),
+                    src: phys(Gpr::Rdi),
+                },
+                InstKind::SignExtendAx { width: Width::W64 },
+                InstKind::Div {
+                    signed: true,
+                    width: Width::W64,
+                    divisor: Rm::Reg(v(1)),
+                },
+                add(phys(Gpr::Rax), v(0)),
+                ret(),
+            ],
+            expect![[r#"
+                name: t
+                bb.0:
+                  $rcx = COPY $rax
+                  SIGNEXTEND64 $rax
+                  IDIV64 $rdi
+                  $rax = ADD64 $rax, $rcx
+                  RET $rax
+            "#]],
+        );
+    }
+
+    #[test]
+    fn values_live_across_calls_use_callee_saved_registers() {
+        let allocation = check(
+            2,
+            vec![
+                mov(v(0), 7),
+                mov(v(1), 8),
+                InstKind::Copy {
+                    dst: phys(Gpr::Rdi),
+                    src: v(1),
+                },
+                InstKind::Call {
+                    target: CallTarget::Symbol("g".into()),
+                    args: vec![Gpr::Rdi],
+                    rets: vec![Gpr::Rax],
+                    clobbers: CALLER_SAVED,
+                },
+                add(phys(Gpr::Rax), v(0)),
+                ret(),
+            ],
+            expect![[r#"
+                name: t
+                bb.0:
+                  $rbx = MOV64 7
+                  $rdi = MOV64 8
+                  CALL @g, args($rdi), rets($rax)
+                  $rax = ADD64 $rax, $rbx
+                  RET $rax
+            "#]],
+        );
+        assert_eq!(allocation.callee_saved_used, GprSet::of(&[Gpr::Rbx]));
+    }
+
+    #[test]
+    fn pressure_spills_the_least_used_values() {
+        // 16 values live at once, %16 used many times: it stays in a register.
+        let n = 16;
+        let mut insts: Vec<InstKind> = (0..n).map(|k| mov(v(k), i64::from(k))).collect();
+        insts.push(mov(v(n), 0));
+        for _ in 0..4 {
+            for k in 0..n {
+                insts.push(add(v(n), v(k)));
+            }
+        }
+        insts.push(InstKind::Copy {
+            dst: phys(Gpr::Rax),
+            src: v(n),
+        });
+        insts.push(ret());
+        let mut f = Function::new("t");
+        for _ in 0..=n {
+            f.new_vreg(Width::W64);
+        }
+        f.new_block();
+        f.blocks[0].insts = insts.into_iter().map(|k| Inst::new(k, 0)).collect();
+        let allocation = allocate(&mut f).unwrap();
+        assert_eq!((allocation.spilled, allocation.rounds), (3, 2));
+        let adds: Vec<String> = f.blocks[0]
+            .insts
+            .iter()
+            .filter(|i| matches!(i.kind, InstKind::Alu { .. }))
+            .map(|i| i.kind.to_string())
+            .collect();
+        // Every add accumulates into one register; spilled values are read
+        // straight from their slots.
+        let acc = adds[0].split(' ').next().unwrap().to_string();
+        assert!(adds
+            .iter()
+            .all(|a| a.starts_with(&format!("{acc} = ADD64 {acc}, "))));
+        assert_eq!(adds.iter().filter(|a| a.contains("[$rbp")).count(), 0);
+        assert_eq!(adds.iter().filter(|a| a.contains("[%stack.")).count(), 12);
+    }
+
+    #[test]
+    fn debug_values_follow_registers_spills_and_liveness() {
+        // %0 in a register; %1 spilled under pressure; %2 dead at its
+        // second debug value; an immediate stays.
+        let n = 15;
+        let mut insts = vec![InstKind::Copy {
+            dst: v(0),
+            src: phys(Gpr::Rdi),
+        }];
+        insts.push(dbg(1, vec![DbgOperand::Reg(v(0)), DbgOperand::Imm(4)]));
+        insts.push(mov(v(2), 5));
+        insts.push(add(v(0), v(2)));
+        insts.push(dbg(2, vec![DbgOperand::Reg(v(2))]));
+        insts.extend((3..3 + n).map(|k| mov(v(k), i64::from(k))));
+        insts.push(mov(v(1), 9));
+        insts.push(dbg(3, vec![DbgOperand::Reg(v(1))]));
+        for k in 3..3 + n {
+            insts.push(add(v(0), v(k)));
+        }
+        insts.push(add(v(0), v(1)));
+        insts.push(dbg(3, vec![DbgOperand::Reg(v(1))]));
+        insts.push(InstKind::Copy {
+            dst: phys(Gpr::Rax),
+            src: v(0),
+        });
+        insts.push(ret());
+        let mut f = Function::new("t");
+        for _ in 0..3 + n {
+            f.new_vreg(Width::W64);
+        }
+        f.new_block();
+        f.blocks[0].insts = insts.into_iter().map(|k| Inst::new(k, 0)).collect();
+        let mut plain = f.clone();
+        plain.blocks[0].insts.retain(|i| !i.is_debug());
+        allocate(&mut f).unwrap();
+        allocate(&mut plain).unwrap();
+        let debug: Vec<String> = f.blocks[0]
+            .insts
+            .iter()
+            .filter(|i| i.is_debug())
+            .map(|i| i.kind.to_string())
+            .collect();
+        expect![[r#"
+            [
+                "DBG_VALUE_LIST $rdi, 4, !var1, !expr0",
+                "DBG_VALUE $noreg, !var2, !expr0",
+                "DBG_VALUE %stack.0:64, !var3, !expr0",
+                "DBG_VALUE $noreg, !var3, !expr0",
+            ]
+        "#]]
+        .assert_debug_eq(&debug);
+        f.blocks[0].insts.retain(|i| !i.is_debug());
+        assert_eq!(f, plain, "debug values changed the allocation");
+    }
+
+    #[test]
+    fn loops_keep_loop_carried_values_in_registers() {
+        let mut f = Function::new("loop");
+        let (i, s) = (f.new_vreg(Width::W64), f.new_vreg(Width::W64));
+        for _ in 0..3 {
+            f.new_block();
+        }
+        let ins = |k| Inst::new(k, 0);
+        f.blocks[0].insts = vec![ins(mov(i, 10)), ins(mov(s, 0))];
+        f.blocks[1].insts = vec![
+            ins(add(s, i)),
+            ins(InstKind::Alu {
+                op: AluOp::Sub,
+                width: Width::W64,
+                dst: i,
+                src: Rmi::Imm(1),
+            }),
+            ins(InstKind::Jcc {
+                cond: Cond::Ne,
+                target: crate::codegen::mir::BlockId(1),
+            }),
+        ];
+        f.blocks[2].insts = vec![
+            ins(InstKind::Copy {
+                dst: phys(Gpr::Rax),
+                src: s,
+            }),
+            ins(ret()),
+        ];
+        allocate(&mut f).unwrap();
+        expect![[r#"
+            name: loop
+            bb.0:  ; succ bb.1
+              $rax = MOV64 10
+              $rcx = MOV64 0
+            bb.1:  ; succ bb.1, bb.2
+              $rcx = ADD64 $rcx, $rax
+              $rax = SUB64 $rax, 1
+              JNE bb.1
+            bb.2:
+              $rax = COPY $rcx
+              RET $rax
+        "#]]
+        .assert_eq(&f.to_string());
+    }
+}

@@ -21,26 +21,34 @@
 //!    calls against their signature, branches, switches, returns).
 //! 3. `code` SSA dominance: every use in a reachable block is dominated by
 //!    its definition (a phi's use sits at the end of its incoming block).
-//! 4. `debug` debug info: the function's `!dbg` is a DISubprogram; every
+//! 4. `debug` debug info: the function's `!dbg` is a distinct DISubprogram
+//!    attached to no other function; no phi
+//!    carries debug records; every
 //!    `!dbg` location and every debug record's DILocation has a scope chain
 //!    that reaches that DISubprogram (through `inlinedAt` for inlined
 //!    code); every record names an existing DILocalVariable (DILabel for
 //!    labels) of the same subprogram as its location, uses operands that
 //!    exist, and an expression whose `DW_OP_LLVM_arg`s name existing
-//!    operands and whose fragment, if any, comes last.
+//!    operands and whose fragment, if any, comes last and lies strictly
+//!    inside the variable (when its size is known); a `#dbg_assign`'s
+//!    DIAssignID is attached to no instruction of another function.
 
 mod code;
 mod debug;
 
+use std::collections::HashMap;
+
 use crate::error::{Diagnostic, Pos};
 use crate::ir::print::{type_text, LocalNames};
-use crate::ir::{Function, Global, InstId, InstKind, MdNode, Module, Value};
+use crate::ir::{Function, Global, InstId, InstKind, MdId, MdNode, Module, Value};
 
 /// Checks every function of the module; returns the first problem found.
 pub fn verify_module(module: &Module) -> Result<(), Diagnostic> {
     for global in &module.globals {
         check_global(module, global)?;
     }
+    let assign_owners = assign_id_owners(module);
+    let subprogram_owners = subprogram_owners(module);
     for function in &module.functions {
         if function.is_declaration() {
             continue;
@@ -49,6 +57,8 @@ pub fn verify_module(module: &Module) -> Result<(), Diagnostic> {
             module,
             function,
             names: LocalNames::assign(function),
+            assign_owners: &assign_owners,
+            subprogram_owners: &subprogram_owners,
         };
         code::check_structure(&checker)?;
         code::check_types(&checker)?;
@@ -99,6 +109,38 @@ struct Checker<'a> {
     module: &'a Module,
     function: &'a Function,
     names: LocalNames,
+    /// For each `!DIAssignID` attached to an instruction: the function
+    /// (by name) holding that instruction.
+    assign_owners: &'a HashMap<MdId, &'a str>,
+    /// For each DISubprogram attached to a function: the first function
+    /// (by name) it is attached to.
+    subprogram_owners: &'a HashMap<MdId, &'a str>,
+}
+
+/// The first function each DISubprogram is attached to.
+fn subprogram_owners(module: &Module) -> HashMap<MdId, &str> {
+    let mut owners = HashMap::new();
+    for function in &module.functions {
+        if let Some(sp) = function.subprogram {
+            owners.entry(sp).or_insert(function.name.as_str());
+        }
+    }
+    owners
+}
+
+/// Which function's instructions carry each `!DIAssignID`.
+fn assign_id_owners(module: &Module) -> HashMap<MdId, &str> {
+    let mut owners = HashMap::new();
+    for function in &module.functions {
+        for block in &function.blocks {
+            for id in &block.insts {
+                if let Some(assign) = function.insts.get(id.0 as usize).and_then(|i| i.assign_id) {
+                    owners.insert(assign, function.name.as_str());
+                }
+            }
+        }
+    }
+    owners
 }
 
 impl Checker<'_> {

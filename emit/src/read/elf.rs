@@ -441,10 +441,10 @@ fn implicit_addend(data: &[u8], offset: u64, width: u64) -> i64 {
     }
 }
 
-/// Defined STT_FUNC symbols of code sections, by address; of several
-/// symbols at one address the global one (then the first) is kept. A
-/// symbol of size 0 extends to the next function or the section's end;
-/// one running past its section's end is cut there (`verify` reports it).
+/// Defined STT_FUNC symbols of code sections, by address (then size); of
+/// several symbols with one address and size (aliases) the global one (then
+/// the first) is kept. One running past its section's end is cut there
+/// (`verify` reports it).
 fn place_functions(sections: &[Section], symbols: &[Symbol]) -> Vec<Placed> {
     let mut placed: Vec<Placed> = symbols
         .iter()
@@ -461,17 +461,7 @@ fn place_functions(sections: &[Section], symbols: &[Symbol]) -> Vec<Placed> {
             })
         })
         .collect();
-    placed.sort_by_key(|p| (p.address, !p.global));
-    placed.dedup_by_key(|p| p.address);
-    for index in 0..placed.len() {
-        if placed[index].size == 0 {
-            let section = &sections[placed[index].section];
-            let limit = placed
-                .get(index + 1)
-                .filter(|next| next.section == placed[index].section)
-                .map_or(section.address + section.size, |next| next.address);
-            placed[index].size = limit.saturating_sub(placed[index].address);
-        }
-    }
+    placed.sort_by_key(|p| (p.address, p.size, !p.global));
+    placed.dedup_by_key(|p| (p.address, p.size));
     placed
 }

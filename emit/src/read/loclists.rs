@@ -11,7 +11,7 @@
 //! lie outside the function (gcc's cold parts) or whose expression has no
 //! model form are left out; a list left with no entry is
 //! [`VariableLocation::None`]. `DW_AT_const_value` with an integer becomes
-//! the constant as a stack value.
+//! the constant as a stack value (`Constu`, or `Consts` when negative).
 
 use gimli::{AttributeValue, Dwarf, Unit};
 
@@ -19,7 +19,7 @@ use super::dwarf::Slice;
 use super::elf::ElfObject;
 use super::op::{raise, BaseTypeLookup, FrameBase};
 use super::ReadError;
-use crate::model::{Location, LocationArg, LocationEntry, Op, VariableLocation};
+use crate::model::{Location, LocationEntry, Op, VariableLocation};
 
 /// Where a variable's location expressions are evaluated.
 pub(crate) struct LocationContext<'c, 'a> {
@@ -104,13 +104,15 @@ impl LocationContext<'_, '_> {
 
 /// An integer `DW_AT_const_value` as a constant stack value.
 fn constant(value: AttributeValue<Slice<'_>>) -> Option<Location> {
-    let value = match value {
-        AttributeValue::Sdata(value) => value,
-        AttributeValue::Udata(value) => value as i64,
-        other => other.sdata_value()?,
+    let constant = match value {
+        AttributeValue::Udata(value) => Op::Constu(value),
+        other => match other.sdata_value()? {
+            value if value < 0 => Op::Consts(value),
+            value => Op::Constu(value as u64),
+        },
     };
     Some(Location {
-        args: vec![LocationArg::Constant(value)],
-        ops: vec![Op::Arg(0), Op::StackValue],
+        args: Vec::new(),
+        ops: vec![constant, Op::StackValue],
     })
 }

@@ -4,52 +4,98 @@
 //! Out: the model's [`Function`]s (without CFI, which `cfi` adds) and
 //! [`DataObject`]s, their relocations re-expressed against [`Symbol`]s.
 //!
-//! Promises: every STT_FUNC symbol of a code section becomes one function
-//! (aliases at one address become one), in address order; every STT_OBJECT
-//! symbol of a data section becomes one data object (cut at its section's
-//! end, where `verify` reports the symbol), and a data section
-//! with contents but no object symbol (string literals, clang's jump tables)
-//! becomes one local data object named after the section. A relocation
-//! against a section symbol is re-expressed against what its target lies
-//! in, with the addend adjusted so the address it computes is unchanged;
-//! so is one against a local label (`.LCPI0_0`), which has no model form.
-//! Relocation types the model has no room for (R_X86_64_32S, TLS, ...) are
-//! left out.
+//! Promises:
+//! - every STT_FUNC symbol of a code section becomes one function (aliases
+//!   become one), in address order;
+//! - every STT_OBJECT symbol of a data section becomes one data object
+//!   (cut at its section's end, where `verify` reports the symbol); its
+//!   alignment is its section's; `.data.rel.ro` is read-only data;
+//! - the bytes of a read-only data section that no object symbol covers
+//!   (jump tables, string literals) become functions' own rodata: each
+//!   uncovered stretch is split where the functions whose code points into
+//!   it first point, and each function takes the part from its first
+//!   target to the next function's (at most one part per function, the
+//!   first in address order); what no function claims, and uncovered bytes
+//!   of writable sections, become local data objects named after their
+//!   section (`.rodata`, or `.rodata+0x40` when not at its start);
+//! - a relocation against a named function, data object or undefined
+//!   symbol keeps its name; one against a section symbol or a local label
+//!   (`.LCPI0_0`, which has no model form) is re-expressed against what its
+//!   target lies in, with the addend adjusted so the address it computes is
+//!   unchanged. The target of a PC-relative field is taken 4 bytes past the
+//!   address it computes (the field ends its instruction). In a function it
+//!   is [`Symbol::FunctionCode`] with addend -4 (0 for `R_X86_64_64`), or
+//!   the function's name at its first byte; in a function's rodata
+//!   [`Symbol::FunctionData`]; in a data object its name;
+//! - relocation types the model has no room for (R_X86_64_32S, TLS, ...)
+//!   are left out.
 
-use goblin::elf::{reloc, sym};
+use goblin::elf::{reloc, section_header, sym};
 
 use super::elf::{self, ElfObject, Placed};
 use crate::model::{DataObject, DataSection, Function, Relocation, RelocationKind, Symbol};
 
 /// A data object with its synthetic placement.
 #[derive(Clone, Debug)]
-pub(crate) struct PlacedData {
+struct PlacedData {
     /// Where it sits.
-    pub placed: Placed,
+    placed: Placed,
     /// Its model form.
-    pub object: DataObject,
+    object: DataObject,
+}
+
+/// A function's own rodata: where it sits.
+#[derive(Clone, Debug)]
+struct Chunk {
+    /// Index of the function.
+    function: usize,
+    /// Where its bytes are.
+    placed: Placed,
 }
 
 /// The model's functions and data objects of `object`.
 pub(crate) fn read_code_and_data(object: &ElfObject) -> (Vec<Function>, Vec<DataObject>) {
-    let data = place_data(object);
+    let mut data = symbol_data(object);
+    let gaps = uncovered(object, &data);
+    let (chunks, unclaimed) = claim_rodata(object, &data, gaps);
+    for gap in unclaimed {
+        let section = &object.sections[gap.section];
+        let offset = gap.address - section.address;
+        let name = if offset == 0 {
+            section.name.clone()
+        } else {
+            format!("{}+{offset:#x}", section.name)
+        };
+        data.push(data_object(
+            object,
+            gap.section,
+            name,
+            false,
+            offset,
+            gap.size,
+        ));
+    }
+    data.sort_by_key(|d| d.placed.address);
     let resolver = Resolver {
         object,
         data: &data,
+        chunks: &chunks,
     };
     let functions = object
         .functions
         .iter()
-        .map(|placed| {
-            let section = &object.sections[placed.section];
-            let start = (placed.address - section.address) as usize;
-            let end = (start + placed.size as usize).min(section.data.len());
+        .enumerate()
+        .map(|(index, placed)| {
+            let chunk = chunks.iter().find(|c| c.function == index);
             Function {
                 name: placed.name.clone(),
                 global: placed.global,
-                code: section.data.get(start..end).unwrap_or_default().to_vec(),
+                code: bytes_of(object, placed),
                 relocations: resolver.relocations_in(placed),
-                ..Function::default()
+                cfi: Vec::new(),
+                rodata: chunk.map_or_else(Vec::new, |c| bytes_of(object, &c.placed)),
+                rodata_relocations: chunk
+                    .map_or_else(Vec::new, |c| resolver.relocations_in(&c.placed)),
             }
         })
         .collect();
@@ -63,19 +109,26 @@ pub(crate) fn read_code_and_data(object: &ElfObject) -> (Vec<Function>, Vec<Data
     (functions, data_objects)
 }
 
-/// Data objects by address: STT_OBJECT symbols, then one object per data
-/// section that has contents and no object symbol.
-fn place_data(object: &ElfObject) -> Vec<PlacedData> {
+/// The bytes `placed` covers (zeros for a NOBITS section).
+fn bytes_of(object: &ElfObject, placed: &Placed) -> Vec<u8> {
+    let section = &object.sections[placed.section];
+    if section.kind == section_header::SHT_NOBITS {
+        return vec![0; placed.size as usize];
+    }
+    let start = ((placed.address - section.address) as usize).min(section.data.len());
+    let end = (start + placed.size as usize).min(section.data.len());
+    section.data[start..end].to_vec()
+}
+
+/// Data objects of STT_OBJECT symbols, by address.
+fn symbol_data(object: &ElfObject) -> Vec<PlacedData> {
     let mut placed: Vec<PlacedData> = Vec::new();
     for symbol in &object.symbols {
         let Some(index) = symbol.section else {
             continue;
         };
         let section = &object.sections[index];
-        if symbol.kind != sym::STT_OBJECT || !section.is_data() {
-            continue;
-        }
-        if symbol.value > section.size {
+        if symbol.kind != sym::STT_OBJECT || !section.is_data() || symbol.value > section.size {
             continue;
         }
         let room = section.size - symbol.value;
@@ -84,31 +137,116 @@ fn place_data(object: &ElfObject) -> Vec<PlacedData> {
         } else {
             symbol.size.min(room)
         };
+        let global = symbol.binding != sym::STB_LOCAL;
         placed.push(data_object(
             object,
             index,
             symbol.name.clone(),
-            symbol.binding != sym::STB_LOCAL,
+            global,
             symbol.value,
             size,
         ));
     }
-    for (index, section) in object.sections.iter().enumerate() {
-        let covered = placed.iter().any(|d| d.placed.section == index);
-        if section.is_data() && section.size > 0 && !covered {
-            placed.push(data_object(
-                object,
-                index,
-                section.name.clone(),
-                false,
-                0,
-                section.size,
-            ));
-        }
-    }
     placed.sort_by_key(|d| d.placed.address);
     placed.dedup_by_key(|d| d.placed.address);
     placed
+}
+
+/// The stretches of data sections no data object covers, by address.
+fn uncovered(object: &ElfObject, data: &[PlacedData]) -> Vec<Placed> {
+    let mut gaps = Vec::new();
+    for (index, section) in object.sections.iter().enumerate() {
+        if !section.is_data() || section.size == 0 {
+            continue;
+        }
+        let mut next = section.address;
+        let end = section.address + section.size;
+        let inside = data.iter().filter(|d| d.placed.section == index);
+        for covered in inside
+            .map(|d| (d.placed.address, d.placed.end()))
+            .chain([(end, end)])
+        {
+            if covered.0 > next {
+                gaps.push(Placed {
+                    name: String::new(),
+                    global: false,
+                    section: index,
+                    address: next,
+                    size: covered.0 - next,
+                });
+            }
+            next = next.max(covered.1);
+        }
+    }
+    gaps
+}
+
+/// Splits the read-only gaps into functions' rodata (see the module
+/// comment); returns the chunks and the stretches no function claims.
+fn claim_rodata(
+    object: &ElfObject,
+    data: &[PlacedData],
+    gaps: Vec<Placed>,
+) -> (Vec<Chunk>, Vec<Placed>) {
+    // Where each function's code first points into each gap.
+    let mut first_target: Vec<(usize, u64, usize)> = Vec::new(); // (gap, probe, function)
+    let empty = Resolver {
+        object,
+        data,
+        chunks: &[],
+    };
+    for (function, placed) in object.functions.iter().enumerate() {
+        for relocation in empty.within(placed) {
+            let Some(probe) = empty.probe(relocation) else {
+                continue;
+            };
+            let gap = gaps.iter().position(|g| {
+                let section = &object.sections[g.section];
+                let read_only = section.flags & u64::from(section_header::SHF_WRITE) == 0
+                    && section.kind != section_header::SHT_NOBITS;
+                read_only && probe >= g.address && probe < g.end()
+            });
+            if let Some(gap) = gap {
+                first_target.push((gap, probe, function));
+            }
+        }
+    }
+    first_target.sort();
+    let mut chunks: Vec<Chunk> = Vec::new();
+    let mut unclaimed = Vec::new();
+    for (index, gap) in gaps.into_iter().enumerate() {
+        let mut starts: Vec<(u64, usize)> = Vec::new();
+        for &(_, probe, function) in first_target.iter().filter(|t| t.0 == index) {
+            let owned = chunks.iter().any(|c| c.function == function)
+                || starts.iter().any(|s| s.1 == function);
+            if !owned && starts.last().is_none_or(|last| last.0 < probe) {
+                starts.push((probe, function));
+            }
+        }
+        if let Some(&(first, _)) = starts.first() {
+            if first > gap.address {
+                unclaimed.push(Placed {
+                    size: first - gap.address,
+                    ..gap.clone()
+                });
+            }
+        } else {
+            unclaimed.push(gap);
+            continue;
+        }
+        for (k, &(start, function)) in starts.iter().enumerate() {
+            let end = starts.get(k + 1).map_or(gap.end(), |next| next.0);
+            chunks.push(Chunk {
+                function,
+                placed: Placed {
+                    address: start,
+                    size: end - start,
+                    ..gap.clone()
+                },
+            });
+        }
+    }
+    (chunks, unclaimed)
 }
 
 fn data_object(
@@ -120,36 +258,32 @@ fn data_object(
     size: u64,
 ) -> PlacedData {
     let section = &object.sections[index];
-    let kind = if section.kind == goblin::elf::section_header::SHT_NOBITS {
+    let kind = if section.kind == section_header::SHT_NOBITS {
         DataSection::Bss
-    } else if section.flags & u64::from(goblin::elf::section_header::SHF_WRITE) != 0 {
+    } else if section.name.starts_with(".data.rel.ro") {
+        DataSection::ReadOnly
+    } else if section.flags & u64::from(section_header::SHF_WRITE) != 0 {
         DataSection::Data
     } else {
         DataSection::ReadOnly
     };
-    let bytes = if kind == DataSection::Bss {
-        vec![0; size as usize]
-    } else {
-        let start = (value as usize).min(section.data.len());
-        let end = (start + size as usize).min(section.data.len());
-        section.data[start..end].to_vec()
+    let placed = Placed {
+        name: name.clone(),
+        global,
+        section: index,
+        address: section.address + value,
+        size,
     };
     PlacedData {
-        placed: Placed {
-            name: name.clone(),
-            global,
-            section: index,
-            address: section.address + value,
-            size,
-        },
         object: DataObject {
             name,
             global,
             section: kind,
             align: section.align,
-            bytes,
+            bytes: bytes_of(object, &placed),
             relocations: Vec::new(),
         },
+        placed,
     }
 }
 
@@ -157,17 +291,25 @@ fn data_object(
 struct Resolver<'a> {
     object: &'a ElfObject,
     data: &'a [PlacedData],
+    chunks: &'a [Chunk],
 }
 
 impl Resolver<'_> {
+    /// The ELF relocations of the bytes `placed` covers.
+    fn within<'r>(&'r self, placed: &Placed) -> impl Iterator<Item = &'r elf::Relocation> {
+        let section = &self.object.sections[placed.section];
+        let start = placed.address - section.address;
+        let end = start + placed.size;
+        self.object.relocations[placed.section]
+            .iter()
+            .filter(move |r| r.offset >= start && r.offset < end)
+    }
+
     /// The model relocations of the bytes `placed` covers, offsets relative
     /// to its start.
     fn relocations_in(&self, placed: &Placed) -> Vec<Relocation> {
-        let section = &self.object.sections[placed.section];
-        let start = placed.address - section.address;
-        self.object.relocations[placed.section]
-            .iter()
-            .filter(|r| r.offset >= start && r.offset < start + placed.size)
+        let start = placed.address - self.object.sections[placed.section].address;
+        self.within(placed)
             .filter_map(|r| {
                 let kind = relocation_kind(r.kind)?;
                 let (symbol, addend) = self.target(r, kind);
@@ -181,47 +323,62 @@ impl Resolver<'_> {
             .collect()
     }
 
-    /// The model symbol and addend for one ELF relocation.
-    fn target(&self, relocation: &elf::Relocation, kind: RelocationKind) -> (Symbol, i64) {
+    /// Whether a relocation keeps its symbol's name (see the module comment).
+    fn is_named(&self, relocation: &elf::Relocation) -> bool {
         let symbol = &self.object.symbols[relocation.symbol];
-        // Functions, data objects, globals and undefined symbols are named;
-        // section symbols and local labels (`.LCPI0_0`, `.L.str`) are
-        // resolved by the address they stand for.
-        let named = !symbol.name.is_empty()
+        !symbol.name.is_empty()
             && (symbol.section.is_none()
                 || symbol.binding != sym::STB_LOCAL
                 || symbol.kind == sym::STT_FUNC
-                || symbol.kind == sym::STT_OBJECT);
-        if named {
-            return (Symbol::Named(symbol.name.clone()), relocation.addend);
-        }
-        // The address the relocation computes (before subtracting P).
+                || symbol.kind == sym::STT_OBJECT)
+    }
+
+    /// For a relocation resolved by address: the address it computes and
+    /// the address its target is looked up at.
+    fn addresses(&self, relocation: &elf::Relocation, kind: RelocationKind) -> (u64, u64) {
+        let symbol = &self.object.symbols[relocation.symbol];
         let address = self
             .object
             .symbol_address(symbol)
             .wrapping_add_signed(relocation.addend);
-        // A PC-relative field is followed by the rest of its instruction, so
-        // the address it means is `address + 4` (for a field ending the
-        // instruction); look up the entity there.
-        let bias: u64 = match kind {
-            RelocationKind::Abs64 => 0,
-            _ => 4,
-        };
-        let probe = address.wrapping_add(bias);
+        (address, address.wrapping_add(bias(kind)))
+    }
+
+    /// The look-up address of a relocation resolved by address.
+    fn probe(&self, relocation: &elf::Relocation) -> Option<u64> {
+        let kind = relocation_kind(relocation.kind)?;
+        (!self.is_named(relocation)).then(|| self.addresses(relocation, kind).1)
+    }
+
+    /// The model symbol and addend for one ELF relocation.
+    fn target(&self, relocation: &elf::Relocation, kind: RelocationKind) -> (Symbol, i64) {
+        let symbol = &self.object.symbols[relocation.symbol];
+        if self.is_named(relocation) {
+            return (Symbol::Named(symbol.name.clone()), relocation.addend);
+        }
+        let (address, probe) = self.addresses(relocation, kind);
+        let bias = bias(kind) as i64;
         if let Some((function, offset)) = self.object.function_at(probe) {
             return if offset == 0 {
                 (
                     Symbol::Named(self.object.functions[function].name.clone()),
-                    -(bias as i64),
+                    -bias,
                 )
             } else {
-                (Symbol::FunctionCode { function, offset }, -(bias as i64))
+                (Symbol::FunctionCode { function, offset }, -bias)
             };
+        }
+        let inside = |placed: &Placed| probe >= placed.address && probe < placed.end();
+        if let Some(chunk) = self.chunks.iter().find(|c| inside(&c.placed)) {
+            return (
+                Symbol::FunctionData(chunk.function),
+                address.wrapping_sub(chunk.placed.address) as i64,
+            );
         }
         let containing = self
             .data
             .iter()
-            .find(|d| probe >= d.placed.address && probe < d.placed.end())
+            .find(|d| inside(&d.placed))
             .or_else(|| self.data.iter().find(|d| d.placed.address == address));
         if let Some(data) = containing {
             return (
@@ -234,6 +391,15 @@ impl Resolver<'_> {
             |s| self.object.sections[s].name.clone(),
         );
         (Symbol::Named(name), relocation.addend)
+    }
+}
+
+/// How far past the address a relocation computes its target is looked
+/// up: 4 for PC-relative fields (they end their instruction), 0 otherwise.
+fn bias(kind: RelocationKind) -> u64 {
+    match kind {
+        RelocationKind::Abs64 => 0,
+        RelocationKind::Pc32 | RelocationKind::Plt32 | RelocationKind::GotPcRelX => 4,
     }
 }
 

@@ -17,9 +17,12 @@
 //! register with its base type's width and signedness; `DW_OP_fbreg` under
 //! a `DW_OP_call_frame_cfa` frame base gives [`LocationArg::FrameSlot`]
 //! (under a register frame base, that register plus the offset);
-//! `DW_OP_call_frame_cfa` gives `FrameSlot(0)`; `DW_OP_const_type` gives
-//! [`LocationArg::Constant`]. Generic constants stay `Constu`/`Consts`;
-//! arithmetic, `deref`, `stack_value` and `piece` map one to one. An
+//! `DW_OP_call_frame_cfa` gives `FrameSlot(0)`. Constants are `Constu`
+//! (`Consts` when negative), typed ones (`DW_OP_const_type`) read in their
+//! type's width and signedness; arithmetic, `stack_value` and `piece` map
+//! one to one; `deref`, `deref_size` and `deref_type` are `DerefSize`, or
+//! `Deref` for 8 bytes; `DW_OP_convert` is `Convert` to its base type's
+//! width and signedness (64-bit unsigned for the generic type). An
 //! operation with no model form (`entry_value`, `addr`, branches, ...)
 //! makes its piece empty (the part is unavailable), or the whole location
 //! `None` when it has no pieces.
@@ -203,15 +206,14 @@ impl Raiser<'_> {
                 buffer[..bytes.len()].copy_from_slice(bytes);
                 let shift = 64 - 8 * bytes.len() as u32;
                 let raw = u64::from_le_bytes(buffer) << shift;
-                let value = if signed {
-                    (raw as i64) >> shift
+                if signed && (raw as i64) < 0 {
+                    Op::Consts((raw as i64) >> shift)
                 } else {
-                    (raw >> shift) as i64
-                };
-                self.push_arg(LocationArg::Constant(value));
-                return Some(());
+                    Op::Constu(raw >> shift)
+                }
             }
             Operation::UnsignedConstant { value } => Op::Constu(value),
+            Operation::SignedConstant { value } if value >= 0 => Op::Constu(value as u64),
             Operation::SignedConstant { value } => Op::Consts(value),
             Operation::PlusConstant { value } => Op::PlusUconst(value),
             Operation::Plus => Op::Plus,
@@ -231,7 +233,10 @@ impl Raiser<'_> {
                 base_type,
                 size,
                 space: false,
-            } if base_type.0 == 0 => {
+            } => {
+                if base_type.0 != 0 {
+                    (self.base_type)(base_type)?;
+                }
                 if size == 8 {
                     Op::Deref
                 } else {
@@ -371,13 +376,22 @@ mod tests {
         // DW_OP_const_type <int> 4 bytes -1
         check(
             &[0xa4, 0x30, 0x04, 0xff, 0xff, 0xff, 0xff, 0x9f],
-            expect![[r#"Some(Location { args: [Constant(-1)], ops: [Arg(0), StackValue] })"#]],
+            expect!["Some(Location { args: [], ops: [Consts(-1), StackValue] })"],
         );
         // DW_OP_const_type <unsigned char> 1 byte 0xff
         check(
             &[0xa4, 0x40, 0x01, 0xff, 0x9f],
-            expect![[r#"Some(Location { args: [Constant(255)], ops: [Arg(0), StackValue] })"#]],
+            expect!["Some(Location { args: [], ops: [Constu(255), StackValue] })"],
         );
+        // DW_OP_breg5 0, DW_OP_deref_type 4 <int>, DW_OP_stack_value
+        check(
+            &[0x75, 0x00, 0xa6, 0x04, 0x30, 0x9f],
+            expect![[
+                r#"Some(Location { args: [Register { register: 5, bits: 64, signed: false }], ops: [Arg(0), DerefSize(4), StackValue] })"#
+            ]],
+        );
+        // DW_OP_breg5 0, DW_OP_deref_type 4 <not a base type>
+        check(&[0x75, 0x00, 0xa6, 0x04, 0x50, 0x9f], expect!["None"]);
         // DW_OP_breg0 0, DW_OP_convert <int>, DW_OP_convert 0 (generic)
         check(
             &[0x70, 0x00, 0xa8, 0x30, 0xa8, 0x00, 0x9f],
@@ -424,6 +438,11 @@ mod tests {
 
     #[test]
     fn generic_operations_map_one_to_one() {
+        // DW_OP_consts 5, DW_OP_stack_value: a non-negative constant is Constu
+        check(
+            &[0x11, 0x05, 0x9f],
+            expect!["Some(Location { args: [], ops: [Constu(5), StackValue] })"],
+        );
         // DW_OP_lit3, DW_OP_consts -2, DW_OP_mul, DW_OP_stack_value
         check(
             &[0x33, 0x11, 0x7e, 0x1e, 0x9f],

@@ -4,7 +4,9 @@
 //! Out: a [`TypeTable`]: the types, and the [`TypeId`] of each type DIE.
 //!
 //! Promises: every type DIE the model can describe gets one id, in DIE
-//! order, wherever it sits in the tree. Qualifiers the model lacks
+//! order, wherever it sits in the tree, except the base types compilers
+//! make for DWARF itself (`DW_ATE_signed_32` for typed operations,
+//! `__ARRAY_SIZE_TYPE__` for array indices), which are no source types. Qualifiers the model lacks
 //! (`DW_TAG_atomic_type`, `immutable`, `packed`, `shared`) are seen through:
 //! a reference to one is a reference to what it qualifies. References
 //! become pointers, `DW_TAG_class_type` a struct, `DW_TAG_unspecified_type`
@@ -68,6 +70,26 @@ fn is_model_type(tag: gimli::DwTag) -> bool {
     )
 }
 
+/// Whether `die` is a base type a compiler makes for DWARF's own needs
+/// rather than for a source type: LLVM and dwarfsmith name the base types
+/// of typed expression operations `DW_ATE_<encoding>_<bits>` and the index
+/// type of array subranges `__ARRAY_SIZE_TYPE__`.
+fn is_made_for_dwarf(
+    dwarf: &Dwarf<Slice<'_>>,
+    unit: &Unit<Slice<'_>>,
+    tree: &DieTree<'_>,
+    die: usize,
+) -> gimli::Result<bool> {
+    if tree.tag(die) != gimli::DW_TAG_base_type {
+        return Ok(false);
+    }
+    let Some(name) = tree.attr(die, gimli::DW_AT_name) else {
+        return Ok(false);
+    };
+    let name = string(dwarf, unit, name)?;
+    Ok(name.starts_with("DW_ATE_") || name == "__ARRAY_SIZE_TYPE__")
+}
+
 fn is_transparent(tag: gimli::DwTag) -> bool {
     matches!(
         tag,
@@ -88,9 +110,12 @@ pub(crate) fn read_types<'a>(
         types: Vec::new(),
         ids: HashMap::new(),
     };
-    let dies: Vec<usize> = (0..tree.dies.len())
-        .filter(|&d| is_model_type(tree.tag(d)))
-        .collect();
+    let mut dies: Vec<usize> = Vec::new();
+    for die in 0..tree.dies.len() {
+        if is_model_type(tree.tag(die)) && !is_made_for_dwarf(dwarf, unit, tree, die)? {
+            dies.push(die);
+        }
+    }
     for (id, &die) in dies.iter().enumerate() {
         table.ids.insert(die, id);
     }

@@ -1,64 +1,257 @@
 //! The normal form of an [`ObjectModel`]: what `read(write(m))` gives back.
 //!
-//! In: a model as code generation builds it.
-//! Out: the same model with only those changes the writer makes on the way
-//! out, so a round trip can be compared with `==`.
+//! In: a model as code generation builds it, and the write options.
+//! Out: the same model with only those changes that writing and reading
+//! make, so a round trip can be compared with `==`.
 //!
-//! Promises (each a thing the object file cannot tell apart):
-//! - a location's arguments are numbered in order of first use, identical
-//!   ones shared and unused ones dropped;
-//! - `DerefSize(8)` is `Deref` (gimli reads both as one operation);
-//! - a register that is a whole location or a whole piece (`DW_OP_regN`),
-//!   or any register under lldb tuning (`DW_OP_bregN 0`), carries no width
-//!   or signedness: it is 64-bit unsigned;
-//! - location-list entries that are empty are dropped, equal adjacent ones
-//!   merged, and a list left empty is no location;
-//! - empty scope ranges are dropped.
+//! Functions, data and their relocations: see `code`. Location
+//! expressions: see `location`. The rest of the debug info:
+//! - types: base types first (gimli writes them first, where typed
+//!   operations can name them), the others after, each group in model
+//!   order, every reference renumbered;
+//! - files: an empty directory is the compilation directory; a file equal
+//!   (name and directory) to an earlier one is that one; checksums are kept
+//!   only when every file has one; a model with no files gets the unit's
+//!   primary file;
+//! - a scope's parameters are numbered 1, 2, ... in order; a variable of an
+//!   inlined scope matching (by name and line) a variable of its origin has
+//!   that variable's type and file;
+//! - location lists: entries that are empty are dropped, equal adjacent
+//!   ones (after normalising) merged, and a list left empty, or a location
+//!   with no operations, is no location;
+//! - empty scope ranges are dropped; a function without code has no line
+//!   rows.
+
+mod code;
+mod location;
+
+use std::collections::HashMap;
 
 use crate::model::{
-    ChildScope, Location, LocationArg, LocationEntry, ObjectModel, Op, Scope, VariableLocation,
+    ChildScope, DebugInfo, LocationEntry, ObjectModel, Scope, SourceFile, Subprogram, Type, TypeId,
+    Variable, VariableLocation,
 };
-use crate::write::{DebuggerTune, WriteOptions};
+use crate::write::WriteOptions;
+
+pub(crate) use location::normal_location;
 
 /// The normal form of `model` written under `options` (see the module
 /// comment).
 pub fn normalise(model: &ObjectModel, options: &WriteOptions) -> ObjectModel {
-    let mut model = model.clone();
-    if let Some(debug) = &mut model.debug {
+    let (functions, data) = code::normal_code_and_data(&model.functions, &model.data);
+    let debug = model.debug.as_ref().map(|debug| {
+        let mut debug = debug.clone();
+        normalise_types(&mut debug);
+        normalise_files(&mut debug);
+        for (rows, function) in debug.line_rows.iter_mut().zip(&model.functions) {
+            if function.code.is_empty() {
+                rows.clear();
+            }
+        }
+        let origins: Vec<OriginVariables> =
+            debug.subprograms.iter().map(origin_variables).collect();
         for subprogram in &mut debug.subprograms {
-            normalise_scope(&mut subprogram.scope, options);
+            normalise_scope(&mut subprogram.scope, None, &origins, options);
+        }
+        debug
+    });
+    ObjectModel {
+        functions,
+        data,
+        debug,
+    }
+}
+
+/// Base types first, the others after; references renumbered.
+fn normalise_types(debug: &mut DebugInfo) {
+    let is_base = |ty: &Type| matches!(ty, Type::Base { .. });
+    let order: Vec<TypeId> = (0..debug.types.len())
+        .filter(|&t| is_base(&debug.types[t]))
+        .chain((0..debug.types.len()).filter(|&t| !is_base(&debug.types[t])))
+        .collect();
+    let mut new_id = vec![0; debug.types.len()];
+    for (new, &old) in order.iter().enumerate() {
+        new_id[old] = new;
+    }
+    let map = |id: &mut TypeId| {
+        if let Some(&new) = new_id.get(*id) {
+            *id = new;
+        }
+    };
+    let map_option = |id: &mut Option<TypeId>| {
+        if let Some(id) = id {
+            map(id);
+        }
+    };
+    let mut types: Vec<Type> = order.iter().map(|&old| debug.types[old].clone()).collect();
+    for ty in &mut types {
+        match ty {
+            Type::Base { .. } => {}
+            Type::Pointer(target)
+            | Type::Const(target)
+            | Type::Volatile(target)
+            | Type::Restrict(target) => map_option(target),
+            Type::Typedef { target, .. } => map_option(target),
+            Type::Struct { members, .. } => members.iter_mut().for_each(|m| map(&mut m.ty)),
+            Type::Array { element, .. } => map(element),
+            Type::Enum { underlying, .. } => map_option(underlying),
+            Type::Subroutine {
+                return_type,
+                parameters,
+            } => {
+                map_option(return_type);
+                parameters.iter_mut().for_each(map_option);
+            }
         }
     }
-    model
+    debug.types = types;
+    for subprogram in &mut debug.subprograms {
+        map_option(&mut subprogram.return_type);
+        visit_variables(&mut subprogram.scope, &mut |v| map_option(&mut v.ty));
+    }
 }
 
-fn normalise_scope(scope: &mut Scope, options: &WriteOptions) {
+/// Files as the line table keeps them; file numbers renumbered.
+fn normalise_files(debug: &mut DebugInfo) {
+    if debug.files.is_empty() {
+        debug.files.push(SourceFile {
+            name: debug.name.clone(),
+            directory: debug.comp_dir.clone(),
+            md5: None,
+        });
+    }
+    let all_md5 = debug.files.iter().all(|f| f.md5.is_some());
+    let mut files: Vec<SourceFile> = Vec::new();
+    let mut new_number = Vec::with_capacity(debug.files.len());
+    for file in &debug.files {
+        let file = SourceFile {
+            name: file.name.clone(),
+            directory: if file.directory.is_empty() {
+                debug.comp_dir.clone()
+            } else {
+                file.directory.clone()
+            },
+            md5: if all_md5 { file.md5 } else { None },
+        };
+        let same = files
+            .iter()
+            .position(|f| f.name == file.name && f.directory == file.directory);
+        new_number.push(match same {
+            Some(index) => index as u32,
+            None => {
+                files.push(file);
+                (files.len() - 1) as u32
+            }
+        });
+    }
+    debug.files = files;
+    let map = |file: &mut u32| {
+        if let Some(&new) = new_number.get(*file as usize) {
+            *file = new;
+        }
+    };
+    for subprogram in &mut debug.subprograms {
+        map(&mut subprogram.file);
+        visit_scopes(&mut subprogram.scope, &mut |scope| {
+            for variable in &mut scope.variables {
+                map(&mut variable.file);
+            }
+            for child in &mut scope.children {
+                if let ChildScope::Inlined { call_file, .. } = child {
+                    map(call_file);
+                }
+            }
+        });
+    }
+    for row in debug.line_rows.iter_mut().flatten() {
+        map(&mut row.file);
+    }
+}
+
+/// The variables of a subprogram an inlined copy may refer to, by (name,
+/// line): those of its scope and nested lexical blocks, not of calls
+/// inlined into it.
+fn origin_variables(subprogram: &Subprogram) -> OriginVariables {
+    fn collect(scope: &Scope, into: &mut OriginVariables) {
+        for variable in &scope.variables {
+            into.insert(
+                (variable.name.clone(), variable.line),
+                (variable.ty, variable.file),
+            );
+        }
+        for child in &scope.children {
+            if let ChildScope::Lexical { scope, .. } = child {
+                collect(scope, into);
+            }
+        }
+    }
+    let mut variables = HashMap::new();
+    collect(&subprogram.scope, &mut variables);
+    variables
+}
+
+/// Type and file of a subprogram's variables, by (name, line).
+type OriginVariables = HashMap<(String, u32), (Option<TypeId>, u32)>;
+
+type Origins = [OriginVariables];
+
+fn normalise_scope(
+    scope: &mut Scope,
+    origin: Option<usize>,
+    origins: &Origins,
+    options: &WriteOptions,
+) {
+    let mut parameters = 0;
     for variable in &mut scope.variables {
-        variable.location = normalise_variable_location(&variable.location, options);
+        if variable.arg.is_some() {
+            parameters += 1;
+            variable.arg = Some(parameters);
+        }
+        let from_origin =
+            origin.and_then(|o| origins.get(o)?.get(&(variable.name.clone(), variable.line)));
+        if let Some(&(ty, file)) = from_origin {
+            variable.ty = ty;
+            variable.file = file;
+        }
+        variable.location = normal_variable_location(&variable.location, options);
     }
     for child in &mut scope.children {
-        let (ranges, scope) = match child {
-            ChildScope::Lexical { ranges, scope } => (ranges, scope),
-            ChildScope::Inlined { ranges, scope, .. } => (ranges, scope),
-        };
-        ranges.retain(|(start, end)| start < end);
-        normalise_scope(scope, options);
+        match child {
+            ChildScope::Lexical { ranges, scope } => {
+                ranges.retain(|(start, end)| start < end);
+                normalise_scope(scope, origin, origins, options);
+            }
+            ChildScope::Inlined {
+                origin: inlined,
+                ranges,
+                scope,
+                ..
+            } => {
+                ranges.retain(|(start, end)| start < end);
+                normalise_scope(scope, Some(*inlined), origins, options);
+            }
+        }
     }
 }
 
-fn normalise_variable_location(
+fn normal_variable_location(
     location: &VariableLocation,
     options: &WriteOptions,
 ) -> VariableLocation {
     match location {
         VariableLocation::None => VariableLocation::None,
         VariableLocation::Single(location) => {
-            VariableLocation::Single(normalise_location(location, options))
+            let location = normal_location(location, options);
+            if location.ops.is_empty() {
+                VariableLocation::None
+            } else {
+                VariableLocation::Single(location)
+            }
         }
         VariableLocation::List { function, entries } => {
             let mut merged: Vec<LocationEntry> = Vec::new();
             for entry in entries.iter().filter(|e| e.start < e.end) {
-                let location = normalise_location(&entry.location, options);
+                let location = normal_location(&entry.location, options);
                 match merged.last_mut() {
                     Some(last) if last.end == entry.start && last.location == location => {
                         last.end = entry.end
@@ -82,64 +275,25 @@ fn normalise_variable_location(
     }
 }
 
-/// The normal form of one location expression.
-pub(crate) fn normalise_location(location: &Location, options: &WriteOptions) -> Location {
-    let untyped_registers = options.debugger_tune == DebuggerTune::Lldb;
-    let mut args: Vec<LocationArg> = Vec::new();
-    let mut ops: Vec<Op> = Vec::with_capacity(location.ops.len());
-    for (index, op) in location.ops.iter().enumerate() {
-        let op = match *op {
-            Op::Arg(n) => {
-                let Some(&arg) = location.args.get(n as usize) else {
-                    // An argument that does not exist stays as it is, so
-                    // the comparison shows it.
-                    ops.push(Op::Arg(n));
-                    continue;
-                };
-                let arg = if untyped_registers || is_whole_piece(&location.ops, index) {
-                    bare_register(arg)
-                } else {
-                    arg
-                };
-                let position = match args.iter().position(|a| *a == arg) {
-                    Some(position) => position,
-                    None => {
-                        args.push(arg);
-                        args.len() - 1
-                    }
-                };
-                Op::Arg(position as u32)
-            }
-            Op::DerefSize(8) => Op::Deref,
-            other => other,
-        };
-        ops.push(op);
+fn visit_scopes(scope: &mut Scope, visit: &mut dyn FnMut(&mut Scope)) {
+    visit(scope);
+    for child in &mut scope.children {
+        let (ChildScope::Lexical { scope, .. } | ChildScope::Inlined { scope, .. }) = child;
+        visit_scopes(scope, visit);
     }
-    Location { args, ops }
 }
 
-/// Whether `ops[index]` is alone in its piece (or the whole expression).
-fn is_whole_piece(ops: &[Op], index: usize) -> bool {
-    let starts_piece = index == 0 || matches!(ops[index - 1], Op::Piece(_));
-    let ends_piece = index + 1 == ops.len() || matches!(ops[index + 1], Op::Piece(_));
-    starts_piece && ends_piece
-}
-
-/// A register argument as `DW_OP_regN` keeps it: no width or signedness.
-fn bare_register(arg: LocationArg) -> LocationArg {
-    match arg {
-        LocationArg::Register { register, .. } => LocationArg::Register {
-            register,
-            bits: 64,
-            signed: false,
-        },
-        other => other,
-    }
+fn visit_variables(scope: &mut Scope, visit: &mut dyn FnMut(&mut Variable)) {
+    visit_scopes(scope, &mut |scope| {
+        scope.variables.iter_mut().for_each(&mut *visit)
+    });
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::{Location, LocationArg, Op};
+    use crate::write::DebuggerTune;
 
     fn register(register: u16, bits: u16, signed: bool) -> LocationArg {
         LocationArg::Register {
@@ -147,6 +301,10 @@ mod tests {
             bits,
             signed,
         }
+    }
+
+    fn gdb() -> WriteOptions {
+        WriteOptions::default()
     }
 
     #[test]
@@ -167,6 +325,7 @@ mod tests {
                 Op::StackValue,
             ],
         };
+        // typed for gdb: the frame address is generic, so it is converted
         let expected = Location {
             args: vec![register(3, 32, true), LocationArg::FrameSlot(-8)],
             ops: vec![
@@ -174,18 +333,19 @@ mod tests {
                 Op::Arg(0),
                 Op::Plus,
                 Op::Arg(1),
+                Op::Convert {
+                    bits: 32,
+                    signed: true,
+                },
                 Op::Plus,
                 Op::StackValue,
             ],
         };
-        assert_eq!(
-            normalise_location(&location, &WriteOptions::default()),
-            expected
-        );
+        assert_eq!(normal_location(&location, &gdb()), expected);
     }
 
     #[test]
-    fn whole_registers_lose_their_type_and_deref_size_8_is_deref() {
+    fn whole_registers_lose_their_type_and_8_byte_loads_are_deref() {
         let location = Location {
             args: vec![register(0, 32, true), register(1, 16, false)],
             ops: vec![
@@ -193,84 +353,102 @@ mod tests {
                 Op::Piece(4),
                 Op::Arg(1),
                 Op::DerefSize(8),
-                Op::StackValue,
                 Op::Piece(2),
             ],
         };
         let expected = Location {
-            args: vec![register(0, 64, false), register(1, 16, false)],
+            args: vec![register(0, 64, false), register(1, 64, false)],
             ops: vec![
                 Op::Arg(0),
                 Op::Piece(4),
                 Op::Arg(1),
                 Op::Deref,
-                Op::StackValue,
                 Op::Piece(2),
             ],
         };
-        assert_eq!(
-            normalise_location(&location, &WriteOptions::default()),
-            expected
-        );
+        assert_eq!(normal_location(&location, &gdb()), expected);
     }
 
     #[test]
-    fn lldb_tuning_drops_every_register_type() {
+    fn typed_constants_take_the_type_they_meet() {
+        // (u8)r0 + 0xff, 3 - ... under gdb: constants in 8-bit unsigned
         let location = Location {
-            args: vec![register(0, 32, true)],
-            ops: vec![Op::Arg(0), Op::Constu(1), Op::Plus, Op::StackValue],
+            args: vec![register(0, 8, false)],
+            ops: vec![
+                Op::Arg(0),
+                Op::Consts(-1),
+                Op::Plus,
+                Op::PlusUconst(2),
+                Op::StackValue,
+            ],
         };
+        let expected = Location {
+            args: vec![register(0, 8, false)],
+            ops: vec![
+                Op::Arg(0),
+                Op::Constu(255),
+                Op::Plus,
+                Op::Constu(2),
+                Op::Plus,
+                Op::StackValue,
+            ],
+        };
+        assert_eq!(normal_location(&location, &gdb()), expected);
         let lldb = WriteOptions {
             debugger_tune: DebuggerTune::Lldb,
         };
-        assert_eq!(
-            normalise_location(&location, &lldb).args,
-            vec![register(0, 64, false)]
-        );
-        assert_eq!(
-            normalise_location(&location, &WriteOptions::default()).args,
-            vec![register(0, 32, true)]
-        );
+        let expected = Location {
+            args: vec![register(0, 64, false)],
+            ops: vec![
+                Op::Arg(0),
+                Op::Consts(-1),
+                Op::Plus,
+                Op::PlusUconst(2),
+                Op::StackValue,
+            ],
+        };
+        assert_eq!(normal_location(&location, &lldb), expected);
     }
 
     #[test]
     fn list_entries_merge_and_empty_lists_vanish() {
-        let at = |register: u16| Location {
+        let at = |register: u16, bits: u16| Location {
             args: vec![LocationArg::Register {
                 register,
-                bits: 64,
+                bits,
                 signed: false,
             }],
             ops: vec![Op::Arg(0)],
         };
-        let entry = |start, end, register| LocationEntry {
+        let entry = |start, end, register, bits| LocationEntry {
             start,
             end,
-            location: at(register),
+            location: at(register, bits),
         };
+        // (0,4) and (4,9) differ only in a width regN does not keep
         let list = VariableLocation::List {
             function: 1,
             entries: vec![
-                entry(0, 4, 5),
-                entry(4, 9, 5),
-                entry(9, 9, 3),
-                entry(9, 12, 5),
-                entry(14, 20, 5),
+                entry(0, 4, 5, 32),
+                entry(4, 9, 5, 64),
+                entry(9, 9, 3, 64),
+                entry(9, 12, 5, 64),
+                entry(14, 20, 5, 64),
             ],
         };
         assert_eq!(
-            normalise_variable_location(&list, &WriteOptions::default()),
+            normal_variable_location(&list, &gdb()),
             VariableLocation::List {
                 function: 1,
-                entries: vec![entry(0, 12, 5), entry(14, 20, 5)],
+                entries: vec![entry(0, 12, 5, 64), entry(14, 20, 5, 64)],
             }
         );
         let empty = VariableLocation::List {
             function: 0,
-            entries: vec![entry(3, 3, 1)],
+            entries: vec![entry(3, 3, 1, 64)],
         };
         assert_eq!(
-            normalise_variable_location(&empty, &WriteOptions::default()),
+            normal_variable_location(&empty, &gdb()),
             VariableLocation::None
         );
     }

@@ -93,6 +93,35 @@ pub fn select_function(
     })
 }
 
+/// A type as .ll text writes it, for diagnostics.
+fn type_name(module: &Module, ty: &Type) -> String {
+    let list = |types: &[Type]| {
+        types
+            .iter()
+            .map(|t| type_name(module, t))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match ty {
+        Type::Void => "void".into(),
+        Type::Int(bits) => format!("i{bits}"),
+        Type::Ptr => "ptr".into(),
+        Type::Array { len, elem } => format!("[{len} x {}]", type_name(module, elem)),
+        Type::Named(id) => format!("%{}", module.structs[id.0 as usize].name),
+        Type::Struct {
+            fields,
+            packed: false,
+        } => format!("{{ {} }}", list(fields)),
+        Type::Struct {
+            fields,
+            packed: true,
+        } => format!("<{{ {} }}>", list(fields)),
+        Type::Function(f) => format!("{} ({})", type_name(module, &f.ret), list(&f.params)),
+        Type::Label => "label".into(),
+        Type::Metadata => "metadata".into(),
+    }
+}
+
 /// The container width of an integer of `bits` bits.
 fn container(bits: u32) -> Width {
     if bits <= 32 {
@@ -234,7 +263,10 @@ impl<'a> Selector<'a> {
         match ty {
             Type::Int(bits) if *bits <= 64 => Ok(*bits),
             Type::Ptr => Ok(64),
-            other => Err(self.error(format!("unsupported type {other:?} in code generation"))),
+            other => Err(self.error(format!(
+                "unsupported type {} in code generation",
+                type_name(self.module, other)
+            ))),
         }
     }
 
@@ -380,13 +412,8 @@ impl<'a> Selector<'a> {
     /// Copies the parameters out of their ABI places into virtual registers.
     fn lower_params(&mut self) -> Result<(), Diagnostic> {
         self.current = MBlock(0);
-        // The copies carry the first located instruction's location.
-        self.loc = self
-            .f
-            .blocks
-            .first()
-            .and_then(|b| b.insts.iter().find_map(|&i| self.f.inst(i).dbg))
-            .map_or(0, |l| l.0 + 1);
+        // No location: the line table counts them with the prologue.
+        self.loc = 0;
         for (i, param) in self.f.params.iter().enumerate() {
             let bits = self.bits_of_type(&param.ty)?;
             let reg = self.vreg(container(bits));

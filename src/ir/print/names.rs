@@ -69,3 +69,24 @@ impl LocalNames {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unnamed_values_count_up_and_duplicate_names_get_suffixes() {
+        let text = "define i32 @f(i32 %x, i32 %0) {\n  %2 = add i32 %x, %0\n  br label %next\nnext:\n  %3 = add i32 %2, 1\n  %t = add i32 %3, 1\n  ret i32 %t\n}\n";
+        let mut module = crate::ir::parse::parse_module(text, "names.ll").unwrap();
+        let f = &mut module.functions[0];
+        // A pass that copied an instruction would copy its name too.
+        let copy = f.blocks[1].insts[0];
+        f.inst_mut(copy).name = Some("t".to_string());
+        f.blocks[0].name = Some("has space".to_string());
+        let names = LocalNames::assign(f);
+        assert_eq!(names.args, ["%x", "%0"]);
+        assert_eq!(names.blocks, [r#"%"has space""#, "%next"]);
+        let results: Vec<_> = names.insts.iter().flatten().cloned().collect();
+        assert_eq!(results, ["%1", "%t", "%t.1"]);
+    }
+}

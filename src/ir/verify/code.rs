@@ -290,6 +290,21 @@ fn type_problem(c: &Checker, id: InstId) -> Option<String> {
             {
                 return Some(p);
             }
+            // Parameters the callee marks `immarg` take constants only.
+            let callee_params = c
+                .module
+                .direct_callee(callee)
+                .and_then(|id| c.module.functions.get(id.0 as usize))
+                .map(|callee| &callee.params[..])
+                .unwrap_or(&[]);
+            if let Some(i) = args.iter().zip(callee_params).position(|(arg, param)| {
+                param.attrs.immarg && !matches!(arg.value, Value::Const(_))
+            }) {
+                return Some(format!(
+                    "argument {} must be a constant (the parameter is immarg)",
+                    i + 1
+                ));
+            }
             (inst.ty != fn_ty.ret).then(|| {
                 format!(
                     "the result type {} is not the callee's return type {}",

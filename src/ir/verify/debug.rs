@@ -9,7 +9,7 @@
 
 use super::Checker;
 use crate::error::Diagnostic;
-use crate::ir::{DebugRecord, ExprId, ExprOp, LocId, MdId, MdNode, RecordKind, Value};
+use crate::ir::{DebugRecord, ExprId, ExprOp, InstKind, LocId, MdId, MdNode, RecordKind, Value};
 
 pub(super) fn check_debug_info(c: &Checker) -> Result<(), Diagnostic> {
     let f = c.function;
@@ -23,6 +23,23 @@ pub(super) fn check_debug_info(c: &Checker) -> Result<(), Diagnostic> {
         }
         None => None,
     };
+    if let Some(sp) = subprogram {
+        if !c.module.debug.nodes[sp.0 as usize].distinct {
+            return Err(c.error(
+                None,
+                format!(
+                    "its !dbg {} is not distinct (a definition's must be)",
+                    node_text(c, sp)
+                ),
+            ));
+        }
+        if let Some(owner) = c.subprogram_owners.get(&sp).filter(|o| **o != f.name) {
+            return Err(c.error(
+                None,
+                format!("its !dbg {} is also attached to @{owner}", node_text(c, sp)),
+            ));
+        }
+    }
     for (b, block) in f.blocks.iter().enumerate() {
         for &id in &block.insts {
             let inst = f.inst(id);
@@ -42,6 +59,12 @@ pub(super) fn check_debug_info(c: &Checker) -> Result<(), Diagnostic> {
                         ),
                     ));
                 }
+            }
+            if matches!(inst.kind, InstKind::Phi { .. }) && !inst.records.is_empty() {
+                return Err(c.error(
+                    Some(id),
+                    format!("{where_} has debug records attached; they belong after the phis"),
+                ));
             }
             for record in &inst.records {
                 check_record(c, subprogram, record).map_err(|p| {
@@ -125,12 +148,20 @@ fn check_record(c: &Checker, subprogram: Option<MdId>, record: &DebugRecord) -> 
         check_operand(c, value)?;
     }
     check_expression(c, record.expr, &record.locations)?;
+    check_fragment(c, record)?;
     if let Some(assign) = &record.assign {
         if !matches!(node(c, assign.id), Some(MdNode::AssignId)) {
             return Err(format!(
                 "its assign id is {}, not a DIAssignID",
                 node_text(c, assign.id)
             ));
+        }
+        if let Some(owner) = c.assign_owners.get(&assign.id) {
+            if *owner != c.function.name {
+                return Err(format!(
+                    "its DIAssignID is attached to an instruction of @{owner}, not of this function"
+                ));
+            }
         }
         check_operand(c, &assign.address)?;
         check_expression(
@@ -145,19 +176,70 @@ fn check_record(c: &Checker, subprogram: Option<MdId>, record: &DebugRecord) -> 
 /// A record operand is an argument or an instruction with a result, of this function.
 fn check_operand(c: &Checker, value: &Value) -> Result<(), String> {
     let f = c.function;
-    let ok = match value {
-        Value::Arg(n) => (*n as usize) < f.params.len(),
-        Value::Inst(id) => matches!(c.names.insts.get(id.0 as usize), Some(Some(_))),
-        Value::Const(_) => true,
+    let problem = match value {
+        Value::Arg(n) if *n as usize >= f.params.len() => {
+            let count = f.params.len();
+            let plural = if count == 1 { "" } else { "s" };
+            format!("it uses argument #{n}, but the function has {count} parameter{plural}")
+        }
+        Value::Inst(id) => match (f.insts.get(id.0 as usize), c.names.insts.get(id.0 as usize)) {
+            (None, _) => format!("it uses instruction #{}, which does not exist", id.0),
+            (Some(_), Some(Some(_))) => return Ok(()),
+            (Some(inst), _) if inst.ty.is_void() => {
+                format!("it uses {}, which has no result", c.inst_text(*id))
+            }
+            (Some(_), _) => format!(
+                "it uses instruction #{}, which is in no block (deleted without salvaging its debug uses?)",
+                id.0
+            ),
+        },
+        _ => return Ok(()),
     };
-    if ok {
-        Ok(())
-    } else {
-        Err(format!(
-            "it uses {}, which is not a value of this function",
-            c.value_text(value)
-        ))
+    Err(problem)
+}
+
+/// A fragment lies inside its variable and is smaller than it, when the
+/// variable's size is known (as LLVM's verifier requires).
+fn check_fragment(c: &Checker, record: &DebugRecord) -> Result<(), String> {
+    let fragment = c.module.debug.exprs[record.expr.0 as usize].fragment();
+    let (Some((offset, size)), Some(var_size)) = (fragment, variable_bits(c, record.variable))
+    else {
+        return Ok(());
+    };
+    if offset.checked_add(size).is_none_or(|end| end > var_size) {
+        return Err(format!(
+            "its fragment (offset {offset}, size {size} bits) is larger than or outside of the {var_size}-bit variable"
+        ));
     }
+    if offset == 0 && size == var_size {
+        return Err(format!(
+            "its fragment covers the entire {var_size}-bit variable"
+        ));
+    }
+    Ok(())
+}
+
+/// The size in bits of a variable's type, looking through derived types
+/// without a size of their own (typedefs, qualifiers), as LLVM does.
+fn variable_bits(c: &Checker, variable: MdId) -> Option<u64> {
+    let Some(MdNode::LocalVariable(var)) = node(c, variable) else {
+        return None;
+    };
+    let mut ty = var.ty;
+    for _ in 0..=c.module.debug.nodes.len() {
+        let size = match node(c, ty?)? {
+            MdNode::BasicType(t) => t.size,
+            MdNode::CompositeType(t) => t.size,
+            MdNode::DerivedType(t) if t.size == 0 => {
+                ty = t.base_type;
+                continue;
+            }
+            MdNode::DerivedType(t) => t.size,
+            _ => return None,
+        };
+        return (size != 0).then_some(size);
+    }
+    None
 }
 
 /// The expression exists, its `DW_OP_LLVM_arg`s name existing operands
