@@ -3,7 +3,7 @@
 
 use dwarfsmith::codegen::{compile_module, CodegenOptions};
 use dwarfsmith::ir::parse::parse_module;
-use dwarfsmith::ir::{Module, MdNode};
+use dwarfsmith::ir::{MdNode, Module};
 use dwarfsmith::x86::disasm::disassemble;
 use dwarfsmith::OptLevel;
 use dwarfsmith_emit::model::{LocationArg, Op};
@@ -71,7 +71,12 @@ fn check(file: &str, function: &str, expected: Expect) {
                 LocationArg::Constant(c) => format!("const {c}"),
             })
             .collect();
-        let ops: Vec<String> = range.location.ops.iter().map(|o| format!("{o:?}")).collect();
+        let ops: Vec<String> = range
+            .location
+            .ops
+            .iter()
+            .map(|o| format!("{o:?}"))
+            .collect();
         let fragment = range
             .key
             .fragment
@@ -91,7 +96,10 @@ fn check(file: &str, function: &str, expected: Expect) {
 
 #[test]
 fn blend_rows_and_ranges() {
-    check("arith_temps.O2.ll", "blend", expect![[r#"
+    check(
+        "arith_temps.O2.ll",
+        "blend",
+        expect![[r#"
            0: push rbp
            1: mov rbp, rsp
            4: mov rax, rsi
@@ -116,12 +124,16 @@ fn blend_rows_and_ranges() {
           x [0x4, 0x1b) (reg5:i32) Arg(0)
           y [0x4, 0x1b) (reg4:i32) Arg(0)
           q [0x14, 0x16) (reg2:i32) Arg(0)
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
 fn offsets_two_operand_expressions() {
-    check("arith_temps.O2.ll", "offsets", expect![[r#"
+    check(
+        "arith_temps.O2.ll",
+        "offsets",
+        expect![[r#"
            0: push rbp
            1: mov rbp, rsp
            4: mov rax, rsi
@@ -147,12 +159,16 @@ fn offsets_two_operand_expressions() {
           b [0x4, 0xb) (reg4:i32) Arg(0)
           sum [0x9, 0xe) (reg0:i32) Arg(0)
           scaled [0xe, 0x16) (reg0:i32) Arg(0)
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
 fn classify_jump_table_and_phi() {
-    check("switch_table.O2.ll", "classify", expect![[r#"
+    check(
+        "switch_table.O2.ll",
+        "classify",
+        expect![[r#"
            0: push rbp
            1: mov rbp, rsp
            4: cmp edi, 0
@@ -223,5 +239,6 @@ fn classify_jump_table_and_phi() {
           r [0x5b, 0x65) (const -1) Arg(0) StackValue
           r [0x68, 0x6b) (reg5:i32) Arg(0)
           r [0x6e, 0x73) (reg2:i32) Arg(0)
-    "#]]);
+    "#]],
+    );
 }

@@ -6,27 +6,34 @@
 
 use std::fmt::Write;
 
-use dwarfsmith::debuginfo::{build, CompiledFunction, LineInput};
+use dwarfsmith::codegen::{FunctionDebug, LineEntry};
+use dwarfsmith::debuginfo::build;
 use dwarfsmith::ir::parse::parse_module;
 use dwarfsmith_emit::model::{ChildScope, DebugInfo, Scope, VariableLocation};
 use expect_test::{expect, Expect};
 
 /// Every IR instruction of every defined function becomes 4 bytes of code.
-fn synthetic_functions(module: &dwarfsmith::ir::Module) -> Vec<CompiledFunction> {
+fn synthetic_functions(module: &dwarfsmith::ir::Module) -> Vec<FunctionDebug> {
     let mut functions = Vec::new();
     for (index, function) in module.functions.iter().enumerate() {
         if function.is_declaration() {
             continue;
         }
-        let mut lines: Vec<LineInput> = Vec::new();
+        let mut lines: Vec<LineEntry> = Vec::new();
         let mut offset = 0;
         for block in &function.blocks {
             for &inst in &block.insts {
                 let loc = function.inst(inst).dbg;
                 if lines.last().map(|l| l.loc) != Some(loc) {
-                    lines.push(LineInput {
+                    let location = loc.map(|l| module.debug.location(l));
+                    lines.push(LineEntry {
                         offset,
                         loc,
+                        file: function
+                            .subprogram
+                            .and_then(|sp| module.debug.subprogram(sp)?.file),
+                        line: location.map_or(0, |l| l.line),
+                        column: location.map_or(0, |l| l.column),
                         is_stmt: true,
                         prologue_end: offset == 0,
                         epilogue_begin: false,
@@ -35,11 +42,11 @@ fn synthetic_functions(module: &dwarfsmith::ir::Module) -> Vec<CompiledFunction>
                 offset += 4;
             }
         }
-        functions.push(CompiledFunction {
+        functions.push(FunctionDebug {
             ir_function: index,
             code_size: offset,
-            lines,
-            ranges: Vec::new(),
+            line_entries: lines,
+            variable_ranges: Vec::new(),
         });
     }
     functions
@@ -87,7 +94,7 @@ fn print_scope(info: &DebugInfo, scope: &Scope, depth: usize, out: &mut String) 
 fn check(ll: &str, expected: Expect) {
     let path = format!("{}/fixtures/ll/{ll}", env!("CARGO_MANIFEST_DIR"));
     let module = parse_module(&std::fs::read_to_string(path).unwrap(), ll).unwrap();
-    let info = build(&module, &synthetic_functions(&module));
+    let info = build(&module, &synthetic_functions(&module), &[]);
     let mut out = String::new();
     let _ = writeln!(
         out,

@@ -18,57 +18,24 @@ use std::collections::HashMap;
 
 use dwarfsmith_emit::model as emit;
 
-use super::locations::{describe, LocationRange};
+use super::locations::{describe, Fragment, LocationRange};
 use super::scopes::{NodeId, ScopeTree};
 use super::types::TypeTable;
+use crate::codegen::FunctionDebug;
 use crate::ir::debug::MdNode;
 use crate::ir::{DebugInfo, LocId, MdId, MdOperand, MdRef, Module};
-
-/// One change of source location in a compiled function's code.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LineInput {
-    /// Byte offset in the function's code where the location starts.
-    pub offset: u64,
-    /// The DILocation of the instructions from here on (`None`: line 0).
-    pub loc: Option<LocId>,
-    /// Whether a debugger should stop here when stepping.
-    pub is_stmt: bool,
-    /// First instruction after the prologue.
-    pub prologue_end: bool,
-    /// First instruction of an epilogue.
-    pub epilogue_begin: bool,
-}
-
-/// A range over which (part of) one variable instance has a location.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct VariableRange {
-    /// The DILocalVariable.
-    pub variable: MdId,
-    /// The inlined call it belongs to (`None`: the function itself).
-    pub inlined_at: Option<LocId>,
-    /// The range, its fragment and its location.
-    pub range: LocationRange,
-}
-
-/// A compiled function as the DWARF builder sees it; the `n`th one describes
-/// `ObjectModel::functions[n]`.
-#[derive(Clone, Debug)]
-pub struct CompiledFunction {
-    /// Index of the IR function it was compiled from.
-    pub ir_function: usize,
-    /// Size of its machine code in bytes.
-    pub code_size: u64,
-    /// Its location changes, in address order.
-    pub lines: Vec<LineInput>,
-    /// Its variables' ranges.
-    pub ranges: Vec<VariableRange>,
-}
 
 /// One level of a scope path: a scope, and the inlined call it is in.
 type ScopeKey = (MdId, Option<LocId>);
 
-/// Builds the module's DWARF description.
-pub fn build(module: &Module, functions: &[CompiledFunction]) -> emit::DebugInfo {
+/// Builds the module's DWARF description; `functions[n]` describes the
+/// object's function `n`, and `data` is the object's data objects (where
+/// global variables live).
+pub fn build(
+    module: &Module,
+    functions: &[FunctionDebug],
+    data: &[emit::DataObject],
+) -> emit::DebugInfo {
     let debug = &module.debug;
     let mut builder = Builder {
         debug,
@@ -87,6 +54,7 @@ pub fn build(module: &Module, functions: &[CompiledFunction]) -> emit::DebugInfo
         types: Vec::new(),
         subprograms: Vec::new(),
         line_rows: Vec::new(),
+        globals: Vec::new(),
     };
     if let Some(&cu) = module.compile_units().first() {
         if let MdNode::CompileUnit(unit) = debug.node(cu) {
@@ -106,6 +74,7 @@ pub fn build(module: &Module, functions: &[CompiledFunction]) -> emit::DebugInfo
             builder.concrete_subprogram(sp, index, function);
         }
     }
+    info.globals = builder.globals(module, data);
     info.files = builder.files;
     info.types = builder.types.types;
     info.subprograms = builder.subprograms;
@@ -155,29 +124,49 @@ impl<'a> Builder<'a> {
         }
     }
 
-    fn line_rows(&mut self, function: &CompiledFunction) -> Vec<emit::LineRow> {
-        let mut rows = Vec::with_capacity(function.lines.len());
+    fn line_rows(&mut self, function: &FunctionDebug) -> Vec<emit::LineRow> {
+        let mut rows = Vec::with_capacity(function.line_entries.len());
         let mut file = 0;
-        for line in &function.lines {
-            let (line_number, column) = match line.loc {
-                Some(loc) => {
-                    let location = self.debug.location(loc);
-                    file = self.file(self.scope_file(location.scope));
-                    (location.line, location.column)
-                }
-                None => (0, 0),
-            };
+        for entry in &function.line_entries {
+            if entry.file.is_some() {
+                file = self.file(entry.file);
+            }
             rows.push(emit::LineRow {
-                offset: line.offset,
+                offset: entry.offset,
                 file,
-                line: line_number,
-                column,
-                is_stmt: line.is_stmt,
-                prologue_end: line.prologue_end,
-                epilogue_begin: line.epilogue_begin,
+                line: entry.line,
+                column: entry.column,
+                is_stmt: entry.is_stmt,
+                prologue_end: entry.prologue_end,
+                epilogue_begin: entry.epilogue_begin,
             });
         }
         rows
+    }
+
+    /// The module's global variables, each located at its data object.
+    fn globals(&mut self, module: &Module, data: &[emit::DataObject]) -> Vec<emit::GlobalVariable> {
+        let mut globals = Vec::new();
+        for global in &module.globals {
+            for &expression in &global.dbg {
+                let MdNode::GlobalVariableExpression(gve) = self.debug.node(expression) else {
+                    continue;
+                };
+                let MdNode::GlobalVariable(variable) = self.debug.node(gve.var) else {
+                    continue;
+                };
+                globals.push(emit::GlobalVariable {
+                    name: variable.name.clone(),
+                    linkage_name: variable.linkage_name.clone(),
+                    ty: self.types.type_of(variable.ty),
+                    file: self.file(variable.file),
+                    line: variable.line,
+                    external: !variable.is_local,
+                    data: data.iter().position(|d| d.name == global.name),
+                });
+            }
+        }
+        globals
     }
 
     /// The scopes from the function down to `scope` (tagged with the inlined
@@ -203,15 +192,15 @@ impl<'a> Builder<'a> {
         path
     }
 
-    fn concrete_subprogram(&mut self, sp: MdId, index: usize, function: &CompiledFunction) {
+    fn concrete_subprogram(&mut self, sp: MdId, index: usize, function: &FunctionDebug) {
         let Some(subprogram) = self.debug.subprogram(sp) else {
             return;
         };
         // Each location change covers the bytes up to the next one.
         let mut spans = Vec::new();
-        for (i, line) in function.lines.iter().enumerate() {
+        for (i, line) in function.line_entries.iter().enumerate() {
             let end = function
-                .lines
+                .line_entries
                 .get(i + 1)
                 .map_or(function.code_size, |next| next.offset);
             let Some(loc) = line.loc else { continue };
@@ -226,15 +215,23 @@ impl<'a> Builder<'a> {
         // Variables: every one with a range, then the retained ones without.
         let mut ranges: HashMap<(MdId, Option<LocId>), Vec<LocationRange>> = HashMap::new();
         let mut order: Vec<(MdId, Option<LocId>)> = Vec::new();
-        for range in &function.ranges {
-            let key = (range.variable, range.inlined_at);
+        for range in &function.variable_ranges {
+            let key = (range.key.variable, range.key.inlined_at);
             ranges
                 .entry(key)
                 .or_insert_with(|| {
                     order.push(key);
                     Vec::new()
                 })
-                .push(range.range.clone());
+                .push(LocationRange {
+                    fragment: range.key.fragment.map(|(offset, size)| Fragment {
+                        offset_bits: offset as u32,
+                        size_bits: size as u32,
+                    }),
+                    start: range.start,
+                    end: range.end,
+                    location: range.location.clone(),
+                });
         }
         for retained in subprogram
             .retained_nodes

@@ -6,4 +6,4 @@ pub mod locations;
 pub mod scopes;
 pub mod types;
 
-pub use build::{build, CompiledFunction, LineInput, VariableRange};
+pub use build::build;

@@ -91,6 +91,7 @@ pub(crate) fn read_unit(
         types: types.types,
         subprograms,
         line_rows: lines.rows,
+        globals: Vec::new(),
     }))
 }
 
