@@ -601,6 +601,35 @@ fn everything() -> ObjectModel {
             types: types(),
             subprograms: vec![inline_origin, f_debug, g_debug],
             line_rows: vec![f_rows, vec![row(0, 30, 1, true), row(2, 31, 1, true)]],
+            globals: vec![
+                GlobalVariable {
+                    name: "table".into(),
+                    linkage_name: None,
+                    ty: Some(ARRAY),
+                    file: 0,
+                    line: 2,
+                    external: true,
+                    data: Some(2),
+                },
+                GlobalVariable {
+                    name: "message".into(),
+                    linkage_name: Some("_ZL7message".into()),
+                    ty: Some(PTR_INT),
+                    file: 1,
+                    line: 1,
+                    external: false,
+                    data: Some(1),
+                },
+                GlobalVariable {
+                    name: "gone".into(),
+                    linkage_name: None,
+                    ty: Some(INT),
+                    file: 0,
+                    line: 5,
+                    external: false,
+                    data: None,
+                },
+            ],
         }),
     }
 }

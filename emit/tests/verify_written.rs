@@ -42,6 +42,7 @@ fn two_functions() -> ObjectModel {
             types: vec![],
             subprograms: vec![],
             line_rows: vec![vec![row(0, 1), row(2, 2)], vec![row(0, 5), row(3, 6)]],
+            globals: vec![],
         }),
     }
 }

@@ -53,8 +53,18 @@ struct Chunk {
     placed: Placed,
 }
 
+/// The code and data side of the model, with where each data object sits.
+pub(crate) struct CodeAndData {
+    /// The functions, in address order.
+    pub functions: Vec<Function>,
+    /// The data objects, in address order.
+    pub data: Vec<DataObject>,
+    /// Synthetic address of each data object's first byte.
+    pub data_addresses: Vec<u64>,
+}
+
 /// The model's functions and data objects of `object`.
-pub(crate) fn read_code_and_data(object: &ElfObject) -> (Vec<Function>, Vec<DataObject>) {
+pub(crate) fn read_code_and_data(object: &ElfObject) -> CodeAndData {
     let mut data = symbol_data(object);
     let gaps = uncovered(object, &data);
     let (chunks, unclaimed) = claim_rodata(object, &data, gaps);
@@ -106,7 +116,11 @@ pub(crate) fn read_code_and_data(object: &ElfObject) -> (Vec<Function>, Vec<Data
             ..d.object.clone()
         })
         .collect();
-    (functions, data_objects)
+    CodeAndData {
+        functions,
+        data: data_objects,
+        data_addresses: data.iter().map(|d| d.placed.address).collect(),
+    }
 }
 
 /// The bytes `placed` covers (zeros for a NOBITS section).

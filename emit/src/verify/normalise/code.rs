@@ -84,11 +84,19 @@ impl Layout {
 }
 
 /// The functions and data objects as reading the written object gives
+/// them back, and where each data object went.
+pub(crate) struct NormalCode {
+    /// The functions.
+    pub functions: Vec<Function>,
+    /// The data objects, in the order they are read back.
+    pub data: Vec<DataObject>,
+    /// New index of each model data object.
+    pub data_order: Vec<usize>,
+}
+
+/// The functions and data objects as reading the written object gives
 /// them back.
-pub(crate) fn normal_code_and_data(
-    functions: &[Function],
-    data: &[DataObject],
-) -> (Vec<Function>, Vec<DataObject>) {
+pub(crate) fn normal_code_and_data(functions: &[Function], data: &[DataObject]) -> NormalCode {
     let layout = Layout::of(functions, data);
     let resolve = |relocation: &Relocation| normal_relocation(relocation, functions, &layout);
     let normal_functions = functions
@@ -107,7 +115,12 @@ pub(crate) fn normal_code_and_data(
             }
         })
         .collect();
-    (normal_functions, normal_data(functions, data, &resolve))
+    let (data, data_order) = normal_data(functions, data, &resolve);
+    NormalCode {
+        functions: normal_functions,
+        data,
+        data_order,
+    }
 }
 
 /// The writer's section for a data object, as an ordering key of its own.
@@ -132,7 +145,7 @@ fn normal_data(
     functions: &[Function],
     data: &[DataObject],
     resolve: &dyn Fn(&Relocation) -> Relocation,
-) -> Vec<DataObject> {
+) -> (Vec<DataObject>, Vec<usize>) {
     let mut order: Vec<OutputSection> = Vec::new();
     if functions.iter().any(|f| !f.rodata.is_empty()) {
         order.push(OutputSection::ReadOnly);
@@ -157,8 +170,14 @@ fn normal_data(
             .fold(rodata, u64::max)
     };
     let mut normal = Vec::with_capacity(data.len());
+    let mut data_order = vec![0; data.len()];
     for &section in &order {
-        for object in data.iter().filter(|d| output_section(d) == section) {
+        for (index, object) in data
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| output_section(d) == section)
+        {
+            data_order[index] = normal.len();
             normal.push(DataObject {
                 align: section_align(section),
                 bytes: if object.section == DataSection::Bss {
@@ -171,7 +190,7 @@ fn normal_data(
             });
         }
     }
-    normal
+    (normal, data_order)
 }
 
 /// How far past the computed address `read` looks a target up.
