@@ -380,7 +380,9 @@ fn switch_table_by_llc() {
 
 #[test]
 fn pointers_by_gcc() {
-    check("pointers.gcc.o", expect![[r#"
+    check(
+        "pointers.gcc.o",
+        expect![[r#"
         function list_sum global 53 bytes
           reloc 0x7 Pc32 counter-4
           reloc 0x22 Pc32 counter-4
@@ -441,7 +443,8 @@ fn pointers_by_gcc() {
           0x0020 1:19:20
           0x0023 1:22:3 is_stmt
           0x0023 1:23:1
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]

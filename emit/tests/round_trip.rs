@@ -4,7 +4,7 @@
 //! and every object written is one `verify` finds nothing wrong with.
 
 use dwarfsmith_emit::model::*;
-use dwarfsmith_emit::verify::{round_trip, verify};
+use dwarfsmith_emit::verify::{round_trip, verify_with, VerifyOptions};
 use dwarfsmith_emit::write::{write, DebuggerTune, WriteOptions};
 
 fn reg(register: u16, bits: u16, signed: bool) -> LocationArg {
@@ -661,7 +661,13 @@ fn an_object_without_debug_info_round_trips() {
 fn written_objects_verify_clean() {
     for tune in [DebuggerTune::Gdb, DebuggerTune::Lldb] {
         let bytes = write(&everything(), &options(tune)).expect("writes");
-        let problems: Vec<String> = verify(&bytes).iter().map(|p| p.to_string()).collect();
+        let strict = VerifyOptions {
+            pieces_cover_variables: true,
+        };
+        let problems: Vec<String> = verify_with(&bytes, &strict)
+            .iter()
+            .map(|p| p.to_string())
+            .collect();
         assert_eq!(problems, Vec::<String>::new(), "{tune:?}");
     }
 }

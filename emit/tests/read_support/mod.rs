@@ -178,7 +178,11 @@ fn dump_debug(out: &mut String, model: &ObjectModel, debug: &DebugInfo) {
             opt(global.ty),
             global.file,
             global.line,
-            if global.external { "external" } else { "static" },
+            if global.external {
+                "external"
+            } else {
+                "static"
+            },
             global
                 .linkage_name
                 .as_ref()
