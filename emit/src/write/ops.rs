@@ -123,7 +123,8 @@ impl Lowering<'_> {
         }
         let stack_value = ops.last() == Some(&Op::StackValue);
         if let [Op::Arg(index)] | [Op::Arg(index), Op::StackValue] = *ops {
-            return self.single_argument(self.args[index as usize], stack_value);
+            self.single_argument(self.args[index as usize], stack_value);
+            return Ok(());
         }
         let first_register = ops.iter().find_map(|op| match *op {
             Op::Arg(index) => match self.args[index as usize] {
@@ -148,7 +149,7 @@ impl Lowering<'_> {
 
     /// A piece that is just one argument: a register or memory location,
     /// or an implicit value.
-    fn single_argument(&mut self, arg: LocationArg, stack_value: bool) -> Result<(), String> {
+    fn single_argument(&mut self, arg: LocationArg, stack_value: bool) {
         match arg {
             LocationArg::Register { register, .. } => self.expression.op_reg(Register(register)),
             LocationArg::FrameSlot(offset) => {
@@ -162,7 +163,6 @@ impl Lowering<'_> {
                 self.expression.op(gimli::DW_OP_stack_value);
             }
         }
-        Ok(())
     }
 
     fn typed(&self) -> bool {
