@@ -376,8 +376,9 @@ fn interesting(output: &str) -> String {
         .join("\n")
 }
 
-/// Writes the program tuned for `tune`, links it in a fresh directory and
-/// checks it runs; returns the directory (holding `calc`).
+/// Writes the program tuned for `tune`, checks llvm-dwarfdump 14 and 19
+/// verify it, links it in a fresh directory and checks it runs; returns
+/// the directory (holding `calc`).
 fn build(tune: DebuggerTune) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let options = WriteOptions {
@@ -385,6 +386,14 @@ fn build(tune: DebuggerTune) -> tempfile::TempDir {
     };
     let bytes = write(&program(), &options).unwrap();
     let object = save(dir.path(), "calc.o", &bytes);
+    for dwarfdump in ["llvm-dwarfdump", "llvm-dwarfdump-19"] {
+        let output = run_in(dir.path(), dwarfdump, &["--verify", "calc.o"]);
+        assert!(
+            output.status.success() && stdout(&output).contains("No errors."),
+            "{dwarfdump} --verify:\n{}",
+            stdout(&output)
+        );
+    }
     let exe = dir.path().join("calc");
     link(&[&object], &exe);
     let status = run(exe.to_str().unwrap(), &[]).status;
