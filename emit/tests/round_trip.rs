@@ -671,3 +671,17 @@ fn written_objects_verify_clean() {
         assert_eq!(problems, Vec::<String>::new(), "{tune:?}");
     }
 }
+
+/// Jump-table entries (`target - table`, addend = the entry's offset) and
+/// the code's reference to its table read back exactly as written, not
+/// just as an equivalent address.
+#[test]
+fn jump_tables_read_back_as_written() {
+    let model = everything();
+    let bytes = write(&model, &options(DebuggerTune::Gdb)).expect("writes");
+    let read = dwarfsmith_emit::read::read(&bytes).expect("reads");
+    let (written, read) = (&model.functions[0], &read.functions[0]);
+    assert_eq!(read.rodata_relocations, written.rodata_relocations);
+    assert_eq!(read.relocations, written.relocations);
+    assert_eq!(read.rodata, written.rodata);
+}

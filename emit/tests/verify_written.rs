@@ -161,6 +161,5 @@ fn pieces_that_leave_part_of_a_variable_out() {
         .iter()
         .map(|p| p.to_string())
         .collect();
-    expect!["DIE 0x46 (half): pieces cover 8 of its 16 bytes"]
-        .assert_eq(&problems.join("\n"));
+    expect!["DIE 0x46 (half): pieces cover 8 of its 16 bytes"].assert_eq(&problems.join("\n"));
 }

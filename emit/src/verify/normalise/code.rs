@@ -18,10 +18,11 @@
 //!   (the largest asked for in it), `.bss` bytes as zeros;
 //! - a relocation against a named symbol keeps it; one against
 //!   [`Symbol::FunctionCode`] or [`Symbol::FunctionData`] is looked up as
-//!   `read` does: 4 bytes past the address it computes for PC-relative
-//!   kinds, giving `FunctionCode` with addend -4 (0 for `Abs64`), or the
-//!   function's name at its first byte, or `FunctionData` of the function
-//!   whose rodata holds that address.
+//!   `read` does: 4 bytes past the address it computes for a PC-relative
+//!   field in code, back by the field's offset for one in data (a
+//!   jump-table entry), at that address for `Abs64`; giving `FunctionCode`
+//!   (or the function's name at its first byte) with the rest in the
+//!   addend, or `FunctionData` of the function whose rodata holds it.
 
 use crate::model::{DataObject, DataSection, Function, Relocation, RelocationKind, Symbol};
 
@@ -98,7 +99,9 @@ pub(crate) struct NormalCode {
 /// them back.
 pub(crate) fn normal_code_and_data(functions: &[Function], data: &[DataObject]) -> NormalCode {
     let layout = Layout::of(functions, data);
-    let resolve = |relocation: &Relocation| normal_relocation(relocation, functions, &layout);
+    let in_code = |relocation: &Relocation| normal_relocation(relocation, true, functions, &layout);
+    let resolve =
+        |relocation: &Relocation| normal_relocation(relocation, false, functions, &layout);
     let normal_functions = functions
         .iter()
         .enumerate()
@@ -108,7 +111,7 @@ pub(crate) fn normal_code_and_data(functions: &[Function], data: &[DataObject]) 
                 rodata.resize(padded as usize, 0);
             }
             Function {
-                relocations: function.relocations.iter().map(resolve).collect(),
+                relocations: function.relocations.iter().map(in_code).collect(),
                 rodata_relocations: function.rodata_relocations.iter().map(resolve).collect(),
                 rodata,
                 ..function.clone()
@@ -193,29 +196,32 @@ fn normal_data(
     (normal, data_order)
 }
 
-/// How far past the computed address `read` looks a target up.
-fn bias(kind: RelocationKind) -> u64 {
-    match kind {
-        RelocationKind::Abs64 => 0,
-        RelocationKind::Pc32 | RelocationKind::Plt32 | RelocationKind::GotPcRelX => 4,
+/// How far from the computed address `read` looks a target up: 4 bytes
+/// on for a PC-relative field in code, back by the field's offset for one
+/// in data, nowhere for an absolute field.
+fn shift(relocation: &Relocation, in_code: bool) -> i64 {
+    match (relocation.kind, in_code) {
+        (RelocationKind::Abs64, _) => 0,
+        (_, true) => 4,
+        (_, false) => -(relocation.offset as i64),
     }
 }
 
 fn normal_relocation(
     relocation: &Relocation,
+    in_code: bool,
     functions: &[Function],
     layout: &Layout,
 ) -> Relocation {
-    let bias = bias(relocation.kind);
+    let shift = shift(relocation, in_code);
     let (symbol, addend) = match relocation.symbol {
         Symbol::Named(_) => return relocation.clone(),
         Symbol::FunctionCode { function, offset } => {
             let Some(&start) = layout.function_offsets.get(function) else {
                 return relocation.clone();
             };
-            let probe = (start + offset)
-                .wrapping_add_signed(relocation.addend)
-                .wrapping_add(bias);
+            let address = (start + offset).wrapping_add_signed(relocation.addend);
+            let probe = address.wrapping_add_signed(shift);
             let found = layout
                 .function_offsets
                 .iter()
@@ -223,15 +229,16 @@ fn normal_relocation(
                 .enumerate()
                 .find(|(_, (&start, f))| probe >= start && probe < start + f.code.len() as u64);
             match found {
-                Some((_, (&start, f))) if probe == start => {
-                    (Symbol::Named(f.name.clone()), -(bias as i64))
-                }
+                Some((_, (&start, f))) if probe == start => (
+                    Symbol::Named(f.name.clone()),
+                    address.wrapping_sub(probe) as i64,
+                ),
                 Some((index, (&start, _))) => (
                     Symbol::FunctionCode {
                         function: index,
                         offset: probe - start,
                     },
-                    -(bias as i64),
+                    address.wrapping_sub(probe) as i64,
                 ),
                 None => return relocation.clone(),
             }
@@ -241,7 +248,7 @@ fn normal_relocation(
                 return relocation.clone();
             };
             let address = start.wrapping_add_signed(relocation.addend);
-            let probe = address.wrapping_add(bias);
+            let probe = address.wrapping_add_signed(shift);
             let found = layout
                 .rodata
                 .iter()
