@@ -516,11 +516,19 @@ fn everything() -> ObjectModel {
                             22,
                             VariableLocation::List {
                                 function: 0,
-                                entries: vec![LocationEntry {
-                                    start: 4,
-                                    end: 12,
-                                    location: in_register(3),
-                                }],
+                                // an empty entry is dropped
+                                entries: vec![
+                                    LocationEntry {
+                                        start: 4,
+                                        end: 12,
+                                        location: in_register(3),
+                                    },
+                                    LocationEntry {
+                                        start: 12,
+                                        end: 12,
+                                        location: in_register(4),
+                                    },
+                                ],
                             },
                         )],
                         children: vec![ChildScope::Inlined {
@@ -545,8 +553,9 @@ fn everything() -> ObjectModel {
                         }],
                     },
                 },
+                // an empty range (history may give one) is dropped
                 ChildScope::Lexical {
-                    ranges: vec![(24, 28)],
+                    ranges: vec![(24, 28), (28, 28)],
                     scope: Scope::default(),
                 },
             ],
@@ -684,4 +693,19 @@ fn jump_tables_read_back_as_written() {
     assert_eq!(read.rodata_relocations, written.rodata_relocations);
     assert_eq!(read.relocations, written.relocations);
     assert_eq!(read.rodata, written.rodata);
+}
+
+/// The model promises that a piece with no operations before it is an
+/// empty piece (that part of the variable is unavailable).
+#[test]
+fn an_empty_piece_round_trips() {
+    let mut model = everything();
+    let debug = model.debug.as_mut().expect("debug");
+    let pt = &mut debug.subprograms[1].scope.variables[3];
+    assert_eq!(pt.name, "pt");
+    pt.location = VariableLocation::Single(location(
+        vec![reg(2, 64, false)],
+        vec![Op::Piece(4), Op::Arg(0), Op::Piece(4)],
+    ));
+    round_trip(&model, &options(DebuggerTune::Gdb)).unwrap_or_else(|e| panic!("{e}"));
 }
