@@ -20,7 +20,8 @@
 //! - every typed operation (`DW_OP_regval_type`, `convert`, `reinterpret`,
 //!   `const_type`, `deref_type`) names a `DW_TAG_base_type` DIE;
 //! - the pieces of a composite location never exceed the variable's type
-//!   size, and (in dwarfsmith's objects, which promise it) cover it.
+//!   size, and (with [`VerifyOptions::pieces_cover_variables`], dwarfsmith's
+//!   promise) cover it.
 //!
 //! A problem names where it is: section, function, DIE offset in
 //! `.debug_info`, variable name, address as `section+offset`.
@@ -53,12 +54,23 @@ impl fmt::Display for Problem {
     }
 }
 
-/// The producer prefix of dwarfsmith's own objects, whose composite
-/// locations promise to cover the whole variable.
-const DWARFSMITH_PRODUCER: &str = "dwarfsmith";
+/// What [`verify_with`] holds an object to beyond what every compiler's
+/// objects keep.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct VerifyOptions {
+    /// Composite locations cover every byte of their variable: dwarfsmith's
+    /// promise (the model's `Op::Piece`); clang and gcc leave parts they
+    /// know nothing of undescribed, so [`verify`] does not ask it.
+    pub pieces_cover_variables: bool,
+}
 
 /// Checks an object and lists what is wrong with it (empty: nothing found).
 pub fn verify(bytes: &[u8]) -> Vec<Problem> {
+    verify_with(bytes, &VerifyOptions::default())
+}
+
+/// Checks an object under `options` and lists what is wrong with it.
+pub fn verify_with(bytes: &[u8], options: &VerifyOptions) -> Vec<Problem> {
     let mut problems = Problems::default();
     let object = match ElfObject::parse(bytes) {
         Ok(object) => object,
@@ -70,7 +82,7 @@ pub fn verify(bytes: &[u8]) -> Vec<Problem> {
     check_symbols(&object, &mut problems);
     check_cfi(&object, &mut problems);
     match DwarfSections::load(&object) {
-        Ok(sections) => check_dwarf(&object, &sections, &mut problems),
+        Ok(sections) => check_dwarf(&object, &sections, options, &mut problems),
         Err(error) => problems.add(format!("malformed DWARF section: {error}")),
     }
     problems.list
@@ -220,7 +232,12 @@ fn fde_ranges(object: &ElfObject) -> Result<(&'static str, Vec<AddressRange>), S
     }
 }
 
-fn check_dwarf(object: &ElfObject, sections: &DwarfSections, problems: &mut Problems) {
+fn check_dwarf(
+    object: &ElfObject,
+    sections: &DwarfSections,
+    options: &VerifyOptions,
+    problems: &mut Problems,
+) {
     if !sections.has_debug_info() {
         return;
     }
@@ -247,7 +264,7 @@ fn check_dwarf(object: &ElfObject, sections: &DwarfSections, problems: &mut Prob
             unit: &unit,
             tree: &tree,
         };
-        checker.check(problems);
+        checker.check(options, problems);
     }
 }
 
@@ -403,14 +420,8 @@ impl UnitChecker<'_, '_> {
         }
     }
 
-    fn check(&self, problems: &mut Problems) {
-        let producer = self
-            .tree
-            .attr(0, gimli::DW_AT_producer)
-            .and_then(|value| self.dwarf.attr_string(self.unit, value).ok())
-            .map(|p| String::from_utf8_lossy(p.slice()).into_owned())
-            .unwrap_or_default();
-        let promises_full_pieces = producer.starts_with(DWARFSMITH_PRODUCER);
+    fn check(&self, options: &VerifyOptions, problems: &mut Problems) {
+        let promises_full_pieces = options.pieces_cover_variables;
         for die in 0..self.tree.dies.len() {
             match self.tree.tag(die) {
                 gimli::DW_TAG_subprogram => {
@@ -710,14 +721,11 @@ impl UnitChecker<'_, '_> {
         let bits = size.saturating_mul(8);
         if piece_bits > bits || (promises_full_pieces && piece_bits < bits) {
             let covered = if piece_bits.is_multiple_of(8) {
-                format!("{} bytes", piece_bits / 8)
+                format!("{} of its {size} bytes", piece_bits / 8)
             } else {
-                format!("{piece_bits} bits")
+                format!("{piece_bits} bits of its {size} bytes")
             };
-            problems.add(format!(
-                "{}: pieces cover {covered} of a {size}-byte variable",
-                self.die_name(die)
-            ));
+            problems.add(format!("{}: pieces cover {covered}", self.die_name(die)));
         }
     }
 

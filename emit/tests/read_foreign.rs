@@ -379,6 +379,75 @@ fn switch_table_by_llc() {
 }
 
 #[test]
+fn pointers_by_gcc() {
+    check(
+        "pointers.gcc.o",
+        expect![[r#"
+        function list_sum global 53 bytes
+          reloc 0x7 Pc32 counter-4
+          reloc 0x22 Pc32 counter-4
+        function list_find global 36 bytes
+        data counter global Bss align 4 4 bytes
+        unit "pointers.c" language 0x1d dir "/ws/fixtures/src" producer "GNU C17 12.2.0 -mtune=generic -march=x86-64 -g -O2 -fasynchronous-unwind-tables"
+        file 0 "pointers.c" in "/ws/fixtures/src"
+        file 1 "pointers.c" in "/ws/fixtures/src"
+        type 0 struct Some("node") size Some(16) {value: t2 @0, next: t3 @8}
+        type 1 const t0
+        type 2 base "int" size 4 encoding 0x5
+        type 3 pointer to t0
+        type 4 pointer to t1
+        subprogram 0 list_find (function list_find) at 1:17 returns t3 external prototyped
+          param 1 head t3 at 1:17:
+            [0x0,0x2) reg5:u64
+          param 2 wanted t2 at 1:17: reg4:u64
+          var cur t3 at 1:18:
+            [0x0,0x24) reg5:u64
+        subprogram 1 list_sum (function list_sum) at 1:6 returns t2 external prototyped
+          param 1 head t4 at 1:6:
+            [0x0,0x10) reg5:u64
+            [0x29,0x35) reg5:u64
+          var sum t2 at 1:7:
+            [0x0,0x10) Constu(0), StackValue
+            [0x10,0x29) reg1:u64
+            [0x29,0x35) Constu(0), StackValue
+          var cur t4 at 1:8:
+            [0x0,0x35) reg5:u64
+        global counter t2 at 1:4 external in counter
+        rows of list_sum
+          0x0000 1:6:39 is_stmt
+          0x0000 1:7:3 is_stmt
+          0x0000 1:8:3 is_stmt
+          0x0000 1:9:3 is_stmt
+          0x0000 1:9:10 is_stmt
+          0x000b 1:7:7
+          0x0010 1:10:5 is_stmt
+          0x0010 1:10:9
+          0x0012 1:11:5 is_stmt
+          0x0012 1:12:5 is_stmt
+          0x0012 1:12:9
+          0x0016 1:9:10 is_stmt
+          0x0026 1:15:1
+          0x0030 1:7:7
+          0x0032 1:14:3 is_stmt
+          0x0032 1:15:1
+        rows of list_find
+          0x0000 1:17:55 is_stmt
+          0x0000 1:18:3 is_stmt
+          0x0000 1:19:3 is_stmt
+          0x0000 1:19:20 is_stmt
+          0x0008 1:20:5 is_stmt
+          0x0008 1:20:8
+          0x000c 1:19:29 is_stmt
+          0x0010 1:19:20 is_stmt
+          0x0015 1:19:20
+          0x0020 1:19:20
+          0x0023 1:22:3 is_stmt
+          0x0023 1:23:1
+    "#]],
+    );
+}
+
+#[test]
 fn structs_by_clang() {
     check(
         "structs.clang.o",

@@ -4,7 +4,7 @@
 //! and every object written is one `verify` finds nothing wrong with.
 
 use dwarfsmith_emit::model::*;
-use dwarfsmith_emit::verify::{round_trip, verify};
+use dwarfsmith_emit::verify::{round_trip, verify_with, VerifyOptions};
 use dwarfsmith_emit::write::{write, DebuggerTune, WriteOptions};
 
 fn reg(register: u16, bits: u16, signed: bool) -> LocationArg {
@@ -516,11 +516,19 @@ fn everything() -> ObjectModel {
                             22,
                             VariableLocation::List {
                                 function: 0,
-                                entries: vec![LocationEntry {
-                                    start: 4,
-                                    end: 12,
-                                    location: in_register(3),
-                                }],
+                                // an empty entry is dropped
+                                entries: vec![
+                                    LocationEntry {
+                                        start: 4,
+                                        end: 12,
+                                        location: in_register(3),
+                                    },
+                                    LocationEntry {
+                                        start: 12,
+                                        end: 12,
+                                        location: in_register(4),
+                                    },
+                                ],
                             },
                         )],
                         children: vec![ChildScope::Inlined {
@@ -545,8 +553,9 @@ fn everything() -> ObjectModel {
                         }],
                     },
                 },
+                // an empty range (history may give one) is dropped
                 ChildScope::Lexical {
-                    ranges: vec![(24, 28)],
+                    ranges: vec![(24, 28), (28, 28)],
                     scope: Scope::default(),
                 },
             ],
@@ -601,6 +610,35 @@ fn everything() -> ObjectModel {
             types: types(),
             subprograms: vec![inline_origin, f_debug, g_debug],
             line_rows: vec![f_rows, vec![row(0, 30, 1, true), row(2, 31, 1, true)]],
+            globals: vec![
+                GlobalVariable {
+                    name: "table".into(),
+                    linkage_name: None,
+                    ty: Some(ARRAY),
+                    file: 0,
+                    line: 2,
+                    external: true,
+                    data: Some(2),
+                },
+                GlobalVariable {
+                    name: "message".into(),
+                    linkage_name: Some("_ZL7message".into()),
+                    ty: Some(PTR_INT),
+                    file: 1,
+                    line: 1,
+                    external: false,
+                    data: Some(1),
+                },
+                GlobalVariable {
+                    name: "gone".into(),
+                    linkage_name: None,
+                    ty: Some(INT),
+                    file: 0,
+                    line: 5,
+                    external: false,
+                    data: None,
+                },
+            ],
         }),
     }
 }
@@ -632,7 +670,42 @@ fn an_object_without_debug_info_round_trips() {
 fn written_objects_verify_clean() {
     for tune in [DebuggerTune::Gdb, DebuggerTune::Lldb] {
         let bytes = write(&everything(), &options(tune)).expect("writes");
-        let problems: Vec<String> = verify(&bytes).iter().map(|p| p.to_string()).collect();
+        let strict = VerifyOptions {
+            pieces_cover_variables: true,
+        };
+        let problems: Vec<String> = verify_with(&bytes, &strict)
+            .iter()
+            .map(|p| p.to_string())
+            .collect();
         assert_eq!(problems, Vec::<String>::new(), "{tune:?}");
     }
+}
+
+/// Jump-table entries (`target - table`, addend = the entry's offset) and
+/// the code's reference to its table read back exactly as written, not
+/// just as an equivalent address.
+#[test]
+fn jump_tables_read_back_as_written() {
+    let model = everything();
+    let bytes = write(&model, &options(DebuggerTune::Gdb)).expect("writes");
+    let read = dwarfsmith_emit::read::read(&bytes).expect("reads");
+    let (written, read) = (&model.functions[0], &read.functions[0]);
+    assert_eq!(read.rodata_relocations, written.rodata_relocations);
+    assert_eq!(read.relocations, written.relocations);
+    assert_eq!(read.rodata, written.rodata);
+}
+
+/// The model promises that a piece with no operations before it is an
+/// empty piece (that part of the variable is unavailable).
+#[test]
+fn an_empty_piece_round_trips() {
+    let mut model = everything();
+    let debug = model.debug.as_mut().expect("debug");
+    let pt = &mut debug.subprograms[1].scope.variables[3];
+    assert_eq!(pt.name, "pt");
+    pt.location = VariableLocation::Single(location(
+        vec![reg(2, 64, false)],
+        vec![Op::Piece(4), Op::Arg(0), Op::Piece(4)],
+    ));
+    round_trip(&model, &options(DebuggerTune::Gdb)).unwrap_or_else(|e| panic!("{e}"));
 }

@@ -8,7 +8,7 @@
 
 mod read_support;
 
-use dwarfsmith_emit::verify::verify;
+use dwarfsmith_emit::verify::{verify, verify_with, VerifyOptions};
 use expect_test::{expect, Expect};
 use read_support::{fixture, fixture_objects};
 
@@ -128,7 +128,7 @@ fn pieces_larger_than_the_variable() {
     let bytes = patched("structs.clang.o", ".debug_loclists", 0x2e, &[0x04], &[0x10]);
     check(
         &bytes,
-        expect!["DIE 0x36 (a): pieces cover 16 bytes of a 8-byte variable"],
+        expect!["DIE 0x36 (a): pieces cover 16 of its 8 bytes"],
     );
 }
 
@@ -188,4 +188,28 @@ fn a_relocation_outside_its_section() {
         &[0, 0x4b],
     );
     check(&bytes, expect!["malformed object: .rela.debug_line+0x4b00: relocation field (8 bytes) runs past the end of .debug_line (0xc5 bytes)"]);
+}
+
+/// clang describes only the parts of a struct it knows: what `verify`
+/// accepts, and what dwarfsmith's stricter promise does not.
+#[test]
+fn clang_leaves_parts_of_a_struct_undescribed() {
+    let strict = VerifyOptions {
+        pieces_cover_variables: true,
+    };
+    let problems: Vec<String> = verify_with(&fixture("structs.clang.o"), &strict)
+        .iter()
+        .map(|p| p.to_string())
+        .collect();
+    expect![[r#"
+        DIE 0x36 (a): pieces cover 4 of its 8 bytes
+        DIE 0x3f (b): pieces cover 4 of its 8 bytes
+        DIE 0x3f (b): pieces cover 4 of its 8 bytes
+        DIE 0x53 (d): pieces cover 4 of its 8 bytes
+        DIE 0x53 (d): pieces cover 4 of its 8 bytes
+        DIE 0x9f (a): pieces cover 4 of its 8 bytes
+        DIE 0xa8 (b): pieces cover 4 of its 8 bytes
+        DIE 0xb1 (m): pieces cover 4 of its 8 bytes
+        DIE 0xb1 (m): pieces cover 4 of its 8 bytes"#]]
+    .assert_eq(&problems.join("\n"));
 }

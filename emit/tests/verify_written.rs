@@ -1,8 +1,11 @@
 //! `emit::verify` on objects dwarfsmith's own writer makes: a clean one,
 //! and one whose line table is broken so that a sequence runs backwards.
 
-use dwarfsmith_emit::model::{DebugInfo, Function, LineRow, ObjectModel, SourceFile};
-use dwarfsmith_emit::verify::verify;
+use dwarfsmith_emit::model::{
+    DebugInfo, Function, LineRow, Location, LocationArg, ObjectModel, Op, Scope, SourceFile,
+    Subprogram, Type, Variable, VariableLocation,
+};
+use dwarfsmith_emit::verify::{verify, verify_with, VerifyOptions};
 use dwarfsmith_emit::write::{write, WriteOptions};
 use expect_test::{expect, Expect};
 
@@ -42,6 +45,7 @@ fn two_functions() -> ObjectModel {
             types: vec![],
             subprograms: vec![],
             line_rows: vec![vec![row(0, 1), row(2, 2)], vec![row(0, 5), row(3, 6)]],
+            globals: vec![],
         }),
     }
 }
@@ -99,4 +103,63 @@ fn a_line_sequence_that_runs_backwards() {
     assert_eq!(old_addend, 16, "`second` starts 16 bytes into .text");
     bytes[addend..addend + 8].copy_from_slice(&0i64.to_le_bytes());
     check(&bytes, expect![".debug_line: row at .text+0x0 (line 6) follows a row at .text+0x2 in the same sequence"]);
+}
+
+/// A 16-byte struct described by one 8-byte piece: dwarfsmith promises
+/// pieces that cover the variable, so the strict check names it.
+#[test]
+fn pieces_that_leave_part_of_a_variable_out() {
+    let mut model = two_functions();
+    let debug = model.debug.as_mut().expect("debug");
+    debug.types = vec![
+        Type::Base {
+            name: "long".into(),
+            byte_size: 8,
+            encoding: 5,
+        },
+        Type::Struct {
+            name: Some("pair".into()),
+            is_union: false,
+            byte_size: Some(16),
+            members: vec![],
+        },
+    ];
+    debug.subprograms = vec![Subprogram {
+        name: "first".into(),
+        linkage_name: None,
+        file: 0,
+        line: 1,
+        return_type: None,
+        external: true,
+        prototyped: true,
+        function: Some(0),
+        scope: Scope {
+            variables: vec![Variable {
+                name: "half".into(),
+                arg: None,
+                ty: Some(1),
+                file: 0,
+                line: 2,
+                location: VariableLocation::Single(Location {
+                    args: vec![LocationArg::Register {
+                        register: 0,
+                        bits: 64,
+                        signed: true,
+                    }],
+                    ops: vec![Op::Arg(0), Op::Piece(8)],
+                }),
+            }],
+            children: vec![],
+        },
+    }];
+    let bytes = write(&model, &WriteOptions::default()).expect("writes");
+    check(&bytes, expect![[r#""#]]);
+    let strict = VerifyOptions {
+        pieces_cover_variables: true,
+    };
+    let problems: Vec<String> = verify_with(&bytes, &strict)
+        .iter()
+        .map(|p| p.to_string())
+        .collect();
+    expect!["DIE 0x46 (half): pieces cover 8 of its 16 bytes"].assert_eq(&problems.join("\n"));
 }

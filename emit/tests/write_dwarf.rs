@@ -327,6 +327,7 @@ fn representative_model() -> ObjectModel {
                     entries: vec![
                         entry(0, 8, location(vec![esi], vec![Op::Arg(0)])),
                         entry(8, 16, location(vec![esi], vec![Op::Arg(0)])),
+                        entry(16, 16, location(vec![edi], vec![Op::Arg(0)])), // empty: dropped
                         entry(
                             20,
                             30,
@@ -394,7 +395,7 @@ fn representative_model() -> ObjectModel {
                         variable("o", None, 9, 12, VariableLocation::None),
                     ],
                     children: vec![ChildScope::Lexical {
-                        ranges: vec![(10, 12), (14, 16)],
+                        ranges: vec![(10, 12), (13, 13), (14, 16)],
                         scope: Scope::default(),
                     }],
                 },

@@ -253,9 +253,7 @@ fn overlapping_location_entries() {
                 ),
             ])
         },
-        expect![[
-            r#"subprogram `f` variable `v`: location entry [0x2, 0x4) is empty, overlaps the one before, or runs past the function (4 bytes)"#
-        ]],
+        expect!["subprogram `f` variable `v`: location entry [0x2, 0x4) ends before it starts, overlaps the one before, or runs past the function (4 bytes)"],
     );
 }
 
@@ -342,9 +340,7 @@ fn block_range_past_the_function() {
                     scope: Scope::default(),
                 })
         },
-        expect![[
-            r#"subprogram `f` lexical block: range [0x2, 0x9) is empty or past the function (4 bytes)"#
-        ]],
+        expect!["subprogram `f` lexical block: range [0x2, 0x9) ends before it starts or runs past the function (4 bytes)"],
     );
 }
 

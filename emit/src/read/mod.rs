@@ -14,7 +14,7 @@
 //! Promises: relocations are applied to every section before gimli reads
 //! it, so offsets and addresses are the linked ones under a synthetic layout
 //! (see `elf`); addresses become offsets into the function containing them.
-//! What the model has no room for (global variables, entry values, view
+//! What the model has no room for (static locals, entry values, view
 //! pairs, relocation types other than the four it knows, ...) is left out
 //! or approximated as each module documents; nothing panics on bad input.
 
@@ -80,19 +80,19 @@ impl std::error::Error for ReadError {}
 /// Reads an ELF x86-64 relocatable object into the model.
 pub fn read(bytes: &[u8]) -> Result<ObjectModel, ReadError> {
     let object = ElfObject::parse(bytes)?;
-    let (mut functions, data) = object::read_code_and_data(&object);
-    for (function, cfi) in functions.iter_mut().zip(cfi::read_cfi(&object)?) {
+    let mut code = object::read_code_and_data(&object);
+    for (function, cfi) in code.functions.iter_mut().zip(cfi::read_cfi(&object)?) {
         function.cfi = cfi;
     }
     let sections = DwarfSections::load(&object)?;
     let debug = if sections.has_debug_info() {
-        unit::read_unit(&sections.dwarf(), &object)?
+        unit::read_unit(&sections.dwarf(), &object, &code.data_addresses)?
     } else {
         None
     };
     Ok(ObjectModel {
-        functions,
-        data,
+        functions: code.functions,
+        data: code.data,
         debug,
     })
 }

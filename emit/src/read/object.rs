@@ -22,11 +22,15 @@
 //!   symbol keeps its name; one against a section symbol or a local label
 //!   (`.LCPI0_0`, which has no model form) is re-expressed against what its
 //!   target lies in, with the addend adjusted so the address it computes is
-//!   unchanged. The target of a PC-relative field is taken 4 bytes past the
-//!   address it computes (the field ends its instruction). In a function it
-//!   is [`Symbol::FunctionCode`] with addend -4 (0 for `R_X86_64_64`), or
-//!   the function's name at its first byte; in a function's rodata
-//!   [`Symbol::FunctionData`]; in a data object its name;
+//!   unchanged. The target of a PC-relative field in code is taken 4 bytes
+//!   past the address it computes (the field ends its instruction), of one
+//!   in data back by the field's offset in its object (a jump-table entry
+//!   `target - table` at byte `4k` has addend `target + 4k`), of an
+//!   absolute field at that address. In a function it is
+//!   [`Symbol::FunctionCode`] (or the function's name at its first byte)
+//!   with the rest in the addend (-4 in code, `4k` in a table, 0 for
+//!   `R_X86_64_64`); in a function's rodata [`Symbol::FunctionData`]; in a
+//!   data object its name;
 //! - relocation types the model has no room for (R_X86_64_32S, TLS, ...)
 //!   are left out.
 
@@ -53,8 +57,18 @@ struct Chunk {
     placed: Placed,
 }
 
+/// The code and data side of the model, with where each data object sits.
+pub(crate) struct CodeAndData {
+    /// The functions, in address order.
+    pub functions: Vec<Function>,
+    /// The data objects, in address order.
+    pub data: Vec<DataObject>,
+    /// Synthetic address of each data object's first byte.
+    pub data_addresses: Vec<u64>,
+}
+
 /// The model's functions and data objects of `object`.
-pub(crate) fn read_code_and_data(object: &ElfObject) -> (Vec<Function>, Vec<DataObject>) {
+pub(crate) fn read_code_and_data(object: &ElfObject) -> CodeAndData {
     let mut data = symbol_data(object);
     let gaps = uncovered(object, &data);
     let (chunks, unclaimed) = claim_rodata(object, &data, gaps);
@@ -106,7 +120,11 @@ pub(crate) fn read_code_and_data(object: &ElfObject) -> (Vec<Function>, Vec<Data
             ..d.object.clone()
         })
         .collect();
-    (functions, data_objects)
+    CodeAndData {
+        functions,
+        data: data_objects,
+        data_addresses: data.iter().map(|d| d.placed.address).collect(),
+    }
 }
 
 /// The bytes `placed` covers (zeros for a NOBITS section).
@@ -308,11 +326,17 @@ impl Resolver<'_> {
     /// The model relocations of the bytes `placed` covers, offsets relative
     /// to its start.
     fn relocations_in(&self, placed: &Placed) -> Vec<Relocation> {
-        let start = placed.address - self.object.sections[placed.section].address;
+        let section = &self.object.sections[placed.section];
+        let start = placed.address - section.address;
         self.within(placed)
             .filter_map(|r| {
                 let kind = relocation_kind(r.kind)?;
-                let (symbol, addend) = self.target(r, kind);
+                let field = if section.is_code() {
+                    Field::Code
+                } else {
+                    Field::Data(r.offset - start)
+                };
+                let (symbol, addend) = self.target(r, kind, field);
                 Some(Relocation {
                     offset: r.offset - start,
                     kind,
@@ -335,37 +359,47 @@ impl Resolver<'_> {
 
     /// For a relocation resolved by address: the address it computes and
     /// the address its target is looked up at.
-    fn addresses(&self, relocation: &elf::Relocation, kind: RelocationKind) -> (u64, u64) {
+    fn addresses(
+        &self,
+        relocation: &elf::Relocation,
+        kind: RelocationKind,
+        field: Field,
+    ) -> (u64, u64) {
         let symbol = &self.object.symbols[relocation.symbol];
         let address = self
             .object
             .symbol_address(symbol)
             .wrapping_add_signed(relocation.addend);
-        (address, address.wrapping_add(bias(kind)))
+        (address, address.wrapping_add_signed(shift(kind, field)))
     }
 
-    /// The look-up address of a relocation resolved by address.
+    /// The look-up address of a relocation in code resolved by address.
     fn probe(&self, relocation: &elf::Relocation) -> Option<u64> {
         let kind = relocation_kind(relocation.kind)?;
-        (!self.is_named(relocation)).then(|| self.addresses(relocation, kind).1)
+        (!self.is_named(relocation)).then(|| self.addresses(relocation, kind, Field::Code).1)
     }
 
     /// The model symbol and addend for one ELF relocation.
-    fn target(&self, relocation: &elf::Relocation, kind: RelocationKind) -> (Symbol, i64) {
+    fn target(
+        &self,
+        relocation: &elf::Relocation,
+        kind: RelocationKind,
+        field: Field,
+    ) -> (Symbol, i64) {
         let symbol = &self.object.symbols[relocation.symbol];
         if self.is_named(relocation) {
             return (Symbol::Named(symbol.name.clone()), relocation.addend);
         }
-        let (address, probe) = self.addresses(relocation, kind);
-        let bias = bias(kind) as i64;
+        let (address, probe) = self.addresses(relocation, kind, field);
+        let addend = address.wrapping_sub(probe) as i64;
         if let Some((function, offset)) = self.object.function_at(probe) {
             return if offset == 0 {
                 (
                     Symbol::Named(self.object.functions[function].name.clone()),
-                    -bias,
+                    addend,
                 )
             } else {
-                (Symbol::FunctionCode { function, offset }, -bias)
+                (Symbol::FunctionCode { function, offset }, addend)
             };
         }
         let inside = |placed: &Placed| probe >= placed.address && probe < placed.end();
@@ -394,12 +428,24 @@ impl Resolver<'_> {
     }
 }
 
-/// How far past the address a relocation computes its target is looked
-/// up: 4 for PC-relative fields (they end their instruction), 0 otherwise.
-fn bias(kind: RelocationKind) -> u64 {
-    match kind {
-        RelocationKind::Abs64 => 0,
-        RelocationKind::Pc32 | RelocationKind::Plt32 | RelocationKind::GotPcRelX => 4,
+/// Where a relocated field sits: in code, or at this offset in a function's
+/// rodata or a data object.
+#[derive(Clone, Copy)]
+enum Field {
+    Code,
+    Data(u64),
+}
+
+/// How far from the address a relocation computes its target is looked
+/// up: for a PC-relative field in code, 4 bytes on (the field ends its
+/// instruction); in data, back by the field's offset (a jump-table entry
+/// `target - table` at byte `4k` has addend `target + 4k`); for an
+/// absolute field, nowhere.
+fn shift(kind: RelocationKind, field: Field) -> i64 {
+    match (kind, field) {
+        (RelocationKind::Abs64, _) => 0,
+        (_, Field::Code) => 4,
+        (_, Field::Data(offset)) => -(offset as i64),
     }
 }
 

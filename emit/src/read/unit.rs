@@ -12,7 +12,9 @@
 //! first address lies in a function. Scope ranges are offsets in the
 //! enclosing subprogram's function (ranges elsewhere, and empty ones, are
 //! left out). An inlined call whose origin is not a subprogram of the unit
-//! is read as a lexical block. Global variables, labels and call sites have
+//! is read as a lexical block. Global variables are the unit's (and its
+//! namespaces') `DW_TAG_variable` definitions, their data object the one
+//! whose first byte a lone `DW_OP_addr` names. Labels and call sites have
 //! no place in the model and are skipped.
 
 use std::collections::HashMap;
@@ -26,12 +28,13 @@ use super::loclists::LocationContext;
 use super::op::FrameBase;
 use super::types::{read_types, TypeTable};
 use super::ReadError;
-use crate::model::{ChildScope, DebugInfo, Scope, Subprogram, Variable};
+use crate::model::{ChildScope, DebugInfo, GlobalVariable, Scope, Subprogram, Variable};
 
 /// Reads the first compile unit; `None` when there is none.
 pub(crate) fn read_unit(
     dwarf: &Dwarf<Slice<'_>>,
     object: &ElfObject,
+    data_addresses: &[u64],
 ) -> Result<Option<DebugInfo>, ReadError> {
     let error = |e: gimli::Error| ReadError::new(".debug_info", e.to_string());
     let mut headers = dwarf.units();
@@ -82,6 +85,10 @@ pub(crate) fn read_unit(
         .iter()
         .map(|&die| reader.subprogram(die))
         .collect::<Result<Vec<_>, _>>()?;
+    let globals = global_dies(&tree)
+        .into_iter()
+        .map(|die| reader.global(die, data_addresses))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(Some(DebugInfo {
         producer,
         language,
@@ -91,8 +98,28 @@ pub(crate) fn read_unit(
         types: types.types,
         subprograms,
         line_rows: lines.rows,
-        globals: Vec::new(),
+        globals,
     }))
+}
+
+/// The DW_TAG_variable DIEs of the unit's scope (children of the root or
+/// of namespaces in it) that are definitions, not declarations.
+fn global_dies(tree: &DieTree<'_>) -> Vec<usize> {
+    let mut found = Vec::new();
+    let mut pending = vec![0];
+    while let Some(die) = pending.pop() {
+        for &child in &tree.dies[die].children {
+            match tree.tag(child) {
+                gimli::DW_TAG_variable if tree.attr(child, gimli::DW_AT_declaration).is_none() => {
+                    found.push(child)
+                }
+                gimli::DW_TAG_namespace => pending.push(child),
+                _ => {}
+            }
+        }
+    }
+    found.sort_unstable();
+    found
 }
 
 struct ScopeReader<'r, 'a> {
@@ -136,13 +163,7 @@ impl ScopeReader<'_, '_> {
         };
         Ok(Subprogram {
             name: self.name(die)?,
-            linkage_name: match tree
-                .inherited(die, gimli::DW_AT_linkage_name)
-                .or_else(|| tree.inherited(die, gimli::DW_AT_MIPS_linkage_name))
-            {
-                Some(value) => Some(string(self.dwarf, self.unit, value).map_err(Self::error)?),
-                None => None,
-            },
+            linkage_name: self.linkage_name(die)?,
             file: self.udata(die, gimli::DW_AT_decl_file) as u32,
             line: self.udata(die, gimli::DW_AT_decl_line) as u32,
             return_type: self
@@ -197,6 +218,48 @@ impl ScopeReader<'_, '_> {
             }
         }
         Ok(scope)
+    }
+
+    /// A global variable; its data object is the one whose first byte its
+    /// `DW_OP_addr` location names.
+    fn global(&self, die: usize, data_addresses: &[u64]) -> Result<GlobalVariable, ReadError> {
+        let tree = self.tree;
+        let data = match tree.attr(die, gimli::DW_AT_location) {
+            Some(AttributeValue::Exprloc(expression)) => {
+                let mut operations = expression.operations(self.unit.encoding());
+                match (operations.next(), operations.next()) {
+                    (Ok(Some(gimli::Operation::Address { address })), Ok(None)) => {
+                        data_addresses.iter().position(|&a| a == address)
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        Ok(GlobalVariable {
+            name: self.name(die)?,
+            linkage_name: self.linkage_name(die)?,
+            ty: self
+                .types
+                .reference(tree, tree.inherited(die, gimli::DW_AT_type)),
+            file: self.udata(die, gimli::DW_AT_decl_file) as u32,
+            line: self.udata(die, gimli::DW_AT_decl_line) as u32,
+            external: self.flag(die, gimli::DW_AT_external),
+            data,
+        })
+    }
+
+    fn linkage_name(&self, die: usize) -> Result<Option<String>, ReadError> {
+        match self
+            .tree
+            .inherited(die, gimli::DW_AT_linkage_name)
+            .or_else(|| self.tree.inherited(die, gimli::DW_AT_MIPS_linkage_name))
+        {
+            Some(value) => Ok(Some(
+                string(self.dwarf, self.unit, value).map_err(Self::error)?,
+            )),
+            None => Ok(None),
+        }
     }
 
     fn variable(&self, die: usize, arg: Option<u32>, frame: Frame) -> Result<Variable, ReadError> {

@@ -20,7 +20,7 @@
 //!   ones (after normalising) merged, and a list left empty, or a location
 //!   with no operations, is no location;
 //! - empty scope ranges are dropped; a function without code has no line
-//!   rows.
+//!   rows; a global variable's data object is renumbered with the data.
 
 mod code;
 mod location;
@@ -38,9 +38,14 @@ pub(crate) use location::normal_location;
 /// The normal form of `model` written under `options` (see the module
 /// comment).
 pub fn normalise(model: &ObjectModel, options: &WriteOptions) -> ObjectModel {
-    let (functions, data) = code::normal_code_and_data(&model.functions, &model.data);
+    let code = code::normal_code_and_data(&model.functions, &model.data);
     let debug = model.debug.as_ref().map(|debug| {
         let mut debug = debug.clone();
+        for global in &mut debug.globals {
+            global.data = global
+                .data
+                .map(|d| code.data_order.get(d).copied().unwrap_or(d));
+        }
         normalise_types(&mut debug);
         normalise_files(&mut debug);
         for (rows, function) in debug.line_rows.iter_mut().zip(&model.functions) {
@@ -56,8 +61,8 @@ pub fn normalise(model: &ObjectModel, options: &WriteOptions) -> ObjectModel {
         debug
     });
     ObjectModel {
-        functions,
-        data,
+        functions: code.functions,
+        data: code.data,
         debug,
     }
 }
@@ -108,6 +113,9 @@ fn normalise_types(debug: &mut DebugInfo) {
     for subprogram in &mut debug.subprograms {
         map_option(&mut subprogram.return_type);
         visit_variables(&mut subprogram.scope, &mut |v| map_option(&mut v.ty));
+    }
+    for global in &mut debug.globals {
+        map_option(&mut global.ty);
     }
 }
 
@@ -165,6 +173,9 @@ fn normalise_files(debug: &mut DebugInfo) {
     }
     for row in debug.line_rows.iter_mut().flatten() {
         map(&mut row.file);
+    }
+    for global in &mut debug.globals {
+        map(&mut global.file);
     }
 }
 
@@ -371,7 +382,7 @@ mod tests {
 
     #[test]
     fn typed_constants_take_the_type_they_meet() {
-        // (u8)r0 + 0xff, 3 - ... under gdb: constants in 8-bit unsigned
+        // (u8)r0 - 1 + 2 under gdb: constants converted to 8-bit unsigned
         let location = Location {
             args: vec![register(0, 8, false)],
             ops: vec![
@@ -386,9 +397,17 @@ mod tests {
             args: vec![register(0, 8, false)],
             ops: vec![
                 Op::Arg(0),
-                Op::Constu(255),
+                Op::Consts(-1),
+                Op::Convert {
+                    bits: 8,
+                    signed: false,
+                },
                 Op::Plus,
                 Op::Constu(2),
+                Op::Convert {
+                    bits: 8,
+                    signed: false,
+                },
                 Op::Plus,
                 Op::StackValue,
             ],

@@ -18,13 +18,15 @@
 //!   (`DW_OP_convert`) to the type of the value it meets; a load is a plain
 //!   `DW_OP_deref`/`DW_OP_deref_size` at once converted to a base type of
 //!   the loaded width; and a binary operation whose operands differ in type
-//!   converts the top one to the other's type. (Push-then-convert rather
-//!   than `DW_OP_const_type`/`DW_OP_deref_type`: llvm-dwarfdump 14 cannot
-//!   decode those two and reports the expression invalid.) Typed arithmetic wraps in the value's own width, so a
-//!   32-bit `a - b` is negative when it should be and a 32-bit logical shift
-//!   right shifts in zeros at bit 31, which converting to the 64-bit generic
-//!   type would get wrong; and gdb never sees typed and generic operands
-//!   mixed ("Incompatible types on DWARF stack").
+//!   converts the top one to the other's type. Typed arithmetic wraps in
+//!   the value's own width, so a 32-bit `a - b` is negative when it should
+//!   be and a 32-bit logical shift right shifts in zeros at bit 31, which
+//!   converting to the 64-bit generic type would get wrong; and gdb never
+//!   sees typed and generic operands mixed ("Incompatible types on DWARF
+//!   stack"). Push-then-convert rather than `DW_OP_const_type` and
+//!   `DW_OP_deref_type`: llvm-dwarfdump 14 cannot decode those two and
+//!   reports the expression invalid. A piece that reads no register (frame
+//!   slots, constants) stays generic: nothing says its width or signedness.
 //! - for lldb (which evaluates none of the typed operations), and for
 //!   memory locations (address arithmetic is pointer-sized anyway),
 //!   registers are pushed with `DW_OP_bregN 0` and constants are generic.
@@ -72,15 +74,13 @@ pub fn lower(
         }
     }
     let mut expression = Expression::new();
-    let mut rest = &location.ops[..];
-    while !rest.is_empty() {
-        let end = rest.iter().position(|op| matches!(op, Op::Piece(_)));
-        let (piece, size) = match end {
-            Some(end) => match rest[end] {
-                Op::Piece(size) => (&rest[..end], Some(size)),
-                _ => unreachable!("position found a piece"),
-            },
-            None => (rest, None),
+    for chunk in location
+        .ops
+        .split_inclusive(|op| matches!(op, Op::Piece(_)))
+    {
+        let (piece, size) = match chunk.split_last() {
+            Some((Op::Piece(size), piece)) => (piece, Some(*size)),
+            _ => (chunk, None),
         };
         let mut lowering = Lowering {
             args: &location.args,
@@ -91,12 +91,8 @@ pub fn lower(
             default_type: StackType::Generic,
         };
         lowering.piece(piece)?;
-        match size {
-            Some(size) => {
-                expression.op_piece(size);
-                rest = &rest[piece.len() + 1..];
-            }
-            None => rest = &[],
+        if let Some(size) = size {
+            expression.op_piece(size);
         }
     }
     Ok(expression)
@@ -127,7 +123,8 @@ impl Lowering<'_> {
         }
         let stack_value = ops.last() == Some(&Op::StackValue);
         if let [Op::Arg(index)] | [Op::Arg(index), Op::StackValue] = *ops {
-            return self.single_argument(self.args[index as usize], stack_value);
+            self.single_argument(self.args[index as usize], stack_value);
+            return Ok(());
         }
         let first_register = ops.iter().find_map(|op| match *op {
             Op::Arg(index) => match self.args[index as usize] {
@@ -152,7 +149,7 @@ impl Lowering<'_> {
 
     /// A piece that is just one argument: a register or memory location,
     /// or an implicit value.
-    fn single_argument(&mut self, arg: LocationArg, stack_value: bool) -> Result<(), String> {
+    fn single_argument(&mut self, arg: LocationArg, stack_value: bool) {
         match arg {
             LocationArg::Register { register, .. } => self.expression.op_reg(Register(register)),
             LocationArg::FrameSlot(offset) => {
@@ -166,7 +163,6 @@ impl Lowering<'_> {
                 self.expression.op(gimli::DW_OP_stack_value);
             }
         }
-        Ok(())
     }
 
     fn typed(&self) -> bool {

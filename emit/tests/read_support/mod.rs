@@ -166,6 +166,29 @@ fn dump_debug(out: &mut String, model: &ObjectModel, debug: &DebugInfo) {
         );
         dump_scope(out, &subprogram.scope, 1);
     }
+    for global in &debug.globals {
+        let data = match global.data {
+            Some(data) => format!("in {}", model.data[data].name),
+            None => "optimised out".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "global {} {} at {}:{} {}{} {data}",
+            global.name,
+            opt(global.ty),
+            global.file,
+            global.line,
+            if global.external {
+                "external"
+            } else {
+                "static"
+            },
+            global
+                .linkage_name
+                .as_ref()
+                .map_or(String::new(), |name| format!(" linkage {name}")),
+        );
+    }
     for (function, rows) in debug.line_rows.iter().enumerate() {
         let _ = writeln!(out, "rows of {}", model.functions[function].name);
         for row in rows {

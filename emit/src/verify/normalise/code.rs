@@ -18,10 +18,11 @@
 //!   (the largest asked for in it), `.bss` bytes as zeros;
 //! - a relocation against a named symbol keeps it; one against
 //!   [`Symbol::FunctionCode`] or [`Symbol::FunctionData`] is looked up as
-//!   `read` does: 4 bytes past the address it computes for PC-relative
-//!   kinds, giving `FunctionCode` with addend -4 (0 for `Abs64`), or the
-//!   function's name at its first byte, or `FunctionData` of the function
-//!   whose rodata holds that address.
+//!   `read` does: 4 bytes past the address it computes for a PC-relative
+//!   field in code, back by the field's offset for one in data (a
+//!   jump-table entry), at that address for `Abs64`; giving `FunctionCode`
+//!   (or the function's name at its first byte) with the rest in the
+//!   addend, or `FunctionData` of the function whose rodata holds it.
 
 use crate::model::{DataObject, DataSection, Function, Relocation, RelocationKind, Symbol};
 
@@ -84,13 +85,23 @@ impl Layout {
 }
 
 /// The functions and data objects as reading the written object gives
+/// them back, and where each data object went.
+pub(crate) struct NormalCode {
+    /// The functions.
+    pub functions: Vec<Function>,
+    /// The data objects, in the order they are read back.
+    pub data: Vec<DataObject>,
+    /// New index of each model data object.
+    pub data_order: Vec<usize>,
+}
+
+/// The functions and data objects as reading the written object gives
 /// them back.
-pub(crate) fn normal_code_and_data(
-    functions: &[Function],
-    data: &[DataObject],
-) -> (Vec<Function>, Vec<DataObject>) {
+pub(crate) fn normal_code_and_data(functions: &[Function], data: &[DataObject]) -> NormalCode {
     let layout = Layout::of(functions, data);
-    let resolve = |relocation: &Relocation| normal_relocation(relocation, functions, &layout);
+    let in_code = |relocation: &Relocation| normal_relocation(relocation, true, functions, &layout);
+    let resolve =
+        |relocation: &Relocation| normal_relocation(relocation, false, functions, &layout);
     let normal_functions = functions
         .iter()
         .enumerate()
@@ -100,14 +111,19 @@ pub(crate) fn normal_code_and_data(
                 rodata.resize(padded as usize, 0);
             }
             Function {
-                relocations: function.relocations.iter().map(resolve).collect(),
+                relocations: function.relocations.iter().map(in_code).collect(),
                 rodata_relocations: function.rodata_relocations.iter().map(resolve).collect(),
                 rodata,
                 ..function.clone()
             }
         })
         .collect();
-    (normal_functions, normal_data(functions, data, &resolve))
+    let (data, data_order) = normal_data(functions, data, &resolve);
+    NormalCode {
+        functions: normal_functions,
+        data,
+        data_order,
+    }
 }
 
 /// The writer's section for a data object, as an ordering key of its own.
@@ -132,7 +148,7 @@ fn normal_data(
     functions: &[Function],
     data: &[DataObject],
     resolve: &dyn Fn(&Relocation) -> Relocation,
-) -> Vec<DataObject> {
+) -> (Vec<DataObject>, Vec<usize>) {
     let mut order: Vec<OutputSection> = Vec::new();
     if functions.iter().any(|f| !f.rodata.is_empty()) {
         order.push(OutputSection::ReadOnly);
@@ -157,8 +173,14 @@ fn normal_data(
             .fold(rodata, u64::max)
     };
     let mut normal = Vec::with_capacity(data.len());
+    let mut data_order = vec![0; data.len()];
     for &section in &order {
-        for object in data.iter().filter(|d| output_section(d) == section) {
+        for (index, object) in data
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| output_section(d) == section)
+        {
+            data_order[index] = normal.len();
             normal.push(DataObject {
                 align: section_align(section),
                 bytes: if object.section == DataSection::Bss {
@@ -171,32 +193,35 @@ fn normal_data(
             });
         }
     }
-    normal
+    (normal, data_order)
 }
 
-/// How far past the computed address `read` looks a target up.
-fn bias(kind: RelocationKind) -> u64 {
-    match kind {
-        RelocationKind::Abs64 => 0,
-        RelocationKind::Pc32 | RelocationKind::Plt32 | RelocationKind::GotPcRelX => 4,
+/// How far from the computed address `read` looks a target up: 4 bytes
+/// on for a PC-relative field in code, back by the field's offset for one
+/// in data, nowhere for an absolute field.
+fn shift(relocation: &Relocation, in_code: bool) -> i64 {
+    match (relocation.kind, in_code) {
+        (RelocationKind::Abs64, _) => 0,
+        (_, true) => 4,
+        (_, false) => -(relocation.offset as i64),
     }
 }
 
 fn normal_relocation(
     relocation: &Relocation,
+    in_code: bool,
     functions: &[Function],
     layout: &Layout,
 ) -> Relocation {
-    let bias = bias(relocation.kind);
+    let shift = shift(relocation, in_code);
     let (symbol, addend) = match relocation.symbol {
         Symbol::Named(_) => return relocation.clone(),
         Symbol::FunctionCode { function, offset } => {
             let Some(&start) = layout.function_offsets.get(function) else {
                 return relocation.clone();
             };
-            let probe = (start + offset)
-                .wrapping_add_signed(relocation.addend)
-                .wrapping_add(bias);
+            let address = (start + offset).wrapping_add_signed(relocation.addend);
+            let probe = address.wrapping_add_signed(shift);
             let found = layout
                 .function_offsets
                 .iter()
@@ -204,15 +229,16 @@ fn normal_relocation(
                 .enumerate()
                 .find(|(_, (&start, f))| probe >= start && probe < start + f.code.len() as u64);
             match found {
-                Some((_, (&start, f))) if probe == start => {
-                    (Symbol::Named(f.name.clone()), -(bias as i64))
-                }
+                Some((_, (&start, f))) if probe == start => (
+                    Symbol::Named(f.name.clone()),
+                    address.wrapping_sub(probe) as i64,
+                ),
                 Some((index, (&start, _))) => (
                     Symbol::FunctionCode {
                         function: index,
                         offset: probe - start,
                     },
-                    -(bias as i64),
+                    address.wrapping_sub(probe) as i64,
                 ),
                 None => return relocation.clone(),
             }
@@ -222,7 +248,7 @@ fn normal_relocation(
                 return relocation.clone();
             };
             let address = start.wrapping_add_signed(relocation.addend);
-            let probe = address.wrapping_add(bias);
+            let probe = address.wrapping_add_signed(shift);
             let found = layout
                 .rodata
                 .iter()

@@ -178,29 +178,24 @@ impl Lowering<'_> {
         self.raised.push(Raised::Op(op));
     }
 
+    /// A constant: generic, and under gdb converted at once to the type of
+    /// the value it meets when that is typed.
     fn constant(&mut self, value: i64, unsigned: bool) {
         let ty = self.stack.last().copied().unwrap_or(self.default_type);
+        self.emit(if unsigned {
+            Op::Constu(value as u64)
+        } else {
+            constant_op(value)
+        });
         match ty {
             StackType::Typed { bits, signed } if self.tune == DebuggerTune::Gdb => {
-                let bytes = u32::from(bits.div_ceil(8)).min(8);
-                let shift = 64 - 8 * bytes;
-                let raw = (value as u64) << shift;
-                let read = if signed && (raw as i64) < 0 {
-                    Op::Consts((raw as i64) >> shift)
-                } else {
-                    Op::Constu(raw >> shift)
-                };
-                self.emit(read);
+                self.emit(Op::Convert {
+                    bits: stored_bits(bits),
+                    signed,
+                });
                 self.stack.push(ty);
             }
-            _ => {
-                self.emit(if unsigned {
-                    Op::Constu(value as u64)
-                } else {
-                    constant_op(value)
-                });
-                self.stack.push(StackType::Generic);
-            }
+            _ => self.stack.push(StackType::Generic),
         }
     }
 
@@ -296,6 +291,8 @@ impl Lowering<'_> {
         Some(())
     }
 
+    /// A load: generic, and in typed mode converted at once to a base type
+    /// of the loaded width.
     fn load(&mut self, size: u8) -> Option<()> {
         self.stack.pop()?;
         self.emit(if size == 8 {
@@ -305,10 +302,12 @@ impl Lowering<'_> {
         });
         if self.typed() {
             let signed = matches!(self.default_type, StackType::Typed { signed: true, .. });
-            self.stack.push(StackType::Typed {
-                bits: u16::from(size) * 8,
+            let bits = u16::from(size) * 8;
+            self.emit(Op::Convert {
+                bits: stored_bits(bits),
                 signed,
             });
+            self.stack.push(StackType::Typed { bits, signed });
         } else {
             self.stack.push(StackType::Generic);
         }
