@@ -70,29 +70,29 @@ fn loop_with_call_keeps_values_in_callee_saved_registers() {
                d: mov rbx, rdi
               10: mov r12d, 0
               16: mov r13d, 0
-              1c: cmp rbx, 0
-              20: jle short 0x36
-              22: mov rdi, r13
-              25: call 0
-              2a: add r12, rax
-              2d: add r13, 1
-              31: cmp r13, rbx
-              34: jl short 0x22
-              36: mov rax, r12
-              39: add rsp, 8
-              3d: pop r13
-              3f: pop r12
-              41: pop rbx
-              42: pop rbp
-              43: ret
-            reloc 0x26 Plt32 Named("twice") -4
+              1c: test rbx, rbx
+              1f: jle short 0x35
+              21: mov rdi, r13
+              24: call 0
+              29: add r12, rax
+              2c: add r13, 1
+              30: cmp r13, rbx
+              33: jl short 0x21
+              35: mov rax, r12
+              38: add rsp, 8
+              3c: pop r13
+              3e: pop r12
+              40: pop rbx
+              41: pop rbp
+              42: ret
+            reloc 0x25 Plt32 Named("twice") -4
             cfi 0x1 DefCfaOffset(16)
             cfi 0x1 Offset { register: 6, offset: -16 }
             cfi 0x4 DefCfaRegister(6)
             cfi 0x5 Offset { register: 3, offset: -24 }
             cfi 0x7 Offset { register: 12, offset: -32 }
             cfi 0x9 Offset { register: 13, offset: -40 }
-            cfi 0x43 DefCfa { register: 7, offset: 8 }
+            cfi 0x42 DefCfa { register: 7, offset: 8 }
         "#]],
     );
 }
@@ -158,71 +158,63 @@ fn register_pressure_spills() {
               c5: add r14, [rbp-0x58]
               c9: add r14, [rbp-0x60]
               cd: add r14, rdi
-              d0: mov r15, [rbp-0x30]
-              d4: imul r15, 0
-              d8: mov [rbp-0x30], r15
-              dc: add r14, [rbp-0x30]
-              e0: mov r15, [rbp-0x68]
-              e4: imul r15, 1
-              e8: mov [rbp-0x68], r15
-              ec: add r14, [rbp-0x68]
-              f0: imul rax, 2
-              f4: add r14, rax
-              f7: imul rcx, 3
-              fb: add r14, rcx
-              fe: imul rdx, 4
-             102: add r14, rdx
-             105: imul rsi, 5
-             109: add r14, rsi
-             10c: imul r8, 6
-             110: add r14, r8
-             113: imul r9, 7
-             117: add r14, r9
-             11a: imul r10, 8
-             11e: add r14, r10
-             121: imul r11, 9
-             125: add r14, r11
-             128: imul rbx, 0xa
-             12c: add r14, rbx
-             12f: imul r12, 0xb
-             133: add r14, r12
-             136: imul r13, 0xc
-             13a: add r14, r13
-             13d: mov rax, [rbp-0x38]
-             141: imul rax, 0xd
-             145: mov [rbp-0x38], rax
-             149: add r14, [rbp-0x38]
-             14d: mov rax, [rbp-0x40]
-             151: imul rax, 0xe
-             155: mov [rbp-0x40], rax
-             159: add r14, [rbp-0x40]
-             15d: mov rax, [rbp-0x48]
-             161: imul rax, 0xf
-             165: mov [rbp-0x48], rax
-             169: add r14, [rbp-0x48]
-             16d: mov rax, [rbp-0x50]
-             171: imul rax, 0x10
-             175: mov [rbp-0x50], rax
-             179: add r14, [rbp-0x50]
-             17d: mov rax, [rbp-0x58]
-             181: imul rax, 0x11
-             185: mov [rbp-0x58], rax
-             189: add r14, [rbp-0x58]
-             18d: mov rax, [rbp-0x60]
-             191: imul rax, 0x12
-             195: mov [rbp-0x60], rax
-             199: add r14, [rbp-0x60]
-             19d: imul rdi, 0x13
-             1a1: add r14, rdi
-             1a4: mov rax, r14
-             1a7: add rsp, 0x48
-             1ab: pop r15
-             1ad: pop r14
-             1af: pop r13
-             1b1: pop r12
-             1b3: pop rbx
-             1b4: pop rbp
-             1b5: ret
+              d0: imul r15, [rbp-0x30], 0
+              d5: mov [rbp-0x30], r15
+              d9: add r14, [rbp-0x30]
+              dd: imul r15, [rbp-0x68], 1
+              e2: mov [rbp-0x68], r15
+              e6: add r14, [rbp-0x68]
+              ea: imul rax, 2
+              ee: add r14, rax
+              f1: imul rcx, 3
+              f5: add r14, rcx
+              f8: imul rdx, 4
+              fc: add r14, rdx
+              ff: imul rsi, 5
+             103: add r14, rsi
+             106: imul r8, 6
+             10a: add r14, r8
+             10d: imul r9, 7
+             111: add r14, r9
+             114: imul r10, 8
+             118: add r14, r10
+             11b: imul r11, 9
+             11f: add r14, r11
+             122: imul rbx, 0xa
+             126: add r14, rbx
+             129: imul r12, 0xb
+             12d: add r14, r12
+             130: imul r13, 0xc
+             134: add r14, r13
+             137: imul rax, [rbp-0x38], 0xd
+             13c: mov [rbp-0x38], rax
+             140: add r14, [rbp-0x38]
+             144: imul rax, [rbp-0x40], 0xe
+             149: mov [rbp-0x40], rax
+             14d: add r14, [rbp-0x40]
+             151: imul rax, [rbp-0x48], 0xf
+             156: mov [rbp-0x48], rax
+             15a: add r14, [rbp-0x48]
+             15e: imul rax, [rbp-0x50], 0x10
+             163: mov [rbp-0x50], rax
+             167: add r14, [rbp-0x50]
+             16b: imul rax, [rbp-0x58], 0x11
+             170: mov [rbp-0x58], rax
+             174: add r14, [rbp-0x58]
+             178: imul rax, [rbp-0x60], 0x12
+             17d: mov [rbp-0x60], rax
+             181: add r14, [rbp-0x60]
+             185: imul rdi, 0x13
+             189: add r14, rdi
+             18c: mov rax, r14
+             18f: add rsp, 0x48
+             193: pop r15
+             195: pop r14
+             197: pop r13
+             199: pop r12
+             19b: pop rbx
+             19c: pop rbp
+             19d: ret
             cfi 0x1 DefCfaOffset(16)
             cfi 0x1 Offset { register: 6, offset: -16 }
             cfi 0x4 DefCfaRegister(6)
@@ -231,7 +223,7 @@ fn register_pressure_spills() {
             cfi 0x9 Offset { register: 13, offset: -40 }
             cfi 0xb Offset { register: 14, offset: -48 }
             cfi 0xd Offset { register: 15, offset: -56 }
-            cfi 0x1b5 DefCfa { register: 7, offset: 8 }
+            cfi 0x19d DefCfa { register: 7, offset: 8 }
         "#]],
     );
 }

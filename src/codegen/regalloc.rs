@@ -466,8 +466,30 @@ fn fold_spilled_source(kind: &mut InstKind, spilled: &dyn Fn(&Reg) -> Option<Sta
             src: src @ Rm::Reg(_),
             ..
         }
+        | InstKind::ImulImm {
+            src: src @ Rm::Reg(_),
+            ..
+        }
+        | InstKind::Cmov {
+            src: src @ Rm::Reg(_),
+            ..
+        }
+        | InstKind::Div {
+            divisor: src @ Rm::Reg(_),
+            ..
+        }
         | InstKind::Extend {
             src: src @ Rm::Reg(_),
+            ..
+        }
+        | InstKind::Cmp {
+            lhs: src @ Rm::Reg(_),
+            rhs: Rmi::Imm(_),
+            ..
+        }
+        | InstKind::Test {
+            lhs: src @ Rm::Reg(_),
+            rhs: Ri::Imm(_),
             ..
         } => {
             if let Rm::Reg(r) = src {
