@@ -36,7 +36,7 @@
 //! Cost: each round is linear in instructions plus a log factor per live
 //! range; rounds are few (spill temporaries are tiny and never spill).
 
-use super::liveness::{self, DebugPosition, Liveness, Range};
+use super::liveness::{self, intersects, DebugPosition, Liveness, Range};
 use super::mir::{
     Access, Address, BlockId, DbgOperand, Function, Gpr, GprSet, Inst, InstKind, Reg, Ri, Rm, Rmi,
     StackSlotId, StackSlotKind, VReg, Width,
@@ -126,21 +126,31 @@ struct ScanOutcome {
     spilled: Vec<bool>,
 }
 
-/// Marks a range of a register's occupancy that belongs to no virtual
-/// register (a fixed use of the physical register itself).
-const FIXED: u32 = u32::MAX;
-
-/// What occupies one physical register: disjoint ranges keyed by start,
-/// each with its end and owner (a virtual register or [`FIXED`]).
-#[derive(Default)]
-struct Occupancy {
+/// What occupies one physical register: its fixed ranges (sorted, from
+/// liveness), and the disjoint ranges of the virtual registers given to it,
+/// keyed by start with their end and owner.
+struct Occupancy<'a> {
+    fixed: &'a [Range],
     ranges: BTreeMap<u32, (u32, u32)>,
+    /// No virtual register's range reaches this point or beyond: a value
+    /// starting there only has the fixed ranges to fear.
+    end: u32,
 }
 
-impl Occupancy {
-    /// Calls `f(owner)` for every range meeting one of `ranges`; stops and
-    /// returns `false` as soon as `f` does.
+impl Occupancy<'_> {
+    /// Whether `ranges` meet a fixed range of the register.
+    fn meets_fixed(&self, ranges: &[Range]) -> bool {
+        ranges
+            .iter()
+            .any(|r| intersects(self.fixed, r.start, r.end))
+    }
+
+    /// Calls `f(owner)` for every virtual register whose range meets one
+    /// of `ranges`; stops and returns `false` as soon as `f` does.
     fn conflicts(&self, ranges: &[Range], f: &mut dyn FnMut(u32) -> bool) -> bool {
+        if ranges.first().is_none_or(|r| r.start >= self.end) {
+            return true;
+        }
         for r in ranges {
             for (_, &(end, owner)) in self.ranges.range(..r.end).rev() {
                 if end <= r.start {
@@ -155,12 +165,13 @@ impl Occupancy {
     }
 
     fn is_free(&self, ranges: &[Range]) -> bool {
-        self.conflicts(ranges, &mut |_| false)
+        !self.meets_fixed(ranges) && self.conflicts(ranges, &mut |_| false)
     }
 
     fn insert(&mut self, ranges: &[Range], owner: u32) {
         for r in ranges {
             self.ranges.insert(r.start, (r.end, owner));
+            self.end = self.end.max(r.end);
         }
     }
 
@@ -188,10 +199,15 @@ fn scan(f: &Function, live: &Liveness, unspillable: &[bool]) -> Result<ScanOutco
     };
     let cheaper = |a: (u64, u64), b: (u64, u64)| a.0 * b.1 < b.0 * a.1;
 
-    let mut occupancy: Vec<Occupancy> = (0..16).map(|_| Occupancy::default()).collect();
-    for (hw, fixed) in live.fixed_ranges.iter().enumerate() {
-        occupancy[hw].insert(fixed, FIXED);
-    }
+    let mut occupancy: Vec<Occupancy> = live
+        .fixed_ranges
+        .iter()
+        .map(|fixed| Occupancy {
+            fixed,
+            ranges: BTreeMap::new(),
+            end: 0,
+        })
+        .collect();
     let mut assignment: Vec<Option<Gpr>> = vec![None; n];
     let mut spilled = vec![false; n];
     for &vreg in &order {
@@ -216,10 +232,13 @@ fn scan(f: &Function, live: &Liveness, unspillable: &[bool]) -> Result<ScanOutco
         let current_spillable = !unspillable[vreg as usize];
         let mut best: Option<(Gpr, Vec<u32>, u64)> = None;
         for g in ALLOCATION_ORDER {
+            let occ = &occupancy[usize::from(g.hw())];
+            if occ.meets_fixed(mine) {
+                continue;
+            }
             let mut evictees: Vec<u32> = Vec::new();
-            let evictable = occupancy[usize::from(g.hw())].conflicts(mine, &mut |owner| {
-                if owner == FIXED
-                    || unspillable[owner as usize]
+            let evictable = occ.conflicts(mine, &mut |owner| {
+                if unspillable[owner as usize]
                     || (current_spillable && !cheaper(density(owner), density(vreg)))
                 {
                     return false;
