@@ -9,13 +9,18 @@
 //! The algorithm, per round:
 //! 1. [`liveness::compute`] gives each virtual register its live ranges and
 //!    each physical register its fixed ranges (explicit uses, call clobbers).
-//! 2. Intervals (the hull of a register's ranges) are visited in order of
-//!    start. A register is a candidate when none of its fixed ranges meets
-//!    the interval; among the free candidates a copy hint wins (the physical
-//!    register or the register of the virtual register it is copied from/to),
-//!    else the first in [`ALLOCATION_ORDER`] (caller-saved first, so a
-//!    callee-saved register is only used when needed). With none free, the
-//!    interval ending last is spilled, unless it is a spill temporary.
+//! 2. Virtual registers are visited in order of their first point. Each
+//!    physical register keeps its occupancy: the disjoint ranges of its
+//!    fixed uses and of the virtual registers given to it, so a value fits
+//!    into another's lifetime holes. Among the registers free over all of a
+//!    value's ranges a copy hint wins (the physical register, or the
+//!    register of the virtual register it is copied from/to), else the first
+//!    in [`ALLOCATION_ORDER`] (caller-saved first, so a callee-saved
+//!    register is only used when needed). With none free, the values in the
+//!    way on some register are evicted (spilled) if each costs less per
+//!    point of life than this one (uses, weighted by loop depth), choosing
+//!    the register whose evictees weigh least; else this value is spilled.
+//!    Spill temporaries are never spilled.
 //! 3. A spilled register gets an 8-byte slot; every instruction touching it
 //!    reads it as a memory operand where x86 allows, or through a fresh
 //!    temporary loaded before and stored after. Temporaries are never
@@ -28,15 +33,16 @@
 //! spill slot ([`DbgOperand::SpillSlot`]) when it was spilled, if the
 //! register is live there; `$noreg` otherwise.
 //!
-//! Cost: each round is linear in instructions plus a log factor per
-//! interval; rounds are few (spill temporaries are tiny and never spill).
+//! Cost: each round is linear in instructions plus a log factor per live
+//! range; rounds are few (spill temporaries are tiny and never spill).
 
-use super::liveness::{self, intersects, DebugPosition, Liveness};
+use super::liveness::{self, intersects, DebugPosition, Liveness, Range};
 use super::mir::{
     Access, Address, BlockId, DbgOperand, Function, Gpr, GprSet, Inst, InstKind, Reg, Ri, Rm, Rmi,
     StackSlotId, StackSlotKind, VReg, Width,
 };
 use crate::x86::abi::{ALLOCATION_ORDER, CALLEE_SAVED};
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// What allocation did, for frame lowering and statistics.
@@ -120,91 +126,149 @@ struct ScanOutcome {
     spilled: Vec<bool>,
 }
 
-/// One interval: the hull of a virtual register's ranges.
-struct Interval {
-    vreg: u32,
-    start: u32,
+/// What occupies one physical register: its fixed ranges (sorted, from
+/// liveness), and the disjoint ranges of the virtual registers given to it,
+/// keyed by start with their end and owner.
+struct Occupancy<'a> {
+    fixed: &'a [Range],
+    ranges: BTreeMap<u32, (u32, u32)>,
+    /// No virtual register's range reaches this point or beyond: a value
+    /// starting there only has the fixed ranges to fear.
     end: u32,
+}
+
+impl Occupancy<'_> {
+    /// Whether `ranges` meet a fixed range of the register.
+    fn meets_fixed(&self, ranges: &[Range]) -> bool {
+        ranges
+            .iter()
+            .any(|r| intersects(self.fixed, r.start, r.end))
+    }
+
+    /// Calls `f(owner)` for every virtual register whose range meets one
+    /// of `ranges`; stops and returns `false` as soon as `f` does.
+    fn conflicts(&self, ranges: &[Range], f: &mut dyn FnMut(u32) -> bool) -> bool {
+        if ranges.first().is_none_or(|r| r.start >= self.end) {
+            return true;
+        }
+        for r in ranges {
+            for (_, &(end, owner)) in self.ranges.range(..r.end).rev() {
+                if end <= r.start {
+                    break;
+                }
+                if !f(owner) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    fn is_free(&self, ranges: &[Range]) -> bool {
+        !self.meets_fixed(ranges) && self.conflicts(ranges, &mut |_| false)
+    }
+
+    fn insert(&mut self, ranges: &[Range], owner: u32) {
+        for r in ranges {
+            self.ranges.insert(r.start, (r.end, owner));
+            self.end = self.end.max(r.end);
+        }
+    }
+
+    fn remove(&mut self, ranges: &[Range]) {
+        for r in ranges {
+            self.ranges.remove(&r.start);
+        }
+    }
 }
 
 fn scan(f: &Function, live: &Liveness, unspillable: &[bool]) -> Result<ScanOutcome, RegallocError> {
     let n = f.vregs.len();
-    let mut intervals: Vec<Interval> = live
-        .vreg_ranges
-        .iter()
-        .enumerate()
-        .filter_map(|(v, r)| {
-            Some(Interval {
-                vreg: v as u32,
-                start: r.first()?.start,
-                end: r.last()?.end,
-            })
-        })
+    let ranges = &live.vreg_ranges;
+    let mut order: Vec<u32> = (0..n as u32)
+        .filter(|&v| !ranges[v as usize].is_empty())
         .collect();
-    intervals.sort_by_key(|i| (i.start, i.vreg));
+    order.sort_by_key(|&v| (ranges[v as usize][0].start, v));
     let hints = copy_hints(f);
     let weights = use_weights(f);
+    // Cost of keeping `v` in memory per point of its life, as a fraction.
+    let density = |v: u32| {
+        let r = &ranges[v as usize];
+        let len: u32 = r.iter().map(|r| r.end - r.start).sum();
+        (weights[v as usize], u64::from(len.max(1)))
+    };
+    let cheaper = |a: (u64, u64), b: (u64, u64)| a.0 * b.1 < b.0 * a.1;
 
+    let mut occupancy: Vec<Occupancy> = live
+        .fixed_ranges
+        .iter()
+        .map(|fixed| Occupancy {
+            fixed,
+            ranges: BTreeMap::new(),
+            end: 0,
+        })
+        .collect();
     let mut assignment: Vec<Option<Gpr>> = vec![None; n];
     let mut spilled = vec![false; n];
-    // holder[hw] = index into `intervals` of the interval holding it.
-    let mut holder: [Option<usize>; 16] = [None; 16];
-    for k in 0..intervals.len() {
-        let (start, end, vreg) = (intervals[k].start, intervals[k].end, intervals[k].vreg);
-        let is_candidate =
-            |g: Gpr| !intersects(&live.fixed_ranges[usize::from(g.hw())], start, end);
-        let is_free = |g: Gpr, holder: &[Option<usize>; 16]| {
-            holder[usize::from(g.hw())].is_none_or(|h| intervals[h].end <= start)
-        };
+    for &vreg in &order {
+        let mine = &ranges[vreg as usize];
+        let fits = |g: Gpr, occupancy: &[Occupancy]| occupancy[usize::from(g.hw())].is_free(mine);
         let hinted = hints[vreg as usize].iter().find_map(|hint| {
             let g = match *hint {
                 Reg::Phys(g) => g,
                 Reg::Virt(other) => assignment[other.0 as usize]?,
             };
-            (ALLOCATION_ORDER.contains(&g) && is_candidate(g) && is_free(g, &holder)).then_some(g)
+            (ALLOCATION_ORDER.contains(&g) && fits(g, &occupancy)).then_some(g)
         });
-        let chosen = hinted.or_else(|| {
-            ALLOCATION_ORDER
-                .into_iter()
-                .find(|&g| is_candidate(g) && is_free(g, &holder))
-        });
+        let chosen = hinted.or_else(|| ALLOCATION_ORDER.into_iter().find(|&g| fits(g, &occupancy)));
         if let Some(g) = chosen {
-            holder[usize::from(g.hw())] = Some(k);
+            occupancy[usize::from(g.hw())].insert(mine, vreg);
             assignment[vreg as usize] = Some(g);
             continue;
         }
-        // No register free: spill the cheapest of the current interval and
-        // the holders of candidate registers (uses per length of interval).
-        let density = |iv: &Interval| (weights[iv.vreg as usize], u64::from(iv.end - iv.start));
-        let cheaper = |a: (u64, u64), b: (u64, u64)| a.0 * b.1 < b.0 * a.1;
-        let victim = ALLOCATION_ORDER
-            .into_iter()
-            .filter(|&g| is_candidate(g))
-            .filter_map(|g| {
-                let h = holder[usize::from(g.hw())]?;
-                (!unspillable[intervals[h].vreg as usize]).then_some((g, h))
-            })
-            .reduce(|best, next| {
-                if cheaper(density(&intervals[next.1]), density(&intervals[best.1])) {
-                    next
-                } else {
-                    best
-                }
-            });
+        // No register free: evict the intervals in the way where they are
+        // all cheaper to keep in memory than this one, choosing the
+        // register whose evictees weigh least; else spill this one.
         let current_spillable = !unspillable[vreg as usize];
-        match victim {
-            Some((g, h))
-                if !current_spillable
-                    || cheaper(density(&intervals[h]), density(&intervals[k])) =>
-            {
-                let old = intervals[h].vreg as usize;
-                spilled[old] = true;
-                assignment[old] = None;
-                holder[usize::from(g.hw())] = Some(k);
+        let mut best: Option<(Gpr, Vec<u32>, u64)> = None;
+        for g in ALLOCATION_ORDER {
+            let occ = &occupancy[usize::from(g.hw())];
+            if occ.meets_fixed(mine) {
+                continue;
+            }
+            let mut evictees: Vec<u32> = Vec::new();
+            let evictable = occ.conflicts(mine, &mut |owner| {
+                if unspillable[owner as usize]
+                    || (current_spillable && !cheaper(density(owner), density(vreg)))
+                {
+                    return false;
+                }
+                if !evictees.contains(&owner) {
+                    evictees.push(owner);
+                }
+                true
+            });
+            if !evictable {
+                continue;
+            }
+            let cost: u64 = evictees.iter().map(|&o| weights[o as usize]).sum();
+            if best.as_ref().is_none_or(|b| cost < b.2) {
+                best = Some((g, evictees, cost));
+            }
+        }
+        match best {
+            Some((g, evictees, _)) => {
+                let occ = &mut occupancy[usize::from(g.hw())];
+                for old in evictees {
+                    occ.remove(&ranges[old as usize]);
+                    spilled[old as usize] = true;
+                    assignment[old as usize] = None;
+                }
+                occ.insert(mine, vreg);
                 assignment[vreg as usize] = Some(g);
             }
-            _ if current_spillable => spilled[vreg as usize] = true,
-            _ => {
+            None if current_spillable => spilled[vreg as usize] = true,
+            None => {
                 return Err(RegallocError {
                     message: format!(
                         "no register left for spill temporary %{vreg} in `{}`",
@@ -421,8 +485,30 @@ fn fold_spilled_source(kind: &mut InstKind, spilled: &dyn Fn(&Reg) -> Option<Sta
             src: src @ Rm::Reg(_),
             ..
         }
+        | InstKind::ImulImm {
+            src: src @ Rm::Reg(_),
+            ..
+        }
+        | InstKind::Cmov {
+            src: src @ Rm::Reg(_),
+            ..
+        }
+        | InstKind::Div {
+            divisor: src @ Rm::Reg(_),
+            ..
+        }
         | InstKind::Extend {
             src: src @ Rm::Reg(_),
+            ..
+        }
+        | InstKind::Cmp {
+            lhs: src @ Rm::Reg(_),
+            rhs: Rmi::Imm(_),
+            ..
+        }
+        | InstKind::Test {
+            lhs: src @ Rm::Reg(_),
+            rhs: Ri::Imm(_),
             ..
         } => {
             if let Rm::Reg(r) = src {
