@@ -982,14 +982,29 @@ impl<'a> Selector<'a> {
         let to_bits = self.bits_of_type(&self.f.inst(id).ty)?;
         let from_bits = self.bits_of(value)?;
         let src = self.reg(value)?;
-        let result = match op {
-            CastOp::ZExt | CastOp::IntToPtr if from_bits < to_bits => {
-                self.extend(src, from_bits, container(to_bits), false)
+        let signed = match op {
+            CastOp::ZExt | CastOp::IntToPtr if from_bits < to_bits => false,
+            CastOp::SExt => true,
+            _ => {
+                self.emit(K::Copy { dst, src });
+                return Ok(());
             }
-            CastOp::SExt => self.extend(src, from_bits, container(to_bits), true),
-            _ => src,
         };
-        self.emit(K::Copy { dst, src: result });
+        let to = container(to_bits);
+        match exact_width(from_bits) {
+            // One movzx/movsx straight into the result.
+            Some(from) if from < to => self.emit(K::Extend {
+                dst,
+                src: Rm::Reg(src),
+                from,
+                to,
+                signed,
+            }),
+            _ => {
+                let result = self.extend(src, from_bits, to, signed);
+                self.emit(K::Copy { dst, src: result });
+            }
+        }
         Ok(())
     }
 
@@ -1278,27 +1293,57 @@ impl<'a> Selector<'a> {
                 moves.push((self.dst(id)?, value.clone()));
             }
         }
-        // Two phases: read every incoming value before writing any phi.
-        let mut temps = Vec::with_capacity(moves.len());
+        // A phi of this block read by another move is saved in a temporary
+        // first (the parallel-copy problem: swaps, rotations); every other
+        // value is copied or materialised straight into its phi.
+        let written: Vec<Reg> = moves.iter().map(|(dst, _)| *dst).collect();
+        let mut sources = Vec::with_capacity(moves.len());
         for (dst, value) in &moves {
-            let src = self.reg(value)?;
-            if moves.len() == 1 {
-                temps.push(src);
-                continue;
+            let source = match value {
+                Value::Inst(id) if self.lowering[id.0 as usize] == Lowering::Normal => {
+                    let src = self.dst(*id)?;
+                    if src == *dst {
+                        None
+                    } else if written.contains(&src) {
+                        let t = self.vreg(self.width_of(src));
+                        self.emit(K::Copy { dst: t, src });
+                        Some(Ok(t))
+                    } else {
+                        Some(Ok(src))
+                    }
+                }
+                _ => Some(Err(value.clone())),
+            };
+            sources.push(source);
+        }
+        for ((dst, _), source) in moves.iter().zip(sources) {
+            match source {
+                None => {}
+                Some(Ok(src)) => self.emit(K::Copy { dst: *dst, src }),
+                Some(Err(value)) => self.materialize_into(*dst, &value)?,
             }
-            let t = self.vreg(
-                self.mir.vregs[match dst {
-                    Reg::Virt(v) => v.0 as usize,
-                    Reg::Phys(_) => 0,
-                }]
-                .width,
-            );
-            self.emit(K::Copy { dst: t, src });
-            temps.push(t);
         }
-        for ((dst, _), t) in moves.iter().zip(temps) {
-            self.emit(K::Copy { dst: *dst, src: t });
+        Ok(())
+    }
+
+    /// The width of a virtual register (64 bits for a physical one).
+    fn width_of(&self, reg: Reg) -> Width {
+        match reg {
+            Reg::Virt(v) => self.mir.vregs[v.0 as usize].width,
+            Reg::Phys(_) => Width::W64,
         }
+    }
+
+    /// Puts a value that is not an instruction's register (an argument, a
+    /// constant, an address) into `dst`.
+    fn materialize_into(&mut self, dst: Reg, value: &Value) -> Result<(), Diagnostic> {
+        if let Some(c) = self.const_int(value) {
+            let width = self.width_of(dst);
+            self.emit(K::MovImm { dst, imm: c, width });
+            return Ok(());
+        }
+        let src = self.reg(value)?;
+        self.emit(K::Copy { dst, src });
         Ok(())
     }
 
