@@ -37,6 +37,8 @@ pub fn compile(text: &str, file: &str, options: &CompileOptions) -> Result<Vec<u
     let mut module = parse_and_verify(text, file)?;
     if options.debug_info {
         codegen::assignment_tracking::lower_module(&mut module);
+        codegen::phi_values::undefine_mismatched_phis(&mut module);
+        codegen::speculated_values::end_speculated_values(&mut module);
     }
     let codegen_options = codegen::CodegenOptions {
         opt_level: options.opt_level,

@@ -171,67 +171,65 @@ fn classify_jump_table_and_phi() {
         expect![[r#"
                0: push rbp
                1: mov rbp, rsp
-               4: cmp edi, 0
-               7: je short 0x61
-               9: cmp edi, 1
-               c: je short 0x29
-               e: cmp edi, 2
-              11: je short 0x30
-              13: cmp edi, 3
-              16: je short 0x37
-              18: cmp edi, 4
-              1b: je short 0x3e
-              1d: cmp edi, 7
-              20: je short 0x45
-              22: cmp edi, 0x64
-              25: je short 0x4c
-              27: jmp short 0x53
-              29: mov ecx, 0xa
-              2e: jmp short 0x5c
-              30: mov ecx, 0xc
-              35: jmp short 0x5c
-              37: mov ecx, 5
-              3c: jmp short 0x5c
-              3e: mov ecx, 0x12
-              43: jmp short 0x5c
-              45: mov ecx, 3
-              4a: jmp short 0x5c
-              4c: mov ecx, 0
-              51: jmp short 0x5c
-              53: shl edi, 1
-              56: or edi, 1
-              59: mov rcx, rdi
-              5c: mov rax, rcx
-              5f: pop rbp
-              60: ret
-              61: mov ecx, 6
-              66: jmp short 0x5c
+               4: test edi, edi
+               6: je short 0x5d
+               8: cmp edi, 1
+               b: je short 0x28
+               d: cmp edi, 2
+              10: je short 0x2f
+              12: cmp edi, 3
+              15: je short 0x36
+              17: cmp edi, 4
+              1a: je short 0x3d
+              1c: cmp edi, 7
+              1f: je short 0x44
+              21: cmp edi, 0x64
+              24: je short 0x4b
+              26: jmp short 0x52
+              28: mov eax, 0xa
+              2d: jmp short 0x5b
+              2f: mov eax, 0xc
+              34: jmp short 0x5b
+              36: mov eax, 5
+              3b: jmp short 0x5b
+              3d: mov eax, 0x12
+              42: jmp short 0x5b
+              44: mov eax, 3
+              49: jmp short 0x5b
+              4b: mov eax, 0
+              50: jmp short 0x5b
+              52: shl edi, 1
+              55: or edi, 1
+              58: mov rax, rdi
+              5b: pop rbp
+              5c: ret
+              5d: mov eax, 6
+              62: jmp short 0x5b
             rows:
               0x0 2:0 stmt
               0x4 4:3 stmt prologue_end
-              0x29 6:18 stmt
-              0x30 7:19 stmt
-              0x37 8:18 stmt
-              0x3e 9:19 stmt
-              0x45 10:18 stmt
-              0x4c 11:21 stmt
-              0x53 12:18 stmt
-              0x56 14:12 stmt
-              0x59 12:23 
-              0x5c 14:3 stmt
-              0x5f 14:3 epilogue_begin
-              0x61 4:3 stmt
+              0x28 6:18 stmt
+              0x2f 7:19 stmt
+              0x36 8:18 stmt
+              0x3d 9:19 stmt
+              0x44 10:18 stmt
+              0x4b 11:21 stmt
+              0x52 12:18 stmt
+              0x55 14:12 
+              0x58 12:23 
+              0x5b 14:3 stmt epilogue_begin
+              0x5d 4:3 stmt
             variables:
-              k [0x4, 0x56) (reg5:i32) Arg(0)
-              k [0x61, 0x68) (reg5:i32) Arg(0)
-              r [0x29, 0x30) (const 9) Arg(0) StackValue
-              r [0x30, 0x37) (const 11) Arg(0) StackValue
-              r [0x37, 0x3e) (const 4) Arg(0) StackValue
-              r [0x3e, 0x45) (const 17) Arg(0) StackValue
-              r [0x45, 0x4c) (const 2) Arg(0) StackValue
-              r [0x4c, 0x53) (const -1) Arg(0) StackValue
-              r [0x56, 0x59) (reg5:i32) Arg(0)
-              r [0x5c, 0x61) (reg2:i32) Arg(0)
+              k [0x4, 0x55) (reg5:i32) Arg(0)
+              k [0x5d, 0x64) (reg5:i32) Arg(0)
+              r [0x28, 0x2f) (const 9) Arg(0) StackValue
+              r [0x2f, 0x36) (const 11) Arg(0) StackValue
+              r [0x36, 0x3d) (const 4) Arg(0) StackValue
+              r [0x3d, 0x44) (const 17) Arg(0) StackValue
+              r [0x44, 0x4b) (const 2) Arg(0) StackValue
+              r [0x4b, 0x52) (const -1) Arg(0) StackValue
+              r [0x55, 0x58) (reg5:i32) Arg(0)
+              r [0x5b, 0x5d) (reg0:i32) Arg(0)
         "#]],
     );
 }
@@ -242,28 +240,28 @@ fn pick_select_ranges() {
         "select_diamond.O2.ll",
         "pick",
         expect![[r#"
-           0: push rbp
-           1: mov rbp, rsp
-           4: add esi, 1
-           7: add edx, 0xffffffff
-           a: cmp edi, 0
-           d: cmovg edx, esi
-          10: shl edx, 1
-          13: mov rax, rdx
-          16: pop rbp
-          17: ret
-        rows:
-          0x0 3:0 stmt
-          0x4 5:7 stmt prologue_end
-          0x10 9:12 stmt
-          0x13 9:3 
-          0x16 9:3 epilogue_begin
-        variables:
-          c [0x4, 0x18) (reg5:i32) Arg(0)
-          a [0x4, 0x7) (reg4:i32) Arg(0)
-          b [0x4, 0xa) (reg1:i32) Arg(0)
-          r [0x10, 0x13) (reg1:i32) Arg(0)
-    "#]],
+               0: push rbp
+               1: mov rbp, rsp
+               4: add esi, 1
+               7: add edx, 0xffffffff
+               a: test edi, edi
+               c: cmovg edx, esi
+               f: shl edx, 1
+              12: mov rax, rdx
+              15: pop rbp
+              16: ret
+            rows:
+              0x0 3:0 stmt
+              0x4 5:7 stmt prologue_end
+              0xf 9:12 stmt
+              0x12 9:3 
+              0x15 9:3 epilogue_begin
+            variables:
+              c [0x4, 0x17) (reg5:i32) Arg(0)
+              a [0x4, 0x7) (reg4:i32) Arg(0)
+              b [0x4, 0xa) (reg1:i32) Arg(0)
+              r [0xf, 0x12) (reg1:i32) Arg(0)
+        "#]],
     );
 }
 
@@ -303,186 +301,138 @@ fn sum_scaled_loop_ranges() {
         expect![[r#"
                0: push rbp
                1: mov rbp, rsp
-               4: push rbx
-               5: push r12
-               7: push r13
-               9: push r14
-               b: push r15
-               d: sub rsp, 0x38
-              11: cmp esi, 0
-              14: jle 0x103
-              1a: mov eax, esi
-              1c: mov [rbp-0x30], rax
-              20: mov rcx, [rbp-0x30]
-              24: and rcx, 3
-              28: mov [rbp-0x30], rcx
-              2c: cmp esi, 4
-              2f: jb 0x10b
-              35: mov [rbp-0x38], rax
-              39: mov rax, [rbp-0x38]
-              3d: and rax, 0x7ffffffc
-              44: mov [rbp-0x38], rax
-              48: mov ecx, 0
-              4d: mov eax, 0
-              52: mov [rbp-0x58], rax
-              56: mov eax, 0
-              5b: mov [rbp-0x60], rax
-              5f: jmp short 0xaf
-              61: mov rax, [rbp-0x30]
-              65: cmp rax, 0
-              69: je 0x12e
-              6f: jmp 0x137
-              74: mov eax, [rdi+rsi*4]
-              77: imul eax, edx
-              7a: mov r10, rax
-              7d: add r10d, r8d
-              80: mov r11, rsi
-              83: add r11, 1
-              87: mov rbx, r9
-              8a: add rbx, 1
-              8e: cmp rbx, [rbp-0x30]
-              92: je 0x14a
-              98: jmp 0x152
-              9d: mov rax, r12
-              a0: add rsp, 0x38
-              a4: pop r15
-              a6: pop r14
-              a8: pop r13
-              aa: pop r12
-              ac: pop rbx
-              ad: pop rbp
-              ae: ret
-              af: mov eax, [rdi+rcx*4]
-              b2: imul eax, edx
-              b5: add eax, [rbp-0x58]
-              b8: mov r13, rcx
-              bb: or r13, 1
-              bf: mov r13d, [rdi+r13*4]
-              c3: imul r13d, edx
-              c7: add r13d, eax
-              ca: mov rax, rcx
-              cd: or rax, 2
-              d1: mov eax, [rdi+rax*4]
-              d4: imul eax, edx
-              d7: add eax, r13d
-              da: mov r13, rcx
-              dd: or r13, 3
-              e1: mov r13d, [rdi+r13*4]
-              e5: imul r13d, edx
-              e9: add r13d, eax
-              ec: mov rax, rcx
-              ef: add rax, 4
-              f3: mov r14, [rbp-0x60]
-              f7: add r14, 4
-              fb: cmp r14, [rbp-0x38]
-              ff: je short 0x160
-             101: jmp short 0x171
-             103: mov r12d, 0
-             109: jmp short 0x9d
-             10b: mov r15d, 0
-             111: mov [rbp-0x40], r15
-             115: mov r15d, 0
-             11b: mov [rbp-0x48], r15
-             11f: mov r15d, 0
-             125: mov [rbp-0x50], r15
-             129: jmp 0x61
-             12e: mov r12, [rbp-0x40]
-             132: jmp 0x9d
-             137: mov rsi, [rbp-0x48]
-             13b: mov r8, [rbp-0x50]
-             13f: mov r9d, 0
-             145: jmp 0x74
-             14a: mov r12, r10
-             14d: jmp 0x9d
-             152: mov rsi, r11
-             155: mov r8, r10
-             158: mov r9, rbx
-             15b: jmp 0x74
-             160: mov [rbp-0x40], r13
-             164: mov [rbp-0x48], rax
-             168: mov [rbp-0x50], r13
-             16c: jmp 0x61
-             171: mov rcx, rax
-             174: mov [rbp-0x58], r13
-             178: mov [rbp-0x60], r14
-             17c: jmp 0xaf
+               4: test esi, esi
+               6: jle 0xb9
+               c: mov eax, esi
+               e: mov rcx, rax
+              11: and rcx, 3
+              15: cmp esi, 4
+              18: jb 0xc0
+              1e: and rax, 0x7ffffffc
+              25: mov esi, 0
+              2a: mov r8d, 0
+              30: mov r9d, 0
+              36: jmp short 0x69
+              38: test rcx, rcx
+              3b: je 0xd5
+              41: jmp 0xd7
+              46: mov r9d, [rdi+rsi*4]
+              4a: imul r9d, edx
+              4e: add r9d, r8d
+              51: add rsi, 1
+              55: add rax, 1
+              59: cmp rax, rcx
+              5c: je 0xe1
+              62: jmp 0xe6
+              67: pop rbp
+              68: ret
+              69: mov r10d, [rdi+rsi*4]
+              6d: imul r10d, edx
+              71: add r10d, r8d
+              74: mov r8, rsi
+              77: or r8, 1
+              7b: mov r8d, [rdi+r8*4]
+              7f: imul r8d, edx
+              83: add r8d, r10d
+              86: mov r10, rsi
+              89: or r10, 2
+              8d: mov r10d, [rdi+r10*4]
+              91: imul r10d, edx
+              95: add r10d, r8d
+              98: mov r8, rsi
+              9b: or r8, 3
+              9f: mov r8d, [rdi+r8*4]
+              a3: imul r8d, edx
+              a7: add r8d, r10d
+              aa: add rsi, 4
+              ae: add r9, 4
+              b2: cmp r9, rax
+              b5: je short 0xee
+              b7: jmp short 0xf6
+              b9: mov eax, 0
+              be: jmp short 0x67
+              c0: mov eax, 0
+              c5: mov esi, 0
+              ca: mov r8d, 0
+              d0: jmp 0x38
+              d5: jmp short 0x67
+              d7: mov eax, 0
+              dc: jmp 0x46
+              e1: mov rax, r9
+              e4: jmp short 0x67
+              e6: mov r8, r9
+              e9: jmp 0x46
+              ee: mov rax, r8
+              f1: jmp 0x38
+              f6: jmp 0x69
             rows:
               0x0 2:0 stmt
-              0x11 4:3 stmt prologue_end
-              0x1a 4:21 stmt
-              0x1c 4:3 
-              0x35 4:3 stmt
-              0x61 4:3 stmt
-              0x74 5:13 stmt
-              0x77 5:18 
-              0x7a 6:11 stmt
-              0x80 4:27 stmt
-              0x87 4:3 
-              0x9d 8:3 stmt
-              0xa0 8:3 epilogue_begin
-              0xaf 5:13 stmt
-              0xb2 5:18 
-              0xb5 6:11 stmt
-              0xb8 4:27 stmt
-              0xbf 5:13 
-              0xc3 5:18 
-              0xc7 6:11 
-              0xca 4:27 
-              0xd1 5:13 
-              0xd4 5:18 
-              0xd7 6:11 
-              0xda 4:27 
-              0xe1 5:13 
-              0xe5 5:18 
-              0xe9 6:11 
-              0xec 4:27 
-              0xf3 4:3 
-              0x103 4:3 stmt
-              0x10b 4:3 stmt
-              0x12e 4:3 stmt
-              0x137 4:3 stmt
-              0x14a 4:3 stmt
-              0x152 4:3 stmt
-              0x160 4:3 stmt
-              0x171 4:3 stmt
+              0x4 4:3 stmt prologue_end
+              0xc 4:21 stmt
+              0xe 4:3 
+              0x1e 4:3 stmt
+              0x38 4:3 stmt
+              0x46 5:13 stmt
+              0x4a 5:18 
+              0x4e 6:11 stmt
+              0x51 4:27 stmt
+              0x55 4:3 
+              0x67 8:3 stmt epilogue_begin
+              0x69 5:13 stmt
+              0x6d 5:18 
+              0x71 6:11 
+              0x74 4:27 
+              0x7b 5:13 
+              0x7f 5:18 
+              0x83 6:11 
+              0x86 4:27 
+              0x8d 5:13 
+              0x91 5:18 
+              0x95 6:11 
+              0x98 4:27 
+              0x9f 5:13 
+              0xa3 5:18 
+              0xa7 6:11 stmt
+              0xaa 4:27 stmt
+              0xae 4:3 
+              0xb9 4:3 stmt
+              0xc0 4:3 stmt
+              0xd5 4:3 stmt
+              0xd7 4:3 stmt
+              0xe1 4:3 stmt
+              0xe6 4:3 stmt
+              0xee 4:3 stmt
+              0xf6 4:3 stmt
             variables:
-              a [0x11, 0x74) (reg5:u64) Arg(0)
-              a [0xaf, 0x14a) (reg5:u64) Arg(0)
-              a [0x160, 0x181) (reg5:u64) Arg(0)
-              n [0x11, 0x74) (reg4:i32) Arg(0)
-              n [0xaf, 0x13b) (reg4:i32) Arg(0)
-              n [0x160, 0x181) (reg4:i32) Arg(0)
-              scale [0x11, 0x74) (reg1:i32) Arg(0)
-              scale [0xaf, 0x14a) (reg1:i32) Arg(0)
-              scale [0x160, 0x181) (reg1:i32) Arg(0)
-              total [0x11, 0x61) (const 0) Arg(0) StackValue
-              total [0x74, 0x80) (reg8:i32) Arg(0)
-              total [0x80, 0x9d) (reg10:i32) Arg(0)
-              total [0xaf, 0xb8) (cfa-104) Arg(0)
-              total [0xb8, 0xca) (reg0:i32) Arg(0)
-              total [0xca, 0xda) (reg13:i32) Arg(0)
-              total [0xda, 0xec) (reg0:i32) Arg(0)
-              total [0xec, 0x103) (reg13:i32) Arg(0)
-              total [0x103, 0x12e) (const 0) Arg(0) StackValue
-              total [0x14a, 0x160) (reg10:i32) Arg(0)
-              total [0x160, 0x181) (reg13:i32) Arg(0)
-              i [0x11, 0x61) (const 0) Arg(0) StackValue
-              i [0x74, 0x87) (reg4:i64) Arg(0)
-              i [0x87, 0x9d) (reg11:i64) Arg(0)
-              i [0xaf, 0xbf) (reg2:i64) Arg(0)
-              i [0xbf, 0xc3) (reg13:i64) Arg(0)
-              i [0xd1, 0xd4) (reg0:i64) Arg(0)
-              i [0xe1, 0xe5) (reg13:i64) Arg(0)
-              i [0xf3, 0x103) (reg0:i64) Arg(0)
-              i [0x103, 0x12e) (const 0) Arg(0) StackValue
-              i [0x14a, 0x160) (reg11:i64) Arg(0)
-              i [0x160, 0x181) (reg0:i64) Arg(0)
-              v [0x7a, 0x9d) (reg0:i32) Arg(0)
-              v [0xb5, 0xb8) (reg0:i32) Arg(0)
-              v [0xc7, 0xca) (reg13:i32) Arg(0)
-              v [0xd7, 0xda) (reg0:i32) Arg(0)
-              v [0xe9, 0xec) (reg13:i32) Arg(0)
-              v [0x14a, 0x160) (reg0:i32) Arg(0)
+              a [0x4, 0xfb) (reg5:u64) Arg(0)
+              n [0x4, 0x2a) (reg4:i32) Arg(0)
+              n [0xb9, 0xca) (reg4:i32) Arg(0)
+              scale [0x4, 0xfb) (reg1:i32) Arg(0)
+              total [0x4, 0x38) (const 0) Arg(0) StackValue
+              total [0x46, 0x51) (reg8:i32) Arg(0)
+              total [0x51, 0x67) (reg9:i32) Arg(0)
+              total [0x69, 0x74) (reg8:i32) Arg(0)
+              total [0x74, 0x86) (reg10:i32) Arg(0)
+              total [0x86, 0x98) (reg8:i32) Arg(0)
+              total [0x98, 0xaa) (reg10:i32) Arg(0)
+              total [0xaa, 0xb9) (reg8:i32) Arg(0)
+              total [0xb9, 0xd5) (const 0) Arg(0) StackValue
+              total [0xe1, 0xee) (reg9:i32) Arg(0)
+              total [0xee, 0xfb) (reg8:i32) Arg(0)
+              i [0x4, 0x38) (const 0) Arg(0) StackValue
+              i [0x46, 0x67) (reg4:i64) Arg(0)
+              i [0x69, 0x7b) (reg4:i64) Arg(0)
+              i [0x7b, 0x7f) (reg8:i64) Arg(0)
+              i [0x8d, 0x91) (reg10:i64) Arg(0)
+              i [0x9f, 0xa3) (reg8:i64) Arg(0)
+              i [0xae, 0xb9) (reg4:i64) Arg(0)
+              i [0xb9, 0xd5) (const 0) Arg(0) StackValue
+              i [0xe1, 0xfb) (reg4:i64) Arg(0)
+              v [0x4e, 0x51) (reg9:i32) Arg(0)
+              v [0x71, 0x74) (reg10:i32) Arg(0)
+              v [0x83, 0x86) (reg8:i32) Arg(0)
+              v [0x95, 0x98) (reg10:i32) Arg(0)
+              v [0xa7, 0xaa) (reg8:i32) Arg(0)
         "#]],
     );
 }
@@ -493,34 +443,32 @@ fn str_len_pointer_loop() {
         "strings.O2.ll",
         "str_len",
         expect![[r#"
-           0: push rbp
-           1: mov rbp, rsp
-           4: mov rcx, rdi
-           7: movzx eax, byte ptr [rcx]
-           a: lea rdx, [rcx+1]
-           e: cmp al, 0
-          11: jne short 0x1e
-          13: mov rax, rcx
-          16: mov rsi, rdi
-          19: sub rax, rsi
-          1c: pop rbp
-          1d: ret
-          1e: mov rcx, rdx
-          21: jmp short 7
-        rows:
-          0x0 2:0 stmt
-          0x4 4:3 stmt prologue_end
-          0x7 4:10 stmt
-          0xa 5:6 stmt
-          0xe 4:3 
-          0x13 6:28 stmt
-          0x1c 6:3 epilogue_begin
-          0x1e 4:3 stmt
-        variables:
-          s [0x4, 0x23) (reg5:u64) Arg(0)
-          p [0x4, 0x7) (reg5:u64) Arg(0)
-          p [0x7, 0xe) (reg2:u64) Arg(0)
-          p [0xe, 0x23) (reg1:u64) Arg(0)
-    "#]],
+               0: push rbp
+               1: mov rbp, rsp
+               4: mov rax, rdi
+               7: movzx ecx, byte ptr [rax]
+               a: lea rdx, [rax+1]
+               e: test cl, cl
+              10: jne short 0x17
+              12: sub rax, rdi
+              15: pop rbp
+              16: ret
+              17: mov rax, rdx
+              1a: jmp short 7
+            rows:
+              0x0 2:0 stmt
+              0x4 4:3 stmt prologue_end
+              0x7 4:10 stmt
+              0xa 5:6 
+              0xe 4:3 
+              0x12 6:28 stmt
+              0x15 6:3 epilogue_begin
+              0x17 4:3 stmt
+            variables:
+              s [0x4, 0x1c) (reg5:u64) Arg(0)
+              p [0x4, 0x7) (reg5:u64) Arg(0)
+              p [0x7, 0xe) (reg0:u64) Arg(0)
+              p [0xe, 0x1c) (reg1:u64) Arg(0)
+        "#]],
     );
 }

@@ -22,7 +22,9 @@ pub mod line_table;
 pub mod live_debug_values;
 pub mod liveness;
 pub mod mir;
+pub mod phi_values;
 pub mod regalloc;
+pub mod speculated_values;
 
 use dwarfsmith_emit::model::ObjectModel;
 
