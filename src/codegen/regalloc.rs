@@ -90,8 +90,13 @@ pub fn allocate(f: &mut Function) -> Result<Allocation, RegallocError> {
             .filter(|&v| outcome.spilled[v as usize])
             .collect();
         if spilled.is_empty() {
+            // Every virtual register left in a debug value gets an answer:
+            // one no instruction touches has no register and no location.
             rewrite_debug(f, &live, &positions, &|v| {
-                outcome.assignment[v as usize].map(|g| DbgOperand::Reg(Reg::Phys(g)))
+                Some(
+                    outcome.assignment[v as usize]
+                        .map_or(DbgOperand::NoReg, |g| DbgOperand::Reg(Reg::Phys(g))),
+                )
             });
             apply_assignment(f, &outcome.assignment);
             return Ok(Allocation {
@@ -764,13 +769,15 @@ mod tests {
         }
         insts.push(add(v(0), v(1)));
         insts.push(dbg(3, vec![DbgOperand::Reg(v(1))]));
+        // A register no instruction touches has no location.
+        insts.push(dbg(4, vec![DbgOperand::Reg(v(3 + n))]));
         insts.push(InstKind::Copy {
             dst: phys(Gpr::Rax),
             src: v(0),
         });
         insts.push(ret());
         let mut f = Function::new("t");
-        for _ in 0..3 + n {
+        for _ in 0..4 + n {
             f.new_vreg(Width::W64);
         }
         f.new_block();
@@ -791,6 +798,7 @@ mod tests {
                 "DBG_VALUE $noreg, !var2, !expr0",
                 "DBG_VALUE %stack.0:64, !var3, !expr0",
                 "DBG_VALUE $noreg, !var3, !expr0",
+                "DBG_VALUE $noreg, !var4, !expr0",
             ]
         "#]]
         .assert_debug_eq(&debug);
