@@ -218,7 +218,7 @@ fn scan(f: &Function, live: &Liveness, unspillable: &[bool]) -> Result<ScanOutco
     for &vreg in &order {
         let mine = &ranges[vreg as usize];
         let fits = |g: Gpr, occupancy: &[Occupancy]| occupancy[usize::from(g.hw())].is_free(mine);
-        let hinted = hints[vreg as usize].iter().find_map(|hint| {
+        let hinted = hints[vreg as usize].iter().flatten().find_map(|hint| {
             let g = match *hint {
                 Reg::Phys(g) => g,
                 Reg::Virt(other) => assignment[other.0 as usize]?,
@@ -320,16 +320,22 @@ fn use_weights(f: &Function) -> Vec<u64> {
     weights
 }
 
-/// For each virtual register, the registers it is copied from or to.
-fn copy_hints(f: &Function) -> Vec<Vec<Reg>> {
-    let mut hints: Vec<Vec<Reg>> = vec![Vec::new(); f.vregs.len()];
+/// For each virtual register, up to two registers it is copied from or to.
+fn copy_hints(f: &Function) -> Vec<[Option<Reg>; 2]> {
+    let mut hints: Vec<[Option<Reg>; 2]> = vec![[None; 2]; f.vregs.len()];
+    let mut add = |v: VReg, hint: Reg| {
+        let slots = &mut hints[v.0 as usize];
+        if let Some(free) = slots.iter_mut().find(|s| s.is_none()) {
+            *free = Some(hint);
+        }
+    };
     for inst in f.blocks.iter().flat_map(|b| &b.insts) {
         if let InstKind::Copy { dst, src } = inst.kind {
             if let Reg::Virt(d) = dst {
-                hints[d.0 as usize].push(src);
+                add(d, src);
             }
             if let Reg::Virt(s) = src {
-                hints[s.0 as usize].push(dst);
+                add(s, dst);
             }
         }
     }
