@@ -375,3 +375,27 @@ fn debug_values_never_change_the_code() {
         assert_eq!(plain.cfi, debug.cfi, "{name}");
     }
 }
+
+#[test]
+fn instruction_offsets_tile_the_code() {
+    for f in backend_mir::all(true) {
+        let done = finish(f);
+        let mut next = 0;
+        for (b, (block, offsets)) in done.mir.blocks.iter().zip(&done.inst_offsets).enumerate() {
+            assert_eq!(block.insts.len(), offsets.len());
+            assert_eq!(done.block_offsets[b], next, "{} bb.{b}", done.mir.name);
+            for (inst, &(offset, len)) in block.insts.iter().zip(offsets) {
+                assert_eq!(offset, next, "{}: {}", done.mir.name, inst.kind);
+                assert_eq!(
+                    len == 0,
+                    inst.is_debug(),
+                    "{}: {}",
+                    done.mir.name,
+                    inst.kind
+                );
+                next = offset + len;
+            }
+        }
+        assert_eq!(next as usize, done.code.len(), "{}", done.mir.name);
+    }
+}
