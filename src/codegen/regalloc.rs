@@ -19,7 +19,9 @@
 //!    register is only used when needed). With none free, the values in the
 //!    way on some register are evicted (spilled) if each costs less per
 //!    point of life than this one (uses, weighted by loop depth), choosing
-//!    the register whose evictees weigh least; else this value is spilled.
+//!    the register whose evictees weigh least (an evicted value moves to
+//!    another register with room for it, or is spilled); else this value
+//!    is spilled.
 //!    Spill temporaries are never spilled.
 //! 3. A spilled register gets an 8-byte slot; every instruction touching it
 //!    reads it as a memory operand where x86 allows, or through a fresh
@@ -263,14 +265,29 @@ fn scan(f: &Function, live: &Liveness, unspillable: &[bool]) -> Result<ScanOutco
         }
         match best {
             Some((g, evictees, _)) => {
-                let occ = &mut occupancy[usize::from(g.hw())];
-                for old in evictees {
-                    occ.remove(&ranges[old as usize]);
-                    spilled[old as usize] = true;
-                    assignment[old as usize] = None;
+                for &old in &evictees {
+                    occupancy[usize::from(g.hw())].remove(&ranges[old as usize]);
                 }
-                occ.insert(mine, vreg);
+                occupancy[usize::from(g.hw())].insert(mine, vreg);
                 assignment[vreg as usize] = Some(g);
+                // An evicted value moves to another register with room for
+                // it, if there is one; otherwise it is spilled.
+                for old in evictees {
+                    let theirs = &ranges[old as usize];
+                    let moved = ALLOCATION_ORDER
+                        .into_iter()
+                        .find(|&h| occupancy[usize::from(h.hw())].is_free(theirs));
+                    match moved {
+                        Some(h) => {
+                            occupancy[usize::from(h.hw())].insert(theirs, old);
+                            assignment[old as usize] = Some(h);
+                        }
+                        None => {
+                            spilled[old as usize] = true;
+                            assignment[old as usize] = None;
+                        }
+                    }
+                }
             }
             None if current_spillable => spilled[vreg as usize] = true,
             None => {
