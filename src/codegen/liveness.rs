@@ -22,7 +22,7 @@
 //! of the registers that cross block boundaries (block-local registers are
 //! left out of it); the ranges are linear in instructions.
 
-use super::mir::{Access, BlockId, Function, GprSet, InstKind, Reg};
+use super::mir::{Access, BlockId, Function, GprSet, InstKind, Reg, VReg};
 
 /// A half-open range `[start, end)` of program points.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -109,6 +109,8 @@ pub struct Liveness {
     /// number, then such virtual registers); `None` for a virtual register
     /// that lives within one block.
     global_index: Vec<Option<u32>>,
+    /// The register (index among all registers) of each global index.
+    global_regs: Vec<usize>,
     /// Registers live on entry to each block (by global index).
     pub live_in: Vec<BitSet>,
     /// Registers live on exit from each block (by global index).
@@ -128,6 +130,15 @@ impl Liveness {
     /// block boundary.
     pub fn index(&self, reg: Reg) -> Option<usize> {
         self.global_index[reg_index(self.vreg_count, reg)].map(|i| i as usize)
+    }
+
+    /// The virtual registers live on entry to block `b`.
+    pub fn live_in_vregs(&self, b: BlockId) -> impl Iterator<Item = VReg> + '_ {
+        self.live_in[b.0 as usize]
+            .iter()
+            .map(|gi| self.global_regs[gi])
+            .filter(|&idx| idx < self.vreg_count)
+            .map(|idx| VReg(idx as u32))
     }
 
     /// Whether `reg` holds a needed value at `pos`.
@@ -389,6 +400,7 @@ pub fn compute(f: &Function) -> Liveness {
     Liveness {
         vreg_count,
         global_index,
+        global_regs,
         live_in,
         live_out,
         vreg_ranges: ranges,

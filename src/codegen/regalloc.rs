@@ -92,14 +92,7 @@ pub fn allocate(f: &mut Function) -> Result<Allocation, RegallocError> {
             .filter(|&v| outcome.spilled[v as usize])
             .collect();
         if spilled.is_empty() {
-            // Every virtual register left in a debug value gets an answer:
-            // one no instruction touches has no register and no location.
-            rewrite_debug(f, &live, &positions, &|v| {
-                Some(
-                    outcome.assignment[v as usize]
-                        .map_or(DbgOperand::NoReg, |g| DbgOperand::Reg(Reg::Phys(g))),
-                )
-            });
+            place_debug_values(f, &live, &outcome.assignment);
             apply_assignment(f, &outcome.assignment);
             return Ok(Allocation {
                 callee_saved_used: callee_saved_written(f),
@@ -383,6 +376,73 @@ fn rewrite_debug(
                     } else {
                         DbgOperand::NoReg
                     };
+                }
+            }
+        }
+    }
+}
+
+/// Rewrites the debug operands naming virtual registers once every
+/// register has its place: the assigned register where it still holds the
+/// register's value, `$noreg` elsewhere.
+///
+/// A forward walk over each block tracks which virtual registers' values
+/// each physical register holds: on entry the live-in ones assigned to it;
+/// a write replaces them by the register written (a coalesced copy, which
+/// disappears, adds its destination instead). This covers every point
+/// where the register is live, and also points after its last use until
+/// the physical register is overwritten (LLVM keeps those through
+/// coalescing); a register no instruction touches has no location.
+fn place_debug_values(f: &mut Function, live: &Liveness, assignment: &[Option<Gpr>]) {
+    let place = |r: Reg| match r {
+        Reg::Virt(v) => assignment[v.0 as usize],
+        Reg::Phys(g) => Some(g),
+    };
+    let mut holds: [Vec<u32>; 16] = Default::default();
+    for (b, block) in f.blocks.iter_mut().enumerate() {
+        for h in &mut holds {
+            h.clear();
+        }
+        for v in live.live_in_vregs(BlockId(b as u32)) {
+            if let Some(g) = assignment[v.0 as usize] {
+                holds[usize::from(g.hw())].push(v.0);
+            }
+        }
+        for inst in &mut block.insts {
+            match &mut inst.kind {
+                InstKind::DbgValue(dbg) => {
+                    for op in &mut dbg.operands {
+                        if let DbgOperand::Reg(Reg::Virt(v)) = *op {
+                            *op = match assignment[v.0 as usize] {
+                                Some(g) if holds[usize::from(g.hw())].contains(&v.0) => {
+                                    DbgOperand::Reg(Reg::Phys(g))
+                                }
+                                _ => DbgOperand::NoReg,
+                            };
+                        }
+                    }
+                }
+                InstKind::Copy { dst, src } if place(*dst) == place(*src) => {
+                    if let (Reg::Virt(d), Some(g)) = (*dst, place(*dst)) {
+                        holds[usize::from(g.hw())].push(d.0);
+                    }
+                }
+                kind => {
+                    kind.visit_regs(&mut |r, access| {
+                        if access == Access::Use {
+                            return;
+                        }
+                        if let Some(g) = place(r) {
+                            let h = &mut holds[usize::from(g.hw())];
+                            h.clear();
+                            if let Reg::Virt(v) = r {
+                                h.push(v.0);
+                            }
+                        }
+                    });
+                    for g in kind.implicit_defs().iter() {
+                        holds[usize::from(g.hw())].clear();
+                    }
                 }
             }
         }
@@ -818,7 +878,7 @@ mod tests {
         expect![[r#"
             [
                 "DBG_VALUE_LIST $rdi, 4, !var1, !expr0",
-                "DBG_VALUE $noreg, !var2, !expr0",
+                "DBG_VALUE $rax, !var2, !expr0",
                 "DBG_VALUE %stack.0:64, !var3, !expr0",
                 "DBG_VALUE $noreg, !var3, !expr0",
                 "DBG_VALUE $noreg, !var4, !expr0",
@@ -827,6 +887,48 @@ mod tests {
         .assert_debug_eq(&debug);
         f.blocks[0].insts.retain(|i| !i.is_debug());
         assert_eq!(f, plain, "debug values changed the allocation");
+    }
+
+    #[test]
+    fn debug_values_survive_coalesced_copies_until_the_register_is_written() {
+        // %0 dies at the copy into %1, which takes its register: the value
+        // is still there for the first debug value, not after the add.
+        check(
+            2,
+            vec![
+                mov(v(0), 7),
+                InstKind::Copy {
+                    dst: v(1),
+                    src: v(0),
+                },
+                dbg(1, vec![DbgOperand::Reg(v(0))]),
+                InstKind::Alu {
+                    op: AluOp::Add,
+                    width: Width::W64,
+                    dst: v(1),
+                    src: Rmi::Imm(1),
+                },
+                dbg(1, vec![DbgOperand::Reg(v(0))]),
+                dbg(2, vec![DbgOperand::Reg(v(1))]),
+                InstKind::Copy {
+                    dst: phys(Gpr::Rax),
+                    src: v(1),
+                },
+                ret(),
+                dbg(2, vec![DbgOperand::Reg(v(1))]),
+            ],
+            expect![[r#"
+                name: t
+                bb.0:
+                  $rax = MOV64 7
+                  DBG_VALUE $rax, !var1, !expr0
+                  $rax = ADD64 $rax, 1
+                  DBG_VALUE $noreg, !var1, !expr0
+                  DBG_VALUE $rax, !var2, !expr0
+                  RET $rax
+                  DBG_VALUE $rax, !var2, !expr0
+            "#]],
+        );
     }
 
     #[test]
