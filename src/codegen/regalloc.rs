@@ -30,10 +30,15 @@
 //!    nothing is spilled.
 //!
 //! Debug values are never seen by steps 1–3 (so code is byte-identical with
-//! and without them). Each operand naming a virtual register is rewritten at
-//! the instruction's own position: the assigned physical register, or the
-//! spill slot ([`DbgOperand::SpillSlot`]) when it was spilled, if the
-//! register is live there; `$noreg` otherwise.
+//! and without them); they stay at their positions and only their operands
+//! naming virtual registers are rewritten:
+//! - a spilled register becomes its slot ([`DbgOperand::SpillSlot`]) where
+//!   it is live (the slot is written after every definition), `$noreg`
+//!   elsewhere;
+//! - otherwise it becomes its physical register wherever that register
+//!   still holds its value: everywhere it is live, and after its last use
+//!   (or a coalesced copy) until the physical register is written; `$noreg`
+//!   elsewhere.
 //!
 //! Cost: each round is linear in instructions plus a log factor per live
 //! range; rounds are few (spill temporaries are tiny and never spill).
