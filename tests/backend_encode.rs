@@ -399,3 +399,37 @@ fn instruction_offsets_tile_the_code() {
         assert_eq!(next as usize, done.code.len(), "{}", done.mir.name);
     }
 }
+
+#[test]
+fn spill_stores_are_listed_with_their_slots() {
+    let done = finish(backend_mir::sum20(true));
+    let listed: Vec<String> = done
+        .spill_stores
+        .iter()
+        .map(|&(b, i, slot)| {
+            let inst = &done.mir.blocks[b].insts[i];
+            format!("{}  ; CFA{}", inst.kind, done.slot_cfa_offset(slot))
+        })
+        .collect();
+    expect![[r#"
+        [
+            "STORE64 [$rbp - 48], $rax  ; CFA-64",
+            "STORE64 [$rbp - 104], $rax  ; CFA-120",
+            "STORE64 [$rbp - 56], $r14  ; CFA-72",
+            "STORE64 [$rbp - 64], $r14  ; CFA-80",
+            "STORE64 [$rbp - 72], $r14  ; CFA-88",
+            "STORE64 [$rbp - 80], $r14  ; CFA-96",
+            "STORE64 [$rbp - 88], $r14  ; CFA-104",
+            "STORE64 [$rbp - 96], $r14  ; CFA-112",
+            "STORE64 [$rbp - 48], $r15  ; CFA-64",
+            "STORE64 [$rbp - 104], $r15  ; CFA-120",
+            "STORE64 [$rbp - 56], $rax  ; CFA-72",
+            "STORE64 [$rbp - 64], $rax  ; CFA-80",
+            "STORE64 [$rbp - 72], $rax  ; CFA-88",
+            "STORE64 [$rbp - 80], $rax  ; CFA-96",
+            "STORE64 [$rbp - 88], $rax  ; CFA-104",
+            "STORE64 [$rbp - 96], $rax  ; CFA-112",
+        ]
+    "#]]
+    .assert_debug_eq(&listed);
+}
