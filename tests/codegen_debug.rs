@@ -172,66 +172,63 @@ fn classify_jump_table_and_phi() {
                0: push rbp
                1: mov rbp, rsp
                4: cmp edi, 0
-               7: je short 0x61
+               7: je short 0x29
                9: cmp edi, 1
-               c: je short 0x29
+               c: je short 0x30
                e: cmp edi, 2
-              11: je short 0x30
+              11: je short 0x37
               13: cmp edi, 3
-              16: je short 0x37
+              16: je short 0x3e
               18: cmp edi, 4
-              1b: je short 0x3e
+              1b: je short 0x45
               1d: cmp edi, 7
-              20: je short 0x45
+              20: je short 0x4c
               22: cmp edi, 0x64
-              25: je short 0x4c
-              27: jmp short 0x53
-              29: mov ecx, 0xa
-              2e: jmp short 0x5c
-              30: mov ecx, 0xc
-              35: jmp short 0x5c
-              37: mov ecx, 5
-              3c: jmp short 0x5c
-              3e: mov ecx, 0x12
-              43: jmp short 0x5c
-              45: mov ecx, 3
-              4a: jmp short 0x5c
-              4c: mov ecx, 0
-              51: jmp short 0x5c
-              53: shl edi, 1
-              56: or edi, 1
-              59: mov rcx, rdi
-              5c: mov rax, rcx
-              5f: pop rbp
-              60: ret
-              61: mov ecx, 6
-              66: jmp short 0x5c
+              25: je short 0x53
+              27: jmp short 0x5a
+              29: mov eax, 6
+              2e: jmp short 0x63
+              30: mov eax, 0xa
+              35: jmp short 0x63
+              37: mov eax, 0xc
+              3c: jmp short 0x63
+              3e: mov eax, 5
+              43: jmp short 0x63
+              45: mov eax, 0x12
+              4a: jmp short 0x63
+              4c: mov eax, 3
+              51: jmp short 0x63
+              53: mov eax, 0
+              58: jmp short 0x63
+              5a: shl edi, 1
+              5d: or edi, 1
+              60: mov rax, rdi
+              63: pop rbp
+              64: ret
             rows:
               0x0 2:0 stmt
               0x4 4:3 stmt prologue_end
-              0x29 6:18 stmt
-              0x30 7:19 stmt
-              0x37 8:18 stmt
-              0x3e 9:19 stmt
-              0x45 10:18 stmt
-              0x4c 11:21 stmt
-              0x53 12:18 stmt
-              0x56 14:12 stmt
-              0x59 12:23 
-              0x5c 14:3 stmt
-              0x5f 14:3 epilogue_begin
-              0x61 4:3 stmt
+              0x29 4:3 stmt
+              0x30 6:18 stmt
+              0x37 7:19 stmt
+              0x3e 8:18 stmt
+              0x45 9:19 stmt
+              0x4c 10:18 stmt
+              0x53 11:21 stmt
+              0x5a 12:18 stmt
+              0x5d 14:12 stmt
+              0x60 12:23 
+              0x63 14:3 stmt epilogue_begin
             variables:
-              k [0x4, 0x56) (reg5:i32) Arg(0)
-              k [0x61, 0x68) (reg5:i32) Arg(0)
-              r [0x29, 0x30) (const 9) Arg(0) StackValue
-              r [0x30, 0x37) (const 11) Arg(0) StackValue
-              r [0x37, 0x3e) (const 4) Arg(0) StackValue
-              r [0x3e, 0x45) (const 17) Arg(0) StackValue
-              r [0x45, 0x4c) (const 2) Arg(0) StackValue
-              r [0x4c, 0x53) (const -1) Arg(0) StackValue
-              r [0x56, 0x59) (reg5:i32) Arg(0)
-              r [0x5c, 0x61) (reg2:i32) Arg(0)
+              k [0x4, 0x5d) (reg5:i32) Arg(0)
+              r [0x30, 0x37) (const 9) Arg(0) StackValue
+              r [0x37, 0x3e) (const 11) Arg(0) StackValue
+              r [0x3e, 0x45) (const 4) Arg(0) StackValue
+              r [0x45, 0x4c) (const 17) Arg(0) StackValue
+              r [0x4c, 0x53) (const 2) Arg(0) StackValue
+              r [0x53, 0x5a) (const -1) Arg(0) StackValue
+              r [0x5d, 0x60) (reg5:i32) Arg(0)
+              r [0x63, 0x65) (reg0:i32) Arg(0)
         "#]],
     );
 }
@@ -308,181 +305,160 @@ fn sum_scaled_loop_ranges() {
                7: push r13
                9: push r14
                b: push r15
-               d: sub rsp, 0x38
+               d: sub rsp, 0x18
               11: cmp esi, 0
-              14: jle 0x103
-              1a: mov eax, esi
-              1c: mov [rbp-0x30], rax
-              20: mov rcx, [rbp-0x30]
-              24: and rcx, 3
-              28: mov [rbp-0x30], rcx
-              2c: cmp esi, 4
-              2f: jb 0x10b
-              35: mov [rbp-0x38], rax
-              39: mov rax, [rbp-0x38]
-              3d: and rax, 0x7ffffffc
-              44: mov [rbp-0x38], rax
-              48: mov ecx, 0
-              4d: mov eax, 0
-              52: mov [rbp-0x58], rax
-              56: mov eax, 0
-              5b: mov [rbp-0x60], rax
-              5f: jmp short 0xaf
-              61: mov rax, [rbp-0x30]
-              65: cmp rax, 0
-              69: je 0x12e
-              6f: jmp 0x137
-              74: mov eax, [rdi+rsi*4]
-              77: imul eax, edx
-              7a: mov r10, rax
-              7d: add r10d, r8d
-              80: mov r11, rsi
-              83: add r11, 1
-              87: mov rbx, r9
-              8a: add rbx, 1
-              8e: cmp rbx, [rbp-0x30]
-              92: je 0x14a
-              98: jmp 0x152
-              9d: mov rax, r12
-              a0: add rsp, 0x38
-              a4: pop r15
-              a6: pop r14
-              a8: pop r13
-              aa: pop r12
-              ac: pop rbx
-              ad: pop rbp
-              ae: ret
-              af: mov eax, [rdi+rcx*4]
-              b2: imul eax, edx
-              b5: add eax, [rbp-0x58]
-              b8: mov r13, rcx
-              bb: or r13, 1
-              bf: mov r13d, [rdi+r13*4]
-              c3: imul r13d, edx
-              c7: add r13d, eax
-              ca: mov rax, rcx
-              cd: or rax, 2
-              d1: mov eax, [rdi+rax*4]
-              d4: imul eax, edx
-              d7: add eax, r13d
-              da: mov r13, rcx
-              dd: or r13, 3
-              e1: mov r13d, [rdi+r13*4]
-              e5: imul r13d, edx
-              e9: add r13d, eax
-              ec: mov rax, rcx
-              ef: add rax, 4
-              f3: mov r14, [rbp-0x60]
-              f7: add r14, 4
-              fb: cmp r14, [rbp-0x38]
-              ff: je short 0x160
-             101: jmp short 0x171
-             103: mov r12d, 0
-             109: jmp short 0x9d
-             10b: mov r15d, 0
-             111: mov [rbp-0x40], r15
-             115: mov r15d, 0
-             11b: mov [rbp-0x48], r15
-             11f: mov r15d, 0
-             125: mov [rbp-0x50], r15
-             129: jmp 0x61
-             12e: mov r12, [rbp-0x40]
-             132: jmp 0x9d
-             137: mov rsi, [rbp-0x48]
-             13b: mov r8, [rbp-0x50]
-             13f: mov r9d, 0
-             145: jmp 0x74
-             14a: mov r12, r10
-             14d: jmp 0x9d
-             152: mov rsi, r11
-             155: mov r8, r10
-             158: mov r9, rbx
-             15b: jmp 0x74
-             160: mov [rbp-0x40], r13
-             164: mov [rbp-0x48], rax
-             168: mov [rbp-0x50], r13
-             16c: jmp 0x61
-             171: mov rcx, rax
-             174: mov [rbp-0x58], r13
-             178: mov [rbp-0x60], r14
-             17c: jmp 0xaf
+              14: jg short 0x20
+              16: mov eax, 0
+              1b: jmp 0xbe
+              20: mov ecx, esi
+              22: mov [rbp-0x30], rcx
+              26: mov r8, [rbp-0x30]
+              2a: and r8, 3
+              2e: mov [rbp-0x30], r8
+              32: cmp esi, 4
+              35: jae short 0x4d
+              37: mov esi, 0
+              3c: mov [rbp-0x40], rsi
+              40: mov esi, 0
+              45: mov r8d, 0
+              4b: jmp short 0x73
+              4d: mov [rbp-0x38], rcx
+              51: mov rcx, [rbp-0x38]
+              55: and rcx, 0x7ffffffc
+              5c: mov [rbp-0x38], rcx
+              60: mov ecx, 0
+              65: mov r9d, 0
+              6b: mov r10d, 0
+              71: jmp short 0xcd
+              73: mov r11, [rbp-0x30]
+              77: cmp r11, 0
+              7b: jne short 0x83
+              7d: mov rax, [rbp-0x40]
+              81: jmp short 0xbe
+              83: mov r11, rsi
+              86: mov rbx, r8
+              89: mov r12d, 0
+              8f: mov r13d, [rdi+r11*4]
+              93: imul r13d, edx
+              97: add r13d, ebx
+              9a: mov r14, r11
+              9d: add r14, 1
+              a1: mov r15, r12
+              a4: add r15, 1
+              a8: cmp r15, [rbp-0x30]
+              ac: jne short 0xb3
+              ae: mov rax, r13
+              b1: jmp short 0xbe
+              b3: mov r11, r14
+              b6: mov rbx, r13
+              b9: mov r12, r15
+              bc: jmp short 0x8f
+              be: add rsp, 0x18
+              c2: pop r15
+              c4: pop r14
+              c6: pop r13
+              c8: pop r12
+              ca: pop rbx
+              cb: pop rbp
+              cc: ret
+              cd: mov eax, [rdi+rcx*4]
+              d0: imul eax, edx
+              d3: add eax, r9d
+              d6: mov r11, rcx
+              d9: or r11, 1
+              dd: mov r11d, [rdi+r11*4]
+              e1: imul r11d, edx
+              e5: add r11d, eax
+              e8: mov rax, rcx
+              eb: or rax, 2
+              ef: mov eax, [rdi+rax*4]
+              f2: imul eax, edx
+              f5: add eax, r11d
+              f8: mov r11, rcx
+              fb: or r11, 3
+              ff: mov r11d, [rdi+r11*4]
+             103: imul r11d, edx
+             107: add r11d, eax
+             10a: mov rax, rcx
+             10d: add rax, 4
+             111: mov rbx, r10
+             114: add rbx, 4
+             118: cmp rbx, [rbp-0x38]
+             11c: jne short 0x12d
+             11e: mov [rbp-0x40], r11
+             122: mov rsi, rax
+             125: mov r8, r11
+             128: jmp 0x73
+             12d: mov rcx, rax
+             130: mov r9, r11
+             133: mov r10, rbx
+             136: jmp short 0xcd
             rows:
               0x0 2:0 stmt
               0x11 4:3 stmt prologue_end
-              0x1a 4:21 stmt
-              0x1c 4:3 
-              0x35 4:3 stmt
-              0x61 4:3 stmt
-              0x74 5:13 stmt
-              0x77 5:18 
-              0x7a 6:11 stmt
-              0x80 4:27 stmt
-              0x87 4:3 
-              0x9d 8:3 stmt
-              0xa0 8:3 epilogue_begin
-              0xaf 5:13 stmt
-              0xb2 5:18 
-              0xb5 6:11 stmt
-              0xb8 4:27 stmt
-              0xbf 5:13 
-              0xc3 5:18 
-              0xc7 6:11 
-              0xca 4:27 
-              0xd1 5:13 
-              0xd4 5:18 
-              0xd7 6:11 
-              0xda 4:27 
-              0xe1 5:13 
-              0xe5 5:18 
-              0xe9 6:11 
-              0xec 4:27 
-              0xf3 4:3 
-              0x103 4:3 stmt
-              0x10b 4:3 stmt
-              0x12e 4:3 stmt
-              0x137 4:3 stmt
-              0x14a 4:3 stmt
-              0x152 4:3 stmt
-              0x160 4:3 stmt
-              0x171 4:3 stmt
+              0x16 4:3 stmt
+              0x20 4:21 stmt
+              0x22 4:3 
+              0x37 4:3 stmt
+              0x4d 4:3 stmt
+              0x73 4:3 stmt
+              0x7d 4:3 stmt
+              0x83 4:3 stmt
+              0x8f 5:13 stmt
+              0x93 5:18 
+              0x97 6:11 stmt
+              0x9a 4:27 stmt
+              0xa1 4:3 
+              0xae 4:3 stmt
+              0xb3 4:3 stmt
+              0xbe 8:3 stmt epilogue_begin
+              0xcd 5:13 stmt
+              0xd0 5:18 
+              0xd3 6:11 stmt
+              0xd6 4:27 stmt
+              0xdd 5:13 
+              0xe1 5:18 
+              0xe5 6:11 
+              0xe8 4:27 
+              0xef 5:13 
+              0xf2 5:18 
+              0xf5 6:11 
+              0xf8 4:27 
+              0xff 5:13 
+              0x103 5:18 
+              0x107 6:11 
+              0x10a 4:27 
+              0x111 4:3 
+              0x11e 4:3 stmt
+              0x12d 4:3 stmt
             variables:
-              a [0x11, 0x74) (reg5:u64) Arg(0)
-              a [0xaf, 0x14a) (reg5:u64) Arg(0)
-              a [0x160, 0x181) (reg5:u64) Arg(0)
-              n [0x11, 0x74) (reg4:i32) Arg(0)
-              n [0xaf, 0x13b) (reg4:i32) Arg(0)
-              n [0x160, 0x181) (reg4:i32) Arg(0)
-              scale [0x11, 0x74) (reg1:i32) Arg(0)
-              scale [0xaf, 0x14a) (reg1:i32) Arg(0)
-              scale [0x160, 0x181) (reg1:i32) Arg(0)
-              total [0x11, 0x61) (const 0) Arg(0) StackValue
-              total [0x74, 0x80) (reg8:i32) Arg(0)
-              total [0x80, 0x9d) (reg10:i32) Arg(0)
-              total [0xaf, 0xb8) (cfa-104) Arg(0)
-              total [0xb8, 0xca) (reg0:i32) Arg(0)
-              total [0xca, 0xda) (reg13:i32) Arg(0)
-              total [0xda, 0xec) (reg0:i32) Arg(0)
-              total [0xec, 0x103) (reg13:i32) Arg(0)
-              total [0x103, 0x12e) (const 0) Arg(0) StackValue
-              total [0x14a, 0x160) (reg10:i32) Arg(0)
-              total [0x160, 0x181) (reg13:i32) Arg(0)
-              i [0x11, 0x61) (const 0) Arg(0) StackValue
-              i [0x74, 0x87) (reg4:i64) Arg(0)
-              i [0x87, 0x9d) (reg11:i64) Arg(0)
-              i [0xaf, 0xbf) (reg2:i64) Arg(0)
-              i [0xbf, 0xc3) (reg13:i64) Arg(0)
-              i [0xd1, 0xd4) (reg0:i64) Arg(0)
-              i [0xe1, 0xe5) (reg13:i64) Arg(0)
-              i [0xf3, 0x103) (reg0:i64) Arg(0)
-              i [0x103, 0x12e) (const 0) Arg(0) StackValue
-              i [0x14a, 0x160) (reg11:i64) Arg(0)
-              i [0x160, 0x181) (reg0:i64) Arg(0)
-              v [0x7a, 0x9d) (reg0:i32) Arg(0)
-              v [0xb5, 0xb8) (reg0:i32) Arg(0)
-              v [0xc7, 0xca) (reg13:i32) Arg(0)
-              v [0xd7, 0xda) (reg0:i32) Arg(0)
-              v [0xe9, 0xec) (reg13:i32) Arg(0)
-              v [0x14a, 0x160) (reg0:i32) Arg(0)
+              a [0x11, 0x138) (reg5:u64) Arg(0)
+              n [0x11, 0x3c) (reg4:i32) Arg(0)
+              n [0x4d, 0x73) (reg4:i32) Arg(0)
+              n [0xcd, 0x125) (reg4:i32) Arg(0)
+              n [0x12d, 0x138) (reg4:i32) Arg(0)
+              scale [0x11, 0x138) (reg1:i32) Arg(0)
+              total [0x11, 0x73) (const 0) Arg(0) StackValue
+              total [0x8f, 0x9a) (reg3:i32) Arg(0)
+              total [0x9a, 0xbe) (reg13:i32) Arg(0)
+              total [0xcd, 0xd6) (reg9:i32) Arg(0)
+              total [0xd6, 0xe8) (reg0:i32) Arg(0)
+              total [0xe8, 0xf8) (reg11:i32) Arg(0)
+              total [0xf8, 0x10a) (reg0:i32) Arg(0)
+              total [0x10a, 0x138) (reg11:i32) Arg(0)
+              i [0x11, 0x73) (const 0) Arg(0) StackValue
+              i [0x8f, 0xa1) (reg11:i64) Arg(0)
+              i [0xa1, 0xbe) (reg14:i64) Arg(0)
+              i [0xcd, 0xdd) (reg2:i64) Arg(0)
+              i [0xdd, 0xe1) (reg11:i64) Arg(0)
+              i [0xef, 0xf2) (reg0:i64) Arg(0)
+              i [0xff, 0x103) (reg11:i64) Arg(0)
+              i [0x111, 0x138) (reg0:i64) Arg(0)
+              v [0x97, 0x9a) (reg13:i32) Arg(0)
+              v [0xd3, 0xd6) (reg0:i32) Arg(0)
+              v [0xe5, 0xe8) (reg11:i32) Arg(0)
+              v [0xf5, 0xf8) (reg0:i32) Arg(0)
+              v [0x107, 0x10a) (reg11:i32) Arg(0)
         "#]],
     );
 }
@@ -493,34 +469,32 @@ fn str_len_pointer_loop() {
         "strings.O2.ll",
         "str_len",
         expect![[r#"
-           0: push rbp
-           1: mov rbp, rsp
-           4: mov rcx, rdi
-           7: movzx eax, byte ptr [rcx]
-           a: lea rdx, [rcx+1]
-           e: cmp al, 0
-          11: jne short 0x1e
-          13: mov rax, rcx
-          16: mov rsi, rdi
-          19: sub rax, rsi
-          1c: pop rbp
-          1d: ret
-          1e: mov rcx, rdx
-          21: jmp short 7
-        rows:
-          0x0 2:0 stmt
-          0x4 4:3 stmt prologue_end
-          0x7 4:10 stmt
-          0xa 5:6 stmt
-          0xe 4:3 
-          0x13 6:28 stmt
-          0x1c 6:3 epilogue_begin
-          0x1e 4:3 stmt
-        variables:
-          s [0x4, 0x23) (reg5:u64) Arg(0)
-          p [0x4, 0x7) (reg5:u64) Arg(0)
-          p [0x7, 0xe) (reg2:u64) Arg(0)
-          p [0xe, 0x23) (reg1:u64) Arg(0)
-    "#]],
+               0: push rbp
+               1: mov rbp, rsp
+               4: mov rax, rdi
+               7: movzx ecx, byte ptr [rax]
+               a: lea rdx, [rax+1]
+               e: cmp cl, 0
+              11: je short 0x18
+              13: mov rax, rdx
+              16: jmp short 7
+              18: sub rax, rdi
+              1b: pop rbp
+              1c: ret
+            rows:
+              0x0 2:0 stmt
+              0x4 4:3 stmt prologue_end
+              0x7 4:10 stmt
+              0xa 5:6 stmt
+              0xe 4:3 
+              0x13 4:3 stmt
+              0x18 6:28 stmt
+              0x1b 6:3 epilogue_begin
+            variables:
+              s [0x4, 0x1d) (reg5:u64) Arg(0)
+              p [0x4, 0x7) (reg5:u64) Arg(0)
+              p [0x7, 0xe) (reg0:u64) Arg(0)
+              p [0xe, 0x1d) (reg1:u64) Arg(0)
+        "#]],
     );
 }

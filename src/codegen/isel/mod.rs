@@ -211,6 +211,8 @@ struct Selector<'a> {
     succs: Vec<Vec<ir::BlockId>>,
     /// Edge blocks made for critical edges (pred, succ) → MIR block.
     edge_blocks: HashMap<(u32, u32), MBlock>,
+    /// Edge blocks in creation order, with the block they leave.
+    edge_order: Vec<(u32, MBlock)>,
     /// The MIR block instructions are appended to.
     current: MBlock,
     /// The `loc` given to instructions selected now.
@@ -233,6 +235,7 @@ impl<'a> Selector<'a> {
             inst_block: vec![u32::MAX; f.insts.len()],
             succs: ir::cfg::successors(f),
             edge_blocks: HashMap::new(),
+            edge_order: Vec::new(),
             current: MBlock(0),
             loc: 0,
             pos: f.pos,
@@ -312,7 +315,87 @@ impl<'a> Selector<'a> {
                 self.lower_inst(id)?;
             }
         }
+        self.layout();
         Ok(())
+    }
+
+    /// Moves each edge block right after the block it leaves (keeping live
+    /// ranges local), adds a jump where a block no longer falls through to
+    /// its old successor, drops jumps to the next block, and renumbers
+    /// every branch target.
+    fn layout(&mut self) {
+        let total = self.mir.blocks.len();
+        let mut after: Vec<Vec<u32>> = vec![Vec::new(); self.f.blocks.len()];
+        for &(pred, block) in &self.edge_order {
+            after[pred as usize].push(block.0);
+        }
+        let mut order = Vec::with_capacity(total);
+        for (b, edges) in after.iter().enumerate() {
+            order.push(b as u32);
+            order.extend_from_slice(edges);
+        }
+        let mut new_id = vec![0u32; total];
+        for (position, &old) in order.iter().enumerate() {
+            new_id[old as usize] = position as u32;
+        }
+        let mut old_blocks: Vec<Option<mir::Block>> = std::mem::take(&mut self.mir.blocks)
+            .into_iter()
+            .map(Some)
+            .collect();
+        for (position, &old) in order.iter().enumerate() {
+            let mut block = old_blocks[old as usize].take().unwrap_or_default();
+            let ends = block
+                .insts
+                .iter()
+                .rev()
+                .find(|i| !i.is_debug())
+                .map(|i| &i.kind);
+            let falls_through = !matches!(
+                ends,
+                Some(K::Jmp { .. } | K::JmpIndirect { .. } | K::Ret { .. } | K::Ud2)
+            );
+            let next_old = old as usize + 1;
+            if falls_through && next_old < total && new_id[next_old] != position as u32 + 1 {
+                let loc = block.insts.last().map_or(0, |i| i.loc);
+                block.insts.push(MInst::new(
+                    K::Jmp {
+                        target: MBlock(next_old as u32),
+                    },
+                    loc,
+                ));
+            }
+            for inst in &mut block.insts {
+                match &mut inst.kind {
+                    K::Jmp { target } | K::Jcc { target, .. } => {
+                        *target = MBlock(new_id[target.0 as usize]);
+                    }
+                    _ => {}
+                }
+            }
+            let next = MBlock(position as u32 + 1);
+            // `jcc next; jmp other` becomes `j!cc other`, falling through.
+            if let [.., a, b] = block.insts.as_mut_slice() {
+                if let (K::Jcc { cond, target }, K::Jmp { target: other }) = (&mut a.kind, &b.kind)
+                {
+                    if *target == next {
+                        *cond = cond.invert();
+                        *target = *other;
+                        b.kind = K::Jmp { target: next };
+                    }
+                }
+            }
+            if let Some(K::Jmp { target }) = block.insts.last().map(|i| &i.kind) {
+                if *target == next {
+                    block.insts.pop();
+                }
+            }
+            self.mir.blocks.push(block);
+        }
+        for table in &mut self.mir.jump_tables {
+            for target in table.iter_mut() {
+                *target = MBlock(new_id[target.0 as usize]);
+            }
+        }
     }
 
     /// Decides which instructions are fused or folded into their users,
@@ -1358,6 +1441,7 @@ impl<'a> Selector<'a> {
         }
         let block = self.mir.new_block();
         self.edge_blocks.insert((pred, succ.0), block);
+        self.edge_order.push((pred, block));
         let saved = self.current;
         self.current = block;
         self.phi_copies(pred, succ)?;
