@@ -342,3 +342,182 @@ fn location_of(input: &HistoryInput, d: &DbgValue) -> Option<(Location, Vec<Gpr>
     registers.dedup();
     Some((Location { args, ops }, registers))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codegen::isel::DebugExpr;
+    use crate::codegen::mir::{CallTarget, Inst, StackSlotId, Width};
+    use crate::ir::{LocId, MdId};
+    use crate::x86::abi::CALLER_SAVED;
+
+    fn dbg(variable: u32, operand: DbgOperand, indirect: bool) -> InstKind {
+        InstKind::DbgValue(DbgValue {
+            variable,
+            operands: vec![operand],
+            expr: 0,
+            indirect,
+        })
+    }
+
+    fn reg(g: Gpr) -> DbgOperand {
+        DbgOperand::Reg(Reg::Phys(g))
+    }
+
+    fn mov(dst: Gpr, imm: i64) -> InstKind {
+        InstKind::MovImm {
+            dst: Reg::Phys(dst),
+            imm,
+            width: Width::W32,
+        }
+    }
+
+    /// Ranges of blocks of instructions; every real instruction is 2 bytes.
+    /// Variables: 0 = `x`, 1 = `y` bits 0..32, 2 = `y` bits 32..64,
+    /// 3 = `y` whole.
+    fn ranges(blocks: Vec<Vec<InstKind>>) -> Vec<(u32, u64, u64, String)> {
+        let mut mir = Function::new("f");
+        let mut offsets = Vec::new();
+        let mut block_offsets = Vec::new();
+        let mut at = 0u32;
+        for insts in blocks {
+            block_offsets.push(at);
+            let mut block_offsets_of = Vec::new();
+            let b = mir.new_block();
+            for kind in insts {
+                let len = if matches!(kind, InstKind::DbgValue(_)) {
+                    0
+                } else {
+                    2
+                };
+                block_offsets_of.push((at, len));
+                at += len;
+                mir.blocks[b.0 as usize].insts.push(Inst::new(kind, 0));
+            }
+            offsets.push(block_offsets_of);
+        }
+        let key = |variable, fragment| VariableKey {
+            variable: MdId(variable),
+            inlined_at: None::<LocId>,
+            fragment,
+        };
+        let mut table = DebugTable::default();
+        table.intern_variable(key(10, None));
+        table.intern_variable(key(11, Some((0, 32))));
+        table.intern_variable(key(11, Some((32, 32))));
+        table.intern_variable(key(11, None));
+        table.intern_expr(DebugExpr {
+            ops: vec![Op::Arg(0)],
+            args: vec![ArgType {
+                bits: 32,
+                signed: true,
+            }],
+        });
+        let input = HistoryInput {
+            mir: &mir,
+            inst_offsets: &offsets,
+            block_offsets: &block_offsets,
+            code_size: u64::from(at),
+            slot_offsets: &[-24],
+            table: &table,
+        };
+        variable_ranges(&input)
+            .into_iter()
+            .map(|r| {
+                let arg = match r.location.args[0] {
+                    LocationArg::Register { register, .. } => format!("reg{register}"),
+                    LocationArg::FrameSlot(o) => format!("cfa{o}"),
+                    LocationArg::Constant(c) => format!("const{c}"),
+                };
+                let ops: Vec<String> = r.location.ops.iter().map(|o| format!("{o:?}")).collect();
+                let fragment = r.key.fragment.map_or(String::new(), |f| format!("{f:?}"));
+                (
+                    r.key.variable.0,
+                    r.start,
+                    r.end,
+                    format!("{arg} {}{fragment}", ops.join(" ")),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn clobbers_calls_and_undefined_values_end_ranges() {
+        let call = InstKind::Call {
+            target: CallTarget::Symbol("g".into()),
+            args: vec![],
+            rets: vec![],
+            clobbers: CALLER_SAVED,
+        };
+        let got = ranges(vec![vec![
+            mov(Gpr::Rax, 1),
+            dbg(0, reg(Gpr::Rax), false),
+            mov(Gpr::Rcx, 2),
+            mov(Gpr::Rax, 3), // clobbers x: the range ends after it
+            dbg(0, reg(Gpr::Rbx), false),
+            call, // rbx is callee-saved: x survives
+            dbg(0, DbgOperand::Imm(7), false),
+            mov(Gpr::Rdx, 4),
+            dbg(0, DbgOperand::NoReg, false),
+            mov(Gpr::Rdx, 5),
+        ]]);
+        assert_eq!(
+            got,
+            [
+                (10, 2, 6, "reg0 Arg(0)".to_string()),
+                (10, 6, 8, "reg3 Arg(0)".to_string()),
+                (10, 8, 10, "const7 Arg(0) StackValue".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn fragments_overlap_and_declares_cover_the_function() {
+        let got = ranges(vec![vec![
+            dbg(1, reg(Gpr::Rax), false),
+            dbg(2, reg(Gpr::Rcx), false),
+            mov(Gpr::Rdx, 1),
+            dbg(3, reg(Gpr::Rsi), false), // the whole variable ends both pieces
+            mov(Gpr::Rdx, 2),
+            dbg(0, DbgOperand::StackSlot(StackSlotId(0)), true),
+            mov(Gpr::Rdx, 3),
+        ]]);
+        assert_eq!(
+            got,
+            [
+                (10, 0, 6, "cfa-24 Arg(0)".to_string()),
+                (11, 2, 6, "reg4 Arg(0)".to_string()),
+                (11, 0, 2, "reg0 Arg(0)(0, 32)".to_string()),
+                (11, 0, 2, "reg2 Arg(0)(32, 32)".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn locations_flow_into_blocks_where_all_predecessors_agree() {
+        use crate::codegen::mir::{BlockId, Cond};
+        // bb0: x in rbx, y in rsi; branch to bb2 or fall into bb1.
+        // bb1: y moves to rdi. bb2 (join): x continues, y does not.
+        let got = ranges(vec![
+            vec![
+                dbg(0, reg(Gpr::Rbx), false),
+                dbg(3, reg(Gpr::Rsi), false),
+                mov(Gpr::Rax, 0),
+                InstKind::Jcc {
+                    cond: Cond::E,
+                    target: BlockId(2),
+                },
+            ],
+            vec![dbg(3, reg(Gpr::Rdi), false), mov(Gpr::Rax, 1)],
+            vec![mov(Gpr::Rax, 2), InstKind::Ret { uses: vec![] }],
+        ]);
+        assert_eq!(
+            got,
+            [
+                (10, 0, 10, "reg3 Arg(0)".to_string()),
+                (11, 0, 4, "reg4 Arg(0)".to_string()),
+                (11, 4, 6, "reg5 Arg(0)".to_string()),
+            ]
+        );
+    }
+}
