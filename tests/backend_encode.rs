@@ -70,29 +70,29 @@ fn loop_with_call_keeps_values_in_callee_saved_registers() {
                d: mov rbx, rdi
               10: mov r12d, 0
               16: mov r13d, 0
-              1c: cmp rbx, 0
-              20: jle short 0x36
-              22: mov rdi, r13
-              25: call 0
-              2a: add r12, rax
-              2d: add r13, 1
-              31: cmp r13, rbx
-              34: jl short 0x22
-              36: mov rax, r12
-              39: add rsp, 8
-              3d: pop r13
-              3f: pop r12
-              41: pop rbx
-              42: pop rbp
-              43: ret
-            reloc 0x26 Plt32 Named("twice") -4
+              1c: test rbx, rbx
+              1f: jle short 0x35
+              21: mov rdi, r13
+              24: call 0
+              29: add r12, rax
+              2c: add r13, 1
+              30: cmp r13, rbx
+              33: jl short 0x21
+              35: mov rax, r12
+              38: add rsp, 8
+              3c: pop r13
+              3e: pop r12
+              40: pop rbx
+              41: pop rbp
+              42: ret
+            reloc 0x25 Plt32 Named("twice") -4
             cfi 0x1 DefCfaOffset(16)
             cfi 0x1 Offset { register: 6, offset: -16 }
             cfi 0x4 DefCfaRegister(6)
             cfi 0x5 Offset { register: 3, offset: -24 }
             cfi 0x7 Offset { register: 12, offset: -32 }
             cfi 0x9 Offset { register: 13, offset: -40 }
-            cfi 0x43 DefCfa { register: 7, offset: 8 }
+            cfi 0x42 DefCfa { register: 7, offset: 8 }
         "#]],
     );
 }
@@ -111,118 +111,110 @@ fn register_pressure_spills() {
                b: push r15
                d: sub rsp, 0x48
               11: mov rax, [rdi]
-              14: mov rcx, [rdi+8]
-              18: mov rdx, [rdi+0x10]
-              1c: mov rsi, [rdi+0x18]
-              20: mov r8, [rdi+0x20]
-              24: mov r9, [rdi+0x28]
-              28: mov r10, [rdi+0x30]
-              2c: mov r11, [rdi+0x38]
-              30: mov rbx, [rdi+0x40]
-              34: mov r12, [rdi+0x48]
-              38: mov r13, [rdi+0x50]
-              3c: mov r14, [rdi+0x58]
-              40: mov r15, [rdi+0x60]
-              44: mov [rbp-0x68], r15
-              48: mov r15, [rdi+0x68]
-              4c: mov [rbp-0x30], r15
-              50: mov r15, [rdi+0x70]
-              54: mov [rbp-0x38], r15
-              58: mov r15, [rdi+0x78]
-              5c: mov [rbp-0x40], r15
-              60: mov r15, [rdi+0x80]
-              67: mov [rbp-0x48], r15
-              6b: mov r15, [rdi+0x88]
-              72: mov [rbp-0x50], r15
-              76: mov r15, [rdi+0x90]
-              7d: mov [rbp-0x58], r15
-              81: mov rdi, [rdi+0x98]
-              88: mov [rbp-0x60], rdi
-              8c: mov rdi, rax
-              8f: add rdi, rcx
-              92: add rdi, rdx
-              95: add rdi, rsi
-              98: add rdi, r8
-              9b: add rdi, r9
-              9e: add rdi, r10
-              a1: add rdi, r11
-              a4: add rdi, rbx
-              a7: add rdi, r12
-              aa: add rdi, r13
-              ad: add rdi, r14
-              b0: add rdi, [rbp-0x68]
-              b4: add rdi, [rbp-0x30]
-              b8: add rdi, [rbp-0x38]
-              bc: add rdi, [rbp-0x40]
-              c0: add rdi, [rbp-0x48]
-              c4: add rdi, [rbp-0x50]
-              c8: add rdi, [rbp-0x58]
-              cc: add rdi, [rbp-0x60]
-              d0: imul rax, 0
-              d4: add rdi, rax
-              d7: imul rcx, 1
-              db: add rdi, rcx
-              de: imul rdx, 2
-              e2: add rdi, rdx
-              e5: imul rsi, 3
-              e9: add rdi, rsi
-              ec: imul r8, 4
-              f0: add rdi, r8
-              f3: imul r9, 5
-              f7: add rdi, r9
-              fa: imul r10, 6
-              fe: add rdi, r10
-             101: imul r11, 7
-             105: add rdi, r11
-             108: imul rbx, 8
-             10c: add rdi, rbx
-             10f: imul r12, 9
-             113: add rdi, r12
-             116: imul r13, 0xa
-             11a: add rdi, r13
-             11d: imul r14, 0xb
-             121: add rdi, r14
-             124: mov rax, [rbp-0x68]
-             128: imul rax, 0xc
-             12c: mov [rbp-0x68], rax
-             130: add rdi, [rbp-0x68]
-             134: mov rax, [rbp-0x30]
-             138: imul rax, 0xd
-             13c: mov [rbp-0x30], rax
-             140: add rdi, [rbp-0x30]
-             144: mov rax, [rbp-0x38]
-             148: imul rax, 0xe
-             14c: mov [rbp-0x38], rax
-             150: add rdi, [rbp-0x38]
-             154: mov rax, [rbp-0x40]
-             158: imul rax, 0xf
-             15c: mov [rbp-0x40], rax
-             160: add rdi, [rbp-0x40]
-             164: mov rax, [rbp-0x48]
-             168: imul rax, 0x10
-             16c: mov [rbp-0x48], rax
-             170: add rdi, [rbp-0x48]
-             174: mov rax, [rbp-0x50]
-             178: imul rax, 0x11
-             17c: mov [rbp-0x50], rax
-             180: add rdi, [rbp-0x50]
-             184: mov rax, [rbp-0x58]
-             188: imul rax, 0x12
-             18c: mov [rbp-0x58], rax
-             190: add rdi, [rbp-0x58]
-             194: mov rax, [rbp-0x60]
-             198: imul rax, 0x13
-             19c: mov [rbp-0x60], rax
-             1a0: add rdi, [rbp-0x60]
-             1a4: mov rax, rdi
-             1a7: add rsp, 0x48
-             1ab: pop r15
-             1ad: pop r14
-             1af: pop r13
-             1b1: pop r12
-             1b3: pop rbx
-             1b4: pop rbp
-             1b5: ret
+              14: mov [rbp-0x30], rax
+              18: mov rax, [rdi+8]
+              1c: mov [rbp-0x68], rax
+              20: mov rax, [rdi+0x10]
+              24: mov rcx, [rdi+0x18]
+              28: mov rdx, [rdi+0x20]
+              2c: mov rsi, [rdi+0x28]
+              30: mov r8, [rdi+0x30]
+              34: mov r9, [rdi+0x38]
+              38: mov r10, [rdi+0x40]
+              3c: mov r11, [rdi+0x48]
+              40: mov rbx, [rdi+0x50]
+              44: mov r12, [rdi+0x58]
+              48: mov r13, [rdi+0x60]
+              4c: mov r14, [rdi+0x68]
+              50: mov [rbp-0x38], r14
+              54: mov r14, [rdi+0x70]
+              58: mov [rbp-0x40], r14
+              5c: mov r14, [rdi+0x78]
+              60: mov [rbp-0x48], r14
+              64: mov r14, [rdi+0x80]
+              6b: mov [rbp-0x50], r14
+              6f: mov r14, [rdi+0x88]
+              76: mov [rbp-0x58], r14
+              7a: mov r14, [rdi+0x90]
+              81: mov [rbp-0x60], r14
+              85: mov rdi, [rdi+0x98]
+              8c: mov r14, [rbp-0x30]
+              90: add r14, [rbp-0x68]
+              94: add r14, rax
+              97: add r14, rcx
+              9a: add r14, rdx
+              9d: add r14, rsi
+              a0: add r14, r8
+              a3: add r14, r9
+              a6: add r14, r10
+              a9: add r14, r11
+              ac: add r14, rbx
+              af: add r14, r12
+              b2: add r14, r13
+              b5: add r14, [rbp-0x38]
+              b9: add r14, [rbp-0x40]
+              bd: add r14, [rbp-0x48]
+              c1: add r14, [rbp-0x50]
+              c5: add r14, [rbp-0x58]
+              c9: add r14, [rbp-0x60]
+              cd: add r14, rdi
+              d0: imul r15, [rbp-0x30], 0
+              d5: mov [rbp-0x30], r15
+              d9: add r14, [rbp-0x30]
+              dd: imul r15, [rbp-0x68], 1
+              e2: mov [rbp-0x68], r15
+              e6: add r14, [rbp-0x68]
+              ea: imul rax, 2
+              ee: add r14, rax
+              f1: imul rcx, 3
+              f5: add r14, rcx
+              f8: imul rdx, 4
+              fc: add r14, rdx
+              ff: imul rsi, 5
+             103: add r14, rsi
+             106: imul r8, 6
+             10a: add r14, r8
+             10d: imul r9, 7
+             111: add r14, r9
+             114: imul r10, 8
+             118: add r14, r10
+             11b: imul r11, 9
+             11f: add r14, r11
+             122: imul rbx, 0xa
+             126: add r14, rbx
+             129: imul r12, 0xb
+             12d: add r14, r12
+             130: imul r13, 0xc
+             134: add r14, r13
+             137: imul rax, [rbp-0x38], 0xd
+             13c: mov [rbp-0x38], rax
+             140: add r14, [rbp-0x38]
+             144: imul rax, [rbp-0x40], 0xe
+             149: mov [rbp-0x40], rax
+             14d: add r14, [rbp-0x40]
+             151: imul rax, [rbp-0x48], 0xf
+             156: mov [rbp-0x48], rax
+             15a: add r14, [rbp-0x48]
+             15e: imul rax, [rbp-0x50], 0x10
+             163: mov [rbp-0x50], rax
+             167: add r14, [rbp-0x50]
+             16b: imul rax, [rbp-0x58], 0x11
+             170: mov [rbp-0x58], rax
+             174: add r14, [rbp-0x58]
+             178: imul rax, [rbp-0x60], 0x12
+             17d: mov [rbp-0x60], rax
+             181: add r14, [rbp-0x60]
+             185: imul rdi, 0x13
+             189: add r14, rdi
+             18c: mov rax, r14
+             18f: add rsp, 0x48
+             193: pop r15
+             195: pop r14
+             197: pop r13
+             199: pop r12
+             19b: pop rbx
+             19c: pop rbp
+             19d: ret
             cfi 0x1 DefCfaOffset(16)
             cfi 0x1 Offset { register: 6, offset: -16 }
             cfi 0x4 DefCfaRegister(6)
@@ -231,7 +223,7 @@ fn register_pressure_spills() {
             cfi 0x9 Offset { register: 13, offset: -40 }
             cfi 0xb Offset { register: 14, offset: -48 }
             cfi 0xd Offset { register: 15, offset: -56 }
-            cfi 0x1b5 DefCfa { register: 7, offset: 8 }
+            cfi 0x19d DefCfa { register: 7, offset: 8 }
         "#]],
     );
 }
@@ -382,4 +374,62 @@ fn debug_values_never_change_the_code() {
         assert_eq!(plain.relocations, debug.relocations, "{name}");
         assert_eq!(plain.cfi, debug.cfi, "{name}");
     }
+}
+
+#[test]
+fn instruction_offsets_tile_the_code() {
+    for f in backend_mir::all(true) {
+        let done = finish(f);
+        let mut next = 0;
+        for (b, (block, offsets)) in done.mir.blocks.iter().zip(&done.inst_offsets).enumerate() {
+            assert_eq!(block.insts.len(), offsets.len());
+            assert_eq!(done.block_offsets[b], next, "{} bb.{b}", done.mir.name);
+            for (inst, &(offset, len)) in block.insts.iter().zip(offsets) {
+                assert_eq!(offset, next, "{}: {}", done.mir.name, inst.kind);
+                assert_eq!(
+                    len == 0,
+                    inst.is_debug(),
+                    "{}: {}",
+                    done.mir.name,
+                    inst.kind
+                );
+                next = offset + len;
+            }
+        }
+        assert_eq!(next as usize, done.code.len(), "{}", done.mir.name);
+    }
+}
+
+#[test]
+fn spill_stores_are_listed_with_their_slots() {
+    let done = finish(backend_mir::sum20(true));
+    let listed: Vec<String> = done
+        .spill_stores
+        .iter()
+        .map(|&(b, i, slot)| {
+            let inst = &done.mir.blocks[b].insts[i];
+            format!("{}  ; CFA{}", inst.kind, done.slot_cfa_offset(slot))
+        })
+        .collect();
+    expect![[r#"
+        [
+            "STORE64 [$rbp - 48], $rax  ; CFA-64",
+            "STORE64 [$rbp - 104], $rax  ; CFA-120",
+            "STORE64 [$rbp - 56], $r14  ; CFA-72",
+            "STORE64 [$rbp - 64], $r14  ; CFA-80",
+            "STORE64 [$rbp - 72], $r14  ; CFA-88",
+            "STORE64 [$rbp - 80], $r14  ; CFA-96",
+            "STORE64 [$rbp - 88], $r14  ; CFA-104",
+            "STORE64 [$rbp - 96], $r14  ; CFA-112",
+            "STORE64 [$rbp - 48], $r15  ; CFA-64",
+            "STORE64 [$rbp - 104], $r15  ; CFA-120",
+            "STORE64 [$rbp - 56], $rax  ; CFA-72",
+            "STORE64 [$rbp - 64], $rax  ; CFA-80",
+            "STORE64 [$rbp - 72], $rax  ; CFA-88",
+            "STORE64 [$rbp - 80], $rax  ; CFA-96",
+            "STORE64 [$rbp - 88], $rax  ; CFA-104",
+            "STORE64 [$rbp - 96], $rax  ; CFA-112",
+        ]
+    "#]]
+    .assert_debug_eq(&listed);
 }

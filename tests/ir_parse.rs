@@ -721,3 +721,40 @@ fn debug_types_of_structs_and_arrays() {
         MdNode::AssignId
     ));
 }
+
+#[test]
+fn o0_declares_name_their_allocas_and_llvm14_calls_become_records() {
+    let m = parse_fixture("sort.O0.ll");
+    let f = m.function(m.function_by_name("insertion_sort").unwrap());
+    let declares: Vec<(String, bool)> = f
+        .insts
+        .iter()
+        .flat_map(|i| &i.records)
+        .map(|r| {
+            assert_eq!(r.kind, RecordKind::Declare);
+            assert_eq!(m.debug.expr(r.expr).ops, [ExprOp::Arg(0)]);
+            let [Value::Inst(slot)] = r.locations[..] else {
+                panic!("not one location")
+            };
+            let is_alloca = matches!(f.inst(slot).kind, InstKind::Alloca { .. });
+            (
+                m.debug.variable(r.variable).unwrap().name.clone(),
+                is_alloca,
+            )
+        })
+        .collect();
+    let expected = ["a", "n", "i", "key", "j"].map(|n| (n.to_string(), true));
+    assert_eq!(declares, expected);
+
+    let m = parse_fixture("pointers.O2.llvm14.ll");
+    let f = m.function(m.function_by_name("list_sum").unwrap());
+    let first = &f.inst(f.blocks[0].insts[0]).records;
+    let names: Vec<&str> = first
+        .iter()
+        .map(|r| m.debug.variable(r.variable).unwrap().name.as_str())
+        .collect();
+    assert_eq!(names, ["head", "sum", "cur"]);
+    assert_eq!(first[0].locations, [Value::Arg(0)]);
+    assert_eq!(first[1].locations, [Value::int(32, 0)]);
+    assert_eq!(location(&m, first[0].loc), "0:0 in list_sum");
+}

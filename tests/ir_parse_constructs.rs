@@ -162,18 +162,16 @@ fn named_values_labels_calls_and_terminators() {
             align: Some(16)
         }
     ));
-    let intrinsics: Vec<Option<Intrinsic>> = entry[1..3]
+    let intrinsics: Vec<Option<Intrinsic>> = entry[1..4]
         .iter()
         .map(|i| match &i.kind {
-            InstKind::Call { callee, .. } => m
-                .direct_callee(callee)
-                .and_then(|c| Intrinsic::from_name(&m.function(c).name)),
+            InstKind::Call { callee, .. } => m.intrinsic(callee),
             _ => None,
         })
         .collect();
     assert_eq!(
         intrinsics,
-        [Some(Intrinsic::Memset), Some(Intrinsic::Memcpy)]
+        [Some(Intrinsic::Memset), Some(Intrinsic::Memcpy), None]
     );
     let InstKind::Call { fn_ty, args, .. } = &entry[3].kind else {
         panic!("not a call")
@@ -204,4 +202,68 @@ fn named_values_labels_calls_and_terminators() {
     assert_eq!(succs[0], [BlockId(2), BlockId(1), BlockId(3)]);
     let dom = cfg::DomTree::compute(f);
     assert_eq!(dom.idom(BlockId(3)), Some(BlockId(0)));
+}
+
+#[test]
+fn unnamed_parameters_and_results_are_numbered_implicitly() {
+    // `%0` is the unnamed parameter, the entry block is `%1`, the unused
+    // call result is `%3`.
+    let text = "define i32 @g(i32, i32 %b) {\n  %2 = add i32 %0, %b\n  call i32 @g(i32 %2, i32 1)\n  br label %4\n\n4:\n  %5 = add i32 %3, %0\n  ret i32 %5\n}\n";
+    let m = parse_module(text, "implicit.ll").unwrap_or_else(|d| panic!("{d}"));
+    let f = &m.functions[0];
+    let InstKind::Binary { lhs, rhs, .. } = &f.inst(InstId(3)).kind else {
+        panic!("not an add")
+    };
+    assert_eq!((lhs, rhs), (&Value::Inst(InstId(1)), &Value::Arg(0)));
+    let InstKind::Binary { lhs, rhs, .. } = &f.inst(InstId(0)).kind else {
+        panic!("not an add")
+    };
+    assert_eq!((lhs, rhs), (&Value::Arg(0), &Value::Arg(1)));
+    let back = parse_module(&text.replace("br label %4", "br label %1"), "implicit.ll").unwrap();
+    assert_eq!(
+        back.functions[0].inst(InstId(2)).kind,
+        InstKind::Br { dest: BlockId(0) }
+    );
+    let unknown = text.replace("br label %4", "br label %other");
+    let error = parse_module(&unknown, "implicit.ll").unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "implicit.ll:4:12: error: use of undefined label '%other'"
+    );
+}
+
+#[test]
+fn comdats_module_asm_and_attribute_groups_are_skipped() {
+    let text = "$f = comdat any\nmodule asm \"nop\"\ndeclare void @g() nounwind\n$h = comdat any\ndefine linkonce_odr void @f() comdat #0 {\n  call void @g() #0\n  ret void\n}\nattributes #0 = { nounwind \"frame-pointer\"=\"none\" }\n";
+    let m = parse_module(text, "skip.ll").unwrap_or_else(|d| panic!("{d}"));
+    let names: Vec<(&str, Linkage)> = m
+        .functions
+        .iter()
+        .map(|f| (f.name.as_str(), f.linkage))
+        .collect();
+    assert_eq!(
+        names,
+        [("g", Linkage::External), ("f", Linkage::LinkOnceOdr)]
+    );
+}
+
+#[test]
+fn replace_all_uses_reaches_operands_and_debug_records() {
+    let text = "define i32 @h(i32 %a) !dbg !1 {\n  %b = add i32 %a, 1\n  #dbg_value(i32 %b, !2, !DIExpression(), !3)\n  %c = mul i32 %b, %b\n  ret i32 %c\n}\n!1 = distinct !DISubprogram(name: \"h\")\n!2 = !DILocalVariable(name: \"v\", scope: !1)\n!3 = !DILocation(line: 1, scope: !1)\n";
+    let mut m = parse_module(text, "rauw.ll").unwrap_or_else(|d| panic!("{d}"));
+    let f = &mut m.functions[0];
+    assert_eq!(
+        f.replace_all_uses(&Value::Inst(InstId(0)), &Value::Arg(0)),
+        3
+    );
+    assert_eq!(f.inst(InstId(1)).records[0].locations, [Value::Arg(0)]);
+    assert!(f
+        .inst(InstId(1))
+        .operands()
+        .iter()
+        .all(|v| **v == Value::Arg(0)));
+    assert_eq!(
+        f.replace_all_uses(&Value::Inst(InstId(0)), &Value::Arg(0)),
+        0
+    );
 }

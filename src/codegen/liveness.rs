@@ -18,10 +18,11 @@
 //!
 //! Promise: debug instructions are invisible here (they get no point and
 //! their operands are not uses), so debug values can never change
-//! allocation. Cost: O(blocks × registers / 64 × iterations) for the
-//! dataflow, linear in instructions for the ranges.
+//! allocation. Cost: the dataflow is a worklist over blocks with bit sets
+//! of the registers that cross block boundaries (block-local registers are
+//! left out of it); the ranges are linear in instructions.
 
-use super::mir::{Access, BlockId, Function, Gpr, InstKind, Reg};
+use super::mir::{Access, BlockId, Function, GprSet, InstKind, Reg, VReg};
 
 /// A half-open range `[start, end)` of program points.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -101,12 +102,18 @@ pub enum DebugPosition {
 /// The liveness facts of one function.
 #[derive(Clone, Debug)]
 pub struct Liveness {
-    /// Number of virtual registers; physical register `g` has index
-    /// `vreg_count + g.hw()` in the block sets.
+    /// Number of virtual registers.
     pub vreg_count: usize,
-    /// Registers live on entry to each block.
+    /// Dense index in the block sets of each register that can be live
+    /// across a block boundary (physical registers first, by hardware
+    /// number, then such virtual registers); `None` for a virtual register
+    /// that lives within one block.
+    global_index: Vec<Option<u32>>,
+    /// The register (index among all registers) of each global index.
+    global_regs: Vec<usize>,
+    /// Registers live on entry to each block (by global index).
     pub live_in: Vec<BitSet>,
-    /// Registers live on exit from each block.
+    /// Registers live on exit from each block (by global index).
     pub live_out: Vec<BitSet>,
     /// Ranges of each virtual register, sorted and disjoint.
     pub vreg_ranges: Vec<Vec<Range>>,
@@ -119,9 +126,19 @@ pub struct Liveness {
 }
 
 impl Liveness {
-    /// The index of `reg` in the block sets.
-    pub fn index(&self, reg: Reg) -> usize {
-        reg_index(self.vreg_count, reg)
+    /// The index of `reg` in the block sets, if it can be live across a
+    /// block boundary.
+    pub fn index(&self, reg: Reg) -> Option<usize> {
+        self.global_index[reg_index(self.vreg_count, reg)].map(|i| i as usize)
+    }
+
+    /// The virtual registers live on entry to block `b`.
+    pub fn live_in_vregs(&self, b: BlockId) -> impl Iterator<Item = VReg> + '_ {
+        self.live_in[b.0 as usize]
+            .iter()
+            .map(|gi| self.global_regs[gi])
+            .filter(|&idx| idx < self.vreg_count)
+            .map(|idx| VReg(idx as u32))
     }
 
     /// Whether `reg` holds a needed value at `pos`.
@@ -134,7 +151,9 @@ impl Liveness {
                 };
                 covers(ranges, 2 * n)
             }
-            DebugPosition::BlockEnd(b) => self.live_out[b.0 as usize].contains(self.index(reg)),
+            DebugPosition::BlockEnd(b) => self
+                .index(reg)
+                .is_some_and(|i| self.live_out[b.0 as usize].contains(i)),
         }
     }
 }
@@ -151,6 +170,8 @@ pub fn intersects(ranges: &[Range], start: u32, end: u32) -> bool {
     i < ranges.len() && ranges[i].start < end
 }
 
+/// Index of a register among all registers: virtual ones first, then the
+/// sixteen physical ones.
 fn reg_index(vreg_count: usize, reg: Reg) -> usize {
     match reg {
         Reg::Virt(v) => v.0 as usize,
@@ -164,7 +185,10 @@ fn for_each_access(kind: &InstKind, vreg_count: usize, f: &mut dyn FnMut(usize, 
     kind.visit_regs(&mut |r, a| f(reg_index(vreg_count, r), a));
     let uses = kind.implicit_uses();
     let defs = kind.implicit_defs();
-    for g in Gpr::ALL {
+    if uses.is_empty() && defs.is_empty() {
+        return;
+    }
+    for g in GprSet(uses.0 | defs.0).iter() {
         let idx = vreg_count + usize::from(g.hw());
         match (uses.contains(g), defs.contains(g)) {
             (true, true) => f(idx, Access::UseDef),
@@ -175,34 +199,77 @@ fn for_each_access(kind: &InstKind, vreg_count: usize, f: &mut dyn FnMut(usize, 
     }
 }
 
+/// Which registers take part in the dataflow: every physical register, and
+/// each virtual register that is touched in more than one block or read
+/// before it is written in its block. The others live and die within their
+/// block, which keeps the dataflow small for -O0 code.
+fn global_registers(f: &Function) -> (Vec<Option<u32>>, usize) {
+    let vreg_count = f.vregs.len();
+    const UNSEEN: u32 = u32::MAX;
+    let mut home = vec![UNSEEN; vreg_count];
+    let mut global = vec![false; vreg_count];
+    for (b, block) in f.blocks.iter().enumerate() {
+        for inst in block.insts.iter().filter(|i| !i.is_debug()) {
+            inst.kind.visit_regs(&mut |r, a| {
+                if let Reg::Virt(v) = r {
+                    let v = v.0 as usize;
+                    if home[v] == UNSEEN {
+                        home[v] = b as u32;
+                        global[v] |= a != Access::Def;
+                    } else if home[v] != b as u32 {
+                        global[v] = true;
+                    }
+                }
+            });
+        }
+    }
+    let mut index = vec![None; vreg_count + 16];
+    for hw in 0..16 {
+        index[vreg_count + hw] = Some(hw as u32);
+    }
+    let mut next = 16u32;
+    for v in 0..vreg_count {
+        if global[v] {
+            index[v] = Some(next);
+            next += 1;
+        }
+    }
+    (index, next as usize)
+}
+
 /// Computes liveness and live ranges of `f`.
 pub fn compute(f: &Function) -> Liveness {
     let vreg_count = f.vregs.len();
     let size = vreg_count + 16;
     let nblocks = f.blocks.len();
+    let (global_index, global_count) = global_registers(f);
 
-    // Local gen (read before written) and kill (written) sets, and points.
+    // Local gen (read before written) and kill (written) sets of the
+    // global registers, and the program points of each block.
     let mut gen = Vec::with_capacity(nblocks);
     let mut kill = Vec::with_capacity(nblocks);
     let mut block_start = Vec::with_capacity(nblocks);
     let mut block_end = Vec::with_capacity(nblocks);
     let mut next = 0u32;
+    let mut defs = Vec::new();
     for block in &f.blocks {
-        let mut g = BitSet::new(size);
-        let mut k = BitSet::new(size);
+        let mut g = BitSet::new(global_count);
+        let mut k = BitSet::new(global_count);
         block_start.push(2 * next);
         for inst in block.insts.iter().filter(|i| !i.is_debug()) {
-            let mut defs = Vec::new();
+            defs.clear();
             for_each_access(&inst.kind, vreg_count, &mut |idx, a| {
-                if a != Access::Def && !k.contains(idx) {
-                    g.insert(idx);
+                let Some(gi) = global_index[idx] else { return };
+                let gi = gi as usize;
+                if a != Access::Def && !k.contains(gi) {
+                    g.insert(gi);
                 }
                 if a != Access::Use {
-                    defs.push(idx);
+                    defs.push(gi);
                 }
             });
-            for idx in defs {
-                k.insert(idx);
+            for &gi in &defs {
+                k.insert(gi);
             }
             next += 1;
         }
@@ -211,46 +278,73 @@ pub fn compute(f: &Function) -> Liveness {
         kill.push(k);
     }
 
+    // Backward dataflow over a worklist: a block is revisited only when the
+    // live-in set of one of its successors grew.
     let successors: Vec<Vec<BlockId>> = (0..nblocks)
         .map(|b| f.successors(BlockId(b as u32)))
         .collect();
+    let mut predecessors: Vec<Vec<usize>> = vec![Vec::new(); nblocks];
+    for (b, succs) in successors.iter().enumerate() {
+        for s in succs {
+            predecessors[s.0 as usize].push(b);
+        }
+    }
     let mut live_in: Vec<BitSet> = gen.clone();
-    let mut live_out: Vec<BitSet> = vec![BitSet::new(size); nblocks];
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for b in (0..nblocks).rev() {
-            for s in &successors[b] {
-                let (out, inn) = (&mut live_out[b], &live_in[s.0 as usize]);
-                out.union_with(inn);
-            }
-            // in = gen ∪ (out − kill)
-            let mut new_in = live_out[b].clone();
-            for (w, k) in new_in.words.iter_mut().zip(&kill[b].words) {
-                *w &= !k;
-            }
-            new_in.union_with(&gen[b]);
-            if new_in != live_in[b] {
-                live_in[b] = new_in;
-                changed = true;
+    let mut live_out: Vec<BitSet> = vec![BitSet::new(global_count); nblocks];
+    let mut new_in = BitSet::new(global_count);
+    let mut worklist: Vec<usize> = (0..nblocks).collect();
+    let mut queued = vec![true; nblocks];
+    while let Some(b) = worklist.pop() {
+        queued[b] = false;
+        for s in &successors[b] {
+            let (out, inn) = (&mut live_out[b], &live_in[s.0 as usize]);
+            out.union_with(inn);
+        }
+        // in = gen ∪ (out − kill)
+        for ((w, o), k) in new_in
+            .words
+            .iter_mut()
+            .zip(&live_out[b].words)
+            .zip(&kill[b].words)
+        {
+            *w = o & !k;
+        }
+        new_in.union_with(&gen[b]);
+        if new_in != live_in[b] {
+            std::mem::swap(&mut live_in[b], &mut new_in);
+            for &p in &predecessors[b] {
+                if !queued[p] {
+                    queued[p] = true;
+                    worklist.push(p);
+                }
             }
         }
     }
 
     // Ranges, built backwards; each register's list comes out in
-    // decreasing order and is reversed and merged at the end.
+    // decreasing order and is reversed and merged at the end. `live` holds
+    // every register; at a block's start only global ones can be in it.
+    let mut global_regs = vec![0usize; global_count];
+    for (idx, gi) in global_index.iter().enumerate() {
+        if let Some(gi) = gi {
+            global_regs[*gi as usize] = idx;
+        }
+    }
     let mut ranges: Vec<Vec<Range>> = vec![Vec::new(); size];
     let mut range_end = vec![0u32; size];
+    let mut live = BitSet::new(size);
+    let mut accesses = Vec::new();
     for b in (0..nblocks).rev() {
-        let mut live = live_out[b].clone();
-        for idx in live.iter() {
+        for gi in live_out[b].iter() {
+            let idx = global_regs[gi];
+            live.insert(idx);
             range_end[idx] = block_end[b];
         }
         let mut point = block_end[b] / 2;
         for inst in f.blocks[b].insts.iter().rev().filter(|i| !i.is_debug()) {
             point -= 1;
             let (use_pt, def_pt) = (2 * point, 2 * point + 1);
-            let mut accesses = Vec::new();
+            accesses.clear();
             for_each_access(&inst.kind, vreg_count, &mut |idx, a| {
                 accesses.push((idx, a))
             });
@@ -259,16 +353,22 @@ pub fn compute(f: &Function) -> Liveness {
                     continue;
                 }
                 if live.contains(idx) {
-                    ranges[idx].push(Range {
-                        start: def_pt,
-                        end: range_end[idx],
-                    });
+                    push_range(
+                        &mut ranges[idx],
+                        Range {
+                            start: def_pt,
+                            end: range_end[idx],
+                        },
+                    );
                     live.remove(idx);
                 } else {
-                    ranges[idx].push(Range {
-                        start: def_pt,
-                        end: def_pt + 1,
-                    });
+                    push_range(
+                        &mut ranges[idx],
+                        Range {
+                            start: def_pt,
+                            end: def_pt + 1,
+                        },
+                    );
                 }
             }
             for &(idx, a) in &accesses {
@@ -278,11 +378,16 @@ pub fn compute(f: &Function) -> Liveness {
                 }
             }
         }
-        for idx in live.iter() {
-            ranges[idx].push(Range {
-                start: block_start[b],
-                end: range_end[idx],
-            });
+        for gi in live_in[b].iter() {
+            let idx = global_regs[gi];
+            push_range(
+                &mut ranges[idx],
+                Range {
+                    start: block_start[b],
+                    end: range_end[idx],
+                },
+            );
+            live.remove(idx);
         }
     }
     for list in &mut ranges {
@@ -294,6 +399,8 @@ pub fn compute(f: &Function) -> Liveness {
     ranges.truncate(vreg_count);
     Liveness {
         vreg_count,
+        global_index,
+        global_regs,
         live_in,
         live_out,
         vreg_ranges: ranges,
@@ -303,12 +410,26 @@ pub fn compute(f: &Function) -> Liveness {
     }
 }
 
-/// Sorts and merges overlapping or touching ranges in place (they arrive
-/// nearly sorted).
-fn merge_ranges(list: &mut Vec<Range>) {
-    if list.windows(2).any(|w| w[0].start > w[1].start) {
-        list.sort_unstable();
+/// Adds `r` to a list built backwards (in decreasing order of start),
+/// merging it into the last range when they touch, so a register live
+/// through many consecutive blocks keeps one range.
+fn push_range(list: &mut Vec<Range>, r: Range) {
+    match list.last_mut() {
+        Some(last) if r.end >= last.start && r.start <= last.end => {
+            last.start = last.start.min(r.start);
+            last.end = last.end.max(r.end);
+        }
+        _ => list.push(r),
     }
+}
+
+/// Sorts and merges overlapping ranges in place; lists built with
+/// [`push_range`] are already sorted and disjoint and are left alone.
+fn merge_ranges(list: &mut Vec<Range>) {
+    if list.windows(2).all(|w| w[0].end <= w[1].start) {
+        return;
+    }
+    list.sort_unstable();
     let mut out: Vec<Range> = Vec::with_capacity(list.len());
     for r in list.drain(..) {
         match out.last_mut() {
@@ -349,7 +470,7 @@ pub fn debug_positions(f: &Function) -> Vec<Vec<Option<DebugPosition>>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codegen::mir::{AluOp, Cond, DbgOperand, DbgValue, Inst, Rm, Rmi, VReg, Width};
+    use crate::codegen::mir::{AluOp, Cond, DbgOperand, DbgValue, Gpr, Inst, Rm, Rmi, VReg, Width};
     use crate::x86::abi::CALLER_SAVED;
 
     fn v(n: u32) -> Reg {
@@ -427,7 +548,8 @@ mod tests {
         // %0 from its copy to the loop's end (the back edge keeps it live).
         assert_eq!(live.vreg_ranges[0], [r(1, 12)]);
         assert_eq!(live.vreg_ranges[1], [r(3, 13)]);
-        assert!(live.live_in[1].contains(0) && live.live_in[1].contains(1));
+        let (a, s) = (live.index(v(0)).unwrap(), live.index(v(1)).unwrap());
+        assert!(live.live_in[1].contains(a) && live.live_in[1].contains(s));
         assert_eq!(live.fixed_ranges[Gpr::Rdi.hw() as usize], [r(0, 1)]);
         assert_eq!(live.fixed_ranges[Gpr::Rax.hw() as usize], [r(13, 15)]);
     }

@@ -11,7 +11,8 @@
 //! Promises and conventions:
 //! - Two-address form as x86 has it: [`InstKind::Alu`] `dst op= src`; isel
 //!   writes `Copy d, a; Add d, b`.
-//! - Blocks are in layout order, entry first; a block ends with its
+//! - Blocks are in layout order, entry first; the entry block has no
+//!   predecessors (as in LLVM IR: the prologue goes there); a block ends with its
 //!   terminators (`Jcc`* then at most one `Jmp`/`JmpIndirect`/`Ret`/`Ud2`),
 //!   and falls through to the next block when the last one is a `Jcc` or it
 //!   has none.
@@ -633,101 +634,7 @@ impl InstKind {
     /// are not visited; implicit physical registers are given by
     /// [`InstKind::implicit_uses`] and [`InstKind::implicit_defs`].
     pub fn visit_regs_mut(&mut self, f: &mut dyn FnMut(&mut Reg, Access)) {
-        fn addr(a: &mut Address, f: &mut dyn FnMut(&mut Reg, Access)) {
-            if let AddressBase::Reg(r) = &mut a.base {
-                f(r, Access::Use);
-            }
-            if let Some((r, _)) = &mut a.index {
-                f(r, Access::Use);
-            }
-        }
-        fn rm(o: &mut Rm, f: &mut dyn FnMut(&mut Reg, Access)) {
-            match o {
-                Rm::Reg(r) => f(r, Access::Use),
-                Rm::Mem(a) => addr(a, f),
-            }
-        }
-        fn rmi(o: &mut Rmi, f: &mut dyn FnMut(&mut Reg, Access)) {
-            match o {
-                Rmi::Reg(r) => f(r, Access::Use),
-                Rmi::Mem(a) => addr(a, f),
-                Rmi::Imm(_) => {}
-            }
-        }
-        match self {
-            InstKind::Copy { dst, src } => {
-                f(src, Access::Use);
-                f(dst, Access::Def);
-            }
-            InstKind::MovImm { dst, width, .. } => f(dst, partial_def(*width)),
-            InstKind::Load {
-                dst,
-                addr: a,
-                width,
-            } => {
-                addr(a, f);
-                f(dst, partial_def(*width));
-            }
-            InstKind::Store { src, addr: a, .. } => {
-                if let Ri::Reg(r) = src {
-                    f(r, Access::Use);
-                }
-                addr(a, f);
-            }
-            InstKind::Extend { dst, src, to, .. } => {
-                rm(src, f);
-                f(dst, partial_def(*to));
-            }
-            InstKind::Lea { dst, addr: a } => {
-                addr(a, f);
-                f(dst, Access::Def);
-            }
-            InstKind::Alu { dst, src, .. } => {
-                rmi(src, f);
-                f(dst, Access::UseDef);
-            }
-            InstKind::Imul { dst, src, .. } => {
-                rm(src, f);
-                f(dst, Access::UseDef);
-            }
-            InstKind::ImulImm {
-                dst, src, width, ..
-            } => {
-                rm(src, f);
-                f(dst, partial_def(*width));
-            }
-            InstKind::Shift { dst, .. } | InstKind::Unary { dst, .. } => f(dst, Access::UseDef),
-            InstKind::Cmp { lhs, rhs, .. } => {
-                rm(lhs, f);
-                rmi(rhs, f);
-            }
-            InstKind::Test { lhs, rhs, .. } => {
-                rm(lhs, f);
-                if let Ri::Reg(r) = rhs {
-                    f(r, Access::Use);
-                }
-            }
-            InstKind::Cmov { dst, src, .. } => {
-                rm(src, f);
-                f(dst, Access::UseDef);
-            }
-            InstKind::Setcc { dst, .. } => f(dst, Access::UseDef),
-            InstKind::Div { divisor, .. } => rm(divisor, f),
-            InstKind::Call { target, .. } => {
-                if let CallTarget::Reg(r) = target {
-                    f(r, Access::Use);
-                }
-            }
-            InstKind::JmpIndirect { target, .. } => f(target, Access::Use),
-            InstKind::SignExtendAx { .. }
-            | InstKind::Jcc { .. }
-            | InstKind::Jmp { .. }
-            | InstKind::Ret { .. }
-            | InstKind::Ud2
-            | InstKind::Push { .. }
-            | InstKind::Pop { .. }
-            | InstKind::DbgValue(_) => {}
-        }
+        visit_regs_exclusive(self, f);
     }
 
     /// Calls `f` on every memory operand's address.
@@ -772,8 +679,7 @@ impl InstKind {
 
     /// Calls `f` on every explicit register operand, read-only.
     pub fn visit_regs(&self, f: &mut dyn FnMut(Reg, Access)) {
-        let mut copy = self.clone();
-        copy.visit_regs_mut(&mut |r, a| f(*r, a));
+        visit_regs_shared(self, &mut |r, a| f(*r, a));
     }
 
     /// Physical registers read implicitly (call arguments, rax/rdx of
@@ -805,6 +711,113 @@ impl InstKind {
         }
     }
 }
+
+/// Defines a register visitor over an instruction, shared (`&`) or
+/// exclusive (`&mut`), from one body so the two cannot disagree.
+macro_rules! reg_visitor {
+    ($name:ident $(, $m:ident)?) => {
+        fn $name(kind: &$($m)? InstKind, f: &mut dyn FnMut(&$($m)? Reg, Access)) {
+            fn addr(a: &$($m)? Address, f: &mut dyn FnMut(&$($m)? Reg, Access)) {
+                if let AddressBase::Reg(r) = &$($m)? a.base {
+                    f(r, Access::Use);
+                }
+                if let Some((r, _)) = &$($m)? a.index {
+                    f(r, Access::Use);
+                }
+            }
+            fn rm(o: &$($m)? Rm, f: &mut dyn FnMut(&$($m)? Reg, Access)) {
+                match o {
+                    Rm::Reg(r) => f(r, Access::Use),
+                    Rm::Mem(a) => addr(a, f),
+                }
+            }
+            fn rmi(o: &$($m)? Rmi, f: &mut dyn FnMut(&$($m)? Reg, Access)) {
+                match o {
+                    Rmi::Reg(r) => f(r, Access::Use),
+                    Rmi::Mem(a) => addr(a, f),
+                    Rmi::Imm(_) => {}
+                }
+            }
+            match kind {
+                InstKind::Copy { dst, src } => {
+                    f(src, Access::Use);
+                    f(dst, Access::Def);
+                }
+                InstKind::MovImm { dst, width, .. } => f(dst, partial_def(*width)),
+                InstKind::Load {
+                    dst,
+                    addr: a,
+                    width,
+                } => {
+                    addr(a, f);
+                    f(dst, partial_def(*width));
+                }
+                InstKind::Store { src, addr: a, .. } => {
+                    if let Ri::Reg(r) = src {
+                        f(r, Access::Use);
+                    }
+                    addr(a, f);
+                }
+                InstKind::Extend { dst, src, to, .. } => {
+                    rm(src, f);
+                    f(dst, partial_def(*to));
+                }
+                InstKind::Lea { dst, addr: a } => {
+                    addr(a, f);
+                    f(dst, Access::Def);
+                }
+                InstKind::Alu { dst, src, .. } => {
+                    rmi(src, f);
+                    f(dst, Access::UseDef);
+                }
+                InstKind::Imul { dst, src, .. } => {
+                    rm(src, f);
+                    f(dst, Access::UseDef);
+                }
+                InstKind::ImulImm {
+                    dst, src, width, ..
+                } => {
+                    rm(src, f);
+                    f(dst, partial_def(*width));
+                }
+                InstKind::Shift { dst, .. } | InstKind::Unary { dst, .. } => f(dst, Access::UseDef),
+                InstKind::Cmp { lhs, rhs, .. } => {
+                    rm(lhs, f);
+                    rmi(rhs, f);
+                }
+                InstKind::Test { lhs, rhs, .. } => {
+                    rm(lhs, f);
+                    if let Ri::Reg(r) = rhs {
+                        f(r, Access::Use);
+                    }
+                }
+                InstKind::Cmov { dst, src, .. } => {
+                    rm(src, f);
+                    f(dst, Access::UseDef);
+                }
+                InstKind::Setcc { dst, .. } => f(dst, Access::UseDef),
+                InstKind::Div { divisor, .. } => rm(divisor, f),
+                InstKind::Call { target, .. } => {
+                    if let CallTarget::Reg(r) = target {
+                        f(r, Access::Use);
+                    }
+                }
+                InstKind::JmpIndirect { target, .. } => f(target, Access::Use),
+                InstKind::SignExtendAx { .. }
+                | InstKind::Jcc { .. }
+                | InstKind::Jmp { .. }
+                | InstKind::Ret { .. }
+                | InstKind::Ud2
+                | InstKind::Push { .. }
+                | InstKind::Pop { .. }
+                | InstKind::DbgValue(_) => {}
+            }
+        }
+    };
+}
+
+reg_visitor!(visit_regs_shared);
+reg_visitor!(visit_regs_exclusive, mut);
 
 /// A definition of fewer than 32 bits keeps the register's upper bits, so
 /// it also reads the old value.

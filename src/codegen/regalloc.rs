@@ -9,13 +9,20 @@
 //! The algorithm, per round:
 //! 1. [`liveness::compute`] gives each virtual register its live ranges and
 //!    each physical register its fixed ranges (explicit uses, call clobbers).
-//! 2. Intervals (the hull of a register's ranges) are visited in order of
-//!    start. A register is a candidate when none of its fixed ranges meets
-//!    the interval; among the free candidates a copy hint wins (the physical
-//!    register or the register of the virtual register it is copied from/to),
-//!    else the first in [`ALLOCATION_ORDER`] (caller-saved first, so a
-//!    callee-saved register is only used when needed). With none free, the
-//!    interval ending last is spilled, unless it is a spill temporary.
+//! 2. Virtual registers are visited in order of their first point. Each
+//!    physical register keeps its occupancy: the disjoint ranges of its
+//!    fixed uses and of the virtual registers given to it, so a value fits
+//!    into another's lifetime holes. Among the registers free over all of a
+//!    value's ranges a copy hint wins (the physical register, or the
+//!    register of the virtual register it is copied from/to), else the first
+//!    in [`ALLOCATION_ORDER`] (caller-saved first, so a callee-saved
+//!    register is only used when needed). With none free, the values in the
+//!    way on some register are evicted (spilled) if each costs less per
+//!    point of life than this one (uses, weighted by loop depth), choosing
+//!    the register whose evictees weigh least (an evicted value moves to
+//!    another register with room for it, or is spilled); else this value
+//!    is spilled.
+//!    Spill temporaries are never spilled.
 //! 3. A spilled register gets an 8-byte slot; every instruction touching it
 //!    reads it as a memory operand where x86 allows, or through a fresh
 //!    temporary loaded before and stored after. Temporaries are never
@@ -23,20 +30,26 @@
 //!    nothing is spilled.
 //!
 //! Debug values are never seen by steps 1–3 (so code is byte-identical with
-//! and without them). Each operand naming a virtual register is rewritten at
-//! the instruction's own position: the assigned physical register, or the
-//! spill slot ([`DbgOperand::SpillSlot`]) when it was spilled, if the
-//! register is live there; `$noreg` otherwise.
+//! and without them); they stay at their positions and only their operands
+//! naming virtual registers are rewritten:
+//! - a spilled register becomes its slot ([`DbgOperand::SpillSlot`]) where
+//!   it is live (the slot is written after every definition), `$noreg`
+//!   elsewhere;
+//! - otherwise it becomes its physical register wherever that register
+//!   still holds its value: everywhere it is live, and after its last use
+//!   (or a coalesced copy) until the physical register is written; `$noreg`
+//!   elsewhere.
 //!
-//! Cost: each round is linear in instructions plus a log factor per
-//! interval; rounds are few (spill temporaries are tiny and never spill).
+//! Cost: each round is linear in instructions plus a log factor per live
+//! range; rounds are few (spill temporaries are tiny and never spill).
 
-use super::liveness::{self, intersects, DebugPosition, Liveness};
+use super::liveness::{self, intersects, DebugPosition, Liveness, Range};
 use super::mir::{
     Access, Address, BlockId, DbgOperand, Function, Gpr, GprSet, Inst, InstKind, Reg, Ri, Rm, Rmi,
     StackSlotId, StackSlotKind, VReg, Width,
 };
 use crate::x86::abi::{ALLOCATION_ORDER, CALLEE_SAVED};
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// What allocation did, for frame lowering and statistics.
@@ -84,9 +97,7 @@ pub fn allocate(f: &mut Function) -> Result<Allocation, RegallocError> {
             .filter(|&v| outcome.spilled[v as usize])
             .collect();
         if spilled.is_empty() {
-            rewrite_debug(f, &live, &positions, &|v| {
-                outcome.assignment[v as usize].map(|g| DbgOperand::Reg(Reg::Phys(g)))
-            });
+            place_debug_values(f, &live, &outcome.assignment);
             apply_assignment(f, &outcome.assignment);
             return Ok(Allocation {
                 callee_saved_used: callee_saved_written(f),
@@ -120,91 +131,164 @@ struct ScanOutcome {
     spilled: Vec<bool>,
 }
 
-/// One interval: the hull of a virtual register's ranges.
-struct Interval {
-    vreg: u32,
-    start: u32,
+/// What occupies one physical register: its fixed ranges (sorted, from
+/// liveness), and the disjoint ranges of the virtual registers given to it,
+/// keyed by start with their end and owner.
+struct Occupancy<'a> {
+    fixed: &'a [Range],
+    ranges: BTreeMap<u32, (u32, u32)>,
+    /// No virtual register's range reaches this point or beyond: a value
+    /// starting there only has the fixed ranges to fear.
     end: u32,
+}
+
+impl Occupancy<'_> {
+    /// Whether `ranges` meet a fixed range of the register.
+    fn meets_fixed(&self, ranges: &[Range]) -> bool {
+        ranges
+            .iter()
+            .any(|r| intersects(self.fixed, r.start, r.end))
+    }
+
+    /// Calls `f(owner)` for every virtual register whose range meets one
+    /// of `ranges`; stops and returns `false` as soon as `f` does.
+    fn conflicts(&self, ranges: &[Range], f: &mut dyn FnMut(u32) -> bool) -> bool {
+        if ranges.first().is_none_or(|r| r.start >= self.end) {
+            return true;
+        }
+        for r in ranges {
+            for (_, &(end, owner)) in self.ranges.range(..r.end).rev() {
+                if end <= r.start {
+                    break;
+                }
+                if !f(owner) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    fn is_free(&self, ranges: &[Range]) -> bool {
+        !self.meets_fixed(ranges) && self.conflicts(ranges, &mut |_| false)
+    }
+
+    fn insert(&mut self, ranges: &[Range], owner: u32) {
+        for r in ranges {
+            self.ranges.insert(r.start, (r.end, owner));
+            self.end = self.end.max(r.end);
+        }
+    }
+
+    fn remove(&mut self, ranges: &[Range]) {
+        for r in ranges {
+            self.ranges.remove(&r.start);
+        }
+    }
 }
 
 fn scan(f: &Function, live: &Liveness, unspillable: &[bool]) -> Result<ScanOutcome, RegallocError> {
     let n = f.vregs.len();
-    let mut intervals: Vec<Interval> = live
-        .vreg_ranges
-        .iter()
-        .enumerate()
-        .filter_map(|(v, r)| {
-            Some(Interval {
-                vreg: v as u32,
-                start: r.first()?.start,
-                end: r.last()?.end,
-            })
-        })
+    let ranges = &live.vreg_ranges;
+    let mut order: Vec<u32> = (0..n as u32)
+        .filter(|&v| !ranges[v as usize].is_empty())
         .collect();
-    intervals.sort_by_key(|i| (i.start, i.vreg));
+    order.sort_by_key(|&v| (ranges[v as usize][0].start, v));
     let hints = copy_hints(f);
     let weights = use_weights(f);
+    // Cost of keeping `v` in memory per point of its life, as a fraction.
+    let density = |v: u32| {
+        let r = &ranges[v as usize];
+        let len: u32 = r.iter().map(|r| r.end - r.start).sum();
+        (weights[v as usize], u64::from(len.max(1)))
+    };
+    let cheaper = |a: (u64, u64), b: (u64, u64)| a.0 * b.1 < b.0 * a.1;
 
+    let mut occupancy: Vec<Occupancy> = live
+        .fixed_ranges
+        .iter()
+        .map(|fixed| Occupancy {
+            fixed,
+            ranges: BTreeMap::new(),
+            end: 0,
+        })
+        .collect();
     let mut assignment: Vec<Option<Gpr>> = vec![None; n];
     let mut spilled = vec![false; n];
-    // holder[hw] = index into `intervals` of the interval holding it.
-    let mut holder: [Option<usize>; 16] = [None; 16];
-    for k in 0..intervals.len() {
-        let (start, end, vreg) = (intervals[k].start, intervals[k].end, intervals[k].vreg);
-        let is_candidate =
-            |g: Gpr| !intersects(&live.fixed_ranges[usize::from(g.hw())], start, end);
-        let is_free = |g: Gpr, holder: &[Option<usize>; 16]| {
-            holder[usize::from(g.hw())].is_none_or(|h| intervals[h].end <= start)
-        };
-        let hinted = hints[vreg as usize].iter().find_map(|hint| {
+    for &vreg in &order {
+        let mine = &ranges[vreg as usize];
+        let fits = |g: Gpr, occupancy: &[Occupancy]| occupancy[usize::from(g.hw())].is_free(mine);
+        let hinted = hints[vreg as usize].iter().flatten().find_map(|hint| {
             let g = match *hint {
                 Reg::Phys(g) => g,
                 Reg::Virt(other) => assignment[other.0 as usize]?,
             };
-            (ALLOCATION_ORDER.contains(&g) && is_candidate(g) && is_free(g, &holder)).then_some(g)
+            (ALLOCATION_ORDER.contains(&g) && fits(g, &occupancy)).then_some(g)
         });
-        let chosen = hinted.or_else(|| {
-            ALLOCATION_ORDER
-                .into_iter()
-                .find(|&g| is_candidate(g) && is_free(g, &holder))
-        });
+        let chosen = hinted.or_else(|| ALLOCATION_ORDER.into_iter().find(|&g| fits(g, &occupancy)));
         if let Some(g) = chosen {
-            holder[usize::from(g.hw())] = Some(k);
+            occupancy[usize::from(g.hw())].insert(mine, vreg);
             assignment[vreg as usize] = Some(g);
             continue;
         }
-        // No register free: spill the cheapest of the current interval and
-        // the holders of candidate registers (uses per length of interval).
-        let density = |iv: &Interval| (weights[iv.vreg as usize], u64::from(iv.end - iv.start));
-        let cheaper = |a: (u64, u64), b: (u64, u64)| a.0 * b.1 < b.0 * a.1;
-        let victim = ALLOCATION_ORDER
-            .into_iter()
-            .filter(|&g| is_candidate(g))
-            .filter_map(|g| {
-                let h = holder[usize::from(g.hw())]?;
-                (!unspillable[intervals[h].vreg as usize]).then_some((g, h))
-            })
-            .reduce(|best, next| {
-                if cheaper(density(&intervals[next.1]), density(&intervals[best.1])) {
-                    next
-                } else {
-                    best
-                }
-            });
+        // No register free: evict the intervals in the way where they are
+        // all cheaper to keep in memory than this one, choosing the
+        // register whose evictees weigh least; else spill this one.
         let current_spillable = !unspillable[vreg as usize];
-        match victim {
-            Some((g, h))
-                if !current_spillable
-                    || cheaper(density(&intervals[h]), density(&intervals[k])) =>
-            {
-                let old = intervals[h].vreg as usize;
-                spilled[old] = true;
-                assignment[old] = None;
-                holder[usize::from(g.hw())] = Some(k);
-                assignment[vreg as usize] = Some(g);
+        let mut best: Option<(Gpr, Vec<u32>, u64)> = None;
+        for g in ALLOCATION_ORDER {
+            let occ = &occupancy[usize::from(g.hw())];
+            if occ.meets_fixed(mine) {
+                continue;
             }
-            _ if current_spillable => spilled[vreg as usize] = true,
-            _ => {
+            let mut evictees: Vec<u32> = Vec::new();
+            let evictable = occ.conflicts(mine, &mut |owner| {
+                if unspillable[owner as usize]
+                    || (current_spillable && !cheaper(density(owner), density(vreg)))
+                {
+                    return false;
+                }
+                if !evictees.contains(&owner) {
+                    evictees.push(owner);
+                }
+                true
+            });
+            if !evictable {
+                continue;
+            }
+            let cost: u64 = evictees.iter().map(|&o| weights[o as usize]).sum();
+            if best.as_ref().is_none_or(|b| cost < b.2) {
+                best = Some((g, evictees, cost));
+            }
+        }
+        match best {
+            Some((g, evictees, _)) => {
+                for &old in &evictees {
+                    occupancy[usize::from(g.hw())].remove(&ranges[old as usize]);
+                }
+                occupancy[usize::from(g.hw())].insert(mine, vreg);
+                assignment[vreg as usize] = Some(g);
+                // An evicted value moves to another register with room for
+                // it, if there is one; otherwise it is spilled.
+                for old in evictees {
+                    let theirs = &ranges[old as usize];
+                    let moved = ALLOCATION_ORDER
+                        .into_iter()
+                        .find(|&h| occupancy[usize::from(h.hw())].is_free(theirs));
+                    match moved {
+                        Some(h) => {
+                            occupancy[usize::from(h.hw())].insert(theirs, old);
+                            assignment[old as usize] = Some(h);
+                        }
+                        None => {
+                            spilled[old as usize] = true;
+                            assignment[old as usize] = None;
+                        }
+                    }
+                }
+            }
+            None if current_spillable => spilled[vreg as usize] = true,
+            None => {
                 return Err(RegallocError {
                     message: format!(
                         "no register left for spill temporary %{vreg} in `{}`",
@@ -251,16 +335,22 @@ fn use_weights(f: &Function) -> Vec<u64> {
     weights
 }
 
-/// For each virtual register, the registers it is copied from or to.
-fn copy_hints(f: &Function) -> Vec<Vec<Reg>> {
-    let mut hints: Vec<Vec<Reg>> = vec![Vec::new(); f.vregs.len()];
+/// For each virtual register, up to two registers it is copied from or to.
+fn copy_hints(f: &Function) -> Vec<[Option<Reg>; 2]> {
+    let mut hints: Vec<[Option<Reg>; 2]> = vec![[None; 2]; f.vregs.len()];
+    let mut add = |v: VReg, hint: Reg| {
+        let slots = &mut hints[v.0 as usize];
+        if let Some(free) = slots.iter_mut().find(|s| s.is_none()) {
+            *free = Some(hint);
+        }
+    };
     for inst in f.blocks.iter().flat_map(|b| &b.insts) {
         if let InstKind::Copy { dst, src } = inst.kind {
             if let Reg::Virt(d) = dst {
-                hints[d.0 as usize].push(src);
+                add(d, src);
             }
             if let Reg::Virt(s) = src {
-                hints[s.0 as usize].push(dst);
+                add(s, dst);
             }
         }
     }
@@ -291,6 +381,73 @@ fn rewrite_debug(
                     } else {
                         DbgOperand::NoReg
                     };
+                }
+            }
+        }
+    }
+}
+
+/// Rewrites the debug operands naming virtual registers once every
+/// register has its place: the assigned register where it still holds the
+/// register's value, `$noreg` elsewhere.
+///
+/// A forward walk over each block tracks which virtual registers' values
+/// each physical register holds: on entry the live-in ones assigned to it;
+/// a write replaces them by the register written (a coalesced copy, which
+/// disappears, adds its destination instead). This covers every point
+/// where the register is live, and also points after its last use until
+/// the physical register is overwritten (LLVM keeps those through
+/// coalescing); a register no instruction touches has no location.
+fn place_debug_values(f: &mut Function, live: &Liveness, assignment: &[Option<Gpr>]) {
+    let place = |r: Reg| match r {
+        Reg::Virt(v) => assignment[v.0 as usize],
+        Reg::Phys(g) => Some(g),
+    };
+    let mut holds: [Vec<u32>; 16] = Default::default();
+    for (b, block) in f.blocks.iter_mut().enumerate() {
+        for h in &mut holds {
+            h.clear();
+        }
+        for v in live.live_in_vregs(BlockId(b as u32)) {
+            if let Some(g) = assignment[v.0 as usize] {
+                holds[usize::from(g.hw())].push(v.0);
+            }
+        }
+        for inst in &mut block.insts {
+            match &mut inst.kind {
+                InstKind::DbgValue(dbg) => {
+                    for op in &mut dbg.operands {
+                        if let DbgOperand::Reg(Reg::Virt(v)) = *op {
+                            *op = match assignment[v.0 as usize] {
+                                Some(g) if holds[usize::from(g.hw())].contains(&v.0) => {
+                                    DbgOperand::Reg(Reg::Phys(g))
+                                }
+                                _ => DbgOperand::NoReg,
+                            };
+                        }
+                    }
+                }
+                InstKind::Copy { dst, src } if place(*dst) == place(*src) => {
+                    if let (Reg::Virt(d), Some(g)) = (*dst, place(*dst)) {
+                        holds[usize::from(g.hw())].push(d.0);
+                    }
+                }
+                kind => {
+                    kind.visit_regs(&mut |r, access| {
+                        if access == Access::Use {
+                            return;
+                        }
+                        if let Some(g) = place(r) {
+                            let h = &mut holds[usize::from(g.hw())];
+                            h.clear();
+                            if let Reg::Virt(v) = r {
+                                h.push(v.0);
+                            }
+                        }
+                    });
+                    for g in kind.implicit_defs().iter() {
+                        holds[usize::from(g.hw())].clear();
+                    }
                 }
             }
         }
@@ -421,8 +578,30 @@ fn fold_spilled_source(kind: &mut InstKind, spilled: &dyn Fn(&Reg) -> Option<Sta
             src: src @ Rm::Reg(_),
             ..
         }
+        | InstKind::ImulImm {
+            src: src @ Rm::Reg(_),
+            ..
+        }
+        | InstKind::Cmov {
+            src: src @ Rm::Reg(_),
+            ..
+        }
+        | InstKind::Div {
+            divisor: src @ Rm::Reg(_),
+            ..
+        }
         | InstKind::Extend {
             src: src @ Rm::Reg(_),
+            ..
+        }
+        | InstKind::Cmp {
+            lhs: src @ Rm::Reg(_),
+            rhs: Rmi::Imm(_),
+            ..
+        }
+        | InstKind::Test {
+            lhs: src @ Rm::Reg(_),
+            rhs: Ri::Imm(_),
             ..
         } => {
             if let Rm::Reg(r) = src {
@@ -455,4 +634,351 @@ fn spill_store(slot: StackSlotId, src: Reg, loc: u32) -> Inst {
         },
         loc,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codegen::mir::{AluOp, CallTarget, Cond, DbgValue, Rmi};
+    use crate::x86::abi::CALLER_SAVED;
+    use expect_test::{expect, Expect};
+
+    fn phys(g: Gpr) -> Reg {
+        Reg::Phys(g)
+    }
+
+    fn dbg(variable: u32, operands: Vec<DbgOperand>) -> InstKind {
+        InstKind::DbgValue(DbgValue {
+            variable,
+            operands,
+            expr: 0,
+            indirect: false,
+        })
+    }
+
+    /// Allocates a one-block function and compares the result.
+    fn check(vregs: usize, insts: Vec<InstKind>, expected: Expect) -> Allocation {
+        let mut f = Function::new("t");
+        for _ in 0..vregs {
+            f.new_vreg(Width::W64);
+        }
+        f.new_block();
+        f.blocks[0].insts = insts.into_iter().map(|k| Inst::new(k, 0)).collect();
+        let allocation = allocate(&mut f).expect("allocates");
+        expected.assert_eq(&f.to_string());
+        allocation
+    }
+
+    fn v(n: u32) -> Reg {
+        Reg::Virt(VReg(n))
+    }
+
+    fn add(dst: Reg, src: Reg) -> InstKind {
+        InstKind::Alu {
+            op: AluOp::Add,
+            width: Width::W64,
+            dst,
+            src: Rmi::Reg(src),
+        }
+    }
+
+    fn mov(dst: Reg, imm: i64) -> InstKind {
+        InstKind::MovImm {
+            dst,
+            imm,
+            width: Width::W64,
+        }
+    }
+
+    fn ret() -> InstKind {
+        InstKind::Ret {
+            uses: vec![Gpr::Rax],
+        }
+    }
+
+    #[test]
+    fn interfering_values_get_different_registers_and_dead_ones_are_reused() {
+        // %0 and %1 overlap; %2 starts where %0 and %1 end and takes rax
+        // back; the copy into rax disappears.
+        check(
+            3,
+            vec![
+                mov(v(0), 1),
+                mov(v(1), 2),
+                add(v(0), v(1)),
+                InstKind::Copy {
+                    dst: v(2),
+                    src: v(0),
+                },
+                InstKind::Copy {
+                    dst: phys(Gpr::Rax),
+                    src: v(2),
+                },
+                ret(),
+            ],
+            expect![[r#"
+                name: t
+                bb.0:
+                  $rax = MOV64 1
+                  $rcx = MOV64 2
+                  $rax = ADD64 $rax, $rcx
+                  RET $rax
+            "#]],
+        );
+    }
+
+    #[test]
+    fn precoloured_registers_are_respected() {
+        // %0 is live while rdx is written by cqo/idiv, so it avoids rax and
+        // rdx even though it was copied from rax.
+        check(
+            2,
+            vec![
+                InstKind::Copy {
+                    dst: v(0),
+                    src: phys(Gpr::Rax),
+                },
+                InstKind::Copy {
+                    dst: v(1),
+                    src: phys(Gpr::Rdi),
+                },
+                InstKind::SignExtendAx { width: Width::W64 },
+                InstKind::Div {
+                    signed: true,
+                    width: Width::W64,
+                    divisor: Rm::Reg(v(1)),
+                },
+                add(phys(Gpr::Rax), v(0)),
+                ret(),
+            ],
+            expect![[r#"
+                name: t
+                bb.0:
+                  $rcx = COPY $rax
+                  SIGNEXTEND64 $rax
+                  IDIV64 $rdi
+                  $rax = ADD64 $rax, $rcx
+                  RET $rax
+            "#]],
+        );
+    }
+
+    #[test]
+    fn values_live_across_calls_use_callee_saved_registers() {
+        let allocation = check(
+            2,
+            vec![
+                mov(v(0), 7),
+                mov(v(1), 8),
+                InstKind::Copy {
+                    dst: phys(Gpr::Rdi),
+                    src: v(1),
+                },
+                InstKind::Call {
+                    target: CallTarget::Symbol("g".into()),
+                    args: vec![Gpr::Rdi],
+                    rets: vec![Gpr::Rax],
+                    clobbers: CALLER_SAVED,
+                },
+                add(phys(Gpr::Rax), v(0)),
+                ret(),
+            ],
+            expect![[r#"
+                name: t
+                bb.0:
+                  $rbx = MOV64 7
+                  $rdi = MOV64 8
+                  CALL @g, args($rdi), rets($rax)
+                  $rax = ADD64 $rax, $rbx
+                  RET $rax
+            "#]],
+        );
+        assert_eq!(allocation.callee_saved_used, GprSet::of(&[Gpr::Rbx]));
+    }
+
+    #[test]
+    fn pressure_spills_the_least_used_values() {
+        // 16 values live at once, %16 used many times: it stays in a register.
+        let n = 16;
+        let mut insts: Vec<InstKind> = (0..n).map(|k| mov(v(k), i64::from(k))).collect();
+        insts.push(mov(v(n), 0));
+        for _ in 0..4 {
+            for k in 0..n {
+                insts.push(add(v(n), v(k)));
+            }
+        }
+        insts.push(InstKind::Copy {
+            dst: phys(Gpr::Rax),
+            src: v(n),
+        });
+        insts.push(ret());
+        let mut f = Function::new("t");
+        for _ in 0..=n {
+            f.new_vreg(Width::W64);
+        }
+        f.new_block();
+        f.blocks[0].insts = insts.into_iter().map(|k| Inst::new(k, 0)).collect();
+        let allocation = allocate(&mut f).unwrap();
+        assert_eq!((allocation.spilled, allocation.rounds), (3, 2));
+        let adds: Vec<String> = f.blocks[0]
+            .insts
+            .iter()
+            .filter(|i| matches!(i.kind, InstKind::Alu { .. }))
+            .map(|i| i.kind.to_string())
+            .collect();
+        // Every add accumulates into one register; spilled values are read
+        // straight from their slots.
+        let acc = adds[0].split(' ').next().unwrap().to_string();
+        assert!(adds
+            .iter()
+            .all(|a| a.starts_with(&format!("{acc} = ADD64 {acc}, "))));
+        assert_eq!(adds.iter().filter(|a| a.contains("[$rbp")).count(), 0);
+        assert_eq!(adds.iter().filter(|a| a.contains("[%stack.")).count(), 12);
+    }
+
+    #[test]
+    fn debug_values_follow_registers_spills_and_liveness() {
+        // %0 in a register; %1 spilled under pressure; %2 dead at its
+        // second debug value; an immediate stays.
+        let n = 15;
+        let mut insts = vec![InstKind::Copy {
+            dst: v(0),
+            src: phys(Gpr::Rdi),
+        }];
+        insts.push(dbg(1, vec![DbgOperand::Reg(v(0)), DbgOperand::Imm(4)]));
+        insts.push(mov(v(2), 5));
+        insts.push(add(v(0), v(2)));
+        insts.push(dbg(2, vec![DbgOperand::Reg(v(2))]));
+        insts.extend((3..3 + n).map(|k| mov(v(k), i64::from(k))));
+        insts.push(mov(v(1), 9));
+        insts.push(dbg(3, vec![DbgOperand::Reg(v(1))]));
+        for k in 3..3 + n {
+            insts.push(add(v(0), v(k)));
+        }
+        insts.push(add(v(0), v(1)));
+        insts.push(dbg(3, vec![DbgOperand::Reg(v(1))]));
+        // A register no instruction touches has no location.
+        insts.push(dbg(4, vec![DbgOperand::Reg(v(3 + n))]));
+        insts.push(InstKind::Copy {
+            dst: phys(Gpr::Rax),
+            src: v(0),
+        });
+        insts.push(ret());
+        let mut f = Function::new("t");
+        for _ in 0..4 + n {
+            f.new_vreg(Width::W64);
+        }
+        f.new_block();
+        f.blocks[0].insts = insts.into_iter().map(|k| Inst::new(k, 0)).collect();
+        let mut plain = f.clone();
+        plain.blocks[0].insts.retain(|i| !i.is_debug());
+        allocate(&mut f).unwrap();
+        allocate(&mut plain).unwrap();
+        let debug: Vec<String> = f.blocks[0]
+            .insts
+            .iter()
+            .filter(|i| i.is_debug())
+            .map(|i| i.kind.to_string())
+            .collect();
+        expect![[r#"
+            [
+                "DBG_VALUE_LIST $rdi, 4, !var1, !expr0",
+                "DBG_VALUE $rax, !var2, !expr0",
+                "DBG_VALUE %stack.0:64, !var3, !expr0",
+                "DBG_VALUE $noreg, !var3, !expr0",
+                "DBG_VALUE $noreg, !var4, !expr0",
+            ]
+        "#]]
+        .assert_debug_eq(&debug);
+        f.blocks[0].insts.retain(|i| !i.is_debug());
+        assert_eq!(f, plain, "debug values changed the allocation");
+    }
+
+    #[test]
+    fn debug_values_survive_coalesced_copies_until_the_register_is_written() {
+        // %0 dies at the copy into %1, which takes its register: the value
+        // is still there for the first debug value, not after the add.
+        check(
+            2,
+            vec![
+                mov(v(0), 7),
+                InstKind::Copy {
+                    dst: v(1),
+                    src: v(0),
+                },
+                dbg(1, vec![DbgOperand::Reg(v(0))]),
+                InstKind::Alu {
+                    op: AluOp::Add,
+                    width: Width::W64,
+                    dst: v(1),
+                    src: Rmi::Imm(1),
+                },
+                dbg(1, vec![DbgOperand::Reg(v(0))]),
+                dbg(2, vec![DbgOperand::Reg(v(1))]),
+                InstKind::Copy {
+                    dst: phys(Gpr::Rax),
+                    src: v(1),
+                },
+                ret(),
+                dbg(2, vec![DbgOperand::Reg(v(1))]),
+            ],
+            expect![[r#"
+                name: t
+                bb.0:
+                  $rax = MOV64 7
+                  DBG_VALUE $rax, !var1, !expr0
+                  $rax = ADD64 $rax, 1
+                  DBG_VALUE $noreg, !var1, !expr0
+                  DBG_VALUE $rax, !var2, !expr0
+                  RET $rax
+                  DBG_VALUE $rax, !var2, !expr0
+            "#]],
+        );
+    }
+
+    #[test]
+    fn loops_keep_loop_carried_values_in_registers() {
+        let mut f = Function::new("loop");
+        let (i, s) = (f.new_vreg(Width::W64), f.new_vreg(Width::W64));
+        for _ in 0..3 {
+            f.new_block();
+        }
+        let ins = |k| Inst::new(k, 0);
+        f.blocks[0].insts = vec![ins(mov(i, 10)), ins(mov(s, 0))];
+        f.blocks[1].insts = vec![
+            ins(add(s, i)),
+            ins(InstKind::Alu {
+                op: AluOp::Sub,
+                width: Width::W64,
+                dst: i,
+                src: Rmi::Imm(1),
+            }),
+            ins(InstKind::Jcc {
+                cond: Cond::Ne,
+                target: crate::codegen::mir::BlockId(1),
+            }),
+        ];
+        f.blocks[2].insts = vec![
+            ins(InstKind::Copy {
+                dst: phys(Gpr::Rax),
+                src: s,
+            }),
+            ins(ret()),
+        ];
+        allocate(&mut f).unwrap();
+        expect![[r#"
+            name: loop
+            bb.0:  ; succ bb.1
+              $rax = MOV64 10
+              $rcx = MOV64 0
+            bb.1:  ; succ bb.1, bb.2
+              $rcx = ADD64 $rcx, $rax
+              $rax = SUB64 $rax, 1
+              JNE bb.1
+            bb.2:
+              $rax = COPY $rcx
+              RET $rax
+        "#]]
+        .assert_eq(&f.to_string());
+    }
 }

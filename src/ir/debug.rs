@@ -184,7 +184,12 @@ pub struct DebugRecord {
     /// none for a label). `undef`/`poison` mean "no location".
     pub locations: Vec<Value>,
     /// The expression over the locations, with explicit `DW_OP_LLVM_arg`
-    /// (the empty expression for a label).
+    /// (the empty expression for a label). The parser adds a leading
+    /// `DW_OP_LLVM_arg 0` exactly when the text had one plain location (no
+    /// `!DIArgList`) and an expression without `DW_OP_LLVM_arg`; the
+    /// inverse for printing: one location and exactly one `Arg`, which is
+    /// the first operation and is `Arg(0)` → print the location plainly and
+    /// drop that operation; otherwise print a `!DIArgList`.
     pub expr: ExprId,
     /// The record's DILocation.
     pub loc: LocId,

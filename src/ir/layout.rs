@@ -4,7 +4,8 @@
 //! alignments, struct field offsets and GEP offsets. Promise: the numbers
 //! follow the x86-64 System V data layout clang-19 writes
 //! (`e-m:e-...-i64:64-i128:128-f80:128-n8:16:32:64-S128`): `iN` is aligned
-//! like the next power-of-two width up to 16 bytes, pointers are 8 bytes,
+//! like the next power-of-two width up to 16 bytes (up to 8 when the
+//! module's datalayout lacks `i128:128`, as clang-14's does), pointers are 8 bytes,
 //! structs pad each field to its alignment and their size to the largest
 //! field alignment (packed structs have alignment 1 and no padding).
 
@@ -30,7 +31,7 @@ impl Module {
     /// The ABI alignment of a type, in bytes (1 for types without storage).
     pub fn align_of(&self, ty: &Type) -> u64 {
         match ty {
-            Type::Int(bits) => int_align(*bits),
+            Type::Int(bits) => self.int_align(*bits),
             Type::Ptr => 8,
             Type::Array { elem, .. } => self.align_of(elem),
             Type::Named(id) => match &self.structs[id.0 as usize] {
@@ -66,7 +67,7 @@ impl Module {
     /// consecutive array elements (store size rounded up to the alignment).
     pub fn size_of(&self, ty: &Type) -> u64 {
         match ty {
-            Type::Int(bits) => round_up(u64::from(*bits).div_ceil(8), int_align(*bits)),
+            Type::Int(bits) => round_up(u64::from(*bits).div_ceil(8), self.int_align(*bits)),
             Type::Ptr => 8,
             Type::Array { len, elem } => len.saturating_mul(self.size_of(elem)),
             Type::Named(id) => {
@@ -152,6 +153,17 @@ impl Module {
         Some(offset)
     }
 
+    /// Alignment of `iN`: the byte size rounded up to a power of two, at
+    /// most 16, or at most 8 if the datalayout does not align `i128` to 16.
+    fn int_align(&self, bits: u32) -> u64 {
+        let bytes = u64::from(bits).div_ceil(8).max(1);
+        let largest = match &self.datalayout {
+            Some(layout) if !layout.contains("i128:128") => 8,
+            _ => 16,
+        };
+        bytes.next_power_of_two().min(largest)
+    }
+
     /// Size and field offsets of a struct with these fields.
     fn struct_layout(&self, fields: &[Type], packed: bool) -> (u64, Vec<u64>) {
         let mut offsets = Vec::with_capacity(fields.len());
@@ -166,12 +178,6 @@ impl Module {
         }
         (round_up(size, max_align), offsets)
     }
-}
-
-/// Alignment of `iN`: the byte size rounded up to a power of two, at most 16.
-fn int_align(bits: u32) -> u64 {
-    let bytes = u64::from(bits).div_ceil(8).max(1);
-    bytes.next_power_of_two().min(16)
 }
 
 /// Rounds `value` up to a multiple of `align` (a power of two, or 1).
@@ -210,6 +216,19 @@ mod tests {
             assert_eq!(m.align_of(&Type::Int(bits)), align, "align of i{bits}");
         }
         assert_eq!(m.size_of(&Type::Int(128)), 16);
+        assert_eq!(m.align_of(&Type::Int(128)), 16);
+        let clang14 = Module {
+            datalayout: Some(
+                "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-f80:128-n8:16:32:64-S128".into(),
+            ),
+            ..Module::default()
+        };
+        assert_eq!(clang14.align_of(&Type::Int(128)), 8);
+        let wide = Type::Struct {
+            fields: vec![Type::I8, Type::Int(128)],
+            packed: false,
+        };
+        assert_eq!((m.size_of(&wide), clang14.size_of(&wide)), (32, 24));
         assert_eq!(m.store_size(&Type::Int(24)), 3);
         assert_eq!(m.size_of(&Type::Ptr), 8);
     }

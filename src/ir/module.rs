@@ -227,6 +227,25 @@ impl Function {
         self.block(block).insts.last().map(|&id| self.inst(id))
     }
 
+    /// Replaces every use of `old` by `new`, in instruction operands and in
+    /// debug record locations alike, and returns how many uses changed.
+    pub fn replace_all_uses(&mut self, old: &Value, new: &Value) -> usize {
+        let mut changed = 0;
+        let mut replace = |value: &mut Value| {
+            if value == old {
+                *value = new.clone();
+                changed += 1;
+            }
+        };
+        for inst in &mut self.insts {
+            inst.operands_mut().into_iter().for_each(&mut replace);
+            for record in &mut inst.records {
+                record.values_mut().for_each(&mut replace);
+            }
+        }
+        changed
+    }
+
     /// The type of a value used in this function.
     pub fn value_type(&self, value: &Value) -> Type {
         match value {
@@ -300,6 +319,12 @@ impl Module {
             Value::Const(Constant::Global(GlobalRef::Func(id))) => Some(*id),
             _ => None,
         }
+    }
+
+    /// The intrinsic a call's callee names, if it is a direct call of one.
+    pub fn intrinsic(&self, callee: &Value) -> Option<super::inst::Intrinsic> {
+        let id = self.direct_callee(callee)?;
+        super::inst::Intrinsic::from_name(&self.function(id).name)
     }
 
     /// The named metadata list with this name, if present.

@@ -571,6 +571,22 @@ impl Emitter<'_> {
                 let code = valid(codes::unary(*op)[wi(*width)], "bswap is 32 or 64 bits")?;
                 self.push(Instruction::with1(code, reg_at(*dst, *width)?))
             }
+            // `test r, r` sets the flags as `cmp r, 0` does (CF = OF = 0,
+            // ZF, SF and PF from r) in fewer bytes.
+            InstKind::Cmp {
+                width,
+                lhs: Rm::Reg(r),
+                rhs: Rmi::Imm(0),
+            } => {
+                const CODES: [Code; 4] = [
+                    Code::Test_rm8_r8,
+                    Code::Test_rm16_r16,
+                    Code::Test_rm32_r32,
+                    Code::Test_rm64_r64,
+                ];
+                let r = reg_at(*r, *width)?;
+                self.rm_r(CODES[wi(*width)], Operand::Reg(r), r)
+            }
             InstKind::Cmp { width, lhs, rhs } => {
                 let l = self.rm(lhs, *width)?;
                 self.alu_like(&codes::cmp(), *width, l, rhs)

@@ -1,16 +1,17 @@
-//! Functions: headers, bodies, instructions and debug records.
+//! Functions: headers, bodies and instructions.
 //!
 //! In: the token cursor at `define` or `declare`. Out: the function stored
-//! in its pre-scanned [`FuncId`] slot. Promises: values may be used before
-//! their definition (phis, loops) and are resolved when the body ends, with
-//! their types checked against every use; `#dbg_*` records and
-//! `llvm.dbg.*` calls both become [`DebugRecord`]s on the next instruction.
+//! in its pre-scanned slot of [`crate::ir::Module::functions`]. Promises:
+//! values may be used before their definition (phis, loops) and are
+//! resolved when the body ends, with their types checked against every
+//! use; unnamed values are numbered as LLVM numbers them; debug records
+//! (read by [`super::records`]) ride on the instruction that follows them.
 
 use std::collections::HashMap;
 
 use super::lexer::Tok;
 use super::{PResult, Parser};
-use crate::ir::debug::{AssignLink, DIExpression, DebugRecord, ExprId, ExprOp, RecordKind};
+use crate::ir::debug::DebugRecord;
 use crate::ir::inst::*;
 use crate::ir::module::{Block, Function, Param};
 use crate::ir::types::{FunctionType, Type};
@@ -28,19 +29,42 @@ struct ForwardUse<'a> {
 
 /// Per-function name tables.
 #[derive(Default)]
-struct Scope<'a> {
+pub(super) struct Scope<'a> {
+    /// Values by the name written in the text (`%x`, `%3`).
     values: HashMap<&'a str, Value>,
+    /// Values numbered implicitly (an unnamed parameter or result), by number.
+    implicit: HashMap<u32, Value>,
+    /// Blocks by the label written in the text.
     blocks: HashMap<&'a str, BlockId>,
-    /// The slot number of an unlabelled entry block (after the unnamed parameters).
-    entry_number: Option<String>,
+    /// The slot number of an unlabelled entry block.
+    entry_number: Option<u32>,
+    /// The number LLVM gives the next unnamed value, parameter or block.
+    next_number: u32,
     forward: Vec<ForwardUse<'a>>,
     forward_index: HashMap<&'a str, u32>,
 }
 
-/// The location operands of a record as written.
-struct RecordLocation {
-    values: Vec<Value>,
-    arg_list: bool,
+impl Scope<'_> {
+    /// The value a local name refers to, written or implicit.
+    fn value(&self, name: &str) -> Option<&Value> {
+        self.values
+            .get(name)
+            .or_else(|| self.implicit.get(&name.parse::<u32>().ok()?))
+    }
+
+    /// Keeps the implicit numbering after an explicitly numbered name.
+    fn saw_name(&mut self, name: &str) {
+        if let Ok(n) = name.parse::<u32>() {
+            self.next_number = n.saturating_add(1);
+        }
+    }
+
+    /// Takes the next implicit number.
+    fn take_number(&mut self) -> u32 {
+        let n = self.next_number;
+        self.next_number = n.saturating_add(1);
+        n
+    }
 }
 
 impl<'a> Parser<'a> {
@@ -130,11 +154,21 @@ impl<'a> Parser<'a> {
         self.parse_function_suffix(&mut function, is_definition)?;
         if is_definition {
             let mut scope = Scope::default();
-            for (i, (ty, _, name)) in params.iter().enumerate() {
-                if let Some(name) = name {
-                    scope.values.insert(name, Value::Arg(i as u32));
+            for (i, (_, _, name)) in params.iter().enumerate() {
+                let arg = Value::Arg(i as u32);
+                match name {
+                    Some(name) => {
+                        if scope.values.insert(name, arg).is_some() {
+                            return Err(self
+                                .error_at(start, format!("parameter '%{name}' is defined twice")));
+                        }
+                        scope.saw_name(name);
+                    }
+                    None => {
+                        let n = scope.take_number();
+                        scope.implicit.insert(n, arg);
+                    }
                 }
-                let _ = ty;
             }
             self.parse_body(&mut function, &mut scope)?;
         }
@@ -178,9 +212,9 @@ impl<'a> Parser<'a> {
                 }
                 Tok::MdName(kind) if self.peek_n(1) != Tok::Punct(b'=') => {
                     self.bump();
+                    let at = self.offset();
                     let id = self.parse_md_ref()?;
                     if kind == "dbg" {
-                        let at = self.offset();
                         function.subprogram = Some(self.expect_node(id, at)?);
                     }
                 }
@@ -218,13 +252,14 @@ impl<'a> Parser<'a> {
                     self.bump();
                     break;
                 }
-                Tok::LabelDef(_) => {
+                Tok::LabelDef(label) => {
                     if !pending.is_empty() {
                         return Err(
                             self.error_at(self.offset(), "debug record at the end of a block")
                         );
                     }
                     self.bump();
+                    scope.saw_name(label);
                     current = Some(next_block);
                     next_block += 1;
                 }
@@ -281,8 +316,7 @@ impl<'a> Parser<'a> {
                 }
                 _ if depth == 0 && first => {
                     function.blocks.push(Block::default());
-                    let unnamed = function.params.iter().filter(|p| p.name.is_none()).count();
-                    scope.entry_number = Some(unnamed.to_string());
+                    scope.entry_number = Some(scope.take_number());
                 }
                 _ => {}
             }
@@ -301,7 +335,7 @@ impl<'a> Parser<'a> {
         }
         let mut targets = Vec::with_capacity(scope.forward.len());
         for use_ in &scope.forward {
-            let Some(value) = scope.values.get(use_.name) else {
+            let Some(value) = scope.value(use_.name) else {
                 return Err(self.error_at(
                     use_.offset,
                     format!("use of undefined value '%{}'", use_.name),
@@ -348,7 +382,7 @@ impl<'a> Parser<'a> {
         match self.peek() {
             Tok::Local(name) => {
                 self.bump();
-                if let Some(value) = scope.values.get(name) {
+                if let Some(value) = scope.value(name) {
                     if function.value_type(value) != *ty {
                         return Err(self.error_at(
                             offset,
@@ -378,7 +412,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `T v`.
-    fn parse_typed_value(
+    pub(super) fn parse_typed_value(
         &mut self,
         function: &Function,
         scope: &mut Scope<'a>,
@@ -399,7 +433,11 @@ impl<'a> Parser<'a> {
         match self.peek() {
             Tok::Local(name) => {
                 self.bump();
-                let entry = (scope.entry_number.as_deref() == Some(name)).then_some(BlockId(0));
+                let entry = name
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|n| Some(*n) == scope.entry_number)
+                    .map(|_| BlockId(0));
                 scope.blocks.get(name).copied().or(entry).ok_or_else(|| {
                     self.error_at(offset, format!("use of undefined label '%{name}'"))
                 })
@@ -708,7 +746,11 @@ impl<'a> Parser<'a> {
             if scope.values.insert(name, Value::Inst(id)).is_some() {
                 return Err(self.error_at(start, format!("redefinition of '%{name}'")));
             }
+            scope.saw_name(name);
             inst.name = Some(name).filter(|n| !is_number(n)).map(str::to_string);
+        } else if !inst.ty.is_void() {
+            let n = scope.take_number();
+            scope.implicit.insert(n, Value::Inst(id));
         }
         function.insts.push(inst);
         Ok(())
@@ -825,248 +867,6 @@ impl<'a> Parser<'a> {
         self.define_result(result_name, inst, start, function, scope)?;
         Ok(None)
     }
-
-    // ----- debug records -----
-
-    /// `#dbg_value(...)` and friends, with the cursor at the `#dbg_` word.
-    fn parse_record(
-        &mut self,
-        word: &str,
-        function: &Function,
-        scope: &mut Scope<'a>,
-    ) -> PResult<DebugRecord> {
-        let offset = self.offset();
-        self.bump();
-        let kind = match word {
-            "dbg_value" => RecordKind::Value,
-            "dbg_declare" => RecordKind::Declare,
-            "dbg_assign" => RecordKind::Assign,
-            "dbg_label" => RecordKind::Label,
-            _ => return Err(self.error_at(offset, format!("unknown debug record '#{word}'"))),
-        };
-        self.expect_punct(b'(')?;
-        if kind == RecordKind::Label {
-            let variable = self.parse_node_ref()?;
-            self.expect_punct(b',')?;
-            let loc = self.parse_location_ref()?;
-            self.expect_punct(b')')?;
-            let expr = self.module.debug.intern_expr(DIExpression::default());
-            return Ok(DebugRecord {
-                kind,
-                variable,
-                locations: Vec::new(),
-                expr,
-                loc,
-                assign: None,
-            });
-        }
-        let location = self.parse_record_location(function, scope)?;
-        self.expect_punct(b',')?;
-        let variable = self.parse_node_ref()?;
-        self.expect_punct(b',')?;
-        let expr = self.parse_record_expr(&location)?;
-        self.expect_punct(b',')?;
-        let assign = if kind == RecordKind::Assign {
-            let id = self.parse_node_ref()?;
-            self.expect_punct(b',')?;
-            let (_, address) = self.parse_typed_value(function, scope)?;
-            self.expect_punct(b',')?;
-            let address_expr = self.parse_record_expr(&RecordLocation {
-                values: Vec::new(),
-                arg_list: false,
-            })?;
-            self.expect_punct(b',')?;
-            Some(AssignLink {
-                id,
-                address,
-                address_expr,
-            })
-        } else {
-            None
-        };
-        let loc = self.parse_location_ref()?;
-        self.expect_punct(b')')?;
-        Ok(DebugRecord {
-            kind,
-            variable,
-            locations: location.values,
-            expr,
-            loc,
-            assign,
-        })
-    }
-
-    /// `call void @llvm.dbg.KIND(metadata ..., ...)` after the callee name.
-    fn parse_dbg_intrinsic(
-        &mut self,
-        kind: &str,
-        offset: u32,
-        function: &Function,
-        scope: &mut Scope<'a>,
-    ) -> PResult<DebugRecord> {
-        let kind = match kind {
-            "value" => RecordKind::Value,
-            "declare" => RecordKind::Declare,
-            "assign" => RecordKind::Assign,
-            "label" => RecordKind::Label,
-            _ => {
-                return Err(
-                    self.error_at(offset, format!("unknown debug intrinsic 'llvm.dbg.{kind}'"))
-                )
-            }
-        };
-        self.expect_punct(b'(')?;
-        let record = if kind == RecordKind::Label {
-            self.expect_word("metadata")?;
-            let variable = self.parse_node_ref()?;
-            let expr = self.module.debug.intern_expr(DIExpression::default());
-            PartialRecord {
-                kind,
-                variable,
-                locations: Vec::new(),
-                expr,
-                assign: None,
-            }
-        } else {
-            self.expect_word("metadata")?;
-            let location = self.parse_record_location(function, scope)?;
-            self.expect_punct(b',')?;
-            self.expect_word("metadata")?;
-            let variable = self.parse_node_ref()?;
-            self.expect_punct(b',')?;
-            self.expect_word("metadata")?;
-            let expr = self.parse_record_expr(&location)?;
-            let assign = if kind == RecordKind::Assign {
-                self.expect_punct(b',')?;
-                self.expect_word("metadata")?;
-                let id = self.parse_node_ref()?;
-                self.expect_punct(b',')?;
-                self.expect_word("metadata")?;
-                let (_, address) = self.parse_typed_value(function, scope)?;
-                self.expect_punct(b',')?;
-                self.expect_word("metadata")?;
-                let address_expr = self.parse_record_expr(&RecordLocation {
-                    values: Vec::new(),
-                    arg_list: false,
-                })?;
-                Some(AssignLink {
-                    id,
-                    address,
-                    address_expr,
-                })
-            } else {
-                None
-            };
-            PartialRecord {
-                kind,
-                variable,
-                locations: location.values,
-                expr,
-                assign,
-            }
-        };
-        self.expect_punct(b')')?;
-        while matches!(self.peek(), Tok::AttrRef(_)) {
-            self.bump();
-        }
-        let mut loc = None;
-        while self.is_punct(b',') {
-            self.bump();
-            let Tok::MdName(name) = self.peek() else {
-                return Err(self.expected("a metadata attachment"));
-            };
-            self.bump();
-            if name == "dbg" {
-                loc = Some(self.parse_location_ref()?);
-            } else {
-                self.parse_md_ref()?;
-            }
-        }
-        let loc = loc
-            .ok_or_else(|| self.error_at(offset, "debug intrinsic call without a !dbg location"))?;
-        let PartialRecord {
-            kind,
-            variable,
-            locations,
-            expr,
-            assign,
-        } = record;
-        Ok(DebugRecord {
-            kind,
-            variable,
-            locations,
-            expr,
-            loc,
-            assign,
-        })
-    }
-
-    /// A record's location operand: `T v`, `!DIArgList(T v, ...)` or `!{}`.
-    fn parse_record_location(
-        &mut self,
-        function: &Function,
-        scope: &mut Scope<'a>,
-    ) -> PResult<RecordLocation> {
-        match self.peek() {
-            Tok::MdName("DIArgList") => {
-                self.bump();
-                self.expect_punct(b'(')?;
-                let mut values = Vec::new();
-                if !self.eat(Tok::Punct(b')')) {
-                    loop {
-                        values.push(self.parse_typed_value(function, scope)?.1);
-                        if self.eat(Tok::Punct(b')')) {
-                            break;
-                        }
-                        self.expect_punct(b',')?;
-                    }
-                }
-                Ok(RecordLocation {
-                    values,
-                    arg_list: true,
-                })
-            }
-            Tok::Exclaim => {
-                self.bump();
-                self.expect_punct(b'{')?;
-                self.expect_punct(b'}')?;
-                Ok(RecordLocation {
-                    values: Vec::new(),
-                    arg_list: true,
-                })
-            }
-            _ => {
-                let (_, value) = self.parse_typed_value(function, scope)?;
-                Ok(RecordLocation {
-                    values: vec![value],
-                    arg_list: false,
-                })
-            }
-        }
-    }
-
-    /// A record's expression, normalised: a single-location expression
-    /// without `DW_OP_LLVM_arg` gets `DW_OP_LLVM_arg 0` in front.
-    fn parse_record_expr(&mut self, location: &RecordLocation) -> PResult<ExprId> {
-        let id = self.parse_expression_ref()?;
-        let expr = self.module.debug.expr(id);
-        if location.arg_list || expr.uses_arg() {
-            return Ok(id);
-        }
-        let mut ops = Vec::with_capacity(expr.ops.len() + 1);
-        ops.push(ExprOp::Arg(0));
-        ops.extend(expr.ops.iter().cloned());
-        Ok(self.module.debug.intern_expr(DIExpression { ops }))
-    }
-}
-
-/// A record read from an intrinsic call before its `!dbg` is known.
-struct PartialRecord {
-    kind: RecordKind,
-    variable: crate::ir::debug::MdId,
-    locations: Vec<Value>,
-    expr: ExprId,
-    assign: Option<AssignLink>,
 }
 
 /// Whether a value or label name is a slot number (an unnamed value).

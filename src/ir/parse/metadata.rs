@@ -650,7 +650,8 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// An operation the model does not name, with its integer arguments.
+/// An operation the model does not name, with its arguments as integers
+/// (`DW_ATE_*` names become their DWARF codes, which LLVM also accepts).
 fn other_op(name: &str, args: &[(Tok<'_>, u32)]) -> ExprOp {
     ExprOp::Other {
         name: name.to_string(),
@@ -658,13 +659,111 @@ fn other_op(name: &str, args: &[(Tok<'_>, u32)]) -> ExprOp {
             .iter()
             .filter_map(|(t, _)| match t {
                 Tok::Int(text) => super::parse_int(text).map(|v| v as u64),
+                Tok::Ident(word) => ate_code(word),
                 _ => None,
             })
             .collect(),
     }
 }
 
+/// The DWARF code of a `DW_ATE_*` base type encoding name.
+fn ate_code(name: &str) -> Option<u64> {
+    Some(match name {
+        "DW_ATE_address" => 0x01,
+        "DW_ATE_boolean" => 0x02,
+        "DW_ATE_float" => 0x04,
+        "DW_ATE_signed" => 0x05,
+        "DW_ATE_signed_char" => 0x06,
+        "DW_ATE_unsigned" => 0x07,
+        "DW_ATE_unsigned_char" => 0x08,
+        "DW_ATE_UTF" => 0x10,
+        _ => return None,
+    })
+}
+
 /// Decodes a string body into text.
 fn decode(raw: &str) -> String {
     String::from_utf8_lossy(&unescape(raw)).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ir::debug::ExprOp;
+    use crate::ir::parse::parse_module;
+
+    /// The operations of the expression of the only record in `f`.
+    fn record_ops(location: &str, expr: &str) -> Vec<ExprOp> {
+        let text = format!(
+            "define void @f(i32 %x) !dbg !1 {{\n  #dbg_value({location}, !2, {expr}, !3)\n  ret void\n}}\n\
+             !1 = distinct !DISubprogram(name: \"f\")\n!2 = !DILocalVariable(name: \"v\", scope: !1)\n\
+             !3 = !DILocation(line: 1, scope: !1)\n"
+        );
+        let m = parse_module(&text, "t.ll").unwrap_or_else(|d| panic!("{d}"));
+        let record = &m.functions[0].insts[0].records[0];
+        m.debug.expr(record.expr).ops.clone()
+    }
+
+    #[test]
+    fn single_location_expressions_get_an_explicit_arg() {
+        assert_eq!(record_ops("i32 %x", "!DIExpression()"), [ExprOp::Arg(0)]);
+        assert_eq!(
+            record_ops(
+                "i32 %x",
+                "!DIExpression(DW_OP_plus_uconst, 4, DW_OP_stack_value)"
+            ),
+            [ExprOp::Arg(0), ExprOp::PlusUconst(4), ExprOp::StackValue]
+        );
+        assert_eq!(
+            record_ops(
+                "!DIArgList(i32 %x)",
+                "!DIExpression(DW_OP_LLVM_arg, 0, DW_OP_stack_value)"
+            ),
+            [ExprOp::Arg(0), ExprOp::StackValue]
+        );
+    }
+
+    #[test]
+    fn every_operation_form() {
+        assert_eq!(
+            record_ops(
+                "i32 %x",
+                "!DIExpression(DW_OP_LLVM_convert, 32, DW_ATE_signed, DW_OP_LLVM_convert, 8, \
+                 DW_ATE_unsigned_char, DW_OP_consts, 18446744073709551615, DW_OP_swap, \
+                 DW_OP_deref_size, 4, DW_OP_LLVM_fragment, 8, 24)"
+            ),
+            [
+                ExprOp::Arg(0),
+                ExprOp::Convert {
+                    bits: 32,
+                    signed: true
+                },
+                ExprOp::Other {
+                    name: "DW_OP_LLVM_convert".into(),
+                    args: vec![8, 8]
+                },
+                ExprOp::Consts(-1),
+                ExprOp::Other {
+                    name: "DW_OP_swap".into(),
+                    args: vec![]
+                },
+                ExprOp::DerefSize(4),
+                ExprOp::Fragment {
+                    offset: 8,
+                    size: 24
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn malformed_expressions_are_errors() {
+        let text = "define void @f(i32 %x) !dbg !1 {\n  #dbg_value(i32 %x, !2, !DIExpression(DW_OP_LLVM_fragment, 8), !3)\n  ret void\n}\n\
+                    !1 = distinct !DISubprogram(name: \"f\")\n!2 = !DILocalVariable(name: \"v\", scope: !1)\n\
+                    !3 = !DILocation(line: 1, scope: !1)\n";
+        let error = parse_module(text, "t.ll").unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "t.ll:2:40: error: DW_OP_LLVM_fragment needs 2 argument(s)"
+        );
+    }
 }

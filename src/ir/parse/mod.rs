@@ -20,6 +20,7 @@
 mod body;
 pub mod lexer;
 mod metadata;
+mod records;
 mod ty;
 
 use std::collections::HashMap;
@@ -392,6 +393,12 @@ impl<'a> Parser<'a> {
                     self.expect_word("comdat")?;
                     self.bump();
                 }
+                Tok::Ident("module") => {
+                    // `module asm "..."`: not modelled.
+                    self.bump();
+                    self.expect_word("asm")?;
+                    self.string()?;
+                }
                 Tok::MdNum(n) => self.parse_md_slot_def(n)?,
                 Tok::MdName(name) => self.parse_named_metadata(name)?,
                 _ => return Err(self.expected("a top-level entity")),
@@ -537,10 +544,18 @@ impl<'a> Parser<'a> {
     fn at_item_start(&self) -> bool {
         match self.peek() {
             Tok::Eof | Tok::Global(_) | Tok::MdNum(_) | Tok::Local(_) => true,
-            Tok::Ident(w) => matches!(
-                w,
-                "define" | "declare" | "attributes" | "target" | "source_filename"
-            ),
+            Tok::Ident(w) => {
+                w.starts_with('$')
+                    || matches!(
+                        w,
+                        "define"
+                            | "declare"
+                            | "attributes"
+                            | "target"
+                            | "source_filename"
+                            | "module"
+                    )
+            }
             Tok::MdName(_) => self.peek_n(1) == Tok::Punct(b'='),
             _ => false,
         }
