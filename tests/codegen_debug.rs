@@ -171,64 +171,64 @@ fn classify_jump_table_and_phi() {
         expect![[r#"
                0: push rbp
                1: mov rbp, rsp
-               4: cmp edi, 0
-               7: je short 0x29
-               9: cmp edi, 1
-               c: je short 0x30
-               e: cmp edi, 2
-              11: je short 0x37
-              13: cmp edi, 3
-              16: je short 0x3e
-              18: cmp edi, 4
-              1b: je short 0x45
-              1d: cmp edi, 7
-              20: je short 0x4c
-              22: cmp edi, 0x64
-              25: je short 0x53
-              27: jmp short 0x5a
-              29: mov eax, 6
-              2e: jmp short 0x63
-              30: mov eax, 0xa
-              35: jmp short 0x63
-              37: mov eax, 0xc
-              3c: jmp short 0x63
-              3e: mov eax, 5
-              43: jmp short 0x63
-              45: mov eax, 0x12
-              4a: jmp short 0x63
-              4c: mov eax, 3
-              51: jmp short 0x63
-              53: mov eax, 0
-              58: jmp short 0x63
-              5a: shl edi, 1
-              5d: or edi, 1
-              60: mov rax, rdi
-              63: pop rbp
-              64: ret
+               4: test edi, edi
+               6: je short 0x28
+               8: cmp edi, 1
+               b: je short 0x2f
+               d: cmp edi, 2
+              10: je short 0x36
+              12: cmp edi, 3
+              15: je short 0x3d
+              17: cmp edi, 4
+              1a: je short 0x44
+              1c: cmp edi, 7
+              1f: je short 0x4b
+              21: cmp edi, 0x64
+              24: je short 0x52
+              26: jmp short 0x59
+              28: mov eax, 6
+              2d: jmp short 0x62
+              2f: mov eax, 0xa
+              34: jmp short 0x62
+              36: mov eax, 0xc
+              3b: jmp short 0x62
+              3d: mov eax, 5
+              42: jmp short 0x62
+              44: mov eax, 0x12
+              49: jmp short 0x62
+              4b: mov eax, 3
+              50: jmp short 0x62
+              52: mov eax, 0
+              57: jmp short 0x62
+              59: shl edi, 1
+              5c: or edi, 1
+              5f: mov rax, rdi
+              62: pop rbp
+              63: ret
             rows:
               0x0 2:0 stmt
               0x4 4:3 stmt prologue_end
-              0x29 4:3 stmt
-              0x30 6:18 stmt
-              0x37 7:19 stmt
-              0x3e 8:18 stmt
-              0x45 9:19 stmt
-              0x4c 10:18 stmt
-              0x53 11:21 stmt
-              0x5a 12:18 stmt
-              0x5d 14:12 stmt
-              0x60 12:23 
-              0x63 14:3 stmt epilogue_begin
+              0x28 4:3 stmt
+              0x2f 6:18 stmt
+              0x36 7:19 stmt
+              0x3d 8:18 stmt
+              0x44 9:19 stmt
+              0x4b 10:18 stmt
+              0x52 11:21 stmt
+              0x59 12:18 stmt
+              0x5c 14:12 stmt
+              0x5f 12:23 
+              0x62 14:3 stmt epilogue_begin
             variables:
-              k [0x4, 0x5d) (reg5:i32) Arg(0)
-              r [0x30, 0x37) (const 9) Arg(0) StackValue
-              r [0x37, 0x3e) (const 11) Arg(0) StackValue
-              r [0x3e, 0x45) (const 4) Arg(0) StackValue
-              r [0x45, 0x4c) (const 17) Arg(0) StackValue
-              r [0x4c, 0x53) (const 2) Arg(0) StackValue
-              r [0x53, 0x5a) (const -1) Arg(0) StackValue
-              r [0x5d, 0x60) (reg5:i32) Arg(0)
-              r [0x63, 0x65) (reg0:i32) Arg(0)
+              k [0x4, 0x5c) (reg5:i32) Arg(0)
+              r [0x2f, 0x36) (const 9) Arg(0) StackValue
+              r [0x36, 0x3d) (const 11) Arg(0) StackValue
+              r [0x3d, 0x44) (const 4) Arg(0) StackValue
+              r [0x44, 0x4b) (const 17) Arg(0) StackValue
+              r [0x4b, 0x52) (const 2) Arg(0) StackValue
+              r [0x52, 0x59) (const -1) Arg(0) StackValue
+              r [0x5c, 0x5f) (reg5:i32) Arg(0)
+              r [0x62, 0x64) (reg0:i32) Arg(0)
         "#]],
     );
 }
@@ -239,28 +239,28 @@ fn pick_select_ranges() {
         "select_diamond.O2.ll",
         "pick",
         expect![[r#"
-           0: push rbp
-           1: mov rbp, rsp
-           4: add esi, 1
-           7: add edx, 0xffffffff
-           a: cmp edi, 0
-           d: cmovg edx, esi
-          10: shl edx, 1
-          13: mov rax, rdx
-          16: pop rbp
-          17: ret
-        rows:
-          0x0 3:0 stmt
-          0x4 5:7 stmt prologue_end
-          0x10 9:12 stmt
-          0x13 9:3 
-          0x16 9:3 epilogue_begin
-        variables:
-          c [0x4, 0x18) (reg5:i32) Arg(0)
-          a [0x4, 0x7) (reg4:i32) Arg(0)
-          b [0x4, 0xa) (reg1:i32) Arg(0)
-          r [0x10, 0x13) (reg1:i32) Arg(0)
-    "#]],
+               0: push rbp
+               1: mov rbp, rsp
+               4: add esi, 1
+               7: add edx, 0xffffffff
+               a: test edi, edi
+               c: cmovg edx, esi
+               f: shl edx, 1
+              12: mov rax, rdx
+              15: pop rbp
+              16: ret
+            rows:
+              0x0 3:0 stmt
+              0x4 5:7 stmt prologue_end
+              0xf 9:12 stmt
+              0x12 9:3 
+              0x15 9:3 epilogue_begin
+            variables:
+              c [0x4, 0x17) (reg5:i32) Arg(0)
+              a [0x4, 0x7) (reg4:i32) Arg(0)
+              b [0x4, 0xa) (reg1:i32) Arg(0)
+              r [0xf, 0x12) (reg1:i32) Arg(0)
+        "#]],
     );
 }
 
@@ -300,165 +300,129 @@ fn sum_scaled_loop_ranges() {
         expect![[r#"
                0: push rbp
                1: mov rbp, rsp
-               4: push rbx
-               5: push r12
-               7: push r13
-               9: push r14
-               b: push r15
-               d: sub rsp, 0x18
-              11: cmp esi, 0
-              14: jg short 0x20
-              16: mov eax, 0
-              1b: jmp 0xbe
-              20: mov ecx, esi
-              22: mov [rbp-0x30], rcx
-              26: mov r8, [rbp-0x30]
-              2a: and r8, 3
-              2e: mov [rbp-0x30], r8
-              32: cmp esi, 4
-              35: jae short 0x4d
-              37: mov esi, 0
-              3c: mov [rbp-0x40], rsi
-              40: mov esi, 0
-              45: mov r8d, 0
-              4b: jmp short 0x73
-              4d: mov [rbp-0x38], rcx
-              51: mov rcx, [rbp-0x38]
-              55: and rcx, 0x7ffffffc
-              5c: mov [rbp-0x38], rcx
-              60: mov ecx, 0
-              65: mov r9d, 0
-              6b: mov r10d, 0
-              71: jmp short 0xcd
-              73: mov r11, [rbp-0x30]
-              77: cmp r11, 0
-              7b: jne short 0x83
-              7d: mov rax, [rbp-0x40]
-              81: jmp short 0xbe
-              83: mov r11, rsi
-              86: mov rbx, r8
-              89: mov r12d, 0
-              8f: mov r13d, [rdi+r11*4]
-              93: imul r13d, edx
-              97: add r13d, ebx
-              9a: mov r14, r11
-              9d: add r14, 1
-              a1: mov r15, r12
-              a4: add r15, 1
-              a8: cmp r15, [rbp-0x30]
-              ac: jne short 0xb3
-              ae: mov rax, r13
-              b1: jmp short 0xbe
-              b3: mov r11, r14
-              b6: mov rbx, r13
-              b9: mov r12, r15
-              bc: jmp short 0x8f
-              be: add rsp, 0x18
-              c2: pop r15
-              c4: pop r14
-              c6: pop r13
-              c8: pop r12
-              ca: pop rbx
-              cb: pop rbp
-              cc: ret
-              cd: mov eax, [rdi+rcx*4]
-              d0: imul eax, edx
-              d3: add eax, r9d
-              d6: mov r11, rcx
-              d9: or r11, 1
-              dd: mov r11d, [rdi+r11*4]
-              e1: imul r11d, edx
-              e5: add r11d, eax
-              e8: mov rax, rcx
-              eb: or rax, 2
-              ef: mov eax, [rdi+rax*4]
-              f2: imul eax, edx
-              f5: add eax, r11d
-              f8: mov r11, rcx
-              fb: or r11, 3
-              ff: mov r11d, [rdi+r11*4]
-             103: imul r11d, edx
-             107: add r11d, eax
-             10a: mov rax, rcx
-             10d: add rax, 4
-             111: mov rbx, r10
-             114: add rbx, 4
-             118: cmp rbx, [rbp-0x38]
-             11c: jne short 0x12d
-             11e: mov [rbp-0x40], r11
-             122: mov rsi, rax
-             125: mov r8, r11
-             128: jmp 0x73
-             12d: mov rcx, rax
-             130: mov r9, r11
-             133: mov r10, rbx
-             136: jmp short 0xcd
+               4: test esi, esi
+               6: jg short 0xf
+               8: mov eax, 0
+               d: jmp short 0x77
+               f: mov eax, esi
+              11: mov rcx, rax
+              14: and rcx, 3
+              18: cmp esi, 4
+              1b: jae short 0x2f
+              1d: mov eax, 0
+              22: mov esi, 0
+              27: mov r8d, 0
+              2d: jmp short 0x49
+              2f: and rax, 0x7ffffffc
+              36: mov esi, 0
+              3b: mov r8d, 0
+              41: mov r9d, 0
+              47: jmp short 0x79
+              49: test rcx, rcx
+              4c: jne short 0x50
+              4e: jmp short 0x77
+              50: mov eax, 0
+              55: mov r9d, [rdi+rsi*4]
+              59: imul r9d, edx
+              5d: add r9d, r8d
+              60: add rsi, 1
+              64: add rax, 1
+              68: cmp rax, rcx
+              6b: jne short 0x72
+              6d: mov rax, r9
+              70: jmp short 0x77
+              72: mov r8, r9
+              75: jmp short 0x55
+              77: pop rbp
+              78: ret
+              79: mov r10d, [rdi+rsi*4]
+              7d: imul r10d, edx
+              81: add r10d, r8d
+              84: mov r8, rsi
+              87: or r8, 1
+              8b: mov r8d, [rdi+r8*4]
+              8f: imul r8d, edx
+              93: add r8d, r10d
+              96: mov r10, rsi
+              99: or r10, 2
+              9d: mov r10d, [rdi+r10*4]
+              a1: imul r10d, edx
+              a5: add r10d, r8d
+              a8: mov r8, rsi
+              ab: or r8, 3
+              af: mov r8d, [rdi+r8*4]
+              b3: imul r8d, edx
+              b7: add r8d, r10d
+              ba: add rsi, 4
+              be: add r9, 4
+              c2: cmp r9, rax
+              c5: jne short 0xcf
+              c7: mov rax, r8
+              ca: jmp 0x49
+              cf: jmp short 0x79
             rows:
               0x0 2:0 stmt
-              0x11 4:3 stmt prologue_end
-              0x16 4:3 stmt
-              0x20 4:21 stmt
-              0x22 4:3 
-              0x37 4:3 stmt
-              0x4d 4:3 stmt
-              0x73 4:3 stmt
-              0x7d 4:3 stmt
-              0x83 4:3 stmt
-              0x8f 5:13 stmt
-              0x93 5:18 
-              0x97 6:11 stmt
-              0x9a 4:27 stmt
-              0xa1 4:3 
-              0xae 4:3 stmt
-              0xb3 4:3 stmt
-              0xbe 8:3 stmt epilogue_begin
-              0xcd 5:13 stmt
-              0xd0 5:18 
-              0xd3 6:11 stmt
-              0xd6 4:27 stmt
-              0xdd 5:13 
-              0xe1 5:18 
-              0xe5 6:11 
-              0xe8 4:27 
-              0xef 5:13 
-              0xf2 5:18 
-              0xf5 6:11 
-              0xf8 4:27 
-              0xff 5:13 
-              0x103 5:18 
-              0x107 6:11 
-              0x10a 4:27 
-              0x111 4:3 
-              0x11e 4:3 stmt
-              0x12d 4:3 stmt
+              0x4 4:3 stmt prologue_end
+              0x8 4:3 stmt
+              0xf 4:21 stmt
+              0x11 4:3 
+              0x1d 4:3 stmt
+              0x2f 4:3 stmt
+              0x49 4:3 stmt
+              0x4e 4:3 stmt
+              0x50 4:3 stmt
+              0x55 5:13 stmt
+              0x59 5:18 
+              0x5d 6:11 stmt
+              0x60 4:27 stmt
+              0x64 4:3 
+              0x6d 4:3 stmt
+              0x72 4:3 stmt
+              0x77 8:3 stmt epilogue_begin
+              0x79 5:13 stmt
+              0x7d 5:18 
+              0x81 6:11 stmt
+              0x84 4:27 stmt
+              0x8b 5:13 
+              0x8f 5:18 
+              0x93 6:11 
+              0x96 4:27 
+              0x9d 5:13 
+              0xa1 5:18 
+              0xa5 6:11 
+              0xa8 4:27 
+              0xaf 5:13 
+              0xb3 5:18 
+              0xb7 6:11 
+              0xba 4:27 
+              0xbe 4:3 
+              0xc7 4:3 stmt
+              0xcf 4:3 stmt
             variables:
-              a [0x11, 0x138) (reg5:u64) Arg(0)
-              n [0x11, 0x3c) (reg4:i32) Arg(0)
-              n [0x4d, 0x73) (reg4:i32) Arg(0)
-              n [0xcd, 0x125) (reg4:i32) Arg(0)
-              n [0x12d, 0x138) (reg4:i32) Arg(0)
-              scale [0x11, 0x138) (reg1:i32) Arg(0)
-              total [0x11, 0x73) (const 0) Arg(0) StackValue
-              total [0x8f, 0x9a) (reg3:i32) Arg(0)
-              total [0x9a, 0xbe) (reg13:i32) Arg(0)
-              total [0xcd, 0xd6) (reg9:i32) Arg(0)
-              total [0xd6, 0xe8) (reg0:i32) Arg(0)
-              total [0xe8, 0xf8) (reg11:i32) Arg(0)
-              total [0xf8, 0x10a) (reg0:i32) Arg(0)
-              total [0x10a, 0x138) (reg11:i32) Arg(0)
-              i [0x11, 0x73) (const 0) Arg(0) StackValue
-              i [0x8f, 0xa1) (reg11:i64) Arg(0)
-              i [0xa1, 0xbe) (reg14:i64) Arg(0)
-              i [0xcd, 0xdd) (reg2:i64) Arg(0)
-              i [0xdd, 0xe1) (reg11:i64) Arg(0)
-              i [0xef, 0xf2) (reg0:i64) Arg(0)
-              i [0xff, 0x103) (reg11:i64) Arg(0)
-              i [0x111, 0x138) (reg0:i64) Arg(0)
-              v [0x97, 0x9a) (reg13:i32) Arg(0)
-              v [0xd3, 0xd6) (reg0:i32) Arg(0)
-              v [0xe5, 0xe8) (reg11:i32) Arg(0)
-              v [0xf5, 0xf8) (reg0:i32) Arg(0)
-              v [0x107, 0x10a) (reg11:i32) Arg(0)
+              a [0x4, 0xd1) (reg5:u64) Arg(0)
+              n [0x4, 0x27) (reg4:i32) Arg(0)
+              n [0x2f, 0x3b) (reg4:i32) Arg(0)
+              scale [0x4, 0xd1) (reg1:i32) Arg(0)
+              total [0x4, 0x49) (const 0) Arg(0) StackValue
+              total [0x55, 0x60) (reg8:i32) Arg(0)
+              total [0x60, 0x77) (reg9:i32) Arg(0)
+              total [0x79, 0x84) (reg8:i32) Arg(0)
+              total [0x84, 0x96) (reg10:i32) Arg(0)
+              total [0x96, 0xa8) (reg8:i32) Arg(0)
+              total [0xa8, 0xba) (reg10:i32) Arg(0)
+              total [0xba, 0xd1) (reg8:i32) Arg(0)
+              i [0x4, 0x49) (const 0) Arg(0) StackValue
+              i [0x55, 0x77) (reg4:i64) Arg(0)
+              i [0x79, 0x8b) (reg4:i64) Arg(0)
+              i [0x8b, 0x8f) (reg8:i64) Arg(0)
+              i [0x9d, 0xa1) (reg10:i64) Arg(0)
+              i [0xaf, 0xb3) (reg8:i64) Arg(0)
+              i [0xbe, 0xd1) (reg4:i64) Arg(0)
+              v [0x5d, 0x60) (reg9:i32) Arg(0)
+              v [0x81, 0x84) (reg10:i32) Arg(0)
+              v [0x93, 0x96) (reg8:i32) Arg(0)
+              v [0xa5, 0xa8) (reg10:i32) Arg(0)
+              v [0xb7, 0xba) (reg8:i32) Arg(0)
         "#]],
     );
 }
@@ -474,27 +438,27 @@ fn str_len_pointer_loop() {
                4: mov rax, rdi
                7: movzx ecx, byte ptr [rax]
                a: lea rdx, [rax+1]
-               e: cmp cl, 0
-              11: je short 0x18
-              13: mov rax, rdx
-              16: jmp short 7
-              18: sub rax, rdi
-              1b: pop rbp
-              1c: ret
+               e: test cl, cl
+              10: je short 0x17
+              12: mov rax, rdx
+              15: jmp short 7
+              17: sub rax, rdi
+              1a: pop rbp
+              1b: ret
             rows:
               0x0 2:0 stmt
               0x4 4:3 stmt prologue_end
               0x7 4:10 stmt
               0xa 5:6 stmt
               0xe 4:3 
-              0x13 4:3 stmt
-              0x18 6:28 stmt
-              0x1b 6:3 epilogue_begin
+              0x12 4:3 stmt
+              0x17 6:28 stmt
+              0x1a 6:3 epilogue_begin
             variables:
-              s [0x4, 0x1d) (reg5:u64) Arg(0)
+              s [0x4, 0x1c) (reg5:u64) Arg(0)
               p [0x4, 0x7) (reg5:u64) Arg(0)
               p [0x7, 0xe) (reg0:u64) Arg(0)
-              p [0xe, 0x1d) (reg1:u64) Arg(0)
+              p [0xe, 0x1c) (reg1:u64) Arg(0)
         "#]],
     );
 }
