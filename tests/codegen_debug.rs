@@ -171,64 +171,60 @@ fn classify_jump_table_and_phi() {
         expect![[r#"
                0: push rbp
                1: mov rbp, rsp
-               4: test edi, edi
-               6: je short 0x28
-               8: cmp edi, 1
-               b: je short 0x2f
-               d: cmp edi, 2
-              10: je short 0x36
-              12: cmp edi, 3
-              15: je short 0x3d
-              17: cmp edi, 4
-              1a: je short 0x44
-              1c: cmp edi, 7
-              1f: je short 0x4b
-              21: cmp edi, 0x64
-              24: je short 0x52
-              26: jmp short 0x59
-              28: mov eax, 6
-              2d: jmp short 0x62
-              2f: mov eax, 0xa
-              34: jmp short 0x62
-              36: mov eax, 0xc
-              3b: jmp short 0x62
-              3d: mov eax, 5
-              42: jmp short 0x62
-              44: mov eax, 0x12
-              49: jmp short 0x62
-              4b: mov eax, 3
-              50: jmp short 0x62
-              52: mov eax, 0
-              57: jmp short 0x62
-              59: shl edi, 1
-              5c: or edi, 1
-              5f: mov rax, rdi
-              62: pop rbp
-              63: ret
+               4: mov eax, edi
+               6: cmp eax, 7
+               9: ja short 0x22
+               b: lea rcx, [0]
+              12: movsxd rax, [rcx+rax*4]
+              16: add rax, rcx
+              19: jmp rax
+              1b: mov eax, 6
+              20: jmp short 0x5c
+              22: cmp edi, 0x64
+              25: je short 0x4c
+              27: jmp short 0x53
+              29: mov eax, 0xa
+              2e: jmp short 0x5c
+              30: mov eax, 0xc
+              35: jmp short 0x5c
+              37: mov eax, 5
+              3c: jmp short 0x5c
+              3e: mov eax, 0x12
+              43: jmp short 0x5c
+              45: mov eax, 3
+              4a: jmp short 0x5c
+              4c: mov eax, 0
+              51: jmp short 0x5c
+              53: shl edi, 1
+              56: or edi, 1
+              59: mov rax, rdi
+              5c: pop rbp
+              5d: ret
             rows:
               0x0 2:0 stmt
               0x4 4:3 stmt prologue_end
-              0x28 4:3 stmt
-              0x2f 6:18 stmt
-              0x36 7:19 stmt
-              0x3d 8:18 stmt
-              0x44 9:19 stmt
-              0x4b 10:18 stmt
-              0x52 11:21 stmt
-              0x59 12:18 stmt
-              0x5c 14:12 stmt
-              0x5f 12:23 
-              0x62 14:3 stmt epilogue_begin
+              0x1b 4:3 stmt
+              0x22 4:3 stmt
+              0x29 6:18 stmt
+              0x30 7:19 stmt
+              0x37 8:18 stmt
+              0x3e 9:19 stmt
+              0x45 10:18 stmt
+              0x4c 11:21 stmt
+              0x53 12:18 stmt
+              0x56 14:12 stmt
+              0x59 12:23 
+              0x5c 14:3 stmt epilogue_begin
             variables:
-              k [0x4, 0x5c) (reg5:i32) Arg(0)
-              r [0x2f, 0x36) (const 9) Arg(0) StackValue
-              r [0x36, 0x3d) (const 11) Arg(0) StackValue
-              r [0x3d, 0x44) (const 4) Arg(0) StackValue
-              r [0x44, 0x4b) (const 17) Arg(0) StackValue
-              r [0x4b, 0x52) (const 2) Arg(0) StackValue
-              r [0x52, 0x59) (const -1) Arg(0) StackValue
-              r [0x5c, 0x5f) (reg5:i32) Arg(0)
-              r [0x62, 0x64) (reg0:i32) Arg(0)
+              k [0x4, 0x56) (reg5:i32) Arg(0)
+              r [0x29, 0x30) (const 9) Arg(0) StackValue
+              r [0x30, 0x37) (const 11) Arg(0) StackValue
+              r [0x37, 0x3e) (const 4) Arg(0) StackValue
+              r [0x3e, 0x45) (const 17) Arg(0) StackValue
+              r [0x45, 0x4c) (const 2) Arg(0) StackValue
+              r [0x4c, 0x53) (const -1) Arg(0) StackValue
+              r [0x56, 0x59) (reg5:i32) Arg(0)
+              r [0x5c, 0x5e) (reg0:i32) Arg(0)
         "#]],
     );
 }
