@@ -171,65 +171,60 @@ fn classify_jump_table_and_phi() {
         expect![[r#"
                0: push rbp
                1: mov rbp, rsp
-               4: test edi, edi
-               6: je short 0x5d
-               8: cmp edi, 1
-               b: je short 0x28
-               d: cmp edi, 2
-              10: je short 0x2f
-              12: cmp edi, 3
-              15: je short 0x36
-              17: cmp edi, 4
-              1a: je short 0x3d
-              1c: cmp edi, 7
-              1f: je short 0x44
-              21: cmp edi, 0x64
-              24: je short 0x4b
-              26: jmp short 0x52
-              28: mov eax, 0xa
-              2d: jmp short 0x5b
-              2f: mov eax, 0xc
-              34: jmp short 0x5b
-              36: mov eax, 5
-              3b: jmp short 0x5b
-              3d: mov eax, 0x12
-              42: jmp short 0x5b
-              44: mov eax, 3
-              49: jmp short 0x5b
-              4b: mov eax, 0
-              50: jmp short 0x5b
-              52: shl edi, 1
-              55: or edi, 1
-              58: mov rax, rdi
-              5b: pop rbp
-              5c: ret
-              5d: mov eax, 6
-              62: jmp short 0x5b
+               4: mov eax, edi
+               6: cmp eax, 7
+               9: ja short 0x22
+               b: lea rcx, [0]
+              12: movsxd rax, [rcx+rax*4]
+              16: add rax, rcx
+              19: jmp rax
+              1b: mov eax, 6
+              20: jmp short 0x5c
+              22: cmp edi, 0x64
+              25: je short 0x4c
+              27: jmp short 0x53
+              29: mov eax, 0xa
+              2e: jmp short 0x5c
+              30: mov eax, 0xc
+              35: jmp short 0x5c
+              37: mov eax, 5
+              3c: jmp short 0x5c
+              3e: mov eax, 0x12
+              43: jmp short 0x5c
+              45: mov eax, 3
+              4a: jmp short 0x5c
+              4c: mov eax, 0
+              51: jmp short 0x5c
+              53: shl edi, 1
+              56: or edi, 1
+              59: mov rax, rdi
+              5c: pop rbp
+              5d: ret
             rows:
               0x0 2:0 stmt
               0x4 4:3 stmt prologue_end
-              0x28 6:18 stmt
-              0x2f 7:19 stmt
-              0x36 8:18 stmt
-              0x3d 9:19 stmt
-              0x44 10:18 stmt
-              0x4b 11:21 stmt
-              0x52 12:18 stmt
-              0x55 14:12 
-              0x58 12:23 
-              0x5b 14:3 stmt epilogue_begin
-              0x5d 4:3 stmt
+              0x1b 4:3 stmt
+              0x22 4:3 stmt
+              0x29 6:18 stmt
+              0x30 7:19 stmt
+              0x37 8:18 stmt
+              0x3e 9:19 stmt
+              0x45 10:18 stmt
+              0x4c 11:21 stmt
+              0x53 12:18 stmt
+              0x56 14:12 stmt
+              0x59 12:23 
+              0x5c 14:3 stmt epilogue_begin
             variables:
-              k [0x4, 0x55) (reg5:i32) Arg(0)
-              k [0x5d, 0x64) (reg5:i32) Arg(0)
-              r [0x28, 0x2f) (const 9) Arg(0) StackValue
-              r [0x2f, 0x36) (const 11) Arg(0) StackValue
-              r [0x36, 0x3d) (const 4) Arg(0) StackValue
-              r [0x3d, 0x44) (const 17) Arg(0) StackValue
-              r [0x44, 0x4b) (const 2) Arg(0) StackValue
-              r [0x4b, 0x52) (const -1) Arg(0) StackValue
-              r [0x55, 0x58) (reg5:i32) Arg(0)
-              r [0x5b, 0x5d) (reg0:i32) Arg(0)
+              k [0x4, 0x56) (reg5:i32) Arg(0)
+              r [0x29, 0x30) (const 9) Arg(0) StackValue
+              r [0x30, 0x37) (const 11) Arg(0) StackValue
+              r [0x37, 0x3e) (const 4) Arg(0) StackValue
+              r [0x3e, 0x45) (const 17) Arg(0) StackValue
+              r [0x45, 0x4c) (const 2) Arg(0) StackValue
+              r [0x4c, 0x53) (const -1) Arg(0) StackValue
+              r [0x56, 0x59) (reg5:i32) Arg(0)
+              r [0x5c, 0x5e) (reg0:i32) Arg(0)
         "#]],
     );
 }
@@ -302,137 +297,128 @@ fn sum_scaled_loop_ranges() {
                0: push rbp
                1: mov rbp, rsp
                4: test esi, esi
-               6: jle 0xb9
-               c: mov eax, esi
-               e: mov rcx, rax
-              11: and rcx, 3
-              15: cmp esi, 4
-              18: jb 0xc0
-              1e: and rax, 0x7ffffffc
-              25: mov esi, 0
-              2a: mov r8d, 0
-              30: mov r9d, 0
-              36: jmp short 0x69
-              38: test rcx, rcx
-              3b: je 0xd5
-              41: jmp 0xd7
-              46: mov r9d, [rdi+rsi*4]
-              4a: imul r9d, edx
-              4e: add r9d, r8d
-              51: add rsi, 1
-              55: add rax, 1
-              59: cmp rax, rcx
-              5c: je 0xe1
-              62: jmp 0xe6
-              67: pop rbp
-              68: ret
-              69: mov r10d, [rdi+rsi*4]
-              6d: imul r10d, edx
-              71: add r10d, r8d
-              74: mov r8, rsi
-              77: or r8, 1
-              7b: mov r8d, [rdi+r8*4]
-              7f: imul r8d, edx
-              83: add r8d, r10d
-              86: mov r10, rsi
-              89: or r10, 2
-              8d: mov r10d, [rdi+r10*4]
-              91: imul r10d, edx
-              95: add r10d, r8d
-              98: mov r8, rsi
-              9b: or r8, 3
-              9f: mov r8d, [rdi+r8*4]
-              a3: imul r8d, edx
-              a7: add r8d, r10d
-              aa: add rsi, 4
-              ae: add r9, 4
-              b2: cmp r9, rax
-              b5: je short 0xee
-              b7: jmp short 0xf6
-              b9: mov eax, 0
-              be: jmp short 0x67
-              c0: mov eax, 0
-              c5: mov esi, 0
-              ca: mov r8d, 0
-              d0: jmp 0x38
-              d5: jmp short 0x67
-              d7: mov eax, 0
-              dc: jmp 0x46
-              e1: mov rax, r9
-              e4: jmp short 0x67
-              e6: mov r8, r9
-              e9: jmp 0x46
-              ee: mov rax, r8
-              f1: jmp 0x38
-              f6: jmp 0x69
+               6: jg short 0xf
+               8: mov eax, 0
+               d: jmp short 0x77
+               f: mov eax, esi
+              11: mov rcx, rax
+              14: and rcx, 3
+              18: cmp esi, 4
+              1b: jae short 0x2f
+              1d: mov eax, 0
+              22: mov esi, 0
+              27: mov r8d, 0
+              2d: jmp short 0x49
+              2f: and rax, 0x7ffffffc
+              36: mov esi, 0
+              3b: mov r8d, 0
+              41: mov r9d, 0
+              47: jmp short 0x79
+              49: test rcx, rcx
+              4c: jne short 0x50
+              4e: jmp short 0x77
+              50: mov eax, 0
+              55: mov r9d, [rdi+rsi*4]
+              59: imul r9d, edx
+              5d: add r9d, r8d
+              60: add rsi, 1
+              64: add rax, 1
+              68: cmp rax, rcx
+              6b: jne short 0x72
+              6d: mov rax, r9
+              70: jmp short 0x77
+              72: mov r8, r9
+              75: jmp short 0x55
+              77: pop rbp
+              78: ret
+              79: mov r10d, [rdi+rsi*4]
+              7d: imul r10d, edx
+              81: add r10d, r8d
+              84: mov r8, rsi
+              87: or r8, 1
+              8b: mov r8d, [rdi+r8*4]
+              8f: imul r8d, edx
+              93: add r8d, r10d
+              96: mov r10, rsi
+              99: or r10, 2
+              9d: mov r10d, [rdi+r10*4]
+              a1: imul r10d, edx
+              a5: add r10d, r8d
+              a8: mov r8, rsi
+              ab: or r8, 3
+              af: mov r8d, [rdi+r8*4]
+              b3: imul r8d, edx
+              b7: add r8d, r10d
+              ba: add rsi, 4
+              be: add r9, 4
+              c2: cmp r9, rax
+              c5: jne short 0xcf
+              c7: mov rax, r8
+              ca: jmp 0x49
+              cf: jmp short 0x79
             rows:
               0x0 2:0 stmt
               0x4 4:3 stmt prologue_end
-              0xc 4:21 stmt
-              0xe 4:3 
-              0x1e 4:3 stmt
-              0x38 4:3 stmt
-              0x46 5:13 stmt
-              0x4a 5:18 
-              0x4e 6:11 stmt
-              0x51 4:27 stmt
-              0x55 4:3 
-              0x67 8:3 stmt epilogue_begin
-              0x69 5:13 stmt
-              0x6d 5:18 
-              0x71 6:11 
-              0x74 4:27 
-              0x7b 5:13 
-              0x7f 5:18 
-              0x83 6:11 
-              0x86 4:27 
-              0x8d 5:13 
-              0x91 5:18 
-              0x95 6:11 
-              0x98 4:27 
-              0x9f 5:13 
-              0xa3 5:18 
-              0xa7 6:11 stmt
-              0xaa 4:27 stmt
-              0xae 4:3 
-              0xb9 4:3 stmt
-              0xc0 4:3 stmt
-              0xd5 4:3 stmt
-              0xd7 4:3 stmt
-              0xe1 4:3 stmt
-              0xe6 4:3 stmt
-              0xee 4:3 stmt
-              0xf6 4:3 stmt
+              0x8 4:3 stmt
+              0xf 4:21 stmt
+              0x11 4:3 
+              0x1d 4:3 stmt
+              0x2f 4:3 stmt
+              0x49 4:3 stmt
+              0x4e 4:3 stmt
+              0x50 4:3 stmt
+              0x55 5:13 stmt
+              0x59 5:18 
+              0x5d 6:11 stmt
+              0x60 4:27 stmt
+              0x64 4:3 
+              0x6d 4:3 stmt
+              0x72 4:3 stmt
+              0x77 8:3 stmt epilogue_begin
+              0x79 5:13 stmt
+              0x7d 5:18 
+              0x81 6:11 stmt
+              0x84 4:27 stmt
+              0x8b 5:13 
+              0x8f 5:18 
+              0x93 6:11 
+              0x96 4:27 
+              0x9d 5:13 
+              0xa1 5:18 
+              0xa5 6:11 
+              0xa8 4:27 
+              0xaf 5:13 
+              0xb3 5:18 
+              0xb7 6:11 
+              0xba 4:27 
+              0xbe 4:3 
+              0xc7 4:3 stmt
+              0xcf 4:3 stmt
             variables:
-              a [0x4, 0xfb) (reg5:u64) Arg(0)
-              n [0x4, 0x2a) (reg4:i32) Arg(0)
-              n [0xb9, 0xca) (reg4:i32) Arg(0)
-              scale [0x4, 0xfb) (reg1:i32) Arg(0)
-              total [0x4, 0x38) (const 0) Arg(0) StackValue
-              total [0x46, 0x51) (reg8:i32) Arg(0)
-              total [0x51, 0x67) (reg9:i32) Arg(0)
-              total [0x69, 0x74) (reg8:i32) Arg(0)
-              total [0x74, 0x86) (reg10:i32) Arg(0)
-              total [0x86, 0x98) (reg8:i32) Arg(0)
-              total [0x98, 0xaa) (reg10:i32) Arg(0)
-              total [0xaa, 0xb9) (reg8:i32) Arg(0)
-              total [0xb9, 0xd5) (const 0) Arg(0) StackValue
-              total [0xe1, 0xee) (reg9:i32) Arg(0)
-              total [0xee, 0xfb) (reg8:i32) Arg(0)
-              i [0x4, 0x38) (const 0) Arg(0) StackValue
-              i [0x46, 0x67) (reg4:i64) Arg(0)
-              i [0x69, 0x7b) (reg4:i64) Arg(0)
-              i [0x7b, 0x7f) (reg8:i64) Arg(0)
-              i [0x8d, 0x91) (reg10:i64) Arg(0)
-              i [0x9f, 0xa3) (reg8:i64) Arg(0)
-              i [0xae, 0xb9) (reg4:i64) Arg(0)
-              i [0xb9, 0xd5) (const 0) Arg(0) StackValue
-              i [0xe1, 0xfb) (reg4:i64) Arg(0)
-              v [0x4e, 0x51) (reg9:i32) Arg(0)
-              v [0x71, 0x74) (reg10:i32) Arg(0)
-              v [0x83, 0x86) (reg8:i32) Arg(0)
-              v [0x95, 0x98) (reg10:i32) Arg(0)
-              v [0xa7, 0xaa) (reg8:i32) Arg(0)
+              a [0x4, 0xd1) (reg5:u64) Arg(0)
+              n [0x4, 0x27) (reg4:i32) Arg(0)
+              n [0x2f, 0x3b) (reg4:i32) Arg(0)
+              scale [0x4, 0xd1) (reg1:i32) Arg(0)
+              total [0x4, 0x49) (const 0) Arg(0) StackValue
+              total [0x55, 0x60) (reg8:i32) Arg(0)
+              total [0x60, 0x77) (reg9:i32) Arg(0)
+              total [0x79, 0x84) (reg8:i32) Arg(0)
+              total [0x84, 0x96) (reg10:i32) Arg(0)
+              total [0x96, 0xa8) (reg8:i32) Arg(0)
+              total [0xa8, 0xba) (reg10:i32) Arg(0)
+              total [0xba, 0xd1) (reg8:i32) Arg(0)
+              i [0x4, 0x49) (const 0) Arg(0) StackValue
+              i [0x55, 0x77) (reg4:i64) Arg(0)
+              i [0x79, 0x8b) (reg4:i64) Arg(0)
+              i [0x8b, 0x8f) (reg8:i64) Arg(0)
+              i [0x9d, 0xa1) (reg10:i64) Arg(0)
+              i [0xaf, 0xb3) (reg8:i64) Arg(0)
+              i [0xbe, 0xd1) (reg4:i64) Arg(0)
+              v [0x5d, 0x60) (reg9:i32) Arg(0)
+              v [0x81, 0x84) (reg10:i32) Arg(0)
+              v [0x93, 0x96) (reg8:i32) Arg(0)
+              v [0xa5, 0xa8) (reg10:i32) Arg(0)
+              v [0xb7, 0xba) (reg8:i32) Arg(0)
         "#]],
     );
 }
@@ -449,21 +435,21 @@ fn str_len_pointer_loop() {
                7: movzx ecx, byte ptr [rax]
                a: lea rdx, [rax+1]
                e: test cl, cl
-              10: jne short 0x17
-              12: sub rax, rdi
-              15: pop rbp
-              16: ret
-              17: mov rax, rdx
-              1a: jmp short 7
+              10: je short 0x17
+              12: mov rax, rdx
+              15: jmp short 7
+              17: sub rax, rdi
+              1a: pop rbp
+              1b: ret
             rows:
               0x0 2:0 stmt
               0x4 4:3 stmt prologue_end
               0x7 4:10 stmt
-              0xa 5:6 
+              0xa 5:6 stmt
               0xe 4:3 
-              0x12 6:28 stmt
-              0x15 6:3 epilogue_begin
-              0x17 4:3 stmt
+              0x12 4:3 stmt
+              0x17 6:28 stmt
+              0x1a 6:3 epilogue_begin
             variables:
               s [0x4, 0x1c) (reg5:u64) Arg(0)
               p [0x4, 0x7) (reg5:u64) Arg(0)

@@ -112,6 +112,7 @@ pub fn compile_module(
                 block_offsets: &finished.block_offsets,
                 code_size,
                 slot_offsets: &finished.frame.slot_offsets,
+                spill_stores: &finished.spill_stores,
                 table: &selected.debug,
             });
             (rows, ranges)
