@@ -52,9 +52,7 @@ pub fn compile_to_model(
     let mut module = parse_and_verify(text, file)?;
     if options.debug_info {
         // Debug records only: the code is the same with and without them.
-        codegen::assignment_tracking::lower_module(&mut module);
-        codegen::phi_values::undefine_mismatched_phis(&mut module);
-        codegen::speculated_values::end_speculated_values(&mut module);
+        codegen::debug_prep::prepare(&mut module);
     }
     let codegen_options = codegen::CodegenOptions {
         opt_level: options.opt_level,

@@ -29,7 +29,11 @@ fn every_corpus_object_round_trips_through_emit_read() {
         let text = std::fs::read_to_string(&path).unwrap();
         for debugger_tune in [DebuggerTune::Gdb, DebuggerTune::Lldb] {
             let options = CompileOptions {
-                opt_level: if name.contains(".O0.") { OptLevel::O0 } else { OptLevel::O2 },
+                opt_level: if name.contains(".O0.") {
+                    OptLevel::O0
+                } else {
+                    OptLevel::O2
+                },
                 debug_info: true,
                 debugger_tune,
             };

@@ -14,7 +14,7 @@
 //! `debug_info` (byte-identical `.text`); functions appear in the order of
 //! the module's definitions.
 
-pub mod assignment_tracking;
+pub mod debug_prep;
 pub mod frame;
 pub mod history;
 pub mod isel;
@@ -22,9 +22,7 @@ pub mod line_table;
 pub mod live_debug_values;
 pub mod liveness;
 pub mod mir;
-pub mod phi_values;
 pub mod regalloc;
-pub mod speculated_values;
 
 use dwarfsmith_emit::model::ObjectModel;
 
