@@ -33,7 +33,8 @@ use dwarfsmith_emit::model::{Location, LocationArg, Op};
 
 use crate::codegen::isel::{ArgType, DebugTable, VariableKey};
 use crate::codegen::mir::{
-    Access, BlockId, DbgOperand, DbgValue, Function, InstKind, Reg, StackSlotId,
+    Access, AluOp, BlockId, DbgOperand, DbgValue, Function, InstKind, Reg, Rmi, StackSlotId,
+    UnaryOp,
 };
 use crate::x86::Gpr;
 
@@ -263,13 +264,133 @@ fn walk_block(
                     !open.registers.iter().any(|r| clobbered.contains(r))
                         && !stored.is_some_and(|slot| open.spill_slots.contains(&slot))
                 };
+                // Locations an invertible update of their register leaves
+                // recoverable continue, rewritten, after the instruction.
+                let recovered: Vec<(u32, Open)> = state
+                    .iter()
+                    .filter(|(k, open)| !survives(*k, open))
+                    .filter_map(|(k, open)| Some((*k, undo_update(kind, open)?)))
+                    .collect();
                 close(&mut state, &mut starts, &survives, end);
+                for (k, open) in recovered {
+                    let at = state.partition_point(|(other, _)| *other < k);
+                    state.insert(at, (k, open));
+                    starts.insert(k, end);
+                }
             }
         }
     }
     let out = state.clone();
     close(&mut state, &mut starts, &|_, _| false, block_end);
     out
+}
+
+/// How many operations recovery may add to one location (each undone
+/// update adds two or three; a loop would otherwise grow it without end).
+const MAX_RECOVERED_OPS: usize = 12;
+
+/// The location `open` has after `kind` overwrote one of its registers, when
+/// the write can be undone: `r += x`, `r -= x` (x an immediate or another
+/// register the location then also reads), `r = -r`, `r = !r`. The old
+/// value is the new one with the inverse operation applied; a plain
+/// register location becomes a computed value. `None` otherwise.
+fn undo_update(kind: &InstKind, open: &Open) -> Option<Open> {
+    let (dst, inverse): (Gpr, Vec<InverseOperand>) = match kind {
+        InstKind::Alu {
+            op: op @ (AluOp::Add | AluOp::Sub),
+            dst: Reg::Phys(dst),
+            src,
+            ..
+        } => {
+            let undo = if *op == AluOp::Add {
+                Op::Minus
+            } else {
+                Op::Plus
+            };
+            let operand = match src {
+                Rmi::Imm(c) => InverseOperand::Constant(i64::from(*c)),
+                Rmi::Reg(Reg::Phys(other)) if other != dst => InverseOperand::Register(*other),
+                _ => return None,
+            };
+            (*dst, vec![operand, InverseOperand::Op(undo)])
+        }
+        InstKind::Unary {
+            op: UnaryOp::Neg,
+            dst: Reg::Phys(dst),
+            ..
+        } => (*dst, vec![InverseOperand::Op(Op::Neg)]),
+        InstKind::Unary {
+            op: UnaryOp::Not,
+            dst: Reg::Phys(dst),
+            ..
+        } => (*dst, vec![InverseOperand::Op(Op::Not)]),
+        _ => return None,
+    };
+    // Only the one register may change, and nothing else may be lost.
+    let written = written_registers(kind);
+    if written.iter().any(|w| *w != dst) || !open.spill_slots.is_empty() {
+        return None;
+    }
+    let location = &open.location;
+    let plain = location.ops == [Op::Arg(0)] && location.args.len() == 1;
+    if !plain && !location.ops.contains(&Op::StackValue) {
+        return None;
+    }
+    let k = location.args.iter().position(
+        |a| matches!(a, LocationArg::Register { register, .. } if *register == dst.dwarf()),
+    )?;
+    let LocationArg::Register { bits, signed, .. } = location.args[k] else {
+        return None;
+    };
+    let mut args = location.args.clone();
+    let mut registers = open.registers.clone();
+    let mut undo = Vec::new();
+    for part in inverse {
+        undo.push(match part {
+            InverseOperand::Constant(c) => Op::Consts(c),
+            InverseOperand::Register(other) => {
+                let register = LocationArg::Register {
+                    register: other.dwarf(),
+                    bits,
+                    signed,
+                };
+                let m = args.iter().position(|a| *a == register).unwrap_or_else(|| {
+                    args.push(register);
+                    args.len() - 1
+                });
+                if !registers.contains(&other) {
+                    registers.push(other);
+                }
+                Op::Arg(m as u32)
+            }
+            InverseOperand::Op(op) => op,
+        });
+    }
+    let mut ops = Vec::with_capacity(location.ops.len() + undo.len() + 1);
+    for op in &location.ops {
+        ops.push(*op);
+        if *op == Op::Arg(k as u32) {
+            ops.extend_from_slice(&undo);
+        }
+    }
+    if plain {
+        ops.push(Op::StackValue);
+    }
+    if ops.len() > MAX_RECOVERED_OPS + 4 {
+        return None;
+    }
+    Some(Open {
+        location: Location { args, ops },
+        registers,
+        spill_slots: Vec::new(),
+    })
+}
+
+/// One part of an undo sequence.
+enum InverseOperand {
+    Constant(i64),
+    Register(Gpr),
+    Op(Op),
 }
 
 /// Whether two keys describe the same variable instance with overlapping bits.

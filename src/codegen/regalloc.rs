@@ -169,6 +169,20 @@ impl Occupancy<'_> {
         true
     }
 
+    /// The last point before `start` at which the register held anything
+    /// (0 if nothing): the allocator prefers the register idle longest, so a
+    /// dead value stays readable in its register as long as possible.
+    fn last_busy_before(&self, start: u32) -> u32 {
+        let ended = self.fixed.partition_point(|r| r.end <= start);
+        let fixed = ended.checked_sub(1).map_or(0, |i| self.fixed[i].end);
+        let virtual_end = self
+            .ranges
+            .range(..start)
+            .next_back()
+            .map_or(0, |(_, &(end, _))| end.min(start));
+        fixed.max(virtual_end)
+    }
+
     fn is_free(&self, ranges: &[Range]) -> bool {
         !self.meets_fixed(ranges) && self.conflicts(ranges, &mut |_| false)
     }
@@ -225,7 +239,19 @@ fn scan(f: &Function, live: &Liveness, unspillable: &[bool]) -> Result<ScanOutco
             };
             (ALLOCATION_ORDER.contains(&g) && fits(g, &occupancy)).then_some(g)
         });
-        let chosen = hinted.or_else(|| ALLOCATION_ORDER.into_iter().find(|&g| fits(g, &occupancy)));
+        let start = mine.first().map_or(0, |r| r.start);
+        let chosen = hinted.or_else(|| {
+            ALLOCATION_ORDER
+                .into_iter()
+                .enumerate()
+                .filter(|&(_, g)| fits(g, &occupancy))
+                .min_by_key(|&(order, g)| {
+                    let held = &occupancy[usize::from(g.hw())];
+                    let unused_callee_saved = CALLEE_SAVED.contains(g) && held.ranges.is_empty();
+                    (unused_callee_saved, held.last_busy_before(start), order)
+                })
+                .map(|(_, g)| g)
+        });
         if let Some(g) = chosen {
             occupancy[usize::from(g.hw())].insert(mine, vreg);
             assignment[vreg as usize] = Some(g);
