@@ -218,9 +218,33 @@ fn walk_block(
             false
         });
     };
+    // The debug values of the function's opening (before its first located
+    // instruction: frame setup and argument moves) hold from the first byte
+    // when the registers they read were not written before them: those
+    // registers hold the same values since entry.
+    let mut in_entry_setup = b == 0;
+    let mut written_in_setup: Vec<Gpr> = Vec::new();
     for (i, inst) in input.mir.blocks[b].insts.iter().enumerate() {
         let (offset, len) = input.inst_offsets[b][i];
         let (offset, end) = (u64::from(offset), u64::from(offset) + u64::from(len));
+        if !inst.is_debug() {
+            in_entry_setup &= inst.loc == 0 || is_frame_setup(&inst.kind);
+            if in_entry_setup {
+                written_in_setup.extend(written_registers(&inst.kind));
+            }
+        }
+        let offset = match &inst.kind {
+            InstKind::DbgValue(d)
+                if in_entry_setup
+                    && d.operands.iter().all(|o| match o {
+                        DbgOperand::Reg(Reg::Phys(g)) => !written_in_setup.contains(g),
+                        _ => true,
+                    }) =>
+            {
+                block_start
+            }
+            _ => offset,
+        };
         match &inst.kind {
             InstKind::DbgValue(d) => {
                 if declares.contains_key(&d.variable) {
@@ -283,6 +307,22 @@ fn walk_block(
     let out = state.clone();
     close(&mut state, &mut starts, &|_, _| false, block_end);
     out
+}
+
+/// Whether an instruction only sets up the frame (writes rsp or rbp alone).
+fn is_frame_setup(kind: &InstKind) -> bool {
+    matches!(
+        kind,
+        InstKind::Push { .. }
+            | InstKind::Copy {
+                dst: Reg::Phys(Gpr::Rbp),
+                src: Reg::Phys(Gpr::Rsp),
+            }
+            | InstKind::Alu {
+                dst: Reg::Phys(Gpr::Rsp),
+                ..
+            }
+    )
 }
 
 /// How many operations recovery may add to one location (each undone

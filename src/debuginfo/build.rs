@@ -260,10 +260,17 @@ impl<'a> Builder<'a> {
             let Some(node) = tree.find(&path[1..]) else {
                 continue;
             };
+            // The function's own scope is all of its code, prologue included.
+            let whole = [(0, function.code_size)];
+            let scope = if node == 0 {
+                &whole[..]
+            } else {
+                &tree.nodes[node].ranges[..]
+            };
             let location = describe(
                 index,
                 self.types.size_bits(variable.ty),
-                &tree.nodes[node].ranges,
+                scope,
                 &ranges[key],
             );
             let described = emit::Variable {
