@@ -1,6 +1,8 @@
-//! Round trips of many generated location expressions: every operation in
-//! every position, typed and generic, under both tunings. A fixed-seed
-//! xorshift generator makes the cases; a failure names the seed's case.
+//! Round trips of many generated models: location expressions (every
+//! operation in every position, typed and generic, under both tunings), and
+//! code and data (functions with and without rodata, data objects in every
+//! section, relocations of every kind against every kind of symbol). A
+//! fixed-seed xorshift generator makes the cases; a failure names the case.
 
 use dwarfsmith_emit::model::*;
 use dwarfsmith_emit::verify::round_trip;
@@ -208,4 +210,138 @@ fn generated_locations_round_trip_tuned_for_gdb() {
 #[test]
 fn generated_locations_round_trip_tuned_for_lldb() {
     check(DebuggerTune::Lldb);
+}
+
+/// A relocation target for code or data of a model with `functions`
+/// functions (code lengths given) and `data` data objects.
+fn target(random: &mut Random, lengths: &[u64], data: usize) -> Symbol {
+    match random.below(4) {
+        0 => Symbol::Named(format!("f{}", random.below(lengths.len() as u64))),
+        1 if data > 0 => Symbol::Named(format!("d{}", random.below(data as u64))),
+        2 => Symbol::Named(random.pick(&["puts", "malloc", "stderr"]).to_string()),
+        _ => {
+            let function = random.below(lengths.len() as u64) as usize;
+            Symbol::FunctionCode {
+                function,
+                offset: random.below(lengths[function]),
+            }
+        }
+    }
+}
+
+/// Relocations at distinct 4-byte-aligned fields of `len` bytes.
+fn relocations(
+    random: &mut Random,
+    len: u64,
+    kinds: &[RelocationKind],
+    target: &mut dyn FnMut(&mut Random) -> Symbol,
+) -> Vec<Relocation> {
+    let mut relocations = Vec::new();
+    let mut offset = random.below(3) * 4;
+    while offset + 8 <= len {
+        if random.below(2) == 0 {
+            let kind = random.pick(kinds);
+            relocations.push(Relocation {
+                offset,
+                kind,
+                symbol: target(random),
+                addend: random.below(9) as i64 - 4,
+            });
+        }
+        offset += 8 + random.below(2) * 4;
+    }
+    relocations
+}
+
+fn code_model(random: &mut Random) -> ObjectModel {
+    let count = 1 + random.below(4) as usize;
+    let lengths: Vec<u64> = (0..count).map(|_| 12 + random.below(40)).collect();
+    let data_count = random.below(5) as usize;
+    let mut functions: Vec<Function> = (0..count)
+        .map(|i| Function {
+            name: format!("f{i}"),
+            global: random.below(2) == 0,
+            code: (0..lengths[i]).map(|_| random.below(256) as u8).collect(),
+            ..Function::default()
+        })
+        .collect();
+    for i in 0..count {
+        let mut code_target = |random: &mut Random| target(random, &lengths, data_count);
+        let kinds = [
+            RelocationKind::Pc32,
+            RelocationKind::Plt32,
+            RelocationKind::GotPcRelX,
+        ];
+        // leave the first 8 bytes for the reference to the function's rodata
+        let mut relocations = relocations(random, lengths[i], &kinds, &mut code_target);
+        relocations.retain(|r| r.offset >= 8);
+        if random.below(2) == 0 {
+            let table = 8 * (1 + random.below(4));
+            functions[i].rodata = vec![0; table as usize + random.below(4) as usize];
+            relocations.push(Relocation {
+                offset: 2,
+                kind: RelocationKind::Pc32,
+                symbol: Symbol::FunctionData(i),
+                addend: -4,
+            });
+            // entries `target - table`: PC-relative, addend = entry offset
+            functions[i].rodata_relocations = (0..table / 4)
+                .step_by(2)
+                .map(|k| {
+                    let function = random.below(count as u64) as usize;
+                    Relocation {
+                        offset: 4 * k,
+                        kind: RelocationKind::Pc32,
+                        symbol: Symbol::FunctionCode {
+                            function,
+                            offset: random.below(lengths[function]),
+                        },
+                        addend: 4 * k as i64,
+                    }
+                })
+                .collect();
+        }
+        relocations.sort_by_key(|r| r.offset);
+        functions[i].relocations = relocations;
+    }
+    let data = (0..data_count)
+        .map(|i| {
+            let section =
+                random.pick(&[DataSection::Data, DataSection::ReadOnly, DataSection::Bss]);
+            let len = 8 + random.below(24);
+            let mut data_target = |random: &mut Random| target(random, &lengths, data_count);
+            DataObject {
+                name: format!("d{i}"),
+                global: random.below(2) == 0,
+                section,
+                align: random.pick(&[1, 4, 8, 16]),
+                bytes: if section == DataSection::Bss {
+                    vec![0; len as usize]
+                } else {
+                    (0..len).map(|_| random.below(256) as u8).collect()
+                },
+                relocations: if section == DataSection::Bss {
+                    vec![]
+                } else {
+                    relocations(random, len, &[RelocationKind::Abs64], &mut data_target)
+                },
+            }
+        })
+        .collect();
+    ObjectModel {
+        functions,
+        data,
+        debug: None,
+    }
+}
+
+#[test]
+fn generated_code_and_data_round_trip() {
+    let mut random = Random(0x0123_4567_89ab_cdef);
+    for case in 0..300 {
+        let model = code_model(&mut random);
+        if let Err(error) = round_trip(&model, &WriteOptions::default()) {
+            panic!("case {case}: {error}\nmodel: {model:#?}");
+        }
+    }
 }
