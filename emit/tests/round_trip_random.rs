@@ -1,7 +1,9 @@
 //! Round trips of many generated models: location expressions (every
-//! operation in every position, typed and generic, under both tunings), and
+//! operation in every position, typed and generic, under both tunings);
 //! code and data (functions with and without rodata, data objects in every
-//! section, relocations of every kind against every kind of symbol). A
+//! section, relocations of every kind against every kind of symbol); and
+//! debug info (type graphs of every kind, duplicate files with and without
+//! checksums, nested lexical and inlined scopes, parameters, globals). A
 //! fixed-seed xorshift generator makes the cases; a failure names the case.
 
 use dwarfsmith_emit::model::*;
@@ -340,6 +342,263 @@ fn generated_code_and_data_round_trip() {
     let mut random = Random(0x0123_4567_89ab_cdef);
     for case in 0..300 {
         let model = code_model(&mut random);
+        if let Err(error) = round_trip(&model, &WriteOptions::default()) {
+            panic!("case {case}: {error}\nmodel: {model:#?}");
+        }
+    }
+}
+
+fn random_type(random: &mut Random, index: usize) -> Type {
+    // Types refer only to earlier ones (index 0 is always a base type).
+    let earlier = |random: &mut Random| random.below(index.max(1) as u64) as usize;
+    if index == 0 {
+        return Type::Base {
+            name: "int".into(),
+            byte_size: 4,
+            encoding: 5,
+        };
+    }
+    match random.below(11) {
+        0 => Type::Base {
+            name: format!("base{index}"),
+            byte_size: random.pick(&[1, 2, 4, 8]),
+            encoding: random.pick(&[5, 7, 8]),
+        },
+        1 => Type::Pointer(if random.below(4) == 0 {
+            None
+        } else {
+            Some(earlier(random))
+        }),
+        2 => Type::Const(Some(earlier(random))),
+        3 => Type::Volatile(Some(earlier(random))),
+        4 => Type::Restrict(Some(earlier(random))),
+        5 => Type::Typedef {
+            name: format!("t{index}"),
+            target: Some(earlier(random)),
+        },
+        6 => Type::Struct {
+            name: if random.below(3) == 0 {
+                None
+            } else {
+                Some(format!("s{index}"))
+            },
+            is_union: random.below(3) == 0,
+            byte_size: if random.below(5) == 0 {
+                None
+            } else {
+                Some(random.below(64))
+            },
+            members: (0..random.below(4))
+                .map(|m| Member {
+                    name: format!("m{m}"),
+                    ty: earlier(random),
+                    byte_offset: 4 * m,
+                })
+                .collect(),
+        },
+        7 => Type::Array {
+            element: earlier(random),
+            counts: (0..1 + random.below(3))
+                .map(|_| {
+                    if random.below(4) == 0 {
+                        None
+                    } else {
+                        Some(1 + random.below(9))
+                    }
+                })
+                .collect(),
+        },
+        8 => Type::Enum {
+            name: Some(format!("e{index}")),
+            underlying: Some(0),
+            byte_size: 4,
+            enumerators: (0..random.below(4))
+                .map(|k| (format!("k{k}"), k as i64 - 1))
+                .collect(),
+        },
+        _ => Type::Subroutine {
+            return_type: if random.below(2) == 0 {
+                None
+            } else {
+                Some(earlier(random))
+            },
+            parameters: (0..random.below(3))
+                .map(|_| Some(earlier(random)))
+                .collect(),
+        },
+    }
+}
+
+fn random_variables(
+    random: &mut Random,
+    files: u32,
+    types: usize,
+    parameters: bool,
+) -> Vec<Variable> {
+    (0..random.below(4))
+        .map(|k| Variable {
+            name: format!("v{k}"),
+            arg: (parameters && random.below(2) == 0).then_some(7),
+            ty: Some(random.below(types as u64) as usize),
+            file: random.below(u64::from(files)) as u32,
+            line: 1 + random.below(30) as u32,
+            location: VariableLocation::None,
+        })
+        .collect()
+}
+
+fn random_scope(
+    random: &mut Random,
+    depth: u32,
+    files: u32,
+    types: usize,
+    origins: usize,
+    len: u64,
+) -> Scope {
+    let mut scope = Scope {
+        variables: random_variables(random, files, types, depth == 0),
+        children: Vec::new(),
+    };
+    if depth < 2 {
+        for _ in 0..random.below(3) {
+            let start = random.below(len - 1);
+            let ranges = vec![(start, start + 1 + random.below(len - start - 1).min(6))];
+            let inner = random_scope(random, depth + 1, files, types, origins, len);
+            scope.children.push(if origins > 0 && random.below(2) == 0 {
+                ChildScope::Inlined {
+                    origin: random.below(origins as u64) as usize,
+                    ranges,
+                    call_file: random.below(u64::from(files)) as u32,
+                    call_line: random.below(50) as u32,
+                    call_column: random.below(20) as u32,
+                    scope: inner,
+                }
+            } else {
+                ChildScope::Lexical {
+                    ranges,
+                    scope: inner,
+                }
+            });
+        }
+    }
+    scope
+}
+
+fn debug_model(random: &mut Random) -> ObjectModel {
+    let types: Vec<Type> = (0..1 + random.below(10) as usize)
+        .map(|i| random_type(random, i))
+        .collect();
+    let names = ["a.c", "b.h", "a.c", "c.h"];
+    let directories = ["/src", "", "/src", "/inc"];
+    let files: Vec<SourceFile> = (0..1 + random.below(4) as usize)
+        .map(|i| SourceFile {
+            name: names[i].into(),
+            directory: directories[i].into(),
+            md5: (random.below(3) != 0).then_some([i as u8; 16]),
+        })
+        .collect();
+    let file_count = files.len() as u32;
+    let functions: Vec<Function> = (0..1 + random.below(3))
+        .map(|i| Function {
+            name: format!("f{i}"),
+            global: true,
+            code: vec![0x90; 24],
+            ..Function::default()
+        })
+        .collect();
+    let abstract_count = random.below(3) as usize;
+    let mut subprograms: Vec<Subprogram> = (0..abstract_count)
+        .map(|i| Subprogram {
+            name: format!("inl{i}"),
+            linkage_name: None,
+            file: random.below(u64::from(file_count)) as u32,
+            line: 1 + random.below(40) as u32,
+            return_type: None,
+            external: false,
+            prototyped: true,
+            function: None,
+            scope: Scope {
+                variables: random_variables(random, file_count, types.len(), true),
+                children: vec![],
+            },
+        })
+        .collect();
+    for (i, function) in functions.iter().enumerate() {
+        subprograms.push(Subprogram {
+            name: function.name.clone(),
+            linkage_name: (random.below(3) == 0).then(|| format!("_Z{i}")),
+            file: random.below(u64::from(file_count)) as u32,
+            line: 1 + random.below(40) as u32,
+            return_type: (random.below(2) == 0).then(|| random.below(types.len() as u64) as usize),
+            external: random.below(2) == 0,
+            prototyped: random.below(2) == 0,
+            function: Some(i),
+            scope: random_scope(random, 0, file_count, types.len(), abstract_count, 24),
+        });
+    }
+    let line_rows = functions
+        .iter()
+        .map(|_| {
+            let mut offset = 0;
+            (0..random.below(5))
+                .map(|_| {
+                    offset += random.below(4);
+                    LineRow {
+                        offset: offset.min(23),
+                        file: random.below(u64::from(file_count)) as u32,
+                        line: random.below(60) as u32,
+                        column: random.below(20) as u32,
+                        is_stmt: random.below(2) == 0,
+                        prologue_end: random.below(4) == 0,
+                        epilogue_begin: random.below(6) == 0,
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let data: Vec<DataObject> = (0..random.below(3))
+        .map(|i| DataObject {
+            name: format!("g{i}"),
+            global: true,
+            section: random.pick(&[DataSection::Data, DataSection::Bss, DataSection::ReadOnly]),
+            align: 4,
+            bytes: vec![0; 4],
+            relocations: vec![],
+        })
+        .collect();
+    let globals = (0..data.len())
+        .map(|i| GlobalVariable {
+            name: format!("g{i}"),
+            linkage_name: None,
+            ty: Some(0),
+            file: random.below(u64::from(file_count)) as u32,
+            line: random.below(9) as u32,
+            external: random.below(2) == 0,
+            data: (random.below(4) != 0).then_some(i),
+        })
+        .collect();
+    ObjectModel {
+        functions,
+        data,
+        debug: Some(DebugInfo {
+            producer: "dwarfsmith".into(),
+            language: 0x1d,
+            name: "a.c".into(),
+            comp_dir: "/src".into(),
+            files,
+            types,
+            subprograms,
+            line_rows,
+            globals,
+        }),
+    }
+}
+
+#[test]
+fn generated_debug_info_round_trips() {
+    let mut random = Random(0xfeed_f00d_dead_beef);
+    for case in 0..300 {
+        let model = debug_model(&mut random);
         if let Err(error) = round_trip(&model, &WriteOptions::default()) {
             panic!("case {case}: {error}\nmodel: {model:#?}");
         }
