@@ -7,7 +7,8 @@
 //! fixed-seed xorshift generator makes the cases; a failure names the case.
 
 use dwarfsmith_emit::model::*;
-use dwarfsmith_emit::verify::round_trip;
+use dwarfsmith_emit::verify::{round_trip, verify};
+use dwarfsmith_emit::write::write;
 use dwarfsmith_emit::write::{DebuggerTune, WriteOptions};
 
 /// xorshift64*: small, deterministic, good enough to pick cases.
@@ -27,6 +28,17 @@ impl Random {
 
     fn pick<T: Copy>(&mut self, items: &[T]) -> T {
         items[self.below(items.len() as u64) as usize]
+    }
+}
+
+/// Writes `model` and checks `verify` finds nothing wrong with it.
+fn verifies_clean(model: &ObjectModel, options: &WriteOptions) -> Result<(), String> {
+    let bytes = write(model, options).map_err(|e| e.to_string())?;
+    let problems: Vec<String> = verify(&bytes).iter().map(|p| p.to_string()).collect();
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("verify: {}", problems.join("; ")))
     }
 }
 
@@ -104,11 +116,15 @@ fn location(random: &mut Random) -> Location {
     let mut args = Vec::new();
     let mut ops = Vec::new();
     if random.below(4) == 0 {
-        for _ in 0..1 + random.below(3) {
+        // pieces that cover the variable's 8 bytes, some of them empty
+        let mut remaining = 8;
+        while remaining > 0 {
+            let size = random.pick(&[1, 2, 4, 8]).min(remaining);
             if random.below(5) != 0 {
                 ops.extend(piece(random, &mut args));
             }
-            ops.push(Op::Piece(random.pick(&[1, 2, 4, 8])));
+            ops.push(Op::Piece(size));
+            remaining -= size;
         }
     } else {
         ops = piece(random, &mut args);
@@ -183,7 +199,9 @@ fn check(debugger_tune: DebuggerTune) {
     let mut random = Random(0x9e37_79b9_7f4a_7c15);
     for case in 0..200 {
         let model = model(&mut random);
-        if let Err(error) = round_trip(&model, &options) {
+        if let Err(error) =
+            round_trip(&model, &options).and_then(|()| verifies_clean(&model, &options))
+        {
             let VariableLocation::List { entries, .. } =
                 &model.debug.as_ref().expect("debug").subprograms[0]
                     .scope
@@ -342,7 +360,10 @@ fn generated_code_and_data_round_trip() {
     let mut random = Random(0x0123_4567_89ab_cdef);
     for case in 0..300 {
         let model = code_model(&mut random);
-        if let Err(error) = round_trip(&model, &WriteOptions::default()) {
+        let options = WriteOptions::default();
+        if let Err(error) =
+            round_trip(&model, &options).and_then(|()| verifies_clean(&model, &options))
+        {
             panic!("case {case}: {error}\nmodel: {model:#?}");
         }
     }
@@ -599,7 +620,10 @@ fn generated_debug_info_round_trips() {
     let mut random = Random(0xfeed_f00d_dead_beef);
     for case in 0..300 {
         let model = debug_model(&mut random);
-        if let Err(error) = round_trip(&model, &WriteOptions::default()) {
+        let options = WriteOptions::default();
+        if let Err(error) =
+            round_trip(&model, &options).and_then(|()| verifies_clean(&model, &options))
+        {
             panic!("case {case}: {error}\nmodel: {model:#?}");
         }
     }
