@@ -1,1 +1,344 @@
-//! codegen::history (to be written).
+//! Variable-location history (LLVM's DbgEntityHistoryCalculator): from the
+//! debug values of a finished function to address ranges with locations.
+//!
+//! In: the final MIR (physical registers, debug values rewritten by the
+//! register allocator), each instruction's byte offset, each stack slot's
+//! CFA-relative offset, and isel's [`DebugTable`] saying what each debug
+//! value's variable and expression numbers mean. Out: [`VariableRange`]s.
+//!
+//! The rules:
+//! - A debug value opens a range for its (variable, inlinedAt, fragment)
+//!   and closes the open range of the same key and of every overlapping
+//!   fragment of the same variable.
+//! - A range ends after an instruction that writes a register it reads
+//!   (calls clobber the caller-saved registers), or at the end of its block.
+//! - A location continues into a block when every predecessor ends with
+//!   that same location (a forward dataflow over the blocks, LLVM's
+//!   LiveDebugValues in its simplest form), so straight-line code split
+//!   into blocks and loops keep their variables.
+//! - A declare (an indirect debug value on a stack slot: the variable lives
+//!   in memory) holds for the whole function.
+//! - An undefined operand (`$noreg`) makes the location unavailable: no
+//!   range.
+//!
+//! Locations come out as `dwarfsmith_emit::model::Location`: registers by
+//! DWARF number with the value's width and signedness, frame slots as CFA
+//! offsets (a bare `Arg` over a frame slot is "in memory there"), and
+//! constants; a computed value ends in `DW_OP_stack_value`.
+
+use std::collections::HashMap;
+
+use dwarfsmith_emit::model::{Location, LocationArg, Op};
+
+use crate::codegen::isel::{ArgType, DebugTable, VariableKey};
+use crate::codegen::mir::{Access, BlockId, DbgOperand, DbgValue, Function, InstKind, Reg};
+use crate::x86::Gpr;
+
+/// One address range over which a variable (or a fragment of it) is at a
+/// location.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VariableRange {
+    /// Which variable, inlined instance and fragment.
+    pub key: VariableKey,
+    /// First byte offset covered.
+    pub start: u64,
+    /// One past the last byte offset covered.
+    pub end: u64,
+    /// Where the value is.
+    pub location: Location,
+}
+
+/// What history needs of a finished function.
+pub struct HistoryInput<'a> {
+    /// The final MIR.
+    pub mir: &'a Function,
+    /// `(offset, length)` per instruction, parallel to the MIR's blocks.
+    pub inst_offsets: &'a [Vec<(u32, u32)>],
+    /// Offset of each block's first byte.
+    pub block_offsets: &'a [u32],
+    /// Size of the function's code.
+    pub code_size: u64,
+    /// CFA-relative offset of each stack slot.
+    pub slot_offsets: &'a [i64],
+    /// The meaning of the debug values' numbers.
+    pub table: &'a DebugTable,
+}
+
+/// The state of one variable key at a point: its open location.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Open {
+    location: Location,
+    /// Registers the location reads.
+    registers: Vec<Gpr>,
+}
+
+/// Open locations by variable-key number, sorted by key.
+type State = Vec<(u32, Open)>;
+
+/// The location ranges of every variable of one function, ordered by key
+/// number, then start.
+pub fn variable_ranges(input: &HistoryInput) -> Vec<VariableRange> {
+    let mir = input.mir;
+    let n = mir.blocks.len();
+    let declares = declared_variables(input);
+    // Predecessors for the dataflow.
+    let mut preds = vec![Vec::new(); n];
+    for b in 0..n {
+        for s in mir.successors(BlockId(b as u32)) {
+            preds[s.0 as usize].push(b);
+        }
+    }
+    // Forward dataflow: a location is live into a block when every
+    // (visited) predecessor ends with it.
+    let mut outs: Vec<Option<State>> = vec![None; n];
+    let mut changed = true;
+    let mut rounds = 0;
+    while changed && rounds < 64 {
+        changed = false;
+        rounds += 1;
+        for (b, block_preds) in preds.iter().enumerate() {
+            let entry = block_entry(b, block_preds, &outs);
+            let out = walk_block(input, b, entry, &declares, &mut |_| {});
+            if outs[b].as_ref() != Some(&out) {
+                outs[b] = Some(out);
+                changed = true;
+            }
+        }
+    }
+    // Final walk: record the ranges.
+    let mut ranges = Vec::new();
+    for (b, block_preds) in preds.iter().enumerate() {
+        let entry = block_entry(b, block_preds, &outs);
+        walk_block(input, b, entry, &declares, &mut |r| ranges.push(r));
+    }
+    for (key, location) in declares {
+        ranges.push(VariableRange {
+            key: input.table.variables[key as usize],
+            start: 0,
+            end: input.code_size,
+            location,
+        });
+    }
+    ranges.retain(|r| r.start < r.end);
+    ranges.sort_by_key(|r| (r.key.variable, r.key.inlined_at, r.key.fragment, r.start));
+    // Merge touching ranges of one key with one location.
+    let mut merged: Vec<VariableRange> = Vec::with_capacity(ranges.len());
+    for r in ranges {
+        match merged.last_mut() {
+            Some(last)
+                if last.key == r.key && last.end == r.start && last.location == r.location =>
+            {
+                last.end = r.end;
+            }
+            _ => merged.push(r),
+        }
+    }
+    merged
+}
+
+/// Variables with a declare: a frame-slot location for the whole function.
+fn declared_variables(input: &HistoryInput) -> HashMap<u32, Location> {
+    let mut out = HashMap::new();
+    for block in &input.mir.blocks {
+        for inst in &block.insts {
+            if let InstKind::DbgValue(d) = &inst.kind {
+                if d.indirect && matches!(d.operands.as_slice(), [DbgOperand::StackSlot(_)]) {
+                    if let Some((location, _)) = location_of(input, d) {
+                        out.entry(d.variable).or_insert(location);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The state entering block `b`: what all visited predecessors agree on.
+fn block_entry(b: usize, preds: &[usize], outs: &[Option<State>]) -> State {
+    if b == 0 {
+        return Vec::new();
+    }
+    let mut known = preds.iter().filter_map(|&p| outs[p].as_ref());
+    let Some(first) = known.next() else {
+        return Vec::new();
+    };
+    let mut state = first.clone();
+    for other in known {
+        state.retain(|entry| other.contains(entry));
+    }
+    state
+}
+
+/// Walks block `b` from `state`, reporting closed ranges to `emit`, and
+/// returns the state at its end.
+fn walk_block(
+    input: &HistoryInput,
+    b: usize,
+    mut state: State,
+    declares: &HashMap<u32, Location>,
+    emit: &mut dyn FnMut(VariableRange),
+) -> State {
+    let table = input.table;
+    let block_start = u64::from(input.block_offsets[b]);
+    let block_end = input
+        .block_offsets
+        .get(b + 1)
+        .map_or(input.code_size, |&o| u64::from(o));
+    // Start offset of each open entry.
+    let mut starts: HashMap<u32, u64> = state.iter().map(|(k, _)| (*k, block_start)).collect();
+    let mut close = |state: &mut State,
+                     starts: &mut HashMap<u32, u64>,
+                     keep: &dyn Fn(u32, &Open) -> bool,
+                     at: u64| {
+        state.retain(|(k, open)| {
+            if keep(*k, open) {
+                return true;
+            }
+            emit(VariableRange {
+                key: table.variables[*k as usize],
+                start: starts.remove(k).unwrap_or(at),
+                end: at,
+                location: open.location.clone(),
+            });
+            false
+        });
+    };
+    for (i, inst) in input.mir.blocks[b].insts.iter().enumerate() {
+        let (offset, len) = input.inst_offsets[b][i];
+        let (offset, end) = (u64::from(offset), u64::from(offset) + u64::from(len));
+        match &inst.kind {
+            InstKind::DbgValue(d) => {
+                if declares.contains_key(&d.variable) {
+                    continue;
+                }
+                let key = table.variables[d.variable as usize];
+                let overlaps =
+                    |k: u32, _: &Open| !same_or_overlapping(&table.variables[k as usize], &key);
+                close(&mut state, &mut starts, &overlaps, offset);
+                if let Some((location, registers)) = location_of(input, d) {
+                    let at = state.partition_point(|(k, _)| *k < d.variable);
+                    state.insert(
+                        at,
+                        (
+                            d.variable,
+                            Open {
+                                location,
+                                registers,
+                            },
+                        ),
+                    );
+                    starts.insert(d.variable, offset);
+                }
+            }
+            kind => {
+                let clobbered = written_registers(kind);
+                if clobbered.is_empty() {
+                    continue;
+                }
+                let survives =
+                    |_: u32, open: &Open| !open.registers.iter().any(|r| clobbered.contains(r));
+                close(&mut state, &mut starts, &survives, end);
+            }
+        }
+    }
+    let out = state.clone();
+    close(&mut state, &mut starts, &|_, _| false, block_end);
+    out
+}
+
+/// Whether two keys describe the same variable instance with overlapping bits.
+fn same_or_overlapping(a: &VariableKey, b: &VariableKey) -> bool {
+    if a.variable != b.variable || a.inlined_at != b.inlined_at {
+        return false;
+    }
+    match (a.fragment, b.fragment) {
+        (Some((ao, asz)), Some((bo, bsz))) => ao < bo + bsz && bo < ao + asz,
+        _ => true,
+    }
+}
+
+/// Physical registers an instruction writes (explicitly or implicitly).
+fn written_registers(kind: &InstKind) -> Vec<Gpr> {
+    let mut out: Vec<Gpr> = kind.implicit_defs().iter().collect();
+    kind.visit_regs(&mut |r, access| {
+        if let (Reg::Phys(g), Access::Def | Access::UseDef) = (r, access) {
+            out.push(g);
+        }
+    });
+    out
+}
+
+/// The location a debug value gives its variable, and the registers it
+/// reads; `None` when it is unavailable.
+fn location_of(input: &HistoryInput, d: &DbgValue) -> Option<(Location, Vec<Gpr>)> {
+    let expr = input.table.exprs.get(d.expr as usize)?;
+    let mut args = Vec::with_capacity(d.operands.len());
+    let mut registers = Vec::new();
+    // Per operand: operations to insert after its `Arg`.
+    let mut after: Vec<Vec<Op>> = Vec::with_capacity(d.operands.len());
+    let mut is_value = false;
+    let mut is_spilled = false;
+    for (n, operand) in d.operands.iter().enumerate() {
+        let ty = expr.args.get(n).copied().unwrap_or(ArgType {
+            bits: 64,
+            signed: false,
+        });
+        match *operand {
+            DbgOperand::Reg(Reg::Phys(g)) => {
+                registers.push(g);
+                args.push(LocationArg::Register {
+                    register: g.dwarf(),
+                    bits: ty.bits.div_ceil(8) * 8,
+                    signed: ty.signed,
+                });
+                after.push(Vec::new());
+            }
+            DbgOperand::Reg(Reg::Virt(_)) | DbgOperand::NoReg => return None,
+            DbgOperand::Imm(value) => {
+                args.push(LocationArg::Constant(value));
+                after.push(Vec::new());
+                is_value = true;
+            }
+            DbgOperand::StackSlot(slot) => {
+                args.push(LocationArg::FrameSlot(
+                    *input.slot_offsets.get(slot.0 as usize)?,
+                ));
+                after.push(Vec::new());
+                is_value |= !d.indirect;
+            }
+            DbgOperand::SpillSlot(slot, width) => {
+                args.push(LocationArg::FrameSlot(
+                    *input.slot_offsets.get(slot.0 as usize)?,
+                ));
+                after.push(vec![match width.bytes() {
+                    8 => Op::Deref,
+                    bytes => Op::DerefSize(bytes as u8),
+                }]);
+                is_spilled = true;
+            }
+        }
+    }
+    let plain = expr.ops == [Op::Arg(0)];
+    let ops = if plain && is_spilled {
+        // The value is in memory at the slot: a memory location.
+        expr.ops.clone()
+    } else {
+        let mut ops = Vec::with_capacity(expr.ops.len() + 2);
+        for op in &expr.ops {
+            ops.push(*op);
+            if let Op::Arg(n) = op {
+                ops.extend_from_slice(after.get(*n as usize).map_or(&[][..], |v| v));
+            }
+        }
+        if (is_value || is_spilled) && !ops.contains(&Op::StackValue) {
+            ops.push(Op::StackValue);
+        }
+        ops
+    };
+    if ops.is_empty() {
+        return None;
+    }
+    registers.sort();
+    registers.dedup();
+    Some((Location { args, ops }, registers))
+}

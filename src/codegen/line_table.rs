@@ -1,1 +1,291 @@
-//! codegen::line_table (to be written).
+//! Line-table rows of one function, with is_stmt, prologue_end and
+//! epilogue_begin.
+//!
+//! In: the function's machine instructions in final order, each with its
+//! byte offset, its source location (`loc`: `LocId + 1`, 0 for none),
+//! whether it starts a block, and whether it belongs to the prologue or
+//! starts an epilogue ([`LineInput`], built from a finished function by
+//! [`inputs_of`]); the IR's debug metadata to read lines from.
+//! Out: [`LineEntry`] rows in address order.
+//!
+//! The rules:
+//! - A row starts wherever the source location changes, at every block
+//!   start (so a branch lands on a row boundary, where a debugger stops),
+//!   at the first instruction after the prologue and at each epilogue.
+//! - An instruction without a location continues the row before it (line 0
+//!   when there is none).
+//! - Prologue instructions, and unlocated instructions before the first
+//!   located one (argument copies and stores), get the subprogram's
+//!   scopeLine, as llc does; prologue_end marks the first located
+//!   instruction after them, where a debugger's function breakpoint goes.
+//! - is_stmt marks the first row of each source line within a block: a
+//!   line already started earlier in the same block (code interleaved by
+//!   scheduling) is not a new statement, and line 0 never is.
+//! - epilogue_begin marks the first instruction of each epilogue.
+
+use crate::codegen::isel::ir_loc;
+use crate::codegen::mir::Function;
+use crate::ir::{DebugInfo, LocId, MdId, MdNode};
+
+/// What the line table needs to know of one machine instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineInput {
+    /// Byte offset in the function.
+    pub offset: u64,
+    /// MIR location (`LocId + 1`; 0: none).
+    pub loc: u32,
+    /// The first instruction of a block.
+    pub block_start: bool,
+    /// Part of the prologue.
+    pub prologue: bool,
+    /// The first instruction of an epilogue.
+    pub epilogue_begin: bool,
+}
+
+/// One row of a function's line table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineEntry {
+    /// Byte offset in the function.
+    pub offset: u64,
+    /// The IR DILocation the row comes from (`None` for prologue rows,
+    /// which use the subprogram's scopeLine, and for line-0 rows made up
+    /// for unlocated code).
+    pub loc: Option<LocId>,
+    /// The DIFile of the row's scope (`None` when unknown).
+    pub file: Option<MdId>,
+    /// Source line (0: no line).
+    pub line: u32,
+    /// Source column.
+    pub column: u32,
+    /// A recommended breakpoint location.
+    pub is_stmt: bool,
+    /// The first instruction after the prologue.
+    pub prologue_end: bool,
+    /// The first instruction of an epilogue.
+    pub epilogue_begin: bool,
+}
+
+/// The line-table inputs of a finished function: its non-debug
+/// instructions with offsets, block starts, prologue and epilogues.
+pub fn inputs_of(
+    mir: &Function,
+    inst_offsets: &[Vec<(u32, u32)>],
+    prologue_len: usize,
+    epilogue_starts: &[(usize, usize)],
+) -> Vec<LineInput> {
+    let mut out = Vec::new();
+    for (b, block) in mir.blocks.iter().enumerate() {
+        let mut first = true;
+        for (i, inst) in block.insts.iter().enumerate() {
+            if inst.is_debug() {
+                continue;
+            }
+            out.push(LineInput {
+                offset: u64::from(inst_offsets[b][i].0),
+                loc: inst.loc,
+                block_start: first,
+                prologue: b == 0 && i < prologue_len,
+                epilogue_begin: epilogue_starts.contains(&(b, i)),
+            });
+            first = false;
+        }
+    }
+    out
+}
+
+/// The file of a scope (subprogram, lexical block or block file).
+pub fn scope_file(debug: &DebugInfo, scope: MdId) -> Option<MdId> {
+    match debug.node(scope) {
+        MdNode::Subprogram(s) => s.file,
+        MdNode::LexicalBlock(b) => b.file.or_else(|| scope_file(debug, b.scope)),
+        MdNode::LexicalBlockFile(b) => b.file.or_else(|| scope_file(debug, b.scope)),
+        _ => None,
+    }
+}
+
+/// The rows of one function. `subprogram` gives the prologue's line.
+pub fn line_entries(
+    inputs: &[LineInput],
+    debug: &DebugInfo,
+    subprogram: Option<MdId>,
+) -> Vec<LineEntry> {
+    let sp = subprogram.and_then(|s| debug.subprogram(s));
+    let prologue_line = sp.map_or(0, |s| s.scope_line.max(s.line));
+    let prologue_file = sp.and_then(|s| s.file);
+    let mut rows: Vec<LineEntry> = Vec::new();
+    // Lines started (as statements) in the current block.
+    let mut started: Vec<u32> = Vec::new();
+    let mut previous: Option<(Option<LocId>, Option<MdId>, u32, u32)> = None;
+    let mut after_prologue = false;
+    for input in inputs {
+        if input.block_start {
+            started.clear();
+        }
+        // The prologue, and unlocated code before the first located
+        // instruction (argument copies and spills), is the opening line.
+        let in_prologue = input.prologue || (!after_prologue && input.loc == 0);
+        let (loc, file, line, column) = if in_prologue {
+            (None, prologue_file, prologue_line, 0)
+        } else {
+            match ir_loc(input.loc) {
+                Some(id) => {
+                    let l = debug.location(id);
+                    (Some(id), scope_file(debug, l.scope), l.line, l.column)
+                }
+                None => previous.unwrap_or((None, prologue_file, 0, 0)),
+            }
+        };
+        let prologue_end = !in_prologue && !after_prologue;
+        if !in_prologue {
+            after_prologue = true;
+        }
+        let changed = previous != Some((loc, file, line, column));
+        previous = Some((loc, file, line, column));
+        if !(changed || input.block_start || prologue_end || input.epilogue_begin) {
+            continue;
+        }
+        let is_stmt = line != 0 && !started.contains(&line);
+        if is_stmt {
+            started.push(line);
+        }
+        let row = LineEntry {
+            offset: input.offset,
+            loc,
+            file,
+            line,
+            column,
+            is_stmt,
+            prologue_end,
+            epilogue_begin: input.epilogue_begin,
+        };
+        // Two rows at one offset (an empty block): the later one wins.
+        match rows.last_mut() {
+            Some(last) if last.offset == row.offset => {
+                let flags = (last.prologue_end, last.is_stmt);
+                *last = row;
+                last.prologue_end |= flags.0;
+                last.is_stmt |= flags.1 && last.line != 0;
+            }
+            _ => rows.push(row),
+        }
+    }
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::debug::DISubprogram;
+    use crate::ir::DILocation;
+
+    /// A subprogram at line 3 and locations at the given (line, column)s;
+    /// location k (0-based) has MIR loc k + 1.
+    fn debug_with(lines: &[(u32, u32)]) -> (DebugInfo, MdId) {
+        let mut debug = DebugInfo::default();
+        let sp = debug.add_node(
+            true,
+            MdNode::Subprogram(DISubprogram {
+                name: "f".into(),
+                linkage_name: None,
+                scope: None,
+                file: None,
+                line: 3,
+                ty: None,
+                scope_line: 3,
+                flags: vec![],
+                sp_flags: vec![],
+                unit: None,
+                retained_nodes: None,
+                declaration: None,
+                other: vec![],
+            }),
+        );
+        for &(line, column) in lines {
+            debug.intern_location(DILocation {
+                line,
+                column,
+                scope: sp,
+                inlined_at: None,
+                implicit_code: false,
+                distinct: false,
+            });
+        }
+        (debug, sp)
+    }
+
+    fn input(offset: u64, loc: u32) -> LineInput {
+        LineInput {
+            offset,
+            loc,
+            block_start: false,
+            prologue: false,
+            epilogue_begin: false,
+        }
+    }
+
+    /// Rows as `offset line:col flags`.
+    fn show(rows: &[LineEntry]) -> Vec<String> {
+        rows.iter()
+            .map(|r| {
+                let mut s = format!("{} {}:{}", r.offset, r.line, r.column);
+                for (on, name) in [
+                    (r.is_stmt, " stmt"),
+                    (r.prologue_end, " prologue_end"),
+                    (r.epilogue_begin, " epilogue_begin"),
+                ] {
+                    if on {
+                        s.push_str(name);
+                    }
+                }
+                s
+            })
+            .collect()
+    }
+
+    #[test]
+    fn statements_prologue_and_epilogue() {
+        // Locations: 1 = 4:13, 2 = 5:13, 3 = 4:20, 4 = 7:3.
+        let (debug, sp) = debug_with(&[(4, 13), (5, 13), (4, 20), (7, 3)]);
+        let inputs = vec![
+            LineInput {
+                block_start: true,
+                prologue: true,
+                ..input(0, 1)
+            },
+            LineInput {
+                prologue: true,
+                ..input(1, 1)
+            },
+            input(4, 1),
+            input(7, 0),
+            input(9, 2),
+            input(12, 3),
+            LineInput {
+                block_start: true,
+                ..input(15, 3)
+            },
+            LineInput {
+                epilogue_begin: true,
+                ..input(18, 4)
+            },
+            input(19, 4),
+        ];
+        let rows = line_entries(&inputs, &debug, Some(sp));
+        assert_eq!(
+            show(&rows),
+            [
+                "0 3:0 stmt",
+                "4 4:13 stmt prologue_end",
+                "9 5:13 stmt",
+                "12 4:20",
+                "15 4:20 stmt",
+                "18 7:3 stmt epilogue_begin",
+            ]
+        );
+        // Unlocated code before the first location belongs to the opening
+        // line; the first located instruction ends the prologue.
+        let inputs = [input(0, 0), input(3, 2), input(5, 0)];
+        let rows = line_entries(&inputs, &debug, Some(sp));
+        assert_eq!(show(&rows), ["0 3:0 stmt", "3 5:13 stmt prologue_end"]);
+    }
+}

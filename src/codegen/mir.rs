@@ -1,1 +1,1318 @@
-//! codegen::mir (to be written).
+//! Machine IR: x86-64 instructions over virtual and physical registers, with
+//! debug values kept in place.
+//!
+//! In: instruction selection builds a [`Function`] over virtual registers
+//! ([`VReg`]), with physical registers ([`Gpr`]) only where the ABI or an
+//! instruction demands one (argument and return copies, call arguments,
+//! `div`'s rax/rdx, shift counts in cl). Out: the same type after register
+//! allocation (no virtual registers left) and frame lowering (prologue and
+//! epilogue present), ready for encoding.
+//!
+//! Promises and conventions:
+//! - Two-address form as x86 has it: [`InstKind::Alu`] `dst op= src`; isel
+//!   writes `Copy d, a; Add d, b`.
+//! - Blocks are in layout order, entry first; a block ends with its
+//!   terminators (`Jcc`* then at most one `Jmp`/`JmpIndirect`/`Ret`/`Ud2`),
+//!   and falls through to the next block when the last one is a `Jcc` or it
+//!   has none.
+//! - Every [`Inst`] carries `loc`, an opaque source-location id (0: none);
+//!   every pass keeps it.
+//! - [`InstKind::DbgValue`] is DBG_VALUE and DBG_VALUE_LIST at once; its
+//!   position is its meaning. Passes that make code decisions ignore it;
+//!   the back end only rewrites its operands (ARCHITECTURE.md decision 4).
+//! - `Display` prints an LLVM-MIR-like text for snapshots.
+
+use std::fmt;
+
+pub use crate::x86::{Gpr, GprSet};
+
+/// A virtual register: an index into [`Function::vregs`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VReg(pub u32);
+
+/// A register operand: virtual before allocation, physical after (or where
+/// precoloured by the ABI).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Reg {
+    /// A virtual register.
+    Virt(VReg),
+    /// A physical register.
+    Phys(Gpr),
+}
+
+/// Operand width of an instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Width {
+    /// 8 bits.
+    W8,
+    /// 16 bits.
+    W16,
+    /// 32 bits (writes zero the upper 32 bits of the register).
+    W32,
+    /// 64 bits.
+    W64,
+}
+
+impl Width {
+    /// Width in bits.
+    pub fn bits(self) -> u32 {
+        match self {
+            Width::W8 => 8,
+            Width::W16 => 16,
+            Width::W32 => 32,
+            Width::W64 => 64,
+        }
+    }
+
+    /// Width in bytes.
+    pub fn bytes(self) -> u32 {
+        self.bits() / 8
+    }
+}
+
+/// What is known about a virtual register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VRegInfo {
+    /// The width of the value it holds (spills always save 8 bytes; debug
+    /// locations use this width).
+    pub width: Width,
+}
+
+/// A stack slot: an index into [`Function::stack_slots`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StackSlotId(pub u32);
+
+/// Why a stack slot exists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StackSlotKind {
+    /// An IR `alloca`.
+    Alloca,
+    /// A register-allocator spill slot.
+    Spill,
+}
+
+/// A piece of the frame; frame lowering gives it an rbp-relative place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StackSlot {
+    /// Size in bytes.
+    pub size: u32,
+    /// Alignment in bytes (a power of two, at most 16).
+    pub align: u32,
+    /// Why it exists.
+    pub kind: StackSlotKind,
+}
+
+/// A block: an index into [`Function::blocks`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BlockId(pub u32);
+
+/// A jump table: an index into [`Function::jump_tables`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct JumpTableId(pub u32);
+
+/// What a memory operand's address is relative to.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum AddressBase {
+    /// A register.
+    Reg(Reg),
+    /// The start of a stack slot (frame lowering makes it rbp-relative).
+    Slot(StackSlotId),
+    /// The incoming stack-argument area: displacement 0 is the first
+    /// stack-passed argument (the address CFA + 0).
+    IncomingArgs,
+    /// The outgoing stack-argument area of calls made by this function:
+    /// displacement 0 is the first stack-passed argument (`[rsp]` at the
+    /// call). [`Function::outgoing_args_size`] must cover it.
+    OutgoingArgs,
+    /// A symbol reached RIP-relative (R_X86_64_PC32): a function or a
+    /// dso_local/internal data object of this module.
+    Symbol(String),
+    /// The GOT entry of an external symbol (R_X86_64_REX_GOTPCRELX): a
+    /// 64-bit load from it yields the symbol's address. Displacement must be
+    /// 0 and no index.
+    Got(String),
+    /// The start of a jump table in the function's read-only data.
+    JumpTable(JumpTableId),
+}
+
+/// A memory operand: `base + index * scale + disp`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Address {
+    /// The base.
+    pub base: AddressBase,
+    /// Optional index register and scale (1, 2, 4 or 8).
+    pub index: Option<(Reg, u8)>,
+    /// Displacement.
+    pub disp: i32,
+}
+
+impl Address {
+    /// `[reg + disp]`.
+    pub fn reg(reg: Reg, disp: i32) -> Address {
+        Address {
+            base: AddressBase::Reg(reg),
+            index: None,
+            disp,
+        }
+    }
+
+    /// `[slot + disp]`.
+    pub fn slot(slot: StackSlotId, disp: i32) -> Address {
+        Address {
+            base: AddressBase::Slot(slot),
+            index: None,
+            disp,
+        }
+    }
+}
+
+/// A register or memory operand.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Rm {
+    /// A register.
+    Reg(Reg),
+    /// Memory.
+    Mem(Address),
+}
+
+/// A register, memory or immediate operand. Immediates are 32 bits,
+/// sign-extended for 64-bit operations.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Rmi {
+    /// A register.
+    Reg(Reg),
+    /// Memory.
+    Mem(Address),
+    /// An immediate.
+    Imm(i32),
+}
+
+/// A register or immediate operand (stores, `test`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Ri {
+    /// A register.
+    Reg(Reg),
+    /// An immediate (sign-extended for 64-bit operations).
+    Imm(i32),
+}
+
+/// Two-operand ALU operations (`dst op= src`), flags set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AluOp {
+    /// add.
+    Add,
+    /// sub.
+    Sub,
+    /// and.
+    And,
+    /// or.
+    Or,
+    /// xor.
+    Xor,
+}
+
+/// Shift and rotate operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ShiftOp {
+    /// shl.
+    Shl,
+    /// shr (logical).
+    Shr,
+    /// sar (arithmetic).
+    Sar,
+    /// rol.
+    Rol,
+    /// ror.
+    Ror,
+}
+
+/// The shift count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ShiftAmount {
+    /// In cl: isel copies the count into `Reg::Phys(Gpr::Rcx)` first.
+    Cl,
+    /// An immediate count.
+    Imm(u8),
+}
+
+/// One-operand in-place operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    /// neg.
+    Neg,
+    /// not.
+    Not,
+    /// bswap (32 or 64 bits only).
+    Bswap,
+}
+
+/// An x86 condition code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Cond {
+    /// Overflow.
+    O,
+    /// No overflow.
+    No,
+    /// Below (unsigned <).
+    B,
+    /// Above or equal (unsigned >=).
+    Ae,
+    /// Equal.
+    E,
+    /// Not equal.
+    Ne,
+    /// Below or equal (unsigned <=).
+    Be,
+    /// Above (unsigned >).
+    A,
+    /// Sign.
+    S,
+    /// No sign.
+    Ns,
+    /// Parity.
+    P,
+    /// No parity.
+    Np,
+    /// Less (signed <).
+    L,
+    /// Greater or equal (signed >=).
+    Ge,
+    /// Less or equal (signed <=).
+    Le,
+    /// Greater (signed >).
+    G,
+}
+
+impl Cond {
+    /// The condition that holds exactly when this one does not.
+    pub fn invert(self) -> Cond {
+        match self {
+            Cond::O => Cond::No,
+            Cond::No => Cond::O,
+            Cond::B => Cond::Ae,
+            Cond::Ae => Cond::B,
+            Cond::E => Cond::Ne,
+            Cond::Ne => Cond::E,
+            Cond::Be => Cond::A,
+            Cond::A => Cond::Be,
+            Cond::S => Cond::Ns,
+            Cond::Ns => Cond::S,
+            Cond::P => Cond::Np,
+            Cond::Np => Cond::P,
+            Cond::L => Cond::Ge,
+            Cond::Ge => Cond::L,
+            Cond::Le => Cond::G,
+            Cond::G => Cond::Le,
+        }
+    }
+
+    /// The assembler suffix (`e`, `ne`, `l`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Cond::O => "o",
+            Cond::No => "no",
+            Cond::B => "b",
+            Cond::Ae => "ae",
+            Cond::E => "e",
+            Cond::Ne => "ne",
+            Cond::Be => "be",
+            Cond::A => "a",
+            Cond::S => "s",
+            Cond::Ns => "ns",
+            Cond::P => "p",
+            Cond::Np => "np",
+            Cond::L => "l",
+            Cond::Ge => "ge",
+            Cond::Le => "le",
+            Cond::G => "g",
+        }
+    }
+}
+
+/// What a call calls.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum CallTarget {
+    /// A named function, called through R_X86_64_PLT32.
+    Symbol(String),
+    /// An address in a register.
+    Reg(Reg),
+}
+
+/// One operand of a debug value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DbgOperand {
+    /// The value is in this register.
+    Reg(Reg),
+    /// The value is this constant.
+    Imm(i64),
+    /// The operand is the address of this stack slot (an alloca: with
+    /// `indirect` the variable lives in the slot).
+    StackSlot(StackSlotId),
+    /// The value is stored in this stack slot (a spilled register; the
+    /// register allocator produces it; read [`VRegInfo::width`] bytes).
+    SpillSlot(StackSlotId, Width),
+    /// No location: the value is unavailable here.
+    NoReg,
+}
+
+/// A DBG_VALUE / DBG_VALUE_LIST: from this position on, `variable` is
+/// described by `expr` over `operands`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct DbgValue {
+    /// Opaque variable id (isel's; the back end never interprets it).
+    pub variable: u32,
+    /// The operands `DW_OP_LLVM_arg 0..n` of the expression name.
+    pub operands: Vec<DbgOperand>,
+    /// Opaque expression id (isel's).
+    pub expr: u32,
+    /// The variable lives in memory at the (single) operand's address.
+    pub indirect: bool,
+}
+
+/// The operation of an instruction.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum InstKind {
+    /// Pseudo: `dst = src`, all 64 bits (register allocation may remove it).
+    Copy {
+        /// Destination.
+        dst: Reg,
+        /// Source.
+        src: Reg,
+    },
+    /// `mov dst, imm`. W32 zero-extends; W64 picks the shortest encoding.
+    MovImm {
+        /// Destination.
+        dst: Reg,
+        /// The constant (truncated to `width`).
+        imm: i64,
+        /// Width.
+        width: Width,
+    },
+    /// `mov dst, [addr]` (W8/W16 leave the upper bits unchanged; use
+    /// [`InstKind::Extend`] to widen).
+    Load {
+        /// Destination.
+        dst: Reg,
+        /// Source address.
+        addr: Address,
+        /// Width.
+        width: Width,
+    },
+    /// `mov [addr], src`.
+    Store {
+        /// Value stored.
+        src: Ri,
+        /// Destination address.
+        addr: Address,
+        /// Width.
+        width: Width,
+    },
+    /// `movzx`/`movsx`/`movsxd` (or `mov r32` for 32 → 64 zero extension).
+    Extend {
+        /// Destination (written at width `to`).
+        dst: Reg,
+        /// Source (read at width `from`).
+        src: Rm,
+        /// Source width.
+        from: Width,
+        /// Destination width (wider than `from`).
+        to: Width,
+        /// Sign extension (`true`) or zero extension.
+        signed: bool,
+    },
+    /// `lea dst, [addr]` (64-bit).
+    Lea {
+        /// Destination.
+        dst: Reg,
+        /// The address computed.
+        addr: Address,
+    },
+    /// `dst op= src`.
+    Alu {
+        /// Operation.
+        op: AluOp,
+        /// Width.
+        width: Width,
+        /// Destination and first source.
+        dst: Reg,
+        /// Second source.
+        src: Rmi,
+    },
+    /// `imul dst, src` (two-operand, W16/W32/W64).
+    Imul {
+        /// Width.
+        width: Width,
+        /// Destination and first source.
+        dst: Reg,
+        /// Second source.
+        src: Rm,
+    },
+    /// `imul dst, src, imm` (three-operand, W16/W32/W64).
+    ImulImm {
+        /// Width.
+        width: Width,
+        /// Destination.
+        dst: Reg,
+        /// Source.
+        src: Rm,
+        /// Constant factor.
+        imm: i32,
+    },
+    /// Shift or rotate `dst` in place.
+    Shift {
+        /// Operation.
+        op: ShiftOp,
+        /// Width.
+        width: Width,
+        /// Destination and source.
+        dst: Reg,
+        /// Count (cl or immediate).
+        amount: ShiftAmount,
+    },
+    /// `neg`, `not` or `bswap` of `dst` in place.
+    Unary {
+        /// Operation.
+        op: UnaryOp,
+        /// Width.
+        width: Width,
+        /// Destination and source.
+        dst: Reg,
+    },
+    /// `cmp lhs, rhs` (flags only).
+    Cmp {
+        /// Width.
+        width: Width,
+        /// Left operand.
+        lhs: Rm,
+        /// Right operand (not memory when `lhs` is memory).
+        rhs: Rmi,
+    },
+    /// `test lhs, rhs` (flags only).
+    Test {
+        /// Width.
+        width: Width,
+        /// Left operand.
+        lhs: Rm,
+        /// Right operand.
+        rhs: Ri,
+    },
+    /// `setcc dst` (writes the low 8 bits only).
+    Setcc {
+        /// Condition.
+        cond: Cond,
+        /// Destination.
+        dst: Reg,
+    },
+    /// `cmovcc dst, src` (W16/W32/W64).
+    Cmov {
+        /// Condition.
+        cond: Cond,
+        /// Width.
+        width: Width,
+        /// Destination (kept when the condition fails).
+        dst: Reg,
+        /// Source.
+        src: Rm,
+    },
+    /// `cwd`/`cdq`/`cqo`: sign-extend rax into rdx (W16/W32/W64).
+    SignExtendAx {
+        /// Width.
+        width: Width,
+    },
+    /// `div`/`idiv divisor`: rdx:rax / divisor → quotient in rax, remainder
+    /// in rdx (uses and defines both; W32/W64; W8/W16 not supported).
+    Div {
+        /// Signed (`idiv`) or unsigned (`div`).
+        signed: bool,
+        /// Width.
+        width: Width,
+        /// Divisor.
+        divisor: Rm,
+    },
+    /// A call. Uses `args`, defines `rets`, clobbers `clobbers` (normally
+    /// [`crate::x86::abi::CALLER_SAVED`]). Stack arguments are stored into
+    /// [`AddressBase::OutgoingArgs`] before it.
+    Call {
+        /// Callee.
+        target: CallTarget,
+        /// Physical registers holding arguments (read by the call).
+        args: Vec<Gpr>,
+        /// Physical registers holding results (written by the call).
+        rets: Vec<Gpr>,
+        /// Registers the call destroys.
+        clobbers: GprSet,
+    },
+    /// Conditional jump to `target`; falls through otherwise.
+    Jcc {
+        /// Condition.
+        cond: Cond,
+        /// Target block.
+        target: BlockId,
+    },
+    /// Unconditional jump.
+    Jmp {
+        /// Target block.
+        target: BlockId,
+    },
+    /// `jmp target` through a register holding an address taken from
+    /// `table` (whose blocks are the successors).
+    JmpIndirect {
+        /// Register holding the destination address.
+        target: Reg,
+        /// The jump table the address came from.
+        table: JumpTableId,
+    },
+    /// Return; `uses` are the physical registers holding return values.
+    Ret {
+        /// Registers read by the return (rax for an integer result).
+        uses: Vec<Gpr>,
+    },
+    /// `ud2` (unreachable).
+    Ud2,
+    /// `push reg` (frame lowering only).
+    Push {
+        /// Register saved.
+        reg: Gpr,
+    },
+    /// `pop reg` (frame lowering only).
+    Pop {
+        /// Register restored.
+        reg: Gpr,
+    },
+    /// DBG_VALUE / DBG_VALUE_LIST.
+    DbgValue(DbgValue),
+}
+
+/// One instruction with its source location.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Inst {
+    /// The operation.
+    pub kind: InstKind,
+    /// Opaque source-location id (0: none).
+    pub loc: u32,
+}
+
+impl Inst {
+    /// An instruction with a location.
+    pub fn new(kind: InstKind, loc: u32) -> Inst {
+        Inst { kind, loc }
+    }
+
+    /// Whether this is a debug instruction (never affects code).
+    pub fn is_debug(&self) -> bool {
+        matches!(self.kind, InstKind::DbgValue(_))
+    }
+
+    /// Whether this instruction ends a block's straight-line part.
+    pub fn is_terminator(&self) -> bool {
+        matches!(
+            self.kind,
+            InstKind::Jcc { .. }
+                | InstKind::Jmp { .. }
+                | InstKind::JmpIndirect { .. }
+                | InstKind::Ret { .. }
+                | InstKind::Ud2
+        )
+    }
+}
+
+/// How an instruction touches a register operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Read only.
+    Use,
+    /// Written only (the old value is dead before the write).
+    Def,
+    /// Read, then written (two-address destinations, partial writes).
+    UseDef,
+}
+
+impl InstKind {
+    /// Calls `f` on every explicit register operand (including address
+    /// registers, which are uses) with how it is accessed. Debug operands
+    /// are not visited; implicit physical registers are given by
+    /// [`InstKind::implicit_uses`] and [`InstKind::implicit_defs`].
+    pub fn visit_regs_mut(&mut self, f: &mut dyn FnMut(&mut Reg, Access)) {
+        visit_regs_exclusive(self, f);
+    }
+
+    /// Calls `f` on every memory operand's address.
+    pub fn visit_addresses_mut(&mut self, f: &mut dyn FnMut(&mut Address)) {
+        match self {
+            InstKind::Load { addr, .. }
+            | InstKind::Store { addr, .. }
+            | InstKind::Lea { addr, .. } => f(addr),
+            InstKind::Extend {
+                src: Rm::Mem(a), ..
+            }
+            | InstKind::Imul {
+                src: Rm::Mem(a), ..
+            }
+            | InstKind::ImulImm {
+                src: Rm::Mem(a), ..
+            }
+            | InstKind::Cmov {
+                src: Rm::Mem(a), ..
+            }
+            | InstKind::Div {
+                divisor: Rm::Mem(a),
+                ..
+            }
+            | InstKind::Test {
+                lhs: Rm::Mem(a), ..
+            }
+            | InstKind::Alu {
+                src: Rmi::Mem(a), ..
+            } => f(a),
+            InstKind::Cmp { lhs, rhs, .. } => {
+                if let Rm::Mem(a) = lhs {
+                    f(a);
+                }
+                if let Rmi::Mem(a) = rhs {
+                    f(a);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Calls `f` on every explicit register operand, read-only.
+    pub fn visit_regs(&self, f: &mut dyn FnMut(Reg, Access)) {
+        visit_regs_shared(self, &mut |r, a| f(*r, a));
+    }
+
+    /// Physical registers read implicitly (call arguments, rax/rdx of
+    /// `div`, cl of a shift, return values, …).
+    pub fn implicit_uses(&self) -> GprSet {
+        match self {
+            InstKind::Shift {
+                amount: ShiftAmount::Cl,
+                ..
+            } => GprSet::of(&[Gpr::Rcx]),
+            InstKind::SignExtendAx { .. } => GprSet::of(&[Gpr::Rax]),
+            InstKind::Div { .. } => GprSet::of(&[Gpr::Rax, Gpr::Rdx]),
+            InstKind::Call { args, .. } => GprSet::of(args),
+            InstKind::Ret { uses } => GprSet::of(uses),
+            InstKind::Push { reg } => GprSet::of(&[*reg]),
+            _ => GprSet::EMPTY,
+        }
+    }
+
+    /// Physical registers written implicitly (call results and clobbers,
+    /// rax/rdx of `div`, rdx of `cqo`, …).
+    pub fn implicit_defs(&self) -> GprSet {
+        match self {
+            InstKind::SignExtendAx { .. } => GprSet::of(&[Gpr::Rdx]),
+            InstKind::Div { .. } => GprSet::of(&[Gpr::Rax, Gpr::Rdx]),
+            InstKind::Call { rets, clobbers, .. } => GprSet(GprSet::of(rets).0 | clobbers.0),
+            InstKind::Pop { reg } => GprSet::of(&[*reg]),
+            _ => GprSet::EMPTY,
+        }
+    }
+}
+
+/// Defines a register visitor over an instruction, shared (`&`) or
+/// exclusive (`&mut`), from one body so the two cannot disagree.
+macro_rules! reg_visitor {
+    ($name:ident $(, $m:ident)?) => {
+        fn $name(kind: &$($m)? InstKind, f: &mut dyn FnMut(&$($m)? Reg, Access)) {
+            fn addr(a: &$($m)? Address, f: &mut dyn FnMut(&$($m)? Reg, Access)) {
+                if let AddressBase::Reg(r) = &$($m)? a.base {
+                    f(r, Access::Use);
+                }
+                if let Some((r, _)) = &$($m)? a.index {
+                    f(r, Access::Use);
+                }
+            }
+            fn rm(o: &$($m)? Rm, f: &mut dyn FnMut(&$($m)? Reg, Access)) {
+                match o {
+                    Rm::Reg(r) => f(r, Access::Use),
+                    Rm::Mem(a) => addr(a, f),
+                }
+            }
+            fn rmi(o: &$($m)? Rmi, f: &mut dyn FnMut(&$($m)? Reg, Access)) {
+                match o {
+                    Rmi::Reg(r) => f(r, Access::Use),
+                    Rmi::Mem(a) => addr(a, f),
+                    Rmi::Imm(_) => {}
+                }
+            }
+            match kind {
+                InstKind::Copy { dst, src } => {
+                    f(src, Access::Use);
+                    f(dst, Access::Def);
+                }
+                InstKind::MovImm { dst, width, .. } => f(dst, partial_def(*width)),
+                InstKind::Load {
+                    dst,
+                    addr: a,
+                    width,
+                } => {
+                    addr(a, f);
+                    f(dst, partial_def(*width));
+                }
+                InstKind::Store { src, addr: a, .. } => {
+                    if let Ri::Reg(r) = src {
+                        f(r, Access::Use);
+                    }
+                    addr(a, f);
+                }
+                InstKind::Extend { dst, src, to, .. } => {
+                    rm(src, f);
+                    f(dst, partial_def(*to));
+                }
+                InstKind::Lea { dst, addr: a } => {
+                    addr(a, f);
+                    f(dst, Access::Def);
+                }
+                InstKind::Alu { dst, src, .. } => {
+                    rmi(src, f);
+                    f(dst, Access::UseDef);
+                }
+                InstKind::Imul { dst, src, .. } => {
+                    rm(src, f);
+                    f(dst, Access::UseDef);
+                }
+                InstKind::ImulImm {
+                    dst, src, width, ..
+                } => {
+                    rm(src, f);
+                    f(dst, partial_def(*width));
+                }
+                InstKind::Shift { dst, .. } | InstKind::Unary { dst, .. } => f(dst, Access::UseDef),
+                InstKind::Cmp { lhs, rhs, .. } => {
+                    rm(lhs, f);
+                    rmi(rhs, f);
+                }
+                InstKind::Test { lhs, rhs, .. } => {
+                    rm(lhs, f);
+                    if let Ri::Reg(r) = rhs {
+                        f(r, Access::Use);
+                    }
+                }
+                InstKind::Cmov { dst, src, .. } => {
+                    rm(src, f);
+                    f(dst, Access::UseDef);
+                }
+                InstKind::Setcc { dst, .. } => f(dst, Access::UseDef),
+                InstKind::Div { divisor, .. } => rm(divisor, f),
+                InstKind::Call { target, .. } => {
+                    if let CallTarget::Reg(r) = target {
+                        f(r, Access::Use);
+                    }
+                }
+                InstKind::JmpIndirect { target, .. } => f(target, Access::Use),
+                InstKind::SignExtendAx { .. }
+                | InstKind::Jcc { .. }
+                | InstKind::Jmp { .. }
+                | InstKind::Ret { .. }
+                | InstKind::Ud2
+                | InstKind::Push { .. }
+                | InstKind::Pop { .. }
+                | InstKind::DbgValue(_) => {}
+            }
+        }
+    };
+}
+
+reg_visitor!(visit_regs_shared);
+reg_visitor!(visit_regs_exclusive, mut);
+
+/// A definition of fewer than 32 bits keeps the register's upper bits, so
+/// it also reads the old value.
+fn partial_def(width: Width) -> Access {
+    if width >= Width::W32 {
+        Access::Def
+    } else {
+        Access::UseDef
+    }
+}
+
+/// A basic block: straight-line instructions ending in terminators.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Block {
+    /// The instructions, terminators last.
+    pub insts: Vec<Inst>,
+}
+
+/// A machine function.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Function {
+    /// Symbol name.
+    pub name: String,
+    /// Blocks in layout order, entry first.
+    pub blocks: Vec<Block>,
+    /// Virtual registers, indexed by [`VReg`].
+    pub vregs: Vec<VRegInfo>,
+    /// Stack slots (allocas and spills), indexed by [`StackSlotId`].
+    pub stack_slots: Vec<StackSlot>,
+    /// Jump tables: each a list of target blocks, indexed by [`JumpTableId`].
+    pub jump_tables: Vec<Vec<BlockId>>,
+    /// Bytes of outgoing stack arguments the largest call needs (a multiple
+    /// of 8; frame lowering reserves them at `[rsp]`).
+    pub outgoing_args_size: u32,
+}
+
+impl Function {
+    /// An empty function named `name`.
+    pub fn new(name: &str) -> Function {
+        Function {
+            name: name.to_string(),
+            ..Function::default()
+        }
+    }
+
+    /// A fresh virtual register of `width`.
+    pub fn new_vreg(&mut self, width: Width) -> Reg {
+        self.vregs.push(VRegInfo { width });
+        Reg::Virt(VReg(self.vregs.len() as u32 - 1))
+    }
+
+    /// A fresh stack slot.
+    pub fn new_stack_slot(&mut self, size: u32, align: u32, kind: StackSlotKind) -> StackSlotId {
+        self.stack_slots.push(StackSlot { size, align, kind });
+        StackSlotId(self.stack_slots.len() as u32 - 1)
+    }
+
+    /// A fresh empty block appended to the layout.
+    pub fn new_block(&mut self) -> BlockId {
+        self.blocks.push(Block::default());
+        BlockId(self.blocks.len() as u32 - 1)
+    }
+
+    /// Successors of block `b`: jump targets, jump-table targets, and the
+    /// next block when control can fall through.
+    pub fn successors(&self, b: BlockId) -> Vec<BlockId> {
+        let insts = &self.blocks[b.0 as usize].insts;
+        let mut out = Vec::new();
+        let mut falls_through = true;
+        for inst in insts.iter().filter(|i| !i.is_debug()) {
+            falls_through = true;
+            match &inst.kind {
+                InstKind::Jcc { target, .. } => out.push(*target),
+                InstKind::Jmp { target } => {
+                    out.push(*target);
+                    falls_through = false;
+                }
+                InstKind::JmpIndirect { table, .. } => {
+                    out.extend(self.jump_tables[table.0 as usize].iter().copied());
+                    falls_through = false;
+                }
+                InstKind::Ret { .. } | InstKind::Ud2 => falls_through = false,
+                _ => {}
+            }
+        }
+        let next = b.0 as usize + 1;
+        if falls_through && next < self.blocks.len() {
+            out.push(BlockId(next as u32));
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
+impl fmt::Display for VReg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "%{}", self.0)
+    }
+}
+
+impl fmt::Display for Reg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Reg::Virt(v) => v.fmt(f),
+            Reg::Phys(p) => write!(f, "${p}"),
+        }
+    }
+}
+
+impl fmt::Display for BlockId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "bb.{}", self.0)
+    }
+}
+
+impl fmt::Display for StackSlotId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "%stack.{}", self.0)
+    }
+}
+
+impl fmt::Display for Address {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[")?;
+        match &self.base {
+            AddressBase::Reg(r) => write!(f, "{r}")?,
+            AddressBase::Slot(s) => write!(f, "{s}")?,
+            AddressBase::IncomingArgs => f.write_str("%incoming-args")?,
+            AddressBase::OutgoingArgs => f.write_str("%outgoing-args")?,
+            AddressBase::Symbol(s) => write!(f, "@{s}")?,
+            AddressBase::Got(s) => write!(f, "@{s}@GOTPCREL")?,
+            AddressBase::JumpTable(t) => write!(f, "%jump-table.{}", t.0)?,
+        }
+        if let Some((r, scale)) = &self.index {
+            write!(f, " + {r}*{scale}")?;
+        }
+        if self.disp != 0 {
+            write!(
+                f,
+                " {} {}",
+                if self.disp < 0 { '-' } else { '+' },
+                self.disp.unsigned_abs()
+            )?;
+        }
+        f.write_str("]")
+    }
+}
+
+impl fmt::Display for Rm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Rm::Reg(r) => r.fmt(f),
+            Rm::Mem(a) => a.fmt(f),
+        }
+    }
+}
+
+impl fmt::Display for Rmi {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Rmi::Reg(r) => r.fmt(f),
+            Rmi::Mem(a) => a.fmt(f),
+            Rmi::Imm(i) => i.fmt(f),
+        }
+    }
+}
+
+impl fmt::Display for Ri {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Ri::Reg(r) => r.fmt(f),
+            Ri::Imm(i) => i.fmt(f),
+        }
+    }
+}
+
+impl fmt::Display for DbgOperand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DbgOperand::Reg(r) => r.fmt(f),
+            DbgOperand::Imm(i) => i.fmt(f),
+            DbgOperand::StackSlot(s) => write!(f, "&{s}"),
+            DbgOperand::SpillSlot(s, w) => write!(f, "{s}:{}", w.bits()),
+            DbgOperand::NoReg => f.write_str("$noreg"),
+        }
+    }
+}
+
+impl fmt::Display for InstKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InstKind::Copy { dst, src } => write!(f, "{dst} = COPY {src}"),
+            InstKind::MovImm { dst, imm, width } => {
+                write!(f, "{dst} = MOV{} {imm}", width.bits())
+            }
+            InstKind::Load { dst, addr, width } => {
+                write!(f, "{dst} = LOAD{} {addr}", width.bits())
+            }
+            InstKind::Store { src, addr, width } => {
+                write!(f, "STORE{} {addr}, {src}", width.bits())
+            }
+            InstKind::Extend {
+                dst,
+                src,
+                from,
+                to,
+                signed,
+            } => write!(
+                f,
+                "{dst} = MOV{}X{}_{} {src}",
+                if *signed { 'S' } else { 'Z' },
+                to.bits(),
+                from.bits()
+            ),
+            InstKind::Lea { dst, addr } => write!(f, "{dst} = LEA {addr}"),
+            InstKind::Alu {
+                op,
+                width,
+                dst,
+                src,
+            } => write!(
+                f,
+                "{dst} = {}{} {dst}, {src}",
+                format!("{op:?}").to_uppercase(),
+                width.bits()
+            ),
+            InstKind::Imul { width, dst, src } => {
+                write!(f, "{dst} = IMUL{} {dst}, {src}", width.bits())
+            }
+            InstKind::ImulImm {
+                width,
+                dst,
+                src,
+                imm,
+            } => write!(f, "{dst} = IMUL{} {src}, {imm}", width.bits()),
+            InstKind::Shift {
+                op,
+                width,
+                dst,
+                amount,
+            } => {
+                let op = format!("{op:?}").to_uppercase();
+                match amount {
+                    ShiftAmount::Cl => write!(f, "{dst} = {op}{} {dst}, $cl", width.bits()),
+                    ShiftAmount::Imm(n) => write!(f, "{dst} = {op}{} {dst}, {n}", width.bits()),
+                }
+            }
+            InstKind::Unary { op, width, dst } => write!(
+                f,
+                "{dst} = {}{} {dst}",
+                format!("{op:?}").to_uppercase(),
+                width.bits()
+            ),
+            InstKind::Cmp { width, lhs, rhs } => write!(f, "CMP{} {lhs}, {rhs}", width.bits()),
+            InstKind::Test { width, lhs, rhs } => write!(f, "TEST{} {lhs}, {rhs}", width.bits()),
+            InstKind::Setcc { cond, dst } => {
+                write!(f, "{dst} = SET{}", cond.name().to_uppercase())
+            }
+            InstKind::Cmov {
+                cond,
+                width,
+                dst,
+                src,
+            } => write!(
+                f,
+                "{dst} = CMOV{}{} {dst}, {src}",
+                cond.name().to_uppercase(),
+                width.bits()
+            ),
+            InstKind::SignExtendAx { width } => write!(f, "SIGNEXTEND{} $rax", width.bits()),
+            InstKind::Div {
+                signed,
+                width,
+                divisor,
+            } => write!(
+                f,
+                "{}DIV{} {divisor}",
+                if *signed { "I" } else { "" },
+                width.bits()
+            ),
+            InstKind::Call {
+                target,
+                args,
+                rets,
+                clobbers,
+            } => {
+                match target {
+                    CallTarget::Symbol(s) => write!(f, "CALL @{s}")?,
+                    CallTarget::Reg(r) => write!(f, "CALL {r}")?,
+                }
+                let list = |regs: &mut dyn Iterator<Item = Gpr>| {
+                    regs.map(|r| format!("${r}")).collect::<Vec<_>>().join(", ")
+                };
+                write!(
+                    f,
+                    ", args({}), rets({})",
+                    list(&mut args.iter().copied()),
+                    list(&mut rets.iter().copied())
+                )?;
+                if *clobbers != crate::x86::abi::CALLER_SAVED {
+                    write!(f, ", clobbers({})", list(&mut clobbers.iter()))?;
+                }
+                Ok(())
+            }
+            InstKind::Jcc { cond, target } => {
+                write!(f, "J{} {target}", cond.name().to_uppercase())
+            }
+            InstKind::Jmp { target } => write!(f, "JMP {target}"),
+            InstKind::JmpIndirect { target, table } => {
+                write!(f, "JMP {target}, %jump-table.{}", table.0)
+            }
+            InstKind::Ret { uses } => {
+                f.write_str("RET")?;
+                for (i, r) in uses.iter().enumerate() {
+                    write!(f, "{} ${r}", if i == 0 { "" } else { "," })?;
+                }
+                Ok(())
+            }
+            InstKind::Ud2 => f.write_str("UD2"),
+            InstKind::Push { reg } => write!(f, "PUSH ${reg}"),
+            InstKind::Pop { reg } => write!(f, "${reg} = POP"),
+            InstKind::DbgValue(d) => {
+                let kind = if d.operands.len() == 1 {
+                    "DBG_VALUE"
+                } else {
+                    "DBG_VALUE_LIST"
+                };
+                let ops: Vec<String> = d.operands.iter().map(|o| o.to_string()).collect();
+                write!(
+                    f,
+                    "{kind} {}, !var{}, !expr{}{}",
+                    ops.join(", "),
+                    d.variable,
+                    d.expr,
+                    if d.indirect { ", indirect" } else { "" }
+                )
+            }
+        }
+    }
+}
+
+impl fmt::Display for Function {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "name: {}", self.name)?;
+        for (i, slot) in self.stack_slots.iter().enumerate() {
+            writeln!(
+                f,
+                "  %stack.{i}: size {}, align {}, {}",
+                slot.size,
+                slot.align,
+                format!("{:?}", slot.kind).to_lowercase()
+            )?;
+        }
+        for (i, table) in self.jump_tables.iter().enumerate() {
+            let targets: Vec<String> = table.iter().map(|b| b.to_string()).collect();
+            writeln!(f, "  %jump-table.{i}: {}", targets.join(", "))?;
+        }
+        for (i, block) in self.blocks.iter().enumerate() {
+            let succs: Vec<String> = self
+                .successors(BlockId(i as u32))
+                .iter()
+                .map(|b| b.to_string())
+                .collect();
+            if succs.is_empty() {
+                writeln!(f, "bb.{i}:")?;
+            } else {
+                writeln!(f, "bb.{i}:  ; succ {}", succs.join(", "))?;
+            }
+            for inst in &block.insts {
+                if inst.loc == 0 {
+                    writeln!(f, "  {}", inst.kind)?;
+                } else {
+                    writeln!(f, "  {}  ; loc {}", inst.kind, inst.loc)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use expect_test::expect;
+
+    fn v(n: u32) -> Reg {
+        Reg::Virt(VReg(n))
+    }
+
+    #[test]
+    fn printer_and_successors() {
+        let mut f = Function::new("max");
+        let a = f.new_vreg(Width::W32);
+        let b = f.new_vreg(Width::W32);
+        let entry = f.new_block();
+        let then = f.new_block();
+        let exit = f.new_block();
+        let insts = vec![
+            InstKind::Copy {
+                dst: a,
+                src: Reg::Phys(Gpr::Rdi),
+            },
+            InstKind::Copy {
+                dst: b,
+                src: Reg::Phys(Gpr::Rsi),
+            },
+            InstKind::DbgValue(DbgValue {
+                variable: 1,
+                operands: vec![DbgOperand::Reg(a), DbgOperand::Imm(3)],
+                expr: 2,
+                indirect: false,
+            }),
+            InstKind::Cmp {
+                width: Width::W32,
+                lhs: Rm::Reg(a),
+                rhs: Rmi::Reg(b),
+            },
+            InstKind::Jcc {
+                cond: Cond::Ge,
+                target: exit,
+            },
+        ];
+        f.blocks[entry.0 as usize].insts = insts.into_iter().map(|k| Inst::new(k, 7)).collect();
+        f.blocks[then.0 as usize].insts = vec![Inst::new(InstKind::Copy { dst: a, src: b }, 0)];
+        f.blocks[exit.0 as usize].insts = vec![
+            Inst::new(
+                InstKind::Copy {
+                    dst: Reg::Phys(Gpr::Rax),
+                    src: a,
+                },
+                8,
+            ),
+            Inst::new(
+                InstKind::Ret {
+                    uses: vec![Gpr::Rax],
+                },
+                8,
+            ),
+        ];
+        assert_eq!(f.successors(entry), [then, exit]);
+        assert_eq!(f.successors(then), [exit]);
+        assert_eq!(f.successors(exit), []);
+        expect![[r#"
+            name: max
+            bb.0:  ; succ bb.1, bb.2
+              %0 = COPY $rdi  ; loc 7
+              %1 = COPY $rsi  ; loc 7
+              DBG_VALUE_LIST %0, 3, !var1, !expr2  ; loc 7
+              CMP32 %0, %1  ; loc 7
+              JGE bb.2  ; loc 7
+            bb.1:  ; succ bb.2
+              %0 = COPY %1
+            bb.2:
+              $rax = COPY %0  ; loc 8
+              RET $rax  ; loc 8
+        "#]]
+        .assert_eq(&f.to_string());
+    }
+
+    #[test]
+    fn operand_access_kinds() {
+        let kind = InstKind::Alu {
+            op: AluOp::Add,
+            width: Width::W64,
+            dst: v(0),
+            src: Rmi::Mem(Address {
+                base: AddressBase::Reg(v(1)),
+                index: Some((v(2), 4)),
+                disp: 8,
+            }),
+        };
+        let mut seen = Vec::new();
+        kind.visit_regs(&mut |r, a| seen.push((r, a)));
+        assert_eq!(
+            seen,
+            [
+                (v(1), Access::Use),
+                (v(2), Access::Use),
+                (v(0), Access::UseDef)
+            ]
+        );
+        let byte_load = InstKind::Load {
+            dst: v(3),
+            addr: Address::reg(v(1), 0),
+            width: Width::W8,
+        };
+        let mut seen = Vec::new();
+        byte_load.visit_regs(&mut |r, a| seen.push((r, a)));
+        assert_eq!(seen, [(v(1), Access::Use), (v(3), Access::UseDef)]);
+        let div = InstKind::Div {
+            signed: true,
+            width: Width::W32,
+            divisor: Rm::Reg(v(4)),
+        };
+        assert_eq!(div.implicit_uses(), GprSet::of(&[Gpr::Rax, Gpr::Rdx]));
+        assert_eq!(div.implicit_defs(), GprSet::of(&[Gpr::Rax, Gpr::Rdx]));
+    }
+}

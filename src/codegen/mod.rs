@@ -1,9 +1,130 @@
 //! IR → MIR → machine code, and the variable-location machinery.
+//!
+//! ```text
+//! ir::Function ──isel──▶ mir::Function (vregs, DbgValue) ──x86::finish_function──▶
+//!   final MIR + offsets + code ──history──▶ variable ranges
+//!                              └─line_table─▶ line rows
+//! ```
+//!
+//! In: a parsed (and possibly optimised) [`ir::Module`]. Out: a
+//! [`CompiledModule`]: the object model's functions and data (no DWARF: the
+//! caller builds DIEs from the IR's metadata and the per-function
+//! [`FunctionDebug`]), and for each function its line rows and variable
+//! ranges in code offsets. Promise: the machine code does not depend on
+//! `debug_info` (byte-identical `.text`); functions appear in the order of
+//! the module's definitions.
 
+pub mod assignment_tracking;
 pub mod frame;
 pub mod history;
 pub mod isel;
 pub mod line_table;
+pub mod live_debug_values;
 pub mod liveness;
 pub mod mir;
 pub mod regalloc;
+
+use dwarfsmith_emit::model::ObjectModel;
+
+use crate::error::Diagnostic;
+use crate::ir;
+use crate::x86::{finish_function, FinishOptions};
+
+pub use history::VariableRange;
+pub use line_table::LineEntry;
+
+/// How to compile.
+#[derive(Clone, Copy, Debug)]
+pub struct CodegenOptions {
+    /// Optimisation level (the selector treats both alike for now).
+    pub opt_level: crate::OptLevel,
+    /// Follow debug records to produce line rows and variable ranges.
+    pub debug_info: bool,
+}
+
+/// A compiled module: the object's code and data, and what the DWARF
+/// builder needs per function.
+#[derive(Clone, Debug)]
+pub struct CompiledModule {
+    /// Functions and data; `debug` is `None` (the caller fills it).
+    pub object: ObjectModel,
+    /// Parallel to `object.functions`.
+    pub functions: Vec<FunctionDebug>,
+}
+
+/// Per function: where it came from, its line rows and variable ranges.
+#[derive(Clone, Debug)]
+pub struct FunctionDebug {
+    /// Index of the IR function in `module.functions`.
+    pub ir_function: usize,
+    /// Line rows in address order (empty without debug info).
+    pub line_entries: Vec<LineEntry>,
+    /// Variable locations over code offsets (empty without debug info).
+    pub variable_ranges: Vec<VariableRange>,
+    /// Size of the function's code in bytes.
+    pub code_size: u64,
+}
+
+/// Compiles every function definition and global variable of `module`.
+/// A diagnostic's `file` is left empty: the caller knows the input's name.
+pub fn compile_module(
+    module: &ir::Module,
+    options: &CodegenOptions,
+) -> Result<CompiledModule, Diagnostic> {
+    let mut object = ObjectModel {
+        data: isel::select_data(module)?,
+        ..ObjectModel::default()
+    };
+    let mut functions = Vec::new();
+    let isel_options = isel::IselOptions {
+        debug_info: options.debug_info,
+    };
+    for (index, f) in module.functions.iter().enumerate() {
+        if f.is_declaration() {
+            continue;
+        }
+        let selected = isel::select_function(module, ir::FuncId(index as u32), &isel_options)?;
+        let finished = finish_function(
+            selected.mir,
+            &FinishOptions {
+                function_index: object.functions.len(),
+            },
+        )
+        .map_err(|e| Diagnostic {
+            file: String::new(),
+            pos: f.pos,
+            message: format!("in function '{}': {e}", f.name),
+        })?;
+        let code_size = finished.code.len() as u64;
+        let (line_entries, variable_ranges) = if options.debug_info {
+            let inputs = line_table::inputs_of(
+                &finished.mir,
+                &finished.inst_offsets,
+                finished.frame.markers.prologue_len,
+                &finished.frame.markers.epilogue_starts,
+            );
+            let rows = line_table::line_entries(&inputs, &module.debug, f.subprogram);
+            let ranges = history::variable_ranges(&history::HistoryInput {
+                mir: &finished.mir,
+                inst_offsets: &finished.inst_offsets,
+                block_offsets: &finished.block_offsets,
+                code_size,
+                slot_offsets: &finished.frame.slot_offsets,
+                table: &selected.debug,
+            });
+            (rows, ranges)
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        object
+            .functions
+            .push(finished.to_model(!f.linkage.is_local()));
+        functions.push(FunctionDebug {
+            ir_function: index,
+            line_entries,
+            variable_ranges,
+            code_size,
+        });
+    }
+    Ok(CompiledModule { object, functions })
+}

@@ -1,1 +1,0 @@
-//! codegen::isel (to be written).

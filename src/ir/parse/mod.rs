@@ -1,0 +1,669 @@
+//! The .ll parser: LLVM IR text (clang 14–19) into an [`ir::Module`](Module).
+//!
+//! In: the text of one .ll file and its name (for diagnostics). Out: a
+//! [`Module`], or the first error as a [`Diagnostic`] with file:line:col.
+//!
+//! How: the [`lexer`] turns the text into borrowed tokens; a pre-scan
+//! numbers every top-level entity (named structs, globals, functions,
+//! metadata slots) so forward references resolve; then recursive descent
+//! reads the items in file order. Metadata nodes get their [`MdId`]s up
+//! front; DILocations and DIExpressions are interned when first referenced.
+//!
+//! Promises: both debug syntaxes give the same records (`#dbg_value(...)`
+//! and `call void @llvm.dbg.value(...)`); typed pointers become `ptr`;
+//! record expressions are normalised to explicit `DW_OP_LLVM_arg`;
+//! `llvm.dbg.*` declarations are not kept as functions. What the model
+//! does not keep (attribute groups, function attributes, TBAA, loop
+//! metadata attachments, comdats) is read and dropped. Never panics: every
+//! malformed input, truncated ones included, gives a diagnostic.
+
+mod body;
+pub mod lexer;
+mod metadata;
+mod records;
+mod ty;
+
+use std::collections::HashMap;
+
+use lexer::{LineIndex, Tok, Token};
+
+use super::debug::{ExprId, LocId, MdEntry, MdId, MdNode, MdRef};
+use super::inst::ParamAttrs;
+use super::module::{Function, Global, Linkage, Module, NamedMetadata, UnnamedAddr};
+use super::types::{StructDef, StructId, Type};
+use super::value::{FuncId, GlobalId, GlobalRef};
+use crate::error::{Diagnostic, Pos};
+
+/// Parses a whole .ll file.
+pub fn parse_module(text: &str, file_name: &str) -> Result<Module, Diagnostic> {
+    let lines = LineIndex::new(text);
+    let tokens = lexer::lex(text).map_err(|(message, offset)| Diagnostic {
+        file: file_name.to_string(),
+        pos: lines.pos(offset),
+        message,
+    })?;
+    let mut parser = Parser {
+        file: file_name,
+        lines,
+        tokens,
+        at: 0,
+        module: Module::default(),
+        structs: HashMap::new(),
+        globals: HashMap::new(),
+        slots: HashMap::new(),
+        nesting: 0,
+    };
+    // A file cut off inside a body or node is reported as cut off, even
+    // when an earlier reference (to metadata that was cut away) fails first.
+    let opened = parser.tokens.iter().filter(|t| t.tok == Tok::Punct(b'{')).count();
+    let closed = parser.tokens.iter().filter(|t| t.tok == Tok::Punct(b'}')).count();
+    let cut_off = |error: Diagnostic, parser: &Parser| {
+        if opened > closed {
+            parser.error_at(text.len() as u32, "unexpected end of file")
+        } else {
+            error
+        }
+    };
+    if let Err(error) = parser.prescan() {
+        return Err(cut_off(error, &parser));
+    }
+    if let Err(error) = parser.parse_items() {
+        return Err(cut_off(error, &parser));
+    }
+    Ok(parser.module)
+}
+
+type PResult<T> = Result<T, Diagnostic>;
+
+/// A metadata slot `!N` and how far it has been resolved.
+#[derive(Clone, Copy, Debug)]
+enum Slot {
+    /// A general node with its reserved id.
+    Node(MdId),
+    /// A DILocation defined at this token, resolved lazily.
+    Location(usize, Lazy<LocId>),
+    /// A DIExpression defined at this token, resolved lazily.
+    Expr(usize, Lazy<ExprId>),
+}
+
+/// Resolution state of a lazily parsed slot.
+#[derive(Clone, Copy, Debug)]
+enum Lazy<T> {
+    Todo,
+    InProgress,
+    Done(T),
+}
+
+/// The parser state: tokens, cursor, the module being built and the
+/// symbol tables of the pre-scan.
+struct Parser<'a> {
+    file: &'a str,
+    lines: LineIndex,
+    tokens: Vec<Token<'a>>,
+    at: usize,
+    module: Module,
+    structs: HashMap<&'a str, StructId>,
+    globals: HashMap<&'a str, GlobalRef>,
+    slots: HashMap<u32, Slot>,
+    /// Depth of nested types, constants and inline metadata being read.
+    nesting: u32,
+}
+
+/// How deep types, constants and inline metadata may nest before the input
+/// is refused (a guard against stack exhaustion on hostile input).
+const MAX_NESTING: u32 = 64;
+
+/// Describes a token for an error message.
+fn describe(tok: Tok<'_>) -> String {
+    match tok {
+        Tok::Ident(s) => format!("'{s}'"),
+        Tok::Local(s) => format!("'%{s}'"),
+        Tok::Global(s) => format!("'@{s}'"),
+        Tok::MdNum(n) => format!("'!{n}'"),
+        Tok::MdName(s) => format!("'!{s}'"),
+        Tok::MdString(_) => "a metadata string".to_string(),
+        Tok::Exclaim => "'!'".to_string(),
+        Tok::Str(_) | Tok::CStr(_) => "a string".to_string(),
+        Tok::Int(s) => format!("'{s}'"),
+        Tok::LabelDef(s) => format!("label '{s}:'"),
+        Tok::AttrRef(n) => format!("'#{n}'"),
+        Tok::Hash(s) => format!("'#{s}'"),
+        Tok::Punct(c) => format!("'{}'", c as char),
+        Tok::Ellipsis => "'...'".to_string(),
+        Tok::Eof => "end of file".to_string(),
+    }
+}
+
+/// Whether a word names a first-class or aggregate type's start.
+fn is_type_word(word: &str) -> bool {
+    matches!(word, "void" | "ptr" | "label" | "metadata")
+        || word
+            .strip_prefix('i')
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+impl<'a> Parser<'a> {
+    // ----- cursor -----
+
+    fn peek(&self) -> Tok<'a> {
+        self.tokens[self.at].tok
+    }
+
+    fn peek_n(&self, n: usize) -> Tok<'a> {
+        self.tokens[(self.at + n).min(self.tokens.len() - 1)].tok
+    }
+
+    fn offset(&self) -> u32 {
+        self.tokens[self.at].offset
+    }
+
+    fn bump(&mut self) -> Token<'a> {
+        let token = self.tokens[self.at];
+        if self.at + 1 < self.tokens.len() {
+            self.at += 1;
+        }
+        token
+    }
+
+    fn eat(&mut self, tok: Tok<'_>) -> bool {
+        if self.peek() == tok {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn eat_word(&mut self, word: &str) -> bool {
+        self.eat(Tok::Ident(word))
+    }
+
+    fn expect(&mut self, tok: Tok<'_>) -> PResult<()> {
+        if self.eat(tok) {
+            Ok(())
+        } else {
+            Err(self.expected(&describe(tok)))
+        }
+    }
+
+    fn expect_punct(&mut self, c: u8) -> PResult<()> {
+        self.expect(Tok::Punct(c))
+    }
+
+    fn expect_word(&mut self, word: &str) -> PResult<()> {
+        self.expect(Tok::Ident(word))
+    }
+
+    fn is_punct(&self, c: u8) -> bool {
+        self.peek() == Tok::Punct(c)
+    }
+
+    /// Runs a recursive reader one nesting level deeper, refusing input
+    /// nested more than [`MAX_NESTING`] levels.
+    fn nested<T>(&mut self, read: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        if self.nesting >= MAX_NESTING {
+            return Err(self.error_at(self.offset(), "nesting too deep"));
+        }
+        self.nesting += 1;
+        let result = read(self);
+        self.nesting -= 1;
+        result
+    }
+
+    // ----- errors -----
+
+    fn error_at(&self, offset: u32, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            file: self.file.to_string(),
+            pos: self.lines.pos(offset),
+            message: message.into(),
+        }
+    }
+
+    /// "expected X, found Y" at the current token ("unexpected end of file" at the end).
+    fn expected(&self, what: &str) -> Diagnostic {
+        match self.peek() {
+            Tok::Eof => self.error_at(self.offset(), "unexpected end of file"),
+            tok => self.error_at(
+                self.offset(),
+                format!("expected {what}, found {}", describe(tok)),
+            ),
+        }
+    }
+
+    fn pos_of(&self, offset: u32) -> Pos {
+        self.lines.pos(offset)
+    }
+
+    // ----- small readers -----
+
+    fn string(&mut self) -> PResult<String> {
+        match self.peek() {
+            Tok::Str(raw) => {
+                self.bump();
+                Ok(String::from_utf8_lossy(&lexer::unescape(raw)).into_owned())
+            }
+            _ => Err(self.expected("a string")),
+        }
+    }
+
+    /// An integer literal as i128.
+    fn int(&mut self) -> PResult<i128> {
+        match self.peek() {
+            Tok::Int(text) => {
+                let offset = self.offset();
+                self.bump();
+                parse_int(text)
+                    .ok_or_else(|| self.error_at(offset, format!("invalid integer '{text}'")))
+            }
+            _ => Err(self.expected("an integer")),
+        }
+    }
+
+    fn u32_value(&mut self) -> PResult<u32> {
+        let offset = self.offset();
+        let v = self.int()?;
+        u32::try_from(v).map_err(|_| self.error_at(offset, format!("integer {v} out of range")))
+    }
+
+    /// Skips a balanced `(...)`, `[...]` or `{...}` group starting at the cursor.
+    fn skip_group(&mut self) -> PResult<()> {
+        let mut depth = 0usize;
+        loop {
+            match self.peek() {
+                Tok::Punct(b'(' | b'[' | b'{') => depth += 1,
+                Tok::Punct(b')' | b']' | b'}') => depth = depth.saturating_sub(1),
+                Tok::Eof => return Err(self.expected("a closing bracket")),
+                _ => {}
+            }
+            self.bump();
+            if depth == 0 {
+                return Ok(());
+            }
+        }
+    }
+
+    // ----- pre-scan -----
+
+    /// Numbers every top-level entity so that later references resolve.
+    fn prescan(&mut self) -> PResult<()> {
+        let mut depth = 0usize;
+        let mut i = 0;
+        while i < self.tokens.len() {
+            let tok = self.tokens[i].tok;
+            let next = |n: usize| self.tokens.get(i + n).map_or(Tok::Eof, |t| t.tok);
+            match tok {
+                Tok::Punct(b'(' | b'[' | b'{') => depth += 1,
+                Tok::Punct(b')' | b']' | b'}') => depth = depth.saturating_sub(1),
+                _ if depth > 0 => {}
+                Tok::Local(name)
+                    if next(1) == Tok::Punct(b'=') && next(2) == Tok::Ident("type") =>
+                {
+                    let id = StructId(self.module.structs.len() as u32);
+                    if self.structs.insert(name, id).is_some() {
+                        return Err(self.error_at(
+                            self.tokens[i].offset,
+                            format!("redefinition of type '%{name}'"),
+                        ));
+                    }
+                    self.module.structs.push(StructDef {
+                        name: name.to_string(),
+                        fields: None,
+                        packed: false,
+                    });
+                }
+                Tok::Global(name) if next(1) == Tok::Punct(b'=') => {
+                    let id = GlobalRef::Var(GlobalId(self.module.globals.len() as u32));
+                    self.declare_global(name, id, self.tokens[i].offset)?;
+                    self.module.globals.push(placeholder_global(name));
+                }
+                Tok::Ident("define" | "declare") => {
+                    let name_at = self.tokens[i..]
+                        .iter()
+                        .position(|t| matches!(t.tok, Tok::Global(_) | Tok::Eof))
+                        .map(|n| i + n);
+                    if let Some(Tok::Global(name)) = name_at.map(|n| self.tokens[n].tok) {
+                        if !name.starts_with("llvm.dbg.") {
+                            let id = GlobalRef::Func(FuncId(self.module.functions.len() as u32));
+                            self.declare_global(name, id, self.tokens[i].offset)?;
+                            self.module.functions.push(placeholder_function(name));
+                        }
+                    }
+                }
+                Tok::MdNum(n) if next(1) == Tok::Punct(b'=') => {
+                    let start = i + 2;
+                    let kind_at = if next(2) == Tok::Ident("distinct") {
+                        3
+                    } else {
+                        2
+                    };
+                    let slot = match next(kind_at) {
+                        Tok::MdName("DILocation") => Slot::Location(start, Lazy::Todo),
+                        Tok::MdName("DIExpression") => Slot::Expr(start, Lazy::Todo),
+                        _ => {
+                            Slot::Node(self.module.debug.add_node(false, MdNode::Tuple(Vec::new())))
+                        }
+                    };
+                    if self.slots.insert(n, slot).is_some() {
+                        return Err(self.error_at(
+                            self.tokens[i].offset,
+                            format!("redefinition of metadata !{n}"),
+                        ));
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        Ok(())
+    }
+
+    fn declare_global(&mut self, name: &'a str, id: GlobalRef, offset: u32) -> PResult<()> {
+        if self.globals.insert(name, id).is_some() {
+            return Err(self.error_at(offset, format!("redefinition of '@{name}'")));
+        }
+        Ok(())
+    }
+
+    // ----- top level -----
+
+    fn parse_items(&mut self) -> PResult<()> {
+        loop {
+            match self.peek() {
+                Tok::Eof => return Ok(()),
+                Tok::Ident("source_filename") => {
+                    self.bump();
+                    self.expect_punct(b'=')?;
+                    self.module.source_filename = Some(self.string()?);
+                }
+                Tok::Ident("target") => {
+                    self.bump();
+                    let which = self.peek();
+                    self.bump();
+                    self.expect_punct(b'=')?;
+                    let value = self.string()?;
+                    match which {
+                        Tok::Ident("datalayout") => self.module.datalayout = Some(value),
+                        Tok::Ident("triple") => self.module.triple = Some(value),
+                        _ => {}
+                    }
+                }
+                Tok::Local(name) => self.parse_struct_def(name)?,
+                Tok::Global(name) => self.parse_global(name)?,
+                Tok::Ident("define") => self.parse_function(true)?,
+                Tok::Ident("declare") => self.parse_function(false)?,
+                Tok::Ident("attributes") => {
+                    self.bump();
+                    self.bump();
+                    self.expect_punct(b'=')?;
+                    if !self.is_punct(b'{') {
+                        return Err(self.expected("'{'"));
+                    }
+                    self.skip_group()?;
+                }
+                Tok::Ident(word) if word.starts_with('$') => {
+                    // `$name = comdat any`: not modelled.
+                    self.bump();
+                    self.expect_punct(b'=')?;
+                    self.expect_word("comdat")?;
+                    self.bump();
+                }
+                Tok::Ident("module") => {
+                    // `module asm "..."`: not modelled.
+                    self.bump();
+                    self.expect_word("asm")?;
+                    self.string()?;
+                }
+                Tok::MdNum(n) => self.parse_md_slot_def(n)?,
+                Tok::MdName(name) => self.parse_named_metadata(name)?,
+                _ => return Err(self.expected("a top-level entity")),
+            }
+        }
+    }
+
+    fn parse_struct_def(&mut self, name: &'a str) -> PResult<()> {
+        self.bump();
+        self.expect_punct(b'=')?;
+        self.expect_word("type")?;
+        let id = *self
+            .structs
+            .get(name)
+            .ok_or_else(|| self.error_at(self.offset(), format!("undefined type '%{name}'")))?;
+        if self.eat_word("opaque") {
+            return Ok(());
+        }
+        let packed = self.eat(Tok::Punct(b'<'));
+        self.expect_punct(b'{')?;
+        let mut fields = Vec::new();
+        if !self.eat(Tok::Punct(b'}')) {
+            loop {
+                fields.push(self.parse_type()?);
+                if self.eat(Tok::Punct(b'}')) {
+                    break;
+                }
+                self.expect_punct(b',')?;
+            }
+        }
+        if packed {
+            self.expect_punct(b'>')?;
+        }
+        let def = &mut self.module.structs[id.0 as usize];
+        def.fields = Some(fields);
+        def.packed = packed;
+        Ok(())
+    }
+
+    /// Reads linkage, preemption, visibility and `unnamed_addr` words.
+    fn parse_linkage_words(&mut self) -> (Linkage, bool, UnnamedAddr) {
+        let mut linkage = Linkage::External;
+        let mut dso_local = false;
+        let mut unnamed = UnnamedAddr::None;
+        loop {
+            match self.peek() {
+                Tok::Ident(word) => {
+                    if let Some(l) = Linkage::from_keyword(word) {
+                        linkage = l;
+                    } else {
+                        match word {
+                            "dso_local" => dso_local = true,
+                            "unnamed_addr" => unnamed = UnnamedAddr::Global,
+                            "local_unnamed_addr" => unnamed = UnnamedAddr::Local,
+                            "dso_preemptable"
+                            | "hidden"
+                            | "protected"
+                            | "default"
+                            | "dllimport"
+                            | "dllexport"
+                            | "thread_local"
+                            | "externally_initialized" => {}
+                            _ => return (linkage, dso_local, unnamed),
+                        }
+                    }
+                    self.bump();
+                }
+                _ => return (linkage, dso_local, unnamed),
+            }
+        }
+    }
+
+    fn parse_global(&mut self, name: &'a str) -> PResult<()> {
+        let offset = self.offset();
+        self.bump();
+        self.expect_punct(b'=')?;
+        let external_keyword = self.peek() == Tok::Ident("external");
+        let (linkage, dso_local, unnamed_addr) = self.parse_linkage_words();
+        if self.eat_word("addrspace") {
+            self.skip_group()?;
+        }
+        let constant = match self.peek() {
+            Tok::Ident("global") => false,
+            Tok::Ident("constant") => true,
+            _ => return Err(self.expected("'global' or 'constant'")),
+        };
+        self.bump();
+        let ty = self.parse_type()?;
+        let has_init = !external_keyword && linkage != Linkage::ExternWeak;
+        let initializer = if has_init && !self.is_punct(b',') && !self.at_item_start() {
+            Some(self.parse_constant(&ty)?)
+        } else {
+            None
+        };
+        let mut global = Global {
+            name: name.to_string(),
+            linkage,
+            dso_local,
+            unnamed_addr,
+            constant,
+            ty,
+            initializer,
+            align: None,
+            section: None,
+            dbg: Vec::new(),
+            pos: self.pos_of(offset),
+        };
+        while self.eat(Tok::Punct(b',')) {
+            match self.peek() {
+                Tok::Ident("align") => {
+                    self.bump();
+                    global.align = Some(self.u32_value()?);
+                }
+                Tok::Ident("section") => {
+                    self.bump();
+                    global.section = Some(self.string()?);
+                }
+                Tok::Ident("comdat") => {
+                    self.bump();
+                    if self.is_punct(b'(') {
+                        self.skip_group()?;
+                    }
+                }
+                Tok::MdName(kind) => {
+                    self.bump();
+                    let at = self.offset();
+                    let target = self.parse_md_ref()?;
+                    if kind == "dbg" {
+                        global.dbg.push(self.expect_node(target, at)?);
+                    }
+                }
+                _ => return Err(self.expected("a global attribute")),
+            }
+        }
+        let Some(GlobalRef::Var(id)) = self.globals.get(name).copied() else {
+            return Err(self.error_at(offset, format!("'@{name}' is a function")));
+        };
+        self.module.globals[id.0 as usize] = global;
+        Ok(())
+    }
+
+    /// Whether the cursor is at the start of a new top-level item.
+    fn at_item_start(&self) -> bool {
+        match self.peek() {
+            Tok::Eof | Tok::Global(_) | Tok::MdNum(_) | Tok::Local(_) => true,
+            Tok::Ident(w) => {
+                w.starts_with('$')
+                    || matches!(
+                        w,
+                        "define"
+                            | "declare"
+                            | "attributes"
+                            | "target"
+                            | "source_filename"
+                            | "module"
+                    )
+            }
+            Tok::MdName(_) => self.peek_n(1) == Tok::Punct(b'='),
+            _ => false,
+        }
+    }
+
+    fn parse_named_metadata(&mut self, name: &'a str) -> PResult<()> {
+        self.bump();
+        self.expect_punct(b'=')?;
+        self.expect(Tok::Exclaim)?;
+        self.expect_punct(b'{')?;
+        let mut nodes = Vec::new();
+        if !self.eat(Tok::Punct(b'}')) {
+            loop {
+                nodes.push(self.parse_md_ref()?);
+                if self.eat(Tok::Punct(b'}')) {
+                    break;
+                }
+                self.expect_punct(b',')?;
+            }
+        }
+        self.module.named_metadata.push(NamedMetadata {
+            name: name.to_string(),
+            nodes,
+        });
+        Ok(())
+    }
+
+    /// A metadata reference that must be a general node.
+    fn expect_node(&self, target: MdRef, offset: u32) -> PResult<MdId> {
+        match target {
+            MdRef::Node(id) => Ok(id),
+            _ => Err(self.error_at(
+                offset,
+                "expected a metadata node, found a location or expression",
+            )),
+        }
+    }
+
+    /// Stores a parsed node into its reserved slot.
+    fn set_node(&mut self, id: MdId, distinct: bool, node: MdNode) {
+        self.module.debug.nodes[id.0 as usize] = MdEntry { distinct, node };
+    }
+}
+
+/// Parses an integer literal (decimal, optionally negative, or `0x` hex).
+fn parse_int(text: &str) -> Option<i128> {
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let magnitude = match digits.strip_prefix("0x") {
+        Some(hex) => u128::from_str_radix(hex, 16).ok()?,
+        None => digits.parse::<u128>().ok()?,
+    };
+    if negative {
+        0i128.checked_sub_unsigned(magnitude)
+    } else {
+        // Values up to u128::MAX keep their bits (i128 wraps for widths of 128).
+        Some(magnitude as i128)
+    }
+}
+
+fn placeholder_global(name: &str) -> Global {
+    Global {
+        name: name.to_string(),
+        linkage: Linkage::External,
+        dso_local: false,
+        unnamed_addr: UnnamedAddr::None,
+        constant: false,
+        ty: Type::Void,
+        initializer: None,
+        align: None,
+        section: None,
+        dbg: Vec::new(),
+        pos: Pos::default(),
+    }
+}
+
+fn placeholder_function(name: &str) -> Function {
+    Function {
+        name: name.to_string(),
+        linkage: Linkage::External,
+        dso_local: false,
+        unnamed_addr: UnnamedAddr::None,
+        ret_ty: Type::Void,
+        ret_attrs: ParamAttrs::default(),
+        params: Vec::new(),
+        varargs: false,
+        blocks: Vec::new(),
+        insts: Vec::new(),
+        subprogram: None,
+        section: None,
+        align: None,
+        pos: Pos::default(),
+    }
+}

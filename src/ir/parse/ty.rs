@@ -1,0 +1,381 @@
+//! Types, constants and parameter attributes.
+//!
+//! In: the token cursor. Out: [`Type`]s (typed pointers folded to `ptr`),
+//! [`Constant`]s checked against the type they are written with, and the
+//! ABI attributes of parameters and arguments (others skipped).
+
+use super::lexer::{unescape, Tok};
+use super::{is_type_word, PResult, Parser};
+use crate::ir::inst::{CastOp, ParamAttrs};
+use crate::ir::types::{FunctionType, Type};
+use crate::ir::value::{ConstExpr, Constant, GepFlags};
+
+/// Words that start a value rather than an attribute.
+fn is_value_word(word: &str) -> bool {
+    matches!(
+        word,
+        "null"
+            | "undef"
+            | "poison"
+            | "true"
+            | "false"
+            | "zeroinitializer"
+            | "getelementptr"
+            | "bitcast"
+            | "ptrtoint"
+            | "inttoptr"
+            | "trunc"
+            | "zext"
+            | "sext"
+            | "none"
+            | "blockaddress"
+    )
+}
+
+impl<'a> Parser<'a> {
+    /// Whether the cursor is at the start of a type.
+    pub(super) fn at_type(&self) -> bool {
+        match self.peek() {
+            Tok::Ident(word) => is_type_word(word),
+            Tok::Local(_) | Tok::Punct(b'[' | b'{' | b'<') => true,
+            _ => false,
+        }
+    }
+
+    /// A type; `T*`, `T addrspace(N)*` and `T (args)*` all read as `ptr`.
+    pub(super) fn parse_type(&mut self) -> PResult<Type> {
+        self.nested(Self::parse_type_unguarded)
+    }
+
+    fn parse_type_unguarded(&mut self) -> PResult<Type> {
+        let offset = self.offset();
+        let mut ty = match self.peek() {
+            Tok::Ident("void") => Type::Void,
+            Tok::Ident("ptr") => Type::Ptr,
+            Tok::Ident("label") => Type::Label,
+            Tok::Ident("metadata") => Type::Metadata,
+            Tok::Ident(word) if is_type_word(word) => {
+                let bits: u32 = word[1..]
+                    .parse()
+                    .ok()
+                    .filter(|b| (1..=(1 << 23)).contains(b))
+                    .ok_or_else(|| {
+                        self.error_at(offset, format!("invalid integer type '{word}'"))
+                    })?;
+                Type::Int(bits)
+            }
+            Tok::Ident(word @ ("half" | "bfloat" | "float" | "double" | "fp128" | "x86_fp80")) => {
+                return Err(self.error_at(
+                    offset,
+                    format!("floating-point type '{word}' is not supported"),
+                ));
+            }
+            Tok::Local(name) => match self.structs.get(name) {
+                Some(&id) => Type::Named(id),
+                None => return Err(self.error_at(offset, format!("undefined type '%{name}'"))),
+            },
+            Tok::Punct(b'[') => {
+                self.bump();
+                let len = self.int()?;
+                let len = u64::try_from(len)
+                    .map_err(|_| self.error_at(offset, "array length out of range"))?;
+                self.expect_word("x")?;
+                let elem = self.parse_type()?;
+                if !self.is_punct(b']') {
+                    return Err(self.expected("']'"));
+                }
+                Type::Array {
+                    len,
+                    elem: Box::new(elem),
+                }
+            }
+            Tok::Punct(b'{') => {
+                let fields = self.parse_struct_body(b'}')?;
+                return self.parse_type_suffix(Type::Struct {
+                    fields,
+                    packed: false,
+                });
+            }
+            Tok::Punct(b'<') => {
+                self.bump();
+                if !self.is_punct(b'{') {
+                    return Err(self.error_at(offset, "vector types are not supported"));
+                }
+                let fields = self.parse_struct_body(b'}')?;
+                if !self.is_punct(b'>') {
+                    return Err(self.expected("'>'"));
+                }
+                Type::Struct {
+                    fields,
+                    packed: true,
+                }
+            }
+            _ => return Err(self.expected("a type")),
+        };
+        self.bump();
+        if ty == Type::Ptr && self.peek() == Tok::Ident("addrspace") {
+            self.bump();
+            self.skip_group()?;
+        }
+        ty = self.parse_type_suffix(ty)?;
+        Ok(ty)
+    }
+
+    /// `{ T, T }` with the cursor at `{`; leaves the cursor after `}`.
+    fn parse_struct_body(&mut self, close: u8) -> PResult<Vec<Type>> {
+        self.bump();
+        let mut fields = Vec::new();
+        if self.eat(Tok::Punct(close)) {
+            return Ok(fields);
+        }
+        loop {
+            fields.push(self.parse_type()?);
+            if self.eat(Tok::Punct(close)) {
+                return Ok(fields);
+            }
+            self.expect_punct(b',')?;
+        }
+    }
+
+    /// Pointer stars, address spaces and function-type parameter lists after a type.
+    fn parse_type_suffix(&mut self, mut ty: Type) -> PResult<Type> {
+        loop {
+            match self.peek() {
+                Tok::Punct(b'*') => {
+                    self.bump();
+                    ty = Type::Ptr;
+                }
+                Tok::Ident("addrspace") => {
+                    self.bump();
+                    self.skip_group()?;
+                    if !self.is_punct(b'*') {
+                        return Err(self.expected("'*'"));
+                    }
+                }
+                Tok::Punct(b'(') => {
+                    self.bump();
+                    let mut params = Vec::new();
+                    let mut varargs = false;
+                    if !self.eat(Tok::Punct(b')')) {
+                        loop {
+                            if self.eat(Tok::Ellipsis) {
+                                varargs = true;
+                            } else {
+                                params.push(self.parse_type()?);
+                            }
+                            if self.eat(Tok::Punct(b')')) {
+                                break;
+                            }
+                            self.expect_punct(b',')?;
+                        }
+                    }
+                    ty = Type::Function(Box::new(FunctionType {
+                        ret: ty,
+                        params,
+                        varargs,
+                    }));
+                }
+                _ => return Ok(ty),
+            }
+        }
+    }
+
+    /// Parameter or argument attributes, up to the value or name. Keeps the
+    /// ABI ones, skips the rest (with their parenthesised arguments).
+    pub(super) fn parse_param_attrs(&mut self) -> PResult<ParamAttrs> {
+        let mut attrs = ParamAttrs::default();
+        loop {
+            match self.peek() {
+                Tok::Ident(word) if !is_value_word(word) && !is_type_word(word) => {
+                    self.bump();
+                    match word {
+                        "signext" => attrs.signext = true,
+                        "zeroext" => attrs.zeroext = true,
+                        "noundef" => attrs.noundef = true,
+                        "nonnull" => attrs.nonnull = true,
+                        "immarg" => attrs.immarg = true,
+                        "align" if matches!(self.peek(), Tok::Int(_)) => {
+                            self.bump();
+                        }
+                        _ => {}
+                    }
+                    if self.is_punct(b'(') {
+                        self.skip_group()?;
+                    }
+                }
+                _ => return Ok(attrs),
+            }
+        }
+    }
+
+    /// `T c`: a type and a constant of it.
+    pub(super) fn parse_typed_constant(&mut self) -> PResult<Constant> {
+        let ty = self.parse_type()?;
+        self.parse_constant(&ty)
+    }
+
+    /// A constant of type `ty`.
+    pub(super) fn parse_constant(&mut self, ty: &Type) -> PResult<Constant> {
+        self.nested(|p| p.parse_constant_unguarded(ty))
+    }
+
+    fn parse_constant_unguarded(&mut self, ty: &Type) -> PResult<Constant> {
+        let offset = self.offset();
+        let mismatch = |p: &Self, what: &str| {
+            p.error_at(
+                offset,
+                format!("type mismatch: {what} is not a valid constant of this type"),
+            )
+        };
+        let constant = match self.peek() {
+            Tok::Int(_) => {
+                let Type::Int(bits) = ty else {
+                    return Err(mismatch(self, "an integer"));
+                };
+                let bits = *bits;
+                let value = self.int()?;
+                return Ok(Constant::int(bits, value));
+            }
+            Tok::Ident(word @ ("true" | "false")) => {
+                if *ty != Type::I1 {
+                    return Err(mismatch(self, word));
+                }
+                Constant::int(1, i128::from(word == "true"))
+            }
+            Tok::Ident("null") => {
+                if *ty != Type::Ptr {
+                    return Err(mismatch(self, "null"));
+                }
+                Constant::Null
+            }
+            Tok::Ident("undef") => Constant::Undef(ty.clone()),
+            Tok::Ident("poison") => Constant::Poison(ty.clone()),
+            Tok::Ident("zeroinitializer") => Constant::Zero(ty.clone()),
+            Tok::Global(name) => {
+                if *ty != Type::Ptr {
+                    return Err(mismatch(self, "a global address"));
+                }
+                match self.globals.get(name) {
+                    Some(&g) => Constant::Global(g),
+                    None => {
+                        return Err(
+                            self.error_at(offset, format!("use of undefined global '@{name}'"))
+                        )
+                    }
+                }
+            }
+            Tok::CStr(raw) => {
+                let bytes = unescape(raw);
+                match ty {
+                    Type::Array { len, elem }
+                        if **elem == Type::I8 && *len == bytes.len() as u64 => {}
+                    _ => return Err(mismatch(self, "this string")),
+                }
+                Constant::Bytes(bytes)
+            }
+            Tok::Punct(b'[') => {
+                let Type::Array { len, elem } = ty else {
+                    return Err(mismatch(self, "an array"));
+                };
+                self.bump();
+                let elems = self.parse_constant_list(b']')?;
+                if elems.len() as u64 != *len || elems.iter().any(|e| e.ty() != **elem) {
+                    return Err(mismatch(self, "this array"));
+                }
+                return Ok(Constant::Array {
+                    elem: (**elem).clone(),
+                    elems,
+                });
+            }
+            Tok::Punct(open @ (b'{' | b'<')) => {
+                self.bump();
+                if open == b'<' {
+                    self.expect_punct(b'{')?;
+                }
+                let fields = self.parse_constant_list(b'}')?;
+                if open == b'<' {
+                    self.expect_punct(b'>')?;
+                }
+                let expected: Option<Vec<Type>> =
+                    self.module.struct_fields(ty).map(|(f, _)| f.to_vec());
+                let actual: Vec<Type> = fields.iter().map(Constant::ty).collect();
+                if expected.as_deref() != Some(actual.as_slice()) {
+                    return Err(mismatch(self, "this struct"));
+                }
+                return Ok(Constant::Struct {
+                    ty: ty.clone(),
+                    fields,
+                });
+            }
+            Tok::Ident("getelementptr") => {
+                self.bump();
+                let flags = self.parse_gep_flags()?;
+                self.expect_punct(b'(')?;
+                let source = self.parse_type()?;
+                self.expect_punct(b',')?;
+                let base = self.parse_typed_constant()?;
+                let mut indices = Vec::new();
+                while self.eat(Tok::Punct(b',')) {
+                    indices.push(self.parse_typed_constant()?);
+                }
+                self.expect_punct(b')')?;
+                return Ok(Constant::Expr(Box::new(ConstExpr::Gep {
+                    flags,
+                    source,
+                    base,
+                    indices,
+                })));
+            }
+            Tok::Ident(word) if CastOp::from_name(word).is_some() => {
+                let op = CastOp::from_name(word).unwrap_or(CastOp::BitCast);
+                self.bump();
+                self.expect_punct(b'(')?;
+                let value = self.parse_typed_constant()?;
+                self.expect_word("to")?;
+                let to = self.parse_type()?;
+                self.expect_punct(b')')?;
+                if to != *ty {
+                    return Err(mismatch(self, "this cast"));
+                }
+                return Ok(Constant::Expr(Box::new(ConstExpr::Cast { op, value, to })));
+            }
+            _ => return Err(self.expected("a constant")),
+        };
+        self.bump();
+        Ok(constant)
+    }
+
+    /// `T c, T c ... close` with the cursor after the opening bracket.
+    fn parse_constant_list(&mut self, close: u8) -> PResult<Vec<Constant>> {
+        let mut items = Vec::new();
+        if self.eat(Tok::Punct(close)) {
+            return Ok(items);
+        }
+        loop {
+            items.push(self.parse_typed_constant()?);
+            if self.eat(Tok::Punct(close)) {
+                return Ok(items);
+            }
+            self.expect_punct(b',')?;
+        }
+    }
+
+    /// `inbounds`, `nuw`, `nusw` and `inrange(...)` after `getelementptr`.
+    pub(super) fn parse_gep_flags(&mut self) -> PResult<GepFlags> {
+        let mut flags = GepFlags::default();
+        loop {
+            match self.peek() {
+                Tok::Ident("inbounds") => flags.inbounds = true,
+                Tok::Ident("nuw") => flags.nuw = true,
+                Tok::Ident("nusw") => flags.nusw = true,
+                Tok::Ident("inrange") => {
+                    self.bump();
+                    self.skip_group()?;
+                    continue;
+                }
+                _ => return Ok(flags),
+            }
+            self.bump();
+        }
+    }
+}

@@ -1,0 +1,711 @@
+//! Machine code for a finished MIR function, through iced-x86.
+//!
+//! In: a [`Function`] after register allocation and frame lowering (only
+//! physical registers; addresses based on registers, symbols, GOT entries or
+//! jump tables). Out: an [`Encoded`] function: bytes, the offset and length
+//! of every MIR instruction, block offsets, relocations, and the jump
+//! tables as read-only data with their relocations.
+//!
+//! Each MIR instruction becomes zero (debug values) or one iced
+//! `Instruction`; [`BlockEncoder`] resolves branches to blocks (choosing
+//! short forms where they reach) and reports where each instruction and
+//! each constant landed, from which relocations are placed:
+//! - calls to symbols: `R_X86_64_PLT32`, addend -4;
+//! - RIP-relative data: `R_X86_64_PC32` (or `R_X86_64_REX_GOTPCRELX` for a
+//!   GOT entry), addend = displacement − distance from the field to the
+//!   instruction's end;
+//! - jump-table entries: 32-bit offsets of the target from the table start,
+//!   as `R_X86_64_PC32` against the target code with addend = the entry's
+//!   offset in its table (so the object stays position independent).
+
+use super::codes::{self, wi};
+use crate::codegen::mir::{
+    Address, AddressBase, BlockId, CallTarget, Function, Gpr, InstKind, Reg, Ri, Rm, Rmi,
+    ShiftAmount, Width,
+};
+use dwarfsmith_emit::model::{Relocation, RelocationKind, Symbol};
+use iced_x86::{
+    BlockEncoder, BlockEncoderOptions, Code, IcedError, Instruction, InstructionBlock,
+    MemoryOperand, Register,
+};
+use std::fmt;
+
+/// An encoded function.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Encoded {
+    /// The machine code.
+    pub code: Vec<u8>,
+    /// `(offset, length)` of every MIR instruction, parallel to the blocks
+    /// and their instructions; a debug value has length 0 and the offset of
+    /// the next instruction.
+    pub inst_offsets: Vec<Vec<(u32, u32)>>,
+    /// Offset of each block's first byte.
+    pub block_offsets: Vec<u32>,
+    /// Relocations against `code`.
+    pub relocations: Vec<Relocation>,
+    /// The jump tables, 4 bytes per entry.
+    pub rodata: Vec<u8>,
+    /// Relocations against `rodata`.
+    pub rodata_relocations: Vec<Relocation>,
+    /// Offset of each jump table in `rodata`.
+    pub jump_table_offsets: Vec<u32>,
+}
+
+/// The function could not be encoded: an operand form x86 lacks, or a
+/// virtual register or frame address left over (a bug in an earlier stage).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EncodeError {
+    /// What went wrong, naming the instruction.
+    pub message: String,
+}
+
+impl fmt::Display for EncodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "encoding failed: {}", self.message)
+    }
+}
+
+impl std::error::Error for EncodeError {}
+
+/// Instruction pointers given to iced instructions: labels for branches,
+/// far from the real code addresses (which start at 0) so a RIP-relative
+/// target of 0 never names an instruction.
+const LABEL_BASE: u64 = 1 << 40;
+
+/// A relocation to place once the code is laid out.
+struct PendingReloc {
+    /// Index of the iced instruction.
+    instr: usize,
+    kind: RelocationKind,
+    symbol: Symbol,
+    /// Added to the symbol's address (memory displacement).
+    disp: i64,
+}
+
+/// Collects iced instructions for one function.
+struct Emitter<'a> {
+    function: &'a Function,
+    function_index: usize,
+    jump_table_offsets: Vec<u32>,
+    instrs: Vec<Instruction>,
+    relocs: Vec<PendingReloc>,
+    branches: Vec<(usize, BlockId)>,
+}
+
+/// Encodes `f`, which is function number `function_index` of its object
+/// (jump-table relocations name it).
+pub fn encode(f: &Function, function_index: usize) -> Result<Encoded, EncodeError> {
+    let mut jump_table_offsets = Vec::with_capacity(f.jump_tables.len());
+    let mut rodata_len = 0u32;
+    for table in &f.jump_tables {
+        jump_table_offsets.push(rodata_len);
+        rodata_len += 4 * table.len() as u32;
+    }
+    let mut em = Emitter {
+        function: f,
+        function_index,
+        jump_table_offsets,
+        instrs: Vec::new(),
+        relocs: Vec::new(),
+        branches: Vec::new(),
+    };
+    // (first iced instruction, how many) of every MIR instruction.
+    let mut first_instr: Vec<Vec<(usize, usize)>> = Vec::with_capacity(f.blocks.len());
+    let mut block_first = Vec::with_capacity(f.blocks.len());
+    for block in &f.blocks {
+        block_first.push(em.instrs.len());
+        let mut firsts = Vec::with_capacity(block.insts.len());
+        for inst in &block.insts {
+            let first = em.instrs.len();
+            em.lower(&inst.kind).map_err(|message| EncodeError {
+                message: format!("`{}` in `{}`: {message}", inst.kind, f.name),
+            })?;
+            firsts.push((first, em.instrs.len() - first));
+        }
+        first_instr.push(firsts);
+    }
+    // A branch to a block that holds no code would target the end.
+    if em
+        .branches
+        .iter()
+        .any(|&(_, b)| block_first[b.0 as usize] == em.instrs.len())
+    {
+        em.instrs.push(Instruction::with(Code::Ud2));
+    }
+    for (i, instr) in em.instrs.iter_mut().enumerate() {
+        instr.set_ip(LABEL_BASE + i as u64);
+    }
+    for &(i, target) in &em.branches {
+        em.instrs[i].set_near_branch64(LABEL_BASE + block_first[target.0 as usize] as u64);
+    }
+
+    let options = BlockEncoderOptions::RETURN_NEW_INSTRUCTION_OFFSETS
+        | BlockEncoderOptions::RETURN_CONSTANT_OFFSETS;
+    let result =
+        BlockEncoder::encode(64, InstructionBlock::new(&em.instrs, 0), options).map_err(|e| {
+            EncodeError {
+                message: format!("`{}`: {e}", f.name),
+            }
+        })?;
+    let code = result.code_buffer;
+    let offsets = result.new_instruction_offsets;
+    let offset_of = |i: usize| offsets.get(i).copied().unwrap_or(code.len() as u32);
+
+    let mut relocations = Vec::with_capacity(em.relocs.len());
+    for r in &em.relocs {
+        let end = i64::from(offset_of(r.instr + 1));
+        let field = match r.kind {
+            RelocationKind::Plt32 => end - 4,
+            _ => {
+                let constants = &result.constant_offsets[r.instr];
+                i64::from(offset_of(r.instr)) + constants.displacement_offset() as i64
+            }
+        };
+        relocations.push(Relocation {
+            offset: field as u64,
+            kind: r.kind,
+            symbol: r.symbol.clone(),
+            addend: r.disp + field - end,
+        });
+    }
+
+    let inst_offsets = first_instr
+        .iter()
+        .map(|insts| {
+            insts
+                .iter()
+                .map(|&(i, count)| {
+                    let start = offset_of(i);
+                    (start, offset_of(i + count) - start)
+                })
+                .collect()
+        })
+        .collect();
+    let block_offsets: Vec<u32> = block_first.iter().map(|&i| offset_of(i)).collect();
+
+    let rodata = vec![0u8; rodata_len as usize];
+    let mut rodata_relocations = Vec::new();
+    for (t, table) in f.jump_tables.iter().enumerate() {
+        for (j, target) in table.iter().enumerate() {
+            rodata_relocations.push(Relocation {
+                offset: u64::from(em.jump_table_offsets[t]) + 4 * j as u64,
+                kind: RelocationKind::Pc32,
+                symbol: Symbol::FunctionCode {
+                    function: function_index,
+                    offset: u64::from(block_offsets[target.0 as usize]),
+                },
+                addend: 4 * j as i64,
+            });
+        }
+    }
+    Ok(Encoded {
+        code,
+        inst_offsets,
+        block_offsets,
+        relocations,
+        rodata,
+        rodata_relocations,
+        jump_table_offsets: em.jump_table_offsets,
+    })
+}
+
+fn iced(e: IcedError) -> String {
+    e.to_string()
+}
+
+/// The iced register for `g` at `width`.
+pub fn register(g: Gpr, width: Width) -> Register {
+    use Register::*;
+    const BYTE: [Register; 16] = [
+        AL, CL, DL, BL, SPL, BPL, SIL, DIL, R8L, R9L, R10L, R11L, R12L, R13L, R14L, R15L,
+    ];
+    const WORD: [Register; 16] = [
+        AX, CX, DX, BX, SP, BP, SI, DI, R8W, R9W, R10W, R11W, R12W, R13W, R14W, R15W,
+    ];
+    const DWORD: [Register; 16] = [
+        EAX, ECX, EDX, EBX, ESP, EBP, ESI, EDI, R8D, R9D, R10D, R11D, R12D, R13D, R14D, R15D,
+    ];
+    const QWORD: [Register; 16] = [
+        RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13, R14, R15,
+    ];
+    let table = match width {
+        Width::W8 => &BYTE,
+        Width::W16 => &WORD,
+        Width::W32 => &DWORD,
+        Width::W64 => &QWORD,
+    };
+    table[usize::from(g.hw())]
+}
+
+fn phys(reg: Reg) -> Result<Gpr, String> {
+    match reg {
+        Reg::Phys(g) => Ok(g),
+        Reg::Virt(v) => Err(format!("virtual register {v} left after allocation")),
+    }
+}
+
+fn reg_at(reg: Reg, width: Width) -> Result<Register, String> {
+    Ok(register(phys(reg)?, width))
+}
+
+fn fits_i8(imm: i32) -> bool {
+    i8::try_from(imm).is_ok()
+}
+
+/// A register or memory operand, ready for iced.
+enum Operand {
+    Reg(Register),
+    Mem(MemoryOperand),
+}
+
+impl Emitter<'_> {
+    fn push(&mut self, instr: Result<Instruction, IcedError>) -> Result<(), String> {
+        self.instrs.push(instr.map_err(iced)?);
+        Ok(())
+    }
+
+    /// The iced memory operand for `addr`, registering its relocation (if
+    /// any) against the instruction about to be pushed.
+    fn mem(&mut self, addr: &Address) -> Result<MemoryOperand, String> {
+        let index = match addr.index {
+            Some((r, scale)) => (reg_at(r, Width::W64)?, u32::from(scale)),
+            None => (Register::None, 1),
+        };
+        let disp = i64::from(addr.disp);
+        let rip_relative = |kind, symbol| PendingReloc {
+            instr: self.instrs.len(),
+            kind,
+            symbol,
+            disp,
+        };
+        let pending = match &addr.base {
+            AddressBase::Reg(r) => {
+                let base = reg_at(*r, Width::W64)?;
+                let displ_size = if disp == 0 { 0 } else { 1 };
+                return Ok(MemoryOperand::new(
+                    base,
+                    index.0,
+                    index.1,
+                    disp,
+                    displ_size,
+                    false,
+                    Register::None,
+                ));
+            }
+            AddressBase::Symbol(name) => {
+                rip_relative(RelocationKind::Pc32, Symbol::Named(name.clone()))
+            }
+            AddressBase::Got(name) => {
+                if disp != 0 {
+                    return Err("a GOT entry is read at displacement 0".into());
+                }
+                rip_relative(RelocationKind::GotPcRelX, Symbol::Named(name.clone()))
+            }
+            AddressBase::JumpTable(t) => {
+                let table = self.jump_table_offsets[t.0 as usize];
+                PendingReloc {
+                    disp: disp + i64::from(table),
+                    ..rip_relative(
+                        RelocationKind::Pc32,
+                        Symbol::FunctionData(self.function_index),
+                    )
+                }
+            }
+            AddressBase::Slot(_) | AddressBase::IncomingArgs | AddressBase::OutgoingArgs => {
+                return Err("frame address left after frame lowering".into())
+            }
+        };
+        if index.0 != Register::None {
+            return Err("a RIP-relative address takes no index".into());
+        }
+        self.relocs.push(pending);
+        Ok(MemoryOperand::with_base_displ(Register::RIP, 0))
+    }
+
+    fn rm(&mut self, rm: &Rm, width: Width) -> Result<Operand, String> {
+        Ok(match rm {
+            Rm::Reg(r) => Operand::Reg(reg_at(*r, width)?),
+            Rm::Mem(a) => Operand::Mem(self.mem(a)?),
+        })
+    }
+
+    /// `code dst, src` where `src` is a register or memory operand.
+    fn r_rm(&mut self, code: Code, dst: Register, src: Operand) -> Result<(), String> {
+        match src {
+            Operand::Reg(s) => self.push(Instruction::with2(code, dst, s)),
+            Operand::Mem(m) => self.push(Instruction::with2(code, dst, m)),
+        }
+    }
+
+    /// `code dst` where `dst` is a register or memory operand.
+    fn one(&mut self, code: Code, op: Operand) -> Result<(), String> {
+        match op {
+            Operand::Reg(r) => self.push(Instruction::with1(code, r)),
+            Operand::Mem(m) => self.push(Instruction::with1(code, m)),
+        }
+    }
+
+    /// `code dst, imm` where `dst` is a register or memory operand.
+    fn rm_imm(&mut self, code: Code, op: Operand, imm: i32) -> Result<(), String> {
+        match op {
+            Operand::Reg(r) => self.push(Instruction::with2(code, r, imm)),
+            Operand::Mem(m) => self.push(Instruction::with2(code, m, imm)),
+        }
+    }
+
+    /// `code dst, src` where `dst` is a register or memory operand and
+    /// `src` a register.
+    fn rm_r(&mut self, code: Code, dst: Operand, src: Register) -> Result<(), String> {
+        match dst {
+            Operand::Reg(r) => self.push(Instruction::with2(code, r, src)),
+            Operand::Mem(m) => self.push(Instruction::with2(code, m, src)),
+        }
+    }
+
+    fn alu_like(
+        &mut self,
+        codes: &codes::AluCodes,
+        width: Width,
+        lhs: Operand,
+        rhs: &Rmi,
+    ) -> Result<(), String> {
+        let w = wi(width);
+        match (lhs, rhs) {
+            (Operand::Reg(d), Rmi::Reg(s)) => {
+                self.r_rm(codes.r_rm[w], d, Operand::Reg(reg_at(*s, width)?))
+            }
+            (Operand::Reg(d), Rmi::Mem(a)) => {
+                let m = self.mem(a)?;
+                self.r_rm(codes.r_rm[w], d, Operand::Mem(m))
+            }
+            (Operand::Mem(m), Rmi::Reg(s)) => {
+                self.rm_r(codes.rm_r[w], Operand::Mem(m), reg_at(*s, width)?)
+            }
+            (Operand::Mem(_), Rmi::Mem(_)) => Err("two memory operands".into()),
+            (lhs, Rmi::Imm(imm)) => {
+                let code = if width != Width::W8 && fits_i8(*imm) {
+                    codes.rm_imm8[w]
+                } else {
+                    codes.rm_imm[w]
+                };
+                self.rm_imm(code, lhs, *imm)
+            }
+        }
+    }
+
+    fn branch(&mut self, code: Code, target: BlockId) -> Result<(), String> {
+        self.branches.push((self.instrs.len(), target));
+        self.push(Instruction::with_branch(code, LABEL_BASE))
+    }
+
+    fn lower(&mut self, kind: &InstKind) -> Result<(), String> {
+        match kind {
+            InstKind::Copy { dst, src } => self.push(Instruction::with2(
+                Code::Mov_r64_rm64,
+                reg_at(*dst, Width::W64)?,
+                reg_at(*src, Width::W64)?,
+            )),
+            InstKind::MovImm { dst, imm, width } => {
+                let g = phys(*dst)?;
+                let imm = *imm;
+                match width {
+                    Width::W8 => self.push(Instruction::with2(
+                        Code::Mov_r8_imm8,
+                        register(g, Width::W8),
+                        u32::from(imm as u8),
+                    )),
+                    Width::W16 => self.push(Instruction::with2(
+                        Code::Mov_r16_imm16,
+                        register(g, Width::W16),
+                        u32::from(imm as u16),
+                    )),
+                    // A 32-bit write zero-extends: also the short form of a
+                    // 64-bit constant below 2^32.
+                    Width::W32 | Width::W64
+                        if *width == Width::W32 || u32::try_from(imm).is_ok() =>
+                    {
+                        self.push(Instruction::with2(
+                            Code::Mov_r32_imm32,
+                            register(g, Width::W32),
+                            imm as u32,
+                        ))
+                    }
+                    Width::W64 if i32::try_from(imm).is_ok() => self.push(Instruction::with2(
+                        Code::Mov_rm64_imm32,
+                        register(g, Width::W64),
+                        imm as i32,
+                    )),
+                    Width::W32 | Width::W64 => self.push(Instruction::with2(
+                        Code::Mov_r64_imm64,
+                        register(g, Width::W64),
+                        imm as u64,
+                    )),
+                }
+            }
+            InstKind::Load { dst, addr, width } => {
+                const CODES: [Code; 4] = [
+                    Code::Mov_r8_rm8,
+                    Code::Mov_r16_rm16,
+                    Code::Mov_r32_rm32,
+                    Code::Mov_r64_rm64,
+                ];
+                let m = self.mem(addr)?;
+                self.r_rm(CODES[wi(*width)], reg_at(*dst, *width)?, Operand::Mem(m))
+            }
+            InstKind::Store { src, addr, width } => {
+                let m = self.mem(addr)?;
+                match src {
+                    Ri::Reg(r) => {
+                        const CODES: [Code; 4] = [
+                            Code::Mov_rm8_r8,
+                            Code::Mov_rm16_r16,
+                            Code::Mov_rm32_r32,
+                            Code::Mov_rm64_r64,
+                        ];
+                        self.rm_r(CODES[wi(*width)], Operand::Mem(m), reg_at(*r, *width)?)
+                    }
+                    Ri::Imm(imm) => {
+                        const CODES: [Code; 4] = [
+                            Code::Mov_rm8_imm8,
+                            Code::Mov_rm16_imm16,
+                            Code::Mov_rm32_imm32,
+                            Code::Mov_rm64_imm32,
+                        ];
+                        self.rm_imm(CODES[wi(*width)], Operand::Mem(m), *imm)
+                    }
+                }
+            }
+            InstKind::Extend {
+                dst,
+                src,
+                from,
+                to,
+                signed,
+            } => {
+                use Width::*;
+                let (code, dst_width) = match (signed, from, to) {
+                    (false, W8, W16) => (Code::Movzx_r16_rm8, W16),
+                    (false, W8, W32 | W64) => (Code::Movzx_r32_rm8, W32),
+                    (false, W16, W32 | W64) => (Code::Movzx_r32_rm16, W32),
+                    (false, W32, W64) => (Code::Mov_r32_rm32, W32),
+                    (true, W8, W16) => (Code::Movsx_r16_rm8, W16),
+                    (true, W8, W32) => (Code::Movsx_r32_rm8, W32),
+                    (true, W8, W64) => (Code::Movsx_r64_rm8, W64),
+                    (true, W16, W32) => (Code::Movsx_r32_rm16, W32),
+                    (true, W16, W64) => (Code::Movsx_r64_rm16, W64),
+                    (true, W32, W64) => (Code::Movsxd_r64_rm32, W64),
+                    _ => return Err("extension must widen".into()),
+                };
+                let s = self.rm(src, *from)?;
+                self.r_rm(code, reg_at(*dst, dst_width)?, s)
+            }
+            InstKind::Lea { dst, addr } => {
+                let m = self.mem(addr)?;
+                self.r_rm(Code::Lea_r64_m, reg_at(*dst, Width::W64)?, Operand::Mem(m))
+            }
+            InstKind::Alu {
+                op,
+                width,
+                dst,
+                src,
+            } => {
+                let d = Operand::Reg(reg_at(*dst, *width)?);
+                self.alu_like(&codes::alu(*op), *width, d, src)
+            }
+            InstKind::Imul { width, dst, src } => {
+                const CODES: [Code; 4] = [
+                    Code::INVALID,
+                    Code::Imul_r16_rm16,
+                    Code::Imul_r32_rm32,
+                    Code::Imul_r64_rm64,
+                ];
+                let code = valid(CODES[wi(*width)], "imul has no 8-bit two-operand form")?;
+                let s = self.rm(src, *width)?;
+                self.r_rm(code, reg_at(*dst, *width)?, s)
+            }
+            InstKind::ImulImm {
+                width,
+                dst,
+                src,
+                imm,
+            } => {
+                const IMM8: [Code; 4] = [
+                    Code::INVALID,
+                    Code::Imul_r16_rm16_imm8,
+                    Code::Imul_r32_rm32_imm8,
+                    Code::Imul_r64_rm64_imm8,
+                ];
+                const IMM: [Code; 4] = [
+                    Code::INVALID,
+                    Code::Imul_r16_rm16_imm16,
+                    Code::Imul_r32_rm32_imm32,
+                    Code::Imul_r64_rm64_imm32,
+                ];
+                let table = if fits_i8(*imm) { &IMM8 } else { &IMM };
+                let code = valid(table[wi(*width)], "imul has no 8-bit immediate form")?;
+                let d = reg_at(*dst, *width)?;
+                let imm = *imm;
+                match self.rm(src, *width)? {
+                    Operand::Reg(s) => self.push(Instruction::with3(code, d, s, imm)),
+                    Operand::Mem(m) => self.push(Instruction::with3(code, d, m, imm)),
+                }
+            }
+            InstKind::Shift {
+                op,
+                width,
+                dst,
+                amount,
+            } => {
+                let (cl, imm8) = codes::shift(*op);
+                let d = reg_at(*dst, *width)?;
+                match amount {
+                    ShiftAmount::Cl => {
+                        self.push(Instruction::with2(cl[wi(*width)], d, Register::CL))
+                    }
+                    ShiftAmount::Imm(n) => {
+                        self.push(Instruction::with2(imm8[wi(*width)], d, u32::from(*n)))
+                    }
+                }
+            }
+            InstKind::Unary { op, width, dst } => {
+                let code = valid(codes::unary(*op)[wi(*width)], "bswap is 32 or 64 bits")?;
+                self.push(Instruction::with1(code, reg_at(*dst, *width)?))
+            }
+            // `test r, r` sets the flags as `cmp r, 0` does (CF = OF = 0,
+            // ZF, SF and PF from r) in fewer bytes.
+            InstKind::Cmp {
+                width,
+                lhs: Rm::Reg(r),
+                rhs: Rmi::Imm(0),
+            } => {
+                const CODES: [Code; 4] = [
+                    Code::Test_rm8_r8,
+                    Code::Test_rm16_r16,
+                    Code::Test_rm32_r32,
+                    Code::Test_rm64_r64,
+                ];
+                let r = reg_at(*r, *width)?;
+                self.rm_r(CODES[wi(*width)], Operand::Reg(r), r)
+            }
+            InstKind::Cmp { width, lhs, rhs } => {
+                let l = self.rm(lhs, *width)?;
+                self.alu_like(&codes::cmp(), *width, l, rhs)
+            }
+            InstKind::Test { width, lhs, rhs } => {
+                let l = self.rm(lhs, *width)?;
+                match rhs {
+                    Ri::Reg(r) => {
+                        const CODES: [Code; 4] = [
+                            Code::Test_rm8_r8,
+                            Code::Test_rm16_r16,
+                            Code::Test_rm32_r32,
+                            Code::Test_rm64_r64,
+                        ];
+                        self.rm_r(CODES[wi(*width)], l, reg_at(*r, *width)?)
+                    }
+                    Ri::Imm(imm) => {
+                        const CODES: [Code; 4] = [
+                            Code::Test_rm8_imm8,
+                            Code::Test_rm16_imm16,
+                            Code::Test_rm32_imm32,
+                            Code::Test_rm64_imm32,
+                        ];
+                        self.rm_imm(CODES[wi(*width)], l, *imm)
+                    }
+                }
+            }
+            InstKind::Setcc { cond, dst } => {
+                let (_, set, _) = codes::cond(*cond);
+                self.push(Instruction::with1(set, reg_at(*dst, Width::W8)?))
+            }
+            InstKind::Cmov {
+                cond,
+                width,
+                dst,
+                src,
+            } => {
+                let (_, _, cmov) = codes::cond(*cond);
+                if *width == Width::W8 {
+                    return Err("cmov has no 8-bit form".into());
+                }
+                let s = self.rm(src, *width)?;
+                self.r_rm(cmov[wi(*width) - 1], reg_at(*dst, *width)?, s)
+            }
+            InstKind::SignExtendAx { width } => {
+                const CODES: [Code; 4] = [Code::INVALID, Code::Cwd, Code::Cdq, Code::Cqo];
+                let code = valid(CODES[wi(*width)], "no 8-bit sign extension into rdx")?;
+                self.push(Ok(Instruction::with(code)))
+            }
+            InstKind::Div {
+                signed,
+                width,
+                divisor,
+            } => {
+                const DIV: [Code; 4] = [
+                    Code::INVALID,
+                    Code::Div_rm16,
+                    Code::Div_rm32,
+                    Code::Div_rm64,
+                ];
+                const IDIV: [Code; 4] = [
+                    Code::INVALID,
+                    Code::Idiv_rm16,
+                    Code::Idiv_rm32,
+                    Code::Idiv_rm64,
+                ];
+                let table = if *signed { &IDIV } else { &DIV };
+                let code = valid(table[wi(*width)], "8-bit division is not supported")?;
+                let d = self.rm(divisor, *width)?;
+                self.one(code, d)
+            }
+            InstKind::Call { target, .. } => match target {
+                CallTarget::Symbol(name) => {
+                    self.relocs.push(PendingReloc {
+                        instr: self.instrs.len(),
+                        kind: RelocationKind::Plt32,
+                        symbol: Symbol::Named(name.clone()),
+                        disp: 0,
+                    });
+                    // Any in-range target; the relocation supplies the real one.
+                    self.push(Instruction::with_branch(Code::Call_rel32_64, 0))
+                }
+                CallTarget::Reg(r) => {
+                    self.push(Instruction::with1(Code::Call_rm64, reg_at(*r, Width::W64)?))
+                }
+            },
+            InstKind::Jcc { cond, target } => {
+                let (jcc, _, _) = codes::cond(*cond);
+                self.branch(jcc, *target)
+            }
+            InstKind::Jmp { target } => self.branch(Code::Jmp_rel32_64, *target),
+            InstKind::JmpIndirect { target, table } => {
+                if table.0 as usize >= self.function.jump_tables.len() {
+                    return Err("unknown jump table".into());
+                }
+                self.push(Instruction::with1(
+                    Code::Jmp_rm64,
+                    reg_at(*target, Width::W64)?,
+                ))
+            }
+            InstKind::Ret { .. } => self.push(Ok(Instruction::with(Code::Retnq))),
+            InstKind::Ud2 => self.push(Ok(Instruction::with(Code::Ud2))),
+            InstKind::Push { reg } => self.push(Instruction::with1(
+                Code::Push_r64,
+                register(*reg, Width::W64),
+            )),
+            InstKind::Pop { reg } => self.push(Instruction::with1(
+                Code::Pop_r64,
+                register(*reg, Width::W64),
+            )),
+            InstKind::DbgValue(_) => Ok(()),
+        }
+    }
+}
+
+fn valid(code: Code, message: &str) -> Result<Code, String> {
+    if code == Code::INVALID {
+        Err(message.to_string())
+    } else {
+        Ok(code)
+    }
+}

@@ -1,0 +1,377 @@
+//! Machine code of hand-built MIR functions after register allocation,
+//! frame lowering and encoding: disassembly, relocations and CFI rows as
+//! snapshots (re-bless with UPDATE_EXPECT=1), and the promise that debug
+//! values never change the code.
+
+mod backend_mir;
+
+use dwarfsmith::codegen::mir::Function;
+use dwarfsmith::x86::disasm::disassemble;
+use dwarfsmith::x86::{finish_function, FinishOptions, FinishedFunction};
+use expect_test::{expect, Expect};
+
+fn finish(f: Function) -> FinishedFunction {
+    finish_function(f, &FinishOptions { function_index: 0 }).expect("finishes")
+}
+
+/// The one caller of the API under test: code, relocations, CFI.
+fn check(f: Function, expected: Expect) {
+    let done = finish(f);
+    let mut out = disassemble(&done.code);
+    for r in &done.relocations {
+        out.push_str(&format!(
+            "reloc {:#x} {:?} {:?} {}\n",
+            r.offset, r.kind, r.symbol, r.addend
+        ));
+    }
+    for r in &done.rodata_relocations {
+        out.push_str(&format!(
+            "rodata reloc {:#x} {:?} {:?} {}\n",
+            r.offset, r.kind, r.symbol, r.addend
+        ));
+    }
+    for row in &done.cfi {
+        out.push_str(&format!("cfi {:#x} {:?}\n", row.offset, row.instruction));
+    }
+    expected.assert_eq(&out);
+}
+
+#[test]
+fn add3() {
+    check(
+        backend_mir::add3(false),
+        expect![[r#"
+           0: push rbp
+           1: mov rbp, rsp
+           4: add edi, esi
+           6: add edi, edx
+           8: mov rax, rdi
+           b: pop rbp
+           c: ret
+        cfi 0x1 DefCfaOffset(16)
+        cfi 0x1 Offset { register: 6, offset: -16 }
+        cfi 0x4 DefCfaRegister(6)
+        cfi 0xc DefCfa { register: 7, offset: 8 }
+    "#]],
+    );
+}
+
+#[test]
+fn loop_with_call_keeps_values_in_callee_saved_registers() {
+    check(
+        backend_mir::sum_calls(false),
+        expect![[r#"
+               0: push rbp
+               1: mov rbp, rsp
+               4: push rbx
+               5: push r12
+               7: push r13
+               9: sub rsp, 8
+               d: mov rbx, rdi
+              10: mov r12d, 0
+              16: mov r13d, 0
+              1c: test rbx, rbx
+              1f: jle short 0x35
+              21: mov rdi, r13
+              24: call 0
+              29: add r12, rax
+              2c: add r13, 1
+              30: cmp r13, rbx
+              33: jl short 0x21
+              35: mov rax, r12
+              38: add rsp, 8
+              3c: pop r13
+              3e: pop r12
+              40: pop rbx
+              41: pop rbp
+              42: ret
+            reloc 0x25 Plt32 Named("twice") -4
+            cfi 0x1 DefCfaOffset(16)
+            cfi 0x1 Offset { register: 6, offset: -16 }
+            cfi 0x4 DefCfaRegister(6)
+            cfi 0x5 Offset { register: 3, offset: -24 }
+            cfi 0x7 Offset { register: 12, offset: -32 }
+            cfi 0x9 Offset { register: 13, offset: -40 }
+            cfi 0x42 DefCfa { register: 7, offset: 8 }
+        "#]],
+    );
+}
+
+#[test]
+fn register_pressure_spills() {
+    check(
+        backend_mir::sum20(false),
+        expect![[r#"
+               0: push rbp
+               1: mov rbp, rsp
+               4: push rbx
+               5: push r12
+               7: push r13
+               9: push r14
+               b: push r15
+               d: sub rsp, 0x48
+              11: mov rax, [rdi]
+              14: mov [rbp-0x30], rax
+              18: mov rax, [rdi+8]
+              1c: mov [rbp-0x68], rax
+              20: mov rax, [rdi+0x10]
+              24: mov rcx, [rdi+0x18]
+              28: mov rdx, [rdi+0x20]
+              2c: mov rsi, [rdi+0x28]
+              30: mov r8, [rdi+0x30]
+              34: mov r9, [rdi+0x38]
+              38: mov r10, [rdi+0x40]
+              3c: mov r11, [rdi+0x48]
+              40: mov rbx, [rdi+0x50]
+              44: mov r12, [rdi+0x58]
+              48: mov r13, [rdi+0x60]
+              4c: mov r14, [rdi+0x68]
+              50: mov [rbp-0x38], r14
+              54: mov r14, [rdi+0x70]
+              58: mov [rbp-0x40], r14
+              5c: mov r14, [rdi+0x78]
+              60: mov [rbp-0x48], r14
+              64: mov r14, [rdi+0x80]
+              6b: mov [rbp-0x50], r14
+              6f: mov r14, [rdi+0x88]
+              76: mov [rbp-0x58], r14
+              7a: mov r14, [rdi+0x90]
+              81: mov [rbp-0x60], r14
+              85: mov rdi, [rdi+0x98]
+              8c: mov r14, [rbp-0x30]
+              90: add r14, [rbp-0x68]
+              94: add r14, rax
+              97: add r14, rcx
+              9a: add r14, rdx
+              9d: add r14, rsi
+              a0: add r14, r8
+              a3: add r14, r9
+              a6: add r14, r10
+              a9: add r14, r11
+              ac: add r14, rbx
+              af: add r14, r12
+              b2: add r14, r13
+              b5: add r14, [rbp-0x38]
+              b9: add r14, [rbp-0x40]
+              bd: add r14, [rbp-0x48]
+              c1: add r14, [rbp-0x50]
+              c5: add r14, [rbp-0x58]
+              c9: add r14, [rbp-0x60]
+              cd: add r14, rdi
+              d0: imul r15, [rbp-0x30], 0
+              d5: mov [rbp-0x30], r15
+              d9: add r14, [rbp-0x30]
+              dd: imul r15, [rbp-0x68], 1
+              e2: mov [rbp-0x68], r15
+              e6: add r14, [rbp-0x68]
+              ea: imul rax, 2
+              ee: add r14, rax
+              f1: imul rcx, 3
+              f5: add r14, rcx
+              f8: imul rdx, 4
+              fc: add r14, rdx
+              ff: imul rsi, 5
+             103: add r14, rsi
+             106: imul r8, 6
+             10a: add r14, r8
+             10d: imul r9, 7
+             111: add r14, r9
+             114: imul r10, 8
+             118: add r14, r10
+             11b: imul r11, 9
+             11f: add r14, r11
+             122: imul rbx, 0xa
+             126: add r14, rbx
+             129: imul r12, 0xb
+             12d: add r14, r12
+             130: imul r13, 0xc
+             134: add r14, r13
+             137: imul rax, [rbp-0x38], 0xd
+             13c: mov [rbp-0x38], rax
+             140: add r14, [rbp-0x38]
+             144: imul rax, [rbp-0x40], 0xe
+             149: mov [rbp-0x40], rax
+             14d: add r14, [rbp-0x40]
+             151: imul rax, [rbp-0x48], 0xf
+             156: mov [rbp-0x48], rax
+             15a: add r14, [rbp-0x48]
+             15e: imul rax, [rbp-0x50], 0x10
+             163: mov [rbp-0x50], rax
+             167: add r14, [rbp-0x50]
+             16b: imul rax, [rbp-0x58], 0x11
+             170: mov [rbp-0x58], rax
+             174: add r14, [rbp-0x58]
+             178: imul rax, [rbp-0x60], 0x12
+             17d: mov [rbp-0x60], rax
+             181: add r14, [rbp-0x60]
+             185: imul rdi, 0x13
+             189: add r14, rdi
+             18c: mov rax, r14
+             18f: add rsp, 0x48
+             193: pop r15
+             195: pop r14
+             197: pop r13
+             199: pop r12
+             19b: pop rbx
+             19c: pop rbp
+             19d: ret
+            cfi 0x1 DefCfaOffset(16)
+            cfi 0x1 Offset { register: 6, offset: -16 }
+            cfi 0x4 DefCfaRegister(6)
+            cfi 0x5 Offset { register: 3, offset: -24 }
+            cfi 0x7 Offset { register: 12, offset: -32 }
+            cfi 0x9 Offset { register: 13, offset: -40 }
+            cfi 0xb Offset { register: 14, offset: -48 }
+            cfi 0xd Offset { register: 15, offset: -56 }
+            cfi 0x19d DefCfa { register: 7, offset: 8 }
+        "#]],
+    );
+}
+
+#[test]
+fn jump_table() {
+    check(
+        backend_mir::pick(false),
+        expect![[r#"
+           0: push rbp
+           1: mov rbp, rsp
+           4: cmp edi, 3
+           7: ja short 0x37
+           9: mov eax, edi
+           b: lea rcx, [0]
+          12: movsxd rax, [rcx+rax*4]
+          16: add rax, rcx
+          19: jmp rax
+          1b: mov eax, 0xa
+          20: pop rbp
+          21: ret
+          22: mov eax, 0xb
+          27: pop rbp
+          28: ret
+          29: mov eax, 0xc
+          2e: pop rbp
+          2f: ret
+          30: mov eax, 0xd
+          35: pop rbp
+          36: ret
+          37: mov eax, 0xffffffff
+          3c: pop rbp
+          3d: ret
+        reloc 0xe Pc32 FunctionData(0) -4
+        rodata reloc 0x0 Pc32 FunctionCode { function: 0, offset: 27 } 0
+        rodata reloc 0x4 Pc32 FunctionCode { function: 0, offset: 34 } 4
+        rodata reloc 0x8 Pc32 FunctionCode { function: 0, offset: 41 } 8
+        rodata reloc 0xc Pc32 FunctionCode { function: 0, offset: 48 } 12
+        cfi 0x1 DefCfaOffset(16)
+        cfi 0x1 Offset { register: 6, offset: -16 }
+        cfi 0x4 DefCfaRegister(6)
+        cfi 0x21 RememberState
+        cfi 0x21 DefCfa { register: 7, offset: 8 }
+        cfi 0x22 RestoreState
+        cfi 0x28 RememberState
+        cfi 0x28 DefCfa { register: 7, offset: 8 }
+        cfi 0x29 RestoreState
+        cfi 0x2f RememberState
+        cfi 0x2f DefCfa { register: 7, offset: 8 }
+        cfi 0x30 RestoreState
+        cfi 0x36 RememberState
+        cfi 0x36 DefCfa { register: 7, offset: 8 }
+        cfi 0x37 RestoreState
+        cfi 0x3d DefCfa { register: 7, offset: 8 }
+    "#]],
+    );
+}
+
+#[test]
+fn globals_through_got_and_pc32() {
+    check(
+        backend_mir::globals(false),
+        expect![[r#"
+           0: push rbp
+           1: mov rbp, rsp
+           4: mov rax, [0]
+           b: mov rax, [rax]
+           e: mov rcx, [0]
+          15: add rax, rcx
+          18: pop rbp
+          19: ret
+        reloc 0x7 GotPcRelX Named("ext_counter") -4
+        reloc 0x11 Pc32 Named("local_table") 4
+        cfi 0x1 DefCfaOffset(16)
+        cfi 0x1 Offset { register: 6, offset: -16 }
+        cfi 0x4 DefCfaRegister(6)
+        cfi 0x19 DefCfa { register: 7, offset: 8 }
+    "#]],
+    );
+}
+
+#[test]
+fn division_shift_and_stack_arguments() {
+    check(
+        backend_mir::div_mix(false),
+        expect![[r#"
+           0: push rbp
+           1: mov rbp, rsp
+           4: mov r10, rdx
+           7: mov r8, [rbp+0x10]
+           b: mov r9, [rbp+0x18]
+           f: mov rax, rdi
+          12: cqo
+          14: idiv rsi
+          17: shl r10, cl
+          1a: add rax, rdx
+          1d: add rax, r10
+          20: add rax, r8
+          23: add rax, r9
+          26: pop rbp
+          27: ret
+        cfi 0x1 DefCfaOffset(16)
+        cfi 0x1 Offset { register: 6, offset: -16 }
+        cfi 0x4 DefCfaRegister(6)
+        cfi 0x27 DefCfa { register: 7, offset: 8 }
+    "#]],
+    );
+}
+
+#[test]
+fn outgoing_stack_arguments() {
+    check(
+        backend_mir::call8(false),
+        expect![[r#"
+               0: push rbp
+               1: mov rbp, rsp
+               4: sub rsp, 0x10
+               8: mov rdx, rdi
+               b: imul rdi, rdx, 0x64
+               f: mov [rsp], rdx
+              13: mov qword ptr [rsp+8], 0x3e8
+              1c: mov esi, 7
+              21: mov ecx, 3
+              26: mov r8d, 0
+              2c: mov r9d, 0
+              32: call 0
+              37: add rsp, 0x10
+              3b: pop rbp
+              3c: ret
+            reloc 0x33 Plt32 Named("div_mix") -4
+            cfi 0x1 DefCfaOffset(16)
+            cfi 0x1 Offset { register: 6, offset: -16 }
+            cfi 0x4 DefCfaRegister(6)
+            cfi 0x3c DefCfa { register: 7, offset: 8 }
+        "#]],
+    );
+}
+
+#[test]
+fn debug_values_never_change_the_code() {
+    for (plain, debug) in backend_mir::all(false)
+        .into_iter()
+        .zip(backend_mir::all(true))
+    {
+        let name = plain.name.clone();
+        let (plain, debug) = (finish(plain), finish(debug));
+        assert_eq!(plain.code, debug.code, "{name}");
+        assert_eq!(plain.relocations, debug.relocations, "{name}");
+        assert_eq!(plain.cfi, debug.cfi, "{name}");
+    }
+}

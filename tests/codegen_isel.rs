@@ -1,0 +1,273 @@
+//! Instruction selection snapshots: the MIR isel makes of corpus functions,
+//! and a sweep selecting every function of every corpus file.
+
+use dwarfsmith::codegen::isel::{select_function, IselOptions};
+use dwarfsmith::ir::parse::parse_module;
+use expect_test::{expect, Expect};
+
+fn fixture(name: &str) -> String {
+    let path = format!("{}/fixtures/ll/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// Selects `function` of fixture `file` and compares its MIR with `expected`.
+fn check(file: &str, function: &str, expected: Expect) {
+    let module = parse_module(&fixture(file), file).unwrap();
+    let id = module.function_by_name(function).unwrap();
+    let selected = select_function(&module, id, &IselOptions { debug_info: true }).unwrap();
+    expected.assert_eq(&selected.mir.to_string());
+}
+
+#[test]
+fn arith_temps_blend() {
+    check(
+        "arith_temps.O2.ll",
+        "blend",
+        expect![[r#"
+            name: blend
+            bb.0:
+              %5 = COPY $rdi
+              %6 = COPY $rsi
+              DBG_VALUE %5, !var0, !expr0  ; loc 1
+              DBG_VALUE %6, !var1, !expr0  ; loc 1
+              %0 = COPY %6  ; loc 2
+              %0 = IMUL32 %0, %5  ; loc 2
+              DBG_VALUE $noreg, !var2, !expr0  ; loc 1
+              DBG_VALUE $noreg, !var3, !expr0  ; loc 1
+              %1 = COPY %6  ; loc 3
+              %1 = SUB32 %1, %5  ; loc 3
+              %2 = COPY %1  ; loc 3
+              %2 = ADD32 %2, 4  ; loc 3
+              %3 = COPY %2  ; loc 4
+              %3 = ADD32 %3, %0  ; loc 4
+              DBG_VALUE %3, !var4, !expr0  ; loc 1
+              %4 = COPY %3  ; loc 5
+              %4 = XOR32 %4, %6  ; loc 5
+              $rax = COPY %4  ; loc 6
+              RET $rax  ; loc 6
+        "#]],
+    );
+}
+
+#[test]
+fn arith_temps_offsets() {
+    check(
+        "arith_temps.O2.ll",
+        "offsets",
+        expect![[r#"
+            name: offsets
+            bb.0:
+              %5 = COPY $rdi
+              %6 = COPY $rsi
+              DBG_VALUE %5, !var0, !expr0  ; loc 7
+              DBG_VALUE %6, !var1, !expr0  ; loc 7
+              %0 = COPY %6  ; loc 8
+              %0 = ADD32 %0, %5  ; loc 8
+              DBG_VALUE %0, !var2, !expr0  ; loc 7
+              %1 = COPY %6  ; loc 9
+              %1 = SUB32 %1, %5  ; loc 9
+              DBG_VALUE_LIST %5, %6, !var3, !expr1  ; loc 7
+              %2 = COPY %0  ; loc 10
+              %2 = SHL32 %2, 3  ; loc 10
+              DBG_VALUE %2, !var4, !expr0  ; loc 7
+              %3 = COPY %1  ; loc 11
+              %3 = SHL32 %3, 2  ; loc 11
+              DBG_VALUE_LIST %5, %6, !var5, !expr2  ; loc 7
+              %4 = COPY %3  ; loc 12
+              %4 = ADD32 %4, %2  ; loc 12
+              $rax = COPY %4  ; loc 13
+              RET $rax  ; loc 13
+        "#]],
+    );
+}
+
+#[test]
+fn arith_temps_narrow() {
+    check(
+        "arith_temps.O2.ll",
+        "narrow",
+        expect![[r#"
+            name: narrow
+            bb.0:
+              %6 = COPY $rdi
+              %7 = COPY $rsi
+              DBG_VALUE %6, !var0, !expr0  ; loc 14
+              DBG_VALUE %7, !var1, !expr1  ; loc 14
+              %8 = MOVZX32_16 %6  ; loc 15
+              %0 = COPY %8  ; loc 15
+              %1 = COPY %0  ; loc 16
+              %1 = SHL32 %1, 8  ; loc 16
+              DBG_VALUE %1, !var2, !expr2  ; loc 14
+              %9 = MOVZX32_8 %7  ; loc 17
+              %2 = COPY %9  ; loc 17
+              %3 = COPY %1  ; loc 18
+              %3 = OR32 %3, %2  ; loc 18
+              DBG_VALUE %3, !var3, !expr2  ; loc 14
+              %4 = COPY %3  ; loc 19
+              %4 = AND32 %4, 4080  ; loc 19
+              DBG_VALUE %4, !var4, !expr2  ; loc 14
+              %5 = COPY %4  ; loc 20
+              %5 = OR32 %5, 1  ; loc 20
+              $rax = COPY %5  ; loc 21
+              RET $rax  ; loc 21
+        "#]],
+    );
+}
+
+#[test]
+fn many_args_caller() {
+    check(
+        "many_args.O2.ll",
+        "caller",
+        expect![[r#"
+            name: caller
+            bb.0:
+              %4 = COPY $rdi
+              DBG_VALUE %4, !var0, !expr0  ; loc 26
+              DBG_VALUE %4, !var1, !expr0  ; loc 28
+              DBG_VALUE %4, !var2, !expr1  ; loc 28
+              DBG_VALUE %4, !var3, !expr2  ; loc 28
+              DBG_VALUE %4, !var4, !expr3  ; loc 28
+              DBG_VALUE %4, !var5, !expr4  ; loc 28
+              DBG_VALUE %4, !var6, !expr5  ; loc 28
+              DBG_VALUE %4, !var7, !expr6  ; loc 28
+              DBG_VALUE %4, !var8, !expr7  ; loc 28
+              DBG_VALUE %4, !var9, !expr8  ; loc 28
+              %0 = COPY %4  ; loc 29
+              %0 = SHL32 %0, 1  ; loc 29
+              DBG_VALUE $noreg, !var10, !expr0  ; loc 26
+              %1 = IMUL32 %4, 6
+              %2 = COPY %0  ; loc 30
+              %2 = ADD32 %2, 36  ; loc 30
+              %3 = COPY %2  ; loc 31
+              %3 = ADD32 %3, %1  ; loc 31
+              $rax = COPY %3  ; loc 32
+              RET $rax  ; loc 32
+        "#]],
+    );
+}
+
+#[test]
+fn many_args_weigh() {
+    check(
+        "many_args.O2.ll",
+        "weigh",
+        expect![[r#"
+            name: weigh
+            bb.0:
+              %15 = COPY $rdi
+              %16 = COPY $rsi
+              %17 = COPY $rdx
+              %18 = COPY $rcx
+              %19 = COPY $r8
+              %20 = COPY $r9
+              %21 = LOAD32 [%incoming-args]
+              %22 = LOAD64 [%incoming-args + 8]
+              DBG_VALUE %15, !var0, !expr0  ; loc 1
+              DBG_VALUE %16, !var1, !expr1  ; loc 1
+              DBG_VALUE %17, !var2, !expr2  ; loc 1
+              DBG_VALUE %18, !var3, !expr3  ; loc 1
+              DBG_VALUE %19, !var4, !expr4  ; loc 1
+              DBG_VALUE %20, !var5, !expr5  ; loc 1
+              DBG_VALUE %21, !var6, !expr2  ; loc 1
+              DBG_VALUE %22, !var7, !expr3  ; loc 1
+              %23 = MOVSX32_8 %15  ; loc 2
+              %0 = COPY %23  ; loc 2
+              %24 = MOVSX32_16 %16  ; loc 3
+              %1 = COPY %24  ; loc 3
+              %2 = COPY %1  ; loc 4
+              %2 = ADD32 %2, %0  ; loc 4
+              %3 = COPY %2  ; loc 5
+              %3 = ADD32 %3, %17  ; loc 5
+              %25 = MOVSX64_32 %3  ; loc 2
+              %4 = COPY %25  ; loc 2
+              DBG_VALUE %4, !var8, !expr3  ; loc 1
+              %26 = MOVZX64_8 %19  ; loc 6
+              %5 = COPY %26  ; loc 6
+              %27 = MOVZX64_16 %20  ; loc 7
+              %6 = COPY %27  ; loc 7
+              %7 = COPY %5  ; loc 8
+              %7 = ADD64 %7, %6  ; loc 8
+              %8 = COPY %18  ; loc 8
+              %8 = SUB64 %8, %7  ; loc 8
+              DBG_VALUE %8, !var9, !expr3  ; loc 1
+              %28 = MOVSX64_32 %21  ; loc 9
+              %9 = COPY %28  ; loc 9
+              %10 = COPY %9  ; loc 10
+              %10 = IMUL64 %10, %22  ; loc 10
+              DBG_VALUE %10, !var10, !expr3  ; loc 1
+              %11 = IMUL64 %4, 100  ; loc 11
+              %12 = IMUL64 %8, 10  ; loc 12
+              %13 = COPY %12  ; loc 13
+              %13 = ADD64 %13, %11  ; loc 13
+              %14 = COPY %13  ; loc 14
+              %14 = ADD64 %14, %10  ; loc 14
+              $rax = COPY %14  ; loc 15
+              RET $rax  ; loc 15
+        "#]],
+    );
+}
+
+/// Every defined function of every corpus file is selected without error.
+#[test]
+fn whole_corpus_selects() {
+    let dir = format!("{}/fixtures/ll", env!("CARGO_MANIFEST_DIR"));
+    let mut failures = Vec::new();
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    for name in names {
+        let module = parse_module(&fixture(&name), &name).unwrap();
+        for (i, f) in module.functions.iter().enumerate() {
+            if f.is_declaration() {
+                continue;
+            }
+            let id = dwarfsmith::ir::FuncId(i as u32);
+            if let Err(e) = select_function(&module, id, &IselOptions { debug_info: true }) {
+                failures.push(format!("{name} @{}: {e}", f.name));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Selects the only function of `text` and returns the diagnostic.
+fn error_of(text: &str) -> String {
+    let module = parse_module(text, "bad.ll").unwrap();
+    let id = module.function_by_name("f").unwrap();
+    let mut e = select_function(&module, id, &IselOptions { debug_info: true }).unwrap_err();
+    e.file = "bad.ll".into();
+    e.to_string()
+}
+
+#[test]
+fn unsupported_input_is_a_diagnostic_naming_it() {
+    let ctpop = "declare i32 @llvm.ctpop.i32(i32)\n\
+                 define i32 @f(i32 %x) {\n\
+                 \x20 %c = call i32 @llvm.ctpop.i32(i32 %x)\n\
+                 \x20 ret i32 %c\n\
+                 }\n";
+    assert_eq!(
+        error_of(ctpop),
+        "bad.ll:3:3: error: unsupported intrinsic 'llvm.ctpop.i32'"
+    );
+    let unknown = "declare i32 @llvm.frobnicate.i32(i32)\n\
+                   define i32 @f(i32 %x) {\n\
+                   \x20 %c = call i32 @llvm.frobnicate.i32(i32 %x)\n\
+                   \x20 ret i32 %c\n\
+                   }\n";
+    assert_eq!(
+        error_of(unknown),
+        "bad.ll:3:3: error: unsupported intrinsic 'llvm.frobnicate.i32'"
+    );
+    let wide = "define i128 @f(i128 %x) {\n\
+                \x20 %y = add i128 %x, 1\n\
+                \x20 ret i128 %y\n\
+                }\n";
+    assert_eq!(
+        error_of(wide),
+        "bad.ll:1:1: error: unsupported type i128 in code generation"
+    );
+}
