@@ -1,6 +1,7 @@
-//! `emit::read` on objects other compilers made: gcc 12 and clang-19
-//! (`-g -O2 -c` of fixtures/src) and llc-19 (`-O2 -filetype=obj` of
-//! fixtures/ll/*.O2.ll), rebuilt by emit/fixtures/obj/regen.sh.
+//! `emit::read` on objects compilers made: gcc 12 and clang-19 (`-g -O2
+//! -c` of fixtures/src), llc-19 (`-O2 -filetype=obj` of fixtures/ll/*.O2.ll)
+//! and dwarfsmith itself (`compile` of fixtures/ll/*.O0.ll and *.O2.ll),
+//! rebuilt by emit/fixtures/obj/regen.sh.
 //!
 //! Functions are checked against `readelf -s`, line rows against
 //! `llvm-dwarfdump --debug-line`, both run on the same object; the rest
@@ -60,8 +61,8 @@ fn every_fixture_object_reads_with_readelfs_functions() {
     let paths = fixture_objects();
     assert_eq!(
         paths.len(),
-        46,
-        "14 programs by gcc, clang-19 and llc-19; 2 by gcc and clang as DWARF 4"
+        74,
+        "14 programs by gcc, clang-19, llc-19 and dwarfsmith (-O0, -O2); 2 by gcc and clang as DWARF 4"
     );
     for path in paths {
         let model = read_fixture(&path);
@@ -376,6 +377,52 @@ fn switch_table_by_llc() {
               0x0041 0:14:3
         "#]],
     );
+}
+
+#[test]
+fn select_diamond_by_dwarfsmith() {
+    check("select_diamond.O2.dwarfsmith.o", expect![[r#"
+        function pick global 23 bytes
+          cfi 0x1 DefCfaOffset(16)
+          cfi 0x1 Offset { register: 6, offset: -16 }
+          cfi 0x4 DefCfaRegister(6)
+          cfi 0x16 DefCfa { register: 7, offset: 8 }
+        function abs_diff global 16 bytes
+          cfi 0x1 DefCfaOffset(16)
+          cfi 0x1 Offset { register: 6, offset: -16 }
+          cfi 0x4 DefCfaRegister(6)
+          cfi 0xf DefCfa { register: 7, offset: 8 }
+        unit "select_diamond.c" language 0x1d dir "." producer ""
+        file 0 "select_diamond.c" in "." md5
+        type 0 base "int" size 4 encoding 0x5
+        subprogram 0 pick (function pick) at 0:3 returns t0 external prototyped
+          param 1 c t0 at 0:3: reg5:u64
+          param 2 a t0 at 0:3:
+            [0x4,0x7) reg4:u64
+          param 3 b t0 at 0:3:
+            [0x4,0xa) reg1:u64
+          var r t0 at 0:4:
+            [0xf,0x12) reg1:u64
+        subprogram 1 abs_diff (function abs_diff) at 0:12 returns t0 external prototyped
+          param 1 a t0 at 0:12:
+            [0x4,0x6) reg5:u64
+          param 2 b t0 at 0:12: reg4:u64
+          var d t0 at 0:13:
+            [0x6,0xe) reg5:u64
+            [0xe,0x10) reg0:u64
+          var neg t0 at 0:14: none
+        rows of pick
+          0x0000 0:3:0 is_stmt
+          0x0004 0:5:7 is_stmt prologue_end
+          0x000f 0:9:12 is_stmt
+          0x0012 0:9:3
+          0x0015 0:9:3 epilogue_begin
+        rows of abs_diff
+          0x0000 0:12:0 is_stmt
+          0x0004 0:13:13 is_stmt prologue_end
+          0x0006 0:15:7 is_stmt
+          0x000e 0:17:3 is_stmt epilogue_begin
+    "#]]);
 }
 
 #[test]
