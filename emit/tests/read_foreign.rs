@@ -379,9 +379,75 @@ fn switch_table_by_llc() {
     );
 }
 
+/// clang's position-independent jump table: the bytes its code points
+/// into become the function's rodata, each entry `target - table` at
+/// byte `4k` a `Pc32` against `FunctionCode` with addend `4k`.
+#[test]
+fn switch_table_by_clang() {
+    check(
+        "switch_table.clang.o",
+        expect![[r#"
+        function classify global 75 bytes
+          reloc 0xa Pc32 classify$data-4
+          rodata 32 bytes
+          rodata reloc 0x0 Pc32 classify+0x17+0
+          rodata reloc 0x4 Pc32 classify+0x3f+4
+          rodata reloc 0x8 Pc32 classify+0x2d+8
+          rodata reloc 0xc Pc32 classify+0x39+12
+          rodata reloc 0x10 Pc32 classify+0x45+16
+          rodata reloc 0x14 Pc32 classify+0x25+20
+          rodata reloc 0x18 Pc32 classify+0x25+24
+          rodata reloc 0x1c Pc32 classify+0x33+28
+        unit "switch_table.c" language 0x1d dir "/ws/fixtures/src" producer "Debian clang version 19.1.7 (3~deb12u1)"
+        file 0 "switch_table.c" in "/ws/fixtures/src" md5
+        type 0 base "int" size 4 encoding 0x5
+        subprogram 0 classify (function classify) at 0:2 returns t0 external prototyped
+          param 1 k t0 at 0:2: reg5:u64
+          var r t0 at 0:3:
+            [0x1c,0x1d) reg0:u64
+            [0x22,0x24) Consts(-1), StackValue
+            [0x24,0x25) reg0:u64
+            [0x2c,0x2d) reg0:u64
+            [0x2d,0x32) Constu(11), StackValue
+            [0x32,0x33) reg0:u64
+            [0x33,0x38) Constu(2), StackValue
+            [0x38,0x39) reg0:u64
+            [0x39,0x3e) Constu(4), StackValue
+            [0x3e,0x3f) reg0:u64
+            [0x3f,0x44) Constu(9), StackValue
+            [0x44,0x45) reg0:u64
+            [0x45,0x4a) Constu(17), StackValue
+            [0x4a,0x4b) reg0:u64
+        rows of classify
+          0x0000 0:4:3 is_stmt prologue_end
+          0x0005 0:0:3
+          0x000e 0:4:3
+          0x0017 0:0:3
+          0x001c 0:14:3 is_stmt
+          0x001d 0:4:3 is_stmt
+          0x0022 0:0:3
+          0x0024 0:14:3 is_stmt
+          0x0025 0:14:12
+          0x002c 0:14:3
+          0x002d 0:0:3
+          0x0032 0:14:3
+          0x0033 0:0:3
+          0x0038 0:14:3
+          0x0039 0:0:3
+          0x003e 0:14:3
+          0x003f 0:0:3
+          0x0044 0:14:3
+          0x0045 0:0:3
+          0x004a 0:14:3
+    "#]],
+    );
+}
+
 #[test]
 fn select_diamond_by_dwarfsmith() {
-    check("select_diamond.O2.dwarfsmith.o", expect![[r#"
+    check(
+        "select_diamond.O2.dwarfsmith.o",
+        expect![[r#"
         function pick global 23 bytes
           cfi 0x1 DefCfaOffset(16)
           cfi 0x1 Offset { register: 6, offset: -16 }
@@ -422,7 +488,8 @@ fn select_diamond_by_dwarfsmith() {
           0x0004 0:13:13 is_stmt prologue_end
           0x0006 0:15:7 is_stmt
           0x000e 0:17:3 is_stmt epilogue_begin
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
