@@ -26,8 +26,9 @@
 //! A problem names where it is: section, function, DIE offset in
 //! `.debug_info`, variable name, address as `section+offset`.
 //!
-//! Beside the invariants, [`round_trip_with`] checks that a model written
-//! and read back is the model in [`normalise`]d form.
+//! Beside the invariants, [`round_trip`] (and [`round_trip_with`], for any
+//! writer) checks that a model written and read back is the model in
+//! [`normalise`]d form.
 
 mod normalise;
 mod round_trip;
