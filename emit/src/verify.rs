@@ -18,7 +18,8 @@
 //! - every location list entry runs forwards, lies inside a function of
 //!   its subprogram, and does not overlap another entry of its list;
 //! - every typed operation (`DW_OP_regval_type`, `convert`, `reinterpret`,
-//!   `const_type`, `deref_type`) names a `DW_TAG_base_type` DIE;
+//!   `const_type`, `deref_type`) names a `DW_TAG_base_type` DIE, and every
+//!   `DW_OP_addr` points into a data object (an STT_OBJECT symbol);
 //! - the pieces of a composite location never exceed the variable's type
 //!   size, and (with [`VerifyOptions::pieces_cover_variables`], dwarfsmith's
 //!   promise) cover it.
@@ -698,6 +699,10 @@ impl UnitChecker<'_, '_> {
                 Operation::Reinterpret { base_type } => Some(("DW_OP_reinterpret", base_type)),
                 Operation::TypedLiteral { base_type, .. } => Some(("DW_OP_const_type", base_type)),
                 Operation::Deref { base_type, .. } => Some(("DW_OP_deref_type", base_type)),
+                Operation::Address { address } => {
+                    self.check_data_address(die, address, problems);
+                    None
+                }
                 Operation::Piece { size_in_bits, .. } => {
                     has_pieces = true;
                     piece_bits = piece_bits.saturating_add(size_in_bits);
@@ -727,6 +732,24 @@ impl UnitChecker<'_, '_> {
                 format!("{piece_bits} bits of its {size} bytes")
             };
             problems.add(format!("{}: pieces cover {covered}", self.die_name(die)));
+        }
+    }
+
+    /// A `DW_OP_addr` must point into a data object (an STT_OBJECT symbol).
+    fn check_data_address(&self, die: usize, address: u64, problems: &mut Problems) {
+        let inside = self.object.symbols.iter().any(|symbol| {
+            if symbol.kind != goblin::elf::sym::STT_OBJECT || symbol.section.is_none() {
+                return false;
+            }
+            let start = self.object.symbol_address(symbol);
+            address == start || (address > start && address < start.saturating_add(symbol.size))
+        });
+        if !inside {
+            problems.add(format!(
+                "{}: DW_OP_addr {} is in no data object",
+                self.die_name(die),
+                describe(self.object, address)
+            ));
         }
     }
 

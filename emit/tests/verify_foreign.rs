@@ -213,3 +213,25 @@ fn clang_leaves_parts_of_a_struct_undescribed() {
         DIE 0xb1 (m): pieces cover 4 of its 8 bytes"#]]
     .assert_eq(&problems.join("\n"));
 }
+
+#[test]
+fn a_global_whose_address_is_in_no_data_object() {
+    // counter's DW_OP_addr: .rela.debug_info entry 10, R_X86_64_64 at 0x71
+    // against `counter` (4 bytes); addend 0 -> 0x100.
+    let entry = |addend: u8| {
+        let mut bytes = vec![0x71, 0, 0, 0, 0, 0, 0, 0, 0x01, 0, 0, 0, 0x0a, 0, 0, 0];
+        bytes.extend([0, addend, 0, 0, 0, 0, 0, 0]);
+        bytes
+    };
+    let bytes = patched(
+        "pointers.gcc.o",
+        ".rela.debug_info",
+        10 * 24,
+        &entry(0),
+        &entry(1),
+    );
+    check(
+        &bytes,
+        expect!["DIE 0x63 (counter): DW_OP_addr .bss+0x100 (past its end) is in no data object"],
+    );
+}
