@@ -19,7 +19,8 @@
 //!   its subprogram, and does not overlap another entry of its list;
 //! - every typed operation (`DW_OP_regval_type`, `convert`, `reinterpret`,
 //!   `const_type`, `deref_type`) names a `DW_TAG_base_type` DIE, and every
-//!   `DW_OP_addr` points into a data object (an STT_OBJECT symbol);
+//!   `DW_OP_addr`/`DW_OP_addrx` points into a data object (an STT_OBJECT
+//!   symbol);
 //! - the pieces of a composite location never exceed the variable's type
 //!   size, and (with [`VerifyOptions::pieces_cover_variables`], dwarfsmith's
 //!   promise) cover it.
@@ -83,10 +84,12 @@ pub fn verify_with(bytes: &[u8], options: &VerifyOptions) -> Vec<Problem> {
     };
     check_symbols(&object, &mut problems);
     check_cfi(&object, &mut problems);
-    match DwarfSections::load(&object) {
-        Ok(sections) => check_dwarf(&object, &sections, options, &mut problems),
-        Err(error) => problems.add(format!("malformed DWARF section: {error}")),
-    }
+    check_dwarf(
+        &object,
+        &DwarfSections::load(&object),
+        options,
+        &mut problems,
+    );
     problems.list
 }
 
@@ -207,19 +210,14 @@ fn fde_ranges(object: &ElfObject) -> Result<(&'static str, Vec<AddressRange>), S
             }
         }
     }
-    let relocated = |index: usize| {
-        object
-            .relocated(index)
-            .map_err(|e| format!("malformed ELF: {e}"))
-    };
     if let Some(index) = object.section_index(".eh_frame") {
-        let data = relocated(index)?;
+        let data = object.relocated(index);
         let mut section = gimli::EhFrame::new(&data, gimli::LittleEndian);
         section.set_address_size(8);
         let bases = gimli::BaseAddresses::default().set_eh_frame(object.sections[index].address);
         Ok((".eh_frame", collect(&section, &bases, ".eh_frame")?))
     } else if let Some(index) = object.section_index(".debug_frame") {
-        let data = relocated(index)?;
+        let data = object.relocated(index);
         let mut section = gimli::DebugFrame::new(&data, gimli::LittleEndian);
         section.set_address_size(8);
         Ok((
@@ -701,6 +699,17 @@ impl UnitChecker<'_, '_> {
                 Operation::Deref { base_type, .. } => Some(("DW_OP_deref_type", base_type)),
                 Operation::Address { address } => {
                     self.check_data_address(die, address, problems);
+                    None
+                }
+                Operation::AddressIndex { index } => {
+                    match self.dwarf.address(self.unit, index) {
+                        Ok(address) => self.check_data_address(die, address, problems),
+                        Err(e) => problems.add(format!(
+                            "{}: DW_OP_addrx {}: {e}",
+                            self.die_name(die),
+                            index.0
+                        )),
+                    }
                     None
                 }
                 Operation::Piece { size_in_bits, .. } => {
