@@ -13,6 +13,7 @@
 //!   `.debug_frame`) FDE;
 //! - the line table: addresses within a sequence never go backwards, and
 //!   every row lies inside one code section;
+//! - every reference from one DIE to another names a DIE of the unit;
 //! - every subprogram's address ranges are exactly those of function
 //!   symbols;
 //! - every location list entry runs forwards, lies inside a function of
@@ -423,6 +424,7 @@ impl UnitChecker<'_, '_> {
     fn check(&self, options: &VerifyOptions, problems: &mut Problems) {
         let promises_full_pieces = options.pieces_cover_variables;
         for die in 0..self.tree.dies.len() {
+            self.check_references(die, problems);
             match self.tree.tag(die) {
                 gimli::DW_TAG_subprogram => {
                     self.check_subprogram_ranges(die, problems);
@@ -436,6 +438,22 @@ impl UnitChecker<'_, '_> {
                     self.check_variable(die, promises_full_pieces, problems);
                 }
                 _ => {}
+            }
+        }
+    }
+
+    /// Every reference within the unit names the first byte of a DIE.
+    fn check_references(&self, die: usize, problems: &mut Problems) {
+        for attribute in self.tree.dies[die].entry.attrs() {
+            if let AttributeValue::UnitRef(offset) = attribute.value() {
+                if self.tree.at(offset).is_none() {
+                    problems.add(format!(
+                        "{}: {} names unit offset {:#x}, where no DIE starts",
+                        self.die_name(die),
+                        attribute.name(),
+                        offset.0
+                    ));
+                }
             }
         }
     }

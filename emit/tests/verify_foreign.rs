@@ -235,3 +235,19 @@ fn a_global_whose_address_is_in_no_data_object() {
         expect!["DIE 0x63 (counter): DW_OP_addr .bss+0x100 (past its end) is in no data object"],
     );
 }
+
+#[test]
+fn a_type_reference_to_no_die() {
+    // energy's DW_AT_type (ref4, cu + 0x54 "int") -> cu + 0x55.
+    let bytes = patched(
+        "inlining.clang.o",
+        ".debug_info",
+        0x7c,
+        &[0x54, 0, 0, 0],
+        &[0x55, 0, 0, 0],
+    );
+    check(
+        &bytes,
+        expect!["DIE 0x71 (energy): DW_AT_type names unit offset 0x55, where no DIE starts"],
+    );
+}
