@@ -638,17 +638,26 @@ fn malformed_input_is_an_error_not_a_panic() {
         ELF header: Malformed entity: Too small"#]].assert_eq(&errors.join("\n"));
 }
 
-/// Every single-byte corruption of two objects (one by gcc, one by clang)
-/// reads and verifies without panicking.
+/// Every single-byte corruption, and every seventh truncation, of three
+/// objects (by gcc, clang and dwarfsmith) reads and verifies without
+/// panicking.
 #[test]
 fn corrupted_bytes_never_make_read_or_verify_panic() {
-    for name in ["inlining.gcc.o", "inlining.clang.o"] {
+    for name in [
+        "inlining.gcc.o",
+        "inlining.clang.o",
+        "select_diamond.O2.dwarfsmith.o",
+    ] {
         let original = fixture(name);
         for index in 0..original.len() {
             let mut bytes = original.clone();
             bytes[index] ^= 0xa5;
             let _ = read(&bytes);
             let _ = dwarfsmith_emit::verify::verify(&bytes);
+        }
+        for length in (0..original.len()).step_by(7) {
+            let _ = read(&original[..length]);
+            let _ = dwarfsmith_emit::verify::verify(&original[..length]);
         }
     }
 }
