@@ -1,6 +1,6 @@
 //! `emit::verify` on objects gcc, clang, llc and dwarfsmith made (nothing
-//! to find), and
-//! on copies broken one byte at a time (each must be found, and named).
+//! to find), and on copies broken a few bytes at a time (each problem must
+//! be found, and named).
 //!
 //! The broken copies patch bytes whose meaning was read off
 //! `llvm-dwarfdump -v` / `readelf`; each patch first checks the bytes it
