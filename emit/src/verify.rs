@@ -15,7 +15,8 @@
 //!   every row lies inside one code section;
 //! - every reference from one DIE to another names a DIE of the unit;
 //! - every subprogram's address ranges are exactly those of function
-//!   symbols;
+//!   symbols; the ranges of scopes nested in a subprogram, lexical block or
+//!   inlined call lie inside its ranges and do not overlap one another;
 //! - every location list entry runs forwards, lies inside a function of
 //!   its subprogram, and does not overlap another entry of its list;
 //! - every typed operation (`DW_OP_regval_type`, `convert`, `reinterpret`,
@@ -439,6 +440,64 @@ impl UnitChecker<'_, '_> {
                 }
                 _ => {}
             }
+            if matches!(
+                self.tree.tag(die),
+                gimli::DW_TAG_subprogram
+                    | gimli::DW_TAG_lexical_block
+                    | gimli::DW_TAG_inlined_subroutine
+            ) {
+                self.check_nested_scopes(die, problems);
+            }
+        }
+    }
+
+    /// The ranges of `die`'s nested scopes (lexical blocks, inlined calls)
+    /// lie inside its own ranges and do not overlap one another.
+    fn check_nested_scopes(&self, die: usize, problems: &mut Problems) {
+        let Ok(mut outer) = self.ranges(die) else {
+            return; // reported where the ranges are checked
+        };
+        outer.retain(|(start, end)| start < end);
+        if outer.is_empty() {
+            return; // an abstract scope: its copies carry the ranges
+        }
+        let mut inner: Vec<(u64, u64, usize)> = Vec::new();
+        for &child in &self.tree.dies[die].children {
+            if !matches!(
+                self.tree.tag(child),
+                gimli::DW_TAG_lexical_block | gimli::DW_TAG_inlined_subroutine
+            ) {
+                continue;
+            }
+            let Ok(ranges) = self.ranges(child) else {
+                continue;
+            };
+            for (start, end) in ranges.into_iter().filter(|(start, end)| start < end) {
+                if !covered(&outer, start, end) {
+                    problems.add(format!(
+                        "{}: range {} is not inside the ranges of {}",
+                        self.die_name(child),
+                        describe_range(self.object, start, end),
+                        self.die_name(die)
+                    ));
+                }
+                inner.push((start, end, child));
+            }
+        }
+        inner.sort_unstable();
+        for pair in inner.windows(2) {
+            let ((_, first_end, first), (second_start, second_end, second)) = (
+                (pair[0].0, pair[0].1, pair[0].2),
+                (pair[1].0, pair[1].1, pair[1].2),
+            );
+            if second_start < first_end && first != second {
+                problems.add(format!(
+                    "{} and {}: ranges overlap at {}",
+                    self.die_name(first),
+                    self.die_name(second),
+                    describe_range(self.object, second_start, second_end.min(first_end))
+                ));
+            }
         }
     }
 
@@ -847,6 +906,22 @@ impl UnitChecker<'_, '_> {
             _ => self.type_size(self.tree.attr(die, gimli::DW_AT_type), depth + 1),
         }
     }
+}
+
+/// Whether `[start, end)` lies inside the union of `ranges`.
+fn covered(ranges: &[AddressRange], start: u64, end: u64) -> bool {
+    let mut sorted = ranges.to_vec();
+    sorted.sort_unstable();
+    let mut reached = start;
+    for (low, high) in sorted {
+        if low <= reached && high > reached {
+            reached = high;
+        }
+        if reached >= end {
+            return true;
+        }
+    }
+    reached >= end
 }
 
 /// A half-open address range.

@@ -468,39 +468,45 @@ fn random_variables(
         .collect()
 }
 
+/// A scope over `[low, high)`: its nested scopes take disjoint parts of it.
 fn random_scope(
     random: &mut Random,
     depth: u32,
     files: u32,
     types: usize,
     origins: usize,
-    len: u64,
+    (low, high): (u64, u64),
 ) -> Scope {
     let mut scope = Scope {
         variables: random_variables(random, files, types, depth == 0),
         children: Vec::new(),
     };
-    if depth < 2 {
-        for _ in 0..random.below(3) {
-            let start = random.below(len - 1);
-            let ranges = vec![(start, start + 1 + random.below(len - start - 1).min(6))];
-            let inner = random_scope(random, depth + 1, files, types, origins, len);
-            scope.children.push(if origins > 0 && random.below(2) == 0 {
-                ChildScope::Inlined {
-                    origin: random.below(origins as u64) as usize,
-                    ranges,
-                    call_file: random.below(u64::from(files)) as u32,
-                    call_line: random.below(50) as u32,
-                    call_column: random.below(20) as u32,
-                    scope: inner,
-                }
-            } else {
-                ChildScope::Lexical {
-                    ranges,
-                    scope: inner,
-                }
-            });
+    let count = if depth < 2 { random.below(3) } else { 0 };
+    let width = (high - low) / count.max(1);
+    for k in 0..count {
+        if width < 2 {
+            break;
         }
+        let slice = low + k * width;
+        let start = slice + random.below(width - 1);
+        let end = start + 1 + random.below(slice + width - start - 1);
+        let inner = random_scope(random, depth + 1, files, types, origins, (start, end));
+        let ranges = vec![(start, end)];
+        scope.children.push(if origins > 0 && random.below(2) == 0 {
+            ChildScope::Inlined {
+                origin: random.below(origins as u64) as usize,
+                ranges,
+                call_file: random.below(u64::from(files)) as u32,
+                call_line: random.below(50) as u32,
+                call_column: random.below(20) as u32,
+                scope: inner,
+            }
+        } else {
+            ChildScope::Lexical {
+                ranges,
+                scope: inner,
+            }
+        });
     }
     scope
 }
@@ -554,7 +560,7 @@ fn debug_model(random: &mut Random) -> ObjectModel {
             external: random.below(2) == 0,
             prototyped: random.below(2) == 0,
             function: Some(i),
-            scope: random_scope(random, 0, file_count, types.len(), abstract_count, 24),
+            scope: random_scope(random, 0, file_count, types.len(), abstract_count, (0, 24)),
         });
     }
     let line_rows = functions

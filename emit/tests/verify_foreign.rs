@@ -143,7 +143,12 @@ fn a_subprogram_range_that_is_not_its_symbols() {
         &[0x34, 0x01],
         &[0x00, 0x01],
     );
-    check(&bytes, expect!["DIE 0x71 (energy): subprogram range [.text+0x0, .text+0x100) is not that of a function symbol"]);
+    check(
+        &bytes,
+        expect![[r#"
+        DIE 0x71 (energy): subprogram range [.text+0x0, .text+0x100) is not that of a function symbol
+        DIE 0x9c: range [.text+0x17, .text+0x133) is not inside the ranges of DIE 0x71 (energy)"#]],
+    );
 }
 
 #[test]
