@@ -11,8 +11,8 @@
 //!   and data symbols inside their sections;
 //! - every function symbol (with code) is covered by an `.eh_frame` (or
 //!   `.debug_frame`) FDE;
-//! - the line table: addresses within a sequence never go backwards, and
-//!   every row lies inside one code section;
+//! - the line table: addresses within a sequence never go backwards, every
+//!   row lies inside one code section and names a file of the table;
 //! - every reference from one DIE to another names a DIE of the unit;
 //! - every subprogram's address ranges are exactly those of function
 //!   symbols; the ranges of scopes nested in a subprogram, lexical block or
@@ -290,10 +290,18 @@ fn check_line_table(object: &ElfObject, unit: &gimli::Unit<Slice<'_>>, problems:
             line_base + i64::from(adjusted % line_range),
         )
     };
+    // DWARF 5 numbers files from 0, earlier versions from 1.
+    let files = header.file_names().len() as u64;
+    let valid_files = if header.version() >= 5 {
+        0..files
+    } else {
+        1..files + 1
+    };
     let mut instructions = header.instructions();
     let mut sequence = Sequence::default();
     let mut address = 0u64;
     let mut line = 1i64;
+    let mut file = 1u64;
     loop {
         let instruction = match instructions.next_instruction(header) {
             Ok(Some(instruction)) => instruction,
@@ -329,16 +337,30 @@ fn check_line_table(object: &ElfObject, unit: &gimli::Unit<Slice<'_>>, problems:
                 address = new;
                 None
             }
+            gimli::LineInstruction::SetFile(new) => {
+                file = new;
+                None
+            }
             _ => None,
         };
         let Some(end_sequence) = emits else {
             continue;
         };
         check_row(object, &mut sequence, address, line, end_sequence, problems);
+        if !valid_files.contains(&file) && !sequence.reported_file {
+            sequence.reported_file = true;
+            problems.add(format!(
+                ".debug_line: row at {} (line {line}) names file {file}, but the table's files are {}..{}",
+                describe(object, address),
+                valid_files.start,
+                valid_files.end
+            ));
+        }
         if end_sequence {
             sequence = Sequence::default();
             address = 0;
             line = 1;
+            file = 1;
         }
     }
 }
@@ -395,6 +417,8 @@ struct Sequence {
     section: Option<usize>,
     /// Whether a row outside every code section was reported already.
     reported_outside: bool,
+    /// Whether a row naming no file was reported already.
+    reported_file: bool,
 }
 
 struct UnitChecker<'c, 'a> {

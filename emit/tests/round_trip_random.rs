@@ -188,7 +188,15 @@ fn model(random: &mut Random) -> ObjectModel {
                     children: vec![],
                 },
             }],
-            line_rows: vec![vec![]],
+            line_rows: vec![vec![LineRow {
+                offset: 0,
+                file: 0,
+                line: 1,
+                column: 1,
+                is_stmt: true,
+                prologue_end: false,
+                epilogue_begin: false,
+            }]],
             globals: vec![],
         }),
     }
@@ -567,7 +575,7 @@ fn debug_model(random: &mut Random) -> ObjectModel {
         .iter()
         .map(|_| {
             let mut offset = 0;
-            (0..random.below(5))
+            (0..1 + random.below(5))
                 .map(|_| {
                     offset += random.below(4);
                     LineRow {

@@ -257,3 +257,16 @@ fn a_type_reference_to_no_die() {
         expect!["DIE 0x71 (energy): DW_AT_type names unit offset 0x55, where no DIE starts"],
     );
 }
+
+#[test]
+fn a_line_row_naming_no_file() {
+    // DW_LNS_set_file 0 -> DW_LNS_set_file 5 (the table has file 0 only).
+    let bytes = patched(
+        "inlining.clang.o",
+        ".debug_line",
+        0x43,
+        &[0x04, 0x00],
+        &[0x04, 0x05],
+    );
+    check(&bytes, expect![".debug_line: row at .text+0x0 (line 17) names file 5, but the table's files are 0..1"]);
+}
