@@ -34,9 +34,25 @@ pub struct CompileOptions {
 
 /// Compiles LLVM IR text to the bytes of an ELF x86-64 relocatable object.
 pub fn compile(text: &str, file: &str, options: &CompileOptions) -> Result<Vec<u8>, Diagnostic> {
+    let object = compile_to_model(text, file, options)?;
+    dwarfsmith_emit::write::write(&object, &write_options(options)).map_err(|error| Diagnostic {
+        file: file.to_string(),
+        pos: Pos::default(),
+        message: error.to_string(),
+    })
+}
+
+/// Compiles LLVM IR text to the object model the emit crate writes: code,
+/// data and (with debug info) the DWARF description.
+pub fn compile_to_model(
+    text: &str,
+    file: &str,
+    options: &CompileOptions,
+) -> Result<dwarfsmith_emit::model::ObjectModel, Diagnostic> {
     let mut module = parse_and_verify(text, file)?;
     if options.debug_info {
-        codegen::assignment_tracking::lower_module(&mut module);
+        // Debug records only: the code is the same with and without them.
+        codegen::debug_prep::prepare(&mut module);
     }
     let codegen_options = codegen::CodegenOptions {
         opt_level: options.opt_level,
@@ -50,14 +66,14 @@ pub fn compile(text: &str, file: &str, options: &CompileOptions) -> Result<Vec<u
     if options.debug_info {
         object.debug = Some(debuginfo::build(&module, &compiled.functions, &object.data));
     }
-    let write_options = dwarfsmith_emit::write::WriteOptions {
+    Ok(object)
+}
+
+/// The emit crate's options for these compile options.
+pub fn write_options(options: &CompileOptions) -> dwarfsmith_emit::write::WriteOptions {
+    dwarfsmith_emit::write::WriteOptions {
         debugger_tune: options.debugger_tune,
-    };
-    dwarfsmith_emit::write::write(&object, &write_options).map_err(|error| Diagnostic {
-        file: file.to_string(),
-        pos: Pos::default(),
-        message: error.to_string(),
-    })
+    }
 }
 
 /// Parses, verifies and prints LLVM IR text back in the given debug syntax.

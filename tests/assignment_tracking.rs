@@ -2,7 +2,7 @@
 //! memory through stores tagged with !DIAssignID: after lowering, every
 //! assign record has become a value record stating where each fragment lives.
 
-use dwarfsmith::codegen::assignment_tracking::lower_module;
+use dwarfsmith::codegen::debug_prep::assignment_tracking::lower_module;
 use dwarfsmith::ir::parse::parse_module;
 use dwarfsmith::ir::print::{print_module, DebugSyntax};
 use expect_test::expect;

@@ -375,3 +375,61 @@ fn debug_values_never_change_the_code() {
         assert_eq!(plain.cfi, debug.cfi, "{name}");
     }
 }
+
+#[test]
+fn instruction_offsets_tile_the_code() {
+    for f in backend_mir::all(true) {
+        let done = finish(f);
+        let mut next = 0;
+        for (b, (block, offsets)) in done.mir.blocks.iter().zip(&done.inst_offsets).enumerate() {
+            assert_eq!(block.insts.len(), offsets.len());
+            assert_eq!(done.block_offsets[b], next, "{} bb.{b}", done.mir.name);
+            for (inst, &(offset, len)) in block.insts.iter().zip(offsets) {
+                assert_eq!(offset, next, "{}: {}", done.mir.name, inst.kind);
+                assert_eq!(
+                    len == 0,
+                    inst.is_debug(),
+                    "{}: {}",
+                    done.mir.name,
+                    inst.kind
+                );
+                next = offset + len;
+            }
+        }
+        assert_eq!(next as usize, done.code.len(), "{}", done.mir.name);
+    }
+}
+
+#[test]
+fn spill_stores_are_listed_with_their_slots() {
+    let done = finish(backend_mir::sum20(true));
+    let listed: Vec<String> = done
+        .spill_stores
+        .iter()
+        .map(|&(b, i, slot)| {
+            let inst = &done.mir.blocks[b].insts[i];
+            format!("{}  ; CFA{}", inst.kind, done.slot_cfa_offset(slot))
+        })
+        .collect();
+    expect![[r#"
+        [
+            "STORE64 [$rbp - 48], $rax  ; CFA-64",
+            "STORE64 [$rbp - 104], $rax  ; CFA-120",
+            "STORE64 [$rbp - 56], $r14  ; CFA-72",
+            "STORE64 [$rbp - 64], $r14  ; CFA-80",
+            "STORE64 [$rbp - 72], $r14  ; CFA-88",
+            "STORE64 [$rbp - 80], $r14  ; CFA-96",
+            "STORE64 [$rbp - 88], $r14  ; CFA-104",
+            "STORE64 [$rbp - 96], $r14  ; CFA-112",
+            "STORE64 [$rbp - 48], $r15  ; CFA-64",
+            "STORE64 [$rbp - 104], $r15  ; CFA-120",
+            "STORE64 [$rbp - 56], $rax  ; CFA-72",
+            "STORE64 [$rbp - 64], $rax  ; CFA-80",
+            "STORE64 [$rbp - 72], $rax  ; CFA-88",
+            "STORE64 [$rbp - 80], $rax  ; CFA-96",
+            "STORE64 [$rbp - 88], $rax  ; CFA-104",
+            "STORE64 [$rbp - 96], $rax  ; CFA-112",
+        ]
+    "#]]
+    .assert_debug_eq(&listed);
+}

@@ -6,6 +6,7 @@
 mod backend_mir;
 mod support;
 
+use dwarfsmith::codegen::mir::{DbgOperand, InstKind};
 use dwarfsmith::x86::{finish_function, FinishOptions};
 use dwarfsmith_emit::model::{DataObject, DataSection, ObjectModel};
 use dwarfsmith_emit::write::{write, WriteOptions};
@@ -175,4 +176,52 @@ fn gdb_unwinds_to_main_from_every_instruction() {
         traces >= stops,
         "{traces} backtraces for {stops} breakpoints\n{out}"
     );
+}
+
+#[test]
+fn spilled_debug_values_name_the_frame_slot_holding_the_value() {
+    // sum20 with debug values: each loaded p[k] (variable 10 + k, value
+    // k + 1 in the driver) that was spilled is described by its spill slot.
+    // At the debug value's offset the slot, read CFA-relative, holds it.
+    let dir = tempfile::tempdir().unwrap();
+    let object = build_object(dir.path(), true);
+    let exe = link(dir.path(), &object);
+    let done = finish_function(backend_mir::sum20(true), &FinishOptions::default()).unwrap();
+    let mut stops: Vec<(u32, Vec<(i64, u32)>)> = Vec::new();
+    for (block, offsets) in done.mir.blocks.iter().zip(&done.inst_offsets) {
+        for (inst, &(offset, _)) in block.insts.iter().zip(offsets) {
+            let InstKind::DbgValue(d) = &inst.kind else {
+                continue;
+            };
+            if let [DbgOperand::SpillSlot(slot, _)] = d.operands[..] {
+                let entry = (done.slot_cfa_offset(slot), d.variable - 10 + 1);
+                match stops.last_mut() {
+                    Some((o, list)) if *o == offset => list.push(entry),
+                    _ => stops.push((offset, vec![entry])),
+                }
+            }
+        }
+    }
+    assert!(stops.len() >= 3, "expected spilled values in sum20");
+    let mut commands: Vec<String> = stops
+        .iter()
+        .map(|(o, _)| format!("break *(sum20+{o})"))
+        .collect();
+    commands.push("run".into());
+    let mut expected = Vec::new();
+    for (_, list) in &stops {
+        for &(cfa_offset, value) in list {
+            // The CFA is rbp + 16 in the body of our frames.
+            commands.push(format!("print *(long *)($rbp + 16 + {cfa_offset})"));
+            expected.push(value);
+        }
+        commands.push("continue".into());
+    }
+    let refs: Vec<&str> = commands.iter().map(String::as_str).collect();
+    let out = support::gdb_batch(&exe, &refs);
+    let printed: Vec<u32> = out
+        .lines()
+        .filter_map(|l| l.strip_prefix('$')?.split_once(" = ")?.1.parse().ok())
+        .collect();
+    assert_eq!(printed, expected, "{out}");
 }

@@ -169,76 +169,292 @@ fn classify_jump_table_and_phi() {
         "switch_table.O2.ll",
         "classify",
         expect![[r#"
+               0: push rbp
+               1: mov rbp, rsp
+               4: mov eax, edi
+               6: cmp eax, 7
+               9: ja short 0x22
+               b: lea rcx, [0]
+              12: movsxd rax, [rcx+rax*4]
+              16: add rax, rcx
+              19: jmp rax
+              1b: mov eax, 6
+              20: jmp short 0x5c
+              22: cmp edi, 0x64
+              25: je short 0x4c
+              27: jmp short 0x53
+              29: mov eax, 0xa
+              2e: jmp short 0x5c
+              30: mov eax, 0xc
+              35: jmp short 0x5c
+              37: mov eax, 5
+              3c: jmp short 0x5c
+              3e: mov eax, 0x12
+              43: jmp short 0x5c
+              45: mov eax, 3
+              4a: jmp short 0x5c
+              4c: mov eax, 0
+              51: jmp short 0x5c
+              53: shl edi, 1
+              56: or edi, 1
+              59: mov rax, rdi
+              5c: pop rbp
+              5d: ret
+            rows:
+              0x0 2:0 stmt
+              0x4 4:3 stmt prologue_end
+              0x1b 4:3 stmt
+              0x22 4:3 stmt
+              0x29 6:18 stmt
+              0x30 7:19 stmt
+              0x37 8:18 stmt
+              0x3e 9:19 stmt
+              0x45 10:18 stmt
+              0x4c 11:21 stmt
+              0x53 12:18 stmt
+              0x56 14:12 stmt
+              0x59 12:23 
+              0x5c 14:3 stmt epilogue_begin
+            variables:
+              k [0x4, 0x56) (reg5:i32) Arg(0)
+              r [0x29, 0x30) (const 9) Arg(0) StackValue
+              r [0x30, 0x37) (const 11) Arg(0) StackValue
+              r [0x37, 0x3e) (const 4) Arg(0) StackValue
+              r [0x3e, 0x45) (const 17) Arg(0) StackValue
+              r [0x45, 0x4c) (const 2) Arg(0) StackValue
+              r [0x4c, 0x53) (const -1) Arg(0) StackValue
+              r [0x56, 0x59) (reg5:i32) Arg(0)
+              r [0x5c, 0x5e) (reg0:i32) Arg(0)
+        "#]],
+    );
+}
+
+#[test]
+fn pick_select_ranges() {
+    check(
+        "select_diamond.O2.ll",
+        "pick",
+        expect![[r#"
+               0: push rbp
+               1: mov rbp, rsp
+               4: add esi, 1
+               7: add edx, 0xffffffff
+               a: test edi, edi
+               c: cmovg edx, esi
+               f: shl edx, 1
+              12: mov rax, rdx
+              15: pop rbp
+              16: ret
+            rows:
+              0x0 3:0 stmt
+              0x4 5:7 stmt prologue_end
+              0xf 9:12 stmt
+              0x12 9:3 
+              0x15 9:3 epilogue_begin
+            variables:
+              c [0x4, 0x17) (reg5:i32) Arg(0)
+              a [0x4, 0x7) (reg4:i32) Arg(0)
+              b [0x4, 0xa) (reg1:i32) Arg(0)
+              r [0xf, 0x12) (reg1:i32) Arg(0)
+        "#]],
+    );
+}
+
+#[test]
+fn abs_diff_ranges() {
+    check(
+        "select_diamond.O2.ll",
+        "abs_diff",
+        expect![[r#"
            0: push rbp
            1: mov rbp, rsp
-           4: cmp edi, 0
-           7: je short 0x73
-           9: cmp edi, 1
-           c: je short 0x29
-           e: cmp edi, 2
-          11: je short 0x33
-          13: cmp edi, 3
-          16: je short 0x3d
-          18: cmp edi, 4
-          1b: je short 0x47
-          1d: cmp edi, 7
-          20: je short 0x51
-          22: cmp edi, 0x64
-          25: je short 0x5b
-          27: jmp short 0x65
-          29: mov eax, 0xa
-          2e: mov rcx, rax
-          31: jmp short 0x6e
-          33: mov eax, 0xc
-          38: mov rcx, rax
-          3b: jmp short 0x6e
-          3d: mov eax, 5
-          42: mov rcx, rax
-          45: jmp short 0x6e
-          47: mov eax, 0x12
-          4c: mov rcx, rax
-          4f: jmp short 0x6e
-          51: mov eax, 3
-          56: mov rcx, rax
-          59: jmp short 0x6e
-          5b: mov eax, 0
-          60: mov rcx, rax
-          63: jmp short 0x6e
-          65: shl edi, 1
-          68: or edi, 1
-          6b: mov rcx, rdi
-          6e: mov rax, rcx
-          71: pop rbp
-          72: ret
-          73: mov eax, 6
-          78: mov rcx, rax
-          7b: jmp short 0x6e
+           4: sub edi, esi
+           6: mov rax, rdi
+           9: neg eax
+           b: cmovs eax, edi
+           e: pop rbp
+           f: ret
         rows:
-          0x0 2:0 stmt
-          0x4 4:3 stmt prologue_end
-          0x29 6:18 stmt
-          0x33 7:19 stmt
-          0x3d 8:18 stmt
-          0x47 9:19 stmt
-          0x51 10:18 stmt
-          0x5b 11:21 stmt
-          0x65 12:18 stmt
-          0x68 14:12 stmt
-          0x6b 12:23 
-          0x6e 14:3 stmt
-          0x71 14:3 epilogue_begin
-          0x73 4:3 stmt
+          0x0 12:0 stmt
+          0x4 13:13 stmt prologue_end
+          0x6 15:7 stmt
+          0xe 17:3 stmt epilogue_begin
         variables:
-          k [0x4, 0x68) (reg5:i32) Arg(0)
-          k [0x73, 0x7d) (reg5:i32) Arg(0)
-          r [0x29, 0x33) (const 9) Arg(0) StackValue
-          r [0x33, 0x3d) (const 11) Arg(0) StackValue
-          r [0x3d, 0x47) (const 4) Arg(0) StackValue
-          r [0x47, 0x51) (const 17) Arg(0) StackValue
-          r [0x51, 0x5b) (const 2) Arg(0) StackValue
-          r [0x5b, 0x65) (const -1) Arg(0) StackValue
-          r [0x68, 0x6b) (reg5:i32) Arg(0)
-          r [0x6e, 0x73) (reg2:i32) Arg(0)
+          a [0x4, 0x6) (reg5:i32) Arg(0)
+          b [0x4, 0x10) (reg4:i32) Arg(0)
+          d [0x6, 0xe) (reg5:i32) Arg(0)
+          d [0xe, 0x10) (reg0:i32) Arg(0)
     "#]],
+    );
+}
+
+#[test]
+fn sum_scaled_loop_ranges() {
+    check(
+        "sum_array.O2.ll",
+        "sum_scaled",
+        expect![[r#"
+               0: push rbp
+               1: mov rbp, rsp
+               4: test esi, esi
+               6: jg short 0xf
+               8: mov eax, 0
+               d: jmp short 0x77
+               f: mov eax, esi
+              11: mov rcx, rax
+              14: and rcx, 3
+              18: cmp esi, 4
+              1b: jae short 0x2f
+              1d: mov eax, 0
+              22: mov esi, 0
+              27: mov r8d, 0
+              2d: jmp short 0x49
+              2f: and rax, 0x7ffffffc
+              36: mov esi, 0
+              3b: mov r8d, 0
+              41: mov r9d, 0
+              47: jmp short 0x79
+              49: test rcx, rcx
+              4c: jne short 0x50
+              4e: jmp short 0x77
+              50: mov eax, 0
+              55: mov r9d, [rdi+rsi*4]
+              59: imul r9d, edx
+              5d: add r9d, r8d
+              60: add rsi, 1
+              64: add rax, 1
+              68: cmp rax, rcx
+              6b: jne short 0x72
+              6d: mov rax, r9
+              70: jmp short 0x77
+              72: mov r8, r9
+              75: jmp short 0x55
+              77: pop rbp
+              78: ret
+              79: mov r10d, [rdi+rsi*4]
+              7d: imul r10d, edx
+              81: add r10d, r8d
+              84: mov r8, rsi
+              87: or r8, 1
+              8b: mov r8d, [rdi+r8*4]
+              8f: imul r8d, edx
+              93: add r8d, r10d
+              96: mov r10, rsi
+              99: or r10, 2
+              9d: mov r10d, [rdi+r10*4]
+              a1: imul r10d, edx
+              a5: add r10d, r8d
+              a8: mov r8, rsi
+              ab: or r8, 3
+              af: mov r8d, [rdi+r8*4]
+              b3: imul r8d, edx
+              b7: add r8d, r10d
+              ba: add rsi, 4
+              be: add r9, 4
+              c2: cmp r9, rax
+              c5: jne short 0xcf
+              c7: mov rax, r8
+              ca: jmp 0x49
+              cf: jmp short 0x79
+            rows:
+              0x0 2:0 stmt
+              0x4 4:3 stmt prologue_end
+              0x8 4:3 stmt
+              0xf 4:21 stmt
+              0x11 4:3 
+              0x1d 4:3 stmt
+              0x2f 4:3 stmt
+              0x49 4:3 stmt
+              0x4e 4:3 stmt
+              0x50 4:3 stmt
+              0x55 5:13 stmt
+              0x59 5:18 
+              0x5d 6:11 stmt
+              0x60 4:27 stmt
+              0x64 4:3 
+              0x6d 4:3 stmt
+              0x72 4:3 stmt
+              0x77 8:3 stmt epilogue_begin
+              0x79 5:13 stmt
+              0x7d 5:18 
+              0x81 6:11 stmt
+              0x84 4:27 stmt
+              0x8b 5:13 
+              0x8f 5:18 
+              0x93 6:11 
+              0x96 4:27 
+              0x9d 5:13 
+              0xa1 5:18 
+              0xa5 6:11 
+              0xa8 4:27 
+              0xaf 5:13 
+              0xb3 5:18 
+              0xb7 6:11 
+              0xba 4:27 
+              0xbe 4:3 
+              0xc7 4:3 stmt
+              0xcf 4:3 stmt
+            variables:
+              a [0x4, 0xd1) (reg5:u64) Arg(0)
+              n [0x4, 0x27) (reg4:i32) Arg(0)
+              n [0x2f, 0x3b) (reg4:i32) Arg(0)
+              scale [0x4, 0xd1) (reg1:i32) Arg(0)
+              total [0x4, 0x49) (const 0) Arg(0) StackValue
+              total [0x55, 0x60) (reg8:i32) Arg(0)
+              total [0x60, 0x77) (reg9:i32) Arg(0)
+              total [0x79, 0x84) (reg8:i32) Arg(0)
+              total [0x84, 0x96) (reg10:i32) Arg(0)
+              total [0x96, 0xa8) (reg8:i32) Arg(0)
+              total [0xa8, 0xba) (reg10:i32) Arg(0)
+              total [0xba, 0xd1) (reg8:i32) Arg(0)
+              i [0x4, 0x49) (const 0) Arg(0) StackValue
+              i [0x55, 0x77) (reg4:i64) Arg(0)
+              i [0x79, 0x8b) (reg4:i64) Arg(0)
+              i [0x8b, 0x8f) (reg8:i64) Arg(0)
+              i [0x9d, 0xa1) (reg10:i64) Arg(0)
+              i [0xaf, 0xb3) (reg8:i64) Arg(0)
+              i [0xbe, 0xd1) (reg4:i64) Arg(0)
+              v [0x5d, 0x60) (reg9:i32) Arg(0)
+              v [0x81, 0x84) (reg10:i32) Arg(0)
+              v [0x93, 0x96) (reg8:i32) Arg(0)
+              v [0xa5, 0xa8) (reg10:i32) Arg(0)
+              v [0xb7, 0xba) (reg8:i32) Arg(0)
+        "#]],
+    );
+}
+
+#[test]
+fn str_len_pointer_loop() {
+    check(
+        "strings.O2.ll",
+        "str_len",
+        expect![[r#"
+               0: push rbp
+               1: mov rbp, rsp
+               4: mov rax, rdi
+               7: movzx ecx, byte ptr [rax]
+               a: lea rdx, [rax+1]
+               e: test cl, cl
+              10: je short 0x17
+              12: mov rax, rdx
+              15: jmp short 7
+              17: sub rax, rdi
+              1a: pop rbp
+              1b: ret
+            rows:
+              0x0 2:0 stmt
+              0x4 4:3 stmt prologue_end
+              0x7 4:10 stmt
+              0xa 5:6 stmt
+              0xe 4:3 
+              0x12 4:3 stmt
+              0x17 6:28 stmt
+              0x1a 6:3 epilogue_begin
+            variables:
+              s [0x4, 0x1c) (reg5:u64) Arg(0)
+              p [0x4, 0x7) (reg5:u64) Arg(0)
+              p [0x7, 0xe) (reg0:u64) Arg(0)
+              p [0xe, 0x1c) (reg1:u64) Arg(0)
+        "#]],
     );
 }

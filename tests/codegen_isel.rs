@@ -93,13 +93,11 @@ fn arith_temps_narrow() {
               %7 = COPY $rsi
               DBG_VALUE %6, !var0, !expr0  ; loc 14
               DBG_VALUE %7, !var1, !expr1  ; loc 14
-              %8 = MOVZX32_16 %6  ; loc 15
-              %0 = COPY %8  ; loc 15
+              %0 = MOVZX32_16 %6  ; loc 15
               %1 = COPY %0  ; loc 16
               %1 = SHL32 %1, 8  ; loc 16
               DBG_VALUE %1, !var2, !expr2  ; loc 14
-              %9 = MOVZX32_8 %7  ; loc 17
-              %2 = COPY %9  ; loc 17
+              %2 = MOVZX32_8 %7  ; loc 17
               %3 = COPY %1  ; loc 18
               %3 = OR32 %3, %2  ; loc 18
               DBG_VALUE %3, !var3, !expr2  ; loc 14
@@ -171,28 +169,22 @@ fn many_args_weigh() {
               DBG_VALUE %20, !var5, !expr5  ; loc 1
               DBG_VALUE %21, !var6, !expr2  ; loc 1
               DBG_VALUE %22, !var7, !expr3  ; loc 1
-              %23 = MOVSX32_8 %15  ; loc 2
-              %0 = COPY %23  ; loc 2
-              %24 = MOVSX32_16 %16  ; loc 3
-              %1 = COPY %24  ; loc 3
+              %0 = MOVSX32_8 %15  ; loc 2
+              %1 = MOVSX32_16 %16  ; loc 3
               %2 = COPY %1  ; loc 4
               %2 = ADD32 %2, %0  ; loc 4
               %3 = COPY %2  ; loc 5
               %3 = ADD32 %3, %17  ; loc 5
-              %25 = MOVSX64_32 %3  ; loc 2
-              %4 = COPY %25  ; loc 2
+              %4 = MOVSX64_32 %3  ; loc 2
               DBG_VALUE %4, !var8, !expr3  ; loc 1
-              %26 = MOVZX64_8 %19  ; loc 6
-              %5 = COPY %26  ; loc 6
-              %27 = MOVZX64_16 %20  ; loc 7
-              %6 = COPY %27  ; loc 7
+              %5 = MOVZX64_8 %19  ; loc 6
+              %6 = MOVZX64_16 %20  ; loc 7
               %7 = COPY %5  ; loc 8
               %7 = ADD64 %7, %6  ; loc 8
               %8 = COPY %18  ; loc 8
               %8 = SUB64 %8, %7  ; loc 8
               DBG_VALUE %8, !var9, !expr3  ; loc 1
-              %28 = MOVSX64_32 %21  ; loc 9
-              %9 = COPY %28  ; loc 9
+              %9 = MOVSX64_32 %21  ; loc 9
               %10 = COPY %9  ; loc 10
               %10 = IMUL64 %10, %22  ; loc 10
               DBG_VALUE %10, !var10, !expr3  ; loc 1

@@ -1,6 +1,6 @@
 //! The whole corpus through the binary: every program, from every IR form,
 //! links with its driver and prints exactly the expected output, and
-//! llvm-dwarfdump --verify is clean on every object. Also: in the -O0 build of
+//! llvm-dwarfdump --verify is clean on every object (tuned for gdb and for lldb). Also: in the -O0 build of
 //! sum_array, a breakpoint on every line with code stops there (stepping
 //! against llc-19 is in codegen_lines_gdb.rs).
 
@@ -21,6 +21,16 @@ fn check(program: &str, form: &str) {
     );
     let (ok, text) = dwarfdump_verify(&object);
     assert!(ok, "llvm-dwarfdump --verify on {program}.{form}:\n{text}");
+    let lldb_dir = dir.path().join("lldb");
+    std::fs::create_dir(&lldb_dir).unwrap();
+    let mut lldb_flags = flags.to_vec();
+    lldb_flags.push("--debugger-tune=lldb");
+    let lldb_object = compile_fixture(&lldb_dir, &format!("{program}.{form}.ll"), &lldb_flags);
+    let (ok, text) = dwarfdump_verify(&lldb_object);
+    assert!(
+        ok,
+        "llvm-dwarfdump --verify on {program}.{form} tuned for lldb:\n{text}"
+    );
 }
 
 macro_rules! corpus_tests {

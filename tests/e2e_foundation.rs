@@ -80,10 +80,7 @@ fn gdb_shows_blends_arguments_return_value_and_caller() {
         out[start..end].to_string()
     };
     assert_eq!(section("==args1==\n", "#0"), "x = -7\ny = 11\n", "{out}");
-    assert!(
-        out.contains("#0  blend (x=-7, y=11) at "),
-        "{out}"
-    );
+    assert!(out.contains("#0  blend (x=-7, y=11) at "), "{out}");
     assert!(
         out.contains(" in main () at "),
         "bt must show main as the caller:\n{out}"

@@ -2,9 +2,13 @@
 //! -O2 IR, gdb stops on every source line that has code and prints every
 //! variable in scope; each value must be one the gcc -O0 build of the same C
 //! source shows for that variable at that line (on any visit), or
-//! `<optimized out>`. Before a local's declaration line has run, any value is
-//! accepted (the -O0 build shows stack garbage there). The same walk over
-//! llc-19's object of the same IR is reported beside ours for comparison.
+//! `<optimized out>`. Before a local's first assignment any value is
+//! accepted: on its declaration line and before, and wherever the reference
+//! shows it unassigned (the reference is built with
+//! `-ftrivial-auto-var-init=pattern`, so a local declared without an
+//! initializer shows gcc's 0xFE fill pattern until it is assigned). The same
+//! walk over llc-19's object of the same IR is reported beside ours for
+//! comparison.
 
 mod support;
 
@@ -50,12 +54,12 @@ fn walk(exe: &Path, anchor: &str, max_hits: u32) -> Vec<Shown> {
                 function = f.to_string();
                 line = l.parse().unwrap();
             }
-            ["VAR", name, kind, decl, value] => shown.push(Shown {
+            ["VAR", name, kind, decl_line, value] => shown.push(Shown {
                 function: function.clone(),
                 line,
                 name: name.to_string(),
                 is_local: *kind == "local",
-                decl_line: decl.parse().unwrap(),
+                decl_line: decl_line.parse().unwrap(),
                 value: value.to_string(),
             }),
             _ => {}
@@ -85,6 +89,23 @@ struct Tally {
     available: usize,
     optimized_out: usize,
     wrong: Vec<String>,
+}
+
+/// Whether a reference value is (or contains) gcc's fill pattern for a local
+/// not yet assigned: 0xFE bytes read as a char, short, int, long or pointer.
+fn is_unassigned(value: &str) -> bool {
+    const PATTERNS: [&str; 9] = [
+        "-16843010",
+        "4278124286",
+        "-72340172838076674",
+        "18374403900871474942",
+        "0xfefefefe",
+        "\\376",
+        "-258",
+        "65278",
+        "-2 '",
+    ];
+    PATTERNS.iter().any(|p| value.contains(p))
 }
 
 /// Whether a value shown matches a reference value: equal, where each
@@ -119,8 +140,15 @@ fn judge(shown: &[Shown], reference: &HashMap<(String, u32, String), HashSet<Str
         tally.available += 1;
         let key = (s.function.clone(), s.line, s.name.clone());
         let seen = reference.get(&key);
-        let ok = seen.is_some_and(|values| values.iter().any(|v| matches_reference(&s.value, v)))
-            || (s.is_local && s.line <= s.decl_line && !s.value.starts_with("<error"));
+        // A local whose declaration (with its initializer) has not run yet.
+        let before_declaration = s.is_local && s.line <= s.decl_line;
+        let ok = !s.value.starts_with("<error")
+            && (before_declaration
+                || seen.is_some_and(|values| {
+                    values
+                        .iter()
+                        .any(|v| is_unassigned(v) || matches_reference(&s.value, v))
+                }));
         if !ok {
             tally.wrong.push(format!(
                 "{}:{} {} = {} (gcc -O0 shows {:?})",
@@ -138,7 +166,7 @@ fn check(program: &str) {
 
     let reference_exe = dir.path().join("reference");
     let out = run(Command::new("gcc")
-        .args(["-g", "-O0"])
+        .args(["-g", "-O0", "-ftrivial-auto-var-init=pattern"])
         .arg(fixture(&format!("src/{program}.c")))
         .arg(fixture(&format!("src/{program}.driver.c")))
         .arg("-o")

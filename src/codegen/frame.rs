@@ -79,6 +79,12 @@ impl LoweredFrame {
     pub fn slot_cfa_offset(&self, slot: StackSlotId) -> i64 {
         self.slot_offsets[slot.0 as usize]
     }
+
+    /// The rbp-relative offset of `slot`'s first byte (how the lowered code
+    /// addresses it).
+    pub fn slot_rbp_offset(&self, slot: StackSlotId) -> i64 {
+        self.slot_offsets[slot.0 as usize] + RBP_BELOW_CFA
+    }
 }
 
 /// Distance from the CFA down to rbp: return address and saved rbp.

@@ -11,7 +11,8 @@
 //!   and closes the open range of the same key and of every overlapping
 //!   fragment of the same variable.
 //! - A range ends after an instruction that writes a register it reads
-//!   (calls clobber the caller-saved registers), or at the end of its block.
+//!   (calls clobber the caller-saved registers) or stores into a spill slot
+//!   it reads, or at the end of its block.
 //! - A location continues into a block when every predecessor ends with
 //!   that same location (a forward dataflow over the blocks, LLVM's
 //!   LiveDebugValues in its simplest form), so straight-line code split
@@ -31,7 +32,9 @@ use std::collections::HashMap;
 use dwarfsmith_emit::model::{Location, LocationArg, Op};
 
 use crate::codegen::isel::{ArgType, DebugTable, VariableKey};
-use crate::codegen::mir::{Access, BlockId, DbgOperand, DbgValue, Function, InstKind, Reg};
+use crate::codegen::mir::{
+    Access, BlockId, DbgOperand, DbgValue, Function, InstKind, Reg, StackSlotId,
+};
 use crate::x86::Gpr;
 
 /// One address range over which a variable (or a fragment of it) is at a
@@ -60,6 +63,9 @@ pub struct HistoryInput<'a> {
     pub code_size: u64,
     /// CFA-relative offset of each stack slot.
     pub slot_offsets: &'a [i64],
+    /// (block, instruction, slot) of every store into a spill slot: it ends
+    /// the locations that read the slot, as a register write does.
+    pub spill_stores: &'a [(usize, usize, StackSlotId)],
     /// The meaning of the debug values' numbers.
     pub table: &'a DebugTable,
 }
@@ -70,6 +76,8 @@ struct Open {
     location: Location,
     /// Registers the location reads.
     registers: Vec<Gpr>,
+    /// Spill slots the location reads.
+    spill_slots: Vec<StackSlotId>,
 }
 
 /// Open locations by variable-key number, sorted by key.
@@ -81,6 +89,11 @@ pub fn variable_ranges(input: &HistoryInput) -> Vec<VariableRange> {
     let mir = input.mir;
     let n = mir.blocks.len();
     let declares = declared_variables(input);
+    let stores: HashMap<(usize, usize), StackSlotId> = input
+        .spill_stores
+        .iter()
+        .map(|&(b, i, slot)| ((b, i), slot))
+        .collect();
     // Predecessors for the dataflow.
     let mut preds = vec![Vec::new(); n];
     for b in 0..n {
@@ -98,7 +111,7 @@ pub fn variable_ranges(input: &HistoryInput) -> Vec<VariableRange> {
         rounds += 1;
         for (b, block_preds) in preds.iter().enumerate() {
             let entry = block_entry(b, block_preds, &outs);
-            let out = walk_block(input, b, entry, &declares, &mut |_| {});
+            let out = walk_block(input, b, entry, &declares, &stores, &mut |_| {});
             if outs[b].as_ref() != Some(&out) {
                 outs[b] = Some(out);
                 changed = true;
@@ -109,7 +122,7 @@ pub fn variable_ranges(input: &HistoryInput) -> Vec<VariableRange> {
     let mut ranges = Vec::new();
     for (b, block_preds) in preds.iter().enumerate() {
         let entry = block_entry(b, block_preds, &outs);
-        walk_block(input, b, entry, &declares, &mut |r| ranges.push(r));
+        walk_block(input, b, entry, &declares, &stores, &mut |r| ranges.push(r));
     }
     for (key, location) in declares {
         ranges.push(VariableRange {
@@ -176,6 +189,7 @@ fn walk_block(
     b: usize,
     mut state: State,
     declares: &HashMap<u32, Location>,
+    spill_stores: &HashMap<(usize, usize), StackSlotId>,
     emit: &mut dyn FnMut(VariableRange),
 ) -> State {
     let table = input.table;
@@ -216,6 +230,14 @@ fn walk_block(
                     |k: u32, _: &Open| !same_or_overlapping(&table.variables[k as usize], &key);
                 close(&mut state, &mut starts, &overlaps, offset);
                 if let Some((location, registers)) = location_of(input, d) {
+                    let spill_slots = d
+                        .operands
+                        .iter()
+                        .filter_map(|o| match o {
+                            DbgOperand::SpillSlot(slot, _) => Some(*slot),
+                            _ => None,
+                        })
+                        .collect();
                     let at = state.partition_point(|(k, _)| *k < d.variable);
                     state.insert(
                         at,
@@ -224,6 +246,7 @@ fn walk_block(
                             Open {
                                 location,
                                 registers,
+                                spill_slots,
                             },
                         ),
                     );
@@ -232,11 +255,14 @@ fn walk_block(
             }
             kind => {
                 let clobbered = written_registers(kind);
-                if clobbered.is_empty() {
+                let stored = spill_stores.get(&(b, i)).copied();
+                if clobbered.is_empty() && stored.is_none() {
                     continue;
                 }
-                let survives =
-                    |_: u32, open: &Open| !open.registers.iter().any(|r| clobbered.contains(r));
+                let survives = |_: u32, open: &Open| {
+                    !open.registers.iter().any(|r| clobbered.contains(r))
+                        && !stored.is_some_and(|slot| open.spill_slots.contains(&slot))
+                };
                 close(&mut state, &mut starts, &survives, end);
             }
         }
@@ -341,4 +367,206 @@ fn location_of(input: &HistoryInput, d: &DbgValue) -> Option<(Location, Vec<Gpr>
     registers.sort();
     registers.dedup();
     Some((Location { args, ops }, registers))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codegen::isel::DebugExpr;
+    use crate::codegen::mir::{CallTarget, Inst, Width};
+    use crate::ir::{LocId, MdId};
+    use crate::x86::abi::CALLER_SAVED;
+
+    fn dbg(variable: u32, operand: DbgOperand, indirect: bool) -> InstKind {
+        InstKind::DbgValue(DbgValue {
+            variable,
+            operands: vec![operand],
+            expr: 0,
+            indirect,
+        })
+    }
+
+    fn reg(g: Gpr) -> DbgOperand {
+        DbgOperand::Reg(Reg::Phys(g))
+    }
+
+    fn mov(dst: Gpr, imm: i64) -> InstKind {
+        InstKind::MovImm {
+            dst: Reg::Phys(dst),
+            imm,
+            width: Width::W32,
+        }
+    }
+
+    /// Ranges of blocks of instructions; every real instruction is 2 bytes.
+    /// Variables: 0 = `x`, 1 = `y` bits 0..32, 2 = `y` bits 32..64,
+    /// 3 = `y` whole.
+    fn ranges(blocks: Vec<Vec<InstKind>>) -> Vec<(u32, u64, u64, String)> {
+        ranges_with_stores(blocks, &[])
+    }
+
+    fn ranges_with_stores(
+        blocks: Vec<Vec<InstKind>>,
+        spill_stores: &[(usize, usize, StackSlotId)],
+    ) -> Vec<(u32, u64, u64, String)> {
+        let mut mir = Function::new("f");
+        let mut offsets = Vec::new();
+        let mut block_offsets = Vec::new();
+        let mut at = 0u32;
+        for insts in blocks {
+            block_offsets.push(at);
+            let mut block_offsets_of = Vec::new();
+            let b = mir.new_block();
+            for kind in insts {
+                let len = if matches!(kind, InstKind::DbgValue(_)) {
+                    0
+                } else {
+                    2
+                };
+                block_offsets_of.push((at, len));
+                at += len;
+                mir.blocks[b.0 as usize].insts.push(Inst::new(kind, 0));
+            }
+            offsets.push(block_offsets_of);
+        }
+        let key = |variable, fragment| VariableKey {
+            variable: MdId(variable),
+            inlined_at: None::<LocId>,
+            fragment,
+        };
+        let mut table = DebugTable::default();
+        table.intern_variable(key(10, None));
+        table.intern_variable(key(11, Some((0, 32))));
+        table.intern_variable(key(11, Some((32, 32))));
+        table.intern_variable(key(11, None));
+        table.intern_expr(DebugExpr {
+            ops: vec![Op::Arg(0)],
+            args: vec![ArgType {
+                bits: 32,
+                signed: true,
+            }],
+        });
+        let input = HistoryInput {
+            mir: &mir,
+            inst_offsets: &offsets,
+            block_offsets: &block_offsets,
+            code_size: u64::from(at),
+            slot_offsets: &[-24],
+            spill_stores,
+            table: &table,
+        };
+        variable_ranges(&input)
+            .into_iter()
+            .map(|r| {
+                let arg = match r.location.args[0] {
+                    LocationArg::Register { register, .. } => format!("reg{register}"),
+                    LocationArg::FrameSlot(o) => format!("cfa{o}"),
+                    LocationArg::Constant(c) => format!("const{c}"),
+                };
+                let ops: Vec<String> = r.location.ops.iter().map(|o| format!("{o:?}")).collect();
+                let fragment = r.key.fragment.map_or(String::new(), |f| format!("{f:?}"));
+                (
+                    r.key.variable.0,
+                    r.start,
+                    r.end,
+                    format!("{arg} {}{fragment}", ops.join(" ")),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn clobbers_calls_and_undefined_values_end_ranges() {
+        let call = InstKind::Call {
+            target: CallTarget::Symbol("g".into()),
+            args: vec![],
+            rets: vec![],
+            clobbers: CALLER_SAVED,
+        };
+        let got = ranges(vec![vec![
+            mov(Gpr::Rax, 1),
+            dbg(0, reg(Gpr::Rax), false),
+            mov(Gpr::Rcx, 2),
+            mov(Gpr::Rax, 3), // clobbers x: the range ends after it
+            dbg(0, reg(Gpr::Rbx), false),
+            call, // rbx is callee-saved: x survives
+            dbg(0, DbgOperand::Imm(7), false),
+            mov(Gpr::Rdx, 4),
+            dbg(0, DbgOperand::NoReg, false),
+            mov(Gpr::Rdx, 5),
+        ]]);
+        assert_eq!(
+            got,
+            [
+                (10, 2, 6, "reg0 Arg(0)".to_string()),
+                (10, 6, 8, "reg3 Arg(0)".to_string()),
+                (10, 8, 10, "const7 Arg(0) StackValue".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn fragments_overlap_and_declares_cover_the_function() {
+        let got = ranges(vec![vec![
+            dbg(1, reg(Gpr::Rax), false),
+            dbg(2, reg(Gpr::Rcx), false),
+            mov(Gpr::Rdx, 1),
+            dbg(3, reg(Gpr::Rsi), false), // the whole variable ends both pieces
+            mov(Gpr::Rdx, 2),
+            dbg(0, DbgOperand::StackSlot(StackSlotId(0)), true),
+            mov(Gpr::Rdx, 3),
+        ]]);
+        assert_eq!(
+            got,
+            [
+                (10, 0, 6, "cfa-24 Arg(0)".to_string()),
+                (11, 2, 6, "reg4 Arg(0)".to_string()),
+                (11, 0, 2, "reg0 Arg(0)(0, 32)".to_string()),
+                (11, 0, 2, "reg2 Arg(0)(32, 32)".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn locations_flow_into_blocks_where_all_predecessors_agree() {
+        use crate::codegen::mir::{BlockId, Cond};
+        // bb0: x in rbx, y in rsi; branch to bb2 or fall into bb1.
+        // bb1: y moves to rdi. bb2 (join): x continues, y does not.
+        let got = ranges(vec![
+            vec![
+                dbg(0, reg(Gpr::Rbx), false),
+                dbg(3, reg(Gpr::Rsi), false),
+                mov(Gpr::Rax, 0),
+                InstKind::Jcc {
+                    cond: Cond::E,
+                    target: BlockId(2),
+                },
+            ],
+            vec![dbg(3, reg(Gpr::Rdi), false), mov(Gpr::Rax, 1)],
+            vec![mov(Gpr::Rax, 2), InstKind::Ret { uses: vec![] }],
+        ]);
+        assert_eq!(
+            got,
+            [
+                (10, 0, 10, "reg3 Arg(0)".to_string()),
+                (11, 0, 4, "reg4 Arg(0)".to_string()),
+                (11, 4, 6, "reg5 Arg(0)".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_store_into_its_spill_slot_ends_a_spilled_location() {
+        let slot = StackSlotId(0);
+        let got = ranges_with_stores(
+            vec![vec![
+                dbg(0, DbgOperand::SpillSlot(slot, Width::W64), false),
+                mov(Gpr::Rax, 1),
+                mov(Gpr::Rax, 2), // the spill store (by the list below)
+                mov(Gpr::Rax, 3),
+            ]],
+            &[(0, 2, slot)],
+        );
+        assert_eq!(got, [(10, 0, 4, "cfa-24 Arg(0)".to_string())]);
+    }
 }

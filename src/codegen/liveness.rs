@@ -22,7 +22,7 @@
 //! of the registers that cross block boundaries (block-local registers are
 //! left out of it); the ranges are linear in instructions.
 
-use super::mir::{Access, BlockId, Function, Gpr, InstKind, Reg};
+use super::mir::{Access, BlockId, Function, GprSet, InstKind, Reg, VReg};
 
 /// A half-open range `[start, end)` of program points.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -109,6 +109,8 @@ pub struct Liveness {
     /// number, then such virtual registers); `None` for a virtual register
     /// that lives within one block.
     global_index: Vec<Option<u32>>,
+    /// The register (index among all registers) of each global index.
+    global_regs: Vec<usize>,
     /// Registers live on entry to each block (by global index).
     pub live_in: Vec<BitSet>,
     /// Registers live on exit from each block (by global index).
@@ -128,6 +130,15 @@ impl Liveness {
     /// block boundary.
     pub fn index(&self, reg: Reg) -> Option<usize> {
         self.global_index[reg_index(self.vreg_count, reg)].map(|i| i as usize)
+    }
+
+    /// The virtual registers live on entry to block `b`.
+    pub fn live_in_vregs(&self, b: BlockId) -> impl Iterator<Item = VReg> + '_ {
+        self.live_in[b.0 as usize]
+            .iter()
+            .map(|gi| self.global_regs[gi])
+            .filter(|&idx| idx < self.vreg_count)
+            .map(|idx| VReg(idx as u32))
     }
 
     /// Whether `reg` holds a needed value at `pos`.
@@ -174,7 +185,10 @@ fn for_each_access(kind: &InstKind, vreg_count: usize, f: &mut dyn FnMut(usize, 
     kind.visit_regs(&mut |r, a| f(reg_index(vreg_count, r), a));
     let uses = kind.implicit_uses();
     let defs = kind.implicit_defs();
-    for g in Gpr::ALL {
+    if uses.is_empty() && defs.is_empty() {
+        return;
+    }
+    for g in GprSet(uses.0 | defs.0).iter() {
         let idx = vreg_count + usize::from(g.hw());
         match (uses.contains(g), defs.contains(g)) {
             (true, true) => f(idx, Access::UseDef),
@@ -386,6 +400,7 @@ pub fn compute(f: &Function) -> Liveness {
     Liveness {
         vreg_count,
         global_index,
+        global_regs,
         live_in,
         live_out,
         vreg_ranges: ranges,
@@ -408,12 +423,13 @@ fn push_range(list: &mut Vec<Range>, r: Range) {
     }
 }
 
-/// Sorts and merges overlapping or touching ranges in place (they arrive
-/// nearly sorted).
+/// Sorts and merges overlapping ranges in place; lists built with
+/// [`push_range`] are already sorted and disjoint and are left alone.
 fn merge_ranges(list: &mut Vec<Range>) {
-    if list.windows(2).any(|w| w[0].start > w[1].start) {
-        list.sort_unstable();
+    if list.windows(2).all(|w| w[0].end <= w[1].start) {
+        return;
     }
+    list.sort_unstable();
     let mut out: Vec<Range> = Vec::with_capacity(list.len());
     for r in list.drain(..) {
         match out.last_mut() {
@@ -454,7 +470,7 @@ pub fn debug_positions(f: &Function) -> Vec<Vec<Option<DebugPosition>>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codegen::mir::{AluOp, Cond, DbgOperand, DbgValue, Inst, Rm, Rmi, VReg, Width};
+    use crate::codegen::mir::{AluOp, Cond, DbgOperand, DbgValue, Gpr, Inst, Rm, Rmi, VReg, Width};
     use crate::x86::abi::CALLER_SAVED;
 
     fn v(n: u32) -> Reg {

@@ -11,7 +11,8 @@
 //! Promises and conventions:
 //! - Two-address form as x86 has it: [`InstKind::Alu`] `dst op= src`; isel
 //!   writes `Copy d, a; Add d, b`.
-//! - Blocks are in layout order, entry first; a block ends with its
+//! - Blocks are in layout order, entry first; the entry block has no
+//!   predecessors (as in LLVM IR: the prologue goes there); a block ends with its
 //!   terminators (`Jcc`* then at most one `Jmp`/`JmpIndirect`/`Ret`/`Ud2`),
 //!   and falls through to the next block when the last one is a `Jcc` or it
 //!   has none.

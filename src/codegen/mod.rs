@@ -14,7 +14,7 @@
 //! `debug_info` (byte-identical `.text`); functions appear in the order of
 //! the module's definitions.
 
-pub mod assignment_tracking;
+pub mod debug_prep;
 pub mod frame;
 pub mod history;
 pub mod isel;
@@ -110,6 +110,7 @@ pub fn compile_module(
                 block_offsets: &finished.block_offsets,
                 code_size,
                 slot_offsets: &finished.frame.slot_offsets,
+                spill_stores: &finished.spill_stores,
                 table: &selected.debug,
             });
             (rows, ranges)

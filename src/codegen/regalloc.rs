@@ -19,7 +19,9 @@
 //!    register is only used when needed). With none free, the values in the
 //!    way on some register are evicted (spilled) if each costs less per
 //!    point of life than this one (uses, weighted by loop depth), choosing
-//!    the register whose evictees weigh least; else this value is spilled.
+//!    the register whose evictees weigh least (an evicted value moves to
+//!    another register with room for it, or is spilled); else this value
+//!    is spilled.
 //!    Spill temporaries are never spilled.
 //! 3. A spilled register gets an 8-byte slot; every instruction touching it
 //!    reads it as a memory operand where x86 allows, or through a fresh
@@ -28,10 +30,15 @@
 //!    nothing is spilled.
 //!
 //! Debug values are never seen by steps 1–3 (so code is byte-identical with
-//! and without them). Each operand naming a virtual register is rewritten at
-//! the instruction's own position: the assigned physical register, or the
-//! spill slot ([`DbgOperand::SpillSlot`]) when it was spilled, if the
-//! register is live there; `$noreg` otherwise.
+//! and without them); they stay at their positions and only their operands
+//! naming virtual registers are rewritten:
+//! - a spilled register becomes its slot ([`DbgOperand::SpillSlot`]) where
+//!   it is live (the slot is written after every definition), `$noreg`
+//!   elsewhere;
+//! - otherwise it becomes its physical register wherever that register
+//!   still holds its value: everywhere it is live, and after its last use
+//!   (or a coalesced copy) until the physical register is written; `$noreg`
+//!   elsewhere.
 //!
 //! Cost: each round is linear in instructions plus a log factor per live
 //! range; rounds are few (spill temporaries are tiny and never spill).
@@ -90,9 +97,7 @@ pub fn allocate(f: &mut Function) -> Result<Allocation, RegallocError> {
             .filter(|&v| outcome.spilled[v as usize])
             .collect();
         if spilled.is_empty() {
-            rewrite_debug(f, &live, &positions, &|v| {
-                outcome.assignment[v as usize].map(|g| DbgOperand::Reg(Reg::Phys(g)))
-            });
+            place_debug_values(f, &live, &outcome.assignment);
             apply_assignment(f, &outcome.assignment);
             return Ok(Allocation {
                 callee_saved_used: callee_saved_written(f),
@@ -213,7 +218,7 @@ fn scan(f: &Function, live: &Liveness, unspillable: &[bool]) -> Result<ScanOutco
     for &vreg in &order {
         let mine = &ranges[vreg as usize];
         let fits = |g: Gpr, occupancy: &[Occupancy]| occupancy[usize::from(g.hw())].is_free(mine);
-        let hinted = hints[vreg as usize].iter().find_map(|hint| {
+        let hinted = hints[vreg as usize].iter().flatten().find_map(|hint| {
             let g = match *hint {
                 Reg::Phys(g) => g,
                 Reg::Virt(other) => assignment[other.0 as usize]?,
@@ -258,14 +263,29 @@ fn scan(f: &Function, live: &Liveness, unspillable: &[bool]) -> Result<ScanOutco
         }
         match best {
             Some((g, evictees, _)) => {
-                let occ = &mut occupancy[usize::from(g.hw())];
-                for old in evictees {
-                    occ.remove(&ranges[old as usize]);
-                    spilled[old as usize] = true;
-                    assignment[old as usize] = None;
+                for &old in &evictees {
+                    occupancy[usize::from(g.hw())].remove(&ranges[old as usize]);
                 }
-                occ.insert(mine, vreg);
+                occupancy[usize::from(g.hw())].insert(mine, vreg);
                 assignment[vreg as usize] = Some(g);
+                // An evicted value moves to another register with room for
+                // it, if there is one; otherwise it is spilled.
+                for old in evictees {
+                    let theirs = &ranges[old as usize];
+                    let moved = ALLOCATION_ORDER
+                        .into_iter()
+                        .find(|&h| occupancy[usize::from(h.hw())].is_free(theirs));
+                    match moved {
+                        Some(h) => {
+                            occupancy[usize::from(h.hw())].insert(theirs, old);
+                            assignment[old as usize] = Some(h);
+                        }
+                        None => {
+                            spilled[old as usize] = true;
+                            assignment[old as usize] = None;
+                        }
+                    }
+                }
             }
             None if current_spillable => spilled[vreg as usize] = true,
             None => {
@@ -315,16 +335,22 @@ fn use_weights(f: &Function) -> Vec<u64> {
     weights
 }
 
-/// For each virtual register, the registers it is copied from or to.
-fn copy_hints(f: &Function) -> Vec<Vec<Reg>> {
-    let mut hints: Vec<Vec<Reg>> = vec![Vec::new(); f.vregs.len()];
+/// For each virtual register, up to two registers it is copied from or to.
+fn copy_hints(f: &Function) -> Vec<[Option<Reg>; 2]> {
+    let mut hints: Vec<[Option<Reg>; 2]> = vec![[None; 2]; f.vregs.len()];
+    let mut add = |v: VReg, hint: Reg| {
+        let slots = &mut hints[v.0 as usize];
+        if let Some(free) = slots.iter_mut().find(|s| s.is_none()) {
+            *free = Some(hint);
+        }
+    };
     for inst in f.blocks.iter().flat_map(|b| &b.insts) {
         if let InstKind::Copy { dst, src } = inst.kind {
             if let Reg::Virt(d) = dst {
-                hints[d.0 as usize].push(src);
+                add(d, src);
             }
             if let Reg::Virt(s) = src {
-                hints[s.0 as usize].push(dst);
+                add(s, dst);
             }
         }
     }
@@ -355,6 +381,73 @@ fn rewrite_debug(
                     } else {
                         DbgOperand::NoReg
                     };
+                }
+            }
+        }
+    }
+}
+
+/// Rewrites the debug operands naming virtual registers once every
+/// register has its place: the assigned register where it still holds the
+/// register's value, `$noreg` elsewhere.
+///
+/// A forward walk over each block tracks which virtual registers' values
+/// each physical register holds: on entry the live-in ones assigned to it;
+/// a write replaces them by the register written (a coalesced copy, which
+/// disappears, adds its destination instead). This covers every point
+/// where the register is live, and also points after its last use until
+/// the physical register is overwritten (LLVM keeps those through
+/// coalescing); a register no instruction touches has no location.
+fn place_debug_values(f: &mut Function, live: &Liveness, assignment: &[Option<Gpr>]) {
+    let place = |r: Reg| match r {
+        Reg::Virt(v) => assignment[v.0 as usize],
+        Reg::Phys(g) => Some(g),
+    };
+    let mut holds: [Vec<u32>; 16] = Default::default();
+    for (b, block) in f.blocks.iter_mut().enumerate() {
+        for h in &mut holds {
+            h.clear();
+        }
+        for v in live.live_in_vregs(BlockId(b as u32)) {
+            if let Some(g) = assignment[v.0 as usize] {
+                holds[usize::from(g.hw())].push(v.0);
+            }
+        }
+        for inst in &mut block.insts {
+            match &mut inst.kind {
+                InstKind::DbgValue(dbg) => {
+                    for op in &mut dbg.operands {
+                        if let DbgOperand::Reg(Reg::Virt(v)) = *op {
+                            *op = match assignment[v.0 as usize] {
+                                Some(g) if holds[usize::from(g.hw())].contains(&v.0) => {
+                                    DbgOperand::Reg(Reg::Phys(g))
+                                }
+                                _ => DbgOperand::NoReg,
+                            };
+                        }
+                    }
+                }
+                InstKind::Copy { dst, src } if place(*dst) == place(*src) => {
+                    if let (Reg::Virt(d), Some(g)) = (*dst, place(*dst)) {
+                        holds[usize::from(g.hw())].push(d.0);
+                    }
+                }
+                kind => {
+                    kind.visit_regs(&mut |r, access| {
+                        if access == Access::Use {
+                            return;
+                        }
+                        if let Some(g) = place(r) {
+                            let h = &mut holds[usize::from(g.hw())];
+                            h.clear();
+                            if let Reg::Virt(v) = r {
+                                h.push(v.0);
+                            }
+                        }
+                    });
+                    for g in kind.implicit_defs().iter() {
+                        holds[usize::from(g.hw())].clear();
+                    }
                 }
             }
         }
@@ -764,13 +857,15 @@ mod tests {
         }
         insts.push(add(v(0), v(1)));
         insts.push(dbg(3, vec![DbgOperand::Reg(v(1))]));
+        // A register no instruction touches has no location.
+        insts.push(dbg(4, vec![DbgOperand::Reg(v(3 + n))]));
         insts.push(InstKind::Copy {
             dst: phys(Gpr::Rax),
             src: v(0),
         });
         insts.push(ret());
         let mut f = Function::new("t");
-        for _ in 0..3 + n {
+        for _ in 0..4 + n {
             f.new_vreg(Width::W64);
         }
         f.new_block();
@@ -788,14 +883,57 @@ mod tests {
         expect![[r#"
             [
                 "DBG_VALUE_LIST $rdi, 4, !var1, !expr0",
-                "DBG_VALUE $noreg, !var2, !expr0",
+                "DBG_VALUE $rax, !var2, !expr0",
                 "DBG_VALUE %stack.0:64, !var3, !expr0",
                 "DBG_VALUE $noreg, !var3, !expr0",
+                "DBG_VALUE $noreg, !var4, !expr0",
             ]
         "#]]
         .assert_debug_eq(&debug);
         f.blocks[0].insts.retain(|i| !i.is_debug());
         assert_eq!(f, plain, "debug values changed the allocation");
+    }
+
+    #[test]
+    fn debug_values_survive_coalesced_copies_until_the_register_is_written() {
+        // %0 dies at the copy into %1, which takes its register: the value
+        // is still there for the first debug value, not after the add.
+        check(
+            2,
+            vec![
+                mov(v(0), 7),
+                InstKind::Copy {
+                    dst: v(1),
+                    src: v(0),
+                },
+                dbg(1, vec![DbgOperand::Reg(v(0))]),
+                InstKind::Alu {
+                    op: AluOp::Add,
+                    width: Width::W64,
+                    dst: v(1),
+                    src: Rmi::Imm(1),
+                },
+                dbg(1, vec![DbgOperand::Reg(v(0))]),
+                dbg(2, vec![DbgOperand::Reg(v(1))]),
+                InstKind::Copy {
+                    dst: phys(Gpr::Rax),
+                    src: v(1),
+                },
+                ret(),
+                dbg(2, vec![DbgOperand::Reg(v(1))]),
+            ],
+            expect![[r#"
+                name: t
+                bb.0:
+                  $rax = MOV64 7
+                  DBG_VALUE $rax, !var1, !expr0
+                  $rax = ADD64 $rax, 1
+                  DBG_VALUE $noreg, !var1, !expr0
+                  DBG_VALUE $rax, !var2, !expr0
+                  RET $rax
+                  DBG_VALUE $rax, !var2, !expr0
+            "#]],
+        );
     }
 
     #[test]

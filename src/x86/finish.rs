@@ -14,9 +14,12 @@
 
 use super::encode::{self, EncodeError};
 use crate::codegen::frame::{self, LoweredFrame};
-use crate::codegen::mir::{Function, StackSlotId};
+use crate::codegen::mir::{
+    Address, AddressBase, Function, Gpr, InstKind, Reg, StackSlotId, StackSlotKind, Width,
+};
 use crate::codegen::regalloc::{self, Allocation, RegallocError};
 use dwarfsmith_emit::model::{self, CfiRow, Relocation};
+use std::collections::HashMap;
 use std::fmt;
 
 /// What [`finish_function`] needs besides the function.
@@ -55,6 +58,13 @@ pub struct FinishedFunction {
     pub frame: LoweredFrame,
     /// What register allocation did.
     pub allocation: Allocation,
+    /// Every instruction of `mir` that writes a spill slot, as (block,
+    /// instruction index, slot): a location
+    /// [`crate::codegen::mir::DbgOperand::SpillSlot`] of that slot opened
+    /// before it no longer holds the value it described once it runs (the
+    /// spilled register was defined anew), just as a register write ends a
+    /// register location.
+    pub spill_stores: Vec<(usize, usize, StackSlotId)>,
 }
 
 impl FinishedFunction {
@@ -118,7 +128,9 @@ pub fn finish_function(
             }
         })
         .collect();
+    let spill_stores = spill_stores(&f, &frame);
     Ok(FinishedFunction {
+        spill_stores,
         mir: f,
         inst_offsets: encoded.inst_offsets,
         block_offsets: encoded.block_offsets,
@@ -130,4 +142,40 @@ pub fn finish_function(
         frame,
         allocation,
     })
+}
+
+/// The stores into spill slots of a frame-lowered function: 64-bit stores
+/// at a spill slot's rbp-relative address (only spill code writes there).
+fn spill_stores(f: &Function, frame: &LoweredFrame) -> Vec<(usize, usize, StackSlotId)> {
+    let by_disp: HashMap<i64, StackSlotId> = f
+        .stack_slots
+        .iter()
+        .enumerate()
+        .filter(|(_, slot)| slot.kind == StackSlotKind::Spill)
+        .map(|(i, _)| {
+            let id = StackSlotId(i as u32);
+            (frame.slot_rbp_offset(id), id)
+        })
+        .collect();
+    let mut out = Vec::new();
+    for (b, block) in f.blocks.iter().enumerate() {
+        for (i, inst) in block.insts.iter().enumerate() {
+            if let InstKind::Store {
+                addr:
+                    Address {
+                        base: AddressBase::Reg(Reg::Phys(Gpr::Rbp)),
+                        index: None,
+                        disp,
+                    },
+                width: Width::W64,
+                ..
+            } = &inst.kind
+            {
+                if let Some(&slot) = by_disp.get(&i64::from(*disp)) {
+                    out.push((b, i, slot));
+                }
+            }
+        }
+    }
+    out
 }

@@ -1,5 +1,6 @@
 //! Everything that knows x86-64: registers, the SysV calling convention,
-//! and encoding of machine IR into bytes.
+//! encoding of machine IR into bytes, and the back end's entry point
+//! [`finish_function`] (register allocation → frame lowering → encoding).
 //!
 //! In: register names and (for [`encode`]) a fully allocated, frame-lowered
 //! [`crate::codegen::mir::Function`]. Out: DWARF register numbers, ABI

@@ -71,11 +71,6 @@ impl Gpr {
         self as u8
     }
 
-    /// The register with hardware number `hw` (0–15).
-    pub fn from_hw(hw: u8) -> Gpr {
-        Gpr::ALL[usize::from(hw & 15)]
-    }
-
     /// The SysV x86-64 DWARF register number.
     pub fn dwarf(self) -> u16 {
         match self {

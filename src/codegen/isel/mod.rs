@@ -93,6 +93,42 @@ pub fn select_function(
     })
 }
 
+/// The fewest cases worth a jump table.
+const JUMP_TABLE_MIN_CASES: usize = 4;
+
+/// Splits sorted switch cases into runs: each run of at least
+/// [`JUMP_TABLE_MIN_CASES`] cases whose span is at most three times its
+/// number of cases (and at most 4096) becomes a jump table; every other
+/// case is a run of its own, compared one by one. Greedy, left to right,
+/// each table as long as it can be.
+fn switch_clusters(cases: &[(i64, MBlock)]) -> Vec<&[(i64, MBlock)]> {
+    let dense = |run: &[(i64, MBlock)]| {
+        let span = i128::from(run[run.len() - 1].0) - i128::from(run[0].0) + 1;
+        span <= 3 * run.len() as i128
+            && span <= 4096
+            && i32::try_from(run[0].0).is_ok()
+            && i32::try_from(run[run.len() - 1].0).is_ok()
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < cases.len() {
+        let mut best = i;
+        for j in (i + JUMP_TABLE_MIN_CASES - 1)..cases.len() {
+            if dense(&cases[i..=j]) {
+                best = j;
+            }
+        }
+        if best > i {
+            out.push(&cases[i..=best]);
+            i = best + 1;
+        } else {
+            out.push(&cases[i..=i]);
+            i += 1;
+        }
+    }
+    out
+}
+
 /// A type as .ll text writes it, for diagnostics.
 fn type_name(module: &Module, ty: &Type) -> String {
     let list = |types: &[Type]| {
@@ -211,6 +247,8 @@ struct Selector<'a> {
     succs: Vec<Vec<ir::BlockId>>,
     /// Edge blocks made for critical edges (pred, succ) → MIR block.
     edge_blocks: HashMap<(u32, u32), MBlock>,
+    /// Edge blocks in creation order, with the block they leave.
+    edge_order: Vec<(u32, MBlock)>,
     /// The MIR block instructions are appended to.
     current: MBlock,
     /// The `loc` given to instructions selected now.
@@ -233,6 +271,7 @@ impl<'a> Selector<'a> {
             inst_block: vec![u32::MAX; f.insts.len()],
             succs: ir::cfg::successors(f),
             edge_blocks: HashMap::new(),
+            edge_order: Vec::new(),
             current: MBlock(0),
             loc: 0,
             pos: f.pos,
@@ -312,7 +351,87 @@ impl<'a> Selector<'a> {
                 self.lower_inst(id)?;
             }
         }
+        self.layout();
         Ok(())
+    }
+
+    /// Moves each edge block right after the block it leaves (keeping live
+    /// ranges local), adds a jump where a block no longer falls through to
+    /// its old successor, drops jumps to the next block, and renumbers
+    /// every branch target.
+    fn layout(&mut self) {
+        let total = self.mir.blocks.len();
+        let mut after: Vec<Vec<u32>> = vec![Vec::new(); self.f.blocks.len()];
+        for &(pred, block) in &self.edge_order {
+            after[pred as usize].push(block.0);
+        }
+        let mut order = Vec::with_capacity(total);
+        for (b, edges) in after.iter().enumerate() {
+            order.push(b as u32);
+            order.extend_from_slice(edges);
+        }
+        let mut new_id = vec![0u32; total];
+        for (position, &old) in order.iter().enumerate() {
+            new_id[old as usize] = position as u32;
+        }
+        let mut old_blocks: Vec<Option<mir::Block>> = std::mem::take(&mut self.mir.blocks)
+            .into_iter()
+            .map(Some)
+            .collect();
+        for (position, &old) in order.iter().enumerate() {
+            let mut block = old_blocks[old as usize].take().unwrap_or_default();
+            let ends = block
+                .insts
+                .iter()
+                .rev()
+                .find(|i| !i.is_debug())
+                .map(|i| &i.kind);
+            let falls_through = !matches!(
+                ends,
+                Some(K::Jmp { .. } | K::JmpIndirect { .. } | K::Ret { .. } | K::Ud2)
+            );
+            let next_old = old as usize + 1;
+            if falls_through && next_old < total && new_id[next_old] != position as u32 + 1 {
+                let loc = block.insts.last().map_or(0, |i| i.loc);
+                block.insts.push(MInst::new(
+                    K::Jmp {
+                        target: MBlock(next_old as u32),
+                    },
+                    loc,
+                ));
+            }
+            for inst in &mut block.insts {
+                match &mut inst.kind {
+                    K::Jmp { target } | K::Jcc { target, .. } => {
+                        *target = MBlock(new_id[target.0 as usize]);
+                    }
+                    _ => {}
+                }
+            }
+            let next = MBlock(position as u32 + 1);
+            // `jcc next; jmp other` becomes `j!cc other`, falling through.
+            if let [.., a, b] = block.insts.as_mut_slice() {
+                if let (K::Jcc { cond, target }, K::Jmp { target: other }) = (&mut a.kind, &b.kind)
+                {
+                    if *target == next {
+                        *cond = cond.invert();
+                        *target = *other;
+                        b.kind = K::Jmp { target: next };
+                    }
+                }
+            }
+            if let Some(K::Jmp { target }) = block.insts.last().map(|i| &i.kind) {
+                if *target == next {
+                    block.insts.pop();
+                }
+            }
+            self.mir.blocks.push(block);
+        }
+        for table in &mut self.mir.jump_tables {
+            for target in table.iter_mut() {
+                *target = MBlock(new_id[target.0 as usize]);
+            }
+        }
     }
 
     /// Decides which instructions are fused or folded into their users,
@@ -982,14 +1101,29 @@ impl<'a> Selector<'a> {
         let to_bits = self.bits_of_type(&self.f.inst(id).ty)?;
         let from_bits = self.bits_of(value)?;
         let src = self.reg(value)?;
-        let result = match op {
-            CastOp::ZExt | CastOp::IntToPtr if from_bits < to_bits => {
-                self.extend(src, from_bits, container(to_bits), false)
+        let signed = match op {
+            CastOp::ZExt | CastOp::IntToPtr if from_bits < to_bits => false,
+            CastOp::SExt => true,
+            _ => {
+                self.emit(K::Copy { dst, src });
+                return Ok(());
             }
-            CastOp::SExt => self.extend(src, from_bits, container(to_bits), true),
-            _ => src,
         };
-        self.emit(K::Copy { dst, src: result });
+        let to = container(to_bits);
+        match exact_width(from_bits) {
+            // One movzx/movsx straight into the result.
+            Some(from) if from < to => self.emit(K::Extend {
+                dst,
+                src: Rm::Reg(src),
+                from,
+                to,
+                signed,
+            }),
+            _ => {
+                let result = self.extend(src, from_bits, to, signed);
+                self.emit(K::Copy { dst, src: result });
+            }
+        }
         Ok(())
     }
 
@@ -1278,27 +1412,57 @@ impl<'a> Selector<'a> {
                 moves.push((self.dst(id)?, value.clone()));
             }
         }
-        // Two phases: read every incoming value before writing any phi.
-        let mut temps = Vec::with_capacity(moves.len());
+        // A phi of this block read by another move is saved in a temporary
+        // first (the parallel-copy problem: swaps, rotations); every other
+        // value is copied or materialised straight into its phi.
+        let written: Vec<Reg> = moves.iter().map(|(dst, _)| *dst).collect();
+        let mut sources = Vec::with_capacity(moves.len());
         for (dst, value) in &moves {
-            let src = self.reg(value)?;
-            if moves.len() == 1 {
-                temps.push(src);
-                continue;
+            let source = match value {
+                Value::Inst(id) if self.lowering[id.0 as usize] == Lowering::Normal => {
+                    let src = self.dst(*id)?;
+                    if src == *dst {
+                        None
+                    } else if written.contains(&src) {
+                        let t = self.vreg(self.width_of(src));
+                        self.emit(K::Copy { dst: t, src });
+                        Some(Ok(t))
+                    } else {
+                        Some(Ok(src))
+                    }
+                }
+                _ => Some(Err(value.clone())),
+            };
+            sources.push(source);
+        }
+        for ((dst, _), source) in moves.iter().zip(sources) {
+            match source {
+                None => {}
+                Some(Ok(src)) => self.emit(K::Copy { dst: *dst, src }),
+                Some(Err(value)) => self.materialize_into(*dst, &value)?,
             }
-            let t = self.vreg(
-                self.mir.vregs[match dst {
-                    Reg::Virt(v) => v.0 as usize,
-                    Reg::Phys(_) => 0,
-                }]
-                .width,
-            );
-            self.emit(K::Copy { dst: t, src });
-            temps.push(t);
         }
-        for ((dst, _), t) in moves.iter().zip(temps) {
-            self.emit(K::Copy { dst: *dst, src: t });
+        Ok(())
+    }
+
+    /// The width of a virtual register (64 bits for a physical one).
+    fn width_of(&self, reg: Reg) -> Width {
+        match reg {
+            Reg::Virt(v) => self.mir.vregs[v.0 as usize].width,
+            Reg::Phys(_) => Width::W64,
         }
+    }
+
+    /// Puts a value that is not an instruction's register (an argument, a
+    /// constant, an address) into `dst`.
+    fn materialize_into(&mut self, dst: Reg, value: &Value) -> Result<(), Diagnostic> {
+        if let Some(c) = self.const_int(value) {
+            let width = self.width_of(dst);
+            self.emit(K::MovImm { dst, imm: c, width });
+            return Ok(());
+        }
+        let src = self.reg(value)?;
+        self.emit(K::Copy { dst, src });
         Ok(())
     }
 
@@ -1313,6 +1477,7 @@ impl<'a> Selector<'a> {
         }
         let block = self.mir.new_block();
         self.edge_blocks.insert((pred, succ.0), block);
+        self.edge_order.push((pred, block));
         let saved = self.current;
         self.current = block;
         self.phi_copies(pred, succ)?;
@@ -1394,112 +1559,130 @@ impl<'a> Selector<'a> {
                 .ok_or_else(|| self.error("switch case is not an integer".into()))?;
             targets.push((v as i64, self.edge_target(pred, *dest)?));
         }
+        targets.sort_by_key(|&(v, _)| v);
         let bits = self.bits_of(value)?;
         let width = container(bits);
         let v = self.normalized(value, true)?;
-        let (min, max) = targets
-            .iter()
-            .fold((i64::MAX, i64::MIN), |(lo, hi), &(c, _)| {
-                (lo.min(c), hi.max(c))
-            });
-        let span = (max as i128) - (min as i128) + 1;
-        let dense = targets.len() >= 4 && span <= 3 * targets.len() as i128 && span <= 4096;
-        if dense && i32::try_from(min).is_ok() {
-            // index = v - min (unsigned); above the range → default.
-            let index = self.vreg(Width::W64);
-            if min != 0 || width == Width::W64 {
-                self.emit(K::Copy { dst: index, src: v });
-            }
-            if min != 0 {
-                self.emit(K::Alu {
-                    op: AluOp::Sub,
-                    width,
-                    dst: index,
-                    src: Rmi::Imm(min as i32),
-                });
-            } else if width == Width::W32 {
-                // Zero the upper half so the index is a clean 64-bit value.
-                self.emit(K::Extend {
-                    dst: index,
-                    src: Rm::Reg(v),
-                    from: Width::W32,
-                    to: Width::W64,
-                    signed: false,
-                });
-            }
-            self.emit(K::Cmp {
-                width,
-                lhs: Rm::Reg(index),
-                rhs: Rmi::Imm((span - 1) as i32),
-            });
-            self.emit(K::Jcc {
-                cond: Cond::A,
-                target: default_target,
-            });
-            let mut table = vec![default_target; span as usize];
-            for &(c, t) in &targets {
-                table[(c - min) as usize] = t;
-            }
-            let table_id = mir::JumpTableId(self.mir.jump_tables.len() as u32);
-            self.mir.jump_tables.push(table);
-            let base = self.vreg(Width::W64);
-            self.emit(K::Lea {
-                dst: base,
-                addr: Address {
-                    base: AddressBase::JumpTable(table_id),
-                    index: None,
-                    disp: 0,
-                },
-            });
-            let entry = self.vreg(Width::W64);
-            self.emit(K::Extend {
-                dst: entry,
-                src: Rm::Mem(Address {
-                    base: AddressBase::Reg(base),
-                    index: Some((index, 4)),
-                    disp: 0,
-                }),
-                from: Width::W32,
-                to: Width::W64,
-                signed: true,
-            });
-            self.emit(K::Alu {
-                op: AluOp::Add,
-                width: Width::W64,
-                dst: entry,
-                src: Rmi::Reg(base),
-            });
-            self.emit(K::JmpIndirect {
-                target: entry,
-                table: table_id,
-            });
-            return Ok(());
-        }
-        for (c, t) in targets {
-            let rhs = match i32::try_from(c) {
-                Ok(imm) => Rmi::Imm(imm),
-                Err(_) => {
-                    let r = self.vreg(width);
-                    self.emit(K::MovImm {
-                        dst: r,
-                        imm: c,
-                        width,
-                    });
-                    Rmi::Reg(r)
+        for cluster in switch_clusters(&targets) {
+            match cluster {
+                [(lo, _), .., (hi, _)] if cluster.len() >= JUMP_TABLE_MIN_CASES => {
+                    // Values outside [lo, hi] go on to the next cluster.
+                    let next = self.mir.new_block();
+                    self.edge_order.push((pred, next));
+                    self.jump_table(v, width, (*lo, *hi), cluster, default_target, next);
+                    self.current = next;
                 }
-            };
-            self.emit(K::Cmp {
-                width,
-                lhs: Rm::Reg(v),
-                rhs,
-            });
-            self.emit(K::Jcc {
-                cond: Cond::E,
-                target: t,
-            });
+                _ => {
+                    for &(c, t) in cluster {
+                        let rhs = match i32::try_from(c) {
+                            Ok(imm) => Rmi::Imm(imm),
+                            Err(_) => {
+                                let r = self.vreg(width);
+                                self.emit(K::MovImm {
+                                    dst: r,
+                                    imm: c,
+                                    width,
+                                });
+                                Rmi::Reg(r)
+                            }
+                        };
+                        self.emit(K::Cmp {
+                            width,
+                            lhs: Rm::Reg(v),
+                            rhs,
+                        });
+                        self.emit(K::Jcc {
+                            cond: Cond::E,
+                            target: t,
+                        });
+                    }
+                }
+            }
         }
         self.jump(default_target);
         Ok(())
+    }
+
+    /// A PC-relative jump table for the sorted, dense `cases` spanning
+    /// `lo..=hi`: values outside the span jump to `outside`, holes to
+    /// `default`. Ends the current block.
+    fn jump_table(
+        &mut self,
+        v: Reg,
+        width: Width,
+        (lo, hi): (i64, i64),
+        cases: &[(i64, MBlock)],
+        default: MBlock,
+        outside: MBlock,
+    ) {
+        // index = v - lo, compared unsigned: below lo wraps above the span.
+        let index = self.vreg(Width::W64);
+        if lo != 0 || width == Width::W64 {
+            self.emit(K::Copy { dst: index, src: v });
+        }
+        if lo != 0 {
+            self.emit(K::Alu {
+                op: AluOp::Sub,
+                width,
+                dst: index,
+                src: Rmi::Imm(lo as i32),
+            });
+        } else if width == Width::W32 {
+            // Zero the upper half so the index is a clean 64-bit value.
+            self.emit(K::Extend {
+                dst: index,
+                src: Rm::Reg(v),
+                from: Width::W32,
+                to: Width::W64,
+                signed: false,
+            });
+        }
+        self.emit(K::Cmp {
+            width,
+            lhs: Rm::Reg(index),
+            rhs: Rmi::Imm((hi - lo) as i32),
+        });
+        self.emit(K::Jcc {
+            cond: Cond::A,
+            target: outside,
+        });
+        let mut table = vec![default; (hi - lo + 1) as usize];
+        for &(c, t) in cases {
+            table[(c - lo) as usize] = t;
+        }
+        let table_id = mir::JumpTableId(self.mir.jump_tables.len() as u32);
+        self.mir.jump_tables.push(table);
+        let base = self.vreg(Width::W64);
+        self.emit(K::Lea {
+            dst: base,
+            addr: Address {
+                base: AddressBase::JumpTable(table_id),
+                index: None,
+                disp: 0,
+            },
+        });
+        let entry = self.vreg(Width::W64);
+        self.emit(K::Extend {
+            dst: entry,
+            src: Rm::Mem(Address {
+                base: AddressBase::Reg(base),
+                index: Some((index, 4)),
+                disp: 0,
+            }),
+            from: Width::W32,
+            to: Width::W64,
+            signed: true,
+        });
+        self.emit(K::Alu {
+            op: AluOp::Add,
+            width: Width::W64,
+            dst: entry,
+            src: Rmi::Reg(base),
+        });
+        self.emit(K::JmpIndirect {
+            target: entry,
+            table: table_id,
+        });
     }
 
     // ---- debug records --------------------------------------------------
@@ -1599,5 +1782,40 @@ impl<'a> Selector<'a> {
         }));
         self.loc = loc;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dense_runs_become_tables_and_outliers_single_compares() {
+        let cases = |values: &[i64]| -> Vec<(i64, MBlock)> {
+            values.iter().map(|&v| (v, MBlock(0))).collect()
+        };
+        let shape = |values: &[i64]| -> Vec<Vec<i64>> {
+            switch_clusters(&cases(values))
+                .iter()
+                .map(|run| run.iter().map(|&(v, _)| v).collect())
+                .collect()
+        };
+        // switch_table.c's classify: 0..4 and 7 in one table, 100 alone.
+        assert_eq!(
+            shape(&[0, 1, 2, 3, 4, 7, 100]),
+            [vec![0, 1, 2, 3, 4, 7], vec![100]]
+        );
+        // Too few cases for a table.
+        assert_eq!(shape(&[1, 2, 3]), [vec![1], vec![2], vec![3]]);
+        // Sparse: no table.
+        assert_eq!(
+            shape(&[0, 10, 20, 30]),
+            [vec![0], vec![10], vec![20], vec![30]]
+        );
+        // Two tables.
+        assert_eq!(
+            shape(&[-3, -2, -1, 0, 1000, 1001, 1002, 1004]),
+            [vec![-3, -2, -1, 0], vec![1000, 1001, 1002, 1004]]
+        );
     }
 }

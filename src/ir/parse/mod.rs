@@ -55,8 +55,16 @@ pub fn parse_module(text: &str, file_name: &str) -> Result<Module, Diagnostic> {
     };
     // A file cut off inside a body or node is reported as cut off, even
     // when an earlier reference (to metadata that was cut away) fails first.
-    let opened = parser.tokens.iter().filter(|t| t.tok == Tok::Punct(b'{')).count();
-    let closed = parser.tokens.iter().filter(|t| t.tok == Tok::Punct(b'}')).count();
+    let opened = parser
+        .tokens
+        .iter()
+        .filter(|t| t.tok == Tok::Punct(b'{'))
+        .count();
+    let closed = parser
+        .tokens
+        .iter()
+        .filter(|t| t.tok == Tok::Punct(b'}'))
+        .count();
     let cut_off = |error: Diagnostic, parser: &Parser| {
         if opened > closed {
             parser.error_at(text.len() as u32, "unexpected end of file")
