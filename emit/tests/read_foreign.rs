@@ -443,6 +443,91 @@ fn switch_table_by_clang() {
     );
 }
 
+/// dwarfsmith's gdb-tuned typed expressions: `DW_OP_regval_type` reads
+/// back as a register of its base type's width and signedness.
+#[test]
+fn arith_temps_by_dwarfsmith() {
+    check(
+        "arith_temps.O2.dwarfsmith.o",
+        expect![[r#"
+        function blend global 27 bytes
+          cfi 0x1 DefCfaOffset(16)
+          cfi 0x1 Offset { register: 6, offset: -16 }
+          cfi 0x4 DefCfaRegister(6)
+          cfi 0x1a DefCfa { register: 7, offset: 8 }
+        function offsets global 24 bytes
+          cfi 0x1 DefCfaOffset(16)
+          cfi 0x1 Offset { register: 6, offset: -16 }
+          cfi 0x4 DefCfaRegister(6)
+          cfi 0x17 DefCfa { register: 7, offset: 8 }
+        function narrow global 27 bytes
+          cfi 0x1 DefCfaOffset(16)
+          cfi 0x1 Offset { register: 6, offset: -16 }
+          cfi 0x4 DefCfaRegister(6)
+          cfi 0x1a DefCfa { register: 7, offset: 8 }
+        unit "arith_temps.c" language 0x1d dir "." producer ""
+        file 0 "arith_temps.c" in "." md5
+        type 0 base "int" size 4 encoding 0x5
+        type 1 base "unsigned short" size 2 encoding 0x7
+        type 2 base "unsigned char" size 1 encoding 0x8
+        type 3 base "unsigned int" size 4 encoding 0x7
+        subprogram 0 blend (function blend) at 0:3 returns t0 external prototyped
+          param 1 x t0 at 0:3: reg5:u64
+          param 2 y t0 at 0:3: reg4:u64
+          var q t0 at 0:6:
+            [0x14,0x16) reg2:u64
+          var z t0 at 0:4: none
+          var w t0 at 0:5: none
+        subprogram 1 offsets (function offsets) at 0:10 returns t0 external prototyped
+          param 1 a t0 at 0:10: reg5:u64
+          param 2 b t0 at 0:10:
+            [0x4,0xb) reg4:u64
+          var sum t0 at 0:11:
+            [0x9,0xe) reg0:u64
+          var diff t0 at 0:12:
+            [0xb,0x11) reg5:i32, reg4:i32, reg5:i32, Plus, Minus, StackValue
+          var scaled t0 at 0:13:
+            [0xe,0x16) reg0:u64
+          var shifted t0 at 0:14: none
+        subprogram 2 narrow (function narrow) at 0:18 returns t3 external prototyped
+          param 1 h t1 at 0:18: reg5:u64
+          param 2 l t2 at 0:18: reg4:u64
+          var wide t3 at 0:19:
+            [0xa,0x10) reg0:u64
+          var both t3 at 0:20:
+            [0x10,0x16) reg0:u64
+          var masked t3 at 0:21:
+            [0x16,0x19) reg0:u64
+        rows of blend
+          0x0000 0:3:0 is_stmt
+          0x0004 0:4:13 is_stmt prologue_end
+          0x000a 0:5:13 is_stmt
+          0x0012 0:6:13 is_stmt
+          0x0014 0:7:12 is_stmt
+          0x0016 0:7:3
+          0x0019 0:7:3 epilogue_begin
+        rows of offsets
+          0x0000 0:10:0 is_stmt
+          0x0004 0:11:15 is_stmt prologue_end
+          0x0009 0:12:16 is_stmt
+          0x000b 0:13:20 is_stmt
+          0x000e 0:14:22 is_stmt
+          0x0011 0:15:17 is_stmt
+          0x0013 0:15:3
+          0x0016 0:15:3 epilogue_begin
+        rows of narrow
+          0x0000 0:18:0 is_stmt
+          0x0004 0:19:19 is_stmt prologue_end
+          0x0007 0:19:31
+          0x000a 0:20:26 is_stmt
+          0x000e 0:20:24
+          0x0010 0:21:26 is_stmt
+          0x0016 0:22:17 is_stmt
+          0x0019 0:22:3 epilogue_begin
+    "#]],
+    );
+}
+
 #[test]
 fn select_diamond_by_dwarfsmith() {
     check(

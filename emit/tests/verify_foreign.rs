@@ -268,5 +268,10 @@ fn a_line_row_naming_no_file() {
         &[0x04, 0x00],
         &[0x04, 0x05],
     );
-    check(&bytes, expect![".debug_line: row at .text+0x0 (line 17) names file 5, but the table's files are 0..1"]);
+    check(
+        &bytes,
+        expect![
+            ".debug_line: row at .text+0x0 (line 17) names file 5, but the table's files are 0..1"
+        ],
+    );
 }
