@@ -1,6 +1,7 @@
-//! `emit::read` on objects other compilers made: gcc 12 and clang-19
-//! (`-g -O2 -c` of fixtures/src) and llc-19 (`-O2 -filetype=obj` of
-//! fixtures/ll/*.O2.ll), rebuilt by emit/fixtures/obj/regen.sh.
+//! `emit::read` on objects compilers made: gcc 12 and clang-19 (`-g -O2
+//! -c` of fixtures/src), llc-19 (`-O2 -filetype=obj` of fixtures/ll/*.O2.ll)
+//! and dwarfsmith itself (`compile` of fixtures/ll/*.O0.ll and *.O2.ll),
+//! rebuilt by emit/fixtures/obj/regen.sh.
 //!
 //! Functions are checked against `readelf -s`, line rows against
 //! `llvm-dwarfdump --debug-line`, both run on the same object; the rest
@@ -60,8 +61,8 @@ fn every_fixture_object_reads_with_readelfs_functions() {
     let paths = fixture_objects();
     assert_eq!(
         paths.len(),
-        46,
-        "14 programs by gcc, clang-19 and llc-19; 2 by gcc and clang as DWARF 4"
+        74,
+        "14 programs by gcc, clang-19, llc-19 and dwarfsmith (-O0, -O2); 2 by gcc and clang as DWARF 4"
     );
     for path in paths {
         let model = read_fixture(&path);
@@ -378,6 +379,204 @@ fn switch_table_by_llc() {
     );
 }
 
+/// clang's position-independent jump table: the bytes its code points
+/// into become the function's rodata, each entry `target - table` at
+/// byte `4k` a `Pc32` against `FunctionCode` with addend `4k`.
+#[test]
+fn switch_table_by_clang() {
+    check(
+        "switch_table.clang.o",
+        expect![[r#"
+        function classify global 75 bytes
+          reloc 0xa Pc32 classify$data-4
+          rodata 32 bytes
+          rodata reloc 0x0 Pc32 classify+0x17+0
+          rodata reloc 0x4 Pc32 classify+0x3f+4
+          rodata reloc 0x8 Pc32 classify+0x2d+8
+          rodata reloc 0xc Pc32 classify+0x39+12
+          rodata reloc 0x10 Pc32 classify+0x45+16
+          rodata reloc 0x14 Pc32 classify+0x25+20
+          rodata reloc 0x18 Pc32 classify+0x25+24
+          rodata reloc 0x1c Pc32 classify+0x33+28
+        unit "switch_table.c" language 0x1d dir "/ws/fixtures/src" producer "Debian clang version 19.1.7 (3~deb12u1)"
+        file 0 "switch_table.c" in "/ws/fixtures/src" md5
+        type 0 base "int" size 4 encoding 0x5
+        subprogram 0 classify (function classify) at 0:2 returns t0 external prototyped
+          param 1 k t0 at 0:2: reg5:u64
+          var r t0 at 0:3:
+            [0x1c,0x1d) reg0:u64
+            [0x22,0x24) Consts(-1), StackValue
+            [0x24,0x25) reg0:u64
+            [0x2c,0x2d) reg0:u64
+            [0x2d,0x32) Constu(11), StackValue
+            [0x32,0x33) reg0:u64
+            [0x33,0x38) Constu(2), StackValue
+            [0x38,0x39) reg0:u64
+            [0x39,0x3e) Constu(4), StackValue
+            [0x3e,0x3f) reg0:u64
+            [0x3f,0x44) Constu(9), StackValue
+            [0x44,0x45) reg0:u64
+            [0x45,0x4a) Constu(17), StackValue
+            [0x4a,0x4b) reg0:u64
+        rows of classify
+          0x0000 0:4:3 is_stmt prologue_end
+          0x0005 0:0:3
+          0x000e 0:4:3
+          0x0017 0:0:3
+          0x001c 0:14:3 is_stmt
+          0x001d 0:4:3 is_stmt
+          0x0022 0:0:3
+          0x0024 0:14:3 is_stmt
+          0x0025 0:14:12
+          0x002c 0:14:3
+          0x002d 0:0:3
+          0x0032 0:14:3
+          0x0033 0:0:3
+          0x0038 0:14:3
+          0x0039 0:0:3
+          0x003e 0:14:3
+          0x003f 0:0:3
+          0x0044 0:14:3
+          0x0045 0:0:3
+          0x004a 0:14:3
+    "#]],
+    );
+}
+
+/// dwarfsmith's gdb-tuned typed expressions: `DW_OP_regval_type` reads
+/// back as a register of its base type's width and signedness.
+#[test]
+fn arith_temps_by_dwarfsmith() {
+    check(
+        "arith_temps.O2.dwarfsmith.o",
+        expect![[r#"
+        function blend global 27 bytes
+          cfi 0x1 DefCfaOffset(16)
+          cfi 0x1 Offset { register: 6, offset: -16 }
+          cfi 0x4 DefCfaRegister(6)
+          cfi 0x1a DefCfa { register: 7, offset: 8 }
+        function offsets global 24 bytes
+          cfi 0x1 DefCfaOffset(16)
+          cfi 0x1 Offset { register: 6, offset: -16 }
+          cfi 0x4 DefCfaRegister(6)
+          cfi 0x17 DefCfa { register: 7, offset: 8 }
+        function narrow global 27 bytes
+          cfi 0x1 DefCfaOffset(16)
+          cfi 0x1 Offset { register: 6, offset: -16 }
+          cfi 0x4 DefCfaRegister(6)
+          cfi 0x1a DefCfa { register: 7, offset: 8 }
+        unit "arith_temps.c" language 0x1d dir "." producer ""
+        file 0 "arith_temps.c" in "." md5
+        type 0 base "int" size 4 encoding 0x5
+        type 1 base "unsigned short" size 2 encoding 0x7
+        type 2 base "unsigned char" size 1 encoding 0x8
+        type 3 base "unsigned int" size 4 encoding 0x7
+        subprogram 0 blend (function blend) at 0:3 returns t0 external prototyped
+          param 1 x t0 at 0:3: reg5:u64
+          param 2 y t0 at 0:3: reg4:u64
+          var q t0 at 0:6:
+            [0x14,0x16) reg2:u64
+          var z t0 at 0:4: none
+          var w t0 at 0:5: none
+        subprogram 1 offsets (function offsets) at 0:10 returns t0 external prototyped
+          param 1 a t0 at 0:10: reg5:u64
+          param 2 b t0 at 0:10:
+            [0x4,0xb) reg4:u64
+          var sum t0 at 0:11:
+            [0x9,0xe) reg0:u64
+          var diff t0 at 0:12:
+            [0xb,0x11) reg5:i32, reg4:i32, reg5:i32, Plus, Minus, StackValue
+          var scaled t0 at 0:13:
+            [0xe,0x16) reg0:u64
+          var shifted t0 at 0:14: none
+        subprogram 2 narrow (function narrow) at 0:18 returns t3 external prototyped
+          param 1 h t1 at 0:18: reg5:u64
+          param 2 l t2 at 0:18: reg4:u64
+          var wide t3 at 0:19:
+            [0xa,0x10) reg0:u64
+          var both t3 at 0:20:
+            [0x10,0x16) reg0:u64
+          var masked t3 at 0:21:
+            [0x16,0x19) reg0:u64
+        rows of blend
+          0x0000 0:3:0 is_stmt
+          0x0004 0:4:13 is_stmt prologue_end
+          0x000a 0:5:13 is_stmt
+          0x0012 0:6:13 is_stmt
+          0x0014 0:7:12 is_stmt
+          0x0016 0:7:3
+          0x0019 0:7:3 epilogue_begin
+        rows of offsets
+          0x0000 0:10:0 is_stmt
+          0x0004 0:11:15 is_stmt prologue_end
+          0x0009 0:12:16 is_stmt
+          0x000b 0:13:20 is_stmt
+          0x000e 0:14:22 is_stmt
+          0x0011 0:15:17 is_stmt
+          0x0013 0:15:3
+          0x0016 0:15:3 epilogue_begin
+        rows of narrow
+          0x0000 0:18:0 is_stmt
+          0x0004 0:19:19 is_stmt prologue_end
+          0x0007 0:19:31
+          0x000a 0:20:26 is_stmt
+          0x000e 0:20:24
+          0x0010 0:21:26 is_stmt
+          0x0016 0:22:17 is_stmt
+          0x0019 0:22:3 epilogue_begin
+    "#]],
+    );
+}
+
+#[test]
+fn select_diamond_by_dwarfsmith() {
+    check(
+        "select_diamond.O2.dwarfsmith.o",
+        expect![[r#"
+        function pick global 23 bytes
+          cfi 0x1 DefCfaOffset(16)
+          cfi 0x1 Offset { register: 6, offset: -16 }
+          cfi 0x4 DefCfaRegister(6)
+          cfi 0x16 DefCfa { register: 7, offset: 8 }
+        function abs_diff global 16 bytes
+          cfi 0x1 DefCfaOffset(16)
+          cfi 0x1 Offset { register: 6, offset: -16 }
+          cfi 0x4 DefCfaRegister(6)
+          cfi 0xf DefCfa { register: 7, offset: 8 }
+        unit "select_diamond.c" language 0x1d dir "." producer ""
+        file 0 "select_diamond.c" in "." md5
+        type 0 base "int" size 4 encoding 0x5
+        subprogram 0 pick (function pick) at 0:3 returns t0 external prototyped
+          param 1 c t0 at 0:3: reg5:u64
+          param 2 a t0 at 0:3:
+            [0x4,0x7) reg4:u64
+          param 3 b t0 at 0:3:
+            [0x4,0xa) reg1:u64
+          var r t0 at 0:4:
+            [0xf,0x12) reg1:u64
+        subprogram 1 abs_diff (function abs_diff) at 0:12 returns t0 external prototyped
+          param 1 a t0 at 0:12:
+            [0x4,0x6) reg5:u64
+          param 2 b t0 at 0:12: reg4:u64
+          var d t0 at 0:13:
+            [0x6,0xe) reg5:u64
+            [0xe,0x10) reg0:u64
+          var neg t0 at 0:14: none
+        rows of pick
+          0x0000 0:3:0 is_stmt
+          0x0004 0:5:7 is_stmt prologue_end
+          0x000f 0:9:12 is_stmt
+          0x0012 0:9:3
+          0x0015 0:9:3 epilogue_begin
+        rows of abs_diff
+          0x0000 0:12:0 is_stmt
+          0x0004 0:13:13 is_stmt prologue_end
+          0x0006 0:15:7 is_stmt
+          0x000e 0:17:3 is_stmt epilogue_begin
+    "#]],
+    );
+}
+
 #[test]
 fn pointers_by_gcc() {
     check(
@@ -524,17 +723,26 @@ fn malformed_input_is_an_error_not_a_panic() {
         ELF header: Malformed entity: Too small"#]].assert_eq(&errors.join("\n"));
 }
 
-/// Every single-byte corruption of two objects (one by gcc, one by clang)
-/// reads and verifies without panicking.
+/// Every single-byte corruption, and every seventh truncation, of three
+/// objects (by gcc, clang and dwarfsmith) reads and verifies without
+/// panicking.
 #[test]
 fn corrupted_bytes_never_make_read_or_verify_panic() {
-    for name in ["inlining.gcc.o", "inlining.clang.o"] {
+    for name in [
+        "inlining.gcc.o",
+        "inlining.clang.o",
+        "select_diamond.O2.dwarfsmith.o",
+    ] {
         let original = fixture(name);
         for index in 0..original.len() {
             let mut bytes = original.clone();
             bytes[index] ^= 0xa5;
             let _ = read(&bytes);
             let _ = dwarfsmith_emit::verify::verify(&bytes);
+        }
+        for length in (0..original.len()).step_by(7) {
+            let _ = read(&original[..length]);
+            let _ = dwarfsmith_emit::verify::verify(&original[..length]);
         }
     }
 }

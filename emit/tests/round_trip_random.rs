@@ -1,9 +1,14 @@
-//! Round trips of many generated location expressions: every operation in
-//! every position, typed and generic, under both tunings. A fixed-seed
-//! xorshift generator makes the cases; a failure names the seed's case.
+//! Round trips of many generated models: location expressions (every
+//! operation in every position, typed and generic, under both tunings);
+//! code and data (functions with and without rodata, data objects in every
+//! section, relocations of every kind against every kind of symbol); and
+//! debug info (type graphs of every kind, duplicate files with and without
+//! checksums, nested lexical and inlined scopes, parameters, globals). A
+//! fixed-seed xorshift generator makes the cases; a failure names the case.
 
 use dwarfsmith_emit::model::*;
-use dwarfsmith_emit::verify::round_trip;
+use dwarfsmith_emit::verify::{round_trip, verify};
+use dwarfsmith_emit::write::write;
 use dwarfsmith_emit::write::{DebuggerTune, WriteOptions};
 
 /// xorshift64*: small, deterministic, good enough to pick cases.
@@ -23,6 +28,17 @@ impl Random {
 
     fn pick<T: Copy>(&mut self, items: &[T]) -> T {
         items[self.below(items.len() as u64) as usize]
+    }
+}
+
+/// Writes `model` and checks `verify` finds nothing wrong with it.
+fn verifies_clean(model: &ObjectModel, options: &WriteOptions) -> Result<(), String> {
+    let bytes = write(model, options).map_err(|e| e.to_string())?;
+    let problems: Vec<String> = verify(&bytes).iter().map(|p| p.to_string()).collect();
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("verify: {}", problems.join("; ")))
     }
 }
 
@@ -100,11 +116,15 @@ fn location(random: &mut Random) -> Location {
     let mut args = Vec::new();
     let mut ops = Vec::new();
     if random.below(4) == 0 {
-        for _ in 0..1 + random.below(3) {
+        // pieces that cover the variable's 8 bytes, some of them empty
+        let mut remaining = 8;
+        while remaining > 0 {
+            let size = random.pick(&[1, 2, 4, 8]).min(remaining);
             if random.below(5) != 0 {
                 ops.extend(piece(random, &mut args));
             }
-            ops.push(Op::Piece(random.pick(&[1, 2, 4, 8])));
+            ops.push(Op::Piece(size));
+            remaining -= size;
         }
     } else {
         ops = piece(random, &mut args);
@@ -168,7 +188,15 @@ fn model(random: &mut Random) -> ObjectModel {
                     children: vec![],
                 },
             }],
-            line_rows: vec![vec![]],
+            line_rows: vec![vec![LineRow {
+                offset: 0,
+                file: 0,
+                line: 1,
+                column: 1,
+                is_stmt: true,
+                prologue_end: false,
+                epilogue_begin: false,
+            }]],
             globals: vec![],
         }),
     }
@@ -179,7 +207,9 @@ fn check(debugger_tune: DebuggerTune) {
     let mut random = Random(0x9e37_79b9_7f4a_7c15);
     for case in 0..200 {
         let model = model(&mut random);
-        if let Err(error) = round_trip(&model, &options) {
+        if let Err(error) =
+            round_trip(&model, &options).and_then(|()| verifies_clean(&model, &options))
+        {
             let VariableLocation::List { entries, .. } =
                 &model.debug.as_ref().expect("debug").subprograms[0]
                     .scope
@@ -208,4 +238,407 @@ fn generated_locations_round_trip_tuned_for_gdb() {
 #[test]
 fn generated_locations_round_trip_tuned_for_lldb() {
     check(DebuggerTune::Lldb);
+}
+
+/// A relocation target for code or data of a model with `functions`
+/// functions (code lengths given) and `data` data objects.
+fn target(random: &mut Random, lengths: &[u64], data: usize) -> Symbol {
+    match random.below(4) {
+        0 => Symbol::Named(format!("f{}", random.below(lengths.len() as u64))),
+        1 if data > 0 => Symbol::Named(format!("d{}", random.below(data as u64))),
+        2 => Symbol::Named(random.pick(&["puts", "malloc", "stderr"]).to_string()),
+        _ => {
+            let function = random.below(lengths.len() as u64) as usize;
+            Symbol::FunctionCode {
+                function,
+                offset: random.below(lengths[function]),
+            }
+        }
+    }
+}
+
+/// Relocations at distinct 4-byte-aligned fields of `len` bytes.
+fn relocations(
+    random: &mut Random,
+    len: u64,
+    kinds: &[RelocationKind],
+    target: &mut dyn FnMut(&mut Random) -> Symbol,
+) -> Vec<Relocation> {
+    let mut relocations = Vec::new();
+    let mut offset = random.below(3) * 4;
+    while offset + 8 <= len {
+        if random.below(2) == 0 {
+            let kind = random.pick(kinds);
+            relocations.push(Relocation {
+                offset,
+                kind,
+                symbol: target(random),
+                addend: random.below(9) as i64 - 4,
+            });
+        }
+        offset += 8 + random.below(2) * 4;
+    }
+    relocations
+}
+
+fn code_model(random: &mut Random) -> ObjectModel {
+    let count = 1 + random.below(4) as usize;
+    let lengths: Vec<u64> = (0..count).map(|_| 12 + random.below(40)).collect();
+    let data_count = random.below(5) as usize;
+    let mut functions: Vec<Function> = (0..count)
+        .map(|i| Function {
+            name: format!("f{i}"),
+            global: random.below(2) == 0,
+            code: (0..lengths[i]).map(|_| random.below(256) as u8).collect(),
+            ..Function::default()
+        })
+        .collect();
+    for i in 0..count {
+        let mut code_target = |random: &mut Random| target(random, &lengths, data_count);
+        let kinds = [
+            RelocationKind::Pc32,
+            RelocationKind::Plt32,
+            RelocationKind::GotPcRelX,
+        ];
+        // leave the first 8 bytes for the reference to the function's rodata
+        let mut relocations = relocations(random, lengths[i], &kinds, &mut code_target);
+        relocations.retain(|r| r.offset >= 8);
+        if random.below(2) == 0 {
+            let table = 8 * (1 + random.below(4));
+            functions[i].rodata = vec![0; table as usize + random.below(4) as usize];
+            relocations.push(Relocation {
+                offset: 2,
+                kind: RelocationKind::Pc32,
+                symbol: Symbol::FunctionData(i),
+                addend: -4,
+            });
+            // entries `target - table`: PC-relative, addend = entry offset
+            functions[i].rodata_relocations = (0..table / 4)
+                .step_by(2)
+                .map(|k| {
+                    let function = random.below(count as u64) as usize;
+                    Relocation {
+                        offset: 4 * k,
+                        kind: RelocationKind::Pc32,
+                        symbol: Symbol::FunctionCode {
+                            function,
+                            offset: random.below(lengths[function]),
+                        },
+                        addend: 4 * k as i64,
+                    }
+                })
+                .collect();
+        }
+        relocations.sort_by_key(|r| r.offset);
+        functions[i].relocations = relocations;
+    }
+    let data = (0..data_count)
+        .map(|i| {
+            let section =
+                random.pick(&[DataSection::Data, DataSection::ReadOnly, DataSection::Bss]);
+            let len = 8 + random.below(24);
+            let mut data_target = |random: &mut Random| target(random, &lengths, data_count);
+            DataObject {
+                name: format!("d{i}"),
+                global: random.below(2) == 0,
+                section,
+                align: random.pick(&[1, 4, 8, 16]),
+                bytes: if section == DataSection::Bss {
+                    vec![0; len as usize]
+                } else {
+                    (0..len).map(|_| random.below(256) as u8).collect()
+                },
+                relocations: if section == DataSection::Bss {
+                    vec![]
+                } else {
+                    relocations(random, len, &[RelocationKind::Abs64], &mut data_target)
+                },
+            }
+        })
+        .collect();
+    ObjectModel {
+        functions,
+        data,
+        debug: None,
+    }
+}
+
+#[test]
+fn generated_code_and_data_round_trip() {
+    let mut random = Random(0x0123_4567_89ab_cdef);
+    for case in 0..300 {
+        let model = code_model(&mut random);
+        let options = WriteOptions::default();
+        if let Err(error) =
+            round_trip(&model, &options).and_then(|()| verifies_clean(&model, &options))
+        {
+            panic!("case {case}: {error}\nmodel: {model:#?}");
+        }
+    }
+}
+
+fn random_type(random: &mut Random, index: usize) -> Type {
+    // Types refer only to earlier ones (index 0 is always a base type).
+    let earlier = |random: &mut Random| random.below(index.max(1) as u64) as usize;
+    if index == 0 {
+        return Type::Base {
+            name: "int".into(),
+            byte_size: 4,
+            encoding: 5,
+        };
+    }
+    match random.below(11) {
+        0 => Type::Base {
+            name: format!("base{index}"),
+            byte_size: random.pick(&[1, 2, 4, 8]),
+            encoding: random.pick(&[5, 7, 8]),
+        },
+        1 => Type::Pointer(if random.below(4) == 0 {
+            None
+        } else {
+            Some(earlier(random))
+        }),
+        2 => Type::Const(Some(earlier(random))),
+        3 => Type::Volatile(Some(earlier(random))),
+        4 => Type::Restrict(Some(earlier(random))),
+        5 => Type::Typedef {
+            name: format!("t{index}"),
+            target: Some(earlier(random)),
+        },
+        6 => Type::Struct {
+            name: if random.below(3) == 0 {
+                None
+            } else {
+                Some(format!("s{index}"))
+            },
+            is_union: random.below(3) == 0,
+            byte_size: if random.below(5) == 0 {
+                None
+            } else {
+                Some(random.below(64))
+            },
+            members: (0..random.below(4))
+                .map(|m| Member {
+                    name: format!("m{m}"),
+                    ty: earlier(random),
+                    byte_offset: 4 * m,
+                })
+                .collect(),
+        },
+        7 => Type::Array {
+            element: earlier(random),
+            counts: (0..1 + random.below(3))
+                .map(|_| {
+                    if random.below(4) == 0 {
+                        None
+                    } else {
+                        Some(1 + random.below(9))
+                    }
+                })
+                .collect(),
+        },
+        8 => Type::Enum {
+            name: Some(format!("e{index}")),
+            underlying: Some(0),
+            byte_size: 4,
+            enumerators: (0..random.below(4))
+                .map(|k| (format!("k{k}"), k as i64 - 1))
+                .collect(),
+        },
+        _ => Type::Subroutine {
+            return_type: if random.below(2) == 0 {
+                None
+            } else {
+                Some(earlier(random))
+            },
+            parameters: (0..random.below(3))
+                .map(|_| Some(earlier(random)))
+                .collect(),
+        },
+    }
+}
+
+fn random_variables(
+    random: &mut Random,
+    files: u32,
+    types: usize,
+    parameters: bool,
+) -> Vec<Variable> {
+    (0..random.below(4))
+        .map(|k| Variable {
+            name: format!("v{k}"),
+            arg: (parameters && random.below(2) == 0).then_some(7),
+            ty: Some(random.below(types as u64) as usize),
+            file: random.below(u64::from(files)) as u32,
+            line: 1 + random.below(30) as u32,
+            location: VariableLocation::None,
+        })
+        .collect()
+}
+
+/// A scope over `[low, high)`: its nested scopes take disjoint parts of it.
+fn random_scope(
+    random: &mut Random,
+    depth: u32,
+    files: u32,
+    types: usize,
+    origins: usize,
+    (low, high): (u64, u64),
+) -> Scope {
+    let mut scope = Scope {
+        variables: random_variables(random, files, types, depth == 0),
+        children: Vec::new(),
+    };
+    let count = if depth < 2 { random.below(3) } else { 0 };
+    let width = (high - low) / count.max(1);
+    for k in 0..count {
+        if width < 2 {
+            break;
+        }
+        let slice = low + k * width;
+        let start = slice + random.below(width - 1);
+        let end = start + 1 + random.below(slice + width - start - 1);
+        let inner = random_scope(random, depth + 1, files, types, origins, (start, end));
+        let ranges = vec![(start, end)];
+        scope.children.push(if origins > 0 && random.below(2) == 0 {
+            ChildScope::Inlined {
+                origin: random.below(origins as u64) as usize,
+                ranges,
+                call_file: random.below(u64::from(files)) as u32,
+                call_line: random.below(50) as u32,
+                call_column: random.below(20) as u32,
+                scope: inner,
+            }
+        } else {
+            ChildScope::Lexical {
+                ranges,
+                scope: inner,
+            }
+        });
+    }
+    scope
+}
+
+fn debug_model(random: &mut Random) -> ObjectModel {
+    let types: Vec<Type> = (0..1 + random.below(10) as usize)
+        .map(|i| random_type(random, i))
+        .collect();
+    let names = ["a.c", "b.h", "a.c", "c.h"];
+    let directories = ["/src", "", "/src", "/inc"];
+    let files: Vec<SourceFile> = (0..1 + random.below(4) as usize)
+        .map(|i| SourceFile {
+            name: names[i].into(),
+            directory: directories[i].into(),
+            md5: (random.below(3) != 0).then_some([i as u8; 16]),
+        })
+        .collect();
+    let file_count = files.len() as u32;
+    let functions: Vec<Function> = (0..1 + random.below(3))
+        .map(|i| Function {
+            name: format!("f{i}"),
+            global: true,
+            code: vec![0x90; 24],
+            ..Function::default()
+        })
+        .collect();
+    let abstract_count = random.below(3) as usize;
+    let mut subprograms: Vec<Subprogram> = (0..abstract_count)
+        .map(|i| Subprogram {
+            name: format!("inl{i}"),
+            linkage_name: None,
+            file: random.below(u64::from(file_count)) as u32,
+            line: 1 + random.below(40) as u32,
+            return_type: None,
+            external: false,
+            prototyped: true,
+            function: None,
+            scope: Scope {
+                variables: random_variables(random, file_count, types.len(), true),
+                children: vec![],
+            },
+        })
+        .collect();
+    for (i, function) in functions.iter().enumerate() {
+        subprograms.push(Subprogram {
+            name: function.name.clone(),
+            linkage_name: (random.below(3) == 0).then(|| format!("_Z{i}")),
+            file: random.below(u64::from(file_count)) as u32,
+            line: 1 + random.below(40) as u32,
+            return_type: (random.below(2) == 0).then(|| random.below(types.len() as u64) as usize),
+            external: random.below(2) == 0,
+            prototyped: random.below(2) == 0,
+            function: Some(i),
+            scope: random_scope(random, 0, file_count, types.len(), abstract_count, (0, 24)),
+        });
+    }
+    let line_rows = functions
+        .iter()
+        .map(|_| {
+            let mut offset = 0;
+            (0..1 + random.below(5))
+                .map(|_| {
+                    offset += random.below(4);
+                    LineRow {
+                        offset: offset.min(23),
+                        file: random.below(u64::from(file_count)) as u32,
+                        line: random.below(60) as u32,
+                        column: random.below(20) as u32,
+                        is_stmt: random.below(2) == 0,
+                        prologue_end: random.below(4) == 0,
+                        epilogue_begin: random.below(6) == 0,
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let data: Vec<DataObject> = (0..random.below(3))
+        .map(|i| DataObject {
+            name: format!("g{i}"),
+            global: true,
+            section: random.pick(&[DataSection::Data, DataSection::Bss, DataSection::ReadOnly]),
+            align: 4,
+            bytes: vec![0; 4],
+            relocations: vec![],
+        })
+        .collect();
+    let globals = (0..data.len())
+        .map(|i| GlobalVariable {
+            name: format!("g{i}"),
+            linkage_name: None,
+            ty: Some(0),
+            file: random.below(u64::from(file_count)) as u32,
+            line: random.below(9) as u32,
+            external: random.below(2) == 0,
+            data: (random.below(4) != 0).then_some(i),
+        })
+        .collect();
+    ObjectModel {
+        functions,
+        data,
+        debug: Some(DebugInfo {
+            producer: "dwarfsmith".into(),
+            language: 0x1d,
+            name: "a.c".into(),
+            comp_dir: "/src".into(),
+            files,
+            types,
+            subprograms,
+            line_rows,
+            globals,
+        }),
+    }
+}
+
+#[test]
+fn generated_debug_info_round_trips() {
+    let mut random = Random(0xfeed_f00d_dead_beef);
+    for case in 0..300 {
+        let model = debug_model(&mut random);
+        let options = WriteOptions::default();
+        if let Err(error) =
+            round_trip(&model, &options).and_then(|()| verifies_clean(&model, &options))
+        {
+            panic!("case {case}: {error}\nmodel: {model:#?}");
+        }
+    }
 }

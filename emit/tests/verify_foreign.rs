@@ -1,5 +1,6 @@
-//! `emit::verify` on objects other compilers made (nothing to find), and
-//! on copies broken one byte at a time (each must be found, and named).
+//! `emit::verify` on objects gcc, clang, llc and dwarfsmith made (nothing
+//! to find), and on copies broken a few bytes at a time (each problem must
+//! be found, and named).
 //!
 //! The broken copies patch bytes whose meaning was read off
 //! `llvm-dwarfdump -v` / `readelf`; each patch first checks the bytes it
@@ -13,7 +14,7 @@ use expect_test::{expect, Expect};
 use read_support::{fixture, fixture_objects};
 
 #[test]
-fn verify_finds_nothing_wrong_in_gcc_clang_and_llc_objects() {
+fn verify_finds_nothing_wrong_in_any_fixture_object() {
     let mut report = String::new();
     for path in fixture_objects() {
         let bytes = std::fs::read(&path).expect("fixture object");
@@ -142,7 +143,12 @@ fn a_subprogram_range_that_is_not_its_symbols() {
         &[0x34, 0x01],
         &[0x00, 0x01],
     );
-    check(&bytes, expect!["DIE 0x71 (energy): subprogram range [.text+0x0, .text+0x100) is not that of a function symbol"]);
+    check(
+        &bytes,
+        expect![[r#"
+        DIE 0x71 (energy): subprogram range [.text+0x0, .text+0x100) is not that of a function symbol
+        DIE 0x9c: range [.text+0x17, .text+0x133) is not inside the ranges of DIE 0x71 (energy)"#]],
+    );
 }
 
 #[test]
@@ -212,4 +218,60 @@ fn clang_leaves_parts_of_a_struct_undescribed() {
         DIE 0xb1 (m): pieces cover 4 of its 8 bytes
         DIE 0xb1 (m): pieces cover 4 of its 8 bytes"#]]
     .assert_eq(&problems.join("\n"));
+}
+
+#[test]
+fn a_global_whose_address_is_in_no_data_object() {
+    // counter's DW_OP_addr: .rela.debug_info entry 10, R_X86_64_64 at 0x71
+    // against `counter` (4 bytes); addend 0 -> 0x100.
+    let entry = |addend: u8| {
+        let mut bytes = vec![0x71, 0, 0, 0, 0, 0, 0, 0, 0x01, 0, 0, 0, 0x0a, 0, 0, 0];
+        bytes.extend([0, addend, 0, 0, 0, 0, 0, 0]);
+        bytes
+    };
+    let bytes = patched(
+        "pointers.gcc.o",
+        ".rela.debug_info",
+        10 * 24,
+        &entry(0),
+        &entry(1),
+    );
+    check(
+        &bytes,
+        expect!["DIE 0x63 (counter): DW_OP_addr .bss+0x100 (past its end) is in no data object"],
+    );
+}
+
+#[test]
+fn a_type_reference_to_no_die() {
+    // energy's DW_AT_type (ref4, cu + 0x54 "int") -> cu + 0x55.
+    let bytes = patched(
+        "inlining.clang.o",
+        ".debug_info",
+        0x7c,
+        &[0x54, 0, 0, 0],
+        &[0x55, 0, 0, 0],
+    );
+    check(
+        &bytes,
+        expect!["DIE 0x71 (energy): DW_AT_type names unit offset 0x55, where no DIE starts"],
+    );
+}
+
+#[test]
+fn a_line_row_naming_no_file() {
+    // DW_LNS_set_file 0 -> DW_LNS_set_file 5 (the table has file 0 only).
+    let bytes = patched(
+        "inlining.clang.o",
+        ".debug_line",
+        0x43,
+        &[0x04, 0x00],
+        &[0x04, 0x05],
+    );
+    check(
+        &bytes,
+        expect![
+            ".debug_line: row at .text+0x0 (line 17) names file 5, but the table's files are 0..1"
+        ],
+    );
 }

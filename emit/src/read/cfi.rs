@@ -26,13 +26,13 @@ type Slice<'a> = EndianSlice<'a, LittleEndian>;
 pub(crate) fn read_cfi(object: &ElfObject) -> Result<Vec<Vec<CfiRow>>, ReadError> {
     let mut rows = vec![Vec::new(); object.functions.len()];
     if let Some(index) = object.section_index(".eh_frame") {
-        let data = object.relocated(index)?;
+        let data = object.relocated(index);
         let mut section = EhFrame::new(&data, LittleEndian);
         section.set_address_size(8);
         let bases = BaseAddresses::default().set_eh_frame(object.sections[index].address);
         collect(object, &section, &bases, ".eh_frame", &mut rows)?;
     } else if let Some(index) = object.section_index(".debug_frame") {
-        let data = object.relocated(index)?;
+        let data = object.relocated(index);
         let mut section = gimli::DebugFrame::new(&data, LittleEndian);
         section.set_address_size(8);
         collect(

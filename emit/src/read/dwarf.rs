@@ -16,7 +16,6 @@ use gimli::{
 };
 
 use super::elf::ElfObject;
-use super::ReadError;
 
 /// The reader type every DWARF structure here is read through.
 pub(crate) type Slice<'a> = EndianSlice<'a, LittleEndian>;
@@ -28,17 +27,17 @@ pub(crate) struct DwarfSections {
 
 impl DwarfSections {
     /// Copies and relocates every DWARF section present in `object`.
-    pub fn load(object: &ElfObject) -> Result<DwarfSections, ReadError> {
+    pub fn load(object: &ElfObject) -> DwarfSections {
         let mut sections = HashMap::new();
         for (index, section) in object.sections.iter().enumerate() {
             let Some(id) = section_id(&section.name) else {
                 continue;
             };
             if let std::collections::hash_map::Entry::Vacant(slot) = sections.entry(id) {
-                slot.insert(object.relocated(index)?);
+                slot.insert(object.relocated(index));
             }
         }
-        Ok(DwarfSections { sections })
+        DwarfSections { sections }
     }
 
     /// Whether the object has a `.debug_info` section.

@@ -203,8 +203,11 @@ impl ElfObject {
     }
 
     /// A copy of section `index` with its relocations applied under the
-    /// synthetic layout.
-    pub fn relocated(&self, index: usize) -> Result<Vec<u8>, ReadError> {
+    /// synthetic layout. TLS offsets (`R_X86_64_DTPOFF32/64`, for
+    /// `DW_OP_form_tls_address`) are the symbol's offset in its TLS section;
+    /// relocation types that have no meaning outside code are left as the
+    /// bytes hold them.
+    pub fn relocated(&self, index: usize) -> Vec<u8> {
         let section = &self.sections[index];
         let mut data = section.data.clone();
         for relocation in &self.relocations[index] {
@@ -213,6 +216,7 @@ impl ElfObject {
             let a = relocation.addend;
             let p = section.address.wrapping_add(relocation.offset);
             let value = s.wrapping_add_signed(a);
+            let tls_offset = symbol.value.wrapping_add_signed(a);
             let (bytes, width): ([u8; 8], usize) = match relocation.kind {
                 reloc::R_X86_64_64 => (value.to_le_bytes(), 8),
                 reloc::R_X86_64_32 | reloc::R_X86_64_32S => (value.to_le_bytes(), 4),
@@ -220,19 +224,14 @@ impl ElfObject {
                     (value.wrapping_sub(p).to_le_bytes(), 4)
                 }
                 reloc::R_X86_64_PC64 => (value.wrapping_sub(p).to_le_bytes(), 8),
-                reloc::R_X86_64_NONE => continue,
-                other => {
-                    return Err(ReadError::at(
-                        &section.name,
-                        relocation.offset,
-                        format!("relocation type {other} cannot be applied to a non-code section"),
-                    ))
-                }
+                reloc::R_X86_64_DTPOFF64 => (tls_offset.to_le_bytes(), 8),
+                reloc::R_X86_64_DTPOFF32 => (tls_offset.to_le_bytes(), 4),
+                _ => continue,
             };
             let start = relocation.offset as usize;
             data[start..start + width].copy_from_slice(&bytes[..width]);
         }
-        Ok(data)
+        data
     }
 
     /// The function containing `address`, with the offset into it.

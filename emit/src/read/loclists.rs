@@ -7,9 +7,9 @@
 //!
 //! Promises: a location list's entries keep their order; their addresses
 //! become offsets from the function's first byte; adjacent entries with
-//! equal locations are merged (gcc splits them by view). Entries that are empty,
-//! lie outside the function (gcc's cold parts) or whose expression has no
-//! model form are left out; a list left with no entry is
+//! equal locations are merged (gcc splits them by view). Entries that are
+//! empty, lie outside the function (gcc's cold parts) or whose expression
+//! has no model form are left out; a list left with no entry is
 //! [`VariableLocation::None`]. `DW_AT_const_value` with an integer becomes
 //! the constant as a stack value (`Constu`, or `Consts` when negative).
 

@@ -84,7 +84,7 @@ pub fn read(bytes: &[u8]) -> Result<ObjectModel, ReadError> {
     for (function, cfi) in code.functions.iter_mut().zip(cfi::read_cfi(&object)?) {
         function.cfi = cfi;
     }
-    let sections = DwarfSections::load(&object)?;
+    let sections = DwarfSections::load(&object);
     let debug = if sections.has_debug_info() {
         unit::read_unit(&sections.dwarf(), &object, &code.data_addresses)?
     } else {

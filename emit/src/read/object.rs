@@ -17,7 +17,9 @@
 //!   target to the next function's (at most one part per function, the
 //!   first in address order); what no function claims, and uncovered bytes
 //!   of writable sections, become local data objects named after their
-//!   section (`.rodata`, or `.rodata+0x40` when not at its start);
+//!   section (`.rodata`, or `.rodata+0x40` when not at its start), unless
+//!   they are alignment padding (zeros, unrelocated, shorter than the
+//!   section's alignment);
 //! - a relocation against a named function, data object or undefined
 //!   symbol keeps its name; one against a section symbol or a local label
 //!   (`.LCPI0_0`, which has no model form) is re-expressed against what its
@@ -72,7 +74,7 @@ pub(crate) fn read_code_and_data(object: &ElfObject) -> CodeAndData {
     let mut data = symbol_data(object);
     let gaps = uncovered(object, &data);
     let (chunks, unclaimed) = claim_rodata(object, &data, gaps);
-    for gap in unclaimed {
+    for gap in unclaimed.into_iter().filter(|gap| !is_padding(object, gap)) {
         let section = &object.sections[gap.section];
         let offset = gap.address - section.address;
         let name = if offset == 0 {
@@ -197,6 +199,17 @@ fn uncovered(object: &ElfObject, data: &[PlacedData]) -> Vec<Placed> {
         }
     }
     gaps
+}
+
+/// Whether an unclaimed stretch is alignment padding: shorter than its
+/// section's alignment, all zeros, and relocated nowhere.
+fn is_padding(object: &ElfObject, gap: &Placed) -> bool {
+    let section = &object.sections[gap.section];
+    let start = gap.address - section.address;
+    let relocated = object.relocations[gap.section]
+        .iter()
+        .any(|r| r.offset >= start && r.offset < start + gap.size);
+    gap.size < section.align && !relocated && bytes_of(object, gap).iter().all(|&b| b == 0)
 }
 
 /// Splits the read-only gaps into functions' rodata (see the module

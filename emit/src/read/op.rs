@@ -5,9 +5,9 @@
 //! enclosing subprogram, and a way to look up base-type DIEs.
 //! Out: a [`Location`], or `None` when nothing of it fits the model.
 //!
-//! Promises: each operation that pushes a register, frame address or typed
-//! constant becomes `Op::Arg(n)` over an argument (identical arguments are
-//! shared, numbered in order of first use):
+//! Promises: each operation that pushes a register or a frame address
+//! becomes `Op::Arg(n)` over an argument (identical arguments are shared,
+//! numbered in order of first use):
 //! `DW_OP_regN`/`regx` and `DW_OP_bregN off` give a 64-bit unsigned
 //! [`LocationArg::Register`] (`bregN` adds its offset with `plus_uconst` or
 //! `constu; minus`, as LLVM writes offsets; a piece that is only

@@ -6,7 +6,8 @@
 //! Promises: every type DIE the model can describe gets one id, in DIE
 //! order, wherever it sits in the tree, except the base types compilers
 //! make for DWARF itself (`DW_ATE_signed_32` for typed operations,
-//! `__ARRAY_SIZE_TYPE__` for array indices), which are no source types. Qualifiers the model lacks
+//! `__ARRAY_SIZE_TYPE__` for array indices), which are no source types.
+//! Qualifiers the model lacks
 //! (`DW_TAG_atomic_type`, `immutable`, `packed`, `shared`) are seen through:
 //! a reference to one is a reference to what it qualifies. References
 //! become pointers, `DW_TAG_class_type` a struct, `DW_TAG_unspecified_type`

@@ -14,7 +14,7 @@
 //! left out). An inlined call whose origin is not a subprogram of the unit
 //! is read as a lexical block. Global variables are the unit's (and its
 //! namespaces') `DW_TAG_variable` definitions, their data object the one
-//! whose first byte a lone `DW_OP_addr` names. Labels and call sites have
+//! whose first byte a lone `DW_OP_addr` (or `DW_OP_addrx`) names. Labels and call sites have
 //! no place in the model and are skipped.
 
 use std::collections::HashMap;
@@ -221,18 +221,20 @@ impl ScopeReader<'_, '_> {
     }
 
     /// A global variable; its data object is the one whose first byte its
-    /// `DW_OP_addr` location names.
+    /// `DW_OP_addr` (or `DW_OP_addrx`) location names.
     fn global(&self, die: usize, data_addresses: &[u64]) -> Result<GlobalVariable, ReadError> {
         let tree = self.tree;
         let data = match tree.attr(die, gimli::DW_AT_location) {
             Some(AttributeValue::Exprloc(expression)) => {
                 let mut operations = expression.operations(self.unit.encoding());
-                match (operations.next(), operations.next()) {
-                    (Ok(Some(gimli::Operation::Address { address })), Ok(None)) => {
-                        data_addresses.iter().position(|&a| a == address)
+                let address = match (operations.next(), operations.next()) {
+                    (Ok(Some(gimli::Operation::Address { address })), Ok(None)) => Some(address),
+                    (Ok(Some(gimli::Operation::AddressIndex { index })), Ok(None)) => {
+                        self.dwarf.address(self.unit, index).ok()
                     }
                     _ => None,
-                }
+                };
+                address.and_then(|address| data_addresses.iter().position(|&a| a == address))
             }
             _ => None,
         };

@@ -10,8 +10,8 @@
 //!   operations can name them), the others after, each group in model
 //!   order, every reference renumbered;
 //! - files: an empty directory is the compilation directory; a file equal
-//!   (name and directory) to an earlier one is that one; checksums are kept
-//!   only when every file has one; a model with no files gets the unit's
+//!   (name and directory) to an earlier one is that one (with the checksum
+//!   given last); checksums are kept only when every file has one; a model with no files gets the unit's
 //!   primary file;
 //! - a scope's parameters are numbered 1, 2, ... in order; a variable of an
 //!   inlined scope matching (by name and line) a variable of its origin has
@@ -145,7 +145,12 @@ fn normalise_files(debug: &mut DebugInfo) {
             .iter()
             .position(|f| f.name == file.name && f.directory == file.directory);
         new_number.push(match same {
-            Some(index) => index as u32,
+            Some(index) => {
+                // gimli keeps one entry per name and directory, with the
+                // checksum given last.
+                files[index].md5 = file.md5;
+                index as u32
+            }
             None => {
                 files.push(file);
                 (files.len() - 1) as u32

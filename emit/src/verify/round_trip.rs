@@ -12,7 +12,7 @@ use crate::model::ObjectModel;
 use crate::read::read;
 use crate::write::{write, WriteOptions};
 
-/// Writes `model` with [`write`] under `options`, reads it back, and
+/// Writes `model` with [`write()`] under `options`, reads it back, and
 /// compares the result with the normalised model.
 pub fn round_trip(model: &ObjectModel, options: &WriteOptions) -> Result<(), String> {
     round_trip_with(model, options, |m| write(m, options))

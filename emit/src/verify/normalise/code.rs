@@ -240,7 +240,8 @@ fn normal_relocation(
                     },
                     address.wrapping_sub(probe) as i64,
                 ),
-                None => return relocation.clone(),
+                // Between functions: `read` keeps the section symbol.
+                None => (Symbol::Named(".text".into()), address as i64),
             }
         }
         Symbol::FunctionData(function) => {

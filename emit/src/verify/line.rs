@@ -1,0 +1,162 @@
+//! The line table side of `verify`: each sequence runs forwards, stays in
+//! one code section, and names files of the table.
+//!
+//! In: a unit's line program. Out: problems added to the list.
+
+use super::{describe, Problems};
+use crate::read::{ElfObject, Slice};
+
+/// Walks the line program's instructions (not gimli's rows, which hide a
+/// sequence whose address goes backwards as a tombstone) and checks each
+/// row's address.
+pub(super) fn check_line_table(
+    object: &ElfObject,
+    unit: &gimli::Unit<Slice<'_>>,
+    problems: &mut Problems,
+) {
+    let Some(program) = unit.line_program.clone() else {
+        return;
+    };
+    let header = program.header();
+    let min_length = u64::from(header.minimum_instruction_length());
+    let line_range = header.line_range().max(1);
+    let opcode_base = header.opcode_base();
+    let line_base = i64::from(header.line_base());
+    // Address and line advance of a special opcode.
+    let special = |opcode: u8| {
+        let adjusted = opcode.wrapping_sub(opcode_base);
+        (
+            u64::from(adjusted / line_range) * min_length,
+            line_base + i64::from(adjusted % line_range),
+        )
+    };
+    // DWARF 5 numbers files from 0, earlier versions from 1.
+    let files = header.file_names().len() as u64;
+    let valid_files = if header.version() >= 5 {
+        0..files
+    } else {
+        1..files + 1
+    };
+    let mut instructions = header.instructions();
+    let mut sequence = Sequence::default();
+    let mut address = 0u64;
+    let mut line = 1i64;
+    let mut file = 1u64;
+    loop {
+        let instruction = match instructions.next_instruction(header) {
+            Ok(Some(instruction)) => instruction,
+            Ok(None) => return,
+            Err(e) => return problems.add(format!("malformed .debug_line: {e}")),
+        };
+        let emits = match instruction {
+            gimli::LineInstruction::Special(opcode) => {
+                let (advance, line_advance) = special(opcode);
+                address = address.wrapping_add(advance);
+                line = line.wrapping_add(line_advance);
+                Some(false)
+            }
+            gimli::LineInstruction::Copy => Some(false),
+            gimli::LineInstruction::EndSequence => Some(true),
+            gimli::LineInstruction::AdvancePc(advance) => {
+                address = address.wrapping_add(advance.wrapping_mul(min_length));
+                None
+            }
+            gimli::LineInstruction::ConstAddPc => {
+                address = address.wrapping_add(special(255).0);
+                None
+            }
+            gimli::LineInstruction::FixedAddPc(advance) => {
+                address = address.wrapping_add(u64::from(advance));
+                None
+            }
+            gimli::LineInstruction::AdvanceLine(advance) => {
+                line = line.wrapping_add(advance);
+                None
+            }
+            gimli::LineInstruction::SetAddress(new) => {
+                address = new;
+                None
+            }
+            gimli::LineInstruction::SetFile(new) => {
+                file = new;
+                None
+            }
+            _ => None,
+        };
+        let Some(end_sequence) = emits else {
+            continue;
+        };
+        check_row(object, &mut sequence, address, line, end_sequence, problems);
+        if !valid_files.contains(&file) && !sequence.reported_file {
+            sequence.reported_file = true;
+            problems.add(format!(
+                ".debug_line: row at {} (line {line}) names file {file}, but the table's files are {}..{}",
+                describe(object, address),
+                valid_files.start,
+                valid_files.end
+            ));
+        }
+        if end_sequence {
+            sequence = Sequence::default();
+            address = 0;
+            line = 1;
+            file = 1;
+        }
+    }
+}
+
+/// Checks one row of a sequence: its address follows the previous row's
+/// and lies in the sequence's code section.
+fn check_row(
+    object: &ElfObject,
+    sequence: &mut Sequence,
+    address: u64,
+    line: i64,
+    end_sequence: bool,
+    problems: &mut Problems,
+) {
+    if let Some(previous) = sequence.previous {
+        if address < previous {
+            problems.add(format!(
+                ".debug_line: row at {} (line {line}) follows a row at {} in the same sequence",
+                describe(object, address),
+                describe(object, previous)
+            ));
+        }
+    }
+    let code = object.sections.iter().position(|s| {
+        let end = s.address + s.size;
+        s.is_code() && address >= s.address && (address < end || (end_sequence && address == end))
+    });
+    match (code, sequence.section) {
+        (None, _) if !sequence.reported_outside => {
+            sequence.reported_outside = true;
+            problems.add(format!(
+                ".debug_line: row at {} (line {line}) is outside every code section",
+                describe(object, address)
+            ));
+        }
+        (None, _) => {}
+        (Some(section), Some(first)) if section != first => problems.add(format!(
+            ".debug_line: a sequence starting in {} continues into {} at {}",
+            object.sections[first].name,
+            object.sections[section].name,
+            describe(object, address)
+        )),
+        (Some(section), _) => sequence.section = Some(section),
+    }
+    sequence.previous = Some(address);
+}
+
+/// What is known of the line-table sequence being read.
+#[derive(Default)]
+struct Sequence {
+    /// Address of the previous row.
+    previous: Option<u64>,
+    /// The code section its rows are in.
+    section: Option<usize>,
+    /// Whether a row outside every code section was reported already.
+    reported_outside: bool,
+    /// Whether a row naming no file was reported already.
+    reported_file: bool,
+}
