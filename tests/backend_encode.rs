@@ -433,3 +433,39 @@ fn spill_stores_are_listed_with_their_slots() {
     "#]]
     .assert_debug_eq(&listed);
 }
+
+#[test]
+fn values_across_calls_fill_the_callee_saved_registers_then_spill() {
+    let done = finish(backend_mir::pressure_calls(false));
+    // 14 values cross the call; 5 callee-saved registers hold some.
+    assert_eq!(done.allocation.callee_saved_used.iter().count(), 5);
+    assert_eq!(done.allocation.spilled, 9);
+    assert_eq!(done.frame.saved.len(), 5);
+}
+
+#[test]
+fn broken_preconditions_are_errors() {
+    use dwarfsmith::codegen::mir::{BlockId, Inst, InstKind, StackSlotKind};
+    let mut loops_to_entry = Function::new("spin");
+    loops_to_entry.new_block();
+    loops_to_entry.blocks[0].insts = vec![Inst::new(InstKind::Jmp { target: BlockId(0) }, 0)];
+    let mut overaligned = Function::new("wide");
+    overaligned.new_stack_slot(64, 32, StackSlotKind::Alloca);
+    overaligned.new_block();
+    overaligned.blocks[0].insts = vec![Inst::new(InstKind::Ret { uses: vec![] }, 0)];
+    let messages: Vec<String> = [loops_to_entry, overaligned]
+        .into_iter()
+        .map(|f| {
+            finish_function(f, &FinishOptions::default())
+                .unwrap_err()
+                .to_string()
+        })
+        .collect();
+    expect![[r#"
+        [
+            "`spin`: bb.0 branches to the entry block, which holds the prologue",
+            "`wide`: %stack.0 asks for alignment 32 (1 to 16, a power of two)",
+        ]
+    "#]]
+    .assert_debug_eq(&messages);
+}

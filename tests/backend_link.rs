@@ -22,8 +22,20 @@ int pick(unsigned);
 long globals(void);
 long div_mix(long, long, long, long, long, long, long, long);
 long call8(long);
+long pressure_calls(long);
 long ext_counter = 40;
 long twice(long x) { return 2 * x; }
+static long pressure_reference(long n) {
+    long v[12], s = 0, r;
+    for (int k = 0; k < 12; k++) v[k] = n + k;
+    for (long i = 0; i < 3; i++) {
+        s += twice(i);
+        for (int k = 0; k < 12; k++) v[k] += s;
+    }
+    r = s;
+    for (int k = 0; k < 12; k++) r += v[k];
+    return r;
+}
 int main(void) {
     long p[20];
     for (int k = 0; k < 20; k++) p[k] = k + 1;
@@ -34,6 +46,7 @@ int main(void) {
     printf("globals %ld\n", globals());
     printf("div_mix %ld %ld\n", div_mix(100, 7, 3, 2, 0, 0, 1000, 5), div_mix(-100, 7, 1, 3, 0, 0, 0, 0));
     printf("call8 %ld\n", call8(2));
+    printf("pressure_calls %ld %ld\n", pressure_calls(5), pressure_reference(5));
     return 0;
 }
 "#;
@@ -103,7 +116,8 @@ fn samples_link_and_run_with_exact_output() {
          pick 10 11 12 13 -1 -1\n\
          globals 47\n\
          div_mix 1033 -8\n\
-         call8 1050\n"
+         call8 1050\n\
+         pressure_calls 228 228\n"
     );
 }
 

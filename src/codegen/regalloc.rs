@@ -91,7 +91,6 @@ pub fn allocate(f: &mut Function) -> Result<Allocation, RegallocError> {
     let mut spill_count = 0;
     for round in 1..=MAX_ROUNDS {
         let live = liveness::compute(f);
-        let positions = liveness::debug_positions(f);
         let outcome = scan(f, &live, &unspillable)?;
         let spilled: Vec<u32> = (0..f.vregs.len() as u32)
             .filter(|&v| outcome.spilled[v as usize])
@@ -111,6 +110,7 @@ pub fn allocate(f: &mut Function) -> Result<Allocation, RegallocError> {
             slot_of[v as usize] = Some(f.new_stack_slot(8, 8, StackSlotKind::Spill));
         }
         let widths: Vec<Width> = f.vregs.iter().map(|i| i.width).collect();
+        let positions = liveness::debug_positions(f);
         rewrite_debug(f, &live, &positions, &|v| {
             slot_of[v as usize].map(|s| DbgOperand::SpillSlot(s, widths[v as usize]))
         });

@@ -15,7 +15,7 @@
 use super::encode::{self, EncodeError};
 use crate::codegen::frame::{self, LoweredFrame};
 use crate::codegen::mir::{
-    Address, AddressBase, Function, Gpr, InstKind, Reg, StackSlotId, StackSlotKind, Width,
+    Address, AddressBase, BlockId, Function, Gpr, InstKind, Reg, StackSlotId, StackSlotKind, Width,
 };
 use crate::codegen::regalloc::{self, Allocation, RegallocError};
 use dwarfsmith_emit::model::{self, CfiRow, Relocation};
@@ -95,6 +95,9 @@ pub enum FinishError {
     Regalloc(RegallocError),
     /// Encoding failed.
     Encode(EncodeError),
+    /// The function breaks a precondition of the back end (named in the
+    /// message).
+    Invalid(String),
 }
 
 impl fmt::Display for FinishError {
@@ -102,6 +105,7 @@ impl fmt::Display for FinishError {
         match self {
             FinishError::Regalloc(e) => e.fmt(f),
             FinishError::Encode(e) => e.fmt(f),
+            FinishError::Invalid(message) => f.write_str(message),
         }
     }
 }
@@ -113,6 +117,7 @@ pub fn finish_function(
     mut f: Function,
     options: &FinishOptions,
 ) -> Result<FinishedFunction, FinishError> {
+    check_preconditions(&f).map_err(FinishError::Invalid)?;
     let allocation = regalloc::allocate(&mut f).map_err(FinishError::Regalloc)?;
     crate::codegen::live_debug_values::run(&mut f);
     let frame = frame::lower_frame(&mut f, allocation.callee_saved_used);
@@ -142,6 +147,29 @@ pub fn finish_function(
         frame,
         allocation,
     })
+}
+
+/// What the back end assumes of its input and cannot repair: the prologue
+/// goes at the top of the entry block, so nothing may branch there; frames
+/// are aligned to 16 bytes, so no slot may need more.
+fn check_preconditions(f: &Function) -> Result<(), String> {
+    for b in 0..f.blocks.len() {
+        if f.successors(BlockId(b as u32)).contains(&BlockId(0)) {
+            return Err(format!(
+                "`{}`: bb.{b} branches to the entry block, which holds the prologue",
+                f.name
+            ));
+        }
+    }
+    for (i, slot) in f.stack_slots.iter().enumerate() {
+        if !slot.align.is_power_of_two() || slot.align > 16 {
+            return Err(format!(
+                "`{}`: %stack.{i} asks for alignment {} (1 to 16, a power of two)",
+                f.name, slot.align
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The stores into spill slots of a frame-lowered function: 64-bit stores

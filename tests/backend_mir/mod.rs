@@ -418,6 +418,68 @@ pub fn call8(debug: bool) -> Function {
     b.finish()
 }
 
+/// `long pressure_calls(long n)`: twelve values `v[k] = n + k` and the
+/// running sum `s` stay live across a call in a loop, more than the
+/// callee-saved registers can hold:
+/// `for (i = 0; i < 3; i++) { s += twice(i); for k: v[k] += s; }`,
+/// then `return s + v[0] + … + v[11]`.
+pub fn pressure_calls(debug: bool) -> Function {
+    let mut b = Builder::new("pressure_calls", debug);
+    let n = b.vreg(Width::W64);
+    b.copy(n, phys(Gpr::Rdi));
+    b.dbg(1, vec![r(n)]);
+    let values: Vec<Reg> = (0..12)
+        .map(|k| {
+            let v = b.vreg(Width::W64);
+            b.copy(v, n);
+            b.alu(AluOp::Add, Width::W64, v, Rmi::Imm(k));
+            b.dbg(10 + k as u32, vec![r(v)]);
+            v
+        })
+        .collect();
+    let (s, i, t) = (b.vreg(Width::W64), b.vreg(Width::W64), b.vreg(Width::W64));
+    b.push(InstKind::MovImm {
+        dst: s,
+        imm: 0,
+        width: Width::W64,
+    });
+    b.push(InstKind::MovImm {
+        dst: i,
+        imm: 0,
+        width: Width::W64,
+    });
+    let body = b.block();
+    let exit = b.block();
+    b.switch_to(body);
+    b.dbg(2, vec![r(i)]);
+    b.copy(phys(Gpr::Rdi), i);
+    b.call("twice", &[Gpr::Rdi]);
+    b.copy(t, phys(Gpr::Rax));
+    b.alu(AluOp::Add, Width::W64, s, Rmi::Reg(t));
+    b.dbg(3, vec![r(s)]);
+    for &v in &values {
+        b.alu(AluOp::Add, Width::W64, v, Rmi::Reg(s));
+    }
+    b.alu(AluOp::Add, Width::W64, i, Rmi::Imm(1));
+    b.push(InstKind::Cmp {
+        width: Width::W64,
+        lhs: Rm::Reg(i),
+        rhs: Rmi::Imm(3),
+    });
+    b.push(InstKind::Jcc {
+        cond: Cond::L,
+        target: body,
+    });
+    b.switch_to(exit);
+    let total = b.vreg(Width::W64);
+    b.copy(total, s);
+    for &v in &values {
+        b.alu(AluOp::Add, Width::W64, total, Rmi::Reg(v));
+    }
+    b.ret_rax(total);
+    b.finish()
+}
+
 /// Every sample, by name.
 pub fn all(debug: bool) -> Vec<Function> {
     vec![
@@ -428,5 +490,6 @@ pub fn all(debug: bool) -> Vec<Function> {
         globals(debug),
         div_mix(debug),
         call8(debug),
+        pressure_calls(debug),
     ]
 }
