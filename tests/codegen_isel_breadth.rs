@@ -169,6 +169,39 @@ join:
   ret i32 %r
 }
 
+define i32 @sparse_switch(i32 %k) {
+entry:
+  switch i32 %k, label %other [
+    i32 -1000, label %a
+    i32 -7, label %b
+    i32 5, label %c
+    i32 40, label %d
+    i32 41, label %e
+    i32 42, label %c
+    i32 44, label %f
+    i32 300, label %a
+    i32 5000, label %b
+    i32 1048576, label %d
+  ]
+a:
+  br label %join
+b:
+  br label %join
+c:
+  br label %join
+d:
+  br label %join
+e:
+  br label %join
+f:
+  br label %join
+other:
+  br label %join
+join:
+  %r = phi i32 [ 1, %a ], [ 2, %b ], [ 3, %c ], [ 4, %d ], [ 5, %e ], [ 6, %f ], [ -1, %other ]
+  ret i32 %r
+}
+
 define i64 @many(i8 signext %a, i16 zeroext %b, i32 %c, i64 %d, i32 %e, i32 %f, i8 signext %g, i16 signext %h, i64 %i) {
   %a1 = sext i8 %a to i64
   %b1 = zext i16 %b to i64
@@ -216,6 +249,7 @@ long pick64(long, long, long);
 int byte_switch(signed char);
 long many(signed char, unsigned short, int, long, int, unsigned, signed char, short, long);
 long call_many(int);
+int sparse_switch(int);
 int main(void) {
   printf("%d %d\n", bump_ext(3), ext_counter);
   printf("%d %c\n", table_sum(), second_char());
@@ -230,6 +264,9 @@ int main(void) {
   printf("%ld %ld\n", pick64(-16, 5, 1), pick64(100, 200, 2));
   for (int k = -3; k <= 4; k++) if (k != 2 && k != -3 && k != 4) printf("%d ", byte_switch(k));
   printf("%d\n", byte_switch(100));
+  int keys[] = {-1001, -1000, -999, -7, 0, 5, 39, 40, 41, 42, 43, 44, 45, 300, 5000, 1048576, 1048577};
+  for (unsigned k = 0; k < sizeof keys / sizeof keys[0]; k++) printf("%d ", sparse_switch(keys[k]));
+  printf("\n");
   printf("%ld %ld\n", many(-1, 65535, -3, 10, 4, 5, -2, -7, 9), call_many(-70000));
   return 0;
 }
@@ -295,4 +332,71 @@ fn breadth_module_runs_like_llc() {
     assert_eq!(run(dir.path(), &ours, "ours"), expected);
     // A sanity check that the comparison compares something.
     assert!(expected.contains("v=-42 w=hello"), "{expected}");
+}
+
+#[test]
+fn sparse_switch_is_a_search_tree_with_a_table_leaf() {
+    use dwarfsmith::codegen::isel::{select_function, IselOptions};
+    let module = parse_module(MODULE, "breadth.ll").unwrap();
+    let id = module.function_by_name("sparse_switch").unwrap();
+    let selected = select_function(&module, id, &IselOptions { debug_info: false }).unwrap();
+    expect_test::expect![[r#"
+        name: sparse_switch
+          %jump-table.0: bb.7, bb.8, bb.6, bb.10, bb.9
+        bb.0:  ; succ bb.1, bb.2, bb.5, bb.7, bb.10
+          %1 = COPY $rdi
+          CMP32 %1, 40
+          JL bb.1
+          CMP32 %1, 5000
+          JL bb.2
+          CMP32 %1, 5000
+          JE bb.5
+          CMP32 %1, 1048576
+          JE bb.7
+          JMP bb.10
+        bb.1:  ; succ bb.4, bb.5, bb.6, bb.10
+          CMP32 %1, -1000
+          JE bb.4
+          CMP32 %1, -7
+          JE bb.5
+          CMP32 %1, 5
+          JE bb.6
+          JMP bb.10
+        bb.2:  ; succ bb.3, bb.6, bb.7, bb.8, bb.9, bb.10
+          %2 = COPY %1
+          %2 = SUB32 %2, 40
+          CMP32 %2, 4
+          JA bb.3
+          %3 = LEA [%jump-table.0]
+          %4 = MOVSX64_32 [%3 + %2*4]
+          %4 = ADD64 %4, %3
+          JMP %4, %jump-table.0
+        bb.3:  ; succ bb.4, bb.10
+          CMP32 %1, 300
+          JNE bb.10
+        bb.4:  ; succ bb.11
+          %0 = MOV32 1
+          JMP bb.11
+        bb.5:  ; succ bb.11
+          %0 = MOV32 2
+          JMP bb.11
+        bb.6:  ; succ bb.11
+          %0 = MOV32 3
+          JMP bb.11
+        bb.7:  ; succ bb.11
+          %0 = MOV32 4
+          JMP bb.11
+        bb.8:  ; succ bb.11
+          %0 = MOV32 5
+          JMP bb.11
+        bb.9:  ; succ bb.11
+          %0 = MOV32 6
+          JMP bb.11
+        bb.10:  ; succ bb.11
+          %0 = MOV32 -1
+        bb.11:
+          $rax = COPY %0
+          RET $rax
+    "#]]
+    .assert_eq(&selected.mir.to_string());
 }
