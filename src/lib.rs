@@ -19,14 +19,7 @@ pub enum OptLevel {
     O2,
 }
 
-/// The debugger the DWARF expressions are tuned for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DebuggerTune {
-    /// gdb: register arguments become DW_OP_regval_type.
-    Gdb,
-    /// lldb: register arguments become DW_OP_bregN 0.
-    Lldb,
-}
+pub use dwarfsmith_emit::write::DebuggerTune;
 
 /// Everything `compile` needs to know besides the input.
 #[derive(Clone, Copy, Debug)]
@@ -40,19 +33,61 @@ pub struct CompileOptions {
 }
 
 /// Compiles LLVM IR text to the bytes of an ELF x86-64 relocatable object.
-pub fn compile(_text: &str, file: &str, _options: &CompileOptions) -> Result<Vec<u8>, Diagnostic> {
-    Err(Diagnostic {
+pub fn compile(text: &str, file: &str, options: &CompileOptions) -> Result<Vec<u8>, Diagnostic> {
+    let object = compile_to_model(text, file, options)?;
+    dwarfsmith_emit::write::write(&object, &write_options(options)).map_err(|error| Diagnostic {
         file: file.to_string(),
         pos: Pos::default(),
-        message: "the compile pipeline is not wired yet".to_string(),
+        message: error.to_string(),
     })
 }
 
+/// Compiles LLVM IR text to the object model the emit crate writes: code,
+/// data and (with debug info) the DWARF description.
+pub fn compile_to_model(
+    text: &str,
+    file: &str,
+    options: &CompileOptions,
+) -> Result<dwarfsmith_emit::model::ObjectModel, Diagnostic> {
+    let mut module = parse_and_verify(text, file)?;
+    if options.debug_info {
+        // Debug records only: the code is the same with and without them.
+        codegen::debug_prep::prepare(&mut module);
+    }
+    let codegen_options = codegen::CodegenOptions {
+        opt_level: options.opt_level,
+        debug_info: options.debug_info,
+    };
+    let compiled = codegen::compile_module(&module, &codegen_options).map_err(|mut error| {
+        error.file = file.to_string();
+        error
+    })?;
+    let mut object = compiled.object;
+    if options.debug_info {
+        object.debug = Some(debuginfo::build(&module, &compiled.functions, &object.data));
+    }
+    Ok(object)
+}
+
+/// The emit crate's options for these compile options.
+pub fn write_options(options: &CompileOptions) -> dwarfsmith_emit::write::WriteOptions {
+    dwarfsmith_emit::write::WriteOptions {
+        debugger_tune: options.debugger_tune,
+    }
+}
+
 /// Parses, verifies and prints LLVM IR text back in the given debug syntax.
-pub fn opt(_text: &str, file: &str, _syntax: ir::print::DebugSyntax) -> Result<String, Diagnostic> {
-    Err(Diagnostic {
-        file: file.to_string(),
-        pos: Pos::default(),
-        message: "the opt pipeline is not wired yet".to_string(),
-    })
+pub fn opt(text: &str, file: &str, syntax: ir::print::DebugSyntax) -> Result<String, Diagnostic> {
+    let module = parse_and_verify(text, file)?;
+    Ok(ir::print::print_module(&module, syntax))
+}
+
+/// Parses a module and checks its invariants; errors name `file`.
+fn parse_and_verify(text: &str, file: &str) -> Result<ir::Module, Diagnostic> {
+    let module = ir::parse::parse_module(text, file)?;
+    ir::verify::verify_module(&module).map_err(|mut error| {
+        error.file = file.to_string();
+        error
+    })?;
+    Ok(module)
 }

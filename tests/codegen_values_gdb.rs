@@ -71,11 +71,12 @@ fn type_bits(module: &Module, ty: Option<MdId>) -> Option<u64> {
 /// Compiles fixture `program.form.ll` into an object with a minimal DWARF.
 fn build(dir: &Path, program: &str, form: &str) -> PathBuf {
     let name = format!("{program}.{form}.ll");
-    let module = parse_module(
+    let mut module = parse_module(
         &std::fs::read_to_string(fixture(&format!("ll/{name}"))).unwrap(),
         &name,
     )
     .unwrap();
+    dwarfsmith::codegen::debug_prep::prepare(&mut module);
     let opt_level = if form == "O0" {
         OptLevel::O0
     } else {

@@ -1,12 +1,11 @@
 //! The whole corpus through the binary: every program, from every IR form,
 //! links with its driver and prints exactly the expected output, and
-//! llvm-dwarfdump --verify is clean on every object. Also: -O0 stepping in
-//! gdb follows the same lines as llc-19's -O0 build.
+//! llvm-dwarfdump --verify is clean on every object (tuned for gdb and for lldb). Also: in the -O0 build of
+//! sum_array, a breakpoint on every line with code stops there (stepping
+//! against llc-19 is in codegen_lines_gdb.rs).
 
 mod support;
 
-use std::path::Path;
-use std::process::Command;
 use support::*;
 
 /// Compiles, links and runs one (program, form); checks output and DWARF.
@@ -22,6 +21,16 @@ fn check(program: &str, form: &str) {
     );
     let (ok, text) = dwarfdump_verify(&object);
     assert!(ok, "llvm-dwarfdump --verify on {program}.{form}:\n{text}");
+    let lldb_dir = dir.path().join("lldb");
+    std::fs::create_dir(&lldb_dir).unwrap();
+    let mut lldb_flags = flags.to_vec();
+    lldb_flags.push("--debugger-tune=lldb");
+    let lldb_object = compile_fixture(&lldb_dir, &format!("{program}.{form}.ll"), &lldb_flags);
+    let (ok, text) = dwarfdump_verify(&lldb_object);
+    assert!(
+        ok,
+        "llvm-dwarfdump --verify on {program}.{form} tuned for lldb:\n{text}"
+    );
 }
 
 macro_rules! corpus_tests {
@@ -57,55 +66,6 @@ corpus_tests!(
     sum_array,
     switch_table,
 );
-
-/// The lines gdb visits when it breaks on `function` and steps with `next`
-/// until control leaves it (the first call only).
-fn stepped_lines(exe: &Path, function: &str) -> Vec<u32> {
-    let mut commands = vec![format!("break {function}"), "run".to_string()];
-    commands.extend(std::iter::repeat_n("next".to_string(), 80));
-    let commands: Vec<&str> = commands.iter().map(String::as_str).collect();
-    let out = gdb_batch(exe, &commands);
-    let mut lines = Vec::new();
-    for line in out.lines() {
-        if line.starts_with("main ()") || line.contains(" in main ") {
-            break;
-        }
-        if let Some(number) = line.split(['\t', ' ']).next().and_then(|n| n.parse().ok()) {
-            lines.push(number);
-        }
-    }
-    lines
-}
-
-#[test]
-fn o0_stepping_through_sum_scaled_matches_llc_19() {
-    let dir = tempfile::tempdir().unwrap();
-    let ours = compile_fixture(dir.path(), "sum_array.O0.ll", &["-O0"]);
-    let llc_object = dir.path().join("llc.o");
-    let out = run(Command::new("llc-19")
-        .args(["-O0", "-filetype=obj", "-relocation-model=pic", "-o"])
-        .arg(&llc_object)
-        .arg(fixture("ll/sum_array.O0.ll")));
-    assert!(
-        out.status.success(),
-        "llc-19: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let ours = stepped_lines(
-        &link_with_driver(dir.path(), &ours, "sum_array"),
-        "sum_scaled",
-    );
-    let theirs = stepped_lines(
-        &link_with_driver(dir.path(), &llc_object, "sum_array"),
-        "sum_scaled",
-    );
-    assert_eq!(
-        theirs[..4],
-        [3, 4, 5, 6],
-        "llc-19's own sequence changed: {theirs:?}"
-    );
-    assert_eq!(ours, theirs);
-}
 
 #[test]
 fn o0_breakpoints_work_on_every_line_with_code() {

@@ -38,7 +38,8 @@ pub struct Function {
     /// CFA = rsp + 8, return address at CFA - 8.
     pub cfi: Vec<CfiRow>,
     /// Read-only data owned by this function (jump tables), placed in
-    /// `.rodata` and referred to by relocations against [`Symbol::FunctionData`].
+    /// `.rodata` (8-byte aligned) and referred to by relocations against
+    /// [`Symbol::FunctionData`].
     pub rodata: Vec<u8>,
     /// Relocations against `rodata` (jump-table entries).
     pub rodata_relocations: Vec<Relocation>,
@@ -74,7 +75,12 @@ pub enum RelocationKind {
     Abs64,
 }
 
-/// One relocation: patch `offset` with the address of `symbol` + `addend`.
+/// One relocation: patch `offset` with the address of `symbol` + `addend`
+/// (minus the address of the field for the PC-relative kinds). For
+/// [`Symbol::FunctionData`] and [`Symbol::FunctionCode`] the writer relocates
+/// against the `.rodata`/`.text` section symbol and adds the position to
+/// the addend; a jump-table entry `target - table` at byte `4k` of the
+/// table is `Pc32` against `FunctionCode` with addend `4k`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Relocation {
     /// Byte offset of the field being patched.
@@ -165,7 +171,8 @@ pub struct DebugInfo {
     pub name: String,
     /// DW_AT_comp_dir.
     pub comp_dir: String,
-    /// Line-table file entries; index 0 is the primary source file.
+    /// Line-table file entries; index 0 is the primary source file. Entries
+    /// equal in name and directory share one line-table entry when written.
     pub files: Vec<SourceFile>,
     /// Types, referred to by index ([`TypeId`]).
     pub types: Vec<Type>,
@@ -174,6 +181,29 @@ pub struct DebugInfo {
     /// Line rows per function: `line_rows[i]` belongs to `functions[i]`,
     /// in address order.
     pub line_rows: Vec<Vec<LineRow>>,
+    /// Global variables (DIGlobalVariable), children of the compile unit.
+    pub globals: Vec<GlobalVariable>,
+}
+
+/// A source-level global variable: a DW_TAG_variable child of the unit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GlobalVariable {
+    /// Source name.
+    pub name: String,
+    /// Linkage name, when it differs from `name`.
+    pub linkage_name: Option<String>,
+    /// Type.
+    pub ty: Option<TypeId>,
+    /// File index of the declaration.
+    pub file: u32,
+    /// Line of the declaration.
+    pub line: u32,
+    /// DW_AT_external (LLVM `isLocal: false`).
+    pub external: bool,
+    /// Index into [`ObjectModel::data`] of the object holding the value
+    /// (location `DW_OP_addr` of its symbol); `None`: optimised out, no
+    /// location.
+    pub data: Option<usize>,
 }
 
 /// A file of the line table.
@@ -402,16 +432,21 @@ pub struct LocationEntry {
 pub struct Location {
     /// The operands named by `Op::Arg`.
     pub args: Vec<LocationArg>,
-    /// The operations. A location that is a bare register or memory
-    /// address (no `StackValue`) is a memory/register location description.
+    /// The operations, with DWARF semantics: without `StackValue` the value
+    /// left on the stack is the address of the variable (a memory location),
+    /// except that a piece that is just `Arg(n)` over a register is a
+    /// register location; with `StackValue` it is the variable's value. A
+    /// `Deref` is a real load (LLVM's trailing `DW_OP_deref` of an indirect
+    /// debug value is not one: drop it and leave the address).
     pub ops: Vec<Op>,
 }
 
 /// What one `DW_OP_LLVM_arg` stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LocationArg {
-    /// A value held in a DWARF register; `bits` and `signed` give the width
-    /// and signedness of the value (for DW_OP_regval_type's base type).
+    /// A value held in a DWARF register, pushed as the register's contents;
+    /// `bits` and `signed` give the width and signedness of the value (the
+    /// base type of DW_OP_regval_type in gdb-tuned computed values).
     Register {
         /// DWARF register number.
         register: u16,

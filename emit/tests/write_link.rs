@@ -102,3 +102,149 @@ fn readelf_and_objdump_accept_the_object() {
         assert_eq!(stderr(&output), "", "{tool} warned");
     }
 }
+
+/// `pick(i)`: a jump table in its own rodata (entries `case - table`, by
+/// PC32 relocations against `FunctionCode`), reached by a PC32 `lea`
+/// against `FunctionData`; returns 10, 20 or 30.
+fn pick() -> Function {
+    let case = |value: u8| [0xb8, value, 0, 0, 0, 0xc3]; // mov eax, value; ret
+    let mut code = vec![
+        0x48, 0x8d, 0x05, 0, 0, 0, 0, // 0: lea rax, [rip + table]
+        0x48, 0x63, 0x0c, 0xb8, // 7: movsxd rcx, dword [rax + rdi*4]
+        0x48, 0x01, 0xc1, // 11: add rcx, rax
+        0xff, 0xe1, // 14: jmp rcx
+    ];
+    code.extend(case(10)); // 16
+    code.extend(case(20)); // 22
+    code.extend(case(30)); // 28
+    let entry = |index: u64, target: u64| Relocation {
+        offset: 4 * index,
+        kind: RelocationKind::Pc32,
+        symbol: Symbol::FunctionCode {
+            function: 0,
+            offset: target,
+        },
+        addend: 4 * index as i64,
+    };
+    Function {
+        name: "pick".to_string(),
+        global: false,
+        code,
+        relocations: vec![Relocation {
+            offset: 3,
+            kind: RelocationKind::Pc32,
+            symbol: Symbol::FunctionData(0),
+            addend: -4,
+        }],
+        rodata: vec![0; 12],
+        rodata_relocations: vec![entry(0, 16), entry(1, 22), entry(2, 28)],
+        ..Function::default()
+    }
+}
+
+/// `main` prints the string `.data`'s `pointer` points to (R_X86_64_64),
+/// sums pick(0..3), adds `counter` through the GOT (REX_GOTPCRELX) and the
+/// zero in `.bss`: exit code 10 + 20 + 30 + 5 + 0 = 65.
+fn tables_model() -> ObjectModel {
+    let named = |offset, kind, name: &str| Relocation {
+        offset,
+        kind,
+        symbol: Symbol::Named(name.to_string()),
+        addend: -4,
+    };
+    let main = Function {
+        name: "main".to_string(),
+        global: true,
+        code: vec![
+            0x53, // 0: push rbx
+            0x48, 0x8b, 0x3d, 0, 0, 0, 0, // 1: mov rdi, [rip + pointer]
+            0xe8, 0, 0, 0, 0, // 8: call puts
+            0x31, 0xff, // 13: xor edi, edi
+            0xe8, 0, 0, 0, 0, // 15: call pick
+            0x89, 0xc3, // 20: mov ebx, eax
+            0xbf, 0x01, 0, 0, 0, // 22: mov edi, 1
+            0xe8, 0, 0, 0, 0, // 27: call pick
+            0x01, 0xc3, // 32: add ebx, eax
+            0xbf, 0x02, 0, 0, 0, // 34: mov edi, 2
+            0xe8, 0, 0, 0, 0, // 39: call pick
+            0x01, 0xd8, // 44: add eax, ebx
+            0x48, 0x8b, 0x0d, 0, 0, 0, 0, // 46: mov rcx, [rip + counter@GOTPCREL]
+            0x03, 0x01, // 53: add eax, [rcx]
+            0x03, 0x05, 0, 0, 0, 0,    // 55: add eax, [rip + zeroed]
+            0x5b, // 61: pop rbx
+            0xc3, // 62: ret
+        ],
+        relocations: vec![
+            named(4, RelocationKind::Pc32, "pointer"),
+            named(9, RelocationKind::Plt32, "puts"),
+            named(16, RelocationKind::Plt32, "pick"),
+            named(28, RelocationKind::Plt32, "pick"),
+            named(40, RelocationKind::Plt32, "pick"),
+            named(49, RelocationKind::GotPcRelX, "counter"),
+            named(57, RelocationKind::Pc32, "zeroed"),
+        ],
+        cfi: vec![
+            CfiRow {
+                offset: 1,
+                instruction: CfiInstruction::DefCfaOffset(16),
+            },
+            CfiRow {
+                offset: 1,
+                instruction: CfiInstruction::Offset {
+                    register: 3,
+                    offset: -16,
+                },
+            },
+            CfiRow {
+                offset: 62,
+                instruction: CfiInstruction::DefCfaOffset(8),
+            },
+        ],
+        ..Function::default()
+    };
+    let data = |name: &str, section, bytes: Vec<u8>, relocations| DataObject {
+        name: name.to_string(),
+        global: name == "counter",
+        section,
+        align: 8,
+        bytes,
+        relocations,
+    };
+    ObjectModel {
+        functions: vec![pick(), main],
+        data: vec![
+            data(
+                "text",
+                DataSection::ReadOnly,
+                b"tables work\0".to_vec(),
+                vec![],
+            ),
+            data(
+                "pointer",
+                DataSection::Data,
+                vec![0; 8],
+                vec![Relocation {
+                    offset: 0,
+                    kind: RelocationKind::Abs64,
+                    symbol: Symbol::Named("text".to_string()),
+                    addend: 0,
+                }],
+            ),
+            data("counter", DataSection::Data, vec![5, 0, 0, 0], vec![]),
+            data("zeroed", DataSection::Bss, vec![0; 4], vec![]),
+        ],
+        debug: None,
+    }
+}
+
+#[test]
+fn jump_tables_data_pointers_got_and_bss_link_and_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = write(&tables_model(), &WriteOptions::default()).unwrap();
+    let object = save(dir.path(), "tables.o", &bytes);
+    let exe = dir.path().join("tables");
+    link(&[&object], &exe);
+    let output = run(exe.to_str().unwrap(), &[]);
+    assert_eq!(stdout(&output), "tables work\n");
+    assert_eq!(output.status.code(), Some(65));
+}

@@ -20,7 +20,13 @@
 //!   instruction after them, where a debugger's function breakpoint goes.
 //! - is_stmt marks the first row of each source line within a block: a
 //!   line already started earlier in the same block (code interleaved by
-//!   scheduling) is not a new statement, and line 0 never is.
+//!   scheduling) is not a new statement, and line 0 never is. Nor is a row
+//!   that sits inside another line's run: when the line before it in the
+//!   block comes back after it, the row's code was moved there (hoisted or
+//!   speculated into the middle of that statement, like a loop body's
+//!   `p++` computed before the loop test) and stopping on it would show the
+//!   statement as already run; a later, unmoved row of the same line can
+//!   still be its statement start.
 //! - epilogue_begin marks the first instruction of each epilogue.
 
 use crate::codegen::isel::ir_loc;
@@ -113,13 +119,13 @@ pub fn line_entries(
     let prologue_line = sp.map_or(0, |s| s.scope_line.max(s.line));
     let prologue_file = sp.and_then(|s| s.file);
     let mut rows: Vec<LineEntry> = Vec::new();
-    // Lines started (as statements) in the current block.
-    let mut started: Vec<u32> = Vec::new();
+    // Where each block's rows start in `rows`.
+    let mut block_starts: Vec<usize> = Vec::new();
     let mut previous: Option<(Option<LocId>, Option<MdId>, u32, u32)> = None;
     let mut after_prologue = false;
     for input in inputs {
         if input.block_start {
-            started.clear();
+            block_starts.push(rows.len());
         }
         // The prologue, and unlocated code before the first located
         // instruction (argument copies and spills), is the opening line.
@@ -144,36 +150,95 @@ pub fn line_entries(
         if !(changed || input.block_start || prologue_end || input.epilogue_begin) {
             continue;
         }
-        let is_stmt = line != 0 && !started.contains(&line);
-        if is_stmt {
-            started.push(line);
-        }
         let row = LineEntry {
             offset: input.offset,
             loc,
             file,
             line,
             column,
-            is_stmt,
+            is_stmt: false,
             prologue_end,
             epilogue_begin: input.epilogue_begin,
         };
         // Two rows at one offset (an empty block): the later one wins.
         match rows.last_mut() {
             Some(last) if last.offset == row.offset => {
-                let flags = (last.prologue_end, last.is_stmt);
+                let prologue_end = last.prologue_end;
                 *last = row;
-                last.prologue_end |= flags.0;
-                last.is_stmt |= flags.1 && last.line != 0;
+                last.prologue_end |= prologue_end;
+                // This block starts on the row it replaced.
+                if input.block_start {
+                    if let Some(start) = block_starts.last_mut() {
+                        *start = rows.len() - 1;
+                    }
+                }
             }
             _ => rows.push(row),
         }
     }
+    block_starts.retain(|&start| start < rows.len());
+    block_starts.dedup();
+    mark_statements(&mut rows, &block_starts);
     rows
+}
+
+/// Sets is_stmt on each block's statement starts (see the module rules).
+fn mark_statements(rows: &mut [LineEntry], block_starts: &[usize]) {
+    let mut bounds: Vec<usize> = block_starts.to_vec();
+    if bounds.first() != Some(&0) {
+        bounds.insert(0, 0);
+    }
+    bounds.push(rows.len());
+    for window in bounds.windows(2) {
+        let block = &mut rows[window[0]..window[1]];
+        let lines: Vec<u32> = block.iter().map(|row| row.line).collect();
+        let mut started: Vec<u32> = Vec::new();
+        for (i, row) in block.iter_mut().enumerate() {
+            if row.line != 0 && !started.contains(&row.line) && !inside_another_run(&lines, i) {
+                row.is_stmt = true;
+                started.push(row.line);
+            }
+        }
+    }
+}
+
+/// Whether position `at` of a block whose code has source `lines` (0 for
+/// none) sits inside another line's run: the nearest earlier line that
+/// differs from its own comes back after it. Such code was moved there by
+/// the optimiser (hoisted or speculated into that statement).
+pub fn inside_another_run(lines: &[u32], at: usize) -> bool {
+    let line = lines[at];
+    if line == 0 {
+        return false;
+    }
+    let Some(&before) = lines[..at].iter().rev().find(|&&l| l != 0 && l != line) else {
+        return false;
+    };
+    lines[at + 1..].contains(&before)
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn only_code_inside_another_lines_run_is_moved() {
+        use super::inside_another_run;
+        // while (*p) p++;  →  load:4, icmp:4, gep:5, br:4
+        let header = [4, 4, 5, 4];
+        assert!(inside_another_run(&header, 2));
+        assert!(!inside_another_run(&header, 0));
+        // A loop latch: body line 6, then the increment and test of line 4.
+        let latch = [6, 4, 4];
+        assert!(!inside_another_run(&latch, 0));
+        assert!(!inside_another_run(&latch, 1));
+        // Interleaved lines: the second run of line 5 is its statement start.
+        let interleaved = [4, 5, 5, 4, 5];
+        assert!(inside_another_run(&interleaved, 1));
+        assert!(inside_another_run(&interleaved, 2));
+        assert!(!inside_another_run(&interleaved, 4));
+        // Unlocated code is never judged.
+        assert!(!inside_another_run(&[4, 0, 4], 1));
+    }
+
     use super::*;
     use crate::ir::debug::DISubprogram;
     use crate::ir::DILocation;
@@ -276,7 +341,8 @@ mod tests {
             [
                 "0 3:0 stmt",
                 "4 4:13 stmt prologue_end",
-                "9 5:13 stmt",
+                // Line 5 sits inside line 4's run: moved code, no statement.
+                "9 5:13",
                 "12 4:20",
                 "15 4:20 stmt",
                 "18 7:3 stmt epilogue_begin",

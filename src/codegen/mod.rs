@@ -14,10 +14,12 @@
 //! `debug_info` (byte-identical `.text`); functions appear in the order of
 //! the module's definitions.
 
+pub mod debug_prep;
 pub mod frame;
 pub mod history;
 pub mod isel;
 pub mod line_table;
+pub mod live_debug_values;
 pub mod liveness;
 pub mod mir;
 pub mod regalloc;

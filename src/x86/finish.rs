@@ -114,6 +114,7 @@ pub fn finish_function(
     options: &FinishOptions,
 ) -> Result<FinishedFunction, FinishError> {
     let allocation = regalloc::allocate(&mut f).map_err(FinishError::Regalloc)?;
+    crate::codegen::live_debug_values::run(&mut f);
     let frame = frame::lower_frame(&mut f, allocation.callee_saved_used);
     let encoded = encode::encode(&f, options.function_index).map_err(FinishError::Encode)?;
     let cfi = frame

@@ -1,10 +1,10 @@
 # gdb script: stop on every source line of one C file that has an is_stmt
 # row (including lines of inlined code), and print every variable in scope at
-# each stop, one JSON object a line prefixed with "WALK ".
+# each stop: a line `STOP<TAB>function<TAB>line`, then one line per variable
+# `VAR<TAB>name<TAB>arg|local<TAB>declaration line<TAB>rendered value`.
 # Usage: WALK_FUNCTION=f WALK_MAX_HITS=N gdb -nx -batch -x gdb_walk.py EXE
 #   WALK_FUNCTION names any function of the file, to find its line table.
 import gdb
-import json
 import os
 
 anchor = os.environ["WALK_FUNCTION"]
@@ -49,9 +49,11 @@ def scope_variables(frame):
         for sym in block:
             if (sym.is_argument or sym.is_variable) and sym.name not in out:
                 try:
-                    out[sym.name] = render(sym.value(frame))
+                    value = render(sym.value(frame))
                 except gdb.error as e:
-                    out[sym.name] = f"<error: {e}>"
+                    value = f"<error: {e}>"
+                kind = "arg" if sym.is_argument else "local"
+                out[sym.name] = (kind, sym.line, " ".join(value.split()))
         if block.function is not None:
             break
         block = block.superblock
@@ -65,12 +67,9 @@ while True:
     except gdb.error:
         break
     fn = frame.function()
-    record = {
-        "function": fn.name if fn else None,
-        "line": frame.find_sal().line,
-        "vars": scope_variables(frame),
-    }
-    print("WALK " + json.dumps(record), flush=True)
+    print(f"STOP\t{fn.name if fn else '?'}\t{frame.find_sal().line}", flush=True)
+    for name, (kind, decl_line, value) in scope_variables(frame).items():
+        print(f"VAR\t{name}\t{kind}\t{decl_line}\t{value}", flush=True)
     for bp in breakpoints:
         if bp.enabled and bp.hit_count >= max_hits:
             bp.enabled = False

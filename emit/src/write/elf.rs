@@ -14,7 +14,8 @@
 //!   become relocations against the `.rodata` / `.text` section symbol with
 //!   the position folded into the addend; names that no function or data
 //!   object defines become undefined global symbols.
-//! - Every debug-section relocation is against a section symbol: 8-byte
+//! - Every debug-section relocation is against a section symbol (or, for a
+//!   global variable's `DW_OP_addr`, its data object's symbol): 8-byte
 //!   fields use R_X86_64_64, 4-byte fields R_X86_64_32, and `.eh_frame`'s
 //!   PC-relative pointers R_X86_64_PC32.
 //! - A `.note.GNU-stack` section marks the stack non-executable.
@@ -28,7 +29,7 @@ use object::{
     SymbolKind, SymbolScope,
 };
 
-use super::relocate::{RelocatedSection, TEXT_SYMBOL};
+use super::relocate::{data_symbol, RelocatedSection, TEXT_SYMBOL};
 use super::WriteError;
 use crate::model::{
     DataObject, DataSection, Function, ObjectModel, Relocation as ModelRelocation, RelocationKind,
@@ -76,7 +77,7 @@ pub fn write_object(
     builder.add_text(model, layout)?;
     builder.add_rodata_and_data(model)?;
     builder.add_code_relocations(model, layout)?;
-    builder.add_gimli_sections(sections)?;
+    builder.add_gimli_sections(model, sections)?;
     let gnu_stack =
         builder
             .object
@@ -374,6 +375,7 @@ impl ElfBuilder {
 
     fn add_gimli_sections(
         &mut self,
+        model: &ObjectModel,
         sections: &Sections<RelocatedSection>,
     ) -> Result<(), WriteError> {
         let mut ids = HashMap::new();
@@ -418,7 +420,10 @@ impl ElfBuilder {
                         }
                     },
                     RelocationTarget::Symbol(other) => {
-                        unreachable!("gimli was only given the .text symbol, not {other}")
+                        match model.data.get(other - data_symbol(0)) {
+                            Some(data) => self.symbols[&data.name],
+                            None => unreachable!("gimli was given no symbol {other}"),
+                        }
                     }
                 };
                 let r_type = match (relocation.eh_pe, relocation.size) {

@@ -3,7 +3,8 @@
 //! In: the entries (function offsets), the function's start in `.text`,
 //! and a way to lower each entry's [`Location`] (see `ops`).
 //! Out: a `gimli::write::LocationList`, or `None` when no entry is left.
-//! Promises: adjacent entries with equal locations are merged first; the
+//! Promises: empty entries (`start == end`) are dropped and adjacent
+//! entries with equal locations merged first; the
 //! list uses only `DW_LLE_base_address` (the function start, once) and
 //! `DW_LLE_offset_pair`, which gdb 13 reads (it rejects startx_endx,
 //! default_location and view pairs).
@@ -14,10 +15,11 @@ use super::relocate::TEXT_SYMBOL;
 use super::WriteError;
 use crate::model::{Location, LocationEntry};
 
-/// Merges adjacent entries (`a.end == b.start`) whose locations are equal.
+/// Drops empty entries and merges adjacent ones (`a.end == b.start`) whose
+/// locations are equal.
 pub fn merge_adjacent(entries: &[LocationEntry]) -> Vec<LocationEntry> {
     let mut merged: Vec<LocationEntry> = Vec::with_capacity(entries.len());
-    for entry in entries {
+    for entry in entries.iter().filter(|entry| entry.start != entry.end) {
         match merged.last_mut() {
             Some(last) if last.end == entry.start && last.location == entry.location => {
                 last.end = entry.end;
@@ -49,10 +51,10 @@ pub fn location_list(
         },
     }];
     for entry in &entries {
-        if entry.start >= entry.end || entry.start < previous_end || entry.end > function_len {
+        if entry.start > entry.end || entry.start < previous_end || entry.end > function_len {
             return Err(WriteError::new(format!(
-                "{what}: location entry [{:#x}, {:#x}) is empty, overlaps the one before, \
-                 or runs past the function ({function_len} bytes)",
+                "{what}: location entry [{:#x}, {:#x}) ends before it starts, overlaps the one \
+                 before, or runs past the function ({function_len} bytes)",
                 entry.start, entry.end
             )));
         }
@@ -87,8 +89,9 @@ mod tests {
     }
 
     #[test]
-    fn merges_only_touching_equal_neighbours() {
+    fn drops_empty_entries_and_merges_only_touching_equal_neighbours() {
         let merged = merge_adjacent(&[
+            entry(0, 0, 4), // empty: dropped
             entry(0, 4, 5),
             entry(4, 8, 5),   // touches, equal: merged
             entry(9, 12, 5),  // gap: kept apart

@@ -1,11 +1,42 @@
 //! Writing an [`ObjectModel`] as the bytes of an ELF x86-64 relocatable object.
 //!
+//! ```text
+//!   ObjectModel ──Layout::of──▶ function offsets in .text
+//!        │
+//!        ├─ frame ──────────────▶ .eh_frame        (gimli FrameTable)
+//!        ├─ unit (debug only) ──▶ .debug_info/abbrev/str   (gimli DwarfUnit)
+//!        │    ├─ types             type DIEs, base types for expressions
+//!        │    ├─ line              .debug_line, .debug_line_str
+//!        │    ├─ rnglists          .debug_rnglists
+//!        │    └─ loclists ◀─ ops   .debug_loclists, DW_OP_LLVM_* lowered
+//!        └─ elf ────────────────▶ ELF bytes: .text .rodata .data.rel.ro .data
+//!                                  .bss, symbols, RELA for code, data and every
+//!                                  gimli relocation (relocate), .note.GNU-stack
+//! ```
+//!
 //! In: an [`ObjectModel`] (machine code, relocations, CFI, data, optional
 //! DWARF content in model terms) and [`WriteOptions`].
-//! Out: ELF bytes, or a [`WriteError`] naming what in the model is wrong.
-//! Promise: every relocation of the model becomes an ELF relocation, every
-//! function an STT_FUNC symbol with its size, and every cross-section
-//! reference of the debug sections an ELF relocation.
+//! Out: ELF bytes, or a [`WriteError`] naming what in the model is wrong
+//! (the writer checks what gimli and object would panic on).
+//! Promises:
+//! - every relocation of the model becomes an ELF relocation, every function
+//!   an STT_FUNC symbol with its size, every data object an STT_OBJECT;
+//! - every address and cross-section offset in `.eh_frame` and the debug
+//!   sections is an ELF relocation (against the `.text` section symbol or
+//!   the target section's symbol), so the contents hold zeros there;
+//! - writing with or without debug info gives the same `.text`, `.rodata`,
+//!   `.data` and `.eh_frame` bytes.
+//!
+//! Shapes a reader can rely on (the writer's side of `read(write(m))`):
+//! DWARF 5, 32-bit format; one compile unit; base types made for
+//! expressions are named `DW_ATE_signed_N`/`DW_ATE_unsigned_N`; the line
+//! program has one sequence per non-empty function; location lists are
+//! `DW_LLE_base_address` (function start) then `DW_LLE_offset_pair`s; scope
+//! ranges are low_pc/high_pc for one range, else a rnglist of
+//! `DW_RLE_base_address` + `DW_RLE_offset_pair`s; relocations against
+//! [`crate::model::Symbol::FunctionData`]/[`crate::model::Symbol::FunctionCode`]
+//! are against the `.rodata`/`.text` section symbol with the position added
+//! to the addend. See `ops` for exactly how expressions are lowered.
 
 mod elf;
 mod frame;
@@ -35,7 +66,7 @@ pub enum DebuggerTune {
     Lldb,
 }
 
-/// How [`write`] writes the object.
+/// How [`write()`] writes the object.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WriteOptions {
     /// The debugger the location expressions are tuned for.

@@ -14,14 +14,19 @@
 //! - otherwise, for gdb, a computed value (`StackValue`) that reads a
 //!   register is kept **entirely typed**: registers are pushed with
 //!   `DW_OP_regval_type` over a base type of the argument's width and
-//!   signedness, constants with `DW_OP_const_type` of the type of the value
-//!   they meet, loads with `DW_OP_deref_type`, and a binary operation whose
-//!   operands differ in type converts the top one to the other's type with
-//!   `DW_OP_convert`. Typed arithmetic wraps in the value's own width, so a
-//!   32-bit `a - b` is negative when it should be and a 32-bit logical shift
-//!   right shifts in zeros at bit 31, which converting to the 64-bit generic
-//!   type would get wrong; and gdb never sees typed and generic operands
-//!   mixed ("Incompatible types on DWARF stack").
+//!   signedness; a constant is pushed generic and at once converted
+//!   (`DW_OP_convert`) to the type of the value it meets; a load is a plain
+//!   `DW_OP_deref`/`DW_OP_deref_size` at once converted to a base type of
+//!   the loaded width; and a binary operation whose operands differ in type
+//!   converts the top one to the other's type. Typed arithmetic wraps in
+//!   the value's own width, so a 32-bit `a - b` is negative when it should
+//!   be and a 32-bit logical shift right shifts in zeros at bit 31, which
+//!   converting to the 64-bit generic type would get wrong; and gdb never
+//!   sees typed and generic operands mixed ("Incompatible types on DWARF
+//!   stack"). Push-then-convert rather than `DW_OP_const_type` and
+//!   `DW_OP_deref_type`: llvm-dwarfdump 14 cannot decode those two and
+//!   reports the expression invalid. A piece that reads no register (frame
+//!   slots, constants) stays generic: nothing says its width or signedness.
 //! - for lldb (which evaluates none of the typed operations), and for
 //!   memory locations (address arithmetic is pointer-sized anyway),
 //!   registers are pushed with `DW_OP_bregN 0` and constants are generic.
@@ -69,15 +74,13 @@ pub fn lower(
         }
     }
     let mut expression = Expression::new();
-    let mut rest = &location.ops[..];
-    while !rest.is_empty() {
-        let end = rest.iter().position(|op| matches!(op, Op::Piece(_)));
-        let (piece, size) = match end {
-            Some(end) => match rest[end] {
-                Op::Piece(size) => (&rest[..end], Some(size)),
-                _ => unreachable!("position found a piece"),
-            },
-            None => (rest, None),
+    for chunk in location
+        .ops
+        .split_inclusive(|op| matches!(op, Op::Piece(_)))
+    {
+        let (piece, size) = match chunk.split_last() {
+            Some((Op::Piece(size), piece)) => (piece, Some(*size)),
+            _ => (chunk, None),
         };
         let mut lowering = Lowering {
             args: &location.args,
@@ -88,12 +91,8 @@ pub fn lower(
             default_type: StackType::Generic,
         };
         lowering.piece(piece)?;
-        match size {
-            Some(size) => {
-                expression.op_piece(size);
-                rest = &rest[piece.len() + 1..];
-            }
-            None => rest = &[],
+        if let Some(size) = size {
+            expression.op_piece(size);
         }
     }
     Ok(expression)
@@ -114,6 +113,9 @@ struct Lowering<'a> {
 
 impl Lowering<'_> {
     fn piece(&mut self, ops: &[Op]) -> Result<(), String> {
+        if ops.is_empty() {
+            return Ok(()); // an empty piece: that part is unavailable
+        }
         if let Some(position) = ops.iter().position(|op| *op == Op::StackValue) {
             if position + 1 != ops.len() {
                 return Err("DW_OP_stack_value is not the last operation of its piece".into());
@@ -121,7 +123,8 @@ impl Lowering<'_> {
         }
         let stack_value = ops.last() == Some(&Op::StackValue);
         if let [Op::Arg(index)] | [Op::Arg(index), Op::StackValue] = *ops {
-            return self.single_argument(self.args[index as usize], stack_value);
+            self.single_argument(self.args[index as usize], stack_value);
+            return Ok(());
         }
         let first_register = ops.iter().find_map(|op| match *op {
             Op::Arg(index) => match self.args[index as usize] {
@@ -146,7 +149,7 @@ impl Lowering<'_> {
 
     /// A piece that is just one argument: a register or memory location,
     /// or an implicit value.
-    fn single_argument(&mut self, arg: LocationArg, stack_value: bool) -> Result<(), String> {
+    fn single_argument(&mut self, arg: LocationArg, stack_value: bool) {
         match arg {
             LocationArg::Register { register, .. } => self.expression.op_reg(Register(register)),
             LocationArg::FrameSlot(offset) => {
@@ -160,7 +163,6 @@ impl Lowering<'_> {
                 self.expression.op(gimli::DW_OP_stack_value);
             }
         }
-        Ok(())
     }
 
     fn typed(&self) -> bool {
@@ -188,20 +190,24 @@ impl Lowering<'_> {
             None => self.default_type,
         };
         match ty {
-            StackType::Typed { bits, .. } if self.tune == DebuggerTune::Gdb => {
-                let base = self.base_types.base_type(bits, ty_signed(ty));
-                let bytes = value.to_le_bytes()[..usize::from(bits.div_ceil(8))].into();
-                self.expression.op_const_type(base, bytes);
+            StackType::Typed { .. } if self.tune == DebuggerTune::Gdb => {
+                self.generic_constant(value, unsigned);
+                let base = self.base(ty);
+                self.expression.op_convert(base);
                 self.stack.push(ty);
             }
-            _ if unsigned => {
-                self.expression.op_constu(value as u64);
-                self.stack.push(StackType::Generic);
-            }
             _ => {
-                push_generic_constant(self.expression, value);
+                self.generic_constant(value, unsigned);
                 self.stack.push(StackType::Generic);
             }
+        }
+    }
+
+    fn generic_constant(&mut self, value: i64, unsigned: bool) {
+        if unsigned {
+            self.expression.op_constu(value as u64);
+        } else {
+            push_generic_constant(self.expression, value);
         }
     }
 
@@ -298,24 +304,24 @@ impl Lowering<'_> {
         Ok(())
     }
 
-    /// A load of `size` bytes: typed (in the default type's signedness) in
-    /// typed mode, generic otherwise.
+    /// A load of `size` bytes: converted to a base type of that width (in
+    /// the default type's signedness) in typed mode, generic otherwise.
     fn load(&mut self, size: u8, op: Op) -> Result<(), String> {
         self.pop(op)?;
+        if op == Op::Deref {
+            self.expression.op_deref();
+        } else {
+            self.expression.op_deref_size(size);
+        }
         if self.typed() {
             let ty = StackType::Typed {
                 bits: u16::from(size) * 8,
                 signed: ty_signed(self.default_type),
             };
-            let base = self.base(ty).expect("typed");
-            self.expression.op_deref_type(size, base);
+            let base = self.base(ty);
+            self.expression.op_convert(base);
             self.stack.push(ty);
         } else {
-            if op == Op::Deref {
-                self.expression.op_deref();
-            } else {
-                self.expression.op_deref_size(size);
-            }
             self.stack.push(StackType::Generic);
         }
         Ok(())
@@ -332,5 +338,221 @@ fn push_generic_constant(expression: &mut Expression, value: i64) {
         expression.op_constu(value as u64);
     } else {
         expression.op_consts(value);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use gimli::write::{StringTable, Unit};
+    use gimli::{DW_OP_minus, DW_OP_plus, DW_OP_shr, DW_OP_stack_value, Encoding, Format};
+
+    use super::*;
+    use crate::write::types::ExpressionBaseTypes;
+
+    const EDI: LocationArg = LocationArg::Register {
+        register: 5,
+        bits: 32,
+        signed: true,
+    };
+    const ESI: LocationArg = LocationArg::Register {
+        register: 4,
+        bits: 32,
+        signed: true,
+    };
+    const RBX: LocationArg = LocationArg::Register {
+        register: 3,
+        bits: 64,
+        signed: false,
+    };
+
+    /// Lowers `ops` over `args` and compares with what `expected` builds;
+    /// both share one base-type cache, so equal types are equal DIE ids.
+    fn check(
+        args: &[LocationArg],
+        ops: &[Op],
+        tune: DebuggerTune,
+        expected: impl FnOnce(&mut Expression, &mut dyn BaseTypes),
+    ) {
+        let encoding = Encoding {
+            format: Format::Dwarf32,
+            version: 5,
+            address_size: 8,
+        };
+        let mut unit = Unit::new(encoding, gimli::write::LineProgram::none());
+        let mut strings = StringTable::default();
+        let mut made = HashMap::new();
+        let mut base_types = ExpressionBaseTypes {
+            unit: &mut unit,
+            strings: &mut strings,
+            made: &mut made,
+        };
+        let location = Location {
+            args: args.to_vec(),
+            ops: ops.to_vec(),
+        };
+        let lowered = lower(&location, tune, &mut base_types).unwrap();
+        let mut expression = Expression::new();
+        expected(&mut expression, &mut base_types);
+        assert_eq!(lowered, expression);
+    }
+
+    #[test]
+    fn a_lone_register_is_a_register_location_even_as_a_stack_value() {
+        for ops in [&[Op::Arg(0)][..], &[Op::Arg(0), Op::StackValue]] {
+            check(&[EDI], ops, DebuggerTune::Gdb, |e, _| e.op_reg(Register(5)));
+        }
+    }
+
+    #[test]
+    fn gdb_difference_of_registers_is_typed() {
+        check(
+            &[EDI, ESI],
+            &[Op::Arg(0), Op::Arg(1), Op::Minus, Op::StackValue],
+            DebuggerTune::Gdb,
+            |e, types| {
+                let int = types.base_type(32, true);
+                e.op_regval_type(Register(5), int);
+                e.op_regval_type(Register(4), int);
+                e.op(DW_OP_minus);
+                e.op(DW_OP_stack_value);
+            },
+        );
+    }
+
+    #[test]
+    fn lldb_difference_of_registers_is_generic() {
+        check(
+            &[EDI, ESI],
+            &[Op::Arg(0), Op::Arg(1), Op::Minus, Op::StackValue],
+            DebuggerTune::Lldb,
+            |e, _| {
+                e.op_breg(Register(5), 0);
+                e.op_breg(Register(4), 0);
+                e.op(DW_OP_minus);
+                e.op(DW_OP_stack_value);
+            },
+        );
+    }
+
+    #[test]
+    fn gdb_constants_take_the_type_they_meet() {
+        check(
+            &[EDI],
+            &[
+                Op::Arg(0),
+                Op::Constu(1),
+                Op::Shr,
+                Op::PlusUconst(7),
+                Op::StackValue,
+            ],
+            DebuggerTune::Gdb,
+            |e, types| {
+                let int = types.base_type(32, true);
+                e.op_regval_type(Register(5), int);
+                e.op_constu(1);
+                e.op_convert(Some(int));
+                e.op(DW_OP_shr);
+                e.op_constu(7);
+                e.op_convert(Some(int));
+                e.op(DW_OP_plus);
+                e.op(DW_OP_stack_value);
+            },
+        );
+    }
+
+    #[test]
+    fn gdb_operands_of_different_types_meet_in_the_lower_ones_type() {
+        check(
+            &[RBX, EDI],
+            &[Op::Arg(0), Op::Arg(1), Op::Plus, Op::StackValue],
+            DebuggerTune::Gdb,
+            |e, types| {
+                let long = types.base_type(64, false);
+                let int = types.base_type(32, true);
+                e.op_regval_type(Register(3), long);
+                e.op_regval_type(Register(5), int);
+                e.op_convert(Some(long));
+                e.op(DW_OP_plus);
+                e.op(DW_OP_stack_value);
+            },
+        );
+    }
+
+    #[test]
+    fn gdb_memory_location_from_a_register_stays_generic() {
+        check(
+            &[RBX],
+            &[Op::Arg(0), Op::PlusUconst(16)],
+            DebuggerTune::Gdb,
+            |e, _| {
+                e.op_breg(Register(3), 0);
+                e.op_plus_uconst(16);
+            },
+        );
+    }
+
+    #[test]
+    fn frame_slots_and_constants() {
+        let slot = [LocationArg::FrameSlot(-24)];
+        check(&slot, &[Op::Arg(0)], DebuggerTune::Gdb, |e, _| {
+            e.op_fbreg(-24)
+        });
+        check(
+            &slot,
+            &[Op::Arg(0), Op::StackValue],
+            DebuggerTune::Gdb,
+            |e, _| {
+                e.op_fbreg(-24);
+                e.op(DW_OP_stack_value);
+            },
+        );
+        check(
+            &[LocationArg::Constant(-7)],
+            &[Op::Arg(0), Op::StackValue],
+            DebuggerTune::Gdb,
+            |e, _| {
+                e.op_consts(-7);
+                e.op(DW_OP_stack_value);
+            },
+        );
+    }
+
+    #[test]
+    fn large_unsigned_constants_stay_unsigned() {
+        check(
+            &[LocationArg::FrameSlot(0)],
+            &[Op::Arg(0), Op::Constu(u64::MAX), Op::Plus, Op::StackValue],
+            DebuggerTune::Gdb,
+            |e, _| {
+                e.op_fbreg(0);
+                e.op_constu(u64::MAX);
+                e.op(DW_OP_plus);
+                e.op(DW_OP_stack_value);
+            },
+        );
+    }
+
+    #[test]
+    fn pieces_including_an_empty_one() {
+        check(
+            &[EDI, ESI],
+            &[
+                Op::Arg(0),
+                Op::Piece(4),
+                Op::Piece(2),
+                Op::Arg(1),
+                Op::Piece(4),
+            ],
+            DebuggerTune::Gdb,
+            |e, _| {
+                e.op_reg(Register(5));
+                e.op_piece(4);
+                e.op_piece(2);
+                e.op_reg(Register(4));
+                e.op_piece(4);
+            },
+        );
     }
 }

@@ -8,9 +8,15 @@
 use gimli::write::{EndianVec, RelocateWriter, Relocation};
 use gimli::LittleEndian;
 
-/// gimli's symbol number for the start of `.text`: every address the
+/// gimli's symbol number for the start of `.text`: every code address the
 /// debug and unwind sections hold is `.text + addend`.
 pub const TEXT_SYMBOL: usize = 0;
+
+/// gimli's symbol number for data object `index` of the model (the
+/// address of a global variable).
+pub fn data_symbol(index: usize) -> usize {
+    1 + index
+}
 
 /// One section's bytes and the relocations against them.
 #[derive(Clone, Debug)]

@@ -2,9 +2,10 @@
 //!
 //! In: half-open ranges as offsets in one function, and the `.text` layout.
 //! Out: the attributes to put on the DIE.
-//! Promise: one range becomes low_pc (relocated address) and high_pc (a
-//! length); several become a `.debug_rnglists` list of one
-//! `DW_RLE_base_address` (the function start) and `DW_RLE_offset_pair`s.
+//! Promise: empty ranges are dropped; one range becomes low_pc (relocated
+//! address) and high_pc (a length); several become a `.debug_rnglists`
+//! list of one `DW_RLE_base_address` (the function start) and
+//! `DW_RLE_offset_pair`s.
 
 use gimli::write::{Address, AttributeValue, Range, RangeList, RangeListTable};
 
@@ -21,19 +22,25 @@ pub fn range_attributes(
     what: &str,
 ) -> Result<Vec<(gimli::DwAt, AttributeValue)>, WriteError> {
     for &(start, end) in ranges {
-        if start >= end || end > function_len {
+        if start > end || end > function_len {
             return Err(WriteError::new(format!(
-                "{what}: range [{start:#x}, {end:#x}) is empty or past the function ({function_len} bytes)"
+                "{what}: range [{start:#x}, {end:#x}) ends before it starts or runs past the \
+                 function ({function_len} bytes)"
             )));
         }
     }
+    let ranges: Vec<(u64, u64)> = ranges
+        .iter()
+        .copied()
+        .filter(|(start, end)| start != end)
+        .collect();
     let address = |offset: u64| Address::Symbol {
         symbol: TEXT_SYMBOL,
         addend: (function_start + offset) as i64,
     };
-    Ok(match ranges {
+    Ok(match ranges[..] {
         [] => Vec::new(),
-        &[(start, end)] => vec![
+        [(start, end)] => vec![
             (gimli::DW_AT_low_pc, AttributeValue::Address(address(start))),
             (gimli::DW_AT_high_pc, AttributeValue::Udata(end - start)),
         ],

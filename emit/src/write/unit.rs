@@ -9,8 +9,10 @@
 //! - the unit root has producer, language, name, comp_dir, stmt_list and,
 //!   when there is code, low_pc/high_pc over all of `.text`;
 //! - children of the root: the model's types in order, then the
-//!   subprograms in order, then base types made for expressions (gimli
-//!   moves base types to the front when it writes);
+//!   subprograms in order, then the global variables (location
+//!   `DW_OP_addr` of their data object's symbol, none when optimised out),
+//!   then base types made for expressions (gimli moves base types to the
+//!   front when it writes);
 //! - a concrete subprogram has low_pc/high_pc over its function and
 //!   `DW_AT_frame_base` = `DW_OP_call_frame_cfa`; an abstract one (no
 //!   function) has `DW_AT_inline` = `DW_INL_inlined`;
@@ -27,7 +29,7 @@ use gimli::write::{Address, AttributeValue, DwarfUnit, Expression, FileId, UnitE
 use gimli::{Encoding, Format};
 
 use super::elf::Layout;
-use super::relocate::TEXT_SYMBOL;
+use super::relocate::{data_symbol, TEXT_SYMBOL};
 use super::types::{add_types, ExpressionBaseTypes};
 use super::{line, loclists, ops, rnglists, WriteError, WriteOptions};
 use crate::model::{
@@ -65,6 +67,7 @@ pub fn build_unit(
     };
     builder.add_root_attributes();
     builder.add_subprograms()?;
+    builder.add_globals()?;
     Ok(builder.dwarf)
 }
 
@@ -406,6 +409,52 @@ impl UnitBuilder<'_> {
             }
         }
         Ok(die)
+    }
+
+    fn add_globals(&mut self) -> Result<(), WriteError> {
+        let root = self.dwarf.unit.root();
+        for global in &self.debug.globals {
+            let what = format!("global variable `{}`", global.name);
+            let die = self.dwarf.unit.add(root, gimli::DW_TAG_variable);
+            let name = self.string(&global.name);
+            self.set(die, gimli::DW_AT_name, name);
+            if let Some(linkage_name) = &global.linkage_name {
+                let linkage_name = self.string(linkage_name);
+                self.set(die, gimli::DW_AT_linkage_name, linkage_name);
+            }
+            if let Some(ty) = global.ty {
+                let ty = self.type_ref(ty, &what)?;
+                self.set(die, gimli::DW_AT_type, ty);
+            }
+            if global.external {
+                self.set(die, gimli::DW_AT_external, AttributeValue::FlagPresent);
+            }
+            let file = self.file(global.file, &what)?;
+            self.set(die, gimli::DW_AT_decl_file, file);
+            self.set(
+                die,
+                gimli::DW_AT_decl_line,
+                AttributeValue::Udata(global.line.into()),
+            );
+            if let Some(data) = global.data {
+                if data >= self.model.data.len() {
+                    return Err(WriteError::new(format!(
+                        "{what} lives in data object {data}, which does not exist"
+                    )));
+                }
+                let mut location = Expression::new();
+                location.op_addr(Address::Symbol {
+                    symbol: data_symbol(data),
+                    addend: 0,
+                });
+                self.set(
+                    die,
+                    gimli::DW_AT_location,
+                    AttributeValue::Exprloc(location),
+                );
+            }
+        }
+        Ok(())
     }
 
     fn lower(&mut self, location: &Location, what: &str) -> Result<Expression, WriteError> {

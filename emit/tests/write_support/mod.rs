@@ -41,3 +41,12 @@ pub fn link(objects: &[&Path], exe: &Path) {
         stderr(&output)
     );
 }
+
+/// Runs `program` with `args` in `dir` and returns its output.
+pub fn run_in(dir: &Path, program: &str, args: &[&str]) -> Output {
+    Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {program}: {e}"))
+}

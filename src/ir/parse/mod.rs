@@ -53,8 +53,31 @@ pub fn parse_module(text: &str, file_name: &str) -> Result<Module, Diagnostic> {
         slots: HashMap::new(),
         nesting: 0,
     };
-    parser.prescan()?;
-    parser.parse_items()?;
+    // A file cut off inside a body or node is reported as cut off, even
+    // when an earlier reference (to metadata that was cut away) fails first.
+    let opened = parser
+        .tokens
+        .iter()
+        .filter(|t| t.tok == Tok::Punct(b'{'))
+        .count();
+    let closed = parser
+        .tokens
+        .iter()
+        .filter(|t| t.tok == Tok::Punct(b'}'))
+        .count();
+    let cut_off = |error: Diagnostic, parser: &Parser| {
+        if opened > closed {
+            parser.error_at(text.len() as u32, "unexpected end of file")
+        } else {
+            error
+        }
+    };
+    if let Err(error) = parser.prescan() {
+        return Err(cut_off(error, &parser));
+    }
+    if let Err(error) = parser.parse_items() {
+        return Err(cut_off(error, &parser));
+    }
     Ok(parser.module)
 }
 

@@ -1,0 +1,16 @@
+//! dwarfsmith-bench: how fast and how lean dwarfsmith is next to llc-19, and how
+//! much of each variable's scope its debug information covers.
+//!
+//! The crate drives the `dwarfsmith` binary as a user would and never links
+//! the dwarfsmith library. Two binaries use it:
+//! - `gen-module` writes a large clang -O2 -g shaped module ([`generate`]);
+//! - `bench-run` compiles that module and the corpus with dwarfsmith and with
+//!   llc-19 and prints time, peak memory and (with `--coverage`) variable
+//!   coverage side by side ([`measure`], [`report`], [`coverage`]).
+
+pub mod coverage;
+pub mod generate;
+pub mod measure;
+pub mod prng;
+pub mod report;
+pub mod runner;

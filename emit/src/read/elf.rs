@@ -1,0 +1,467 @@
+//! The ELF side of reading: sections, symbols and relocations of an x86-64
+//! relocatable object, laid out at synthetic addresses.
+//!
+//! In: the bytes of an ELF64 little-endian x86-64 object (ET_REL).
+//! Out: an [`ElfObject`] that knows each section's bytes and synthetic
+//! address, the function and data symbols sorted by address, and can hand
+//! out a copy of any section with its relocations applied.
+//!
+//! Promises: a relocatable object has no addresses, so every allocated
+//! section is placed at a synthetic address (from [`FIRST_ADDRESS`], one
+//! after another in section-header order, each starting on a multiple of
+//! [`SECTION_SPACING`]); non-allocated
+//! sections sit at address 0, so a relocated offset into `.debug_str` is
+//! just `symbol value + addend`. Relocations are applied as a linker would
+//! under that layout, so addresses read from DWARF and `.eh_frame` map back
+//! to (section, offset) exactly. Nothing here panics on malformed input:
+//! out-of-range headers, symbols and relocations are [`ReadError`]s.
+
+use goblin::elf::{header, reloc, section_header, sym, Elf};
+
+use super::ReadError;
+
+/// Where the first allocated section is placed. Not 0, so that an address
+/// a missing relocation left as zero lands outside every section.
+pub(crate) const FIRST_ADDRESS: u64 = 0x100000;
+
+/// Allocated sections start on multiples of this, so an address that runs
+/// a little past one section's end lands in a gap, not in the next section.
+/// (Small enough that PC-relative fields between sections still fit.)
+pub(crate) const SECTION_SPACING: u64 = 0x100000;
+
+/// The largest section read (a `.bss` becomes zeros in memory). With at
+/// most 65535 sections, synthetic addresses stay far from overflowing.
+const MAX_SECTION_SIZE: u64 = 1 << 30;
+
+/// One section of the object with its synthetic address.
+#[derive(Clone, Debug)]
+pub(crate) struct Section {
+    /// Section name.
+    pub name: String,
+    /// SHT_* type.
+    pub kind: u32,
+    /// SHF_* flags.
+    pub flags: u64,
+    /// Synthetic address (0 for a non-allocated section).
+    pub address: u64,
+    /// Size in bytes (for SHT_NOBITS, the size it occupies in memory).
+    pub size: u64,
+    /// Alignment in bytes (at least 1).
+    pub align: u64,
+    /// File contents (empty for SHT_NOBITS).
+    pub data: Vec<u8>,
+}
+
+impl Section {
+    /// Whether the section holds machine code.
+    pub fn is_code(&self) -> bool {
+        self.flags & u64::from(section_header::SHF_EXECINSTR) != 0
+            && self.flags & u64::from(section_header::SHF_ALLOC) != 0
+    }
+
+    /// Whether the section holds program data a model `DataObject` can
+    /// describe: allocated, not code, PROGBITS or NOBITS, not unwind tables.
+    pub fn is_data(&self) -> bool {
+        self.flags & u64::from(section_header::SHF_ALLOC) != 0
+            && !self.is_code()
+            && (self.kind == section_header::SHT_PROGBITS
+                || self.kind == section_header::SHT_NOBITS)
+            && self.flags & u64::from(section_header::SHF_TLS) == 0
+            && self.name != ".eh_frame"
+    }
+}
+
+/// One entry of the symbol table, resolved.
+#[derive(Clone, Debug)]
+pub(crate) struct Symbol {
+    /// Name (empty for section symbols and unnamed locals).
+    pub name: String,
+    /// STT_* type.
+    pub kind: u8,
+    /// STB_* binding.
+    pub binding: u8,
+    /// Section index, or `None` for SHN_UNDEF / SHN_ABS / SHN_COMMON.
+    pub section: Option<usize>,
+    /// st_value.
+    pub value: u64,
+    /// st_size.
+    pub size: u64,
+}
+
+/// One relocation entry of a section.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Relocation {
+    /// Offset of the patched field in its section.
+    pub offset: u64,
+    /// R_X86_64_* type.
+    pub kind: u32,
+    /// Index into [`ElfObject::symbols`].
+    pub symbol: usize,
+    /// The addend (explicit for RELA, read from the field for REL).
+    pub addend: i64,
+}
+
+/// A defined function or data symbol with its synthetic address range.
+#[derive(Clone, Debug)]
+pub(crate) struct Placed {
+    /// Symbol name.
+    pub name: String,
+    /// STB_GLOBAL or STB_WEAK.
+    pub global: bool,
+    /// Section index.
+    pub section: usize,
+    /// Synthetic address of the first byte.
+    pub address: u64,
+    /// Size in bytes.
+    pub size: u64,
+}
+
+impl Placed {
+    /// One past the last byte.
+    pub fn end(&self) -> u64 {
+        self.address + self.size
+    }
+}
+
+/// An x86-64 relocatable object, parsed and laid out.
+#[derive(Clone, Debug)]
+pub(crate) struct ElfObject {
+    /// Sections by header index.
+    pub sections: Vec<Section>,
+    /// The symbol table by index.
+    pub symbols: Vec<Symbol>,
+    /// Relocations per target section index (empty when none).
+    pub relocations: Vec<Vec<Relocation>>,
+    /// Functions (STT_FUNC in code sections), by address, aliases removed.
+    pub functions: Vec<Placed>,
+}
+
+impl ElfObject {
+    /// Parses `bytes` as an ELF64 x86-64 relocatable object.
+    pub fn parse(bytes: &[u8]) -> Result<ElfObject, ReadError> {
+        let header =
+            Elf::parse_header(bytes).map_err(|e| ReadError::new("ELF header", e.to_string()))?;
+        let table_end = header
+            .e_shoff
+            .checked_add(u64::from(header.e_shnum) * u64::from(header.e_shentsize));
+        if table_end.is_none_or(|end| end > bytes.len() as u64) {
+            return Err(ReadError::new(
+                "section headers",
+                format!(
+                    "{} entries at file offset {:#x} run past the end of the file ({:#x} bytes): truncated?",
+                    header.e_shnum,
+                    header.e_shoff,
+                    bytes.len()
+                ),
+            ));
+        }
+        let elf = Elf::parse(bytes).map_err(|e| ReadError::new("ELF", e.to_string()))?;
+        if !elf.is_64 || !elf.little_endian {
+            return Err(ReadError::new(
+                "ELF header",
+                "not an ELF64 little-endian object",
+            ));
+        }
+        if elf.header.e_machine != header::EM_X86_64 {
+            return Err(ReadError::new(
+                "ELF header",
+                format!("e_machine is {}, not EM_X86_64", elf.header.e_machine),
+            ));
+        }
+        if elf.header.e_type != header::ET_REL {
+            return Err(ReadError::new(
+                "ELF header",
+                format!(
+                    "e_type is {}, not ET_REL (a relocatable object)",
+                    elf.header.e_type
+                ),
+            ));
+        }
+        let sections = read_sections(bytes, &elf)?;
+        let symbols = read_symbols(&elf, sections.len())?;
+        let relocations = read_relocations(&elf, &sections, symbols.len())?;
+        let functions = place_functions(&sections, &symbols);
+        Ok(ElfObject {
+            sections,
+            symbols,
+            relocations,
+            functions,
+        })
+    }
+
+    /// The index of the first section named `name`.
+    pub fn section_index(&self, name: &str) -> Option<usize> {
+        self.sections.iter().position(|s| s.name == name)
+    }
+
+    /// Synthetic address of a symbol (`S` in relocation formulas).
+    pub fn symbol_address(&self, symbol: &Symbol) -> u64 {
+        match symbol.section {
+            Some(index) => self.sections[index].address.wrapping_add(symbol.value),
+            None => symbol.value,
+        }
+    }
+
+    /// A copy of section `index` with its relocations applied under the
+    /// synthetic layout.
+    pub fn relocated(&self, index: usize) -> Result<Vec<u8>, ReadError> {
+        let section = &self.sections[index];
+        let mut data = section.data.clone();
+        for relocation in &self.relocations[index] {
+            let symbol = &self.symbols[relocation.symbol];
+            let s = self.symbol_address(symbol);
+            let a = relocation.addend;
+            let p = section.address.wrapping_add(relocation.offset);
+            let value = s.wrapping_add_signed(a);
+            let (bytes, width): ([u8; 8], usize) = match relocation.kind {
+                reloc::R_X86_64_64 => (value.to_le_bytes(), 8),
+                reloc::R_X86_64_32 | reloc::R_X86_64_32S => (value.to_le_bytes(), 4),
+                reloc::R_X86_64_PC32 | reloc::R_X86_64_PLT32 => {
+                    (value.wrapping_sub(p).to_le_bytes(), 4)
+                }
+                reloc::R_X86_64_PC64 => (value.wrapping_sub(p).to_le_bytes(), 8),
+                reloc::R_X86_64_NONE => continue,
+                other => {
+                    return Err(ReadError::at(
+                        &section.name,
+                        relocation.offset,
+                        format!("relocation type {other} cannot be applied to a non-code section"),
+                    ))
+                }
+            };
+            let start = relocation.offset as usize;
+            data[start..start + width].copy_from_slice(&bytes[..width]);
+        }
+        Ok(data)
+    }
+
+    /// The function containing `address`, with the offset into it.
+    pub fn function_at(&self, address: u64) -> Option<(usize, u64)> {
+        let index = self.functions.partition_point(|f| f.address <= address);
+        let function = self.functions.get(index.checked_sub(1)?)?;
+        (address < function.end()).then(|| (index - 1, address - function.address))
+    }
+}
+
+fn read_sections(bytes: &[u8], elf: &Elf) -> Result<Vec<Section>, ReadError> {
+    let mut sections = Vec::with_capacity(elf.section_headers.len());
+    let mut next_address = FIRST_ADDRESS;
+    for (index, header) in elf.section_headers.iter().enumerate() {
+        let name = elf
+            .shdr_strtab
+            .get_at(header.sh_name)
+            .ok_or_else(|| {
+                ReadError::new(
+                    "section headers",
+                    format!("section {index} has a name outside .shstrtab"),
+                )
+            })?
+            .to_string();
+        let data = if header.sh_type == section_header::SHT_NOBITS {
+            Vec::new()
+        } else {
+            let start = header.sh_offset as usize;
+            let end = start.checked_add(header.sh_size as usize);
+            match end.and_then(|end| bytes.get(start..end)) {
+                Some(data) => data.to_vec(),
+                None => {
+                    return Err(ReadError::new(
+                        &name,
+                        format!(
+                            "contents at file offset {:#x}, size {:#x}, run past the end of the file ({:#x} bytes)",
+                            header.sh_offset,
+                            header.sh_size,
+                            bytes.len()
+                        ),
+                    ))
+                }
+            }
+        };
+        if header.sh_flags & u64::from(section_header::SHF_COMPRESSED) != 0 {
+            return Err(ReadError::new(
+                &name,
+                "compressed sections are not supported",
+            ));
+        }
+        if header.sh_size > MAX_SECTION_SIZE {
+            return Err(ReadError::new(
+                &name,
+                format!(
+                    "size {:#x} is more than this reader holds ({MAX_SECTION_SIZE:#x} bytes)",
+                    header.sh_size
+                ),
+            ));
+        }
+        let align = header.sh_addralign.clamp(1, SECTION_SPACING);
+        let address = if header.sh_flags & u64::from(section_header::SHF_ALLOC) != 0 {
+            let aligned = next_address.next_multiple_of(SECTION_SPACING);
+            next_address = aligned + header.sh_size;
+            aligned
+        } else {
+            0
+        };
+        sections.push(Section {
+            name,
+            kind: header.sh_type,
+            flags: header.sh_flags,
+            address,
+            size: header.sh_size,
+            align,
+            data,
+        });
+    }
+    Ok(sections)
+}
+
+fn read_symbols(elf: &Elf, section_count: usize) -> Result<Vec<Symbol>, ReadError> {
+    let mut symbols = Vec::with_capacity(elf.syms.len());
+    for (index, symbol) in elf.syms.iter().enumerate() {
+        let name = elf
+            .strtab
+            .get_at(symbol.st_name)
+            .ok_or_else(|| {
+                ReadError::new(
+                    ".symtab",
+                    format!("symbol {index} has a name outside .strtab"),
+                )
+            })?
+            .to_string();
+        let section = match symbol.st_shndx as u32 {
+            section_header::SHN_UNDEF | section_header::SHN_ABS | section_header::SHN_COMMON => {
+                None
+            }
+            shndx if (shndx as usize) < section_count => Some(shndx as usize),
+            shndx => {
+                return Err(ReadError::new(
+                    ".symtab",
+                    format!(
+                    "symbol {index} ({name}) names section {shndx}, but there are {section_count}"
+                ),
+                ))
+            }
+        };
+        symbols.push(Symbol {
+            name,
+            kind: symbol.st_type(),
+            binding: symbol.st_bind(),
+            section,
+            value: symbol.st_value,
+            size: symbol.st_size,
+        });
+    }
+    Ok(symbols)
+}
+
+fn read_relocations(
+    elf: &Elf,
+    sections: &[Section],
+    symbol_count: usize,
+) -> Result<Vec<Vec<Relocation>>, ReadError> {
+    let mut relocations = vec![Vec::new(); sections.len()];
+    for (relocation_section, entries) in &elf.shdr_relocs {
+        let header = &elf.section_headers[*relocation_section];
+        let rel_name = &sections[*relocation_section].name;
+        let target = header.sh_info as usize;
+        let Some(target_section) = sections.get(target) else {
+            return Err(ReadError::new(
+                rel_name,
+                format!(
+                    "applies to section {target}, but there are {}",
+                    sections.len()
+                ),
+            ));
+        };
+        for entry in entries.iter() {
+            let width = relocation_width(entry.r_type);
+            if entry
+                .r_offset
+                .checked_add(width)
+                .is_none_or(|end| end > target_section.size)
+                || (target_section.kind == section_header::SHT_NOBITS && width > 0)
+            {
+                return Err(ReadError::at(
+                    rel_name,
+                    entry.r_offset,
+                    format!(
+                        "relocation field ({width} bytes) runs past the end of {} ({:#x} bytes)",
+                        target_section.name, target_section.size
+                    ),
+                ));
+            }
+            if entry.r_sym >= symbol_count {
+                return Err(ReadError::at(
+                    rel_name,
+                    entry.r_offset,
+                    format!(
+                        "relocation names symbol {}, but there are {symbol_count}",
+                        entry.r_sym
+                    ),
+                ));
+            }
+            let addend = match entry.r_addend {
+                Some(addend) => addend,
+                None => implicit_addend(&target_section.data, entry.r_offset, width),
+            };
+            relocations[target].push(Relocation {
+                offset: entry.r_offset,
+                kind: entry.r_type,
+                symbol: entry.r_sym,
+                addend,
+            });
+        }
+    }
+    for list in &mut relocations {
+        list.sort_by_key(|r| r.offset);
+    }
+    Ok(relocations)
+}
+
+/// Width in bytes of the field an x86-64 relocation patches (0 for none).
+pub(crate) fn relocation_width(kind: u32) -> u64 {
+    match kind {
+        reloc::R_X86_64_NONE => 0,
+        reloc::R_X86_64_64
+        | reloc::R_X86_64_PC64
+        | reloc::R_X86_64_GOTOFF64
+        | reloc::R_X86_64_GOTPC64 => 8,
+        reloc::R_X86_64_16 | reloc::R_X86_64_PC16 => 2,
+        reloc::R_X86_64_8 | reloc::R_X86_64_PC8 => 1,
+        _ => 4,
+    }
+}
+
+fn implicit_addend(data: &[u8], offset: u64, width: u64) -> i64 {
+    let start = offset as usize;
+    match width {
+        8 => i64::from_le_bytes(data[start..start + 8].try_into().unwrap_or_default()),
+        4 => i64::from(i32::from_le_bytes(
+            data[start..start + 4].try_into().unwrap_or_default(),
+        )),
+        _ => 0,
+    }
+}
+
+/// Defined STT_FUNC symbols of code sections, by address (then size); of
+/// several symbols with one address and size (aliases) the global one (then
+/// the first) is kept. One running past its section's end is cut there
+/// (`verify` reports it).
+fn place_functions(sections: &[Section], symbols: &[Symbol]) -> Vec<Placed> {
+    let mut placed: Vec<Placed> = symbols
+        .iter()
+        .filter(|s| s.kind == sym::STT_FUNC)
+        .filter_map(|s| {
+            let index = s.section?;
+            let section = &sections[index];
+            (section.is_code() && s.value <= section.size).then(|| Placed {
+                name: s.name.clone(),
+                global: s.binding != sym::STB_LOCAL,
+                section: index,
+                address: section.address + s.value,
+                size: s.size.min(section.size - s.value),
+            })
+        })
+        .collect();
+    placed.sort_by_key(|p| (p.address, p.size, !p.global));
+    placed.dedup_by_key(|p| (p.address, p.size));
+    placed
+}

@@ -1,0 +1,313 @@
+//! Type DIEs back into the model's [`Type`] table.
+//!
+//! In: a unit's [`DieTree`].
+//! Out: a [`TypeTable`]: the types, and the [`TypeId`] of each type DIE.
+//!
+//! Promises: every type DIE the model can describe gets one id, in DIE
+//! order, wherever it sits in the tree, except the base types compilers
+//! make for DWARF itself (`DW_ATE_signed_32` for typed operations,
+//! `__ARRAY_SIZE_TYPE__` for array indices), which are no source types. Qualifiers the model lacks
+//! (`DW_TAG_atomic_type`, `immutable`, `packed`, `shared`) are seen through:
+//! a reference to one is a reference to what it qualifies. References
+//! become pointers, `DW_TAG_class_type` a struct, `DW_TAG_unspecified_type`
+//! a base type of size 0. A required type that is missing (a member or
+//! element with no `DW_AT_type`) refers to an added `void` base type.
+
+use std::collections::HashMap;
+
+use gimli::{AttributeValue, Dwarf, Unit};
+
+use super::dwarf::{DieTree, Slice};
+use super::line::string;
+use crate::model::{Member, Type, TypeId};
+
+/// The unit's types and where each came from.
+pub(crate) struct TypeTable {
+    /// The types, by [`TypeId`].
+    pub types: Vec<Type>,
+    ids: HashMap<usize, TypeId>,
+}
+
+impl TypeTable {
+    /// The type a `DW_AT_type` value names (`None`: void or unknown).
+    pub fn reference(
+        &self,
+        tree: &DieTree<'_>,
+        value: Option<AttributeValue<Slice<'_>>>,
+    ) -> Option<TypeId> {
+        let mut die = tree.reference(value?)?;
+        for _ in 0..16 {
+            if let Some(&id) = self.ids.get(&die) {
+                return Some(id);
+            }
+            if !is_transparent(tree.tag(die)) {
+                return None;
+            }
+            die = tree.reference(tree.attr(die, gimli::DW_AT_type)?)?;
+        }
+        None
+    }
+}
+
+fn is_model_type(tag: gimli::DwTag) -> bool {
+    matches!(
+        tag,
+        gimli::DW_TAG_base_type
+            | gimli::DW_TAG_pointer_type
+            | gimli::DW_TAG_reference_type
+            | gimli::DW_TAG_rvalue_reference_type
+            | gimli::DW_TAG_const_type
+            | gimli::DW_TAG_volatile_type
+            | gimli::DW_TAG_restrict_type
+            | gimli::DW_TAG_typedef
+            | gimli::DW_TAG_structure_type
+            | gimli::DW_TAG_union_type
+            | gimli::DW_TAG_class_type
+            | gimli::DW_TAG_array_type
+            | gimli::DW_TAG_enumeration_type
+            | gimli::DW_TAG_subroutine_type
+            | gimli::DW_TAG_unspecified_type
+    )
+}
+
+/// Whether `die` is a base type a compiler makes for DWARF's own needs
+/// rather than for a source type: LLVM and dwarfsmith name the base types
+/// of typed expression operations `DW_ATE_<encoding>_<bits>` and the index
+/// type of array subranges `__ARRAY_SIZE_TYPE__`.
+fn is_made_for_dwarf(
+    dwarf: &Dwarf<Slice<'_>>,
+    unit: &Unit<Slice<'_>>,
+    tree: &DieTree<'_>,
+    die: usize,
+) -> gimli::Result<bool> {
+    if tree.tag(die) != gimli::DW_TAG_base_type {
+        return Ok(false);
+    }
+    let Some(name) = tree.attr(die, gimli::DW_AT_name) else {
+        return Ok(false);
+    };
+    let name = string(dwarf, unit, name)?;
+    Ok(name.starts_with("DW_ATE_") || name == "__ARRAY_SIZE_TYPE__")
+}
+
+fn is_transparent(tag: gimli::DwTag) -> bool {
+    matches!(
+        tag,
+        gimli::DW_TAG_atomic_type
+            | gimli::DW_TAG_immutable_type
+            | gimli::DW_TAG_packed_type
+            | gimli::DW_TAG_shared_type
+    )
+}
+
+/// Reads every type DIE of `tree`.
+pub(crate) fn read_types<'a>(
+    dwarf: &Dwarf<Slice<'a>>,
+    unit: &Unit<Slice<'a>>,
+    tree: &DieTree<'a>,
+) -> gimli::Result<TypeTable> {
+    let mut table = TypeTable {
+        types: Vec::new(),
+        ids: HashMap::new(),
+    };
+    let mut dies: Vec<usize> = Vec::new();
+    for die in 0..tree.dies.len() {
+        if is_model_type(tree.tag(die)) && !is_made_for_dwarf(dwarf, unit, tree, die)? {
+            dies.push(die);
+        }
+    }
+    for (id, &die) in dies.iter().enumerate() {
+        table.ids.insert(die, id);
+    }
+    let mut void = None;
+    let mut reader = TypeReader {
+        dwarf,
+        unit,
+        tree,
+        table: &table,
+        void: &mut void,
+        next_id: dies.len(),
+    };
+    let mut types = Vec::with_capacity(dies.len());
+    for &die in &dies {
+        types.push(reader.read(die)?);
+    }
+    table.types = types;
+    if void.is_some() {
+        table.types.push(Type::Base {
+            name: "void".to_string(),
+            byte_size: 0,
+            encoding: 0,
+        });
+    }
+    Ok(table)
+}
+
+struct TypeReader<'r, 'a> {
+    dwarf: &'r Dwarf<Slice<'a>>,
+    unit: &'r Unit<Slice<'a>>,
+    tree: &'r DieTree<'a>,
+    table: &'r TypeTable,
+    void: &'r mut Option<TypeId>,
+    next_id: TypeId,
+}
+
+impl TypeReader<'_, '_> {
+    fn read(&mut self, die: usize) -> gimli::Result<Type> {
+        let tree = self.tree;
+        let target = self
+            .table
+            .reference(tree, tree.attr(die, gimli::DW_AT_type));
+        let ty = match tree.tag(die) {
+            gimli::DW_TAG_base_type => Type::Base {
+                name: self.name(die)?.unwrap_or_default(),
+                byte_size: self.byte_size(die).unwrap_or(0),
+                encoding: tree
+                    .number(die, gimli::DW_AT_encoding)
+                    .and_then(|v| u8::try_from(v).ok())
+                    .unwrap_or(0),
+            },
+            gimli::DW_TAG_unspecified_type => Type::Base {
+                name: self.name(die)?.unwrap_or_default(),
+                byte_size: 0,
+                encoding: 0,
+            },
+            gimli::DW_TAG_pointer_type
+            | gimli::DW_TAG_reference_type
+            | gimli::DW_TAG_rvalue_reference_type => Type::Pointer(target),
+            gimli::DW_TAG_const_type => Type::Const(target),
+            gimli::DW_TAG_volatile_type => Type::Volatile(target),
+            gimli::DW_TAG_restrict_type => Type::Restrict(target),
+            gimli::DW_TAG_typedef => Type::Typedef {
+                name: self.name(die)?.unwrap_or_default(),
+                target,
+            },
+            gimli::DW_TAG_structure_type | gimli::DW_TAG_union_type | gimli::DW_TAG_class_type => {
+                let mut members = Vec::new();
+                for &child in &tree.dies[die].children {
+                    if tree.tag(child) != gimli::DW_TAG_member {
+                        continue;
+                    }
+                    let ty = self.required(tree.attr(child, gimli::DW_AT_type));
+                    members.push(Member {
+                        name: self.name(child)?.unwrap_or_default(),
+                        ty,
+                        byte_offset: member_offset(tree, child),
+                    });
+                }
+                let declaration = tree.attr(die, gimli::DW_AT_declaration).is_some();
+                Type::Struct {
+                    name: self.name(die)?,
+                    is_union: tree.tag(die) == gimli::DW_TAG_union_type,
+                    byte_size: if declaration {
+                        None
+                    } else {
+                        self.byte_size(die)
+                    },
+                    members,
+                }
+            }
+            gimli::DW_TAG_array_type => {
+                let element = self.required(tree.attr(die, gimli::DW_AT_type));
+                let counts = tree.dies[die]
+                    .children
+                    .iter()
+                    .filter(|&&child| tree.tag(child) == gimli::DW_TAG_subrange_type)
+                    .map(|&child| subrange_count(tree, child))
+                    .collect();
+                Type::Array { element, counts }
+            }
+            gimli::DW_TAG_enumeration_type => {
+                let mut enumerators = Vec::new();
+                for &child in &tree.dies[die].children {
+                    if tree.tag(child) != gimli::DW_TAG_enumerator {
+                        continue;
+                    }
+                    let value = match tree.attr(child, gimli::DW_AT_const_value) {
+                        Some(AttributeValue::Sdata(value)) => value,
+                        Some(other) => other.udata_value().unwrap_or(0) as i64,
+                        None => 0,
+                    };
+                    enumerators.push((self.name(child)?.unwrap_or_default(), value));
+                }
+                Type::Enum {
+                    name: self.name(die)?,
+                    underlying: target,
+                    byte_size: self.byte_size(die).unwrap_or(0),
+                    enumerators,
+                }
+            }
+            _ => {
+                // DW_TAG_subroutine_type, the only other model type tag.
+                let parameters = tree.dies[die]
+                    .children
+                    .iter()
+                    .filter(|&&child| tree.tag(child) == gimli::DW_TAG_formal_parameter)
+                    .map(|&child| {
+                        self.table
+                            .reference(tree, tree.attr(child, gimli::DW_AT_type))
+                    })
+                    .collect();
+                Type::Subroutine {
+                    return_type: target,
+                    parameters,
+                }
+            }
+        };
+        Ok(ty)
+    }
+
+    fn name(&self, die: usize) -> gimli::Result<Option<String>> {
+        match self.tree.attr(die, gimli::DW_AT_name) {
+            Some(value) => string(self.dwarf, self.unit, value).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn byte_size(&self, die: usize) -> Option<u64> {
+        self.tree.attr(die, gimli::DW_AT_byte_size)?.udata_value()
+    }
+
+    /// The type a required reference names, or the added `void`.
+    fn required(&mut self, value: Option<AttributeValue<Slice<'_>>>) -> TypeId {
+        match self.table.reference(self.tree, value) {
+            Some(id) => id,
+            None => *self.void.get_or_insert(self.next_id),
+        }
+    }
+}
+
+fn member_offset(tree: &DieTree<'_>, member: usize) -> u64 {
+    if let Some(value) = tree.attr(member, gimli::DW_AT_data_member_location) {
+        if let Some(offset) = value.udata_value() {
+            return offset;
+        }
+        if let AttributeValue::Exprloc(expression) = value {
+            // DWARF 2 style: DW_OP_plus_uconst N.
+            let bytes = expression.0.slice();
+            if bytes.first() == Some(&gimli::DW_OP_plus_uconst.0) {
+                let mut rest = gimli::EndianSlice::new(&bytes[1..], gimli::LittleEndian);
+                return gimli::leb128::read::unsigned(&mut rest).unwrap_or(0);
+            }
+        }
+        return 0;
+    }
+    tree.attr(member, gimli::DW_AT_data_bit_offset)
+        .and_then(|v| v.udata_value())
+        .map_or(0, |bits| bits / 8)
+}
+
+fn subrange_count(tree: &DieTree<'_>, subrange: usize) -> Option<u64> {
+    if let Some(count) = tree.attr(subrange, gimli::DW_AT_count) {
+        return count.udata_value();
+    }
+    let upper = match tree.attr(subrange, gimli::DW_AT_upper_bound)? {
+        AttributeValue::Sdata(value) => u64::try_from(value).ok()?,
+        other => other.udata_value()?,
+    };
+    let lower = tree
+        .attr(subrange, gimli::DW_AT_lower_bound)
+        .and_then(|v| v.udata_value())
+        .unwrap_or(0);
+    upper.checked_add(1)?.checked_sub(lower)
+}

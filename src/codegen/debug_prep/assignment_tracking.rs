@@ -1,0 +1,344 @@
+//! Assignment tracking: `#dbg_assign` records lowered to plain variable
+//! locations before instruction selection.
+//!
+//! In: a function of a module that has the "debug-info-assignment-tracking"
+//! flag, with `#dbg_assign` records linked to stores (and allocas) through
+//! `!DIAssignID`. Out: the same function in which every assign record has
+//! become a `#dbg_value` record, and the location each variable fragment has
+//! at each block entry is stated again there.
+//!
+//! For every (variable, fragment) a fixed-point dataflow over the blocks
+//! decides, at each program point, whether the variable lives
+//! - in memory (its stack home holds the current assignment: the last store
+//!   tagged with an assignment equals the last `#dbg_assign` seen), lowered
+//!   to a value record over the address with `DW_OP_deref` appended to the
+//!   address expression (an indirect location);
+//! - in a value (the last `#dbg_assign` was not matched by its store, or a
+//!   `#dbg_value` said so), lowered to a value record over that value;
+//! - nowhere, lowered to a value record over `poison`.
+//!
+//! A store without `!DIAssignID` to a variable's stack home puts the variable
+//! in memory (as LLVM does). At a join, predecessors that agree keep their
+//! state; any disagreement gives "nowhere".
+
+use std::collections::HashMap;
+
+use crate::ir::cfg;
+use crate::ir::value::Constant;
+use crate::ir::{
+    BlockId, DIExpression, DebugRecord, ExprId, ExprOp, Function, InstKind, LocId, MdId,
+    RecordKind, Type, Value,
+};
+use crate::ir::{DebugInfo, Module};
+
+/// A variable fragment: the DILocalVariable and `(offset, size)` in bits.
+type Key = (MdId, Option<(u64, u64)>);
+
+/// Which assignment a location holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Assignment {
+    /// None seen yet on any path.
+    NoneYet,
+    /// The one tagged with this `!DIAssignID`.
+    Known(MdId),
+    /// Something not tracked (an untagged store, or paths that disagree).
+    Unknown,
+}
+
+/// Where a variable fragment lives at a program point.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Kind {
+    /// In its stack home.
+    Memory,
+    /// In the value of this record (locations and expression).
+    Value(Vec<Value>, ExprId),
+    /// Nowhere.
+    Nowhere,
+}
+
+/// The state of one variable fragment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct State {
+    memory: Assignment,
+    debug: Assignment,
+    kind: Kind,
+}
+
+/// What a tracked fragment's stack home is, from its assign records.
+#[derive(Clone, Debug)]
+struct Home {
+    address: Value,
+    address_expr: ExprId,
+    loc: LocId,
+}
+
+/// Lowers the assign records of every function of the module (a no-op for
+/// modules without the assignment-tracking flag).
+pub fn lower_module(module: &mut Module) {
+    if !module.assignment_tracking() {
+        return;
+    }
+    let debug = &mut module.debug;
+    for function in &mut module.functions {
+        if !function.is_declaration() {
+            lower_function(function, debug);
+        }
+    }
+}
+
+fn key_of(debug: &DebugInfo, record: &DebugRecord) -> Key {
+    (record.variable, debug.expr(record.expr).fragment())
+}
+
+/// Lowers the assign records of one function.
+pub fn lower_function(function: &mut Function, debug: &mut DebugInfo) {
+    // The tracked fragments, their homes, and which fragments each assign id tags.
+    let mut homes: HashMap<Key, Home> = HashMap::new();
+    let mut tagged: HashMap<MdId, Vec<Key>> = HashMap::new();
+    for inst in &function.insts {
+        for record in &inst.records {
+            if let (RecordKind::Assign, Some(link)) = (record.kind, &record.assign) {
+                let key = key_of(debug, record);
+                homes.entry(key).or_insert_with(|| Home {
+                    address: link.address.clone(),
+                    address_expr: link.address_expr,
+                    loc: record.loc,
+                });
+                tagged.entry(link.id).or_default().push(key);
+            }
+        }
+    }
+    if homes.is_empty() {
+        return;
+    }
+    let mut keys: Vec<Key> = homes.keys().copied().collect();
+    keys.sort();
+
+    let predecessors = cfg::predecessors(function);
+    let order = cfg::reverse_post_order(function);
+    let initial = State {
+        memory: Assignment::NoneYet,
+        debug: Assignment::NoneYet,
+        kind: Kind::Nowhere,
+    };
+    let block_count = function.blocks.len();
+    let mut entry_states: Vec<Option<HashMap<Key, State>>> = vec![None; block_count];
+    let mut exit_states: Vec<Option<HashMap<Key, State>>> = vec![None; block_count];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &block in &order {
+            let entry = join(
+                block,
+                &predecessors[block.0 as usize],
+                &exit_states,
+                &keys,
+                &initial,
+            );
+            let mut state = entry.clone();
+            for &inst in &function.blocks[block.0 as usize].insts {
+                transfer(
+                    function,
+                    debug,
+                    inst,
+                    &tagged,
+                    &homes,
+                    &mut state,
+                    &mut |_, _| {},
+                );
+            }
+            entry_states[block.0 as usize] = Some(entry);
+            if exit_states[block.0 as usize].as_ref() != Some(&state) {
+                exit_states[block.0 as usize] = Some(state);
+                changed = true;
+            }
+        }
+    }
+
+    // Rewrite: restate every fragment at block entries, lower each record.
+    for &block in &order {
+        let Some(mut state) = entry_states[block.0 as usize].clone() else {
+            continue;
+        };
+        let insts = function.blocks[block.0 as usize].insts.clone();
+        let first_non_phi = insts
+            .iter()
+            .position(|&i| !matches!(function.inst(i).kind, InstKind::Phi { .. }));
+        let mut pending: Vec<DebugRecord> = Vec::new();
+        if block.0 != 0 {
+            for key in &keys {
+                pending.push(lowered(debug, *key, &state[key], &homes[key]));
+            }
+        }
+        for (position, &inst) in insts.iter().enumerate() {
+            let mut records = Vec::new();
+            let mut emitted: Vec<(Key, State)> = Vec::new();
+            transfer(
+                function,
+                debug,
+                inst,
+                &tagged,
+                &homes,
+                &mut state,
+                &mut |key, new_state| emitted.push((key, new_state.clone())),
+            );
+            let old = std::mem::take(&mut function.inst_mut(inst).records);
+            let mut emitted_iter = emitted.into_iter();
+            for record in old {
+                if record.kind == RecordKind::Assign {
+                    // Each assign record emitted exactly one state change, in order.
+                    if let Some((key, state)) = emitted_iter.next() {
+                        records.push(lowered(debug, key, &state, &homes[&key]));
+                    }
+                } else {
+                    records.push(record);
+                }
+            }
+            // State changes made by the instruction itself (stores) take
+            // effect after it: they go before the next instruction.
+            let after: Vec<DebugRecord> = emitted_iter
+                .map(|(key, state)| lowered(debug, key, &state, &homes[&key]))
+                .collect();
+            if Some(position) >= first_non_phi && !pending.is_empty() {
+                let mut with_pending = std::mem::take(&mut pending);
+                with_pending.extend(records);
+                records = with_pending;
+            }
+            function.inst_mut(inst).records = records;
+            pending.extend(after);
+        }
+    }
+}
+
+/// The entry state of `block`: the predecessors' exit states where they agree.
+fn join(
+    block: BlockId,
+    predecessors: &[BlockId],
+    exit_states: &[Option<HashMap<Key, State>>],
+    keys: &[Key],
+    initial: &State,
+) -> HashMap<Key, State> {
+    let known: Vec<&HashMap<Key, State>> = predecessors
+        .iter()
+        .filter_map(|p| exit_states[p.0 as usize].as_ref())
+        .collect();
+    keys.iter()
+        .map(|key| {
+            let state = if block.0 == 0 || known.is_empty() {
+                initial.clone()
+            } else {
+                let first = &known[0][key];
+                if known.iter().all(|s| &s[key] == first) {
+                    first.clone()
+                } else {
+                    State {
+                        memory: agree(known.iter().map(|s| s[key].memory)),
+                        debug: agree(known.iter().map(|s| s[key].debug)),
+                        kind: Kind::Nowhere,
+                    }
+                }
+            };
+            (*key, state)
+        })
+        .collect()
+}
+
+fn agree(mut assignments: impl Iterator<Item = Assignment>) -> Assignment {
+    let first = assignments.next().unwrap_or(Assignment::NoneYet);
+    if assignments.all(|a| a == first) {
+        first
+    } else {
+        Assignment::Unknown
+    }
+}
+
+/// Applies one instruction's records and then the instruction to `state`,
+/// reporting each state change of an assign record and of a store.
+fn transfer(
+    function: &Function,
+    debug: &DebugInfo,
+    inst: crate::ir::InstId,
+    tagged: &HashMap<MdId, Vec<Key>>,
+    homes: &HashMap<Key, Home>,
+    state: &mut HashMap<Key, State>,
+    report: &mut dyn FnMut(Key, &State),
+) {
+    let inst = function.inst(inst);
+    for record in &inst.records {
+        let key = key_of(debug, record);
+        let Some(current) = state.get_mut(&key) else {
+            continue;
+        };
+        match (record.kind, &record.assign) {
+            (RecordKind::Assign, Some(link)) => {
+                current.debug = Assignment::Known(link.id);
+                current.kind = if current.memory == current.debug {
+                    Kind::Memory
+                } else {
+                    Kind::Value(record.locations.clone(), record.expr)
+                };
+                report(key, current);
+            }
+            (RecordKind::Value, _) => {
+                current.debug = Assignment::Unknown;
+                current.kind = Kind::Value(record.locations.clone(), record.expr);
+            }
+            _ => {}
+        }
+    }
+    if let Some(id) = inst.assign_id {
+        for key in tagged.get(&id).into_iter().flatten() {
+            let current = state.get_mut(key).expect("every tagged key is tracked");
+            current.memory = Assignment::Known(id);
+            if current.memory == current.debug && current.kind != Kind::Memory {
+                current.kind = Kind::Memory;
+                report(*key, current);
+            }
+        }
+    } else if let InstKind::Store { ptr, .. } = &inst.kind {
+        for (key, home) in homes {
+            if &home.address == ptr {
+                let current = state.get_mut(key).expect("every home is tracked");
+                current.memory = Assignment::Unknown;
+                current.debug = Assignment::Unknown;
+                current.kind = Kind::Memory;
+                report(*key, current);
+            }
+        }
+    }
+}
+
+/// The value record that states `state` for fragment `key`.
+fn lowered(debug: &mut DebugInfo, key: Key, state: &State, home: &Home) -> DebugRecord {
+    let fragment = key
+        .1
+        .map(|(offset, size)| ExprOp::Fragment { offset, size });
+    let (locations, expr) = match &state.kind {
+        Kind::Memory => {
+            let mut ops: Vec<ExprOp> = debug.expr(home.address_expr).ops.clone();
+            ops.push(ExprOp::Deref);
+            ops.extend(fragment);
+            (
+                vec![home.address.clone()],
+                debug.intern_expr(DIExpression { ops }),
+            )
+        }
+        Kind::Value(locations, expr) => (locations.clone(), *expr),
+        Kind::Nowhere => {
+            let mut ops = vec![ExprOp::Arg(0)];
+            ops.extend(fragment);
+            (
+                vec![Value::Const(Constant::Poison(Type::Ptr))],
+                debug.intern_expr(DIExpression { ops }),
+            )
+        }
+    };
+    DebugRecord {
+        kind: RecordKind::Value,
+        variable: key.0,
+        locations,
+        expr,
+        loc: home.loc,
+        assign: None,
+    }
+}

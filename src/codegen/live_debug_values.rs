@@ -1,0 +1,444 @@
+//! LiveDebugValues: variable locations carried across blocks and through
+//! copies, spills and restores, after register allocation.
+//!
+//! In: a MIR function over physical registers whose DBG_VALUEs sit where
+//! instruction selection and register allocation put them. Each
+//! `DbgValue::variable` identifies one variable instance (variable, inlined
+//! call and fragment): instruction selection gives overlapping fragments
+//! distinct ids only when they never overlap.
+//! Out: the same function with DBG_VALUEs added, never removed and never
+//! moving code (so `.text` does not depend on them):
+//! - at the start of each block, one for every variable whose location all
+//!   predecessors agree on (a fixed-point dataflow over the blocks: a
+//!   variable keeps a location into a block only where every predecessor
+//!   ends with that same location);
+//! - right after an instruction that overwrites the register a variable
+//!   lives in, when a copy of the value survives elsewhere (a register it
+//!   was copied to, the spill slot it was stored to, a register it was
+//!   restored into): the location follows the value.
+//!
+//! Cost: each instruction looks at the variables live at it, so the pass
+//! grows with instructions × live variables; the dataflow revisits a block
+//! only when a predecessor's exit state changed.
+
+use std::collections::HashMap;
+
+use super::mir::{
+    Access, AddressBase, BlockId, DbgOperand, DbgValue, Function, Gpr, Inst, InstKind, Reg, Ri,
+    StackSlotId, Width,
+};
+
+/// Where else a variable's value is known to be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Home {
+    Register(Gpr),
+    Spill(StackSlotId, Width),
+}
+
+impl Home {
+    fn operand(self) -> DbgOperand {
+        match self {
+            Home::Register(gpr) => DbgOperand::Reg(Reg::Phys(gpr)),
+            Home::Spill(slot, width) => DbgOperand::SpillSlot(slot, width),
+        }
+    }
+}
+
+/// A variable's location at a point, with the other homes of its value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Live {
+    value: DbgValue,
+    loc: u32,
+    copies: Vec<Home>,
+}
+
+/// Live variable locations by variable id.
+type Locations = HashMap<u32, Live>;
+
+/// Runs the pass over `function` (see the module documentation).
+pub fn run(function: &mut Function) {
+    let blocks = function.blocks.len();
+    if blocks == 0 {
+        return;
+    }
+    let successors: Vec<Vec<BlockId>> = (0..blocks)
+        .map(|b| function.successors(BlockId(b as u32)))
+        .collect();
+    let mut predecessors = vec![Vec::new(); blocks];
+    for (block, succs) in successors.iter().enumerate() {
+        for s in succs {
+            predecessors[s.0 as usize].push(block);
+        }
+    }
+    let order = reverse_post_order(&successors);
+
+    let mut exits: Vec<Option<Locations>> = vec![None; blocks];
+    let mut entries: Vec<Locations> = vec![Locations::new(); blocks];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &block in &order {
+            let entry = meet(block, &predecessors[block], &exits);
+            let mut state = entry.clone();
+            for inst in &function.blocks[block].insts {
+                transfer(inst, &mut state, &mut |_, _| {});
+            }
+            entries[block] = entry;
+            if exits[block].as_ref() != Some(&state) {
+                exits[block] = Some(state);
+                changed = true;
+            }
+        }
+    }
+
+    for &block in &order {
+        let mut state = entries[block].clone();
+        let old = std::mem::take(&mut function.blocks[block].insts);
+        let mut insts = Vec::with_capacity(old.len() + state.len());
+        if block != 0 {
+            let mut live_in: Vec<&Live> = state.values().collect();
+            live_in.sort_by_key(|live| live.value.variable);
+            for live in live_in {
+                // Keep the block's leading label-free position: the restated
+                // locations come first, before any instruction.
+                insts.push(Inst::new(InstKind::DbgValue(live.value.clone()), live.loc));
+            }
+        }
+        for inst in old {
+            let mut moved = Vec::new();
+            transfer(&inst, &mut state, &mut |value, loc| {
+                moved.push((value, loc))
+            });
+            insts.push(inst);
+            insts.extend(
+                moved
+                    .into_iter()
+                    .map(|(value, loc)| Inst::new(InstKind::DbgValue(value), loc)),
+            );
+        }
+        function.blocks[block].insts = insts;
+    }
+}
+
+/// The locations all visited predecessors agree on (the entry block starts empty).
+fn meet(block: usize, predecessors: &[usize], exits: &[Option<Locations>]) -> Locations {
+    if block == 0 {
+        return Locations::new();
+    }
+    let mut visited = predecessors.iter().filter_map(|p| exits[*p].as_ref());
+    let Some(first) = visited.next() else {
+        return Locations::new();
+    };
+    let mut agreed = first.clone();
+    for other in visited {
+        agreed.retain(|variable, live| match other.get(variable) {
+            Some(theirs) if theirs.value == live.value => {
+                live.copies.retain(|c| theirs.copies.contains(c));
+                true
+            }
+            _ => false,
+        });
+    }
+    agreed
+}
+
+/// Applies one instruction to the live locations; `moved` hears of every
+/// location that followed its value to another home.
+fn transfer(inst: &Inst, state: &mut Locations, moved: &mut dyn FnMut(DbgValue, u32)) {
+    if let InstKind::DbgValue(value) = &inst.kind {
+        if value.operands.iter().all(|o| *o == DbgOperand::NoReg) {
+            state.remove(&value.variable);
+        } else {
+            state.insert(
+                value.variable,
+                Live {
+                    value: value.clone(),
+                    loc: inst.loc,
+                    copies: Vec::new(),
+                },
+            );
+        }
+        return;
+    }
+
+    // The value homes this instruction creates (before its defs kill anything).
+    let mut new_copies: Vec<(DbgOperand, Home)> = Vec::new();
+    match &inst.kind {
+        InstKind::Copy {
+            dst: Reg::Phys(dst),
+            src: Reg::Phys(src),
+        } => new_copies.push((DbgOperand::Reg(Reg::Phys(*src)), Home::Register(*dst))),
+        InstKind::Store {
+            src: Ri::Reg(Reg::Phys(src)),
+            addr,
+            width,
+        } if addr.index.is_none() && addr.disp == 0 => {
+            if let AddressBase::Slot(slot) = addr.base {
+                new_copies.push((DbgOperand::Reg(Reg::Phys(*src)), Home::Spill(slot, *width)));
+            }
+        }
+        InstKind::Load {
+            dst: Reg::Phys(dst),
+            addr,
+            width,
+        } if addr.index.is_none() && addr.disp == 0 => {
+            if let AddressBase::Slot(slot) = addr.base {
+                new_copies.push((DbgOperand::SpillSlot(slot, *width), Home::Register(*dst)));
+            }
+        }
+        _ => {}
+    }
+
+    // Everything this instruction overwrites.
+    let mut killed: Vec<Home> = Vec::new();
+    inst.kind.visit_regs(&mut |reg, access| {
+        if let (Reg::Phys(gpr), Access::Def | Access::UseDef) = (reg, access) {
+            killed.push(Home::Register(gpr));
+        }
+    });
+    killed.extend(inst.kind.implicit_defs().iter().map(Home::Register));
+    if let InstKind::Store { addr, .. } = &inst.kind {
+        if let AddressBase::Slot(slot) = addr.base {
+            killed.extend(
+                [Width::W8, Width::W16, Width::W32, Width::W64].map(|w| Home::Spill(slot, w)),
+            );
+        }
+    }
+
+    let mut variables: Vec<u32> = state.keys().copied().collect();
+    variables.sort_unstable();
+    for variable in variables {
+        let live = state.get_mut(&variable).expect("listed above");
+        live.copies.retain(|c| !killed.contains(c));
+        let overwritten = live
+            .value
+            .operands
+            .iter()
+            .any(|o| home_of(*o).is_some_and(|home| killed.contains(&home)));
+        if !overwritten {
+            continue;
+        }
+        // The value's home is overwritten: follow a surviving copy, if any.
+        match live.copies.first().copied() {
+            Some(copy) if live.value.operands.len() == 1 => {
+                live.value.operands[0] = copy.operand();
+                live.copies.remove(0);
+                moved(live.value.clone(), live.loc);
+            }
+            _ => {
+                state.remove(&variable);
+            }
+        }
+    }
+    for (from, to) in new_copies {
+        for live in state.values_mut() {
+            if live.value.operands.len() == 1
+                && live.value.operands[0] == from
+                && !live.copies.contains(&to)
+            {
+                live.copies.push(to);
+            }
+        }
+    }
+}
+
+/// The home an operand names, if it is a register or a spill slot.
+fn home_of(operand: DbgOperand) -> Option<Home> {
+    match operand {
+        DbgOperand::Reg(Reg::Phys(gpr)) => Some(Home::Register(gpr)),
+        DbgOperand::SpillSlot(slot, width) => Some(Home::Spill(slot, width)),
+        _ => None,
+    }
+}
+
+/// Blocks in reverse post order from the entry (unreachable ones last).
+fn reverse_post_order(successors: &[Vec<BlockId>]) -> Vec<usize> {
+    let mut seen = vec![false; successors.len()];
+    let mut post = Vec::with_capacity(successors.len());
+    let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
+    seen[0] = true;
+    while let Some((block, next)) = stack.pop() {
+        if let Some(succ) = successors[block].get(next) {
+            stack.push((block, next + 1));
+            let s = succ.0 as usize;
+            if !seen[s] {
+                seen[s] = true;
+                stack.push((s, 0));
+            }
+        } else {
+            post.push(block);
+        }
+    }
+    post.reverse();
+    post.extend((0..successors.len()).filter(|b| !seen[*b]));
+    post
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codegen::mir::{Address, Cond, StackSlotKind};
+    use crate::x86::abi::CALLER_SAVED;
+    use expect_test::{expect, Expect};
+
+    fn phys(gpr: Gpr) -> Reg {
+        Reg::Phys(gpr)
+    }
+
+    fn dbg(variable: u32, operand: DbgOperand) -> Inst {
+        Inst::new(
+            InstKind::DbgValue(DbgValue {
+                variable,
+                operands: vec![operand],
+                expr: 0,
+                indirect: false,
+            }),
+            7,
+        )
+    }
+
+    fn inst(kind: InstKind) -> Inst {
+        Inst::new(kind, 7)
+    }
+
+    fn check(mut function: Function, expected: Expect) {
+        run(&mut function);
+        expected.assert_eq(&function.to_string());
+    }
+
+    #[test]
+    fn locations_all_predecessors_agree_on_reach_the_join() {
+        // b0: x, y in rbx; branch to b1 or b2; b1 moves y; both reach b3.
+        let mut f = Function::new("diamond");
+        for _ in 0..4 {
+            f.new_block();
+        }
+        f.blocks[0].insts = vec![
+            dbg(1, DbgOperand::Reg(phys(Gpr::Rbx))),
+            dbg(2, DbgOperand::Reg(phys(Gpr::Rbx))),
+            inst(InstKind::Jcc {
+                cond: Cond::E,
+                target: BlockId(2),
+            }),
+        ];
+        f.blocks[1].insts = vec![
+            dbg(2, DbgOperand::Imm(5)),
+            inst(InstKind::Jmp { target: BlockId(3) }),
+        ];
+        f.blocks[2].insts = vec![inst(InstKind::Jmp { target: BlockId(3) })];
+        f.blocks[3].insts = vec![inst(InstKind::Ret { uses: vec![] })];
+        check(
+            f,
+            expect![[r#"
+                name: diamond
+                bb.0:  ; succ bb.1, bb.2
+                  DBG_VALUE $rbx, !var1, !expr0  ; loc 7
+                  DBG_VALUE $rbx, !var2, !expr0  ; loc 7
+                  JE bb.2  ; loc 7
+                bb.1:  ; succ bb.3
+                  DBG_VALUE $rbx, !var1, !expr0  ; loc 7
+                  DBG_VALUE $rbx, !var2, !expr0  ; loc 7
+                  DBG_VALUE 5, !var2, !expr0  ; loc 7
+                  JMP bb.3  ; loc 7
+                bb.2:  ; succ bb.3
+                  DBG_VALUE $rbx, !var1, !expr0  ; loc 7
+                  DBG_VALUE $rbx, !var2, !expr0  ; loc 7
+                  JMP bb.3  ; loc 7
+                bb.3:
+                  DBG_VALUE $rbx, !var1, !expr0  ; loc 7
+                  RET  ; loc 7
+            "#]],
+        );
+    }
+
+    #[test]
+    fn a_location_follows_its_value_through_a_copy_and_a_spill() {
+        let mut f = Function::new("follow");
+        f.new_block();
+        let slot = f.new_stack_slot(8, 8, StackSlotKind::Spill);
+        f.blocks[0].insts = vec![
+            dbg(1, DbgOperand::Reg(phys(Gpr::Rdi))),
+            dbg(2, DbgOperand::Reg(phys(Gpr::Rsi))),
+            inst(InstKind::Copy {
+                dst: phys(Gpr::Rbx),
+                src: phys(Gpr::Rdi),
+            }),
+            inst(InstKind::Store {
+                src: Ri::Reg(phys(Gpr::Rsi)),
+                addr: Address::slot(slot, 0),
+                width: Width::W64,
+            }),
+            inst(InstKind::MovImm {
+                dst: phys(Gpr::Rdi),
+                imm: 0,
+                width: Width::W32,
+            }),
+            inst(InstKind::Call {
+                target: crate::codegen::mir::CallTarget::Symbol("f".to_string()),
+                args: vec![Gpr::Rdi],
+                rets: vec![Gpr::Rax],
+                clobbers: CALLER_SAVED,
+            }),
+            inst(InstKind::Copy {
+                dst: phys(Gpr::Rbx),
+                src: phys(Gpr::Rax),
+            }),
+            inst(InstKind::Ret { uses: vec![] }),
+        ];
+        check(
+            f,
+            expect![[r#"
+            name: follow
+              %stack.0: size 8, align 8, spill
+            bb.0:
+              DBG_VALUE $rdi, !var1, !expr0  ; loc 7
+              DBG_VALUE $rsi, !var2, !expr0  ; loc 7
+              $rbx = COPY $rdi  ; loc 7
+              STORE64 [%stack.0], $rsi  ; loc 7
+              $rdi = MOV32 0  ; loc 7
+              DBG_VALUE $rbx, !var1, !expr0  ; loc 7
+              CALL @f, args($rdi), rets($rax)  ; loc 7
+              DBG_VALUE %stack.0:64, !var2, !expr0  ; loc 7
+              $rbx = COPY $rax  ; loc 7
+              RET  ; loc 7
+        "#]],
+        );
+    }
+
+    #[test]
+    fn a_loop_keeps_a_location_its_back_edge_agrees_on() {
+        let mut f = Function::new("loop");
+        for _ in 0..3 {
+            f.new_block();
+        }
+        f.blocks[0].insts = vec![dbg(1, DbgOperand::Reg(phys(Gpr::Rbx)))];
+        f.blocks[1].insts = vec![
+            inst(InstKind::Alu {
+                op: crate::codegen::mir::AluOp::Add,
+                width: Width::W32,
+                dst: phys(Gpr::Rcx),
+                src: crate::codegen::mir::Rmi::Imm(1),
+            }),
+            inst(InstKind::Jcc {
+                cond: Cond::Ne,
+                target: BlockId(1),
+            }),
+        ];
+        f.blocks[2].insts = vec![inst(InstKind::Ret { uses: vec![] })];
+        check(
+            f,
+            expect![[r#"
+            name: loop
+            bb.0:  ; succ bb.1
+              DBG_VALUE $rbx, !var1, !expr0  ; loc 7
+            bb.1:  ; succ bb.1, bb.2
+              DBG_VALUE $rbx, !var1, !expr0  ; loc 7
+              $rcx = ADD32 $rcx, 1  ; loc 7
+              JNE bb.1  ; loc 7
+            bb.2:
+              DBG_VALUE $rbx, !var1, !expr0  ; loc 7
+              RET  ; loc 7
+        "#]],
+        );
+    }
+}

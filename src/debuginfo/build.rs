@@ -1,0 +1,402 @@
+//! The DWARF description of a compiled module, in the emit crate's terms.
+//!
+//! In: the IR module (its compile unit, files, subprograms, scopes, variables
+//! and types) and, per compiled function, where each machine instruction came
+//! from and the variable ranges the history calculator produced.
+//! Out: an [`emit::DebugInfo`].
+//! Promises:
+//! - a function's scopes are the ones its instructions came from (a scope
+//!   with no instruction left gets no DIE, as in LLVM), each with the byte
+//!   ranges of its instructions; inlined calls become inlined subroutines
+//!   whose abstract origin is an out-of-line subprogram DIE without code;
+//! - each variable is placed in its own scope, parameters first in argument
+//!   order; a variable the function retains but that has no range is still
+//!   described (gdb then says `<optimized out>`);
+//! - a location is clipped to its scope's ranges (see [`super::locations`]).
+
+use std::collections::HashMap;
+
+use dwarfsmith_emit::model as emit;
+
+use super::locations::{describe, Fragment, LocationRange};
+use super::scopes::{NodeId, ScopeTree};
+use super::types::TypeTable;
+use crate::codegen::FunctionDebug;
+use crate::ir::debug::MdNode;
+use crate::ir::{DebugInfo, LocId, MdId, MdOperand, MdRef, Module};
+
+/// One level of a scope path: a scope, and the inlined call it is in.
+type ScopeKey = (MdId, Option<LocId>);
+
+/// Builds the module's DWARF description; `functions[n]` describes the
+/// object's function `n`, and `data` is the object's data objects (where
+/// global variables live).
+pub fn build(
+    module: &Module,
+    functions: &[FunctionDebug],
+    data: &[emit::DataObject],
+) -> emit::DebugInfo {
+    let debug = &module.debug;
+    let mut builder = Builder {
+        debug,
+        files: Vec::new(),
+        file_index: HashMap::new(),
+        types: TypeTable::new(debug),
+        subprograms: Vec::new(),
+        abstract_origins: HashMap::new(),
+    };
+    let mut info = emit::DebugInfo {
+        producer: String::new(),
+        language: 0x1d,
+        name: String::new(),
+        comp_dir: String::new(),
+        files: Vec::new(),
+        types: Vec::new(),
+        subprograms: Vec::new(),
+        line_rows: Vec::new(),
+        globals: Vec::new(),
+    };
+    if let Some(&cu) = module.compile_units().first() {
+        if let MdNode::CompileUnit(unit) = debug.node(cu) {
+            info.producer = unit.producer.clone().unwrap_or_default();
+            info.language = language(&unit.language);
+            if let Some(file) = unit.file.and_then(|f| debug.file(f)) {
+                info.name = file.filename.clone();
+                info.comp_dir = file.directory.clone();
+            }
+            builder.file(unit.file);
+        }
+    }
+    for (index, function) in functions.iter().enumerate() {
+        let rows = builder.line_rows(function);
+        info.line_rows.push(rows);
+        if let Some(sp) = module.functions[function.ir_function].subprogram {
+            builder.concrete_subprogram(sp, index, function);
+        }
+    }
+    info.globals = builder.globals(module, data);
+    info.files = builder.files;
+    info.types = builder.types.types;
+    info.subprograms = builder.subprograms;
+    info
+}
+
+struct Builder<'a> {
+    debug: &'a DebugInfo,
+    files: Vec<emit::SourceFile>,
+    file_index: HashMap<(String, String), u32>,
+    types: TypeTable<'a>,
+    subprograms: Vec<emit::Subprogram>,
+    abstract_origins: HashMap<MdId, emit::SubprogramId>,
+}
+
+impl<'a> Builder<'a> {
+    /// The file table index of a DIFile (0, the compile unit's file, when unknown).
+    fn file(&mut self, file: Option<MdId>) -> u32 {
+        let Some(file) = file.and_then(|f| self.debug.file(f)) else {
+            return 0;
+        };
+        let key = (file.filename.clone(), file.directory.clone());
+        if let Some(&index) = self.file_index.get(&key) {
+            return index;
+        }
+        let index = self.files.len() as u32;
+        self.files.push(emit::SourceFile {
+            name: file.filename.clone(),
+            directory: file.directory.clone(),
+            md5: file
+                .checksum
+                .as_ref()
+                .filter(|(kind, _)| kind == "CSK_MD5")
+                .and_then(|(_, hex)| md5_bytes(hex)),
+        });
+        self.file_index.insert(key, index);
+        index
+    }
+
+    /// The DIFile of a scope node.
+    fn scope_file(&self, scope: MdId) -> Option<MdId> {
+        match self.debug.node(scope) {
+            MdNode::Subprogram(s) => s.file,
+            MdNode::LexicalBlock(b) => b.file,
+            MdNode::LexicalBlockFile(b) => b.file,
+            _ => None,
+        }
+    }
+
+    fn line_rows(&mut self, function: &FunctionDebug) -> Vec<emit::LineRow> {
+        let mut rows = Vec::with_capacity(function.line_entries.len());
+        let mut file = 0;
+        for entry in &function.line_entries {
+            if entry.file.is_some() {
+                file = self.file(entry.file);
+            }
+            rows.push(emit::LineRow {
+                offset: entry.offset,
+                file,
+                line: entry.line,
+                column: entry.column,
+                is_stmt: entry.is_stmt,
+                prologue_end: entry.prologue_end,
+                epilogue_begin: entry.epilogue_begin,
+            });
+        }
+        rows
+    }
+
+    /// The module's global variables, each located at its data object.
+    fn globals(&mut self, module: &Module, data: &[emit::DataObject]) -> Vec<emit::GlobalVariable> {
+        let mut globals = Vec::new();
+        for global in &module.globals {
+            for &expression in &global.dbg {
+                let MdNode::GlobalVariableExpression(gve) = self.debug.node(expression) else {
+                    continue;
+                };
+                let MdNode::GlobalVariable(variable) = self.debug.node(gve.var) else {
+                    continue;
+                };
+                globals.push(emit::GlobalVariable {
+                    name: variable.name.clone(),
+                    linkage_name: variable.linkage_name.clone(),
+                    ty: self.types.type_of(variable.ty),
+                    file: self.file(variable.file),
+                    line: variable.line,
+                    external: !variable.is_local,
+                    data: data.iter().position(|d| d.name == global.name),
+                });
+            }
+        }
+        globals
+    }
+
+    /// The scopes from the function down to `scope` (tagged with the inlined
+    /// call they are in), outermost first; lexical-block-file nodes, which
+    /// only switch files, are left out as LLVM does.
+    fn scope_path(&self, scope: MdId, inlined_at: Option<LocId>) -> Vec<ScopeKey> {
+        let mut path = Vec::new();
+        let (mut scope, mut inlined_at) = (scope, inlined_at);
+        loop {
+            let mut current = Some(scope);
+            while let Some(s) = current {
+                if !matches!(self.debug.node(s), MdNode::LexicalBlockFile(_)) {
+                    path.push((s, inlined_at));
+                }
+                current = self.debug.parent_scope(s);
+            }
+            let Some(call) = inlined_at else { break };
+            let call_site = self.debug.location(call);
+            scope = call_site.scope;
+            inlined_at = call_site.inlined_at;
+        }
+        path.reverse();
+        path
+    }
+
+    fn concrete_subprogram(&mut self, sp: MdId, index: usize, function: &FunctionDebug) {
+        let Some(subprogram) = self.debug.subprogram(sp) else {
+            return;
+        };
+        // Each location change covers the bytes up to the next one.
+        let mut spans = Vec::new();
+        for (i, line) in function.line_entries.iter().enumerate() {
+            let end = function
+                .line_entries
+                .get(i + 1)
+                .map_or(function.code_size, |next| next.offset);
+            let Some(loc) = line.loc else { continue };
+            let location = self.debug.location(loc);
+            let path = self.scope_path(location.scope, location.inlined_at);
+            if path.first() == Some(&(sp, None)) && line.offset < end {
+                spans.push((line.offset, end, path[1..].to_vec()));
+            }
+        }
+        let tree = ScopeTree::build(spans.iter().map(|(s, e, p)| (*s, *e, p.as_slice())));
+
+        // Variables: every one with a range, then the retained ones without.
+        let mut ranges: HashMap<(MdId, Option<LocId>), Vec<LocationRange>> = HashMap::new();
+        let mut order: Vec<(MdId, Option<LocId>)> = Vec::new();
+        for range in &function.variable_ranges {
+            let key = (range.key.variable, range.key.inlined_at);
+            ranges
+                .entry(key)
+                .or_insert_with(|| {
+                    order.push(key);
+                    Vec::new()
+                })
+                .push(LocationRange {
+                    fragment: range.key.fragment.map(|(offset, size)| Fragment {
+                        offset_bits: offset as u32,
+                        size_bits: size as u32,
+                    }),
+                    start: range.start,
+                    end: range.end,
+                    location: range.location.clone(),
+                });
+        }
+        for retained in subprogram
+            .retained_nodes
+            .map(|list| self.debug.tuple(list))
+            .unwrap_or(&[])
+        {
+            if let MdOperand::Ref(MdRef::Node(variable)) = retained {
+                if self.debug.variable(*variable).is_some()
+                    && !ranges.contains_key(&(*variable, None))
+                {
+                    ranges.insert((*variable, None), Vec::new());
+                    order.push((*variable, None));
+                }
+            }
+        }
+        let mut node_variables: HashMap<NodeId, Vec<emit::Variable>> = HashMap::new();
+        let mut variables: Vec<(NodeId, Option<u32>, u32, emit::Variable)> = Vec::new();
+        for (position, key) in order.iter().enumerate() {
+            let Some(variable) = self.debug.variable(key.0) else {
+                continue;
+            };
+            let path = self.scope_path(variable.scope, key.1);
+            if path.first() != Some(&(sp, None)) {
+                continue;
+            }
+            let Some(node) = tree.find(&path[1..]) else {
+                continue;
+            };
+            let location = describe(
+                index,
+                self.types.size_bits(variable.ty),
+                &tree.nodes[node].ranges,
+                &ranges[key],
+            );
+            let described = emit::Variable {
+                name: variable.name.clone(),
+                arg: variable.arg,
+                ty: self.types.type_of(variable.ty),
+                file: self.file(variable.file),
+                line: variable.line,
+                location,
+            };
+            variables.push((node, variable.arg, position as u32, described));
+        }
+        // Parameters first in argument order, then locals in order of appearance.
+        variables.sort_by_key(|(node, arg, position, _)| (*node, arg.is_none(), *arg, *position));
+        for (node, _, _, variable) in variables {
+            node_variables.entry(node).or_default().push(variable);
+        }
+
+        let scope = self.scope_of(&tree, 0, &mut node_variables);
+        let concrete = emit::Subprogram {
+            name: subprogram.name.clone(),
+            linkage_name: subprogram.linkage_name.clone(),
+            file: self.file(subprogram.file),
+            line: subprogram.line,
+            return_type: self.return_type(subprogram.ty),
+            external: !subprogram.is_local(),
+            prototyped: subprogram.flags.iter().any(|f| f == "DIFlagPrototyped"),
+            function: Some(index),
+            scope,
+        };
+        self.subprograms.push(concrete);
+    }
+
+    /// The emit scope of tree node `node`, with its variables and children.
+    fn scope_of(
+        &mut self,
+        tree: &ScopeTree<ScopeKey>,
+        node: NodeId,
+        variables: &mut HashMap<NodeId, Vec<emit::Variable>>,
+    ) -> emit::Scope {
+        let mut scope = emit::Scope {
+            variables: variables.remove(&node).unwrap_or_default(),
+            children: Vec::new(),
+        };
+        for &child in &tree.nodes[node].children {
+            let inner = self.scope_of(tree, child, variables);
+            let ranges = tree.nodes[child].ranges.clone();
+            let Some((key, inlined_at)) = tree.nodes[child].key else {
+                continue;
+            };
+            let entry = match (self.debug.node(key), inlined_at) {
+                (MdNode::Subprogram(_), Some(call)) => {
+                    let origin = self.abstract_origin(key);
+                    let call_site = self.debug.location(call);
+                    emit::ChildScope::Inlined {
+                        origin,
+                        ranges,
+                        call_file: self.file(self.scope_file(call_site.scope)),
+                        call_line: call_site.line,
+                        call_column: call_site.column,
+                        scope: inner,
+                    }
+                }
+                _ => emit::ChildScope::Lexical {
+                    ranges,
+                    scope: inner,
+                },
+            };
+            scope.children.push(entry);
+        }
+        scope
+    }
+
+    /// The out-of-line DIE an inlined subroutine refers to, made once.
+    fn abstract_origin(&mut self, sp: MdId) -> emit::SubprogramId {
+        if let Some(&id) = self.abstract_origins.get(&sp) {
+            return id;
+        }
+        let Some(subprogram) = self.debug.subprogram(sp) else {
+            unreachable!("abstract origins are made for subprogram scopes only")
+        };
+        let origin = emit::Subprogram {
+            name: subprogram.name.clone(),
+            linkage_name: subprogram.linkage_name.clone(),
+            file: self.file(subprogram.file),
+            line: subprogram.line,
+            return_type: self.return_type(subprogram.ty),
+            external: !subprogram.is_local(),
+            prototyped: subprogram.flags.iter().any(|f| f == "DIFlagPrototyped"),
+            function: None,
+            scope: emit::Scope::default(),
+        };
+        let id = self.subprograms.len();
+        self.subprograms.push(origin);
+        self.abstract_origins.insert(sp, id);
+        id
+    }
+
+    /// The return type of a DISubroutineType (`None`: void).
+    fn return_type(&mut self, ty: Option<MdId>) -> Option<emit::TypeId> {
+        let MdNode::SubroutineType(t) = self.debug.node(ty?) else {
+            return None;
+        };
+        match self.debug.tuple(t.types?).first() {
+            Some(MdOperand::Ref(MdRef::Node(id))) => self.types.type_of(Some(*id)),
+            _ => None,
+        }
+    }
+}
+
+/// The DW_LANG_* number of a language name.
+fn language(name: &str) -> u16 {
+    match name {
+        "DW_LANG_C89" => 0x01,
+        "DW_LANG_C" => 0x02,
+        "DW_LANG_C_plus_plus" => 0x04,
+        "DW_LANG_C99" => 0x0c,
+        "DW_LANG_C_plus_plus_11" => 0x1a,
+        "DW_LANG_C11" => 0x1d,
+        "DW_LANG_C_plus_plus_14" => 0x21,
+        "DW_LANG_C17" => 0x2c,
+        _ => 0x1d,
+    }
+}
+
+/// The 16 bytes of an MD5 checksum written as 32 hex digits.
+fn md5_bytes(hex: &str) -> Option<[u8; 16]> {
+    if hex.len() != 32 {
+        return None;
+    }
+    let mut bytes = [0u8; 16];
+    for (i, byte) in bytes.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()?;
+    }
+    Some(bytes)
+}

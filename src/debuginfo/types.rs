@@ -1,0 +1,203 @@
+//! Source types: the IR's DIBasicType / DIDerivedType / DICompositeType /
+//! DISubroutineType nodes as the emit crate's [`emit::Type`] table.
+//!
+//! In: type node ids of the module's metadata. Out: indices into one shared
+//! type table, each IR node converted once (recursive types are handled by
+//! reserving the slot before converting the parts). A node the model has no
+//! shape for (a C++ reference, a string type) gives `None`: the variable is
+//! then emitted without a type rather than with a wrong one.
+
+use std::collections::HashMap;
+
+use dwarfsmith_emit::model::{self as emit, Member, TypeId};
+
+use crate::ir::debug::{DICompositeType, MdField, MdNode};
+use crate::ir::{DebugInfo, MdId, MdOperand, MdRef};
+
+/// Converts IR type nodes to the emit crate's type table, once each.
+pub struct TypeTable<'a> {
+    debug: &'a DebugInfo,
+    /// The converted types, indexed by [`TypeId`].
+    pub types: Vec<emit::Type>,
+    converted: HashMap<MdId, Option<TypeId>>,
+}
+
+impl<'a> TypeTable<'a> {
+    /// An empty table over the module's metadata.
+    pub fn new(debug: &'a DebugInfo) -> Self {
+        TypeTable {
+            debug,
+            types: Vec::new(),
+            converted: HashMap::new(),
+        }
+    }
+
+    /// The table index of a type node, converting it on first use.
+    pub fn type_of(&mut self, node: Option<MdId>) -> Option<TypeId> {
+        let node = node?;
+        if let Some(&known) = self.converted.get(&node) {
+            return known;
+        }
+        // Reserve the slot first so that a recursive reference (a struct
+        // holding a pointer to itself) finds it.
+        let slot = self.types.len();
+        self.types.push(emit::Type::Pointer(None));
+        self.converted.insert(node, Some(slot));
+        match self.convert(node) {
+            Some(ty) => {
+                self.types[slot] = ty;
+                Some(slot)
+            }
+            None => {
+                self.converted.insert(node, None);
+                if slot + 1 == self.types.len() {
+                    self.types.pop();
+                }
+                None
+            }
+        }
+    }
+
+    /// The size in bits of a type node, following typedefs and qualifiers.
+    pub fn size_bits(&self, node: Option<MdId>) -> Option<u64> {
+        let mut node = node?;
+        for _ in 0..64 {
+            match self.debug.node(node) {
+                MdNode::BasicType(t) => return Some(t.size),
+                MdNode::CompositeType(t) => return Some(t.size),
+                MdNode::DerivedType(t) if t.tag == "DW_TAG_pointer_type" => return Some(64),
+                MdNode::DerivedType(t) => node = t.base_type?,
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    fn convert(&mut self, node: MdId) -> Option<emit::Type> {
+        let debug = self.debug;
+        match debug.node(node) {
+            MdNode::BasicType(t) => Some(emit::Type::Base {
+                name: t.name.clone(),
+                byte_size: t.size / 8,
+                encoding: encoding(t.encoding.as_deref()),
+            }),
+            MdNode::DerivedType(t) => {
+                let base = self.type_of(t.base_type);
+                match t.tag.as_str() {
+                    "DW_TAG_pointer_type" => Some(emit::Type::Pointer(base)),
+                    "DW_TAG_const_type" => Some(emit::Type::Const(base)),
+                    "DW_TAG_volatile_type" => Some(emit::Type::Volatile(base)),
+                    "DW_TAG_restrict_type" => Some(emit::Type::Restrict(base)),
+                    "DW_TAG_typedef" => Some(emit::Type::Typedef {
+                        name: t.name.clone().unwrap_or_default(),
+                        target: base,
+                    }),
+                    _ => None,
+                }
+            }
+            MdNode::CompositeType(t) => self.composite(t),
+            MdNode::SubroutineType(t) => {
+                let mut parts = t.types.map(|list| debug.tuple(list)).unwrap_or(&[]).iter();
+                let return_type = parts.next().and_then(|op| self.operand_type(op));
+                let parameters = parts.map(|op| self.operand_type(op)).collect();
+                Some(emit::Type::Subroutine {
+                    return_type,
+                    parameters,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    fn composite(&mut self, t: &DICompositeType) -> Option<emit::Type> {
+        let debug = self.debug;
+        let elements: Vec<MdId> = t
+            .elements
+            .map(|list| debug.tuple(list))
+            .unwrap_or(&[])
+            .iter()
+            .filter_map(|op| match op {
+                MdOperand::Ref(MdRef::Node(id)) => Some(*id),
+                _ => None,
+            })
+            .collect();
+        match t.tag.as_str() {
+            "DW_TAG_structure_type" | "DW_TAG_union_type" | "DW_TAG_class_type" => {
+                let declaration = t.flags.iter().any(|f| f == "DIFlagFwdDecl");
+                let mut members = Vec::new();
+                for element in elements {
+                    if let MdNode::DerivedType(m) = debug.node(element) {
+                        if m.tag == "DW_TAG_member" {
+                            if let Some(ty) = self.type_of(m.base_type) {
+                                members.push(Member {
+                                    name: m.name.clone().unwrap_or_default(),
+                                    ty,
+                                    byte_offset: m.offset / 8,
+                                });
+                            }
+                        }
+                    }
+                }
+                Some(emit::Type::Struct {
+                    name: t.name.clone(),
+                    is_union: t.tag == "DW_TAG_union_type",
+                    byte_size: (!declaration).then_some(t.size / 8),
+                    members,
+                })
+            }
+            "DW_TAG_array_type" => {
+                let element = self.type_of(t.base_type)?;
+                let counts = elements
+                    .iter()
+                    .filter_map(|&e| match debug.node(e) {
+                        MdNode::Subrange(range) => Some(match range.count {
+                            Some(MdField::Int(n)) if n >= 0 => Some(n as u64),
+                            _ => None,
+                        }),
+                        _ => None,
+                    })
+                    .collect();
+                Some(emit::Type::Array { element, counts })
+            }
+            "DW_TAG_enumeration_type" => {
+                let underlying = self.type_of(t.base_type);
+                let enumerators = elements
+                    .iter()
+                    .filter_map(|&e| match debug.node(e) {
+                        MdNode::Enumerator(en) => Some((en.name.clone(), en.value as i64)),
+                        _ => None,
+                    })
+                    .collect();
+                Some(emit::Type::Enum {
+                    name: t.name.clone(),
+                    underlying,
+                    byte_size: t.size / 8,
+                    enumerators,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    fn operand_type(&mut self, operand: &MdOperand) -> Option<TypeId> {
+        match operand {
+            MdOperand::Ref(MdRef::Node(id)) => self.type_of(Some(*id)),
+            _ => None,
+        }
+    }
+}
+
+/// The DW_ATE_* number of an encoding name (`DW_ATE_signed` → 5).
+fn encoding(name: Option<&str>) -> u8 {
+    match name.unwrap_or("DW_ATE_signed") {
+        "DW_ATE_address" => 0x01,
+        "DW_ATE_boolean" => 0x02,
+        "DW_ATE_float" => 0x04,
+        "DW_ATE_signed" => 0x05,
+        "DW_ATE_signed_char" => 0x06,
+        "DW_ATE_unsigned" => 0x07,
+        "DW_ATE_unsigned_char" => 0x08,
+        "DW_ATE_UTF" => 0x10,
+        _ => 0x05,
+    }
+}

@@ -1,0 +1,530 @@
+//! The code invariants: block structure, operand types, SSA dominance.
+//!
+//! In: a [`Checker`] over one function definition. Out: the first broken
+//! invariant as a [`Diagnostic`]. Promise: [`check_structure`] passing means
+//! every id in the function refers to something that exists and every block
+//! ends in one terminator, so [`check_types`] and [`check_dominance`] (and
+//! the debug checks) may index freely.
+
+use super::Checker;
+use crate::error::Diagnostic;
+use crate::ir::cfg::DomTree;
+use crate::ir::print::type_text;
+use crate::ir::{BlockId, CastOp, Constant, InstId, InstKind, Type, Value};
+
+/// Blocks end in exactly one terminator, phis come first, every id exists,
+/// the entry has no predecessors, phis match predecessor edges.
+pub(super) fn check_structure(c: &Checker) -> Result<(), Diagnostic> {
+    let f = c.function;
+    let mut placed: Vec<Option<BlockId>> = vec![None; f.insts.len()];
+    for (b, block) in f.blocks.iter().enumerate() {
+        for &id in &block.insts {
+            let Some(slot) = placed.get_mut(id.0 as usize) else {
+                return Err(c.error(
+                    None,
+                    format!(
+                        "block {} lists instruction #{}, which is not in the function",
+                        c.block_text(b),
+                        id.0
+                    ),
+                ));
+            };
+            if slot.is_some() {
+                return Err(c.error(
+                    Some(id),
+                    format!("{} is listed in more than one block", c.inst_text(id)),
+                ));
+            }
+            *slot = Some(BlockId(b as u32));
+        }
+    }
+    for (b, block) in f.blocks.iter().enumerate() {
+        let Some(&last) = block.insts.last() else {
+            return Err(c.error(
+                None,
+                format!("block {} is empty: it needs a terminator", c.block_text(b)),
+            ));
+        };
+        if !f.inst(last).is_terminator() {
+            return Err(c.error(
+                Some(last),
+                format!(
+                    "block {} does not end in a terminator (its last instruction is {})",
+                    c.block_text(b),
+                    c.inst_text(last)
+                ),
+            ));
+        }
+        let mut after_non_phi = false;
+        for &id in &block.insts {
+            let inst = f.inst(id);
+            if inst.is_terminator() && id != last {
+                return Err(c.error(
+                    Some(id),
+                    format!(
+                        "terminator {} is in the middle of block {}",
+                        c.inst_text(id),
+                        c.block_text(b)
+                    ),
+                ));
+            }
+            let is_phi = matches!(inst.kind, InstKind::Phi { .. });
+            if is_phi && after_non_phi {
+                return Err(c.error(
+                    Some(id),
+                    format!("{} comes after a non-phi instruction", at(c, id, b)),
+                ));
+            }
+            after_non_phi |= !is_phi;
+            for value in inst.operands() {
+                check_value(c, id, b, value, &placed)?;
+            }
+            let mut targets = inst.successors();
+            if let InstKind::Phi { incoming } = &inst.kind {
+                targets.extend(incoming.iter().map(|(_, block)| *block));
+            }
+            if let Some(bad) = targets.iter().find(|t| t.0 as usize >= f.blocks.len()) {
+                return Err(c.error(
+                    Some(id),
+                    format!(
+                        "{} refers to block #{}, which does not exist",
+                        at(c, id, b),
+                        bad.0
+                    ),
+                ));
+            }
+        }
+    }
+    check_phis(c)
+}
+
+/// A value operand refers to an existing argument or to a placed
+/// instruction that has a result.
+fn check_value(
+    c: &Checker,
+    user: InstId,
+    block: usize,
+    value: &Value,
+    placed: &[Option<BlockId>],
+) -> Result<(), Diagnostic> {
+    let problem = match value {
+        Value::Arg(n) if *n as usize >= c.function.params.len() => {
+            let count = c.function.params.len();
+            let plural = if count == 1 { "" } else { "s" };
+            format!("uses argument #{n}, but the function has {count} parameter{plural}")
+        }
+        Value::Inst(id) => match placed.get(id.0 as usize) {
+            None => format!("uses instruction #{}, which does not exist", id.0),
+            Some(None) => format!("uses instruction #{}, which is in no block", id.0),
+            Some(Some(_)) if c.function.inst(*id).ty.is_void() => {
+                format!("uses {}, which has no result", c.inst_text(*id))
+            }
+            Some(Some(_)) => return Ok(()),
+        },
+        _ => return Ok(()),
+    };
+    Err(c.error(Some(user), format!("{} {problem}", at(c, user, block))))
+}
+
+/// The entry block has no predecessors, and every phi has exactly one entry
+/// per predecessor edge (entries for the same block carry the same value).
+fn check_phis(c: &Checker) -> Result<(), Diagnostic> {
+    let f = c.function;
+    let mut preds: Vec<Vec<u32>> = vec![Vec::new(); f.blocks.len()];
+    for (b, block) in f.blocks.iter().enumerate() {
+        let last = *block.insts.last().expect("checked non-empty");
+        for succ in f.inst(last).successors() {
+            preds[succ.0 as usize].push(b as u32);
+        }
+    }
+    if let Some(&p) = preds[0].first() {
+        return Err(c.error(
+            None,
+            format!(
+                "the entry block {} has a predecessor, {}",
+                c.block_text(0),
+                c.block_text(p as usize)
+            ),
+        ));
+    }
+    let list = |blocks: &[u32]| -> String {
+        let names: Vec<&str> = blocks.iter().map(|&b| c.block_text(b as usize)).collect();
+        format!("[{}]", names.join(", "))
+    };
+    for (b, block) in f.blocks.iter().enumerate() {
+        let mut expected = preds[b].clone();
+        expected.sort_unstable();
+        for &id in &block.insts {
+            let InstKind::Phi { incoming } = &f.inst(id).kind else {
+                break;
+            };
+            let mut entries: Vec<(u32, &Value)> =
+                incoming.iter().map(|(v, block)| (block.0, v)).collect();
+            entries.sort_by_key(|(block, _)| *block);
+            let blocks: Vec<u32> = entries.iter().map(|(block, _)| *block).collect();
+            if blocks != expected {
+                return Err(c.error(
+                    Some(id),
+                    format!(
+                        "{} has entries for {} but the block's predecessors are {}",
+                        at(c, id, b),
+                        list(&blocks),
+                        list(&expected)
+                    ),
+                ));
+            }
+            if let Some(pair) = entries
+                .windows(2)
+                .find(|pair| pair[0].0 == pair[1].0 && pair[0].1 != pair[1].1)
+            {
+                return Err(c.error(
+                    Some(id),
+                    format!(
+                        "{} has different values for predecessor {}",
+                        at(c, id, b),
+                        c.block_text(pair[0].0 as usize)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Operand and result types agree for every instruction.
+pub(super) fn check_types(c: &Checker) -> Result<(), Diagnostic> {
+    let f = c.function;
+    for (b, block) in f.blocks.iter().enumerate() {
+        for &id in &block.insts {
+            if let Some(problem) = type_problem(c, id) {
+                return Err(c.error(Some(id), format!("{}: {problem}", at(c, id, b))));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What is wrong with the types of one instruction, if anything.
+fn type_problem(c: &Checker, id: InstId) -> Option<String> {
+    let f = c.function;
+    let inst = f.inst(id);
+    let ty = |v: &Value| f.value_type(v);
+    let text = |t: &Type| type_text(c.module, t);
+    let expect = |what: &str, v: &Value, want: &Type| -> Option<String> {
+        let got = ty(v);
+        (got != *want).then(|| format!("{what} has type {}, expected {}", text(&got), text(want)))
+    };
+    match &inst.kind {
+        InstKind::Binary { lhs, rhs, .. } => {
+            if inst.ty.int_bits().is_none() {
+                return Some(format!("result type {} is not an integer", text(&inst.ty)));
+            }
+            expect("the left operand", lhs, &inst.ty)
+                .or_else(|| expect("the right operand", rhs, &inst.ty))
+        }
+        InstKind::ICmp { lhs, rhs, .. } => {
+            let lt = ty(lhs);
+            if !(lt.int_bits().is_some() || lt.is_ptr()) {
+                return Some(format!("compares values of type {}", text(&lt)));
+            }
+            expect("the right operand", rhs, &lt)
+                .or_else(|| (inst.ty != Type::I1).then(|| "the result is not i1".to_string()))
+        }
+        InstKind::Select {
+            cond,
+            if_true,
+            if_false,
+        } => expect("the condition", cond, &Type::I1)
+            .or_else(|| expect("the true value", if_true, &inst.ty))
+            .or_else(|| expect("the false value", if_false, &inst.ty)),
+        InstKind::Phi { incoming } => incoming
+            .iter()
+            .find_map(|(v, _)| expect(&format!("incoming {}", c.value_text(v)), v, &inst.ty)),
+        InstKind::Cast { op, value, .. } => cast_problem(*op, &ty(value), &inst.ty).map(|p| {
+            format!(
+                "{} {} to {}: {p}",
+                op.name(),
+                text(&ty(value)),
+                text(&inst.ty)
+            )
+        }),
+        InstKind::Load { ptr, .. } => expect("the address", ptr, &Type::Ptr)
+            .or_else(|| inst.ty.is_void().then(|| "it loads void".to_string())),
+        InstKind::Store { ptr, .. } => expect("the address", ptr, &Type::Ptr),
+        InstKind::Gep { base, indices, .. } => expect("the base", base, &Type::Ptr)
+            .or_else(|| {
+                indices
+                    .iter()
+                    .find(|i| ty(i).int_bits().is_none())
+                    .map(|i| format!("index {} is not an integer", c.value_text(i)))
+            })
+            .or_else(|| (inst.ty != Type::Ptr).then(|| "the result is not ptr".to_string())),
+        InstKind::Alloca { count, .. } => count
+            .as_ref()
+            .filter(|n| ty(n).int_bits().is_none())
+            .map(|_| "the element count is not an integer".to_string())
+            .or_else(|| (inst.ty != Type::Ptr).then(|| "the result is not ptr".to_string())),
+        InstKind::Call {
+            fn_ty,
+            callee,
+            args,
+            ..
+        } => {
+            if let Some(p) = expect("the callee", callee, &Type::Ptr) {
+                return Some(p);
+            }
+            let fixed = fn_ty.params.len();
+            if args.len() < fixed || (args.len() > fixed && !fn_ty.varargs) {
+                return Some(format!(
+                    "passes {} arguments to a function of {fixed} parameters",
+                    args.len()
+                ));
+            }
+            if let Some(p) =
+                args.iter()
+                    .zip(&fn_ty.params)
+                    .enumerate()
+                    .find_map(|(i, (arg, want))| {
+                        expect(&format!("argument {}", i + 1), &arg.value, want)
+                    })
+            {
+                return Some(p);
+            }
+            // Parameters the callee marks `immarg` take constants only.
+            let callee_params = c
+                .module
+                .direct_callee(callee)
+                .and_then(|id| c.module.functions.get(id.0 as usize))
+                .map(|callee| &callee.params[..])
+                .unwrap_or(&[]);
+            if let Some(i) = args.iter().zip(callee_params).position(|(arg, param)| {
+                param.attrs.immarg && !matches!(arg.value, Value::Const(_))
+            }) {
+                return Some(format!(
+                    "argument {} must be a constant (the parameter is immarg)",
+                    i + 1
+                ));
+            }
+            (inst.ty != fn_ty.ret).then(|| {
+                format!(
+                    "the result type {} is not the callee's return type {}",
+                    text(&inst.ty),
+                    text(&fn_ty.ret)
+                )
+            })
+        }
+        InstKind::Freeze { value } => expect("the operand", value, &inst.ty),
+        InstKind::CondBr { cond, .. } => expect("the condition", cond, &Type::I1),
+        InstKind::Switch { value, cases, .. } => {
+            let vt = ty(value);
+            if vt.int_bits().is_none() {
+                return Some(format!("switches on a value of type {}", text(&vt)));
+            }
+            if let Some((case, _)) = cases.iter().find(|(case, _)| case.ty() != vt) {
+                return Some(format!(
+                    "case value of type {} on a switch over {}",
+                    text(&case.ty()),
+                    text(&vt)
+                ));
+            }
+            let mut values: Vec<&Constant> = cases.iter().map(|(case, _)| case).collect();
+            values.sort_by_key(|case| case.sext_value());
+            values
+                .windows(2)
+                .find(|pair| pair[0] == pair[1])
+                .map(|pair| {
+                    format!(
+                        "case value {:?} appears twice",
+                        pair[0].sext_value().unwrap_or(0)
+                    )
+                })
+        }
+        InstKind::Ret { value } => match value {
+            Some(v) => expect("the returned value", v, &f.ret_ty),
+            None => (!f.ret_ty.is_void())
+                .then(|| format!("returns void from a function returning {}", text(&f.ret_ty))),
+        },
+        InstKind::Br { .. } | InstKind::Unreachable => None,
+    }
+}
+
+/// Whether a cast from `from` to `to` is one LLVM allows.
+fn cast_problem(op: CastOp, from: &Type, to: &Type) -> Option<&'static str> {
+    let (fb, tb) = (from.int_bits(), to.int_bits());
+    match op {
+        CastOp::ZExt | CastOp::SExt => match (fb, tb) {
+            (Some(f), Some(t)) if f < t => None,
+            (Some(_), Some(_)) => Some("the result must be wider"),
+            _ => Some("both types must be integers"),
+        },
+        CastOp::Trunc => match (fb, tb) {
+            (Some(f), Some(t)) if f > t => None,
+            (Some(_), Some(_)) => Some("the result must be narrower"),
+            _ => Some("both types must be integers"),
+        },
+        CastOp::PtrToInt => {
+            (!(from.is_ptr() && tb.is_some())).then_some("it needs ptr to an integer")
+        }
+        CastOp::IntToPtr => {
+            (!(fb.is_some() && to.is_ptr())).then_some("it needs an integer to ptr")
+        }
+        CastOp::BitCast => {
+            let same_size = from == to || (fb.is_some() && fb == tb);
+            (!same_size).then_some("both types must be the same size and kind")
+        }
+    }
+}
+
+/// Every use in a reachable block is dominated by its definition.
+pub(super) fn check_dominance(c: &Checker) -> Result<(), Diagnostic> {
+    let f = c.function;
+    let dom = Dominance::new(f.blocks.len(), &DomTree::compute(f));
+    let mut position: Vec<(BlockId, usize)> = vec![(BlockId(0), 0); f.insts.len()];
+    for (b, block) in f.blocks.iter().enumerate() {
+        for (i, &id) in block.insts.iter().enumerate() {
+            position[id.0 as usize] = (BlockId(b as u32), i);
+        }
+    }
+    for (b, block) in f.blocks.iter().enumerate() {
+        let here = BlockId(b as u32);
+        if !dom.is_reachable(here) {
+            continue;
+        }
+        for (i, &id) in block.insts.iter().enumerate() {
+            let inst = f.inst(id);
+            if let InstKind::Phi { incoming } = &inst.kind {
+                for (value, pred) in incoming {
+                    let Value::Inst(def) = value else { continue };
+                    let (def_block, _) = position[def.0 as usize];
+                    if dom.is_reachable(*pred) && !dom.dominates(def_block, *pred) {
+                        return Err(c.error(
+                            Some(id),
+                            format!(
+                                "{} uses {} on the edge from {}, but {} does not dominate {}",
+                                at(c, id, b),
+                                c.value_text(value),
+                                c.block_text(pred.0 as usize),
+                                c.value_text(value),
+                                c.block_text(pred.0 as usize)
+                            ),
+                        ));
+                    }
+                }
+                continue;
+            }
+            for value in inst.operands() {
+                let Value::Inst(def) = value else { continue };
+                let (def_block, def_index) = position[def.0 as usize];
+                let dominated = if def_block == here {
+                    def_index < i
+                } else {
+                    dom.dominates(def_block, here)
+                };
+                if !dominated {
+                    return Err(c.error(
+                        Some(id),
+                        format!(
+                            "{} uses {}, which does not dominate it",
+                            at(c, id, b),
+                            c.value_text(value)
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Dominance queries in constant time: each reachable block's entry and
+/// exit numbers in a depth-first walk of the dominator tree (`a` dominates
+/// `b` when `b`'s interval lies inside `a`'s), so a function with long
+/// dominator chains is checked in linear time.
+struct Dominance {
+    /// Per block: (entry, exit) numbers; `None` when unreachable.
+    interval: Vec<Option<(u32, u32)>>,
+}
+
+impl Dominance {
+    fn new(blocks: usize, tree: &DomTree) -> Dominance {
+        let mut children = vec![Vec::new(); blocks];
+        for &block in tree.rpo().iter().skip(1) {
+            if let Some(parent) = tree.idom(block) {
+                children[parent.0 as usize].push(block.0 as usize);
+            }
+        }
+        let mut interval = vec![None; blocks];
+        let mut clock = 0u32;
+        let mut entered = vec![0u32; blocks];
+        if let Some(&entry) = tree.rpo().first() {
+            // (block, index of the next child to visit)
+            let mut stack = vec![(entry.0 as usize, 0usize)];
+            entered[entry.0 as usize] = clock;
+            while let Some((block, next)) = stack.last_mut() {
+                let block = *block;
+                if let Some(&child) = children[block].get(*next) {
+                    *next += 1;
+                    clock += 1;
+                    entered[child] = clock;
+                    stack.push((child, 0));
+                } else {
+                    clock += 1;
+                    interval[block] = Some((entered[block], clock));
+                    stack.pop();
+                }
+            }
+        }
+        Dominance { interval }
+    }
+
+    fn is_reachable(&self, block: BlockId) -> bool {
+        self.interval[block.0 as usize].is_some()
+    }
+
+    fn dominates(&self, a: BlockId, b: BlockId) -> bool {
+        match (self.interval[a.0 as usize], self.interval[b.0 as usize]) {
+            (Some((a_in, a_out)), Some((b_in, b_out))) => a_in <= b_in && b_out <= a_out,
+            _ => false,
+        }
+    }
+}
+
+/// `` `%7 = add` in block %4 ``.
+fn at(c: &Checker, id: InstId, block: usize) -> String {
+    format!("{} in block {}", c.inst_text(id), c.block_text(block))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The interval numbering answers exactly as the dominator tree's own
+    /// walk up the idom chain, for every pair of blocks of every corpus function.
+    #[test]
+    fn dominance_intervals_agree_with_the_dominator_tree() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/ll");
+        let mut pairs = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let module = crate::ir::parse::parse_module(&text, "corpus.ll").unwrap();
+            for f in module.functions.iter().filter(|f| !f.is_declaration()) {
+                let tree = DomTree::compute(f);
+                let fast = Dominance::new(f.blocks.len(), &tree);
+                for a in 0..f.blocks.len() as u32 {
+                    for b in 0..f.blocks.len() as u32 {
+                        let (a, b) = (BlockId(a), BlockId(b));
+                        assert_eq!(
+                            fast.dominates(a, b),
+                            tree.dominates(a, b),
+                            "{path:?} @{}",
+                            f.name
+                        );
+                        pairs += 1;
+                    }
+                }
+            }
+        }
+        assert!(pairs > 1000, "only {pairs} block pairs compared");
+    }
+}
