@@ -841,6 +841,14 @@ impl<'a> Selector<'a> {
 
     fn lower_inst(&mut self, id: InstId) -> Result<(), Diagnostic> {
         let inst = self.f.inst(id);
+        if let InstKind::Alloca {
+            count: Some(count), ..
+        } = &inst.kind
+        {
+            if self.const_int(count).is_none() {
+                return Err(self.error("unsupported alloca with a variable element count".into()));
+            }
+        }
         match self.lowering[id.0 as usize] {
             Lowering::Normal => {}
             _ => return Ok(()),
