@@ -202,6 +202,47 @@ join:
   ret i32 %r
 }
 
+%struct.triple = type { i32, i32, i32 }
+
+@triples = dso_local global [3 x %struct.triple] [%struct.triple { i32 1, i32 2, i32 3 }, %struct.triple { i32 4, i32 5, i32 6 }, %struct.triple { i32 7, i32 8, i32 9 }], align 4
+
+define i32 @triple_field(i64 %i, i32 %j) {
+  %f = getelementptr inbounds [3 x %struct.triple], ptr @triples, i64 0, i64 %i, i32 2
+  %v = load i32, ptr %f, align 4
+  %base = getelementptr inbounds %struct.triple, ptr @triples, i32 %j
+  %w = load i32, ptr %base, align 4
+  %s = mul i32 %v, 10
+  %t = add i32 %s, %w
+  ret i32 %t
+}
+
+define i32 @odd_widths(i32 %x, i32 %y) {
+  %a = trunc i32 %x to i3
+  %b = trunc i32 %y to i3
+  %lt = icmp slt i3 %a, %b
+  %ult = icmp ult i3 %a, %b
+  %sa = sext i3 %a to i32
+  %za = zext i3 %b to i32
+  %l1 = zext i1 %lt to i32
+  %l2 = zext i1 %ult to i32
+  %l2s = shl i32 %l2, 1
+  %m = or i32 %l1, %l2s
+  %n = mul i32 %sa, 100
+  %o = add i32 %n, %za
+  %p = mul i32 %o, 10
+  %q = add i32 %p, %m
+  %c = trunc i32 %y to i8
+  %amt = and i8 %c, 7
+  %byte = trunc i32 %x to i8
+  %sh = lshr i8 %byte, %amt
+  %sh32 = zext i8 %sh to i32
+  %r = mul i32 %q, 1000
+  %out = add i32 %r, %sh32
+  %odd = trunc i32 %x to i1
+  %sel = select i1 %odd, i32 %out, i32 -1
+  ret i32 %sel
+}
+
 define i64 @many(i8 signext %a, i16 zeroext %b, i32 %c, i64 %d, i32 %e, i32 %f, i8 signext %g, i16 signext %h, i64 %i) {
   %a1 = sext i8 %a to i64
   %b1 = zext i16 %b to i64
@@ -250,6 +291,8 @@ int byte_switch(signed char);
 long many(signed char, unsigned short, int, long, int, unsigned, signed char, short, long);
 long call_many(int);
 int sparse_switch(int);
+int triple_field(long, int);
+int odd_widths(int, int);
 int main(void) {
   printf("%d %d\n", bump_ext(3), ext_counter);
   printf("%d %c\n", table_sum(), second_char());
@@ -266,6 +309,9 @@ int main(void) {
   printf("%d\n", byte_switch(100));
   int keys[] = {-1001, -1000, -999, -7, 0, 5, 39, 40, 41, 42, 43, 44, 45, 300, 5000, 1048576, 1048577};
   for (unsigned k = 0; k < sizeof keys / sizeof keys[0]; k++) printf("%d ", sparse_switch(keys[k]));
+  printf("\n");
+  printf("%d %d %d\n", triple_field(0, 1), triple_field(2, 2), triple_field(1, 0));
+  for (int x = -9; x <= 9; x += 3) for (int y = -4; y <= 12; y += 5) printf("%d ", odd_widths(x * 37, y));
   printf("\n");
   printf("%ld %ld\n", many(-1, 65535, -3, 10, 4, 5, -2, -7, 9), call_many(-70000));
   return 0;
