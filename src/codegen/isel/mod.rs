@@ -19,8 +19,10 @@
 //! with phis get a new block each, appended after the IR blocks. Phis are
 //! eliminated with two-phase copies on each incoming edge (so swaps are
 //! right). A compare whose only user is a branch or select in its block is
-//! fused into it (`cmp; jcc` / `cmp; cmov`); a `switch` becomes a chain of
-//! compares, or a PC-relative jump table when its cases are dense.
+//! fused into it (`cmp; jcc` / `cmp; cmov`); a `switch` becomes a binary
+//! search over its sorted cases, dense runs of cases being PC-relative jump
+//! tables (32-bit entries relative to the table). Edge blocks are laid out
+//! right after the block they leave.
 //!
 //! Promises: every machine instruction carries the IR instruction's
 //! DILocation as `loc = LocId + 1` (0: none); debug records become
