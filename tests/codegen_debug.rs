@@ -212,7 +212,7 @@ fn classify_jump_table_and_phi() {
               0x45 10:18 stmt
               0x4c 11:21 stmt
               0x53 12:18 stmt
-              0x56 14:12 stmt
+              0x56 14:12 
               0x59 12:23 
               0x5c 14:3 stmt epilogue_begin
             variables:
@@ -377,8 +377,8 @@ fn sum_scaled_loop_ranges() {
               0x77 8:3 stmt epilogue_begin
               0x79 5:13 stmt
               0x7d 5:18 
-              0x81 6:11 stmt
-              0x84 4:27 stmt
+              0x81 6:11 
+              0x84 4:27 
               0x8b 5:13 
               0x8f 5:18 
               0x93 6:11 
@@ -389,8 +389,8 @@ fn sum_scaled_loop_ranges() {
               0xa8 4:27 
               0xaf 5:13 
               0xb3 5:18 
-              0xb7 6:11 
-              0xba 4:27 
+              0xb7 6:11 stmt
+              0xba 4:27 stmt
               0xbe 4:3 
               0xc7 4:3 stmt
               0xcf 4:3 stmt
@@ -445,7 +445,7 @@ fn str_len_pointer_loop() {
               0x0 2:0 stmt
               0x4 4:3 stmt prologue_end
               0x7 4:10 stmt
-              0xa 5:6 stmt
+              0xa 5:6 
               0xe 4:3 
               0x12 4:3 stmt
               0x17 6:28 stmt

@@ -254,6 +254,14 @@ fn unsupported_input_is_a_diagnostic_naming_it() {
         error_of(unknown),
         "bad.ll:3:3: error: unsupported intrinsic 'llvm.frobnicate.i32'"
     );
+    let dynamic = "define i32 @f(i64 %n) {\n\
+                   \x20 %a = alloca i32, i64 %n\n\
+                   \x20 ret i32 0\n\
+                   }\n";
+    assert_eq!(
+        error_of(dynamic),
+        "bad.ll:2:3: error: unsupported alloca with a variable element count"
+    );
     let wide = "define i128 @f(i128 %x) {\n\
                 \x20 %y = add i128 %x, 1\n\
                 \x20 ret i128 %y\n\

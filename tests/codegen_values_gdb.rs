@@ -180,6 +180,28 @@ fn build(dir: &Path, program: &str, form: &str) -> PathBuf {
     .unwrap_or_else(|e| panic!("{name}: {e}"));
     let object = dir.join(format!("{program}.{form}.o"));
     std::fs::write(&object, bytes).unwrap();
+    // The location lists made from the ranges are valid DWARF. (Checked on
+    // the lldb tuning: llvm-dwarfdump-19 cannot decode the DW_OP_const_type
+    // the gdb tuning writes for constants in typed expressions.)
+    let lldb = write(
+        &compiled.object,
+        &WriteOptions {
+            debugger_tune: DebuggerTune::Lldb,
+        },
+    )
+    .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let lldb_object = dir.join(format!("{program}.{form}.lldb.o"));
+    std::fs::write(&lldb_object, lldb).unwrap();
+    let verify = Command::new("llvm-dwarfdump-19")
+        .arg("--verify")
+        .arg(&lldb_object)
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&verify.stdout);
+    assert!(
+        verify.status.success() && !report.contains("error:"),
+        "llvm-dwarfdump --verify {name}:\n{report}"
+    );
     let exe = dir.join(format!("{program}.{form}.exe"));
     let out = Command::new("gcc")
         .args(["-g", "-O0"])

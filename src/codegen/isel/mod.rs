@@ -19,8 +19,10 @@
 //! with phis get a new block each, appended after the IR blocks. Phis are
 //! eliminated with two-phase copies on each incoming edge (so swaps are
 //! right). A compare whose only user is a branch or select in its block is
-//! fused into it (`cmp; jcc` / `cmp; cmov`); a `switch` becomes a chain of
-//! compares, or a PC-relative jump table when its cases are dense.
+//! fused into it (`cmp; jcc` / `cmp; cmov`); a `switch` becomes a binary
+//! search over its sorted cases, dense runs of cases being PC-relative jump
+//! tables (32-bit entries relative to the table). Edge blocks are laid out
+//! right after the block they leave.
 //!
 //! Promises: every machine instruction carries the IR instruction's
 //! DILocation as `loc = LocId + 1` (0: none); debug records become
@@ -841,6 +843,14 @@ impl<'a> Selector<'a> {
 
     fn lower_inst(&mut self, id: InstId) -> Result<(), Diagnostic> {
         let inst = self.f.inst(id);
+        if let InstKind::Alloca {
+            count: Some(count), ..
+        } = &inst.kind
+        {
+            if self.const_int(count).is_none() {
+                return Err(self.error("unsupported alloca with a variable element count".into()));
+            }
+        }
         match self.lowering[id.0 as usize] {
             Lowering::Normal => {}
             _ => return Ok(()),
@@ -1563,29 +1573,64 @@ impl<'a> Selector<'a> {
         let bits = self.bits_of(value)?;
         let width = container(bits);
         let v = self.normalized(value, true)?;
-        for cluster in switch_clusters(&targets) {
-            match cluster {
-                [(lo, _), .., (hi, _)] if cluster.len() >= JUMP_TABLE_MIN_CASES => {
-                    // Values outside [lo, hi] go on to the next cluster.
-                    let next = self.mir.new_block();
-                    self.edge_order.push((pred, next));
-                    self.jump_table(v, width, (*lo, *hi), cluster, default_target, next);
+        let runs = switch_clusters(&targets);
+        self.switch_tree(pred, v, width, &runs, default_target);
+        Ok(())
+    }
+
+    /// Emits a binary search over the sorted case runs: more than three
+    /// runs split at the middle one (`v < its first value` goes left);
+    /// at most three are tested in turn. Every path not matched ends at
+    /// `default`.
+    fn switch_tree(
+        &mut self,
+        pred: u32,
+        v: Reg,
+        width: Width,
+        runs: &[&[(i64, MBlock)]],
+        default: MBlock,
+    ) {
+        if runs.len() > 3 {
+            let middle = runs.len() / 2;
+            let left = self.mir.new_block();
+            self.edge_order.push((pred, left));
+            let pivot = runs[middle][0].0;
+            let rhs = self.case_operand(pivot, width);
+            self.emit(K::Cmp {
+                width,
+                lhs: Rm::Reg(v),
+                rhs,
+            });
+            self.emit(K::Jcc {
+                cond: Cond::L,
+                target: left,
+            });
+            self.switch_tree(pred, v, width, &runs[middle..], default);
+            self.current = left;
+            self.switch_tree(pred, v, width, &runs[..middle], default);
+            return;
+        }
+        for (i, run) in runs.iter().enumerate() {
+            let last = i + 1 == runs.len();
+            match run {
+                [(lo, _), .., (hi, _)] if run.len() >= JUMP_TABLE_MIN_CASES => {
+                    // Values outside [lo, hi] go on to the next run.
+                    let next = if last {
+                        default
+                    } else {
+                        let next = self.mir.new_block();
+                        self.edge_order.push((pred, next));
+                        next
+                    };
+                    self.jump_table(v, width, (*lo, *hi), run, default, next);
+                    if last {
+                        return;
+                    }
                     self.current = next;
                 }
                 _ => {
-                    for &(c, t) in cluster {
-                        let rhs = match i32::try_from(c) {
-                            Ok(imm) => Rmi::Imm(imm),
-                            Err(_) => {
-                                let r = self.vreg(width);
-                                self.emit(K::MovImm {
-                                    dst: r,
-                                    imm: c,
-                                    width,
-                                });
-                                Rmi::Reg(r)
-                            }
-                        };
+                    for &(c, t) in run.iter() {
+                        let rhs = self.case_operand(c, width);
                         self.emit(K::Cmp {
                             width,
                             lhs: Rm::Reg(v),
@@ -1599,8 +1644,23 @@ impl<'a> Selector<'a> {
                 }
             }
         }
-        self.jump(default_target);
-        Ok(())
+        self.jump(default);
+    }
+
+    /// A case value as a compare operand.
+    fn case_operand(&mut self, c: i64, width: Width) -> Rmi {
+        match i32::try_from(c) {
+            Ok(imm) => Rmi::Imm(imm),
+            Err(_) => {
+                let r = self.vreg(width);
+                self.emit(K::MovImm {
+                    dst: r,
+                    imm: c,
+                    width,
+                });
+                Rmi::Reg(r)
+            }
+        }
     }
 
     /// A PC-relative jump table for the sorted, dense `cases` spanning
