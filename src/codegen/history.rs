@@ -221,9 +221,11 @@ fn walk_block(
     // The debug values of the function's opening (before its first located
     // instruction: frame setup and argument moves) hold from the first byte
     // when the registers they read were not written before them: those
-    // registers hold the same values since entry.
+    // registers hold the same values since entry (and no earlier debug value
+    // of the same variable says otherwise).
     let mut in_entry_setup = b == 0;
     let mut written_in_setup: Vec<Gpr> = Vec::new();
+    let mut seen_in_setup: Vec<u32> = Vec::new();
     for (i, inst) in input.mir.blocks[b].insts.iter().enumerate() {
         let (offset, len) = input.inst_offsets[b][i];
         let (offset, end) = (u64::from(offset), u64::from(offset) + u64::from(len));
@@ -234,14 +236,21 @@ fn walk_block(
             }
         }
         let offset = match &inst.kind {
-            InstKind::DbgValue(d)
-                if in_entry_setup
-                    && d.operands.iter().all(|o| match o {
-                        DbgOperand::Reg(Reg::Phys(g)) => !written_in_setup.contains(g),
-                        _ => true,
-                    }) =>
-            {
-                block_start
+            InstKind::DbgValue(d) if in_entry_setup => {
+                let key = table.variables[d.variable as usize];
+                let first_of_variable = !seen_in_setup
+                    .iter()
+                    .any(|k| same_or_overlapping(&table.variables[*k as usize], &key));
+                seen_in_setup.push(d.variable);
+                let registers_intact = d.operands.iter().all(|o| match o {
+                    DbgOperand::Reg(Reg::Phys(g)) => !written_in_setup.contains(g),
+                    _ => true,
+                });
+                if first_of_variable && registers_intact {
+                    block_start
+                } else {
+                    offset
+                }
             }
             _ => offset,
         };
