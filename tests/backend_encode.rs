@@ -112,16 +112,16 @@ fn register_pressure_spills() {
                d: sub rsp, 0x48
               11: mov rax, [rdi]
               14: mov [rbp-0x30], rax
-              18: mov rax, [rdi+8]
-              1c: mov [rbp-0x68], rax
-              20: mov rax, [rdi+0x10]
-              24: mov rcx, [rdi+0x18]
-              28: mov rdx, [rdi+0x20]
-              2c: mov rsi, [rdi+0x28]
-              30: mov r8, [rdi+0x30]
-              34: mov r9, [rdi+0x38]
-              38: mov r10, [rdi+0x40]
-              3c: mov r11, [rdi+0x48]
+              18: mov rcx, [rdi+8]
+              1c: mov rdx, [rdi+0x10]
+              20: mov rsi, [rdi+0x18]
+              24: mov r8, [rdi+0x20]
+              28: mov r9, [rdi+0x28]
+              2c: mov r10, [rdi+0x30]
+              30: mov r11, [rdi+0x38]
+              34: mov rax, [rdi+0x40]
+              38: mov [rbp-0x68], rax
+              3c: mov rax, [rdi+0x48]
               40: mov rbx, [rdi+0x50]
               44: mov r12, [rdi+0x58]
               48: mov r13, [rdi+0x60]
@@ -137,76 +137,76 @@ fn register_pressure_spills() {
               76: mov [rbp-0x58], r14
               7a: mov r14, [rdi+0x90]
               81: mov [rbp-0x60], r14
-              85: mov rdi, [rdi+0x98]
-              8c: mov r14, [rbp-0x30]
-              90: add r14, [rbp-0x68]
-              94: add r14, rax
-              97: add r14, rcx
-              9a: add r14, rdx
-              9d: add r14, rsi
-              a0: add r14, r8
-              a3: add r14, r9
-              a6: add r14, r10
-              a9: add r14, r11
-              ac: add r14, rbx
-              af: add r14, r12
-              b2: add r14, r13
-              b5: add r14, [rbp-0x38]
-              b9: add r14, [rbp-0x40]
-              bd: add r14, [rbp-0x48]
-              c1: add r14, [rbp-0x50]
-              c5: add r14, [rbp-0x58]
-              c9: add r14, [rbp-0x60]
-              cd: add r14, rdi
+              85: mov r14, [rdi+0x98]
+              8c: mov rdi, [rbp-0x30]
+              90: add rdi, rcx
+              93: add rdi, rdx
+              96: add rdi, rsi
+              99: add rdi, r8
+              9c: add rdi, r9
+              9f: add rdi, r10
+              a2: add rdi, r11
+              a5: add rdi, [rbp-0x68]
+              a9: add rdi, rax
+              ac: add rdi, rbx
+              af: add rdi, r12
+              b2: add rdi, r13
+              b5: add rdi, [rbp-0x38]
+              b9: add rdi, [rbp-0x40]
+              bd: add rdi, [rbp-0x48]
+              c1: add rdi, [rbp-0x50]
+              c5: add rdi, [rbp-0x58]
+              c9: add rdi, [rbp-0x60]
+              cd: add rdi, r14
               d0: imul r15, [rbp-0x30], 0
               d5: mov [rbp-0x30], r15
-              d9: add r14, [rbp-0x30]
-              dd: imul r15, [rbp-0x68], 1
-              e2: mov [rbp-0x68], r15
-              e6: add r14, [rbp-0x68]
-              ea: imul rax, 2
-              ee: add r14, rax
-              f1: imul rcx, 3
-              f5: add r14, rcx
-              f8: imul rdx, 4
-              fc: add r14, rdx
-              ff: imul rsi, 5
-             103: add r14, rsi
-             106: imul r8, 6
-             10a: add r14, r8
-             10d: imul r9, 7
-             111: add r14, r9
-             114: imul r10, 8
-             118: add r14, r10
-             11b: imul r11, 9
-             11f: add r14, r11
+              d9: add rdi, [rbp-0x30]
+              dd: imul rcx, 1
+              e1: add rdi, rcx
+              e4: imul rdx, 2
+              e8: add rdi, rdx
+              eb: imul rsi, 3
+              ef: add rdi, rsi
+              f2: imul r8, 4
+              f6: add rdi, r8
+              f9: imul r9, 5
+              fd: add rdi, r9
+             100: imul r10, 6
+             104: add rdi, r10
+             107: imul r11, 7
+             10b: add rdi, r11
+             10e: imul r15, [rbp-0x68], 8
+             113: mov [rbp-0x68], r15
+             117: add rdi, [rbp-0x68]
+             11b: imul rax, 9
+             11f: add rdi, rax
              122: imul rbx, 0xa
-             126: add r14, rbx
+             126: add rdi, rbx
              129: imul r12, 0xb
-             12d: add r14, r12
+             12d: add rdi, r12
              130: imul r13, 0xc
-             134: add r14, r13
-             137: imul rax, [rbp-0x38], 0xd
-             13c: mov [rbp-0x38], rax
-             140: add r14, [rbp-0x38]
-             144: imul rax, [rbp-0x40], 0xe
-             149: mov [rbp-0x40], rax
-             14d: add r14, [rbp-0x40]
-             151: imul rax, [rbp-0x48], 0xf
-             156: mov [rbp-0x48], rax
-             15a: add r14, [rbp-0x48]
-             15e: imul rax, [rbp-0x50], 0x10
-             163: mov [rbp-0x50], rax
-             167: add r14, [rbp-0x50]
-             16b: imul rax, [rbp-0x58], 0x11
-             170: mov [rbp-0x58], rax
-             174: add r14, [rbp-0x58]
-             178: imul rax, [rbp-0x60], 0x12
-             17d: mov [rbp-0x60], rax
-             181: add r14, [rbp-0x60]
-             185: imul rdi, 0x13
-             189: add r14, rdi
-             18c: mov rax, r14
+             134: add rdi, r13
+             137: imul rcx, [rbp-0x38], 0xd
+             13c: mov [rbp-0x38], rcx
+             140: add rdi, [rbp-0x38]
+             144: imul rdx, [rbp-0x40], 0xe
+             149: mov [rbp-0x40], rdx
+             14d: add rdi, [rbp-0x40]
+             151: imul rsi, [rbp-0x48], 0xf
+             156: mov [rbp-0x48], rsi
+             15a: add rdi, [rbp-0x48]
+             15e: imul r8, [rbp-0x50], 0x10
+             163: mov [rbp-0x50], r8
+             167: add rdi, [rbp-0x50]
+             16b: imul r9, [rbp-0x58], 0x11
+             170: mov [rbp-0x58], r9
+             174: add rdi, [rbp-0x58]
+             178: imul r10, [rbp-0x60], 0x12
+             17d: mov [rbp-0x60], r10
+             181: add rdi, [rbp-0x60]
+             185: imul r14, 0x13
+             189: add rdi, r14
+             18c: mov rax, rdi
              18f: add rsp, 0x48
              193: pop r15
              195: pop r14
@@ -233,52 +233,52 @@ fn jump_table() {
     check(
         backend_mir::pick(false),
         expect![[r#"
-           0: push rbp
-           1: mov rbp, rsp
-           4: cmp edi, 3
-           7: ja short 0x37
-           9: mov eax, edi
-           b: lea rcx, [0]
-          12: movsxd rax, [rcx+rax*4]
-          16: add rax, rcx
-          19: jmp rax
-          1b: mov eax, 0xa
-          20: pop rbp
-          21: ret
-          22: mov eax, 0xb
-          27: pop rbp
-          28: ret
-          29: mov eax, 0xc
-          2e: pop rbp
-          2f: ret
-          30: mov eax, 0xd
-          35: pop rbp
-          36: ret
-          37: mov eax, 0xffffffff
-          3c: pop rbp
-          3d: ret
-        reloc 0xe Pc32 FunctionData(0) -4
-        rodata reloc 0x0 Pc32 FunctionCode { function: 0, offset: 27 } 0
-        rodata reloc 0x4 Pc32 FunctionCode { function: 0, offset: 34 } 4
-        rodata reloc 0x8 Pc32 FunctionCode { function: 0, offset: 41 } 8
-        rodata reloc 0xc Pc32 FunctionCode { function: 0, offset: 48 } 12
-        cfi 0x1 DefCfaOffset(16)
-        cfi 0x1 Offset { register: 6, offset: -16 }
-        cfi 0x4 DefCfaRegister(6)
-        cfi 0x21 RememberState
-        cfi 0x21 DefCfa { register: 7, offset: 8 }
-        cfi 0x22 RestoreState
-        cfi 0x28 RememberState
-        cfi 0x28 DefCfa { register: 7, offset: 8 }
-        cfi 0x29 RestoreState
-        cfi 0x2f RememberState
-        cfi 0x2f DefCfa { register: 7, offset: 8 }
-        cfi 0x30 RestoreState
-        cfi 0x36 RememberState
-        cfi 0x36 DefCfa { register: 7, offset: 8 }
-        cfi 0x37 RestoreState
-        cfi 0x3d DefCfa { register: 7, offset: 8 }
-    "#]],
+               0: push rbp
+               1: mov rbp, rsp
+               4: cmp edi, 3
+               7: ja short 0x37
+               9: mov eax, edi
+               b: lea rcx, [0]
+              12: movsxd rdx, [rcx+rax*4]
+              16: add rdx, rcx
+              19: jmp rdx
+              1b: mov eax, 0xa
+              20: pop rbp
+              21: ret
+              22: mov eax, 0xb
+              27: pop rbp
+              28: ret
+              29: mov eax, 0xc
+              2e: pop rbp
+              2f: ret
+              30: mov eax, 0xd
+              35: pop rbp
+              36: ret
+              37: mov eax, 0xffffffff
+              3c: pop rbp
+              3d: ret
+            reloc 0xe Pc32 FunctionData(0) -4
+            rodata reloc 0x0 Pc32 FunctionCode { function: 0, offset: 27 } 0
+            rodata reloc 0x4 Pc32 FunctionCode { function: 0, offset: 34 } 4
+            rodata reloc 0x8 Pc32 FunctionCode { function: 0, offset: 41 } 8
+            rodata reloc 0xc Pc32 FunctionCode { function: 0, offset: 48 } 12
+            cfi 0x1 DefCfaOffset(16)
+            cfi 0x1 Offset { register: 6, offset: -16 }
+            cfi 0x4 DefCfaRegister(6)
+            cfi 0x21 RememberState
+            cfi 0x21 DefCfa { register: 7, offset: 8 }
+            cfi 0x22 RestoreState
+            cfi 0x28 RememberState
+            cfi 0x28 DefCfa { register: 7, offset: 8 }
+            cfi 0x29 RestoreState
+            cfi 0x2f RememberState
+            cfi 0x2f DefCfa { register: 7, offset: 8 }
+            cfi 0x30 RestoreState
+            cfi 0x36 RememberState
+            cfi 0x36 DefCfa { register: 7, offset: 8 }
+            cfi 0x37 RestoreState
+            cfi 0x3d DefCfa { register: 7, offset: 8 }
+        "#]],
     );
 }
 
@@ -310,26 +310,26 @@ fn division_shift_and_stack_arguments() {
     check(
         backend_mir::div_mix(false),
         expect![[r#"
-           0: push rbp
-           1: mov rbp, rsp
-           4: mov r10, rdx
-           7: mov r8, [rbp+0x10]
-           b: mov r9, [rbp+0x18]
-           f: mov rax, rdi
-          12: cqo
-          14: idiv rsi
-          17: shl r10, cl
-          1a: add rax, rdx
-          1d: add rax, r10
-          20: add rax, r8
-          23: add rax, r9
-          26: pop rbp
-          27: ret
-        cfi 0x1 DefCfaOffset(16)
-        cfi 0x1 Offset { register: 6, offset: -16 }
-        cfi 0x4 DefCfaRegister(6)
-        cfi 0x27 DefCfa { register: 7, offset: 8 }
-    "#]],
+               0: push rbp
+               1: mov rbp, rsp
+               4: mov r10, rdx
+               7: mov r11, [rbp+0x10]
+               b: mov r8, [rbp+0x18]
+               f: mov rax, rdi
+              12: cqo
+              14: idiv rsi
+              17: shl r10, cl
+              1a: add rax, rdx
+              1d: add rax, r10
+              20: add rax, r11
+              23: add rax, r8
+              26: pop rbp
+              27: ret
+            cfi 0x1 DefCfaOffset(16)
+            cfi 0x1 Offset { register: 6, offset: -16 }
+            cfi 0x4 DefCfaRegister(6)
+            cfi 0x27 DefCfa { register: 7, offset: 8 }
+        "#]],
     );
 }
 
@@ -423,12 +423,12 @@ fn spill_stores_are_listed_with_their_slots() {
             "STORE64 [$rbp - 96], $r14  ; CFA-112",
             "STORE64 [$rbp - 48], $r15  ; CFA-64",
             "STORE64 [$rbp - 104], $r15  ; CFA-120",
-            "STORE64 [$rbp - 56], $rax  ; CFA-72",
-            "STORE64 [$rbp - 64], $rax  ; CFA-80",
-            "STORE64 [$rbp - 72], $rax  ; CFA-88",
-            "STORE64 [$rbp - 80], $rax  ; CFA-96",
-            "STORE64 [$rbp - 88], $rax  ; CFA-104",
-            "STORE64 [$rbp - 96], $rax  ; CFA-112",
+            "STORE64 [$rbp - 56], $rcx  ; CFA-72",
+            "STORE64 [$rbp - 64], $rdx  ; CFA-80",
+            "STORE64 [$rbp - 72], $rsi  ; CFA-88",
+            "STORE64 [$rbp - 80], $r8  ; CFA-96",
+            "STORE64 [$rbp - 88], $r9  ; CFA-104",
+            "STORE64 [$rbp - 96], $r10  ; CFA-112",
         ]
     "#]]
     .assert_debug_eq(&listed);
