@@ -262,6 +262,14 @@ fn unsupported_input_is_a_diagnostic_naming_it() {
         error_of(dynamic),
         "bad.ll:2:3: error: unsupported alloca with a variable element count"
     );
+    let aligned = "define i32 @f() {\n\
+                   \x20 %a = alloca i32, align 64\n\
+                   \x20 ret i32 0\n\
+                   }\n";
+    assert_eq!(
+        error_of(aligned),
+        "bad.ll:2:3: error: unsupported alloca alignment 64 (the frame aligns to 16)"
+    );
     let wide = "define i128 @f(i128 %x) {\n\
                 \x20 %y = add i128 %x, 1\n\
                 \x20 ret i128 %y\n\
