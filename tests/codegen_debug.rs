@@ -100,31 +100,31 @@ fn blend_rows_and_ranges() {
         "arith_temps.O2.ll",
         "blend",
         expect![[r#"
-           0: push rbp
-           1: mov rbp, rsp
-           4: mov rax, rsi
-           7: imul eax, edi
-           a: mov rcx, rsi
-           d: sub ecx, edi
-           f: add ecx, 4
-          12: add ecx, eax
-          14: xor ecx, esi
-          16: mov rax, rcx
-          19: pop rbp
-          1a: ret
-        rows:
-          0x0 3:0 stmt
-          0x4 4:13 stmt prologue_end
-          0xa 5:13 stmt
-          0x12 6:13 stmt
-          0x14 7:12 stmt
-          0x16 7:3 
-          0x19 7:3 epilogue_begin
-        variables:
-          x [0x4, 0x1b) (reg5:i32) Arg(0)
-          y [0x4, 0x1b) (reg4:i32) Arg(0)
-          q [0x14, 0x16) (reg2:i32) Arg(0)
-    "#]],
+               0: push rbp
+               1: mov rbp, rsp
+               4: mov rax, rsi
+               7: imul eax, edi
+               a: mov rcx, rsi
+               d: sub ecx, edi
+               f: add ecx, 4
+              12: add ecx, eax
+              14: xor ecx, esi
+              16: mov rax, rcx
+              19: pop rbp
+              1a: ret
+            rows:
+              0x0 3:0 stmt
+              0x4 4:13 stmt prologue_end
+              0xa 5:13 stmt
+              0x12 6:13 stmt
+              0x14 7:12 stmt
+              0x16 7:3 
+              0x19 7:3 epilogue_begin
+            variables:
+              x [0x0, 0x1b) (reg5:i32) Arg(0)
+              y [0x0, 0x1b) (reg4:i32) Arg(0)
+              q [0x14, 0x16) (reg2:i32) Arg(0)
+        "#]],
     );
 }
 
@@ -134,32 +134,33 @@ fn offsets_two_operand_expressions() {
         "arith_temps.O2.ll",
         "offsets",
         expect![[r#"
-           0: push rbp
-           1: mov rbp, rsp
-           4: mov rax, rsi
-           7: add eax, edi
-           9: sub esi, edi
-           b: shl eax, 3
-           e: shl esi, 2
-          11: add esi, eax
-          13: mov rax, rsi
-          16: pop rbp
-          17: ret
-        rows:
-          0x0 10:0 stmt
-          0x4 11:15 stmt prologue_end
-          0x9 12:16 stmt
-          0xb 13:20 stmt
-          0xe 14:22 stmt
-          0x11 15:17 stmt
-          0x13 15:3 
-          0x16 15:3 epilogue_begin
-        variables:
-          a [0x4, 0x18) (reg5:i32) Arg(0)
-          b [0x4, 0xb) (reg4:i32) Arg(0)
-          sum [0x9, 0xe) (reg0:i32) Arg(0)
-          scaled [0xe, 0x16) (reg0:i32) Arg(0)
-    "#]],
+               0: push rbp
+               1: mov rbp, rsp
+               4: mov rax, rsi
+               7: add eax, edi
+               9: sub esi, edi
+               b: shl eax, 3
+               e: shl esi, 2
+              11: add esi, eax
+              13: mov rax, rsi
+              16: pop rbp
+              17: ret
+            rows:
+              0x0 10:0 stmt
+              0x4 11:15 stmt prologue_end
+              0x9 12:16 stmt
+              0xb 13:20 stmt
+              0xe 14:22 stmt
+              0x11 15:17 stmt
+              0x13 15:3 
+              0x16 15:3 epilogue_begin
+            variables:
+              a [0x0, 0x18) (reg5:i32) Arg(0)
+              b [0x0, 0xb) (reg4:i32) Arg(0)
+              b [0xb, 0x11) (reg4:i32, reg5:i32) Arg(0) Arg(1) Plus StackValue
+              sum [0x9, 0xe) (reg0:i32) Arg(0)
+              scaled [0xe, 0x16) (reg0:i32) Arg(0)
+        "#]],
     );
 }
 
@@ -175,9 +176,9 @@ fn classify_jump_table_and_phi() {
                6: cmp eax, 7
                9: ja short 0x22
                b: lea rcx, [0]
-              12: movsxd rax, [rcx+rax*4]
-              16: add rax, rcx
-              19: jmp rax
+              12: movsxd rdx, [rcx+rax*4]
+              16: add rdx, rcx
+              19: jmp rdx
               1b: mov eax, 6
               20: jmp short 0x5c
               22: cmp edi, 0x64
@@ -216,7 +217,7 @@ fn classify_jump_table_and_phi() {
               0x59 12:23 
               0x5c 14:3 stmt epilogue_begin
             variables:
-              k [0x4, 0x56) (reg5:i32) Arg(0)
+              k [0x0, 0x56) (reg5:i32) Arg(0)
               r [0x29, 0x30) (const 9) Arg(0) StackValue
               r [0x30, 0x37) (const 11) Arg(0) StackValue
               r [0x37, 0x3e) (const 4) Arg(0) StackValue
@@ -252,9 +253,11 @@ fn pick_select_ranges() {
               0x12 9:3 
               0x15 9:3 epilogue_begin
             variables:
-              c [0x4, 0x17) (reg5:i32) Arg(0)
-              a [0x4, 0x7) (reg4:i32) Arg(0)
-              b [0x4, 0xa) (reg1:i32) Arg(0)
+              c [0x0, 0x17) (reg5:i32) Arg(0)
+              a [0x0, 0x7) (reg4:i32) Arg(0)
+              a [0x7, 0x17) (reg4:i32) Arg(0) Consts(1) Minus StackValue
+              b [0x0, 0xa) (reg1:i32) Arg(0)
+              b [0xa, 0xf) (reg1:i32) Arg(0) Consts(-1) Minus StackValue
               r [0xf, 0x12) (reg1:i32) Arg(0)
         "#]],
     );
@@ -266,25 +269,26 @@ fn abs_diff_ranges() {
         "select_diamond.O2.ll",
         "abs_diff",
         expect![[r#"
-           0: push rbp
-           1: mov rbp, rsp
-           4: sub edi, esi
-           6: mov rax, rdi
-           9: neg eax
-           b: cmovs eax, edi
-           e: pop rbp
-           f: ret
-        rows:
-          0x0 12:0 stmt
-          0x4 13:13 stmt prologue_end
-          0x6 15:7 stmt
-          0xe 17:3 stmt epilogue_begin
-        variables:
-          a [0x4, 0x6) (reg5:i32) Arg(0)
-          b [0x4, 0x10) (reg4:i32) Arg(0)
-          d [0x6, 0xe) (reg5:i32) Arg(0)
-          d [0xe, 0x10) (reg0:i32) Arg(0)
-    "#]],
+               0: push rbp
+               1: mov rbp, rsp
+               4: sub edi, esi
+               6: mov rax, rdi
+               9: neg eax
+               b: cmovs eax, edi
+               e: pop rbp
+               f: ret
+            rows:
+              0x0 12:0 stmt
+              0x4 13:13 stmt prologue_end
+              0x6 15:7 stmt
+              0xe 17:3 stmt epilogue_begin
+            variables:
+              a [0x0, 0x6) (reg5:i32) Arg(0)
+              a [0x6, 0x10) (reg5:i32, reg4:i32) Arg(0) Arg(1) Plus StackValue
+              b [0x0, 0x10) (reg4:i32) Arg(0)
+              d [0x6, 0xe) (reg5:i32) Arg(0)
+              d [0xe, 0x10) (reg0:i32) Arg(0)
+        "#]],
     );
 }
 
@@ -299,63 +303,66 @@ fn sum_scaled_loop_ranges() {
                4: test esi, esi
                6: jg short 0xf
                8: mov eax, 0
-               d: jmp short 0x77
-               f: mov eax, esi
-              11: mov rcx, rax
-              14: and rcx, 3
+               d: jmp short 0x7a
+               f: mov ecx, esi
+              11: mov r8, rcx
+              14: and r8, 3
               18: cmp esi, 4
-              1b: jae short 0x2f
-              1d: mov eax, 0
-              22: mov esi, 0
-              27: mov r8d, 0
-              2d: jmp short 0x49
-              2f: and rax, 0x7ffffffc
-              36: mov esi, 0
-              3b: mov r8d, 0
-              41: mov r9d, 0
-              47: jmp short 0x79
-              49: test rcx, rcx
-              4c: jne short 0x50
-              4e: jmp short 0x77
-              50: mov eax, 0
-              55: mov r9d, [rdi+rsi*4]
-              59: imul r9d, edx
-              5d: add r9d, r8d
-              60: add rsi, 1
-              64: add rax, 1
-              68: cmp rax, rcx
-              6b: jne short 0x72
-              6d: mov rax, r9
-              70: jmp short 0x77
-              72: mov r8, r9
-              75: jmp short 0x55
-              77: pop rbp
-              78: ret
-              79: mov r10d, [rdi+rsi*4]
-              7d: imul r10d, edx
-              81: add r10d, r8d
-              84: mov r8, rsi
-              87: or r8, 1
-              8b: mov r8d, [rdi+r8*4]
-              8f: imul r8d, edx
-              93: add r8d, r10d
-              96: mov r10, rsi
-              99: or r10, 2
-              9d: mov r10d, [rdi+r10*4]
-              a1: imul r10d, edx
-              a5: add r10d, r8d
-              a8: mov r8, rsi
-              ab: or r8, 3
-              af: mov r8d, [rdi+r8*4]
-              b3: imul r8d, edx
-              b7: add r8d, r10d
-              ba: add rsi, 4
-              be: add r9, 4
-              c2: cmp r9, rax
-              c5: jne short 0xcf
-              c7: mov rax, r8
-              ca: jmp 0x49
-              cf: jmp short 0x79
+              1b: jae short 0x31
+              1d: mov r9d, 0
+              23: mov r10d, 0
+              29: mov r11d, 0
+              2f: jmp short 0x4a
+              31: and rcx, 0x7ffffffc
+              38: mov eax, 0
+              3d: mov esi, 0
+              42: mov r9d, 0
+              48: jmp short 0x7c
+              4a: test r8, r8
+              4d: jne short 0x54
+              4f: mov rax, r9
+              52: jmp short 0x7a
+              54: mov ecx, 0
+              59: mov esi, [rdi+r10*4]
+              5d: imul esi, edx
+              60: add esi, r11d
+              63: add r10, 1
+              67: add rcx, 1
+              6b: cmp rcx, r8
+              6e: jne short 0x75
+              70: mov rax, rsi
+              73: jmp short 0x7a
+              75: mov r11, rsi
+              78: jmp short 0x59
+              7a: pop rbp
+              7b: ret
+              7c: mov r10d, [rdi+rax*4]
+              80: imul r10d, edx
+              84: add r10d, esi
+              87: mov r11, rax
+              8a: or r11, 1
+              8e: mov esi, [rdi+r11*4]
+              92: imul esi, edx
+              95: add esi, r10d
+              98: mov r11, rax
+              9b: or r11, 2
+              9f: mov r10d, [rdi+r11*4]
+              a3: imul r10d, edx
+              a7: add r10d, esi
+              aa: mov r11, rax
+              ad: or r11, 3
+              b1: mov esi, [rdi+r11*4]
+              b5: imul esi, edx
+              b8: add esi, r10d
+              bb: add rax, 4
+              bf: add r9, 4
+              c3: cmp r9, rcx
+              c6: jne short 0xd6
+              c8: mov r9, rsi
+              cb: mov r10, rax
+              ce: mov r11, rsi
+              d1: jmp 0x4a
+              d6: jmp short 0x7c
             rows:
               0x0 2:0 stmt
               0x4 4:3 stmt prologue_end
@@ -363,62 +370,67 @@ fn sum_scaled_loop_ranges() {
               0xf 4:21 stmt
               0x11 4:3 
               0x1d 4:3 stmt
-              0x2f 4:3 stmt
-              0x49 4:3 stmt
-              0x4e 4:3 stmt
-              0x50 4:3 stmt
-              0x55 5:13 stmt
-              0x59 5:18 
-              0x5d 6:11 stmt
-              0x60 4:27 stmt
-              0x64 4:3 
-              0x6d 4:3 stmt
-              0x72 4:3 stmt
-              0x77 8:3 stmt epilogue_begin
-              0x79 5:13 stmt
-              0x7d 5:18 
-              0x81 6:11 
-              0x84 4:27 
-              0x8b 5:13 
-              0x8f 5:18 
-              0x93 6:11 
-              0x96 4:27 
-              0x9d 5:13 
-              0xa1 5:18 
-              0xa5 6:11 
-              0xa8 4:27 
-              0xaf 5:13 
-              0xb3 5:18 
-              0xb7 6:11 stmt
-              0xba 4:27 stmt
-              0xbe 4:3 
-              0xc7 4:3 stmt
-              0xcf 4:3 stmt
+              0x31 4:3 stmt
+              0x4a 4:3 stmt
+              0x4f 4:3 stmt
+              0x54 4:3 stmt
+              0x59 5:13 stmt
+              0x5d 5:18 
+              0x60 6:11 stmt
+              0x63 4:27 stmt
+              0x67 4:3 
+              0x70 4:3 stmt
+              0x75 4:3 stmt
+              0x7a 8:3 stmt epilogue_begin
+              0x7c 5:13 stmt
+              0x80 5:18 
+              0x84 6:11 
+              0x87 4:27 
+              0x8e 5:13 
+              0x92 5:18 
+              0x95 6:11 
+              0x98 4:27 
+              0x9f 5:13 
+              0xa3 5:18 
+              0xa7 6:11 
+              0xaa 4:27 
+              0xb1 5:13 
+              0xb5 5:18 
+              0xb8 6:11 stmt
+              0xbb 4:27 stmt
+              0xbf 4:3 
+              0xc8 4:3 stmt
+              0xd6 4:3 stmt
             variables:
-              a [0x4, 0xd1) (reg5:u64) Arg(0)
-              n [0x4, 0x27) (reg4:i32) Arg(0)
-              n [0x2f, 0x3b) (reg4:i32) Arg(0)
-              scale [0x4, 0xd1) (reg1:i32) Arg(0)
-              total [0x4, 0x49) (const 0) Arg(0) StackValue
-              total [0x55, 0x60) (reg8:i32) Arg(0)
-              total [0x60, 0x77) (reg9:i32) Arg(0)
-              total [0x79, 0x84) (reg8:i32) Arg(0)
-              total [0x84, 0x96) (reg10:i32) Arg(0)
-              total [0x96, 0xa8) (reg8:i32) Arg(0)
-              total [0xa8, 0xba) (reg10:i32) Arg(0)
-              total [0xba, 0xd1) (reg8:i32) Arg(0)
-              i [0x4, 0x49) (const 0) Arg(0) StackValue
-              i [0x55, 0x77) (reg4:i64) Arg(0)
-              i [0x79, 0x8b) (reg4:i64) Arg(0)
-              i [0x8b, 0x8f) (reg8:i64) Arg(0)
-              i [0x9d, 0xa1) (reg10:i64) Arg(0)
-              i [0xaf, 0xb3) (reg8:i64) Arg(0)
-              i [0xbe, 0xd1) (reg4:i64) Arg(0)
-              v [0x5d, 0x60) (reg9:i32) Arg(0)
-              v [0x81, 0x84) (reg10:i32) Arg(0)
-              v [0x93, 0x96) (reg8:i32) Arg(0)
-              v [0xa5, 0xa8) (reg10:i32) Arg(0)
-              v [0xb7, 0xba) (reg8:i32) Arg(0)
+              a [0x0, 0xd8) (reg5:u64) Arg(0)
+              n [0x0, 0x42) (reg4:i32) Arg(0)
+              scale [0x0, 0xd8) (reg1:i32) Arg(0)
+              total [0x0, 0x4a) (const 0) Arg(0) StackValue
+              total [0x59, 0x63) (reg11:i32) Arg(0)
+              total [0x63, 0x7a) (reg4:i32) Arg(0)
+              total [0x7c, 0x87) (reg4:i32) Arg(0)
+              total [0x87, 0x98) (reg10:i32) Arg(0)
+              total [0x98, 0xaa) (reg4:i32) Arg(0)
+              total [0xaa, 0xbb) (reg10:i32) Arg(0)
+              total [0xbb, 0xd8) (reg4:i32) Arg(0)
+              i [0x0, 0x4a) (const 0) Arg(0) StackValue
+              i [0x59, 0x7a) (reg10:i64) Arg(0)
+              i [0x7c, 0x8e) (reg0:i64) Arg(0)
+              i [0x8e, 0x9b) (reg11:i64) Arg(0)
+              i [0x9f, 0xad) (reg11:i64) Arg(0)
+              i [0xb1, 0xbf) (reg11:i64) Arg(0)
+              i [0xbf, 0xd8) (reg0:i64) Arg(0)
+              v [0x60, 0x63) (reg4:i32) Arg(0)
+              v [0x63, 0x78) (reg4:i32, reg11:i32) Arg(0) Arg(1) Minus StackValue
+              v [0x84, 0x87) (reg10:i32) Arg(0)
+              v [0x87, 0x92) (reg10:i32, reg4:i32) Arg(0) Arg(1) Minus StackValue
+              v [0x95, 0x98) (reg4:i32) Arg(0)
+              v [0x98, 0xa3) (reg4:i32, reg10:i32) Arg(0) Arg(1) Minus StackValue
+              v [0xa7, 0xaa) (reg10:i32) Arg(0)
+              v [0xaa, 0xb5) (reg10:i32, reg4:i32) Arg(0) Arg(1) Minus StackValue
+              v [0xb8, 0xbb) (reg4:i32) Arg(0)
+              v [0xbb, 0xce) (reg4:i32, reg10:i32) Arg(0) Arg(1) Minus StackValue
+              v [0xd6, 0xd8) (reg4:i32, reg10:i32) Arg(0) Arg(1) Minus StackValue
         "#]],
     );
 }
@@ -451,8 +463,8 @@ fn str_len_pointer_loop() {
               0x17 6:28 stmt
               0x1a 6:3 epilogue_begin
             variables:
-              s [0x4, 0x1c) (reg5:u64) Arg(0)
-              p [0x4, 0x7) (reg5:u64) Arg(0)
+              s [0x0, 0x1c) (reg5:u64) Arg(0)
+              p [0x0, 0x7) (reg5:u64) Arg(0)
               p [0x7, 0xe) (reg0:u64) Arg(0)
               p [0xe, 0x1c) (reg1:u64) Arg(0)
         "#]],

@@ -262,6 +262,14 @@ fn unsupported_input_is_a_diagnostic_naming_it() {
         error_of(dynamic),
         "bad.ll:2:3: error: unsupported alloca with a variable element count"
     );
+    let aligned = "define i32 @f() {\n\
+                   \x20 %a = alloca i32, align 64\n\
+                   \x20 ret i32 0\n\
+                   }\n";
+    assert_eq!(
+        error_of(aligned),
+        "bad.ll:2:3: error: unsupported alloca alignment 64 (the frame aligns to 16)"
+    );
     let wide = "define i128 @f(i128 %x) {\n\
                 \x20 %y = add i128 %x, 1\n\
                 \x20 ret i128 %y\n\
@@ -270,4 +278,41 @@ fn unsupported_input_is_a_diagnostic_naming_it() {
         error_of(wide),
         "bad.ll:1:1: error: unsupported type i128 in code generation"
     );
+}
+
+/// Global variables become data objects with exact bytes, sections and
+/// pointer relocations.
+#[test]
+fn globals_become_data_objects() {
+    let text = "%pair = type { i8, i32 }\n\
+                @s = private unnamed_addr constant [3 x i8] c\"hi\\00\", align 1\n\
+                @p = dso_local global %pair { i8 7, i32 -2 }, align 4\n\
+                @q = global ptr getelementptr inbounds ([3 x i8], ptr @s, i64 0, i64 1), align 8\n\
+                @z = internal global [2 x i16] zeroinitializer, align 2\n\
+                @e = external global i32\n";
+    let module = parse_module(text, "data.ll").unwrap();
+    let data = dwarfsmith::codegen::isel::select_data(&module).unwrap();
+    let shown: Vec<String> = data
+        .iter()
+        .map(|d| {
+            format!(
+                "{} {:?} global={} align={} {:02x?} {:?}",
+                d.name,
+                d.section,
+                d.global,
+                d.align,
+                d.bytes,
+                d.relocations
+                    .iter()
+                    .map(|r| format!("{}:{:?}{:?}{:+}", r.offset, r.kind, r.symbol, r.addend))
+                    .collect::<Vec<_>>()
+            )
+        })
+        .collect();
+    expect![[r#"
+        s ReadOnly global=false align=1 [68, 69, 00] []
+        p Data global=true align=4 [07, 00, 00, 00, fe, ff, ff, ff] []
+        q Data global=true align=8 [00, 00, 00, 00, 00, 00, 00, 00] ["0:Abs64Named(\"s\")+1"]
+        z Bss global=false align=2 [00, 00, 00, 00] []"#]]
+    .assert_eq(&shown.join("\n"));
 }

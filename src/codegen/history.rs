@@ -568,7 +568,8 @@ mod tests {
         }
     }
 
-    /// Ranges of blocks of instructions; every real instruction is 2 bytes.
+    /// Ranges of blocks of instructions; every real instruction is 2 bytes
+    /// and located (so none counts as the function's unlocated opening).
     /// Variables: 0 = `x`, 1 = `y` bits 0..32, 2 = `y` bits 32..64,
     /// 3 = `y` whole.
     fn ranges(blocks: Vec<Vec<InstKind>>) -> Vec<(u32, u64, u64, String)> {
@@ -595,7 +596,7 @@ mod tests {
                 };
                 block_offsets_of.push((at, len));
                 at += len;
-                mir.blocks[b.0 as usize].insts.push(Inst::new(kind, 0));
+                mir.blocks[b.0 as usize].insts.push(Inst::new(kind, 1));
             }
             offsets.push(block_offsets_of);
         }

@@ -843,12 +843,14 @@ impl<'a> Selector<'a> {
 
     fn lower_inst(&mut self, id: InstId) -> Result<(), Diagnostic> {
         let inst = self.f.inst(id);
-        if let InstKind::Alloca {
-            count: Some(count), ..
-        } = &inst.kind
-        {
-            if self.const_int(count).is_none() {
+        if let InstKind::Alloca { count, align, .. } = &inst.kind {
+            if count.as_ref().is_some_and(|c| self.const_int(c).is_none()) {
                 return Err(self.error("unsupported alloca with a variable element count".into()));
+            }
+            if let Some(align) = align.filter(|&a| a > 16) {
+                return Err(self.error(format!(
+                    "unsupported alloca alignment {align} (the frame aligns to 16)"
+                )));
             }
         }
         match self.lowering[id.0 as usize] {
