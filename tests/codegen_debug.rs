@@ -384,8 +384,8 @@ fn sum_scaled_loop_ranges() {
               0x7a 8:3 stmt epilogue_begin
               0x7c 5:13 stmt
               0x80 5:18 
-              0x84 6:11 
-              0x87 4:27 
+              0x84 6:11 stmt
+              0x87 4:27 stmt
               0x8e 5:13 
               0x92 5:18 
               0x95 6:11 
@@ -396,8 +396,8 @@ fn sum_scaled_loop_ranges() {
               0xaa 4:27 
               0xb1 5:13 
               0xb5 5:18 
-              0xb8 6:11 stmt
-              0xbb 4:27 stmt
+              0xb8 6:11 
+              0xbb 4:27 
               0xbf 4:3 
               0xc8 4:3 stmt
               0xd6 4:3 stmt

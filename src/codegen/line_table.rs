@@ -204,8 +204,11 @@ fn mark_statements(rows: &mut [LineEntry], block_starts: &[usize]) {
 
 /// Whether position `at` of a block whose code has source `lines` (0 for
 /// none) sits inside another line's run: the nearest earlier line that
-/// differs from its own comes back after it. Such code was moved there by
-/// the optimiser (hoisted or speculated into that statement).
+/// differs from its own is also the next different line after its own run
+/// (`4 4 5 4`: the 5 interrupts the 4s). Such code was moved there by the
+/// optimiser (hoisted or speculated into that statement). A line followed
+/// by yet another line is a statement of its own (an unrolled loop body
+/// repeats `18 10 11 4 19 17 18 ...` without any line interrupting another).
 pub fn inside_another_run(lines: &[u32], at: usize) -> bool {
     let line = lines[at];
     if line == 0 {
@@ -214,7 +217,7 @@ pub fn inside_another_run(lines: &[u32], at: usize) -> bool {
     let Some(&before) = lines[..at].iter().rev().find(|&&l| l != 0 && l != line) else {
         return false;
     };
-    lines[at + 1..].contains(&before)
+    lines[at + 1..].iter().find(|&&l| l != 0 && l != line) == Some(&before)
 }
 
 #[cfg(test)]
@@ -237,6 +240,9 @@ mod tests {
         assert!(!inside_another_run(&interleaved, 4));
         // Unlocated code is never judged.
         assert!(!inside_another_run(&[4, 0, 4], 1));
+        // An unrolled loop body: each line is a statement of its own.
+        let unrolled = [18, 10, 11, 4, 19, 17, 18, 10, 11, 4, 19, 17];
+        assert!((0..unrolled.len()).all(|i| !inside_another_run(&unrolled, i)));
     }
 
     use super::*;
