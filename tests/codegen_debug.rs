@@ -69,6 +69,7 @@ fn check(file: &str, function: &str, expected: Expect) {
                 } => format!("reg{register}:{}{bits}", if *signed { 'i' } else { 'u' }),
                 LocationArg::FrameSlot(off) => format!("cfa{off:+}"),
                 LocationArg::Constant(c) => format!("const {c}"),
+                LocationArg::EntryValue { register } => format!("entry(reg{register})"),
             })
             .collect();
         let ops: Vec<String> = range
@@ -158,6 +159,7 @@ fn offsets_two_operand_expressions() {
               a [0x0, 0x18) (reg5:i32) Arg(0)
               b [0x0, 0xb) (reg4:i32) Arg(0)
               b [0xb, 0x11) (reg4:i32, reg5:i32) Arg(0) Arg(1) Plus StackValue
+              b [0x11, 0x18) (entry(reg4)) Arg(0) StackValue
               sum [0x9, 0xe) (reg0:i32) Arg(0)
               scaled [0xe, 0x16) (reg0:i32) Arg(0)
         "#]],
@@ -218,6 +220,7 @@ fn classify_jump_table_and_phi() {
               0x5c 14:3 stmt epilogue_begin
             variables:
               k [0x0, 0x56) (reg5:i32) Arg(0)
+              k [0x56, 0x5c) (entry(reg5)) Arg(0) StackValue
               r [0x29, 0x30) (const 9) Arg(0) StackValue
               r [0x30, 0x37) (const 11) Arg(0) StackValue
               r [0x37, 0x3e) (const 4) Arg(0) StackValue
@@ -258,6 +261,7 @@ fn pick_select_ranges() {
               a [0x7, 0x17) (reg4:i32) Arg(0) Consts(1) Minus StackValue
               b [0x0, 0xa) (reg1:i32) Arg(0)
               b [0xa, 0xf) (reg1:i32) Arg(0) Consts(-1) Minus StackValue
+              b [0xf, 0x17) (entry(reg1)) Arg(0) StackValue
               r [0xf, 0x12) (reg1:i32) Arg(0)
         "#]],
     );
@@ -404,6 +408,8 @@ fn sum_scaled_loop_ranges() {
             variables:
               a [0x0, 0xd8) (reg5:u64) Arg(0)
               n [0x0, 0x42) (reg4:i32) Arg(0)
+              n [0x42, 0x4a) (entry(reg4)) Arg(0) StackValue
+              n [0x7c, 0xd8) (entry(reg4)) Arg(0) StackValue
               scale [0x0, 0xd8) (reg1:i32) Arg(0)
               total [0x0, 0x4a) (const 0) Arg(0) StackValue
               total [0x59, 0x63) (reg11:i32) Arg(0)

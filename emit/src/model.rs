@@ -457,6 +457,14 @@ pub enum LocationArg {
     },
     /// The address `CFA + offset` (a frame slot).
     FrameSlot(i64),
+    /// The value a DWARF register held on entry to the function
+    /// (`DW_OP_entry_value(DW_OP_regN)`, a generic value): a parameter whose
+    /// register has since been reused. A debugger evaluates it from the
+    /// caller's call-site information, or shows the value as unavailable.
+    EntryValue {
+        /// DWARF register number.
+        register: u16,
+    },
     /// A constant.
     Constant(i64),
 }

@@ -173,70 +173,74 @@ fn inlining_by_gcc() {
     check(
         "inlining.gcc.o",
         expect![[r#"
-        function energy global 69 bytes
-        unit "inlining.c" language 0x1d dir "/ws/fixtures/src" producer "GNU C17 12.2.0 -mtune=generic -march=x86-64 -g -O2 -fasynchronous-unwind-tables"
-        file 0 "inlining.c" in "/ws/fixtures/src"
-        file 1 "inlining.c" in "/ws/fixtures/src"
-        type 0 base "int" size 4 encoding 0x5
-        type 1 const t0
-        type 2 pointer to t1
-        subprogram 0 energy (function energy) at 1:15 returns t0 external prototyped
-          param 1 samples t2 at 1:15:
-            [0x0,0xd) reg5:u64
-            [0x37,0x45) reg5:u64
-          param 2 n t0 at 1:15:
-            [0x0,0xd) reg4:u64
-            [0x37,0x45) reg4:u64
-          var e t0 at 1:16:
-            [0x0,0xd) Constu(0), StackValue
-            [0xd,0x37) reg2:u64
-            [0x37,0x45) Constu(0), StackValue
-          block [0x0,0x7) [0x10,0x34)
-            var i t0 at 1:17:
-              [0x0,0xd) Constu(0), StackValue
-              [0x37,0x45) Constu(0), StackValue
-            block [0x10,0x26) [0x2a,0x2f)
-              var s t0 at 1:18:
-                [0x26,0x2d) reg0:u64
-              inlined subprogram 2 from 1:19:10 [0x2a,0x2d)
-                param 1 v t0 at 1:3: none
-                block [0x2a,0x2d)
-                  var sq t0 at 1:4: none
-        subprogram 1 clamp (abstract) at 1:8 returns t0 static prototyped
-          param 1 v t0 at 1:8: none
-          param 2 lo t0 at 1:8: none
-          param 3 hi t0 at 1:8: none
-          var out t0 at 1:9: none
-        subprogram 2 square (abstract) at 1:3 returns t0 static prototyped
-          param 1 v t0 at 1:3: none
-          var sq t0 at 1:4: none
-        rows of energy
-          0x0000 1:15:39 is_stmt
-          0x0000 1:16:3 is_stmt
-          0x0000 1:17:3 is_stmt
-          0x0000 1:17:8 is_stmt
-          0x0000 1:17:21 is_stmt
-          0x0007 1:17:21
-          0x0007 1:16:7
-          0x0010 1:18:5 is_stmt
-          0x0010 1:18:5
-          0x0026 1:19:5 is_stmt
-          0x0026 1:3:12 is_stmt
-          0x0026 1:4:3 is_stmt
-          0x0026 1:5:3 is_stmt
-          0x0026 1:5:3
-          0x0026 1:17:21
-          0x002a 1:4:7
-          0x002d 1:4:7
-          0x002d 1:19:7
-          0x002f 1:19:7
-          0x002f 1:17:27 is_stmt
-          0x002f 1:17:21 is_stmt
-          0x0034 1:22:1
-          0x0040 1:16:7
-          0x0042 1:21:3 is_stmt
-          0x0042 1:22:1
-    "#]],
+            function energy global 69 bytes
+            unit "inlining.c" language 0x1d dir "/ws/fixtures/src" producer "GNU C17 12.2.0 -mtune=generic -march=x86-64 -g -O2 -fasynchronous-unwind-tables"
+            file 0 "inlining.c" in "/ws/fixtures/src"
+            file 1 "inlining.c" in "/ws/fixtures/src"
+            type 0 base "int" size 4 encoding 0x5
+            type 1 const t0
+            type 2 pointer to t1
+            subprogram 0 energy (function energy) at 1:15 returns t0 external prototyped
+              param 1 samples t2 at 1:15:
+                [0x0,0xd) reg5:u64
+                [0xd,0x37) entry(reg5), StackValue
+                [0x37,0x45) reg5:u64
+              param 2 n t0 at 1:15:
+                [0x0,0xd) reg4:u64
+                [0xd,0x37) entry(reg4), StackValue
+                [0x37,0x45) reg4:u64
+              var e t0 at 1:16:
+                [0x0,0xd) Constu(0), StackValue
+                [0xd,0x37) reg2:u64
+                [0x37,0x45) Constu(0), StackValue
+              block [0x0,0x7) [0x10,0x34)
+                var i t0 at 1:17:
+                  [0x0,0xd) Constu(0), StackValue
+                  [0xd,0x2a) reg5:u64, entry(reg5), Minus, Constu(2), Shr, StackValue
+                  [0x2a,0x2f) reg5:u64, entry(reg5), Minus, Constu(4), Minus, Constu(2), Shr, StackValue
+                  [0x37,0x45) Constu(0), StackValue
+                block [0x10,0x26) [0x2a,0x2f)
+                  var s t0 at 1:18:
+                    [0x26,0x2d) reg0:u64
+                  inlined subprogram 2 from 1:19:10 [0x2a,0x2d)
+                    param 1 v t0 at 1:3: none
+                    block [0x2a,0x2d)
+                      var sq t0 at 1:4: none
+            subprogram 1 clamp (abstract) at 1:8 returns t0 static prototyped
+              param 1 v t0 at 1:8: none
+              param 2 lo t0 at 1:8: none
+              param 3 hi t0 at 1:8: none
+              var out t0 at 1:9: none
+            subprogram 2 square (abstract) at 1:3 returns t0 static prototyped
+              param 1 v t0 at 1:3: none
+              var sq t0 at 1:4: none
+            rows of energy
+              0x0000 1:15:39 is_stmt
+              0x0000 1:16:3 is_stmt
+              0x0000 1:17:3 is_stmt
+              0x0000 1:17:8 is_stmt
+              0x0000 1:17:21 is_stmt
+              0x0007 1:17:21
+              0x0007 1:16:7
+              0x0010 1:18:5 is_stmt
+              0x0010 1:18:5
+              0x0026 1:19:5 is_stmt
+              0x0026 1:3:12 is_stmt
+              0x0026 1:4:3 is_stmt
+              0x0026 1:5:3 is_stmt
+              0x0026 1:5:3
+              0x0026 1:17:21
+              0x002a 1:4:7
+              0x002d 1:4:7
+              0x002d 1:19:7
+              0x002f 1:19:7
+              0x002f 1:17:27 is_stmt
+              0x002f 1:17:21 is_stmt
+              0x0034 1:22:1
+              0x0040 1:16:7
+              0x0042 1:21:3 is_stmt
+              0x0042 1:22:1
+        "#]],
     );
 }
 
@@ -582,67 +586,69 @@ fn pointers_by_gcc() {
     check(
         "pointers.gcc.o",
         expect![[r#"
-        function list_sum global 53 bytes
-          reloc 0x7 Pc32 counter-4
-          reloc 0x22 Pc32 counter-4
-        function list_find global 36 bytes
-        data counter global Bss align 4 4 bytes
-        unit "pointers.c" language 0x1d dir "/ws/fixtures/src" producer "GNU C17 12.2.0 -mtune=generic -march=x86-64 -g -O2 -fasynchronous-unwind-tables"
-        file 0 "pointers.c" in "/ws/fixtures/src"
-        file 1 "pointers.c" in "/ws/fixtures/src"
-        type 0 struct Some("node") size Some(16) {value: t2 @0, next: t3 @8}
-        type 1 const t0
-        type 2 base "int" size 4 encoding 0x5
-        type 3 pointer to t0
-        type 4 pointer to t1
-        subprogram 0 list_find (function list_find) at 1:17 returns t3 external prototyped
-          param 1 head t3 at 1:17:
-            [0x0,0x2) reg5:u64
-          param 2 wanted t2 at 1:17: reg4:u64
-          var cur t3 at 1:18:
-            [0x0,0x24) reg5:u64
-        subprogram 1 list_sum (function list_sum) at 1:6 returns t2 external prototyped
-          param 1 head t4 at 1:6:
-            [0x0,0x10) reg5:u64
-            [0x29,0x35) reg5:u64
-          var sum t2 at 1:7:
-            [0x0,0x10) Constu(0), StackValue
-            [0x10,0x29) reg1:u64
-            [0x29,0x35) Constu(0), StackValue
-          var cur t4 at 1:8:
-            [0x0,0x35) reg5:u64
-        global counter t2 at 1:4 external in counter
-        rows of list_sum
-          0x0000 1:6:39 is_stmt
-          0x0000 1:7:3 is_stmt
-          0x0000 1:8:3 is_stmt
-          0x0000 1:9:3 is_stmt
-          0x0000 1:9:10 is_stmt
-          0x000b 1:7:7
-          0x0010 1:10:5 is_stmt
-          0x0010 1:10:9
-          0x0012 1:11:5 is_stmt
-          0x0012 1:12:5 is_stmt
-          0x0012 1:12:9
-          0x0016 1:9:10 is_stmt
-          0x0026 1:15:1
-          0x0030 1:7:7
-          0x0032 1:14:3 is_stmt
-          0x0032 1:15:1
-        rows of list_find
-          0x0000 1:17:55 is_stmt
-          0x0000 1:18:3 is_stmt
-          0x0000 1:19:3 is_stmt
-          0x0000 1:19:20 is_stmt
-          0x0008 1:20:5 is_stmt
-          0x0008 1:20:8
-          0x000c 1:19:29 is_stmt
-          0x0010 1:19:20 is_stmt
-          0x0015 1:19:20
-          0x0020 1:19:20
-          0x0023 1:22:3 is_stmt
-          0x0023 1:23:1
-    "#]],
+            function list_sum global 53 bytes
+              reloc 0x7 Pc32 counter-4
+              reloc 0x22 Pc32 counter-4
+            function list_find global 36 bytes
+            data counter global Bss align 4 4 bytes
+            unit "pointers.c" language 0x1d dir "/ws/fixtures/src" producer "GNU C17 12.2.0 -mtune=generic -march=x86-64 -g -O2 -fasynchronous-unwind-tables"
+            file 0 "pointers.c" in "/ws/fixtures/src"
+            file 1 "pointers.c" in "/ws/fixtures/src"
+            type 0 struct Some("node") size Some(16) {value: t2 @0, next: t3 @8}
+            type 1 const t0
+            type 2 base "int" size 4 encoding 0x5
+            type 3 pointer to t0
+            type 4 pointer to t1
+            subprogram 0 list_find (function list_find) at 1:17 returns t3 external prototyped
+              param 1 head t3 at 1:17:
+                [0x0,0x2) reg5:u64
+                [0x2,0x24) entry(reg5), StackValue
+              param 2 wanted t2 at 1:17: reg4:u64
+              var cur t3 at 1:18:
+                [0x0,0x24) reg5:u64
+            subprogram 1 list_sum (function list_sum) at 1:6 returns t2 external prototyped
+              param 1 head t4 at 1:6:
+                [0x0,0x10) reg5:u64
+                [0x10,0x29) entry(reg5), StackValue
+                [0x29,0x35) reg5:u64
+              var sum t2 at 1:7:
+                [0x0,0x10) Constu(0), StackValue
+                [0x10,0x29) reg1:u64
+                [0x29,0x35) Constu(0), StackValue
+              var cur t4 at 1:8:
+                [0x0,0x35) reg5:u64
+            global counter t2 at 1:4 external in counter
+            rows of list_sum
+              0x0000 1:6:39 is_stmt
+              0x0000 1:7:3 is_stmt
+              0x0000 1:8:3 is_stmt
+              0x0000 1:9:3 is_stmt
+              0x0000 1:9:10 is_stmt
+              0x000b 1:7:7
+              0x0010 1:10:5 is_stmt
+              0x0010 1:10:9
+              0x0012 1:11:5 is_stmt
+              0x0012 1:12:5 is_stmt
+              0x0012 1:12:9
+              0x0016 1:9:10 is_stmt
+              0x0026 1:15:1
+              0x0030 1:7:7
+              0x0032 1:14:3 is_stmt
+              0x0032 1:15:1
+            rows of list_find
+              0x0000 1:17:55 is_stmt
+              0x0000 1:18:3 is_stmt
+              0x0000 1:19:3 is_stmt
+              0x0000 1:19:20 is_stmt
+              0x0008 1:20:5 is_stmt
+              0x0008 1:20:8
+              0x000c 1:19:29 is_stmt
+              0x0010 1:19:20 is_stmt
+              0x0015 1:19:20
+              0x0020 1:19:20
+              0x0023 1:22:3 is_stmt
+              0x0023 1:23:1
+        "#]],
     );
 }
 

@@ -79,6 +79,10 @@ struct Open {
     registers: Vec<Gpr>,
     /// Spill slots the location reads.
     spill_slots: Vec<StackSlotId>,
+    /// For a location that has held since function entry in one register:
+    /// that register, whose entry value still is the variable's value
+    /// after the register is reused.
+    entry_register: Option<Gpr>,
 }
 
 /// Open locations by variable-key number, sorted by key.
@@ -235,7 +239,7 @@ fn walk_block(
                 written_in_setup.extend(written_registers(&inst.kind));
             }
         }
-        let offset = match &inst.kind {
+        let from_entry = match &inst.kind {
             InstKind::DbgValue(d) if in_entry_setup => {
                 let key = table.variables[d.variable as usize];
                 let first_of_variable = !seen_in_setup
@@ -246,24 +250,30 @@ fn walk_block(
                     DbgOperand::Reg(Reg::Phys(g)) => !written_in_setup.contains(g),
                     _ => true,
                 });
-                if first_of_variable && registers_intact {
-                    block_start
-                } else {
-                    offset
-                }
+                first_of_variable && registers_intact
             }
-            _ => offset,
+            _ => false,
         };
+        let offset = if from_entry { block_start } else { offset };
         match &inst.kind {
             InstKind::DbgValue(d) => {
                 if declares.contains_key(&d.variable) {
                     continue;
                 }
                 let key = table.variables[d.variable as usize];
+                let location = location_of(input, d);
+                // A restatement of the open location (LiveDebugValues puts
+                // them at block starts) changes nothing.
+                let restated = state.iter().any(|(k, open)| {
+                    *k == d.variable && location.as_ref().is_some_and(|(l, _)| *l == open.location)
+                });
+                if restated {
+                    continue;
+                }
                 let overlaps =
                     |k: u32, _: &Open| !same_or_overlapping(&table.variables[k as usize], &key);
                 close(&mut state, &mut starts, &overlaps, offset);
-                if let Some((location, registers)) = location_of(input, d) {
+                if let Some((location, registers)) = location {
                     let spill_slots = d
                         .operands
                         .iter()
@@ -272,6 +282,10 @@ fn walk_block(
                             _ => None,
                         })
                         .collect();
+                    let entry_register = match registers.as_slice() {
+                        [register] if from_entry && location.ops == [Op::Arg(0)] => Some(*register),
+                        _ => None,
+                    };
                     let at = state.partition_point(|(k, _)| *k < d.variable);
                     state.insert(
                         at,
@@ -281,6 +295,7 @@ fn walk_block(
                                 location,
                                 registers,
                                 spill_slots,
+                                entry_register,
                             },
                         ),
                     );
@@ -302,7 +317,9 @@ fn walk_block(
                 let recovered: Vec<(u32, Open)> = state
                     .iter()
                     .filter(|(k, open)| !survives(*k, open))
-                    .filter_map(|(k, open)| Some((*k, undo_update(kind, open)?)))
+                    .filter_map(|(k, open)| {
+                        Some((*k, undo_update(kind, open).or_else(|| entry_value(open))?))
+                    })
                     .collect();
                 close(&mut state, &mut starts, &survives, end);
                 for (k, open) in recovered {
@@ -432,6 +449,25 @@ fn undo_update(kind: &InstKind, open: &Open) -> Option<Open> {
         location: Location { args, ops },
         registers,
         spill_slots: Vec::new(),
+        entry_register: open.entry_register,
+    })
+}
+
+/// The location of a variable that held its function-entry value in a
+/// register now reused: that register's entry value (DW_OP_entry_value),
+/// which no later write can change.
+fn entry_value(open: &Open) -> Option<Open> {
+    let register = open.entry_register?;
+    Some(Open {
+        location: Location {
+            args: vec![LocationArg::EntryValue {
+                register: register.dwarf(),
+            }],
+            ops: vec![Op::Arg(0), Op::StackValue],
+        },
+        registers: Vec::new(),
+        spill_slots: Vec::new(),
+        entry_register: None,
     })
 }
 
@@ -633,6 +669,7 @@ mod tests {
                     LocationArg::Register { register, .. } => format!("reg{register}"),
                     LocationArg::FrameSlot(o) => format!("cfa{o}"),
                     LocationArg::Constant(c) => format!("const{c}"),
+                    LocationArg::EntryValue { register } => format!("entry{register}"),
                 };
                 let ops: Vec<String> = r.location.ops.iter().map(|o| format!("{o:?}")).collect();
                 let fragment = r.key.fragment.map_or(String::new(), |f| format!("{f:?}"));

@@ -23,7 +23,8 @@
 //! one to one; `deref`, `deref_size` and `deref_type` are `DerefSize`, or
 //! `Deref` for 8 bytes; `DW_OP_convert` is `Convert` to its base type's
 //! width and signedness (64-bit unsigned for the generic type). An
-//! operation with no model form (`entry_value`, `addr`, branches, ...)
+//! `DW_OP_entry_value(DW_OP_regN)` is `EntryValue`. An
+//! operation with no model form (`addr`, branches, other entry values...)
 //! makes its piece empty (the part is unavailable), or the whole location
 //! `None` when it has no pieces.
 
@@ -191,6 +192,18 @@ impl Raiser<'_> {
                     }
                     FrameBase::Unknown => None,
                 }
+            }
+            Operation::EntryValue { expression } => {
+                // Only the form writers use: the entry value of one register
+                // (`DW_OP_reg0`..`DW_OP_reg31`, one byte).
+                use gimli::Reader;
+                let bytes = expression.to_slice().ok()?;
+                let register = match *bytes {
+                    [op] if (0x50..=0x6f).contains(&op) => u16::from(op - 0x50),
+                    _ => return None,
+                };
+                self.push_arg(LocationArg::EntryValue { register });
+                return Some(());
             }
             Operation::CallFrameCFA => {
                 self.push_arg(LocationArg::FrameSlot(0));
@@ -462,14 +475,17 @@ mod tests {
     #[test]
     fn operations_without_a_model_form() {
         // DW_OP_entry_value(DW_OP_reg5), DW_OP_stack_value
-        check(&[0xa3, 0x01, 0x55, 0x9f], expect!["None"]);
+        check(
+            &[0xa3, 0x01, 0x55, 0x9f],
+            expect![
+                "Some(Location { args: [EntryValue { register: 5 }], ops: [Arg(0), StackValue] })"
+            ],
+        );
         // DW_OP_reg5, DW_OP_piece 4, DW_OP_entry_value(DW_OP_reg4), DW_OP_stack_value, DW_OP_piece 4:
         // the second piece becomes empty
         check(
             &[0x55, 0x93, 0x04, 0xa3, 0x01, 0x54, 0x9f, 0x93, 0x04],
-            expect![[
-                r#"Some(Location { args: [Register { register: 5, bits: 64, signed: false }], ops: [Arg(0), Piece(4), Piece(4)] })"#
-            ]],
+            expect!["Some(Location { args: [Register { register: 5, bits: 64, signed: false }, EntryValue { register: 4 }], ops: [Arg(0), Piece(4), Arg(1), StackValue, Piece(4)] })"],
         );
         // DW_OP_reg5, DW_OP_bit_piece 3 0
         check(&[0x55, 0x9d, 0x03, 0x00], expect!["None"]);

@@ -98,6 +98,13 @@ pub fn lower(
     Ok(expression)
 }
 
+/// Pushes `DW_OP_entry_value(DW_OP_regN)`: the register's value on entry.
+fn push_entry_value(expression: &mut Expression, register: u16) {
+    let mut inner = Expression::new();
+    inner.op_reg(Register(register));
+    expression.op_entry_value(inner);
+}
+
 /// The state of lowering one piece.
 struct Lowering<'a> {
     args: &'a [LocationArg],
@@ -160,6 +167,10 @@ impl Lowering<'_> {
             }
             LocationArg::Constant(value) => {
                 push_generic_constant(self.expression, value);
+                self.expression.op(gimli::DW_OP_stack_value);
+            }
+            LocationArg::EntryValue { register } => {
+                push_entry_value(self.expression, register);
                 self.expression.op(gimli::DW_OP_stack_value);
             }
         }
@@ -278,6 +289,10 @@ impl Lowering<'_> {
                 self.stack.push(StackType::Generic);
             }
             LocationArg::Constant(value) => self.constant(value, false),
+            LocationArg::EntryValue { register } => {
+                push_entry_value(self.expression, register);
+                self.stack.push(StackType::Generic);
+            }
         }
     }
 

@@ -360,6 +360,7 @@ pub fn location_text(location: &Location) -> String {
                 }) => format!("reg{register}:{}{bits}", if *signed { 'i' } else { 'u' }),
                 Some(LocationArg::FrameSlot(offset)) => format!("cfa{offset:+}"),
                 Some(LocationArg::Constant(value)) => format!("const {value}"),
+                Some(LocationArg::EntryValue { register }) => format!("entry(reg{register})"),
                 None => format!("arg{n}?"),
             },
             other => format!("{other:?}"),

@@ -149,6 +149,10 @@ impl Lowering<'_> {
                     self.raised.push(Raised::Op(constant_op(value)));
                     self.raised.push(Raised::Op(Op::StackValue));
                 }
+                arg @ LocationArg::EntryValue { .. } => {
+                    self.raised.push(Raised::Arg(arg));
+                    self.raised.push(Raised::Op(Op::StackValue));
+                }
             }
             return Some(());
         }
@@ -229,6 +233,10 @@ impl Lowering<'_> {
                     self.stack.push(StackType::Generic);
                 }
                 LocationArg::Constant(value) => self.constant(value, false),
+                arg @ LocationArg::EntryValue { .. } => {
+                    self.raised.push(Raised::Arg(arg));
+                    self.stack.push(StackType::Generic);
+                }
             },
             Op::Constu(value) => self.constant(value as i64, true),
             Op::Consts(value) => self.constant(value, false),
