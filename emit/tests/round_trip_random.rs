@@ -43,7 +43,10 @@ fn verifies_clean(model: &ObjectModel, options: &WriteOptions) -> Result<(), Str
 }
 
 fn argument(random: &mut Random) -> LocationArg {
-    match random.below(4) {
+    match random.below(5) {
+        4 => LocationArg::EntryValue {
+            register: random.pick(&[0, 4, 5, 17, 31, 32, 40]),
+        },
         0 | 1 => LocationArg::Register {
             register: random.below(17) as u16,
             bits: random.pick(&[8, 16, 32, 64]),

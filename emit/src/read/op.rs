@@ -93,6 +93,7 @@ pub(crate) fn raise(
             args: Vec::new(),
             ops: Vec::new(),
         },
+        encoding,
         frame_base,
         base_type,
         memory_at_register: None,
@@ -141,6 +142,7 @@ pub(crate) fn raise(
 
 struct Raiser<'l> {
     location: Location,
+    encoding: Encoding,
     frame_base: FrameBase,
     base_type: BaseTypeLookup<'l>,
     /// Index in `ops` of the last `Arg` pushed by `DW_OP_bregN 0` (or an
@@ -195,11 +197,10 @@ impl Raiser<'_> {
             }
             Operation::EntryValue { expression } => {
                 // Only the form writers use: the entry value of one register
-                // (`DW_OP_reg0`..`DW_OP_reg31`, one byte).
-                use gimli::Reader;
-                let bytes = expression.to_slice().ok()?;
-                let register = match *bytes {
-                    [op] if (0x50..=0x6f).contains(&op) => u16::from(op - 0x50),
+                // (`DW_OP_regN` or `DW_OP_regx`).
+                let mut inner = Expression(expression).operations(self.encoding);
+                let register = match (inner.next(), inner.next()) {
+                    (Ok(Some(Operation::Register { register })), Ok(None)) => register.0,
                     _ => return None,
                 };
                 self.push_arg(LocationArg::EntryValue { register });
