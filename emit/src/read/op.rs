@@ -23,7 +23,7 @@
 //! one to one; `deref`, `deref_size` and `deref_type` are `DerefSize`, or
 //! `Deref` for 8 bytes; `DW_OP_convert` is `Convert` to its base type's
 //! width and signedness (64-bit unsigned for the generic type). An
-//! `DW_OP_entry_value(DW_OP_regN)` is `EntryValue`. An
+//! `DW_OP_entry_value(DW_OP_regN)` (or `regx`) is `EntryValue`. An
 //! operation with no model form (`addr`, branches, other entry values...)
 //! makes its piece empty (the part is unavailable), or the whole location
 //! `None` when it has no pieces.
