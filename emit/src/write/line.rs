@@ -9,7 +9,7 @@
 //!   earlier one shares its entry, as gimli keeps file entries unique;
 //! - MD5 checksums are written when every file has one (DWARF 5 wants all
 //!   or none);
-//! - one sequence per non-empty function, starting at the function's
+//! - one sequence per function with code and rows, starting at the function's
 //!   address and ending (`DW_LNE_end_sequence`) at its end; rows keep
 //!   is_stmt, prologue_end and epilogue_begin as given.
 
@@ -61,7 +61,9 @@ pub fn line_program(
         file_ids.push(program.add_file(name, directory, info(file)));
     }
     for (index, (function, rows)) in model.functions.iter().zip(&debug.line_rows).enumerate() {
-        if function.code.is_empty() {
+        // A function without rows gets no sequence: an empty one would end
+        // on a row naming gimli's default file, which may not exist.
+        if function.code.is_empty() || rows.is_empty() {
             continue;
         }
         let what = format!("line rows of `{}`", function.name);
