@@ -7,19 +7,15 @@ use std::process::Command;
 
 use dwarfsmith_bench::generate::{generate, GenConfig};
 
-fn tool(name: &str) -> Option<String> {
-    let found = Command::new("which").arg(name).output().ok()?;
-    found
-        .status
-        .success()
-        .then(|| String::from_utf8_lossy(&found.stdout).trim().to_string())
-}
+mod support;
+use support::find_tool;
 
-fn run(program: &str, args: &[&str]) {
+fn run(program: &Path, args: &[&str]) {
     let output = Command::new(program).args(args).output().unwrap();
     assert!(
         output.status.success(),
-        "{program} {args:?} failed:\n{}",
+        "{} {args:?} failed:\n{}",
+        program.display(),
         String::from_utf8_lossy(&output.stderr)
     );
 }
@@ -407,7 +403,7 @@ define i32 @f(i32 noundef %0) {
 
 #[test]
 fn opt_19_and_llc_19_accept_the_default_module() {
-    let (Some(opt), Some(llc)) = (tool("opt-19"), tool("llc-19")) else {
+    let (Some(opt), Some(llc)) = (find_tool("opt-19"), find_tool("llc-19")) else {
         eprintln!("\n!!! SKIPPED: opt-19 or llc-19 is not installed; the generated module was NOT checked by LLVM !!!\n");
         return;
     };
@@ -430,7 +426,7 @@ fn opt_19_and_llc_19_accept_the_default_module() {
         ],
     );
     assert!(Path::new(object).metadata().unwrap().len() > 100_000);
-    if let Some(dwarfdump) = tool("llvm-dwarfdump-19") {
+    if let Some(dwarfdump) = find_tool("llvm-dwarfdump-19") {
         let output = Command::new(dwarfdump)
             .args(["--verify", object])
             .output()

@@ -7,9 +7,10 @@ use std::process::Command;
 
 const BENCH_RUN: &str = env!("CARGO_BIN_EXE_bench-run");
 
+mod support;
+
 fn llc_installed() -> bool {
-    let found = Command::new("which").arg("llc-19").output();
-    let installed = found.is_ok_and(|output| output.status.success());
+    let installed = support::find_tool("llc-19").is_some();
     if !installed {
         eprintln!("\n!!! SKIPPED: llc-19 is not installed; bench-run was NOT exercised !!!\n");
     }

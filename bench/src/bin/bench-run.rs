@@ -99,6 +99,14 @@ fn run(cli: &Cli) -> Result<String, String> {
         }
         None => temporary.path().to_path_buf(),
     };
+    // A bare name is looked up on PATH by the system; a path can be checked here.
+    if cli.dwarfsmith.components().count() > 1 && !cli.dwarfsmith.is_file() {
+        eprintln!(
+            "bench-run: {} does not exist: build it with `cargo build --release --bin dwarfsmith` \
+             or pass --dwarfsmith PATH (every dwarfsmith cell will say FAILED)",
+            cli.dwarfsmith.display()
+        );
+    }
     if cli.coverage {
         Ok(coverage_table(&coverage_rows(&config, &workdir)?))
     } else {
