@@ -25,7 +25,7 @@ enum Command {
     Compile {
         /// The LLVM IR text file to compile.
         input: PathBuf,
-        /// Where to write the object file.
+        /// Where to write the object file (`-`: standard output).
         #[arg(short = 'o', long = "output")]
         output: PathBuf,
         /// Optimisation level: -O0 compiles without optimisation (for clang -O0 IR); -O1..-O3 optimise.
@@ -43,7 +43,7 @@ enum Command {
     Opt {
         /// The LLVM IR text file to read.
         input: PathBuf,
-        /// Where to write the printed module.
+        /// Where to write the printed module (`-`: standard output).
         #[arg(short = 'o', long = "output")]
         output: PathBuf,
         /// How debug records are printed.
@@ -112,7 +112,7 @@ fn run(cli: Cli) -> Result<(), String> {
             let text = read_input(&input)?;
             let bytes = dwarfsmith::compile(&text, &input.display().to_string(), &options)
                 .map_err(|e| e.to_string())?;
-            write_atomically(&output, &bytes)
+            dwarfsmith::output::write_output(&output, &bytes)
         }
         Command::Opt {
             input,
@@ -126,7 +126,7 @@ fn run(cli: Cli) -> Result<(), String> {
             };
             let printed = dwarfsmith::opt(&text, &input.display().to_string(), syntax)
                 .map_err(|e| e.to_string())?;
-            write_atomically(&output, printed.as_bytes())
+            dwarfsmith::output::write_output(&output, printed.as_bytes())
         }
         Command::Verify { input } => {
             let bytes = std::fs::read(&input)
@@ -152,19 +152,4 @@ fn run(cli: Cli) -> Result<(), String> {
 fn read_input(path: &Path) -> Result<String, String> {
     std::fs::read_to_string(path)
         .map_err(|e| format!("{}: error: cannot read: {e}", path.display()))
-}
-
-/// Writes `bytes` to a temporary file beside `path` and renames it into
-/// place, so a failed run never leaves a partial output.
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    use std::io::Write;
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let fail = |e: std::io::Error| format!("{}: error: cannot write: {e}", path.display());
-    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(fail)?;
-    file.write_all(bytes).map_err(fail)?;
-    file.persist(path).map_err(|e| fail(e.error))?;
-    Ok(())
 }
