@@ -64,7 +64,9 @@ pub fn compile_to_model(
         error
     })?;
     let mut object = compiled.object;
-    if options.debug_info {
+    // A module without a compile unit has no debug information to describe
+    // (as with llc): no DWARF sections, no line table.
+    if options.debug_info && !module.compile_units().is_empty() {
         object.debug = Some(debuginfo::build(&module, &compiled.functions, &object.data));
     }
     Ok(object)
