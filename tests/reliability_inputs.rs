@@ -169,3 +169,111 @@ fn opt_prints_an_empty_module_that_llvm_as_accepts() {
         );
     }
 }
+
+/// Compiles a one-function module with this triple and datalayout lines and
+/// returns (success, stderr).
+fn compile_with_target(triple_line: &str, layout_line: &str) -> (bool, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("t.ll");
+    std::fs::write(
+        &input,
+        format!(
+            "; target\n{layout_line}\n{triple_line}\n\ndefine i32 @seven() {{\n  ret i32 7\n}}\n"
+        ),
+    )
+    .unwrap();
+    let object = dir.path().join("t.o");
+    let out = dwarfsmith(&[
+        "compile",
+        input.to_str().unwrap(),
+        "-o",
+        object.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.success(), object.exists());
+    let stderr = String::from_utf8_lossy(&out.stderr).replace(input.to_str().unwrap(), "t.ll");
+    (out.status.success(), stderr)
+}
+
+const CLANG19_LAYOUT: &str = "target datalayout = \"e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128\"";
+
+#[test]
+fn x86_64_elf_triples_are_accepted() {
+    for triple in [
+        "x86_64-pc-linux-gnu",
+        "x86_64-unknown-linux-gnu",
+        "x86_64-unknown-none-elf",
+        "x86_64-linux",
+        "x86_64-unknown-linux-musl",
+    ] {
+        let (ok, stderr) =
+            compile_with_target(&format!("target triple = \"{triple}\""), CLANG19_LAYOUT);
+        assert!(ok, "{triple}: {stderr}");
+    }
+    let (ok, stderr) = compile_with_target("", "");
+    assert!(ok, "no triple, no datalayout: {stderr}");
+    let clang14 = "target datalayout = \"e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-f80:128-n8:16:32:64-S128\"";
+    let (ok, stderr) = compile_with_target("", clang14);
+    assert!(ok, "clang 14 datalayout: {stderr}");
+}
+
+#[test]
+fn other_triples_are_rejected_naming_the_triple() {
+    for triple in [
+        "i686-pc-linux-gnu",
+        "x86_64-pc-windows-msvc",
+        "aarch64-unknown-linux-gnu",
+        "x86_64-apple-macosx14.0.0",
+        "x86_64-unknown-linux-gnux32",
+    ] {
+        let (ok, stderr) = compile_with_target(&format!("target triple = \"{triple}\""), "");
+        assert!(!ok);
+        assert_eq!(
+            stderr,
+            format!(
+                "t.ll:3:17: error: unsupported target triple \"{triple}\": dwarfsmith generates \
+                 x86-64 ELF objects for the System V ABI (e.g. x86_64-pc-linux-gnu, \
+                 x86_64-unknown-none-elf)\n"
+            )
+        );
+    }
+}
+
+#[test]
+fn a_foreign_datalayout_is_rejected_naming_it() {
+    for (layout, wrong) in [
+        (
+            "e-m:e-p:32:32-Fi8-i64:64-v128:64:128-a:0:32-n32-S64",
+            "'p:32:32'",
+        ),
+        ("E-m:e-i64:64-n32:64-S128", "'E'"),
+        (
+            "e-m:w-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128",
+            "'m:w'",
+        ),
+        ("e-m:e-n8:16:32:64-S128", "no 'i64:64'"),
+    ] {
+        let (ok, stderr) = compile_with_target("", &format!("target datalayout = \"{layout}\""));
+        assert!(!ok);
+        assert_eq!(
+            stderr,
+            format!(
+                "t.ll:2:21: error: unsupported target datalayout \"{layout}\": {wrong} does not \
+                 describe x86-64 ELF\n"
+            )
+        );
+    }
+}
+
+#[test]
+fn opt_prints_foreign_targets_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("win.ll");
+    let text =
+        "target triple = \"x86_64-pc-windows-msvc\"\n\ndefine i32 @seven() {\n  ret i32 7\n}\n";
+    std::fs::write(&input, text).unwrap();
+    let out = dwarfsmith(&["opt", input.to_str().unwrap(), "-o", "-"]);
+    assert!(out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("target triple = \"x86_64-pc-windows-msvc\"")
+    );
+}

@@ -272,8 +272,12 @@ pub struct Module {
     pub source_filename: Option<String>,
     /// `target datalayout = "..."`.
     pub datalayout: Option<String>,
+    /// Where the datalayout string was read from.
+    pub datalayout_pos: Pos,
     /// `target triple = "..."`.
     pub triple: Option<String>,
+    /// Where the triple string was read from.
+    pub triple_pos: Pos,
     /// Named struct types, by [`crate::ir::StructId`].
     pub structs: Vec<StructDef>,
     /// Global variables, by [`GlobalId`].

@@ -389,10 +389,17 @@ impl<'a> Parser<'a> {
                     let which = self.peek();
                     self.bump();
                     self.expect_punct(b'=')?;
+                    let pos = self.pos_of(self.offset());
                     let value = self.string()?;
                     match which {
-                        Tok::Ident("datalayout") => self.module.datalayout = Some(value),
-                        Tok::Ident("triple") => self.module.triple = Some(value),
+                        Tok::Ident("datalayout") => {
+                            self.module.datalayout = Some(value);
+                            self.module.datalayout_pos = pos;
+                        }
+                        Tok::Ident("triple") => {
+                            self.module.triple = Some(value);
+                            self.module.triple_pos = pos;
+                        }
                         _ => {}
                     }
                 }
