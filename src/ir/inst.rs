@@ -473,9 +473,9 @@ pub enum TailKind {
     NoTail,
 }
 
-/// The parameter and return attributes that matter for the ABI or codegen.
-/// Others (`nocapture`, `readonly`, `range(...)`...) are read and dropped.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+/// Parameter and return attributes: the ones codegen reads as flags, and
+/// every other one as written (`byval(%struct.S)`, `align 8`, `nocapture`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ParamAttrs {
     /// `signext`: the callee/caller sign-extends the value to 32 bits.
     pub signext: bool,
@@ -487,6 +487,9 @@ pub struct ParamAttrs {
     pub nonnull: bool,
     /// `immarg` (intrinsic declarations).
     pub immarg: bool,
+    /// Every other attribute as written, in order (the code generation gate
+    /// refuses the ones that change the ABI and that codegen ignores).
+    pub other: Vec<String>,
 }
 
 /// One argument of a call.

@@ -31,7 +31,10 @@ pub use inst::{
     ArithFlags, BinOp, CallArg, CastOp, ICmpPred, Inst, InstKind, Intrinsic, ParamAttrs, TailKind,
 };
 pub use layout::GepStep;
-pub use module::{Block, Function, Global, Linkage, Module, NamedMetadata, Param, UnnamedAddr};
+pub use module::{
+    AttributeGroup, Block, Comdat, Function, Global, Linkage, Module, NamedMetadata, Param,
+    SymbolAttrs, UnnamedAddr,
+};
 pub use types::{FunctionType, StructDef, StructId, Type};
 pub use value::{
     BlockId, ConstExpr, Constant, FuncId, GepFlags, GlobalId, GlobalRef, InstId, Value,

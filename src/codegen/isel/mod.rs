@@ -957,7 +957,7 @@ impl<'a> Selector<'a> {
                 if let Some(v) = value {
                     let bits = self.bits_of(v)?;
                     let mut r = self.reg(v)?;
-                    let attrs = self.f.ret_attrs;
+                    let attrs = &self.f.ret_attrs;
                     if bits < 32 && (attrs.signext || attrs.zeroext) {
                         r = self.extend(r, bits, Width::W32, attrs.signext);
                     }

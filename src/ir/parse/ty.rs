@@ -180,31 +180,26 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Parameter or argument attributes, up to the value or name. Keeps the
-    /// ABI ones, skips the rest (with their parenthesised arguments).
+    /// Parameter or argument attributes, up to the value or name: the ABI
+    /// flags, and every other attribute as written.
     pub(super) fn parse_param_attrs(&mut self) -> PResult<ParamAttrs> {
         let mut attrs = ParamAttrs::default();
         loop {
             match self.peek() {
-                Tok::Ident(word) if !is_value_word(word) && !is_type_word(word) => {
-                    self.bump();
-                    match word {
-                        "signext" => attrs.signext = true,
-                        "zeroext" => attrs.zeroext = true,
-                        "noundef" => attrs.noundef = true,
-                        "nonnull" => attrs.nonnull = true,
-                        "immarg" => attrs.immarg = true,
-                        "align" if matches!(self.peek(), Tok::Int(_)) => {
-                            self.bump();
-                        }
-                        _ => {}
+                Tok::Ident(word) if !is_value_word(word) && !is_type_word(word) => match word {
+                    "signext" => attrs.signext = true,
+                    "zeroext" => attrs.zeroext = true,
+                    "noundef" => attrs.noundef = true,
+                    "nonnull" => attrs.nonnull = true,
+                    "immarg" => attrs.immarg = true,
+                    _ => {
+                        attrs.other.push(self.attribute_as_written()?);
+                        continue;
                     }
-                    if self.is_punct(b'(') {
-                        self.skip_group()?;
-                    }
-                }
+                },
                 _ => return Ok(attrs),
             }
+            self.bump();
         }
     }
 
