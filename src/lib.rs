@@ -88,7 +88,11 @@ pub fn opt(text: &str, file: &str, syntax: ir::print::DebugSyntax) -> Result<Str
 
 /// Runs the optimiser's pipeline for `level` (none at -O0) and checks the
 /// result; an invalid result is an internal error naming the file.
-fn optimize_and_verify(module: &mut ir::Module, level: OptLevel, file: &str) -> Result<(), Diagnostic> {
+fn optimize_and_verify(
+    module: &mut ir::Module,
+    level: OptLevel,
+    file: &str,
+) -> Result<(), Diagnostic> {
     let level = match level {
         OptLevel::O0 => return Ok(()),
         OptLevel::O1 => 1,
@@ -97,7 +101,10 @@ fn optimize_and_verify(module: &mut ir::Module, level: OptLevel, file: &str) -> 
     opt::command::optimize(module, level);
     ir::verify::verify_module(module).map_err(|mut error| {
         error.file = file.to_string();
-        error.message = format!("internal error: the optimised module is invalid: {}", error.message);
+        error.message = format!(
+            "internal error: the optimised module is invalid: {}",
+            error.message
+        );
         error
     })
 }

@@ -43,7 +43,11 @@ pub struct OptReport {
 }
 
 /// Runs the request on `module`; errors name `file`.
-pub fn run_request(module: &mut Module, request: &OptRequest, file: &str) -> Result<OptReport, String> {
+pub fn run_request(
+    module: &mut Module,
+    request: &OptRequest,
+    file: &str,
+) -> Result<OptReport, String> {
     let passes = match &request.passes {
         Some(list) => parse_passes(list).map_err(|e| format!("{file}: error: {e}"))?,
         None => request.level.map(level_pipeline).unwrap_or_default(),

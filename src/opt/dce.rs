@@ -67,10 +67,11 @@ pub fn is_removable(cx: &PassCx, function: &Function, id: crate::ir::InstId) -> 
         | InstKind::Gep { .. }
         | InstKind::Freeze { .. } => true,
         InstKind::Load { volatile, .. } => !volatile,
-        InstKind::Alloca { .. } => !function
-            .insts
-            .iter()
-            .any(|i| i.records.iter().any(|r| r.values().any(|v| v.as_inst() == Some(id)))),
+        InstKind::Alloca { .. } => !function.insts.iter().any(|i| {
+            i.records
+                .iter()
+                .any(|r| r.values().any(|v| v.as_inst() == Some(id)))
+        }),
         InstKind::Call { callee, .. } => matches!(
             cx.intrinsic(callee),
             Some(

@@ -260,16 +260,16 @@ fn salvage_of(module: &Module, function: &Function, id: InstId) -> Option<Salvag
 /// Rewrites every debug record of `function` that names instruction `id`
 /// so it no longer does: salvaged into its operands where possible, else
 /// `poison`. Returns how many record locations were salvaged.
-pub fn salvage_debug_uses(
-    module: &mut Module,
-    function: &mut Function,
-    id: InstId,
-) -> usize {
+pub fn salvage_debug_uses(module: &mut Module, function: &mut Function, id: InstId) -> usize {
     let salvage = salvage_of(module, function, id);
     let ty = function.inst(id).ty.clone();
     let target = Value::Inst(id);
     let mut salvaged = 0;
-    let placed: Vec<InstId> = function.blocks.iter().flat_map(|b| b.insts.clone()).collect();
+    let placed: Vec<InstId> = function
+        .blocks
+        .iter()
+        .flat_map(|b| b.insts.clone())
+        .collect();
     for at in placed {
         for r in 0..function.inst(at).records.len() {
             let record = &function.inst(at).records[r];
@@ -377,7 +377,11 @@ pub fn replace_all_debug_uses_with(
     let from_bits = width(&function.inst(from).ty);
     let to_bits = width(&function.value_type(to));
     let target = Value::Inst(from);
-    let placed: Vec<InstId> = function.blocks.iter().flat_map(|b| b.insts.clone()).collect();
+    let placed: Vec<InstId> = function
+        .blocks
+        .iter()
+        .flat_map(|b| b.insts.clone())
+        .collect();
     for at in placed {
         for r in 0..function.inst(at).records.len() {
             let mut record = function.inst(at).records[r].clone();

@@ -19,10 +19,12 @@
 //! back from text); a *missing debug value* is a variable no record gives a
 //! defined location any more (`poison` counts as missing), so salvage shows.
 
-use crate::ir::debug::{DIBasicType, DICompileUnit, DIFile, DILocalVariable, DISubprogram, DISubroutineType};
+use crate::ir::debug::{
+    DIBasicType, DICompileUnit, DIFile, DILocalVariable, DISubprogram, DISubroutineType,
+};
 use crate::ir::print::LocalNames;
 use crate::ir::{
-    Constant, DILocation, DIExpression, DebugRecord, ExprOp, InstId, InstKind, MdId, MdNode,
+    Constant, DIExpression, DILocation, DebugRecord, ExprOp, InstId, InstKind, MdId, MdNode,
     MdOperand, MdRef, Module, NamedMetadata, RecordKind, Type,
 };
 
@@ -373,7 +375,10 @@ pub fn check(module: &Module, state: Option<&DebugifyState>) -> Option<CheckRepo
                     {
                         continue;
                     }
-                    let name = module.debug.variable(record.variable).map(|v| v.name.as_str());
+                    let name = module
+                        .debug
+                        .variable(record.variable)
+                        .map(|v| v.name.as_str());
                     if let Some(n) = name.and_then(|n| n.parse::<usize>().ok()) {
                         if let Some(seen) = var_seen.get_mut(n.wrapping_sub(1)) {
                             *seen = true;

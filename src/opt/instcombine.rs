@@ -236,7 +236,14 @@ fn combine(
                             nuw: flags.nuw,
                             ..plain
                         };
-                        set_binary(function, id, BinOp::Shl, flags, lhs.clone(), int(bits, k as i128));
+                        set_binary(
+                            function,
+                            id,
+                            BinOp::Shl,
+                            flags,
+                            lhs.clone(),
+                            int(bits, k as i128),
+                        );
                         return Some(Action::Rewritten);
                     }
                 }
@@ -246,21 +253,29 @@ fn combine(
                             exact: flags.exact,
                             ..plain
                         };
-                        set_binary(function, id, BinOp::LShr, flags, lhs.clone(), int(bits, k as i128));
+                        set_binary(
+                            function,
+                            id,
+                            BinOp::LShr,
+                            flags,
+                            lhs.clone(),
+                            int(bits, k as i128),
+                        );
                         return Some(Action::Rewritten);
                     }
                 }
-                BinOp::URem => {
-                    if power_of_two(c, bits).is_some() {
-                        let m = sign_extend(zero_extend(c, bits) as i128 - 1, bits);
-                        set_binary(function, id, BinOp::And, plain, lhs.clone(), int(bits, m));
-                        return Some(Action::Rewritten);
-                    }
+                BinOp::URem if power_of_two(c, bits).is_some() => {
+                    let m = sign_extend(zero_extend(c, bits) as i128 - 1, bits);
+                    set_binary(function, id, BinOp::And, plain, lhs.clone(), int(bits, m));
+                    return Some(Action::Rewritten);
                 }
                 _ => {}
             }
             // Fuse `(x op c1) op c2` into `x op (c1 op c2)` for associative ops.
-            if matches!(op, BinOp::Add | BinOp::Mul | BinOp::And | BinOp::Or | BinOp::Xor) {
+            if matches!(
+                op,
+                BinOp::Add | BinOp::Mul | BinOp::And | BinOp::Or | BinOp::Xor
+            ) {
                 let inner_id = lhs.as_inst()?;
                 let inner = function.inst(inner_id).clone();
                 if let InstKind::Binary {
@@ -289,7 +304,10 @@ fn combine(
                 _ => return None,
             };
             if let (Some(a), Some(b)) = (const_int(lhs), const_int(rhs)) {
-                return Some(Action::Replace(int(1, -(fold_icmp(*pred, bits, a, b) as i128))));
+                return Some(Action::Replace(int(
+                    1,
+                    -(fold_icmp(*pred, bits, a, b) as i128),
+                )));
             }
             if const_int(lhs).is_some() && const_int(rhs).is_none() {
                 function.inst_mut(id).kind = InstKind::ICmp {
@@ -419,7 +437,14 @@ fn combine(
 }
 
 /// Rewrites instruction `id` in place as `op flags lhs, rhs` (same type and location).
-fn set_binary(function: &mut Function, id: InstId, op: BinOp, flags: ArithFlags, lhs: Value, rhs: Value) {
+fn set_binary(
+    function: &mut Function,
+    id: InstId,
+    op: BinOp,
+    flags: ArithFlags,
+    lhs: Value,
+    rhs: Value,
+) {
     function.inst_mut(id).kind = InstKind::Binary {
         op,
         flags,

@@ -23,7 +23,7 @@ use crate::ir::{
     Type, Value,
 };
 
-use super::edit::{inst_blocks, phi_count, remove_insts, replace_through_map};
+use super::edit::{phi_count, remove_insts, replace_through_map};
 use super::PassCx;
 
 /// A promotable alloca and the declares that describe it.
@@ -39,7 +39,7 @@ pub fn run(cx: &mut PassCx, function: &mut Function) -> bool {
     if candidates.is_empty() {
         return false;
     }
-    promote(cx, function, &candidates);
+    promote(function, &candidates);
     true
 }
 
@@ -148,7 +148,7 @@ fn declare_is_plain(cx: &PassCx, record: &DebugRecord) -> bool {
 }
 
 /// Promotes every candidate at once.
-fn promote(cx: &mut PassCx, function: &mut Function, candidates: &[Candidate]) {
+fn promote(function: &mut Function, candidates: &[Candidate]) {
     let n = function.blocks.len();
     let slot: HashMap<InstId, usize> = candidates
         .iter()
@@ -158,7 +158,6 @@ fn promote(cx: &mut PassCx, function: &mut Function, candidates: &[Candidate]) {
     let slot_of = |value: &Value| value.as_inst().and_then(|id| slot.get(&id).copied());
     let dom = DomTree::compute(function);
     let preds = predecessors(function);
-    let blocks_of = inst_blocks(function);
 
     // Where each alloca is defined (stored) and where it is live on entry.
     let mut def_blocks = vec![vec![false; n]; candidates.len()];
@@ -199,13 +198,13 @@ fn promote(cx: &mut PassCx, function: &mut Function, candidates: &[Candidate]) {
 
     // Dominance frontiers, then phis at the iterated frontier of the stores.
     let mut frontier = vec![Vec::new(); n];
-    for b in 0..n {
+    for (b, block_preds) in preds.iter().enumerate() {
         let block = BlockId(b as u32);
-        if preds[b].len() < 2 || !dom.is_reachable(block) {
+        if block_preds.len() < 2 || !dom.is_reachable(block) {
             continue;
         }
         let idom = dom.idom(block);
-        for &p in &preds[b] {
+        for &p in block_preds {
             let mut runner = Some(p);
             while let Some(r) = runner {
                 if Some(r) == idom || !dom.is_reachable(r) {
@@ -263,7 +262,10 @@ fn promote(cx: &mut PassCx, function: &mut Function, candidates: &[Candidate]) {
     let mut dead = vec![false; function.insts.len()];
     let mut replace: HashMap<InstId, Value> = HashMap::new();
     let undef = |k: usize| Value::Const(Constant::Undef(candidates[k].ty.clone()));
-    let mut stack = vec![(BlockId(0), (0..candidates.len()).map(undef).collect::<Vec<_>>())];
+    let mut stack = vec![(
+        BlockId(0),
+        (0..candidates.len()).map(undef).collect::<Vec<_>>(),
+    )];
     let mut visited = vec![false; n];
     while let Some((block, mut current)) = stack.pop() {
         visited[block.0 as usize] = true;
@@ -345,7 +347,6 @@ fn promote(cx: &mut PassCx, function: &mut Function, candidates: &[Candidate]) {
             }
         }
     }
-    let _ = blocks_of;
     // A dbg.value of each inserted phi, after the block's phis.
     for (b, list) in phis.iter().enumerate() {
         if list.is_empty() {
@@ -374,7 +375,6 @@ fn promote(cx: &mut PassCx, function: &mut Function, candidates: &[Candidate]) {
     }
     replace_through_map(function, &replace);
     remove_insts(function, &dead);
-    let _ = &cx.module;
 }
 
 /// The `#dbg_value`s saying a promoted alloca's variables now hold `value`.

@@ -24,7 +24,7 @@ mod mem2reg;
 mod simplifycfg;
 
 use crate::ir::print::{print_module, DebugSyntax};
-use crate::ir::{Function, Intrinsic, InstKind, Module, Value};
+use crate::ir::{Function, InstKind, Intrinsic, Module, Value};
 
 /// What a pass sees besides the function it changes: the module without
 /// its functions (metadata arenas, struct layouts, globals) and which

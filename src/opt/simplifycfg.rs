@@ -232,8 +232,8 @@ fn forward_empty_blocks(function: &mut Function) -> bool {
         let my_preds = preds[b].clone();
         let succ_phis: Vec<InstId> =
             function.block(succ).insts[..phi_count(function, succ)].to_vec();
-        let conflict = !succ_phis.is_empty()
-            && my_preds.iter().any(|p| preds[succ.0 as usize].contains(p));
+        let conflict =
+            !succ_phis.is_empty() && my_preds.iter().any(|p| preds[succ.0 as usize].contains(p));
         if my_preds.is_empty() || conflict {
             b += 1;
             continue;
@@ -243,11 +243,9 @@ fn forward_empty_blocks(function: &mut Function) -> bool {
             let term = *function.blocks[p.0 as usize].insts.last().unwrap();
             let mut edges = 0;
             match &mut function.inst_mut(term).kind {
-                InstKind::Br { dest } => {
-                    if *dest == block {
-                        *dest = succ;
-                        edges += 1;
-                    }
+                InstKind::Br { dest } if *dest == block => {
+                    *dest = succ;
+                    edges += 1;
                 }
                 InstKind::CondBr {
                     if_true, if_false, ..
