@@ -11,9 +11,10 @@
 //! the value they read (their debug uses follow); no location is dropped:
 //! the removed instructions have no code left to carry one.
 //!
-//! An alloca named by any other debug record (`#dbg_assign`, a `#dbg_value`
-//! of its address) or whose stores carry a DIAssignID is left alone, as is
-//! one whose declare expression is not a plain location or fragment.
+//! A `#dbg_value` of a promoted alloca's address becomes `poison` (the
+//! address is gone). An alloca named by a `#dbg_assign` or whose stores
+//! carry a DIAssignID is left alone, as is one whose declare expression is
+//! not a plain location or fragment.
 
 use std::collections::HashMap;
 
@@ -88,7 +89,7 @@ fn find_candidates(cx: &PassCx, function: &Function) -> Vec<Candidate> {
                             c.declares.push(record.clone());
                         }
                     }
-                } else {
+                } else if record.kind != RecordKind::Value {
                     for value in record.values() {
                         reject(&mut candidates, value);
                     }
@@ -364,13 +365,22 @@ fn promote(function: &mut Function, candidates: &[Candidate]) {
     for candidate in candidates {
         dead[candidate.alloca.0 as usize] = true;
     }
-    // The declares of promoted allocas go.
+    // The declares of promoted allocas go; a debug value of an alloca's
+    // address has nothing left to describe.
     let promoted = |v: &Value| slot_of(v).is_some();
     for block in 0..n {
         for &id in &function.blocks[block].insts.clone() {
-            function.inst_mut(id).records.retain(|r| {
+            let records = &mut function.inst_mut(id).records;
+            records.retain(|r| {
                 !(r.kind == RecordKind::Declare && r.locations.first().is_some_and(promoted))
             });
+            for record in records.iter_mut() {
+                for location in record.locations.iter_mut() {
+                    if promoted(location) {
+                        *location = Value::Const(Constant::Poison(Type::Ptr));
+                    }
+                }
+            }
         }
     }
     replace_through_map(function, &replace);
