@@ -4,8 +4,8 @@
 //! passes llvm-dwarfdump --verify, and its `.text` is identical with -g0.
 //! `opt -O2` output passes `opt-19 -passes=verify`, and
 //! `opt --debugify-each -O2 --debugify-export` writes LLVM's CSV with no
-//! missing location for any pass (every pass here preserves or merges
-//! locations of the instructions it keeps).
+//! missing location for the passes whose rule is preserve (mem2reg,
+//! simplifycfg, dce); the merge and drop passes' counts are printed.
 
 mod support;
 
@@ -89,13 +89,20 @@ fn check(program: &str) {
             "mem2reg",
             "instcombine",
             "simplifycfg",
+            "early-cse",
+            "licm",
             "dce",
             "instcombine",
             "simplifycfg",
             "dce"
         ]
     );
-    for row in &rows {
+    // Passes whose rule is preserve lose no location; merge (instcombine's
+    // fused operations, early-cse) and drop (licm) may.
+    for row in rows
+        .iter()
+        .filter(|r| matches!(r[0], "mem2reg" | "simplifycfg" | "dce"))
+    {
         assert_eq!(row[2], "0", "{program}: {} lost locations: {csv}", row[0]);
         assert_eq!(row[4], "0.000000e+00", "{program}: {csv}");
     }

@@ -268,6 +268,8 @@ fn the_o2_pipeline_under_debugify_loses_no_location() {
         mem2reg,12,0,2.400000e-01,0.000000e+00
         instcombine,0,0,0.000000e+00,0.000000e+00
         simplifycfg,0,0,0.000000e+00,0.000000e+00
+        early-cse,0,1,0.000000e+00,3.225806e-02
+        licm,0,0,0.000000e+00,0.000000e+00
         dce,0,0,0.000000e+00,0.000000e+00
         instcombine,0,0,0.000000e+00,0.000000e+00
         simplifycfg,0,0,0.000000e+00,0.000000e+00
@@ -311,8 +313,113 @@ fn opt_command_line_prints_stops_and_checks() {
     assert_eq!(
         String::from_utf8(out.stderr).unwrap(),
         format!(
-            "{}: error: unknown pass 'nosuchpass' (known: mem2reg, instcombine, simplifycfg, dce)\n",
+            "{}: error: unknown pass 'nosuchpass' (known: mem2reg, instcombine, simplifycfg, early-cse, licm, dce)\n",
             input.display()
         )
+    );
+}
+
+#[test]
+fn early_cse_merges_the_locations_of_a_duplicate_and_its_original() {
+    check(
+        "early-cse",
+        r#"
+define i32 @f(i32 %x, i32 %y, i1 %c) {
+entry:
+  %a = mul i32 %x, %y
+  br i1 %c, label %then, label %join
+then:
+  %b = mul i32 %x, %y
+  %d = add i32 %b, 1
+  br label %join
+join:
+  %p = phi i32 [ %a, %entry ], [ %d, %then ]
+  %e = mul i32 %x, %y
+  %r = add i32 %p, %e
+  ret i32 %r
+}
+"#,
+        expect![[r#"
+            define i32 @f(i32 %x, i32 %y, i1 %c) !dbg !5 {
+            entry:
+              %a = mul i32 %x, %y, !dbg !8
+                #dbg_value(i32 %a, !9, !DIExpression(), !11)
+              br i1 %c, label %then, label %join, !dbg !12
+            then:
+                #dbg_value(i32 %a, !13, !DIExpression(), !14)
+              %d = add i32 %a, 1, !dbg !15
+                #dbg_value(i32 %d, !16, !DIExpression(), !15)
+              br label %join, !dbg !17
+            join:
+              %p = phi i32 [ %a, %entry ], [ %d, %then ], !dbg !18
+                #dbg_value(i32 %p, !19, !DIExpression(), !18)
+                #dbg_value(i32 %a, !20, !DIExpression(), !21)
+              %r = add i32 %p, %a, !dbg !22
+                #dbg_value(i32 %r, !23, !DIExpression(), !22)
+              ret i32 %r, !dbg !24
+            }
+            WARNING: Missing line 1
+            CheckModuleDebugify: PASS
+        "#]],
+    );
+}
+
+#[test]
+fn licm_hoists_invariants_to_the_preheader_and_drops_their_lines() {
+    check(
+        "licm",
+        r#"
+define i64 @f(ptr %m, i64 %row, i64 %n) {
+entry:
+  br label %loop
+loop:
+  %j = phi i64 [ 0, %entry ], [ %next, %loop ]
+  %acc = phi i64 [ 0, %entry ], [ %sum, %loop ]
+  %base = mul i64 %row, 400
+  %rowp = getelementptr i32, ptr %m, i64 %base
+  %cell = getelementptr i32, ptr %rowp, i64 %j
+  %v = load i32, ptr %cell
+  %w = sext i32 %v to i64
+  %sum = add i64 %acc, %w
+  %next = add i64 %j, 1
+  %done = icmp eq i64 %next, %n
+  br i1 %done, label %exit, label %loop
+exit:
+  ret i64 %sum
+}
+"#,
+        expect![[r#"
+            define i64 @f(ptr %m, i64 %row, i64 %n) !dbg !5 {
+            entry:
+              %base = mul i64 %row, 400, !dbg !8
+              %rowp = getelementptr i32, ptr %m, i64 %base, !dbg !8
+              br label %loop, !dbg !9
+            loop:
+              %j = phi i64 [ 0, %entry ], [ %next, %loop ], !dbg !10
+              %acc = phi i64 [ 0, %entry ], [ %sum, %loop ], !dbg !11
+                #dbg_value(i64 %j, !12, !DIExpression(), !10)
+                #dbg_value(i64 %acc, !14, !DIExpression(), !11)
+                #dbg_value(i64 %base, !15, !DIExpression(), !16)
+                #dbg_value(ptr %rowp, !17, !DIExpression(), !18)
+              %cell = getelementptr i32, ptr %rowp, i64 %j, !dbg !19
+                #dbg_value(ptr %cell, !20, !DIExpression(), !19)
+              %v = load i32, ptr %cell, !dbg !21
+                #dbg_value(i32 %v, !22, !DIExpression(), !21)
+              %w = sext i32 %v to i64, !dbg !24
+                #dbg_value(i64 %w, !25, !DIExpression(), !24)
+              %sum = add i64 %acc, %w, !dbg !26
+                #dbg_value(i64 %sum, !27, !DIExpression(), !26)
+              %next = add i64 %j, 1, !dbg !28
+                #dbg_value(i64 %next, !29, !DIExpression(), !28)
+              %done = icmp eq i64 %next, %n, !dbg !30
+                #dbg_value(i1 %done, !31, !DIExpression(), !30)
+              br i1 %done, label %exit, label %loop, !dbg !33
+            exit:
+              ret i64 %sum, !dbg !34
+            }
+            WARNING: Missing line 4
+            WARNING: Missing line 5
+            CheckModuleDebugify: PASS
+        "#]],
     );
 }

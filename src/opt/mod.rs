@@ -19,7 +19,9 @@ pub mod debugify;
 pub mod edit;
 
 mod dce;
+mod early_cse;
 mod instcombine;
+mod licm;
 mod mem2reg;
 mod simplifycfg;
 
@@ -72,6 +74,14 @@ pub const PASSES: &[Pass] = &[
         run: simplifycfg::run,
     },
     Pass {
+        name: "early-cse",
+        run: early_cse::run,
+    },
+    Pass {
+        name: "licm",
+        run: licm::run,
+    },
+    Pass {
         name: "dce",
         run: dce::run,
     },
@@ -84,6 +94,8 @@ const O2: &[&str] = &[
     "mem2reg",
     "instcombine",
     "simplifycfg",
+    "early-cse",
+    "licm",
     "dce",
     "instcombine",
     "simplifycfg",
