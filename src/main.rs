@@ -49,12 +49,47 @@ enum Command {
         /// How debug records are printed.
         #[arg(long = "debug-syntax", value_enum, default_value_t = Syntax::Records)]
         debug_syntax: Syntax,
+        /// Optimiser flags (-O1, --passes=..., --debugify...).
+        #[command(flatten)]
+        optimiser: OptFlags,
     },
     /// Check an ELF x86-64 object (ours or any compiler's) and say what is wrong with it.
     Verify {
         /// The object file to check.
         input: PathBuf,
     },
+}
+
+/// The optimiser's flags of `opt`.
+#[derive(clap::Args)]
+struct OptFlags {
+    /// Run the -O1 or -O2 (-O3) pipeline.
+    #[arg(short = 'O', value_name = "LEVEL")]
+    level: Option<String>,
+    /// Run these passes in order (mem2reg, instcombine, simplifycfg, early-cse, licm, dce).
+    #[arg(long = "passes", value_name = "A,B,C")]
+    passes: Option<String>,
+    /// Print the module to stderr after every pass.
+    #[arg(long = "print-after-all")]
+    print_after_all: bool,
+    /// Print the module to stderr after this pass (repeatable).
+    #[arg(long = "print-after", value_name = "PASS")]
+    print_after: Vec<String>,
+    /// Stop after the first run of this pass.
+    #[arg(long = "stop-after", value_name = "PASS")]
+    stop_after: Option<String>,
+    /// Give the module synthetic debug info (lines 1, 2, 3..., a variable per value) first.
+    #[arg(long = "debugify")]
+    debugify: bool,
+    /// Report on stderr the lines and variables lost since --debugify.
+    #[arg(long = "check-debugify")]
+    check_debugify: bool,
+    /// Debugify before and check after every pass.
+    #[arg(long = "debugify-each")]
+    debugify_each: bool,
+    /// With --debugify-each: write the per-pass counts as CSV (LLVM's columns).
+    #[arg(long = "debugify-export", value_name = "FILE.csv")]
+    debugify_export: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -93,7 +128,8 @@ fn run(cli: Cli) -> Result<(), String> {
         } => {
             let opt_level = match level.as_str() {
                 "0" => OptLevel::O0,
-                "1" | "2" | "3" => OptLevel::O2,
+                "1" => OptLevel::O1,
+                "2" | "3" => OptLevel::O2,
                 other => return Err(format!("error: unknown optimisation level -O{other}")),
             };
             let debug_info = match debug_level.as_str() {
@@ -118,15 +154,14 @@ fn run(cli: Cli) -> Result<(), String> {
             input,
             output,
             debug_syntax,
+            optimiser,
         } => {
             let text = read_input(&input)?;
             let syntax = match debug_syntax {
                 Syntax::Records => dwarfsmith::ir::print::DebugSyntax::Records,
                 Syntax::Intrinsics => dwarfsmith::ir::print::DebugSyntax::Intrinsics,
             };
-            let printed = dwarfsmith::opt(&text, &input.display().to_string(), syntax)
-                .map_err(|e| e.to_string())?;
-            dwarfsmith::output::write_output(&output, printed.as_bytes())
+            run_opt(&text, &input, &output, syntax, optimiser)
         }
         Command::Verify { input } => {
             let bytes = std::fs::read(&input)
@@ -147,6 +182,46 @@ fn run(cli: Cli) -> Result<(), String> {
             }
         }
     }
+}
+
+/// `opt`: parse, run the requested passes, print; stderr gets dumps and
+/// debugify reports, `--debugify-export` the CSV.
+fn run_opt(
+    text: &str,
+    input: &Path,
+    output: &Path,
+    syntax: dwarfsmith::ir::print::DebugSyntax,
+    flags: OptFlags,
+) -> Result<(), String> {
+    let file = input.display().to_string();
+    let level = match flags.level.as_deref() {
+        None | Some("0") => None,
+        Some("1") => Some(1),
+        Some("2" | "3") => Some(2),
+        Some(other) => return Err(format!("error: unknown optimisation level -O{other}")),
+    };
+    if flags.debugify_export.is_some() && !flags.debugify_each {
+        return Err("error: --debugify-export needs --debugify-each".into());
+    }
+    let request = dwarfsmith::opt::command::OptRequest {
+        level,
+        passes: flags.passes,
+        print_after_all: flags.print_after_all,
+        print_after: flags.print_after,
+        stop_after: flags.stop_after,
+        debugify: flags.debugify,
+        check_debugify: flags.check_debugify,
+        debugify_each: flags.debugify_each,
+        syntax,
+    };
+    let mut module = dwarfsmith::parse_and_verify(text, &file).map_err(|e| e.to_string())?;
+    let report = dwarfsmith::opt::command::run_request(&mut module, &request, &file)?;
+    eprint!("{}", report.messages);
+    if let (Some(path), Some(csv)) = (&flags.debugify_export, &report.csv) {
+        dwarfsmith::output::write_output(path, csv.as_bytes())?;
+    }
+    let printed = dwarfsmith::ir::print::print_module(&module, syntax);
+    dwarfsmith::output::write_output(output, printed.as_bytes())
 }
 
 fn read_input(path: &Path) -> Result<String, String> {
