@@ -386,9 +386,16 @@ fn check_order(object: &Checked, reference: &Checked) -> Vec<Finding> {
         if loops.is_empty() {
             continue;
         }
+        // The line of the reference's entry piece (the function's opening
+        // line, which compilers also give to parameter moves) is not known.
+        let opening = reference.graphs[theirs]
+            .pieces
+            .first()
+            .and_then(|p| p.line.clone());
         let known: HashSet<LineKey> = reference.rows[theirs]
             .iter()
             .filter_map(|(_, row)| line_key(row))
+            .filter(|line| Some(line) != opening.as_ref())
             .collect();
         let stmt_rows: Vec<(u64, LineKey)> = object.rows[function]
             .iter()
@@ -401,7 +408,7 @@ fn check_order(object: &Checked, reference: &Checked) -> Vec<Finding> {
                 span.address + found.offset,
                 found.line.1,
                 format!(
-                    "is_stmt row reached before its loop runs: in the reference every row of line {} is inside the loop entered at line {}; here the row is outside that loop and leads into it",
+                    "is_stmt row reached before its loop runs: in the reference every row of line {} is inside the loop entered at line {}; here the row is outside that loop and every path from it enters the loop",
                     found.line.1,
                     header.join(", ")
                 ),

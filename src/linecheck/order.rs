@@ -18,14 +18,17 @@
 //!    A body line is, in source order, reached only once the loop runs.
 //! 2. In the object, a piece is *in* the loop when it lies on a cycle
 //!    whose pieces all have lines of the loop or lines the reference
-//!    function does not have (line 0, inlined code), and that cycle holds
-//!    at least one line of the loop.
+//!    function does not have (line 0, inlined code) or the line of the
+//!    reference's entry piece (the function's opening line, which
+//!    compilers also give to parameter copies), and that cycle holds at
+//!    least one line of the loop.
 //! 3. An is_stmt row of the object whose line is a body line of a
 //!    reference loop is flagged when its piece is not in that loop but
-//!    leads (by one edge or more) to a piece in the loop: the row is
-//!    reached before the loop runs, as a hoisted instruction in a loop
-//!    preheader is. A loop that left no cycle in the object (fully
-//!    unrolled, folded away) flags nothing.
+//!    every path from it enters the loop before leaving the function:
+//!    the row is reached before the loop runs and only when it runs, as a
+//!    hoisted instruction in a loop preheader is. A peeled first iteration
+//!    (which can leave or skip the loop) is not flagged; a loop that left
+//!    no cycle in the object (fully unrolled, folded away) flags nothing.
 
 use std::collections::{BTreeSet, HashSet};
 
@@ -152,14 +155,18 @@ pub fn out_of_order(
                 }
             }
         }
-        // Pieces leading to a piece in the loop by one edge or more.
-        let mut leads = vec![false; n];
-        let mut stack: Vec<usize> = (0..n).filter(|&p| in_loop[p]).collect();
-        while let Some(p) = stack.pop() {
-            for &q in &graph.predecessors[p] {
-                if !leads[q] {
-                    leads[q] = true;
-                    stack.push(q);
+        // Pieces from which every path enters the loop before it leaves
+        // the function (least fixpoint: a path circling outside the loop
+        // forever does not enter it).
+        let mut enters = vec![false; n];
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for p in 0..n {
+                let out = &graph.successors[p];
+                if !enters[p] && !out.is_empty() && out.iter().all(|&q| in_loop[q] || enters[q]) {
+                    enters[p] = true;
+                    changed = true;
                 }
             }
         }
@@ -171,7 +178,7 @@ pub fn out_of_order(
                 continue;
             };
             if !in_loop[piece]
-                && leads[piece]
+                && enters[piece]
                 && !found.iter().any(|f| f.offset == *offset && &f.line == line)
             {
                 found.push(OutOfOrder {
