@@ -6,6 +6,7 @@ pub mod codegen;
 pub mod debuginfo;
 pub mod error;
 pub mod ir;
+pub mod linecheck;
 pub mod opt;
 pub mod output;
 pub mod x86;

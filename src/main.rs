@@ -57,6 +57,26 @@ enum Command {
     Verify {
         /// The object file to check.
         input: PathBuf,
+        /// Check the line table only: rows at instruction boundaries, well
+        /// formed sequences, no is_stmt on line 0, prologue_end after the
+        /// frame setup, files in the table (see the README for the rule).
+        #[arg(long = "line-table")]
+        line_table: bool,
+        /// With --line-table: an -O0 build of the same source, whose order
+        /// the is_stmt rows must follow.
+        #[arg(long = "against", value_name = "REF.o", requires = "line_table")]
+        against: Option<PathBuf>,
+        /// With --line-table: print the findings as JSON.
+        #[arg(long = "json", requires = "line_table")]
+        json: bool,
+    },
+    /// Print the line table of an object (any compiler's) as rows.
+    Lines {
+        /// The object file to read.
+        input: PathBuf,
+        /// Print JSON instead of a table.
+        #[arg(long = "json")]
+        json: bool,
     },
 }
 
@@ -163,7 +183,41 @@ fn run(cli: Cli) -> Result<(), String> {
             };
             run_opt(&text, &input, &output, syntax, optimiser)
         }
-        Command::Verify { input } => {
+        Command::Lines { input, json } => {
+            let bytes = read_object(&input)?;
+            let listing = dwarfsmith::linecheck::list_lines(&bytes)
+                .map_err(|e| format!("{}: error: {e}", input.display()))?;
+            print!("{}", dwarfsmith::linecheck::format_lines(&listing, json));
+            Ok(())
+        }
+        Command::Verify {
+            input,
+            line_table: true,
+            against,
+            json,
+        } => {
+            let bytes = read_object(&input)?;
+            let reference = against.as_deref().map(read_object).transpose()?;
+            let findings = dwarfsmith::linecheck::check_line_table(&bytes, reference.as_deref())
+                .map_err(|e| format!("{}: error: {e}", input.display()))?;
+            print!(
+                "{}",
+                dwarfsmith::linecheck::format_findings(&findings, json)
+            );
+            if findings.is_empty() {
+                if !json {
+                    println!("{}: no line-table problems found", input.display());
+                }
+                Ok(())
+            } else {
+                Err(format!(
+                    "{}: error: {} line-table problem(s) found",
+                    input.display(),
+                    findings.len()
+                ))
+            }
+        }
+        Command::Verify { input, .. } => {
             let bytes = std::fs::read(&input)
                 .map_err(|e| format!("{}: error: cannot read: {e}", input.display()))?;
             let problems = dwarfsmith_emit::verify::verify(&bytes);
@@ -222,6 +276,10 @@ fn run_opt(
     }
     let printed = dwarfsmith::ir::print::print_module(&module, syntax);
     dwarfsmith::output::write_output(output, printed.as_bytes())
+}
+
+fn read_object(path: &Path) -> Result<Vec<u8>, String> {
+    std::fs::read(path).map_err(|e| format!("{}: error: cannot read: {e}", path.display()))
 }
 
 fn read_input(path: &Path) -> Result<String, String> {
