@@ -124,9 +124,7 @@ fn parse(args: &[String]) -> Result<CompileCommand, String> {
         } else if let Some(level) = arg.strip_prefix("-g") {
             match level {
                 "0" => debug_info = false,
-                "" | "1" | "2" | "3" | "dwarf" | "dwarf-4" | "dwarf-5" | "gdb" => {
-                    debug_info = true
-                }
+                "" | "1" | "2" | "3" | "dwarf" | "dwarf-4" | "dwarf-5" | "gdb" => debug_info = true,
                 _ => {}
             }
         }
@@ -171,8 +169,11 @@ fn default_object_name(source: &Path) -> PathBuf {
 }
 
 fn compile_one(command: &CompileCommand, source: &Path, object: &Path) -> Result<(), Failure> {
-    let temp = tempfile::tempdir()
-        .map_err(|e| Failure::Ours(format!("dwarfsmith cc: error: cannot make a temporary directory: {e}")))?;
+    let temp = tempfile::tempdir().map_err(|e| {
+        Failure::Ours(format!(
+            "dwarfsmith cc: error: cannot make a temporary directory: {e}"
+        ))
+    })?;
     let ir_path = temp.path().join("module.ll");
     let clang = std::env::var_os("DWARFSMITH_CLANG").unwrap_or_else(|| "clang-19".into());
     let status = Command::new(&clang)
@@ -206,7 +207,11 @@ fn compile_one(command: &CompileCommand, source: &Path, object: &Path) -> Result
 /// instruction at the IR position when it has one (`file:line:col: error: …`),
 /// else the source file alone; the IR position follows in either case, since
 /// the IR is clang's output for that source.
-fn source_diagnostic(source: &Path, ir: &str, diagnostic: &dwarfsmith::error::Diagnostic) -> String {
+fn source_diagnostic(
+    source: &Path,
+    ir: &str,
+    diagnostic: &dwarfsmith::error::Diagnostic,
+) -> String {
     let ir_position = format!(
         "(clang's IR for it, line {} column {})",
         diagnostic.pos.line, diagnostic.pos.col
@@ -255,7 +260,8 @@ fn scope_file(ir: &str, scope: u32) -> Option<String> {
 /// The text of metadata node `!id = ...`.
 fn metadata_node(ir: &str, id: u32) -> Option<&str> {
     let prefix = format!("!{id} = ");
-    ir.lines().find_map(|line| line.strip_prefix(prefix.as_str()))
+    ir.lines()
+        .find_map(|line| line.strip_prefix(prefix.as_str()))
 }
 
 /// The number after `key` (e.g. `"scope: !"`) in `text`.
@@ -265,7 +271,9 @@ fn metadata_ref(text: &str, key: &str) -> Option<u32> {
 
 fn number_field(text: &str, key: &str) -> Option<u32> {
     let rest = &text[text.find(key)? + key.len()..];
-    let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+    let digits = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
     rest[..digits].parse().ok()
 }
 
