@@ -204,9 +204,11 @@ fn compile_one(command: &CompileCommand, source: &Path, object: &Path) -> Result
 }
 
 /// Says where in the C source an IR diagnostic is: the debug location of the
-/// instruction at the IR position when it has one (`file:line:col: error: …`),
-/// else the source file alone; the IR position follows in either case, since
-/// the IR is clang's output for that source.
+/// IR line (an instruction's or debug record's `DILocation` gives file:line:col;
+/// a function's `DISubprogram` or a global's `DIGlobalVariable` gives file:line;
+/// a line inside a function without one takes its function's), else the source
+/// file alone (e.g. a type declaration). The IR position follows in every case,
+/// since the IR is clang's output for that source.
 fn source_diagnostic(
     source: &Path,
     ir: &str,
@@ -216,38 +218,75 @@ fn source_diagnostic(
         "(clang's IR for it, line {} column {})",
         diagnostic.pos.line, diagnostic.pos.col
     );
-    match debug_location(ir, diagnostic.pos.line) {
-        Some((file, line, col)) => format!(
-            "{file}:{line}:{col}: error: {} {ir_position}",
-            diagnostic.message
-        ),
-        None => format!(
-            "{}: error: {} {ir_position}",
-            source.display(),
-            diagnostic.message
-        ),
-    }
+    let place = match debug_location(ir, diagnostic.pos.line) {
+        Some((file, line, Some(col))) => format!("{file}:{line}:{col}"),
+        Some((file, line, None)) => format!("{file}:{line}"),
+        None => source.display().to_string(),
+    };
+    format!("{place}: error: {} {ir_position}", diagnostic.message)
 }
 
-/// The file, line and column of the `!dbg` attachment on IR line `line`.
-fn debug_location(ir: &str, line: u32) -> Option<(String, u32, u32)> {
-    let text = ir.lines().nth(line.checked_sub(1)? as usize)?;
-    let id = metadata_ref(text, "!dbg !")?;
-    let location = metadata_node(ir, id)?;
-    if !location.contains("!DILocation(") {
+/// The file, line and (when known) column that IR line `line` comes from.
+fn debug_location(ir: &str, line: u32) -> Option<(String, u32, Option<u32>)> {
+    let index = line.checked_sub(1)? as usize;
+    let text = ir.lines().nth(index)?;
+    let trimmed = text.trim_start();
+    let node = if let Some(id) = number_field(text, "!dbg !") {
+        metadata_node(ir, id)?
+    } else if trimmed.starts_with("#dbg_") {
+        // The record's last operand is its DILocation.
+        let at = text.rfind('!')?;
+        metadata_node(ir, number_field(&text[at..], "!")?)?
+    } else if text.starts_with(' ') && !trimmed.is_empty() {
+        // Inside a function body: the function's own line.
+        return debug_location(ir, enclosing_define(ir, index)?);
+    } else {
         return None;
+    };
+    if node.contains("!DILocation(") {
+        let row = number_field(node, "line: ")?;
+        if row == 0 {
+            // Line 0: code with no source line; say which function it is in.
+            return debug_location(ir, enclosing_define(ir, index)?);
+        }
+        let col = number_field(node, "column: ");
+        let file = scope_file(ir, number_field(node, "scope: !")?)?;
+        return Some((file, row, col));
     }
-    let row = number_field(location, "line: ")?;
-    let col = number_field(location, "column: ").unwrap_or(0);
-    let file = scope_file(ir, metadata_ref(location, "scope: !")?)?;
-    Some((file, row, col))
+    let node = if node.contains("!DIGlobalVariableExpression(") {
+        metadata_node(ir, number_field(node, "var: !")?)?
+    } else {
+        node
+    };
+    if node.contains("!DISubprogram(") || node.contains("!DIGlobalVariable(") {
+        let row = number_field(node, "line: ")?;
+        let file = file_name(ir, number_field(node, "file: !")?)?;
+        return Some((file, row, None));
+    }
+    None
+}
+
+/// The 1-based line of the `define` that IR line `index` (0-based) is inside.
+fn enclosing_define(ir: &str, index: usize) -> Option<u32> {
+    let (define, _) = ir
+        .lines()
+        .take(index)
+        .enumerate()
+        .filter(|(_, l)| l.starts_with("define "))
+        .last()?;
+    Some(define as u32 + 1)
 }
 
 /// The file name of a scope (subprogram, lexical block, …), following
 /// `file:` to its DIFile.
 fn scope_file(ir: &str, scope: u32) -> Option<String> {
     let node = metadata_node(ir, scope)?;
-    let file = metadata_node(ir, metadata_ref(node, "file: !")?)?;
+    file_name(ir, number_field(node, "file: !")?)
+}
+
+/// The path a DIFile names.
+fn file_name(ir: &str, id: u32) -> Option<String> {
+    let file = metadata_node(ir, id)?;
     let name = string_field(file, "filename: \"")?;
     let directory = string_field(file, "directory: \"").unwrap_or_default();
     if name.starts_with('/') || directory.is_empty() {
@@ -265,10 +304,6 @@ fn metadata_node(ir: &str, id: u32) -> Option<&str> {
 }
 
 /// The number after `key` (e.g. `"scope: !"`) in `text`.
-fn metadata_ref(text: &str, key: &str) -> Option<u32> {
-    number_field(text, key)
-}
-
 fn number_field(text: &str, key: &str) -> Option<u32> {
     let rest = &text[text.find(key)? + key.len()..];
     let digits = rest
