@@ -3,6 +3,8 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod cc;
+
 use clap::{Parser, Subcommand, ValueEnum};
 use dwarfsmith::{CompileOptions, DebuggerTune, OptLevel};
 
@@ -78,6 +80,15 @@ enum Command {
         #[arg(long = "json")]
         json: bool,
     },
+    /// A C compiler driver: clang makes IR, dwarfsmith compiles it; links go to cc.
+    ///
+    /// Example: dwarfsmith cc -O2 -g -c x.c -o x.o   (or: make CC="dwarfsmith cc")
+    #[command(disable_help_flag = true)]
+    Cc {
+        /// The command line, as for cc.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+        args: Vec<String>,
+    },
 }
 
 /// The optimiser's flags of `opt`.
@@ -128,6 +139,9 @@ enum Syntax {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Command::Cc { args } = &cli.command {
+        return cc::main(args);
+    }
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
@@ -235,6 +249,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 ))
             }
         }
+        Command::Cc { .. } => unreachable!("handled in main"),
     }
 }
 

@@ -230,4 +230,3 @@ pub fn run_pass(module: &mut Module, pass: &Pass) -> bool {
     module.functions = functions;
     changed
 }
-
