@@ -52,6 +52,7 @@ pub fn compile_to_model(
 ) -> Result<dwarfsmith_emit::model::ObjectModel, Diagnostic> {
     let mut module = parse_and_verify(text, file)?;
     codegen::target::check_target(&module, file)?;
+    codegen::unsupported::check_module(&module, file)?;
     if options.debug_info {
         // Debug records only: the code is the same with and without them.
         codegen::debug_prep::prepare(&mut module);
