@@ -65,7 +65,11 @@ fn read_dir_sorted(dir: &Path, extension: &str) -> std::io::Result<Vec<(String, 
     for entry in std::fs::read_dir(dir)? {
         let path = entry?.path();
         if path.extension().is_some_and(|e| e == extension) {
-            let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
+            let name = path
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
             files.push((name, std::fs::read(&path)?));
         }
     }
@@ -177,8 +181,13 @@ pub fn names_position(message: &str, name: &str) -> bool {
         return false;
     };
     let mut parts = rest.splitn(3, ':');
-    let number = |p: Option<&str>| p.and_then(|p| p.parse::<u32>().ok()).is_some_and(|n| n >= 1);
-    number(parts.next()) && number(parts.next()) && parts.next().is_some_and(|r| r.starts_with(" error: "))
+    let number = |p: Option<&str>| {
+        p.and_then(|p| p.parse::<u32>().ok())
+            .is_some_and(|n| n >= 1)
+    };
+    number(parts.next())
+        && number(parts.next())
+        && parts.next().is_some_and(|r| r.starts_with(" error: "))
 }
 
 /// Runs `count` inputs of `seed`, starting at input `first`; objects that
@@ -280,10 +289,16 @@ fn run_ll(
     }
     let variant = (text.len() % 4) as u8;
     let options = options(
-        if variant & 1 == 0 { OptLevel::O2 } else { OptLevel::O0 },
+        if variant & 1 == 0 {
+            OptLevel::O2
+        } else {
+            OptLevel::O0
+        },
         variant & 2 == 0,
     );
-    match guarded("compile", &mut problems, || dwarfsmith::compile(text, name, &options)) {
+    match guarded("compile", &mut problems, || {
+        dwarfsmith::compile(text, name, &options)
+    }) {
         Some(Ok(bytes)) => {
             counts.compiled += 1;
             match guarded("emit::verify", &mut problems, || {

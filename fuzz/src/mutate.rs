@@ -73,8 +73,25 @@ const CONSTANTS: &[&str] = &[
 
 /// Type words a type becomes.
 const TYPES: &[&str] = &[
-    "i1", "i8", "i16", "i32", "i64", "i128", "i7", "i33", "ptr", "void", "label", "metadata",
-    "float", "double", "[4 x i32]", "{ i32, i8 }", "<4 x i32>", "i0", "i9999999",
+    "i1",
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "i128",
+    "i7",
+    "i33",
+    "ptr",
+    "void",
+    "label",
+    "metadata",
+    "float",
+    "double",
+    "[4 x i32]",
+    "{ i32, i8 }",
+    "<4 x i32>",
+    "i0",
+    "i9999999",
 ];
 
 /// Opcodes an opcode becomes.
@@ -114,7 +131,9 @@ const OPCODES: &[&str] = &[
 ];
 
 /// Comparison predicates.
-const PREDICATES: &[&str] = &["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"];
+const PREDICATES: &[&str] = &[
+    "eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge",
+];
 
 /// The .ll mutation kinds, by name (for counts).
 pub const LL_MUTATIONS: &[&str] = &[
@@ -201,14 +220,22 @@ fn replace_token(
         return line.to_string();
     }
     let (at, word) = *rng.pick(&words);
-    format!("{}{}{}", &line[..at], rng.pick(choices), &line[at + word.len()..])
+    format!(
+        "{}{}{}",
+        &line[..at],
+        rng.pick(choices),
+        &line[at + word.len()..]
+    )
 }
 
 /// The words of a line (runs of letters, digits, `-`, `_`, `.`) and their offsets.
 fn word_spans(line: &str) -> Vec<(usize, &str)> {
     let mut spans = Vec::new();
     let mut start = None;
-    for (i, c) in line.char_indices().chain(std::iter::once((line.len(), ' '))) {
+    for (i, c) in line
+        .char_indices()
+        .chain(std::iter::once((line.len(), ' ')))
+    {
         let in_word = c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
         match (start, in_word) {
             (None, true) => start = Some(i),
@@ -396,7 +423,9 @@ mod tests {
         let text = "define i32 @f(i32 %x) {\n  %y = add i32 %x, 1\n  ret i32 %y\n}\n";
         let run = |seed| {
             let mut rng = SplitMix64::new(seed);
-            (0..50).map(|_| mutate_ll(text, &mut rng).0).collect::<Vec<_>>()
+            (0..50)
+                .map(|_| mutate_ll(text, &mut rng).0)
+                .collect::<Vec<_>>()
         };
         assert_eq!(run(7), run(7));
         assert_ne!(run(7), run(8));

@@ -26,9 +26,18 @@ fn two_thousand_mutated_inputs_find_nothing() {
     assert!(listed.is_empty(), "{}", listed.join("\n"));
     assert_eq!(counts.inputs, INPUTS);
     // Every kind of mutation ran, and the run reached every stage.
-    assert!(counts.by_mutation.iter().all(|(_, n)| *n > 0), "{counts:#?}");
-    assert!(counts.compiled > 100 && counts.ll_refused > 100, "{counts:#?}");
-    assert!(counts.object_inputs > 100 && counts.objects_read > 10, "{counts:#?}");
+    assert!(
+        counts.by_mutation.iter().all(|(_, n)| *n > 0),
+        "{counts:#?}"
+    );
+    assert!(
+        counts.compiled > 100 && counts.ll_refused > 100,
+        "{counts:#?}"
+    );
+    assert!(
+        counts.object_inputs > 100 && counts.objects_read > 10,
+        "{counts:#?}"
+    );
     let failing = dwarfsmith_fuzz::dwarfdump_verify(&kept).unwrap();
     assert!(failing.is_empty(), "{failing:#?}");
 }

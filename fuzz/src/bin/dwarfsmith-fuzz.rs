@@ -32,7 +32,10 @@ fn main() -> ExitCode {
     let corpus = match dwarfsmith_fuzz::Corpus::load(&args.root) {
         Ok(corpus) => corpus,
         Err(e) => {
-            eprintln!("dwarfsmith-fuzz: cannot read the corpus under {}: {e}", args.root.display());
+            eprintln!(
+                "dwarfsmith-fuzz: cannot read the corpus under {}: {e}",
+                args.root.display()
+            );
             return ExitCode::FAILURE;
         }
     };
@@ -47,15 +50,16 @@ fn main() -> ExitCode {
     let end = args.first + args.inputs;
     while next < end {
         let count = batch.min(end - next);
-        let (counts, found) = dwarfsmith_fuzz::run(&corpus, args.seed, next, count, |name, bytes| {
-            compiled += 1;
-            if args.dwarfdump_every > 0 && compiled % args.dwarfdump_every == 0 {
-                let path = dir.path().join(format!("{name}.o"));
-                if std::fs::write(&path, bytes).is_ok() {
-                    kept.push(path);
+        let (counts, found) =
+            dwarfsmith_fuzz::run(&corpus, args.seed, next, count, |name, bytes| {
+                compiled += 1;
+                if args.dwarfdump_every > 0 && compiled.is_multiple_of(args.dwarfdump_every) {
+                    let path = dir.path().join(format!("{name}.o"));
+                    if std::fs::write(&path, bytes).is_ok() {
+                        kept.push(path);
+                    }
                 }
-            }
-        });
+            });
         match dwarfsmith_fuzz::dwarfdump_verify(&kept) {
             Ok(failing) => findings.extend(failing.into_iter().map(|(path, report)| {
                 dwarfsmith_fuzz::Finding {
@@ -71,10 +75,16 @@ fn main() -> ExitCode {
         accumulate(&mut totals, &counts);
         findings.extend(found);
         next += count;
-        eprintln!("dwarfsmith-fuzz: {next} / {end} inputs, {} findings", findings.len());
+        eprintln!(
+            "dwarfsmith-fuzz: {next} / {end} inputs, {} findings",
+            findings.len()
+        );
     }
     println!("{totals:#?}");
-    println!("objects checked by llvm-dwarfdump-19 --verify: every {}th of {compiled}", args.dwarfdump_every);
+    println!(
+        "objects checked by llvm-dwarfdump-19 --verify: every {}th of {compiled}",
+        args.dwarfdump_every
+    );
     for finding in &findings {
         println!("FINDING {}: {}", finding.input, finding.problem);
     }
