@@ -1,6 +1,7 @@
 //! dwarfsmith: LLVM IR text in, ELF x86-64 objects with DWARF 5 out.
 //!
-//! The pipeline (see ARCHITECTURE.md): parse → opt → codegen → emit.
+//! The pipeline (see ARCHITECTURE.md): parse → verify → gates (target,
+//! unsupported constructs) → debug_prep → codegen → debuginfo → emit.
 
 pub mod codegen;
 pub mod debuginfo;
