@@ -44,6 +44,12 @@ define i32 @mt(i32 %x) {
   ret i32 %r
 }
 
+define i32 @attached(ptr %p) {
+  %v = load i32, ptr %p, align 4, !tbaa !1, !range !5, !noundef !6
+  %r = call i32 @mt(i32 %v) #1, !annotation !7
+  ret i32 %r
+}
+
 declare i32 @__gxx_personality_v0(...)
 
 declare void @decl(ptr nocapture noundef writeonly, i64 noundef zeroext) local_unnamed_addr #1
@@ -51,3 +57,10 @@ declare void @decl(ptr nocapture noundef writeonly, i64 noundef zeroext) local_u
 attributes #0 = { noinline nounwind optnone uwtable "frame-pointer"="all" "target-cpu"="x86-64" }
 attributes #1 = { mustprogress nofree norecurse nosync nounwind willreturn memory(none) uwtable }
 
+!1 = !{!2, !2, i64 0}
+!2 = !{!"int", !3, i64 0}
+!3 = !{!"omnipotent char", !4, i64 0}
+!4 = !{!"Simple C/C++ TBAA"}
+!5 = !{i32 0, i32 10}
+!6 = !{}
+!7 = !{!"auto-init"}

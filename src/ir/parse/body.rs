@@ -816,7 +816,8 @@ impl<'a> Parser<'a> {
                 "dbg" => inst.dbg = Some(self.parse_location_ref()?),
                 "DIAssignID" => inst.assign_id = Some(self.parse_node_ref()?),
                 _ => {
-                    self.parse_md_ref()?;
+                    let target = self.parse_md_ref()?;
+                    inst.metadata.push((kind.to_string(), target));
                 }
             }
         }
@@ -872,8 +873,10 @@ impl<'a> Parser<'a> {
             },
         };
         // Attribute groups after the arguments (clang prints no inline ones).
-        while matches!(self.peek(), Tok::AttrRef(_)) {
+        let mut attr_groups = Vec::new();
+        while let Tok::AttrRef(n) = self.peek() {
             self.bump();
+            attr_groups.push(n);
         }
         let mut inst = Inst::new(
             InstKind::Call {
@@ -886,6 +889,7 @@ impl<'a> Parser<'a> {
             ret,
         );
         inst.pos = self.pos_of(start);
+        inst.attr_groups = attr_groups;
         self.parse_attachments(&mut inst)?;
         self.define_result(result_name, inst, start, function, scope)?;
         Ok(None)

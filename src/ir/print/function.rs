@@ -193,6 +193,12 @@ impl BodyPrinter<'_> {
             out.push_str(", !DIAssignID ");
             self.slots.write_ref(out, self.module, MdRef::Node(id));
         }
+        for (kind, target) in &inst.metadata {
+            out.push_str(", ");
+            write_name(out, '!', kind);
+            out.push(' ');
+            self.slots.write_ref(out, self.module, *target);
+        }
         out.push('\n');
     }
 
@@ -343,6 +349,9 @@ impl BodyPrinter<'_> {
                     self.value(out, &arg.value);
                 }
                 out.push(')');
+                for group in &inst.attr_groups {
+                    let _ = write!(out, " #{group}");
+                }
             }
             InstKind::Freeze { value } => {
                 out.push_str("freeze ");

@@ -77,6 +77,9 @@ impl MetadataSlots {
                     if let Some(id) = inst.assign_id {
                         slots.visit(module, MdRef::Node(id));
                     }
+                    for (_, target) in &inst.metadata {
+                        slots.visit(module, *target);
+                    }
                 }
             }
         }
