@@ -15,6 +15,16 @@ use support::run;
 
 /// (construct, .ll text, the exact error `compile case.ll` prints).
 const REFUSED: &[(&str, &str, &str)] = &[
+    (
+        "alias",
+        "@g = global i32 1\n@a = alias i32, ptr @g\n",
+        "case.ll:2:6: error: '@a' is an alias: aliases and ifuncs are not supported",
+    ),
+    (
+        "ifunc",
+        "define ptr @r() {\n  ret ptr null\n}\n@i = ifunc void (), ptr @r\n",
+        "case.ll:4:6: error: '@i' is an ifunc: aliases and ifuncs are not supported",
+    ),
     ("byval", "%S = type { i64, i64 }\ndefine i64 @f(ptr byval(%S) align 8 %p) {\n  ret i64 0\n}\n",
      "case.ll:2:1: error: function @f: attribute byval(%S) on parameter 1 is not supported by code generation"),
     ("byval at a call", "%S = type { i64, i64 }\ndeclare void @g(ptr)\ndefine void @f(ptr %p) {\n  call void @g(ptr byval(%S) %p)\n  ret void\n}\n",

@@ -13,7 +13,9 @@
 //! `readonly`, `dereferenceable`, `align` without `byval`, `returned`...),
 //! `fastcc` (the C convention here), `unnamed_addr`, global alignment,
 //! external, internal and private linkage, function attribute groups other
-//! than those listed.
+//! than those listed. Refused earlier, by the parser: aliases and ifuncs,
+//! and pointers in an address space other than 0 (the IR has one pointer
+//! type); by the target gate: triples and datalayouts other than x86-64 ELF.
 
 use crate::error::{Diagnostic, Pos};
 use crate::ir::{Function, Global, InstKind, Linkage, Module, ParamAttrs, TailKind};

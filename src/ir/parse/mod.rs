@@ -629,6 +629,12 @@ impl<'a> Parser<'a> {
         let constant = match self.peek() {
             Tok::Ident("global") => false,
             Tok::Ident("constant") => true,
+            Tok::Ident(word @ ("alias" | "ifunc")) => {
+                return Err(self.error_at(
+                    self.offset(),
+                    format!("'@{name}' is an {word}: aliases and ifuncs are not supported"),
+                ))
+            }
             _ => return Err(self.expected("'global' or 'constant'")),
         };
         self.bump();
