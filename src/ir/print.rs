@@ -191,6 +191,12 @@ fn write_globals(out: &mut String, module: &Module, slots: &MetadataSlots) {
             out.push_str(", !dbg ");
             slots.write_ref(out, module, crate::ir::MdRef::Node(dbg));
         }
+        for (kind, target) in &global.attrs.metadata {
+            out.push_str(", ");
+            write_name(out, '!', kind);
+            out.push(' ');
+            slots.write_ref(out, module, *target);
+        }
         out.push('\n');
     }
 }

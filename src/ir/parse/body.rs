@@ -73,7 +73,7 @@ impl<'a> Parser<'a> {
         let start = self.offset();
         self.bump();
         let mut subprogram = None;
-        let (linkage, dso_local, unnamed_prefix, symbol_attrs) = self.parse_linkage_words()?;
+        let (linkage, dso_local, unnamed_prefix, mut symbol_attrs) = self.parse_linkage_words()?;
         // Calling convention, return attributes and `!dbg` before the type (declarations).
         let mut ret_attrs = ParamAttrs::default();
         while !self.at_type() {
@@ -83,6 +83,10 @@ impl<'a> Parser<'a> {
                     let id = self.parse_node_ref()?;
                     if kind == "dbg" {
                         subprogram = Some(id);
+                    } else {
+                        symbol_attrs
+                            .metadata
+                            .push((kind.to_string(), crate::ir::MdRef::Node(id)));
                     }
                 }
                 Tok::Ident(_) => {
@@ -240,6 +244,8 @@ impl<'a> Parser<'a> {
                     let id = self.parse_md_ref()?;
                     if kind == "dbg" {
                         function.subprogram = Some(self.expect_node(id, at)?);
+                    } else {
+                        function.attrs.metadata.push((kind.to_string(), id));
                     }
                 }
                 Tok::AttrRef(n) => {

@@ -683,6 +683,8 @@ impl<'a> Parser<'a> {
                     let target = self.parse_md_ref()?;
                     if kind == "dbg" {
                         global.dbg.push(self.expect_node(target, at)?);
+                    } else {
+                        global.attrs.metadata.push((kind.to_string(), target));
                     }
                 }
                 _ => return Err(self.expected("a global attribute")),

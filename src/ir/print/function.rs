@@ -91,6 +91,12 @@ impl BodyPrinter<'_> {
                 self.slots.write_ref(out, self.module, MdRef::Node(sp));
                 out.push(' ');
             }
+            for (kind, target) in &f.attrs.metadata {
+                write_name(out, '!', kind);
+                out.push(' ');
+                self.slots.write_ref(out, self.module, *target);
+                out.push(' ');
+            }
         }
         write_linkage(out, f.linkage, f.dso_local);
         super::symbol::write_visibility(out, &f.attrs);
@@ -134,6 +140,12 @@ impl BodyPrinter<'_> {
             if let Some(sp) = f.subprogram {
                 out.push_str(" !dbg ");
                 self.slots.write_ref(out, self.module, MdRef::Node(sp));
+            }
+            for (kind, target) in &f.attrs.metadata {
+                out.push(' ');
+                write_name(out, '!', kind);
+                out.push(' ');
+                self.slots.write_ref(out, self.module, *target);
             }
         }
     }
