@@ -1,13 +1,14 @@
 //! The IR on what clang-19 and clang-14 -O2 emit for real C beyond integer
 //! code: floating-point types and every spelling of their constants,
 //! vectors as the loop and SLP vectorisers write them, aggregates,
-//! atomics, `va_arg`, inline asm, computed goto and the constant
-//! expressions of relative lookup tables. Each module must parse, verify,
+//! atomics, `va_arg`, inline asm (with `elementtype` operands), computed
+//! goto, the constant expressions of relative lookup tables, `byval`/`sret`
+//! parameters and bitfield members (`extraData: i64 0`). Each module must parse, verify,
 //! print to text opt-19 accepts, and reach a fixed point after one print;
 //! the printed text is snapshotted. Then the exact bits of constants, the
 //! x86-64 layout of the new types, the verifier's and the parser's
 //! verdicts on broken input, and instruction selection naming every
-//! instruction it does not lower yet.
+//! instruction (and `byval`/`sret` parameter) it does not lower yet.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -289,6 +290,10 @@ define i32 @memory(ptr %p, ptr %ap, %struct.pair %agg) {
   %arr = insertvalue [2 x double] zeroinitializer, double %d1, 1
   ret i32 %r0
 }
+
+!bitfields = !{!0}
+!0 = !DIDerivedType(tag: DW_TAG_member, name: "a", baseType: !1, size: 3, offset: 5, flags: DIFlagBitField, extraData: i64 0)
+!1 = !DIBasicType(name: "unsigned int", size: 32, encoding: DW_ATE_unsigned)
 "#,
         expect![[r#"
             %struct.pair = type { i64, [2 x double] }
@@ -334,6 +339,11 @@ define i32 @memory(ptr %p, ptr %ap, %struct.pair %agg) {
               %arr = insertvalue [2 x double] zeroinitializer, double %d1, 1
               ret i32 %r0
             }
+
+            !bitfields = !{!0}
+
+            !0 = !DIDerivedType(tag: DW_TAG_member, name: "a", baseType: !1, size: 3, offset: 5, flags: DIFlagBitField, extraData: i64 0)
+            !1 = !DIBasicType(name: "unsigned int", size: 32, encoding: DW_ATE_unsigned)
         "#]],
     );
 }
@@ -381,8 +391,20 @@ define i32 @rel(i64 %n) {
 }
 
 declare ptr @llvm.load.relative.i64(ptr, i64)
+
+%struct.big = type { i64, i64, i64, double }
+
+define void @abi(ptr sret(%struct.big) align 16 %out, ptr noundef byval(%struct.big) align 8 %b, ptr %cell) {
+  call void @abi_callee(ptr byval(%struct.big) align 8 %b)
+  call void asm "incl $0", "=*m,*m"(ptr elementtype(i32) %cell, ptr elementtype(i32) %cell)
+  ret void
+}
+
+declare void @abi_callee(ptr byval(%struct.big) align 8)
 "#,
         expect![[r#"
+            %struct.big = type { i64, i64, i64, double }
+
             @disp = internal constant [3 x ptr] [ptr blockaddress(@dispatch, %op_a), ptr blockaddress(@dispatch, %op_b), ptr blockaddress(@dispatch, %0)], align 16
             @.str = private constant [3 x i8] c"ab\00"
             @.str.1 = private constant [3 x i8] c"cd\00"
@@ -423,6 +445,14 @@ declare ptr @llvm.load.relative.i64(ptr, i64)
             }
 
             declare ptr @llvm.load.relative.i64(ptr, i64)
+
+            define void @abi(ptr sret(%struct.big) align 16 %out, ptr noundef byval(%struct.big) align 8 %b, ptr %cell) {
+              call void @abi_callee(ptr byval(%struct.big) align 8 %b)
+              call void asm "incl $0", "=*m,*m"(ptr elementtype(i32) %cell, ptr elementtype(i32) %cell)
+              ret void
+            }
+
+            declare void @abi_callee(ptr byval(%struct.big) align 8)
         "#]],
     );
 }
@@ -668,6 +698,15 @@ fn instruction_selection_names_each_new_instruction_it_does_not_lower() {
     errors.push(isel_error(
         "define void @f(ptr %p) {\n  indirectbr ptr %p, [label %a]\na:\n  ret void\n}\n",
     ));
+    errors.push(isel_error(
+        "define void @f(ptr byval(i64) %p) {\n  ret void\n}\n",
+    ));
+    errors.push(isel_error(
+        "define void @f(ptr sret(i64) %p) {\n  ret void\n}\n",
+    ));
+    errors.push(isel_error(
+        "declare void @g(ptr byval(i64))\ndefine void @f(ptr %p) {\n  call void @g(ptr byval(i64) %p)\n  ret void\n}\n",
+    ));
     expect![[r#"
         new.ll:2:3: error: unsupported instruction 'fadd'
         new.ll:2:3: error: unsupported instruction 'fneg'
@@ -686,6 +725,9 @@ fn instruction_selection_names_each_new_instruction_it_does_not_lower() {
         new.ll:2:3: error: unsupported instruction 'fence'
         new.ll:2:3: error: unsupported instruction 'va_arg'
         new.ll:2:3: error: unsupported inline asm call "pause"
-        new.ll:2:3: error: unsupported instruction 'indirectbr'"#]]
+        new.ll:2:3: error: unsupported instruction 'indirectbr'
+        new.ll:1:1: error: unsupported byval parameter
+        new.ll:1:1: error: unsupported sret parameter
+        new.ll:3:3: error: unsupported byval argument"#]]
     .assert_eq(&errors.join("\n"));
 }

@@ -1046,7 +1046,7 @@ pub enum TailKind {
 
 /// The parameter and return attributes that matter for the ABI or codegen.
 /// Others (`nocapture`, `readonly`, `range(...)`...) are read and dropped.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ParamAttrs {
     /// `signext`: the callee/caller sign-extends the value to 32 bits.
     pub signext: bool,
@@ -1058,6 +1058,14 @@ pub struct ParamAttrs {
     pub nonnull: bool,
     /// `immarg` (intrinsic declarations).
     pub immarg: bool,
+    /// `byval(T)`: the pointer names a copy of a `T` passed on the stack.
+    pub byval: Option<Type>,
+    /// `sret(T)`: the pointer names where the callee writes its `T` result.
+    pub sret: Option<Type>,
+    /// `elementtype(T)`: the type an indirect inline asm operand points to.
+    pub elementtype: Option<Type>,
+    /// `align N` of a `byval` or `sret` pointer (the copy's alignment).
+    pub align: Option<u32>,
 }
 
 /// One argument of a call.

@@ -139,7 +139,7 @@ impl<'a> Parser<'a> {
                 .iter()
                 .map(|(ty, attrs, name)| Param {
                     ty: ty.clone(),
-                    attrs: *attrs,
+                    attrs: attrs.clone(),
                     name: name.filter(|n| !is_number(n)).map(str::to_string),
                 })
                 .collect(),

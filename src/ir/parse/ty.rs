@@ -261,9 +261,11 @@ impl<'a> Parser<'a> {
     /// ABI ones, skips the rest (with their parenthesised arguments).
     pub(super) fn parse_param_attrs(&mut self) -> PResult<ParamAttrs> {
         let mut attrs = ParamAttrs::default();
+        let mut align = None;
         loop {
             match self.peek() {
                 Tok::Ident(word) if !is_value_word(word) && !is_type_word(word) => {
+                    let offset = self.offset();
                     self.bump();
                     match word {
                         "signext" => attrs.signext = true,
@@ -272,7 +274,30 @@ impl<'a> Parser<'a> {
                         "nonnull" => attrs.nonnull = true,
                         "immarg" => attrs.immarg = true,
                         "align" if matches!(self.peek(), Tok::Int(_)) => {
+                            align = Some(self.u32_value()?);
+                        }
+                        "byval" | "sret" | "elementtype" => {
+                            if !self.is_punct(b'(') {
+                                return Err(self.error_at(
+                                    offset,
+                                    format!("'{word}' without its type is not supported"),
+                                ));
+                            }
                             self.bump();
+                            let ty = self.parse_type()?;
+                            self.expect_punct(b')')?;
+                            match word {
+                                "byval" => attrs.byval = Some(ty),
+                                "sret" => attrs.sret = Some(ty),
+                                _ => attrs.elementtype = Some(ty),
+                            }
+                            continue;
+                        }
+                        "inalloca" | "preallocated" => {
+                            return Err(self.error_at(
+                                offset,
+                                format!("parameter attribute '{word}' is not supported"),
+                            ));
                         }
                         _ => {}
                     }
@@ -280,7 +305,12 @@ impl<'a> Parser<'a> {
                         self.skip_group()?;
                     }
                 }
-                _ => return Ok(attrs),
+                _ => {
+                    if attrs.byval.is_some() || attrs.sret.is_some() {
+                        attrs.align = align;
+                    }
+                    return Ok(attrs);
+                }
             }
         }
     }

@@ -104,7 +104,7 @@ impl BodyPrinter<'_> {
             }
         }
         write_linkage(out, f.linkage, f.dso_local);
-        write_attrs(out, f.ret_attrs);
+        write_attrs(out, self.module, &f.ret_attrs);
         write_type(out, self.module, &f.ret_ty);
         out.push(' ');
         write_name(out, '@', &f.name);
@@ -115,7 +115,7 @@ impl BodyPrinter<'_> {
             }
             write_type(out, self.module, &param.ty);
             let mut attrs = String::new();
-            write_attrs(&mut attrs, param.attrs);
+            write_attrs(&mut attrs, self.module, &param.attrs);
             if !attrs.is_empty() {
                 out.push(' ');
                 out.push_str(attrs.trim_end());
@@ -493,7 +493,7 @@ impl BodyPrinter<'_> {
                     TailKind::NoTail => "notail ",
                 });
                 out.push_str("call ");
-                write_attrs(out, *ret_attrs);
+                write_attrs(out, m, ret_attrs);
                 if fn_ty.varargs {
                     write_type(out, m, &Type::Function(Box::new(fn_ty.clone())));
                 } else {
@@ -513,7 +513,7 @@ impl BodyPrinter<'_> {
                     };
                     write_type(out, m, &ty);
                     out.push(' ');
-                    write_attrs(out, arg.attrs);
+                    write_attrs(out, m, &arg.attrs);
                     self.value(out, &arg.value);
                 }
                 out.push(')');
@@ -712,7 +712,7 @@ pub fn write_unnamed_addr(out: &mut String, unnamed_addr: crate::ir::UnnamedAddr
 }
 
 /// Appends the kept parameter attributes, each followed by a space.
-fn write_attrs(out: &mut String, attrs: ParamAttrs) {
+fn write_attrs(out: &mut String, module: &Module, attrs: &ParamAttrs) {
     for (on, name) in [
         (attrs.noundef, "noundef"),
         (attrs.nonnull, "nonnull"),
@@ -724,6 +724,21 @@ fn write_attrs(out: &mut String, attrs: ParamAttrs) {
             out.push_str(name);
             out.push(' ');
         }
+    }
+    for (ty, name) in [
+        (&attrs.byval, "byval"),
+        (&attrs.sret, "sret"),
+        (&attrs.elementtype, "elementtype"),
+    ] {
+        if let Some(ty) = ty {
+            out.push_str(name);
+            out.push('(');
+            write_type(out, module, ty);
+            out.push_str(") ");
+        }
+    }
+    if let Some(align) = attrs.align {
+        let _ = write!(out, "align {align} ");
     }
 }
 
