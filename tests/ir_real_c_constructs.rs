@@ -208,6 +208,8 @@ define <4 x i32> @lanes(<4 x i32> %a, <4 x float> %f, <2 x i64> %w, ptr %p) {
   store <4 x float> %st, ptr %p, align 4
   %pv = getelementptr inbounds <4 x i32>, ptr %p, i64 1, i64 2
   %ptrs = insertelement <2 x ptr> poison, ptr %pv, i32 1
+  %vp = getelementptr inbounds i32, ptr %p, <4 x i64> <i64 0, i64 1, i64 2, i64 3>
+  %vq = getelementptr i8, <4 x ptr> %vp, i64 4
   %r = add <4 x i32> %l, %n
   ret <4 x i32> %r
 }
@@ -237,6 +239,8 @@ define <4 x i32> @lanes(<4 x i32> %a, <4 x float> %f, <2 x i64> %w, ptr %p) {
               store <4 x float> %st, ptr %p, align 4
               %pv = getelementptr inbounds <4 x i32>, ptr %p, i64 1, i64 2
               %ptrs = insertelement <2 x ptr> poison, ptr %pv, i32 1
+              %vp = getelementptr inbounds i32, ptr %p, <4 x i64> <i64 0, i64 1, i64 2, i64 3>
+              %vq = getelementptr i8, <4 x ptr> %vp, i64 4
               %r = add <4 x i32> %l, %n
               ret <4 x i32> %r
             }
@@ -590,6 +594,7 @@ fn the_verifier_rejects_ill_typed_new_instructions_as_llvm_does() {
         "define void @f(ptr %p) {\n  store atomic i32 0, ptr %p acquire, align 4\n  ret void\n}\n",
         "define void @f(ptr %p) {\n  %x = load atomic i32, ptr %p seq_cst\n  ret void\n}\n",
         "define void @f() {\n  %x = insertvalue { i32, i1 } undef, i64 1, 0\n  ret void\n}\n",
+        "define void @f(<2 x ptr> %p) {\n  %x = getelementptr i8, <2 x ptr> %p, <4 x i64> zeroinitializer\n  ret void\n}\n",
     ];
     let verdicts: Vec<String> = cases
         .iter()
@@ -616,7 +621,8 @@ fn the_verifier_rejects_ill_typed_new_instructions_as_llvm_does() {
         2:3: in function @f: `%x = load` in block %0: an atomic access cannot be release
         2:3: in function @f: `store` in block %0: an atomic access cannot be acquire
         2:3: in function @f: `%x = load` in block %0: an atomic access needs an alignment
-        2:3: in function @f: `%x = insertvalue` in block %0: the inserted value has type i64, expected i32"#]]
+        2:3: in function @f: `%x = insertvalue` in block %0: the inserted value has type i64, expected i32
+        2:3: in function @f: `%x = getelementptr` in block %0: the operands have different vector lengths"#]]
     .assert_eq(&verdicts.join("\n"));
 }
 
@@ -628,6 +634,7 @@ fn the_parser_names_what_it_refuses() {
         "@g = global half 1.0\n",
         "@g = global <vscale x 4 x i32> zeroinitializer\n",
         "@g = global x86_mmx undef\n",
+        "@g = global <100000 x i8> zeroinitializer\n",
         "define void @f(<4 x i32> %v) {\n  %s = shufflevector <4 x i32> %v, <4 x i32> %v, <2 x i64> <i64 0, i64 1>\n  ret void\n}\n",
         "define void @f({ i32, i1 } %a) {\n  %x = extractvalue { i32, i1 } %a, 2\n  ret void\n}\n",
         "define void @f(i32 %x) {\n  %y = extractelement i32 %x, i32 0\n  ret void\n}\n",
@@ -648,6 +655,7 @@ fn the_parser_names_what_it_refuses() {
         1:18: invalid half constant '1.0'
         1:13: scalable vector types are not supported
         1:13: type 'x86_mmx' is not supported
+        1:13: vector length 100000 is not supported (1 to 65536)
         2:50: invalid shufflevector mask
         2:8: member index 2 is out of range
         2:8: extractelement needs a vector
@@ -701,6 +709,9 @@ fn instruction_selection_names_each_new_instruction_it_does_not_lower() {
     errors.push(isel_error(
         "define void @f(ptr byval(i64) %p) {\n  ret void\n}\n",
     ));
+    errors.push(isel_error(&body(
+        "%x = getelementptr i8, ptr %p, <2 x i64> <i64 0, i64 1>",
+    )));
     errors.push(isel_error(
         "define void @f(ptr sret(i64) %p) {\n  ret void\n}\n",
     ));
@@ -727,6 +738,7 @@ fn instruction_selection_names_each_new_instruction_it_does_not_lower() {
         new.ll:2:3: error: unsupported inline asm call "pause"
         new.ll:2:3: error: unsupported instruction 'indirectbr'
         new.ll:1:1: error: unsupported byval parameter
+        new.ll:2:3: error: unsupported instruction 'getelementptr' over vectors
         new.ll:1:1: error: unsupported sret parameter
         new.ll:3:3: error: unsupported byval argument"#]]
     .assert_eq(&errors.join("\n"));

@@ -935,6 +935,9 @@ impl<'a> Selector<'a> {
                 "unsupported inline asm call \"{}\"",
                 String::from_utf8_lossy(&asm.template)
             ))),
+            InstKind::Gep { .. } if inst.ty != Type::Ptr => {
+                Err(self.error("unsupported instruction 'getelementptr' over vectors".into()))
+            }
             InstKind::Call { args, .. } if args.iter().any(|a| a.attrs.byval.is_some()) => {
                 Err(self.error("unsupported byval argument".into()))
             }

@@ -12,6 +12,10 @@ use crate::ir::value::{
     f64_bits_to_f32_bits, BlockId, ConstExpr, Constant, GepFlags, GlobalRef, InlineAsm,
 };
 
+/// The most lanes a vector type may have: far above what any target
+/// uses, low enough that a `splat` or mask is never a huge allocation.
+const MAX_VECTOR_LANES: u32 = 1 << 16;
+
 /// Words that start a value rather than an attribute.
 fn is_value_word(word: &str) -> bool {
     matches!(
@@ -184,8 +188,13 @@ impl<'a> Parser<'a> {
         let len = self.int()?;
         let len = u32::try_from(len)
             .ok()
-            .filter(|n| *n > 0)
-            .ok_or_else(|| self.error_at(offset, "invalid vector length"))?;
+            .filter(|n| (1..=MAX_VECTOR_LANES).contains(n))
+            .ok_or_else(|| {
+                self.error_at(
+                    offset,
+                    format!("vector length {len} is not supported (1 to {MAX_VECTOR_LANES})"),
+                )
+            })?;
         self.expect_word("x")?;
         let elem = self.parse_type()?;
         if !matches!(elem, Type::Int(_) | Type::Float(_) | Type::Ptr) {
