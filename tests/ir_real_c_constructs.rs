@@ -594,6 +594,8 @@ fn the_verifier_rejects_ill_typed_new_instructions_as_llvm_does() {
         "define void @f(ptr %p) {\n  store atomic i32 0, ptr %p acquire, align 4\n  ret void\n}\n",
         "define void @f(ptr %p) {\n  %x = load atomic i32, ptr %p seq_cst\n  ret void\n}\n",
         "define void @f() {\n  %x = insertvalue { i32, i1 } undef, i64 1, 0\n  ret void\n}\n",
+        "define i32 @f(ptr sret(i32) %p) {\n  ret i32 0\n}\n",
+        "declare void @f(i64 byval(i64))\n",
         "define void @f(<2 x ptr> %p) {\n  %x = getelementptr i8, <2 x ptr> %p, <4 x i64> zeroinitializer\n  ret void\n}\n",
     ];
     let verdicts: Vec<String> = cases
@@ -622,6 +624,8 @@ fn the_verifier_rejects_ill_typed_new_instructions_as_llvm_does() {
         2:3: in function @f: `store` in block %0: an atomic access cannot be acquire
         2:3: in function @f: `%x = load` in block %0: an atomic access needs an alignment
         2:3: in function @f: `%x = insertvalue` in block %0: the inserted value has type i64, expected i32
+        1:1: in function @f: a function with an sret parameter must return void
+        1:1: in function @f: parameter 1 is byval or sret but not ptr
         2:3: in function @f: `%x = getelementptr` in block %0: the operands have different vector lengths"#]]
     .assert_eq(&verdicts.join("\n"));
 }
