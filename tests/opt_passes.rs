@@ -265,6 +265,7 @@ fn the_o2_pipeline_under_debugify_loses_no_location() {
     let report = run_pipeline(&mut module, &dwarfsmith::opt::level_pipeline(2), &options).unwrap();
     expect![[r#"
         Pass Name,# of missing debug values,# of missing locations,Missing/Expected value ratio,Missing/Expected location ratio
+        sroa,0,0,0.000000e+00,0.000000e+00
         mem2reg,12,0,2.400000e-01,0.000000e+00
         instcombine,0,0,0.000000e+00,0.000000e+00
         simplifycfg,0,0,0.000000e+00,0.000000e+00
@@ -313,7 +314,7 @@ fn opt_command_line_prints_stops_and_checks() {
     assert_eq!(
         String::from_utf8(out.stderr).unwrap(),
         format!(
-            "{}: error: unknown pass 'nosuchpass' (known: mem2reg, instcombine, simplifycfg, early-cse, licm, dce)\n",
+            "{}: error: unknown pass 'nosuchpass' (known: sroa, mem2reg, instcombine, simplifycfg, early-cse, licm, dce)\n",
             input.display()
         )
     );
@@ -421,5 +422,76 @@ exit:
             WARNING: Missing line 5
             CheckModuleDebugify: PASS
         "#]],
+    );
+}
+
+#[test]
+fn sroa_splits_a_struct_into_fragments_that_mem2reg_promotes() {
+    let input = std::fs::read_to_string(fixture("opt/pt.O0.ll")).unwrap();
+    check_real(
+        "sroa",
+        &input,
+        expect![[r#"
+        define dso_local i64 @flip(i64 %0) !dbg !9 {
+          %2 = alloca i32, align 4
+          %3 = alloca i32, align 4
+          %4 = alloca i32, align 4
+          %5 = alloca i32, align 4
+          %6 = trunc i64 %0 to i32
+          store i32 %6, ptr %4
+          %7 = lshr i64 %0, 32
+          %8 = trunc i64 %7 to i32
+          store i32 %8, ptr %5
+            #dbg_declare(ptr %4, !18, !DIExpression(DW_OP_LLVM_fragment, 0, 32), !19)
+            #dbg_declare(ptr %5, !18, !DIExpression(DW_OP_LLVM_fragment, 32, 32), !19)
+            #dbg_declare(ptr %2, !20, !DIExpression(DW_OP_LLVM_fragment, 0, 32), !21)
+            #dbg_declare(ptr %3, !20, !DIExpression(DW_OP_LLVM_fragment, 32, 32), !21)
+          %9 = load i32, ptr %5, align 4, !dbg !22
+          store i32 %9, ptr %2, align 4, !dbg !23
+          %10 = load i32, ptr %4, align 4, !dbg !24
+          store i32 %10, ptr %3, align 4, !dbg !25
+          %11 = load i32, ptr %2, !dbg !26
+          %12 = zext i32 %11 to i64, !dbg !26
+          %13 = load i32, ptr %3, !dbg !26
+          %14 = zext i32 %13 to i64, !dbg !26
+          %15 = shl i64 %14, 32, !dbg !26
+          %16 = or i64 %12, %15, !dbg !26
+          ret i64 %16, !dbg !26
+        }
+        !18 = !DILocalVariable(name: "p", arg: 1, scope: !9, file: !1, line: 2, type: !12)
+        !19 = !DILocation(line: 2, column: 26, scope: !9)
+        !20 = !DILocalVariable(name: "q", scope: !9, file: !1, line: 3, type: !12)
+        !21 = !DILocation(line: 3, column: 13, scope: !9)
+        !22 = !DILocation(line: 4, column: 11, scope: !9)
+        !23 = !DILocation(line: 4, column: 7, scope: !9)
+        !24 = !DILocation(line: 5, column: 11, scope: !9)
+        !25 = !DILocation(line: 5, column: 7, scope: !9)
+        !26 = !DILocation(line: 6, column: 3, scope: !9)
+    "#]],
+    );
+    check_real(
+        "sroa,mem2reg",
+        &input,
+        expect![[r#"
+        define dso_local i64 @flip(i64 %0) !dbg !9 {
+          %2 = trunc i64 %0 to i32
+            #dbg_value(i32 %2, !18, !DIExpression(DW_OP_LLVM_fragment, 0, 32), !19)
+          %3 = lshr i64 %0, 32
+          %4 = trunc i64 %3 to i32
+            #dbg_value(i32 %4, !18, !DIExpression(DW_OP_LLVM_fragment, 32, 32), !19)
+            #dbg_value(i32 %4, !20, !DIExpression(DW_OP_LLVM_fragment, 0, 32), !21)
+            #dbg_value(i32 %2, !20, !DIExpression(DW_OP_LLVM_fragment, 32, 32), !21)
+          %5 = zext i32 %4 to i64, !dbg !22
+          %6 = zext i32 %2 to i64, !dbg !22
+          %7 = shl i64 %6, 32, !dbg !22
+          %8 = or i64 %5, %7, !dbg !22
+          ret i64 %8, !dbg !22
+        }
+        !18 = !DILocalVariable(name: "p", arg: 1, scope: !9, file: !1, line: 2, type: !12)
+        !19 = !DILocation(line: 2, column: 26, scope: !9)
+        !20 = !DILocalVariable(name: "q", scope: !9, file: !1, line: 3, type: !12)
+        !21 = !DILocation(line: 3, column: 13, scope: !9)
+        !22 = !DILocation(line: 6, column: 3, scope: !9)
+    "#]],
     );
 }

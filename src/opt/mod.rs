@@ -24,6 +24,7 @@ mod instcombine;
 mod licm;
 mod mem2reg;
 mod simplifycfg;
+mod sroa;
 
 use crate::ir::print::{print_module, DebugSyntax};
 use crate::ir::{Function, InstKind, Intrinsic, Module, Value};
@@ -62,6 +63,10 @@ pub struct Pass {
 /// Every pass, by name.
 pub const PASSES: &[Pass] = &[
     Pass {
+        name: "sroa",
+        run: sroa::run,
+    },
+    Pass {
         name: "mem2reg",
         run: mem2reg::run,
     },
@@ -91,6 +96,7 @@ pub const PASSES: &[Pass] = &[
 const O1: &[&str] = &["mem2reg", "instcombine", "simplifycfg", "dce"];
 /// The passes of `-O2` (and `-O3`).
 const O2: &[&str] = &[
+    "sroa",
     "mem2reg",
     "instcombine",
     "simplifycfg",
