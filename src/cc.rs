@@ -200,7 +200,7 @@ fn compile_one(command: &CompileCommand, source: &Path, object: &Path) -> Result
     let ir_name = format!("{}.ll", source.display());
     let bytes = dwarfsmith::compile(&text, &ir_name, &command.options)
         .map_err(|diagnostic| Failure::Ours(source_diagnostic(source, &text, &diagnostic)))?;
-    crate::write_atomically(object, &bytes).map_err(Failure::Ours)
+    dwarfsmith::output::write_output(object, &bytes).map_err(Failure::Ours)
 }
 
 /// Says where in the C source an IR diagnostic is: the debug location of the

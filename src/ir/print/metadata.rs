@@ -362,7 +362,7 @@ impl MetadataSlots {
             }
             MdNode::GlobalVariable(var) => {
                 let mut f = Fields::open(out, "DIGlobalVariable");
-                f.str("name", &var.name);
+                f.opt_str("name", Some(var.name.as_str()).filter(|n| !n.is_empty()));
                 f.opt_str("linkageName", var.linkage_name.as_deref());
                 f.opt_node(self, module, "scope", var.scope);
                 f.opt_node(self, module, "file", var.file);
