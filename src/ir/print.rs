@@ -193,7 +193,8 @@ fn write_globals(out: &mut String, module: &Module, slots: &MetadataSlots) {
         }
         for (kind, target) in &global.attrs.metadata {
             out.push_str(", ");
-            write_name(out, '!', kind);
+            out.push('!');
+            out.push_str(kind);
             out.push(' ');
             slots.write_ref(out, module, *target);
         }

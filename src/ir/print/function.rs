@@ -92,7 +92,8 @@ impl BodyPrinter<'_> {
                 out.push(' ');
             }
             for (kind, target) in &f.attrs.metadata {
-                write_name(out, '!', kind);
+                out.push('!');
+                out.push_str(kind);
                 out.push(' ');
                 self.slots.write_ref(out, self.module, *target);
                 out.push(' ');
@@ -143,7 +144,8 @@ impl BodyPrinter<'_> {
             }
             for (kind, target) in &f.attrs.metadata {
                 out.push(' ');
-                write_name(out, '!', kind);
+                out.push('!');
+                out.push_str(kind);
                 out.push(' ');
                 self.slots.write_ref(out, self.module, *target);
             }
@@ -207,7 +209,8 @@ impl BodyPrinter<'_> {
         }
         for (kind, target) in &inst.metadata {
             out.push_str(", ");
-            write_name(out, '!', kind);
+            out.push('!');
+            out.push_str(kind);
             out.push(' ');
             self.slots.write_ref(out, self.module, *target);
         }
