@@ -85,7 +85,8 @@ pub fn print_module(module: &Module, syntax: DebugSyntax) -> String {
         out.push('\n');
     }
     for named in &module.named_metadata {
-        write_name(&mut out, '!', &named.name);
+        out.push('!');
+        out.push_str(&named.name);
         out.push_str(" = !{");
         for (i, &node) in named.nodes.iter().enumerate() {
             if i > 0 {
