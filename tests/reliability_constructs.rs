@@ -16,6 +16,16 @@ use support::run;
 /// (construct, .ll text, the exact error `compile case.ll` prints).
 const REFUSED: &[(&str, &str, &str)] = &[
     (
+        "a global larger than 2 GiB",
+        "@g = global [4294967296 x [4294967296 x i64]] zeroinitializer\n",
+        "case.ll:1:1: error: global @g: 18446744073709551615 bytes (more than the small code model's 2 GiB) is not supported by code generation",
+    ),
+    (
+        "an alloca larger than 2 GiB",
+        "define i64 @f() {\n  %p = alloca [268435456 x i64]\n  ret i64 0\n}\n",
+        "case.ll:2:3: error: function @f: an alloca of 2147483648 bytes (more than the small code model's 2 GiB) is not supported by code generation",
+    ),
+    (
         "alias",
         "@g = global i32 1\n@a = alias i32, ptr @g\n",
         "case.ll:2:6: error: '@a' is an alias: aliases and ifuncs are not supported",

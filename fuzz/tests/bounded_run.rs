@@ -40,6 +40,14 @@ fn two_thousand_mutated_inputs_find_nothing() {
     );
     let failing = dwarfsmith_fuzz::dwarfdump_verify(&kept).unwrap();
     assert!(failing.is_empty(), "{failing:#?}");
+    // Regressions: inputs of long runs that found something, now fixed.
+    // Seed 20261123 input 15623: a metadata attachment kind with a character
+    // that needs quoting was printed quoted (`!"k"`), which does not parse.
+    let (_, findings) = dwarfsmith_fuzz::run(&corpus, 20261123, 15623, 1, |_, _| {});
+    assert!(
+        findings.is_empty(),
+        "seed 20261123 input 15623: {findings:?}"
+    );
 }
 
 #[test]

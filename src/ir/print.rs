@@ -85,7 +85,8 @@ pub fn print_module(module: &Module, syntax: DebugSyntax) -> String {
         out.push('\n');
     }
     for named in &module.named_metadata {
-        write_name(&mut out, '!', &named.name);
+        out.push('!');
+        out.push_str(&named.name);
         out.push_str(" = !{");
         for (i, &node) in named.nodes.iter().enumerate() {
             if i > 0 {
@@ -193,7 +194,8 @@ fn write_globals(out: &mut String, module: &Module, slots: &MetadataSlots) {
         }
         for (kind, target) in &global.attrs.metadata {
             out.push_str(", ");
-            write_name(out, '!', kind);
+            out.push('!');
+            out.push_str(kind);
             out.push(' ');
             slots.write_ref(out, module, *target);
         }

@@ -76,7 +76,16 @@ fn main() -> ExitCode {
         findings.extend(found);
         next += count;
         eprintln!(
-            "dwarfsmith-fuzz: {next} / {end} inputs, {} findings",
+            "dwarfsmith-fuzz: {next} / {end} inputs ({} .ll: {} accepted by opt, {} compiled, {} \
+             refused; {} objects: {} read, {} clean; slowest {} ms), {} findings",
+            totals.ll_inputs,
+            totals.opt_accepted,
+            totals.compiled,
+            totals.ll_refused,
+            totals.object_inputs,
+            totals.objects_read,
+            totals.objects_clean,
+            totals.slowest_ms,
             findings.len()
         );
     }

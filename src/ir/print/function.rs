@@ -103,7 +103,8 @@ impl BodyPrinter<'_> {
                 out.push(' ');
             }
             for (kind, target) in &f.attrs.metadata {
-                write_name(out, '!', kind);
+                out.push('!');
+                out.push_str(kind);
                 out.push(' ');
                 self.slots.write_ref(out, self.module, *target);
                 out.push(' ');
@@ -154,7 +155,8 @@ impl BodyPrinter<'_> {
             }
             for (kind, target) in &f.attrs.metadata {
                 out.push(' ');
-                write_name(out, '!', kind);
+                out.push('!');
+                out.push_str(kind);
                 out.push(' ');
                 self.slots.write_ref(out, self.module, *target);
             }
@@ -218,7 +220,8 @@ impl BodyPrinter<'_> {
         }
         for (kind, target) in &inst.metadata {
             out.push_str(", ");
-            write_name(out, '!', kind);
+            out.push('!');
+            out.push_str(kind);
             out.push(' ');
             self.slots.write_ref(out, self.module, *target);
         }
