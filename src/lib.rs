@@ -6,6 +6,9 @@ pub mod codegen;
 pub mod debuginfo;
 pub mod error;
 pub mod ir;
+pub mod linecheck;
+pub mod opt;
+pub mod output;
 pub mod x86;
 
 use error::{Diagnostic, Pos};
@@ -15,6 +18,8 @@ use error::{Diagnostic, Pos};
 pub enum OptLevel {
     /// No optimisation: every value lives where clang -O0 IR puts it.
     O0,
+    /// The short optimising pipeline (`opt::level_pipeline(1)`).
+    O1,
     /// The optimising pipeline.
     O2,
 }
@@ -50,6 +55,8 @@ pub fn compile_to_model(
     options: &CompileOptions,
 ) -> Result<dwarfsmith_emit::model::ObjectModel, Diagnostic> {
     let mut module = parse_and_verify(text, file)?;
+    codegen::target::check_target(&module, file)?;
+    optimize_and_verify(&mut module, options.opt_level, file)?;
     if options.debug_info {
         // Debug records only: the code is the same with and without them.
         codegen::debug_prep::prepare(&mut module);
@@ -63,7 +70,9 @@ pub fn compile_to_model(
         error
     })?;
     let mut object = compiled.object;
-    if options.debug_info {
+    // A module without a compile unit has no debug information to describe
+    // (as with llc): no DWARF sections, no line table.
+    if options.debug_info && !module.compile_units().is_empty() {
         object.debug = Some(debuginfo::build(&module, &compiled.functions, &object.data));
     }
     Ok(object)
@@ -82,8 +91,31 @@ pub fn opt(text: &str, file: &str, syntax: ir::print::DebugSyntax) -> Result<Str
     Ok(ir::print::print_module(&module, syntax))
 }
 
+/// Runs the optimiser's pipeline for `level` (none at -O0) and checks the
+/// result; an invalid result is an internal error naming the file.
+fn optimize_and_verify(
+    module: &mut ir::Module,
+    level: OptLevel,
+    file: &str,
+) -> Result<(), Diagnostic> {
+    let level = match level {
+        OptLevel::O0 => return Ok(()),
+        OptLevel::O1 => 1,
+        OptLevel::O2 => 2,
+    };
+    opt::command::optimize(module, level);
+    ir::verify::verify_module(module).map_err(|mut error| {
+        error.file = file.to_string();
+        error.message = format!(
+            "internal error: the optimised module is invalid: {}",
+            error.message
+        );
+        error
+    })
+}
+
 /// Parses a module and checks its invariants; errors name `file`.
-fn parse_and_verify(text: &str, file: &str) -> Result<ir::Module, Diagnostic> {
+pub fn parse_and_verify(text: &str, file: &str) -> Result<ir::Module, Diagnostic> {
     let module = ir::parse::parse_module(text, file)?;
     ir::verify::verify_module(&module).map_err(|mut error| {
         error.file = file.to_string();

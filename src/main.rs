@@ -3,6 +3,8 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod cc;
+
 use clap::{Parser, Subcommand, ValueEnum};
 use dwarfsmith::{CompileOptions, DebuggerTune, OptLevel};
 
@@ -25,7 +27,7 @@ enum Command {
     Compile {
         /// The LLVM IR text file to compile.
         input: PathBuf,
-        /// Where to write the object file.
+        /// Where to write the object file (`-`: standard output).
         #[arg(short = 'o', long = "output")]
         output: PathBuf,
         /// Optimisation level: -O0 compiles without optimisation (for clang -O0 IR); -O1..-O3 optimise.
@@ -43,18 +45,82 @@ enum Command {
     Opt {
         /// The LLVM IR text file to read.
         input: PathBuf,
-        /// Where to write the printed module.
+        /// Where to write the printed module (`-`: standard output).
         #[arg(short = 'o', long = "output")]
         output: PathBuf,
         /// How debug records are printed.
         #[arg(long = "debug-syntax", value_enum, default_value_t = Syntax::Records)]
         debug_syntax: Syntax,
+        /// Optimiser flags (-O1, --passes=..., --debugify...).
+        #[command(flatten)]
+        optimiser: OptFlags,
     },
     /// Check an ELF x86-64 object (ours or any compiler's) and say what is wrong with it.
     Verify {
         /// The object file to check.
         input: PathBuf,
+        /// Check the line table only: rows at instruction boundaries, well
+        /// formed sequences, no is_stmt on line 0, prologue_end after the
+        /// frame setup, files in the table (see the README for the rule).
+        #[arg(long = "line-table")]
+        line_table: bool,
+        /// With --line-table: an -O0 build of the same source, whose order
+        /// the is_stmt rows must follow.
+        #[arg(long = "against", value_name = "REF.o", requires = "line_table")]
+        against: Option<PathBuf>,
+        /// With --line-table: print the findings as JSON.
+        #[arg(long = "json", requires = "line_table")]
+        json: bool,
     },
+    /// Print the line table of an object (any compiler's) as rows.
+    Lines {
+        /// The object file to read.
+        input: PathBuf,
+        /// Print JSON instead of a table.
+        #[arg(long = "json")]
+        json: bool,
+    },
+    /// A C compiler driver: clang makes IR, dwarfsmith compiles it; links go to cc.
+    ///
+    /// Example: dwarfsmith cc -O2 -g -c x.c -o x.o   (or: make CC="dwarfsmith cc")
+    #[command(disable_help_flag = true)]
+    Cc {
+        /// The command line, as for cc.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+        args: Vec<String>,
+    },
+}
+
+/// The optimiser's flags of `opt`.
+#[derive(clap::Args)]
+struct OptFlags {
+    /// Run the -O1 or -O2 (-O3) pipeline.
+    #[arg(short = 'O', value_name = "LEVEL")]
+    level: Option<String>,
+    /// Run these passes in order (mem2reg, instcombine, simplifycfg, early-cse, licm, dce).
+    #[arg(long = "passes", value_name = "A,B,C")]
+    passes: Option<String>,
+    /// Print the module to stderr after every pass.
+    #[arg(long = "print-after-all")]
+    print_after_all: bool,
+    /// Print the module to stderr after this pass (repeatable).
+    #[arg(long = "print-after", value_name = "PASS")]
+    print_after: Vec<String>,
+    /// Stop after the first run of this pass.
+    #[arg(long = "stop-after", value_name = "PASS")]
+    stop_after: Option<String>,
+    /// Give the module synthetic debug info (lines 1, 2, 3..., a variable per value) first.
+    #[arg(long = "debugify")]
+    debugify: bool,
+    /// Report on stderr the lines and variables lost since --debugify.
+    #[arg(long = "check-debugify")]
+    check_debugify: bool,
+    /// Debugify before and check after every pass.
+    #[arg(long = "debugify-each")]
+    debugify_each: bool,
+    /// With --debugify-each: write the per-pass counts as CSV (LLVM's columns).
+    #[arg(long = "debugify-export", value_name = "FILE.csv")]
+    debugify_export: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -73,6 +139,9 @@ enum Syntax {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Command::Cc { args } = &cli.command {
+        return cc::main(args);
+    }
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
@@ -93,7 +162,8 @@ fn run(cli: Cli) -> Result<(), String> {
         } => {
             let opt_level = match level.as_str() {
                 "0" => OptLevel::O0,
-                "1" | "2" | "3" => OptLevel::O2,
+                "1" => OptLevel::O1,
+                "2" | "3" => OptLevel::O2,
                 other => return Err(format!("error: unknown optimisation level -O{other}")),
             };
             let debug_info = match debug_level.as_str() {
@@ -112,23 +182,56 @@ fn run(cli: Cli) -> Result<(), String> {
             let text = read_input(&input)?;
             let bytes = dwarfsmith::compile(&text, &input.display().to_string(), &options)
                 .map_err(|e| e.to_string())?;
-            write_atomically(&output, &bytes)
+            dwarfsmith::output::write_output(&output, &bytes)
         }
         Command::Opt {
             input,
             output,
             debug_syntax,
+            optimiser,
         } => {
             let text = read_input(&input)?;
             let syntax = match debug_syntax {
                 Syntax::Records => dwarfsmith::ir::print::DebugSyntax::Records,
                 Syntax::Intrinsics => dwarfsmith::ir::print::DebugSyntax::Intrinsics,
             };
-            let printed = dwarfsmith::opt(&text, &input.display().to_string(), syntax)
-                .map_err(|e| e.to_string())?;
-            write_atomically(&output, printed.as_bytes())
+            run_opt(&text, &input, &output, syntax, optimiser)
         }
-        Command::Verify { input } => {
+        Command::Lines { input, json } => {
+            let bytes = read_object(&input)?;
+            let listing = dwarfsmith::linecheck::list_lines(&bytes)
+                .map_err(|e| format!("{}: error: {e}", input.display()))?;
+            print!("{}", dwarfsmith::linecheck::format_lines(&listing, json));
+            Ok(())
+        }
+        Command::Verify {
+            input,
+            line_table: true,
+            against,
+            json,
+        } => {
+            let bytes = read_object(&input)?;
+            let reference = against.as_deref().map(read_object).transpose()?;
+            let findings = dwarfsmith::linecheck::check_line_table(&bytes, reference.as_deref())
+                .map_err(|e| format!("{}: error: {e}", input.display()))?;
+            print!(
+                "{}",
+                dwarfsmith::linecheck::format_findings(&findings, json)
+            );
+            if findings.is_empty() {
+                if !json {
+                    println!("{}: no line-table problems found", input.display());
+                }
+                Ok(())
+            } else {
+                Err(format!(
+                    "{}: error: {} line-table problem(s) found",
+                    input.display(),
+                    findings.len()
+                ))
+            }
+        }
+        Command::Verify { input, .. } => {
             let bytes = std::fs::read(&input)
                 .map_err(|e| format!("{}: error: cannot read: {e}", input.display()))?;
             let problems = dwarfsmith_emit::verify::verify(&bytes);
@@ -146,25 +249,55 @@ fn run(cli: Cli) -> Result<(), String> {
                 ))
             }
         }
+        Command::Cc { .. } => unreachable!("handled in main"),
     }
+}
+
+/// `opt`: parse, run the requested passes, print; stderr gets dumps and
+/// debugify reports, `--debugify-export` the CSV.
+fn run_opt(
+    text: &str,
+    input: &Path,
+    output: &Path,
+    syntax: dwarfsmith::ir::print::DebugSyntax,
+    flags: OptFlags,
+) -> Result<(), String> {
+    let file = input.display().to_string();
+    let level = match flags.level.as_deref() {
+        None | Some("0") => None,
+        Some("1") => Some(1),
+        Some("2" | "3") => Some(2),
+        Some(other) => return Err(format!("error: unknown optimisation level -O{other}")),
+    };
+    if flags.debugify_export.is_some() && !flags.debugify_each {
+        return Err("error: --debugify-export needs --debugify-each".into());
+    }
+    let request = dwarfsmith::opt::command::OptRequest {
+        level,
+        passes: flags.passes,
+        print_after_all: flags.print_after_all,
+        print_after: flags.print_after,
+        stop_after: flags.stop_after,
+        debugify: flags.debugify,
+        check_debugify: flags.check_debugify,
+        debugify_each: flags.debugify_each,
+        syntax,
+    };
+    let mut module = dwarfsmith::parse_and_verify(text, &file).map_err(|e| e.to_string())?;
+    let report = dwarfsmith::opt::command::run_request(&mut module, &request, &file)?;
+    eprint!("{}", report.messages);
+    if let (Some(path), Some(csv)) = (&flags.debugify_export, &report.csv) {
+        dwarfsmith::output::write_output(path, csv.as_bytes())?;
+    }
+    let printed = dwarfsmith::ir::print::print_module(&module, syntax);
+    dwarfsmith::output::write_output(output, printed.as_bytes())
+}
+
+fn read_object(path: &Path) -> Result<Vec<u8>, String> {
+    std::fs::read(path).map_err(|e| format!("{}: error: cannot read: {e}", path.display()))
 }
 
 fn read_input(path: &Path) -> Result<String, String> {
     std::fs::read_to_string(path)
         .map_err(|e| format!("{}: error: cannot read: {e}", path.display()))
-}
-
-/// Writes `bytes` to a temporary file beside `path` and renames it into
-/// place, so a failed run never leaves a partial output.
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    use std::io::Write;
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let fail = |e: std::io::Error| format!("{}: error: cannot write: {e}", path.display());
-    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(fail)?;
-    file.write_all(bytes).map_err(fail)?;
-    file.persist(path).map_err(|e| fail(e.error))?;
-    Ok(())
 }

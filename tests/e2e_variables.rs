@@ -1,14 +1,18 @@
 //! gdb never shows a wrong value: for every corpus program compiled from its
 //! -O2 IR, gdb stops on every source line that has code and prints every
-//! variable in scope; each value must be one the gcc -O0 build of the same C
-//! source shows for that variable at that line (on any visit), or
-//! `<optimized out>`. Before a local's first assignment any value is
+//! variable in scope; each value must be one the gcc -O0 or clang-19 -O0
+//! build of the same C source shows for that variable at that line (on any
+//! visit), or `<optimized out>`. (Both, because each stops on a loop's
+//! condition line differently: gcc -O0 tests a `while` at the bottom, so a
+//! breakpoint on its line stops only on entry, while clang -O0 stops there on
+//! every iteration, as optimised code with the test at the top does.) Before a local's first assignment any value is
 //! accepted: on its declaration line and before, and wherever the reference
 //! shows it unassigned (the reference is built with
 //! `-ftrivial-auto-var-init=pattern`, so a local declared without an
 //! initializer shows gcc's 0xFE fill pattern until it is assigned). The same
 //! walk over llc-19's object of the same IR is reported beside ours for
-//! comparison.
+//! comparison. The same judge also walks our `compile -O2` of the program's
+//! clang -O0 IR (our optimiser, then codegen): 0 wrong values there too.
 
 mod support;
 
@@ -164,20 +168,25 @@ fn check(program: &str) {
     let ll = format!("{program}.O2.ll");
     let anchor = first_defined_function(&ll);
 
-    let reference_exe = dir.path().join("reference");
-    let out = run(Command::new("gcc")
-        .args(["-g", "-O0", "-ftrivial-auto-var-init=pattern"])
-        .arg(fixture(&format!("src/{program}.c")))
-        .arg(fixture(&format!("src/{program}.driver.c")))
-        .arg("-o")
-        .arg(&reference_exe));
-    assert!(out.status.success(), "gcc -O0 build of {program} failed");
     let mut reference: HashMap<(String, u32, String), HashSet<String>> = HashMap::new();
-    for s in walk(&reference_exe, &anchor, REFERENCE_HITS) {
-        reference
-            .entry((s.function, s.line, s.name))
-            .or_default()
-            .insert(s.value);
+    for compiler in ["gcc", "clang-19"] {
+        let reference_exe = dir.path().join(format!("reference-{compiler}"));
+        let out = run(Command::new(compiler)
+            .args(["-g", "-O0", "-ftrivial-auto-var-init=pattern"])
+            .arg(fixture(&format!("src/{program}.c")))
+            .arg(fixture(&format!("src/{program}.driver.c")))
+            .arg("-o")
+            .arg(&reference_exe));
+        assert!(
+            out.status.success(),
+            "{compiler} -O0 build of {program} failed"
+        );
+        for s in walk(&reference_exe, &anchor, REFERENCE_HITS) {
+            reference
+                .entry((s.function, s.line, s.name))
+                .or_default()
+                .insert(s.value);
+        }
     }
 
     let object = compile_fixture(dir.path(), &ll, &[]);
@@ -195,12 +204,29 @@ fn check(program: &str) {
     let llc = judge(&walk(&llc_exe, &anchor, CHECKED_HITS), &reference);
 
     println!(
-        "{program}: dwarfsmith shows {} values ({} optimized out); llc-19 shows {} ({} optimized out, {} not confirmed by gcc -O0)",
+        "{program}: dwarfsmith shows {} values ({} optimized out); llc-19 shows {} ({} optimized out, {} not confirmed by the -O0 references)",
         ours.available,
         ours.optimized_out,
         llc.available,
         llc.optimized_out,
         llc.wrong.len()
+    );
+    let optimised_dir = dir.path().join("optimised");
+    std::fs::create_dir(&optimised_dir).unwrap();
+    let optimised_object = compile_fixture(&optimised_dir, &format!("{program}.O0.ll"), &["-O2"]);
+    let optimised_exe = link_with_driver(&optimised_dir, &optimised_object, program);
+    let optimised = judge(&walk(&optimised_exe, &anchor, CHECKED_HITS), &reference);
+    println!(
+        "{program}: dwarfsmith -O2 of -O0 IR shows {} values ({} optimized out, {} wrong)",
+        optimised.available,
+        optimised.optimized_out,
+        optimised.wrong.len()
+    );
+    assert!(
+        optimised.wrong.is_empty(),
+        "{program}: gdb showed {} wrong value(s) in dwarfsmith's -O2 of -O0 IR:\n{}",
+        optimised.wrong.len(),
+        optimised.wrong.join("\n")
     );
     assert!(
         ours.wrong.is_empty(),

@@ -36,7 +36,7 @@ fn arith_temps_o2_in_records_syntax() {
             target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
             target triple = "x86_64-pc-linux-gnu"
 
-            define dso_local i32 @blend(i32 noundef %0, i32 noundef %1) local_unnamed_addr !dbg !11 {
+            define dso_local i32 @blend(i32 noundef %0, i32 noundef %1) local_unnamed_addr #0 !dbg !11 {
                 #dbg_value(i32 %0, !16, !DIExpression(), !21)
                 #dbg_value(i32 %1, !17, !DIExpression(), !21)
               %3 = mul nsw i32 %1, %0, !dbg !22
@@ -50,7 +50,7 @@ fn arith_temps_o2_in_records_syntax() {
               ret i32 %7, !dbg !26
             }
 
-            define dso_local i32 @offsets(i32 noundef %0, i32 noundef %1) local_unnamed_addr !dbg !27 {
+            define dso_local i32 @offsets(i32 noundef %0, i32 noundef %1) local_unnamed_addr #0 !dbg !27 {
                 #dbg_value(i32 %0, !29, !DIExpression(), !35)
                 #dbg_value(i32 %1, !30, !DIExpression(), !35)
               %3 = add nsw i32 %1, %0, !dbg !36
@@ -65,7 +65,7 @@ fn arith_temps_o2_in_records_syntax() {
               ret i32 %7, !dbg !41
             }
 
-            define dso_local i32 @narrow(i16 noundef zeroext %0, i8 noundef zeroext %1) local_unnamed_addr !dbg !42 {
+            define dso_local range(i32 1, 4082) i32 @narrow(i16 noundef zeroext %0, i8 noundef zeroext %1) local_unnamed_addr #0 !dbg !42 {
                 #dbg_value(i16 %0, !48, !DIExpression(), !53)
                 #dbg_value(i8 %1, !49, !DIExpression(), !53)
               %3 = zext i16 %0 to i32, !dbg !54
@@ -79,6 +79,8 @@ fn arith_temps_o2_in_records_syntax() {
               %8 = or disjoint i32 %7, 1, !dbg !59
               ret i32 %8, !dbg !60
             }
+
+            attributes #0 = { mustprogress nofree norecurse nosync nounwind willreturn memory(none) uwtable "min-legal-vector-width"="0" "no-trapping-math"="true" "stack-protector-buffer-size"="8" "target-cpu"="x86-64" "target-features"="+cmov,+cx8,+fxsr,+mmx,+sse,+sse2,+x87" "tune-cpu"="generic" }
 
             !llvm.dbg.cu = !{!0}
             !llvm.module.flags = !{!4, !5, !6, !7, !8, !9, !10}
@@ -156,7 +158,7 @@ fn one_function_with_assignment_tracking_in_intrinsics_syntax() {
     check(
         &text,
         expect![[r#"
-            define dso_local i32 @area(i64 %0, i64 %1) local_unnamed_addr !dbg !9 {
+            define dso_local i32 @area(i64 %0, i64 %1) local_unnamed_addr #0 !dbg !9 {
               %3 = alloca [4 x i32], align 16, !DIAssignID !26
               call void @llvm.dbg.assign(metadata i1 undef, metadata !21, metadata !DIExpression(), metadata !26, metadata ptr %3, metadata !DIExpression()), !dbg !27
               %4 = trunc i64 %0 to i32

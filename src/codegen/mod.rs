@@ -23,6 +23,7 @@ pub mod live_debug_values;
 pub mod liveness;
 pub mod mir;
 pub mod regalloc;
+pub mod target;
 
 use dwarfsmith_emit::model::ObjectModel;
 

@@ -1044,8 +1044,8 @@ pub enum TailKind {
     NoTail,
 }
 
-/// The parameter and return attributes that matter for the ABI or codegen.
-/// Others (`nocapture`, `readonly`, `range(...)`...) are read and dropped.
+/// Parameter and return attributes: the ones codegen reads as flags, and
+/// every other one as written (`byval(%struct.S)`, `align 8`, `nocapture`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ParamAttrs {
     /// `signext`: the callee/caller sign-extends the value to 32 bits.
@@ -1058,14 +1058,20 @@ pub struct ParamAttrs {
     pub nonnull: bool,
     /// `immarg` (intrinsic declarations).
     pub immarg: bool,
-    /// `byval(T)`: the pointer names a copy of a `T` passed on the stack.
-    pub byval: Option<Type>,
-    /// `sret(T)`: the pointer names where the callee writes its `T` result.
-    pub sret: Option<Type>,
-    /// `elementtype(T)`: the type an indirect inline asm operand points to.
-    pub elementtype: Option<Type>,
-    /// `align N` of a `byval` or `sret` pointer (the copy's alignment).
-    pub align: Option<u32>,
+    /// Every other attribute as written, in order (the code generation gate
+    /// refuses the ones that change the ABI and that codegen ignores).
+    pub other: Vec<String>,
+}
+
+impl ParamAttrs {
+    /// Whether the attribute `name` (`byval`, `sret`, `inalloca`) is among
+    /// those kept as written, with or without its `(type)`.
+    pub fn has(&self, name: &str) -> bool {
+        self.other.iter().any(|attr| {
+            attr.strip_prefix(name)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('('))
+        })
+    }
 }
 
 /// One argument of a call.

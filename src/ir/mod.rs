@@ -32,7 +32,10 @@ pub use inst::{
     InstKind, Intrinsic, Ordering, ParamAttrs, RmwOp, TailKind,
 };
 pub use layout::GepStep;
-pub use module::{Block, Function, Global, Linkage, Module, NamedMetadata, Param, UnnamedAddr};
+pub use module::{
+    AttributeGroup, Block, Comdat, Function, Global, Linkage, Module, NamedMetadata, Param,
+    SymbolAttrs, UnnamedAddr,
+};
 pub use types::{FloatKind, FunctionType, StructDef, StructId, Type};
 pub use value::{
     BlockId, ConstExpr, Constant, FuncId, GepFlags, GlobalId, GlobalRef, InlineAsm, InstId, Value,

@@ -17,13 +17,17 @@
 //! - A record expression, kept with explicit `DW_OP_LLVM_arg`, is written in
 //!   the legacy single-location form when it has one location named only by
 //!   a leading `DW_OP_LLVM_arg 0`, and with a `!DIArgList` otherwise.
-//! - What the model does not keep is not written: function attribute groups,
-//!   call-site attributes, TBAA and loop metadata, `range(...)` attributes.
-//!   The result is still valid IR with the same meaning for codegen.
+//! - Module-level constructs are written back: attribute groups, comdats,
+//!   visibility, thread-local modes, sections, partitions, alignment, gc,
+//!   prefix/prologue/personality and every parameter attribute. What the
+//!   model does not keep is not written: call-site attribute groups, TBAA
+//!   and loop metadata. The result is still valid IR with the same meaning
+//!   for codegen.
 
 mod function;
 mod metadata;
 mod names;
+mod symbol;
 mod text;
 
 pub(crate) use names::LocalNames;
@@ -56,6 +60,7 @@ pub fn print_module(module: &Module, syntax: DebugSyntax) -> String {
     let slots = MetadataSlots::number(module);
     let mut out = String::new();
     write_header(&mut out, module);
+    symbol::write_comdats(&mut out, module);
     write_structs(&mut out, module);
     write_globals(&mut out, module, &slots);
     for function in &module.functions {
@@ -70,6 +75,7 @@ pub fn print_module(module: &Module, syntax: DebugSyntax) -> String {
     if syntax == DebugSyntax::Intrinsics {
         write_intrinsic_declarations(&mut out, module);
     }
+    symbol::write_attribute_groups(&mut out, module);
     if !module.named_metadata.is_empty() {
         out.push('\n');
     }
@@ -149,12 +155,15 @@ fn write_globals(out: &mut String, module: &Module, slots: &MetadataSlots) {
             out.push_str("external ");
         }
         write_linkage(out, global.linkage, global.dso_local);
+        symbol::write_visibility(out, &global.attrs);
+        symbol::write_thread_local(out, &global.attrs);
         let mut unnamed = String::new();
         write_unnamed_addr(&mut unnamed, global.unnamed_addr);
         if !unnamed.is_empty() {
             out.push_str(&unnamed[1..]);
             out.push(' ');
         }
+        symbol::write_global_storage(out, &global.attrs);
         out.push_str(if global.constant {
             "constant "
         } else {
@@ -169,6 +178,7 @@ fn write_globals(out: &mut String, module: &Module, slots: &MetadataSlots) {
             out.push_str(", section ");
             write_quoted(out, section.as_bytes());
         }
+        symbol::write_global_placement(out, &global.attrs);
         if let Some(align) = global.align {
             let _ = write!(out, ", align {align}");
         }

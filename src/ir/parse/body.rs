@@ -73,7 +73,7 @@ impl<'a> Parser<'a> {
         let start = self.offset();
         self.bump();
         let mut subprogram = None;
-        let (linkage, dso_local, unnamed_prefix) = self.parse_linkage_words();
+        let (linkage, dso_local, unnamed_prefix, symbol_attrs) = self.parse_linkage_words()?;
         // Calling convention, return attributes and `!dbg` before the type (declarations).
         let mut ret_attrs = ParamAttrs::default();
         while !self.at_type() {
@@ -149,6 +149,7 @@ impl<'a> Parser<'a> {
             subprogram,
             section: None,
             align: None,
+            attrs: symbol_attrs,
             pos: self.pos_of(start),
         };
         self.parse_function_suffix(&mut function, is_definition)?;
@@ -206,9 +207,32 @@ impl<'a> Parser<'a> {
                     self.bump();
                     function.align = Some(self.u32_value()?);
                 }
-                Tok::Ident("personality" | "prefix" | "prologue") => {
+                Tok::Ident(word @ ("personality" | "prefix" | "prologue")) => {
                     self.bump();
+                    let at = self.offset();
                     self.parse_typed_constant()?;
+                    let written = Some(self.source_since(at).to_string());
+                    match word {
+                        "personality" => function.attrs.personality = written,
+                        "prefix" => function.attrs.prefix = written,
+                        _ => function.attrs.prologue = written,
+                    }
+                }
+                Tok::Ident("comdat") => {
+                    self.bump();
+                    function.attrs.comdat = Some(self.comdat_name()?);
+                }
+                Tok::Ident("partition") => {
+                    self.bump();
+                    function.attrs.partition = Some(self.string()?);
+                }
+                Tok::Ident("gc") => {
+                    self.bump();
+                    function.attrs.gc = Some(self.string()?);
+                }
+                Tok::Ident("addrspace") => {
+                    self.bump();
+                    function.attrs.addrspace = Some(self.addrspace_number()?);
                 }
                 Tok::MdName(kind) if self.peek_n(1) != Tok::Punct(b'=') => {
                     self.bump();
@@ -218,15 +242,14 @@ impl<'a> Parser<'a> {
                         function.subprogram = Some(self.expect_node(id, at)?);
                     }
                 }
-                Tok::AttrRef(_) => {
+                Tok::AttrRef(n) => {
                     self.bump();
+                    function.attrs.attribute_groups.push(n);
                 }
                 _ if !is_definition && self.at_item_start() => return Ok(()),
-                Tok::Ident(_) => {
-                    self.bump();
-                    if self.is_punct(b'(') {
-                        self.skip_group()?;
-                    }
+                Tok::Ident(_) | Tok::Str(_) => {
+                    let attr = self.attribute_as_written()?;
+                    function.attrs.inline_attrs.push(attr);
                 }
                 _ if is_definition => return Err(self.expected("'{'")),
                 _ => return Err(self.expected("a top-level entity")),
@@ -1191,4 +1214,5 @@ fn merge_attrs(attrs: &mut ParamAttrs, extra: ParamAttrs) {
     attrs.noundef |= extra.noundef;
     attrs.nonnull |= extra.nonnull;
     attrs.immarg |= extra.immarg;
+    attrs.other.extend(extra.other);
 }

@@ -266,61 +266,26 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Parameter or argument attributes, up to the value or name. Keeps the
-    /// ABI ones, skips the rest (with their parenthesised arguments).
+    /// Parameter or argument attributes, up to the value or name: the ABI
+    /// flags, and every other attribute as written.
     pub(super) fn parse_param_attrs(&mut self) -> PResult<ParamAttrs> {
         let mut attrs = ParamAttrs::default();
-        let mut align = None;
         loop {
             match self.peek() {
-                Tok::Ident(word) if !is_value_word(word) && !is_type_word(word) => {
-                    let offset = self.offset();
-                    self.bump();
-                    match word {
-                        "signext" => attrs.signext = true,
-                        "zeroext" => attrs.zeroext = true,
-                        "noundef" => attrs.noundef = true,
-                        "nonnull" => attrs.nonnull = true,
-                        "immarg" => attrs.immarg = true,
-                        "align" if matches!(self.peek(), Tok::Int(_)) => {
-                            align = Some(self.u32_value()?);
-                        }
-                        "byval" | "sret" | "elementtype" => {
-                            if !self.is_punct(b'(') {
-                                return Err(self.error_at(
-                                    offset,
-                                    format!("'{word}' without its type is not supported"),
-                                ));
-                            }
-                            self.bump();
-                            let ty = self.parse_type()?;
-                            self.expect_punct(b')')?;
-                            match word {
-                                "byval" => attrs.byval = Some(ty),
-                                "sret" => attrs.sret = Some(ty),
-                                _ => attrs.elementtype = Some(ty),
-                            }
-                            continue;
-                        }
-                        "inalloca" | "preallocated" => {
-                            return Err(self.error_at(
-                                offset,
-                                format!("parameter attribute '{word}' is not supported"),
-                            ));
-                        }
-                        _ => {}
+                Tok::Ident(word) if !is_value_word(word) && !is_type_word(word) => match word {
+                    "signext" => attrs.signext = true,
+                    "zeroext" => attrs.zeroext = true,
+                    "noundef" => attrs.noundef = true,
+                    "nonnull" => attrs.nonnull = true,
+                    "immarg" => attrs.immarg = true,
+                    _ => {
+                        attrs.other.push(self.attribute_as_written()?);
+                        continue;
                     }
-                    if self.is_punct(b'(') {
-                        self.skip_group()?;
-                    }
-                }
-                _ => {
-                    if attrs.byval.is_some() || attrs.sret.is_some() {
-                        attrs.align = align;
-                    }
-                    return Ok(attrs);
-                }
+                },
+                _ => return Ok(attrs),
             }
+            self.bump();
         }
     }
 

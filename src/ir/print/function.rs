@@ -104,7 +104,8 @@ impl BodyPrinter<'_> {
             }
         }
         write_linkage(out, f.linkage, f.dso_local);
-        write_attrs(out, self.module, &f.ret_attrs);
+        super::symbol::write_visibility(out, &f.attrs);
+        write_attrs(out, &f.ret_attrs);
         write_type(out, self.module, &f.ret_ty);
         out.push(' ');
         write_name(out, '@', &f.name);
@@ -115,7 +116,7 @@ impl BodyPrinter<'_> {
             }
             write_type(out, self.module, &param.ty);
             let mut attrs = String::new();
-            write_attrs(&mut attrs, self.module, &param.attrs);
+            write_attrs(&mut attrs, &param.attrs);
             if !attrs.is_empty() {
                 out.push(' ');
                 out.push_str(attrs.trim_end());
@@ -130,13 +131,16 @@ impl BodyPrinter<'_> {
         }
         out.push(')');
         write_unnamed_addr(out, f.unnamed_addr);
+        super::symbol::write_function_attrs(out, &f.attrs);
         if let Some(section) = &f.section {
             out.push_str(" section ");
             super::text::write_quoted(out, section.as_bytes());
         }
+        super::symbol::write_function_placement(out, &f.attrs);
         if let Some(align) = f.align {
             let _ = write!(out, " align {align}");
         }
+        super::symbol::write_function_extras(out, &f.attrs);
         if !f.is_declaration() {
             if let Some(sp) = f.subprogram {
                 out.push_str(" !dbg ");
@@ -493,7 +497,7 @@ impl BodyPrinter<'_> {
                     TailKind::NoTail => "notail ",
                 });
                 out.push_str("call ");
-                write_attrs(out, m, ret_attrs);
+                write_attrs(out, ret_attrs);
                 if fn_ty.varargs {
                     write_type(out, m, &Type::Function(Box::new(fn_ty.clone())));
                 } else {
@@ -513,7 +517,7 @@ impl BodyPrinter<'_> {
                     };
                     write_type(out, m, &ty);
                     out.push(' ');
-                    write_attrs(out, m, &arg.attrs);
+                    write_attrs(out, &arg.attrs);
                     self.value(out, &arg.value);
                 }
                 out.push(')');
@@ -711,8 +715,14 @@ pub fn write_unnamed_addr(out: &mut String, unnamed_addr: crate::ir::UnnamedAddr
     }
 }
 
-/// Appends the kept parameter attributes, each followed by a space.
-fn write_attrs(out: &mut String, module: &Module, attrs: &ParamAttrs) {
+/// Appends parameter attributes, each followed by a space: the ones kept
+/// as written first (calling conventions and fast-math flags of a call are
+/// among them and must precede return attributes), then the flags.
+fn write_attrs(out: &mut String, attrs: &ParamAttrs) {
+    for attr in &attrs.other {
+        out.push_str(attr);
+        out.push(' ');
+    }
     for (on, name) in [
         (attrs.noundef, "noundef"),
         (attrs.nonnull, "nonnull"),
@@ -724,21 +734,6 @@ fn write_attrs(out: &mut String, module: &Module, attrs: &ParamAttrs) {
             out.push_str(name);
             out.push(' ');
         }
-    }
-    for (ty, name) in [
-        (&attrs.byval, "byval"),
-        (&attrs.sret, "sret"),
-        (&attrs.elementtype, "elementtype"),
-    ] {
-        if let Some(ty) = ty {
-            out.push_str(name);
-            out.push('(');
-            write_type(out, module, ty);
-            out.push_str(") ");
-        }
-    }
-    if let Some(align) = attrs.align {
-        let _ = write!(out, "align {align} ");
     }
 }
 

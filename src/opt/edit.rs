@@ -1,0 +1,184 @@
+//! Editing helpers every pass shares: where each instruction lives, who uses
+//! it, removing an instruction without losing the debug records that ride on
+//! it, replacing values through a map, and removing blocks.
+//!
+//! In: a [`Function`] in any state a pass leaves between edits. Out: the same
+//! function changed. Promises: a removed instruction's debug records move to
+//! the instruction that followed it (they keep their position in the
+//! program); block removal renumbers every [`BlockId`] consistently.
+
+use std::collections::HashMap;
+
+use crate::ir::{BlockId, Function, Inst, InstId, InstKind, Value};
+
+/// The block of every instruction that is placed in a block, by [`InstId`].
+pub fn inst_blocks(function: &Function) -> Vec<Option<BlockId>> {
+    let mut blocks = vec![None; function.insts.len()];
+    for (b, block) in function.blocks.iter().enumerate() {
+        for &id in &block.insts {
+            blocks[id.0 as usize] = Some(BlockId(b as u32));
+        }
+    }
+    blocks
+}
+
+/// How many code operands (not debug records) of placed instructions name
+/// each instruction, by [`InstId`].
+pub fn use_counts(function: &Function) -> Vec<u32> {
+    let mut counts = vec![0u32; function.insts.len()];
+    for block in &function.blocks {
+        for &id in &block.insts {
+            for operand in function.inst(id).operands() {
+                if let Value::Inst(used) = operand {
+                    counts[used.0 as usize] += 1;
+                }
+            }
+        }
+    }
+    counts
+}
+
+/// Removes the instruction at `index` of `block` and returns it; its debug
+/// records move to the front of the next instruction's records (a block's
+/// terminator is never removed this way, so there always is one).
+pub fn remove_at(function: &mut Function, block: BlockId, index: usize) -> InstId {
+    let id = function.blocks[block.0 as usize].insts.remove(index);
+    let records = std::mem::take(&mut function.inst_mut(id).records);
+    if !records.is_empty() {
+        let next = function.blocks[block.0 as usize].insts[index];
+        let next_inst = function.inst_mut(next);
+        let rest = std::mem::take(&mut next_inst.records);
+        next_inst.records = records;
+        next_inst.records.extend(rest);
+    }
+    id
+}
+
+/// Removes every instruction in `dead` from its block, moving records as
+/// [`remove_at`] does.
+pub fn remove_insts(function: &mut Function, dead: &[bool]) {
+    for b in 0..function.blocks.len() {
+        let mut index = 0;
+        while index < function.blocks[b].insts.len() {
+            let id = function.blocks[b].insts[index];
+            if dead.get(id.0 as usize).copied().unwrap_or(false) {
+                remove_at(function, BlockId(b as u32), index);
+            } else {
+                index += 1;
+            }
+        }
+    }
+}
+
+/// Replaces every use (code operands and debug record values) of an
+/// instruction that is a key of `map` by its value, following chains
+/// (`a → b`, `b → c` gives `a → c`).
+pub fn replace_through_map(function: &mut Function, map: &HashMap<InstId, Value>) {
+    if map.is_empty() {
+        return;
+    }
+    let resolve = |value: &Value| -> Option<Value> {
+        let mut current = value.clone();
+        let mut changed = false;
+        for _ in 0..=map.len() {
+            match &current {
+                Value::Inst(id) => match map.get(id) {
+                    Some(next) => {
+                        current = next.clone();
+                        changed = true;
+                    }
+                    None => break,
+                },
+                _ => break,
+            }
+        }
+        changed.then_some(current)
+    };
+    for inst in &mut function.insts {
+        for operand in inst.operands_mut() {
+            if let Some(new) = resolve(operand) {
+                *operand = new;
+            }
+        }
+        for record in &mut inst.records {
+            for value in record.values_mut() {
+                if let Some(new) = resolve(value) {
+                    *value = new;
+                }
+            }
+        }
+    }
+}
+
+/// Inserts `inst` into `block` before position `index` and returns its id.
+pub fn insert_at(function: &mut Function, block: BlockId, index: usize, inst: Inst) -> InstId {
+    let id = function.add_inst(inst);
+    function.blocks[block.0 as usize].insts.insert(index, id);
+    id
+}
+
+/// The number of leading phis of a block.
+pub fn phi_count(function: &Function, block: BlockId) -> usize {
+    function
+        .block(block)
+        .insts
+        .iter()
+        .take_while(|&&id| matches!(function.inst(id).kind, InstKind::Phi { .. }))
+        .count()
+}
+
+/// Removes the incoming entries for `pred` from every phi of `block`.
+pub fn remove_phi_incoming(function: &mut Function, block: BlockId, pred: BlockId) {
+    let phis: Vec<InstId> = function.block(block).insts[..phi_count(function, block)].to_vec();
+    for phi in phis {
+        if let InstKind::Phi { incoming } = &mut function.inst_mut(phi).kind {
+            incoming.retain(|(_, from)| *from != pred);
+        }
+    }
+}
+
+/// Removes the blocks not marked in `keep` and renumbers every block
+/// reference (branch targets, phi incoming blocks). Removed blocks must not
+/// be referenced by kept ones.
+pub fn remove_blocks(function: &mut Function, keep: &[bool]) {
+    if keep.iter().all(|&k| k) {
+        return;
+    }
+    let mut new_index = vec![u32::MAX; keep.len()];
+    let mut next = 0u32;
+    for (b, &k) in keep.iter().enumerate() {
+        if k {
+            new_index[b] = next;
+            next += 1;
+        }
+    }
+    let renumber = |b: &mut BlockId| *b = BlockId(new_index[b.0 as usize]);
+    let old_blocks = std::mem::take(&mut function.blocks);
+    for (b, block) in old_blocks.into_iter().enumerate() {
+        if keep[b] {
+            function.blocks.push(block);
+        }
+    }
+    let placed: Vec<InstId> = function
+        .blocks
+        .iter()
+        .flat_map(|b| b.insts.iter().copied())
+        .collect();
+    for id in placed {
+        match &mut function.inst_mut(id).kind {
+            InstKind::Br { dest } => renumber(dest),
+            InstKind::CondBr {
+                if_true, if_false, ..
+            } => {
+                renumber(if_true);
+                renumber(if_false);
+            }
+            InstKind::Switch { default, cases, .. } => {
+                renumber(default);
+                cases.iter_mut().for_each(|(_, b)| renumber(b));
+            }
+            InstKind::Phi { incoming } => incoming.iter_mut().for_each(|(_, b)| renumber(b)),
+            _ => {}
+        }
+    }
+}

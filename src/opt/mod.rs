@@ -1,0 +1,232 @@
+//! The optimiser: a deterministic pass manager, the passes, and the
+//! debug-info utilities they share.
+//!
+//! In: a verified [`Module`] (typically clang -O0 IR). Out: the same module
+//! optimised, still verified, with its debug records updated by LLVM's
+//! rules (see [`debug_update`]): each pass names in its opening doc comment
+//! whether it preserves, merges or drops locations and how it keeps debug
+//! values when it deletes code. Passes run function by function in module
+//! order, and each pass walks blocks and instructions in layout order, so
+//! the same input always gives the same output.
+//!
+//! [`debugify`] gives a module synthetic debug info and counts what a pass
+//! lost; [`run_pipeline`] can apply it before and check it after every pass
+//! (`--debugify-each`).
+
+pub mod command;
+pub mod debug_update;
+pub mod debugify;
+pub mod edit;
+
+mod dce;
+mod early_cse;
+mod instcombine;
+mod licm;
+mod mem2reg;
+mod simplifycfg;
+
+use crate::ir::print::{print_module, DebugSyntax};
+use crate::ir::{Function, Intrinsic, Module, Value};
+
+/// What a pass sees besides the function it changes: the module without
+/// its functions (metadata arenas, struct layouts, globals) and which
+/// intrinsic each function of the module is, by function index.
+pub struct PassCx<'a> {
+    /// The module, with its function list taken out while a pass runs.
+    pub module: &'a mut Module,
+    /// The intrinsic each function is (by [`crate::ir::FuncId`] index), if any.
+    pub intrinsics: &'a [Option<Intrinsic>],
+}
+
+impl PassCx<'_> {
+    /// The intrinsic a callee value names, if it is a direct call of one.
+    pub fn intrinsic(&self, callee: &Value) -> Option<Intrinsic> {
+        match callee {
+            Value::Const(crate::ir::Constant::Global(crate::ir::GlobalRef::Func(id))) => {
+                self.intrinsics.get(id.0 as usize).copied().flatten()
+            }
+            _ => None,
+        }
+    }
+}
+
+/// One pass: its name on the command line, and the function that runs it on
+/// one function definition (returning whether it changed anything).
+pub struct Pass {
+    /// The name `--passes=` and `--print-after=` use.
+    pub name: &'static str,
+    /// Runs the pass on one function.
+    pub run: fn(&mut PassCx, &mut Function) -> bool,
+}
+
+/// Every pass, by name.
+pub const PASSES: &[Pass] = &[
+    Pass {
+        name: "mem2reg",
+        run: mem2reg::run,
+    },
+    Pass {
+        name: "instcombine",
+        run: instcombine::run,
+    },
+    Pass {
+        name: "simplifycfg",
+        run: simplifycfg::run,
+    },
+    Pass {
+        name: "early-cse",
+        run: early_cse::run,
+    },
+    Pass {
+        name: "licm",
+        run: licm::run,
+    },
+    Pass {
+        name: "dce",
+        run: dce::run,
+    },
+];
+
+/// The passes of `-O1`.
+const O1: &[&str] = &["mem2reg", "instcombine", "simplifycfg", "dce"];
+/// The passes of `-O2` (and `-O3`).
+const O2: &[&str] = &[
+    "mem2reg",
+    "instcombine",
+    "simplifycfg",
+    "early-cse",
+    "licm",
+    "dce",
+    "instcombine",
+    "simplifycfg",
+    "dce",
+];
+
+/// The pass with this name.
+pub fn pass_by_name(name: &str) -> Option<&'static Pass> {
+    PASSES.iter().find(|p| p.name == name)
+}
+
+/// The pipeline of an optimisation level (0 gives no passes).
+pub fn level_pipeline(level: u8) -> Vec<&'static Pass> {
+    let names: &[&str] = match level {
+        0 => &[],
+        1 => O1,
+        _ => O2,
+    };
+    names.iter().filter_map(|n| pass_by_name(n)).collect()
+}
+
+/// The pipeline `--passes=a,b,c` names; an unknown name is an error naming it.
+pub fn parse_passes(list: &str) -> Result<Vec<&'static Pass>, String> {
+    list.split(',')
+        .filter(|n| !n.is_empty())
+        .map(|n| {
+            pass_by_name(n).ok_or_else(|| {
+                let known: Vec<&str> = PASSES.iter().map(|p| p.name).collect();
+                format!("unknown pass '{n}' (known: {})", known.join(", "))
+            })
+        })
+        .collect()
+}
+
+/// How [`run_pipeline`] reports between passes.
+#[derive(Clone, Debug, Default)]
+pub struct PipelineOptions {
+    /// Print the module after every pass.
+    pub print_after_all: bool,
+    /// Print the module after the passes with these names.
+    pub print_after: Vec<String>,
+    /// Stop after the first pass with this name.
+    pub stop_after: Option<String>,
+    /// Debugify before and check after every pass.
+    pub debugify_each: bool,
+    /// Verify the module after every pass (an error names the pass).
+    pub verify_each: bool,
+    /// The debug syntax of printed dumps.
+    pub syntax: DebugSyntax,
+    /// The input's name (for debugify's DIFile and messages).
+    pub file_name: String,
+}
+
+/// What [`run_pipeline`] printed and found.
+#[derive(Clone, Debug, Default)]
+pub struct PipelineReport {
+    /// `; *** IR Dump After PASS ***` dumps, in order.
+    pub dumps: String,
+    /// With `debugify_each`: each pass's name and its debugify check.
+    pub checks: Vec<(String, debugify::CheckReport)>,
+}
+
+impl PipelineReport {
+    /// The `--debugify-export` CSV: LLVM's header and one row per pass.
+    pub fn csv(&self) -> String {
+        let mut out = String::from(debugify::CSV_HEADER);
+        out.push('\n');
+        for (pass, report) in &self.checks {
+            out.push_str(&report.csv_row(pass));
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// Runs `passes` over every function definition of `module`, in order.
+pub fn run_pipeline(
+    module: &mut Module,
+    passes: &[&'static Pass],
+    options: &PipelineOptions,
+) -> Result<PipelineReport, String> {
+    let mut report = PipelineReport::default();
+    for pass in passes {
+        let state = options
+            .debugify_each
+            .then(|| debugify::apply(module, &options.file_name));
+        run_pass(module, pass);
+        if let Some(state) = &state {
+            if let Some(check) = debugify::check(module, Some(state)) {
+                report.checks.push((pass.name.to_string(), check));
+            }
+        }
+        if options.verify_each {
+            crate::ir::verify::verify_module(module).map_err(|e| {
+                format!(
+                    "{}: error: the module is invalid after pass {}: {}",
+                    options.file_name, pass.name, e.message
+                )
+            })?;
+        }
+        if options.print_after_all || options.print_after.iter().any(|p| p == pass.name) {
+            report
+                .dumps
+                .push_str(&format!("; *** IR Dump After {} ***\n", pass.name));
+            report.dumps.push_str(&print_module(module, options.syntax));
+        }
+        if options.stop_after.as_deref() == Some(pass.name) {
+            break;
+        }
+    }
+    if options.debugify_each {
+        debugify::strip(module);
+    }
+    Ok(report)
+}
+
+/// Runs one pass over every function definition, in module order.
+pub fn run_pass(module: &mut Module, pass: &Pass) -> bool {
+    let mut functions = std::mem::take(&mut module.functions);
+    let intrinsics: Vec<Option<Intrinsic>> = functions
+        .iter()
+        .map(|f| Intrinsic::from_name(&f.name))
+        .collect();
+    let mut cx = PassCx {
+        module,
+        intrinsics: &intrinsics,
+    };
+    let mut changed = false;
+    for function in functions.iter_mut().filter(|f| !f.is_declaration()) {
+        changed |= (pass.run)(&mut cx, function);
+    }
+    module.functions = functions;
+    changed
+}

@@ -1,0 +1,295 @@
+//! simplifycfg: folds branches on constants, removes unreachable blocks,
+//! merges a block into its only predecessor when that predecessor branches
+//! to it unconditionally, and forwards empty blocks (a lone `br`) to their
+//! successor.
+//!
+//! In: any function. Out: the same function with fewer blocks and branches.
+//! Debug-info rules: a folded conditional branch becomes an unconditional
+//! one at the same location, and the instructions of a block merged into
+//! its unconditionally-branching predecessor keep their locations
+//! (preserve); the debug records of the removed `br` move in front of the
+//! merged instructions, where they were in program order. An empty block is
+//! forwarded only when its `br` carries no debug records, so nothing but a
+//! jump's location is lost (drop). Code in unreachable blocks goes with its
+//! records (it never runs).
+
+use crate::ir::cfg::{predecessors, reverse_post_order};
+use crate::ir::{BlockId, Constant, Function, InstId, InstKind, Value};
+
+use super::edit::{phi_count, remove_blocks, remove_phi_incoming, replace_through_map};
+use super::PassCx;
+
+/// Runs simplifycfg on one function until nothing changes (bounded).
+pub fn run(_cx: &mut PassCx, function: &mut Function) -> bool {
+    let mut changed = false;
+    for _ in 0..16 {
+        let mut round = fold_constant_branches(function);
+        round |= remove_unreachable(function);
+        round |= merge_into_predecessors(function);
+        round |= forward_empty_blocks(function);
+        if !round {
+            break;
+        }
+        changed = true;
+    }
+    changed
+}
+
+/// `br i1 true/false` and `switch` on a constant become `br` (same location).
+fn fold_constant_branches(function: &mut Function) -> bool {
+    let mut changed = false;
+    for b in 0..function.blocks.len() {
+        let block = BlockId(b as u32);
+        let Some(&term) = function.blocks[b].insts.last() else {
+            continue;
+        };
+        let (taken, all) = match &function.inst(term).kind {
+            InstKind::CondBr {
+                cond: Value::Const(Constant::Int { value, .. }),
+                if_true,
+                if_false,
+            } => (
+                if *value != 0 { *if_true } else { *if_false },
+                vec![*if_true, *if_false],
+            ),
+            InstKind::CondBr {
+                if_true, if_false, ..
+            } if if_true == if_false => (*if_true, vec![*if_true, *if_false]),
+            InstKind::Switch {
+                value: Value::Const(c @ Constant::Int { .. }),
+                default,
+                cases,
+            } => {
+                let dest = cases
+                    .iter()
+                    .find(|(case, _)| case.sext_value() == c.sext_value())
+                    .map(|(_, d)| *d)
+                    .unwrap_or(*default);
+                let mut all = vec![*default];
+                all.extend(cases.iter().map(|(_, d)| *d));
+                (dest, all)
+            }
+            _ => continue,
+        };
+        // Every edge but one edge to `taken` disappears: drop those phi entries.
+        let mut kept_one = false;
+        for dest in all {
+            if dest == taken && !kept_one {
+                kept_one = true;
+                continue;
+            }
+            remove_one_phi_entry(function, dest, block);
+        }
+        function.inst_mut(term).kind = InstKind::Br { dest: taken };
+        changed = true;
+    }
+    changed
+}
+
+/// Removes one incoming entry for `pred` from each phi of `block`.
+fn remove_one_phi_entry(function: &mut Function, block: BlockId, pred: BlockId) {
+    let phis: Vec<InstId> = function.block(block).insts[..phi_count(function, block)].to_vec();
+    for phi in phis {
+        if let InstKind::Phi { incoming } = &mut function.inst_mut(phi).kind {
+            if let Some(pos) = incoming.iter().position(|(_, from)| *from == pred) {
+                incoming.remove(pos);
+            }
+        }
+    }
+}
+
+/// Deletes blocks the entry cannot reach (and their phi entries elsewhere).
+fn remove_unreachable(function: &mut Function) -> bool {
+    let n = function.blocks.len();
+    let mut keep = vec![false; n];
+    for b in reverse_post_order(function) {
+        keep[b.0 as usize] = true;
+    }
+    if keep.iter().all(|&k| k) {
+        return false;
+    }
+    let mut removed_insts = Vec::new();
+    for b in 0..n {
+        if keep[b] {
+            continue;
+        }
+        let succs = function
+            .terminator(BlockId(b as u32))
+            .map(|t| t.successors())
+            .unwrap_or_default();
+        for s in succs {
+            if keep[s.0 as usize] {
+                remove_phi_incoming(function, s, BlockId(b as u32));
+            }
+        }
+        removed_insts.extend(function.blocks[b].insts.iter().copied());
+    }
+    // No kept code can use a value of unreachable code, but a debug record may:
+    // it becomes undefined.
+    let map = removed_insts
+        .iter()
+        .map(|&id| {
+            let ty = function.inst(id).ty.clone();
+            (id, Value::Const(Constant::Poison(ty)))
+        })
+        .collect();
+    replace_through_map(function, &map);
+    remove_blocks(function, &keep);
+    true
+}
+
+/// Folds a block into its only predecessor when that one ends in `br` to it.
+fn merge_into_predecessors(function: &mut Function) -> bool {
+    let mut changed = false;
+    let mut b = 1;
+    while b < function.blocks.len() {
+        let preds = predecessors(function);
+        let block = BlockId(b as u32);
+        let [pred] = preds[b].as_slice() else {
+            b += 1;
+            continue;
+        };
+        let pred = *pred;
+        let pred_term = *function.blocks[pred.0 as usize].insts.last().unwrap();
+        if pred == block || !matches!(function.inst(pred_term).kind, InstKind::Br { .. }) {
+            b += 1;
+            continue;
+        }
+        // Single-entry phis become their value.
+        let phis = phi_count(function, block);
+        let mut map = std::collections::HashMap::new();
+        for &phi in &function.blocks[b].insts[..phis] {
+            if let InstKind::Phi { incoming } = &function.inst(phi).kind {
+                if let Some((value, _)) = incoming.first() {
+                    map.insert(phi, value.clone());
+                }
+            }
+        }
+        replace_through_map(function, &map);
+        let mut moved: Vec<InstId> = function.blocks[b].insts.drain(..).skip(phis).collect();
+        // The branch's records go in front of the merged code.
+        let records = std::mem::take(&mut function.inst_mut(pred_term).records);
+        if let Some(&first) = moved.first() {
+            let inst = function.inst_mut(first);
+            let rest = std::mem::take(&mut inst.records);
+            inst.records = records;
+            inst.records.extend(rest);
+        }
+        let pred_insts = &mut function.blocks[pred.0 as usize].insts;
+        pred_insts.pop();
+        pred_insts.append(&mut moved);
+        // Successors' phis now come from `pred`.
+        let succs = function
+            .terminator(pred)
+            .map(|t| t.successors())
+            .unwrap_or_default();
+        for s in succs {
+            let phis: Vec<InstId> = function.block(s).insts[..phi_count(function, s)].to_vec();
+            for phi in phis {
+                if let InstKind::Phi { incoming } = &mut function.inst_mut(phi).kind {
+                    for (_, from) in incoming.iter_mut() {
+                        if *from == block {
+                            *from = pred;
+                        }
+                    }
+                }
+            }
+        }
+        let mut keep = vec![true; function.blocks.len()];
+        keep[b] = false;
+        // The emptied block is unreachable now; give it a terminator-free removal.
+        remove_blocks(function, &keep);
+        changed = true;
+    }
+    changed
+}
+
+/// Sends the predecessors of a block that only jumps on to its successor.
+fn forward_empty_blocks(function: &mut Function) -> bool {
+    let mut changed = false;
+    let mut b = 1;
+    while b < function.blocks.len() {
+        let block = BlockId(b as u32);
+        let insts = &function.blocks[b].insts;
+        let succ = match insts.as_slice() {
+            [only] => match &function.inst(*only).kind {
+                InstKind::Br { dest }
+                    if *dest != block && function.inst(*only).records.is_empty() =>
+                {
+                    *dest
+                }
+                _ => {
+                    b += 1;
+                    continue;
+                }
+            },
+            _ => {
+                b += 1;
+                continue;
+            }
+        };
+        let preds = predecessors(function);
+        let my_preds = preds[b].clone();
+        let succ_phis: Vec<InstId> =
+            function.block(succ).insts[..phi_count(function, succ)].to_vec();
+        let conflict =
+            !succ_phis.is_empty() && my_preds.iter().any(|p| preds[succ.0 as usize].contains(p));
+        if my_preds.is_empty() || conflict {
+            b += 1;
+            continue;
+        }
+        // The edge count from each predecessor to `block` (a condbr may use it twice).
+        for &p in &my_preds {
+            let term = *function.blocks[p.0 as usize].insts.last().unwrap();
+            let mut edges = 0;
+            match &mut function.inst_mut(term).kind {
+                InstKind::Br { dest } if *dest == block => {
+                    *dest = succ;
+                    edges += 1;
+                }
+                InstKind::CondBr {
+                    if_true, if_false, ..
+                } => {
+                    for d in [if_true, if_false] {
+                        if *d == block {
+                            *d = succ;
+                            edges += 1;
+                        }
+                    }
+                }
+                InstKind::Switch { default, cases, .. } => {
+                    for d in std::iter::once(default).chain(cases.iter_mut().map(|(_, d)| d)) {
+                        if *d == block {
+                            *d = succ;
+                            edges += 1;
+                        }
+                    }
+                }
+                _ => {}
+            }
+            for &phi in &succ_phis {
+                if let InstKind::Phi { incoming } = &mut function.inst_mut(phi).kind {
+                    let value = incoming
+                        .iter()
+                        .find(|(_, from)| *from == block)
+                        .map(|(v, _)| v.clone());
+                    if let Some(value) = value {
+                        for _ in 0..edges {
+                            incoming.push((value.clone(), p));
+                        }
+                    }
+                }
+            }
+        }
+        for &phi in &succ_phis {
+            if let InstKind::Phi { incoming } = &mut function.inst_mut(phi).kind {
+                incoming.retain(|(_, from)| *from != block);
+            }
+        }
+        let mut keep = vec![true; function.blocks.len()];
+        keep[b] = false;
+        remove_blocks(function, &keep);
+        changed = true;
+    }
+    changed
+}

@@ -1,0 +1,425 @@
+//! Each pass under debugify: the IR it prints (snapshots) and what
+//! `--check-debugify` says it lost, plus the `opt` command line's flags.
+//! Salvage is shown at work: `add %a, 4`, `add %a, %b`, trunc/sext with
+//! `DW_OP_LLVM_convert`, and a GEP with a variable index.
+
+mod support;
+
+use dwarfsmith::ir::print::{print_module, DebugSyntax};
+use dwarfsmith::opt::{debugify, parse_passes, run_pipeline, PipelineOptions};
+use expect_test::{expect, Expect};
+use support::*;
+
+/// Debugifies `input`, runs `passes`, and compares the printed functions
+/// (metadata left out) followed by the debugify check with `expected`.
+fn check(passes: &str, input: &str, expected: Expect) {
+    run(passes, input, true, expected)
+}
+
+/// Runs `passes` on `input` with its own debug info, and compares the
+/// printed functions and the locations they name with `expected`.
+fn check_real(passes: &str, input: &str, expected: Expect) {
+    run(passes, input, false, expected)
+}
+
+fn run(passes: &str, input: &str, with_debugify: bool, expected: Expect) {
+    let mut module = dwarfsmith::parse_and_verify(input, "test.ll").unwrap();
+    let state = with_debugify.then(|| debugify::apply(&mut module, "test.ll"));
+    let passes = parse_passes(passes).unwrap();
+    let options = PipelineOptions {
+        verify_each: true,
+        file_name: "test.ll".into(),
+        ..PipelineOptions::default()
+    };
+    run_pipeline(&mut module, &passes, &options).unwrap();
+    let text = print_module(&module, DebugSyntax::Records);
+    let code: String = text
+        .lines()
+        .filter(|l| !l.starts_with('!') && !l.is_empty())
+        .skip_while(|l| !l.starts_with("define"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let tail = match &state {
+        Some(state) => debugify::check(&module, Some(state)).unwrap().text(""),
+        None => text
+            .lines()
+            .filter(|l| l.contains("DILocation(") || l.contains("DILocalVariable("))
+            .map(|l| format!("{l}\n"))
+            .collect(),
+    };
+    expected.assert_eq(&format!("{code}{tail}"));
+}
+
+#[test]
+fn dce_salvages_constant_and_two_operand_binops_and_casts() {
+    check(
+        "dce",
+        r#"
+define i32 @f(i32 %a, i32 %b, ptr %p, i64 %i) {
+  %x = add i32 %a, 4
+  %y = add i32 %a, %b
+  %z = mul i32 %y, 3
+  %t = trunc i32 %a to i16
+  %s = sext i16 %t to i32
+  %g = getelementptr i32, ptr %p, i64 %i
+  %u = udiv i32 %a, %b
+  ret i32 %a
+}
+"#,
+        expect![[r#"
+            define i32 @f(i32 %a, i32 %b, ptr %p, i64 %i) !dbg !5 {
+                #dbg_value(i32 %a, !8, !DIExpression(DW_OP_plus_uconst, 4, DW_OP_stack_value), !10)
+                #dbg_value(!DIArgList(i32 %a, i32 %b), !11, !DIExpression(DW_OP_LLVM_arg, 0, DW_OP_LLVM_arg, 1, DW_OP_plus, DW_OP_stack_value), !12)
+                #dbg_value(!DIArgList(i32 %a, i32 %b), !13, !DIExpression(DW_OP_LLVM_arg, 0, DW_OP_LLVM_arg, 1, DW_OP_plus, DW_OP_constu, 3, DW_OP_mul, DW_OP_stack_value), !14)
+                #dbg_value(i32 %a, !15, !DIExpression(DW_OP_LLVM_convert, 32, DW_ATE_unsigned, DW_OP_LLVM_convert, 16, DW_ATE_unsigned, DW_OP_stack_value), !17)
+                #dbg_value(i32 %a, !18, !DIExpression(DW_OP_LLVM_convert, 32, DW_ATE_unsigned, DW_OP_LLVM_convert, 16, DW_ATE_unsigned, DW_OP_LLVM_convert, 16, DW_ATE_signed, DW_OP_LLVM_convert, 32, DW_ATE_signed, DW_OP_stack_value), !19)
+                #dbg_value(!DIArgList(ptr %p, i64 %i), !20, !DIExpression(DW_OP_LLVM_arg, 0, DW_OP_LLVM_arg, 1, DW_OP_constu, 4, DW_OP_mul, DW_OP_plus, DW_OP_stack_value), !22)
+                #dbg_value(i32 poison, !23, !DIExpression(), !24)
+              ret i32 %a, !dbg !25
+            }
+            WARNING: Missing variable 7
+            CheckModuleDebugify: PASS
+        "#]],
+    );
+}
+
+#[test]
+fn mem2reg_under_debugify_keeps_every_location() {
+    check(
+        "mem2reg",
+        r#"
+define i32 @max(i32 %a, i32 %b) {
+entry:
+  %m = alloca i32, align 4
+  store i32 %a, ptr %m, align 4
+  %c = icmp slt i32 %a, %b
+  br i1 %c, label %then, label %join
+then:
+  store i32 %b, ptr %m, align 4
+  br label %join
+join:
+  %r = load i32, ptr %m, align 4
+  ret i32 %r
+}
+"#,
+        expect![[r#"
+            define i32 @max(i32 %a, i32 %b) !dbg !5 {
+            entry:
+                #dbg_value(ptr poison, !8, !DIExpression(), !10)
+              %c = icmp slt i32 %a, %b, !dbg !11
+                #dbg_value(i1 %c, !12, !DIExpression(), !11)
+              br i1 %c, label %then, label %join, !dbg !14
+            then:
+              br label %join, !dbg !15
+            join:
+              %m = phi i32 [ %a, %entry ], [ %b, %then ]
+                #dbg_value(i32 %m, !16, !DIExpression(), !18)
+              ret i32 %m, !dbg !19
+            }
+            WARNING: Missing variable 1
+            CheckModuleDebugify: PASS
+        "#]],
+    );
+}
+
+#[test]
+fn mem2reg_makes_values_of_declared_variables_at_stores_and_phis() {
+    let input = std::fs::read_to_string(fixture("opt/max.O0.ll")).unwrap();
+    check_real(
+        "mem2reg",
+        &input,
+        expect![[r#"
+        define dso_local i32 @max(i32 noundef %0, i32 noundef %1) !dbg !9 {
+            #dbg_value(i32 %0, !14, !DIExpression(), !15)
+            #dbg_value(i32 %1, !16, !DIExpression(), !17)
+            #dbg_value(i32 %0, !18, !DIExpression(), !19)
+          %3 = icmp slt i32 %0, %1, !dbg !20
+          br i1 %3, label %4, label %5, !dbg !22
+        4:
+            #dbg_value(i32 %1, !18, !DIExpression(), !19)
+          br label %5, !dbg !23
+        5:
+          %6 = phi i32 [ %0, %2 ], [ %1, %4 ]
+            #dbg_value(i32 %6, !18, !DIExpression(), !19)
+          ret i32 %6, !dbg !24
+        }
+        !14 = !DILocalVariable(name: "a", arg: 1, scope: !9, file: !1, line: 1, type: !12)
+        !15 = !DILocation(line: 1, column: 13, scope: !9)
+        !16 = !DILocalVariable(name: "b", arg: 2, scope: !9, file: !1, line: 1, type: !12)
+        !17 = !DILocation(line: 1, column: 20, scope: !9)
+        !18 = !DILocalVariable(name: "m", scope: !9, file: !1, line: 2, type: !12)
+        !19 = !DILocation(line: 2, column: 7, scope: !9)
+        !20 = !DILocation(line: 3, column: 9, scope: !21)
+        !22 = !DILocation(line: 3, column: 7, scope: !9)
+        !23 = !DILocation(line: 4, column: 5, scope: !21)
+        !24 = !DILocation(line: 5, column: 3, scope: !9)
+    "#]],
+    );
+}
+
+#[test]
+fn instcombine_preserves_rewrites_converts_replaced_truncs_and_merges_fused_ops() {
+    check(
+        "instcombine",
+        r#"
+define i64 @f(i32 %x, i8 %c, i32 %y) {
+  %dbl = add i32 %x, %x
+  %z = zext i8 %c to i32
+  %s = sext i32 %z to i64
+  %w = zext i32 %x to i64
+  %t = trunc i64 %w to i32
+  %a1 = add i32 %y, 1
+  %a2 = add i32 %a1, 2
+  %m = mul i32 %a2, 8
+  %sum = add i32 %dbl, %t
+  %sum2 = add i32 %sum, %m
+  %e = sext i32 %sum2 to i64
+  %r = add i64 %e, %s
+  ret i64 %r
+}
+"#,
+        expect![[r#"
+            define i64 @f(i32 %x, i8 %c, i32 %y) !dbg !5 {
+              %dbl = shl i32 %x, 1, !dbg !8
+                #dbg_value(i32 %dbl, !9, !DIExpression(), !8)
+              %z = zext i8 %c to i32, !dbg !11
+                #dbg_value(i32 %z, !12, !DIExpression(), !11)
+              %s = zext i8 %c to i64, !dbg !13
+                #dbg_value(i64 %s, !14, !DIExpression(), !13)
+              %w = zext i32 %x to i64, !dbg !16
+                #dbg_value(i64 %w, !17, !DIExpression(), !16)
+                #dbg_value(i32 %x, !18, !DIExpression(), !19)
+              %a1 = add i32 %y, 1, !dbg !20
+                #dbg_value(i32 %a1, !21, !DIExpression(), !20)
+              %a2 = add i32 %y, 3, !dbg !22
+                #dbg_value(i32 %a2, !23, !DIExpression(), !24)
+              %m = shl i32 %a2, 3, !dbg !25
+                #dbg_value(i32 %m, !26, !DIExpression(), !25)
+              %sum = add i32 %dbl, %x, !dbg !27
+                #dbg_value(i32 %sum, !28, !DIExpression(), !27)
+              %sum2 = add i32 %sum, %m, !dbg !29
+                #dbg_value(i32 %sum2, !30, !DIExpression(), !29)
+              %e = sext i32 %sum2 to i64, !dbg !31
+                #dbg_value(i64 %e, !32, !DIExpression(), !31)
+              %r = add i64 %e, %s, !dbg !33
+                #dbg_value(i64 %r, !34, !DIExpression(), !33)
+              ret i64 %r, !dbg !35
+            }
+            WARNING: Missing line 7
+            CheckModuleDebugify: PASS
+        "#]],
+    );
+}
+
+#[test]
+fn simplifycfg_folds_blocks_into_unconditional_predecessors_and_keeps_locations() {
+    check(
+        "simplifycfg",
+        r#"
+define i32 @f(i32 %x) {
+entry:
+  %a = add i32 %x, 1
+  br label %next
+next:
+  %b = mul i32 %a, 3
+  br i1 true, label %yes, label %no
+yes:
+  %c = sub i32 %b, 2
+  br label %join
+no:
+  %d = sub i32 %b, 5
+  br label %join
+join:
+  %p = phi i32 [ %c, %yes ], [ %d, %no ]
+  ret i32 %p
+}
+"#,
+        expect![[r#"
+            define i32 @f(i32 %x) !dbg !5 {
+            entry:
+              %a = add i32 %x, 1, !dbg !8
+                #dbg_value(i32 %a, !9, !DIExpression(), !8)
+              %b = mul i32 %a, 3, !dbg !11
+                #dbg_value(i32 %b, !12, !DIExpression(), !11)
+              %c = sub i32 %b, 2, !dbg !13
+                #dbg_value(i32 %c, !14, !DIExpression(), !13)
+                #dbg_value(i32 %c, !15, !DIExpression(), !16)
+              ret i32 %c, !dbg !17
+            }
+            WARNING: Missing variable 4
+            CheckModuleDebugify: PASS
+        "#]],
+    );
+}
+
+#[test]
+fn the_o2_pipeline_under_debugify_loses_no_location() {
+    let input = std::fs::read_to_string(fixture("ll/sum_array.O0.ll")).unwrap();
+    let mut module = dwarfsmith::parse_and_verify(&input, "sum_array.O0.ll").unwrap();
+    let options = PipelineOptions {
+        debugify_each: true,
+        verify_each: true,
+        file_name: "sum_array.O0.ll".into(),
+        ..PipelineOptions::default()
+    };
+    let report = run_pipeline(&mut module, &dwarfsmith::opt::level_pipeline(2), &options).unwrap();
+    expect![[r#"
+        Pass Name,# of missing debug values,# of missing locations,Missing/Expected value ratio,Missing/Expected location ratio
+        mem2reg,12,0,2.400000e-01,0.000000e+00
+        instcombine,0,0,0.000000e+00,0.000000e+00
+        simplifycfg,0,0,0.000000e+00,0.000000e+00
+        early-cse,0,1,0.000000e+00,3.225806e-02
+        licm,0,0,0.000000e+00,0.000000e+00
+        dce,0,0,0.000000e+00,0.000000e+00
+        instcombine,0,0,0.000000e+00,0.000000e+00
+        simplifycfg,0,0,0.000000e+00,0.000000e+00
+        dce,0,0,0.000000e+00,0.000000e+00
+    "#]].assert_eq(&report.csv());
+}
+
+#[test]
+fn opt_command_line_prints_stops_and_checks() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = fixture("opt/max.O0.ll");
+    let output = dir.path().join("out.ll");
+    let out = dwarfsmith(&[
+        "opt",
+        input.to_str().unwrap(),
+        "--passes=mem2reg,instcombine,simplifycfg",
+        "--print-after=mem2reg",
+        "--stop-after=instcombine",
+        "--debugify",
+        "--check-debugify",
+        "-o",
+        output.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.starts_with("; *** IR Dump After mem2reg ***\n"));
+    assert_eq!(stderr.matches("IR Dump After").count(), 1);
+    assert!(stderr.ends_with("CheckModuleDebugify: PASS\n"), "{stderr}");
+    // Stopped before simplifycfg: the three blocks are still there.
+    let printed = std::fs::read_to_string(&output).unwrap();
+    assert_eq!(printed.matches("br label").count(), 1, "{printed}");
+
+    let out = dwarfsmith(&[
+        "opt",
+        input.to_str().unwrap(),
+        "--passes=mem2reg,nosuchpass",
+        "-o",
+        output.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        format!(
+            "{}: error: unknown pass 'nosuchpass' (known: mem2reg, instcombine, simplifycfg, early-cse, licm, dce)\n",
+            input.display()
+        )
+    );
+}
+
+#[test]
+fn early_cse_merges_the_locations_of_a_duplicate_and_its_original() {
+    check(
+        "early-cse",
+        r#"
+define i32 @f(i32 %x, i32 %y, i1 %c) {
+entry:
+  %a = mul i32 %x, %y
+  br i1 %c, label %then, label %join
+then:
+  %b = mul i32 %x, %y
+  %d = add i32 %b, 1
+  br label %join
+join:
+  %p = phi i32 [ %a, %entry ], [ %d, %then ]
+  %e = mul i32 %x, %y
+  %r = add i32 %p, %e
+  ret i32 %r
+}
+"#,
+        expect![[r#"
+            define i32 @f(i32 %x, i32 %y, i1 %c) !dbg !5 {
+            entry:
+              %a = mul i32 %x, %y, !dbg !8
+                #dbg_value(i32 %a, !9, !DIExpression(), !11)
+              br i1 %c, label %then, label %join, !dbg !12
+            then:
+                #dbg_value(i32 %a, !13, !DIExpression(), !14)
+              %d = add i32 %a, 1, !dbg !15
+                #dbg_value(i32 %d, !16, !DIExpression(), !15)
+              br label %join, !dbg !17
+            join:
+              %p = phi i32 [ %a, %entry ], [ %d, %then ], !dbg !18
+                #dbg_value(i32 %p, !19, !DIExpression(), !18)
+                #dbg_value(i32 %a, !20, !DIExpression(), !21)
+              %r = add i32 %p, %a, !dbg !22
+                #dbg_value(i32 %r, !23, !DIExpression(), !22)
+              ret i32 %r, !dbg !24
+            }
+            WARNING: Missing line 1
+            CheckModuleDebugify: PASS
+        "#]],
+    );
+}
+
+#[test]
+fn licm_hoists_invariants_to_the_preheader_and_drops_their_lines() {
+    check(
+        "licm",
+        r#"
+define i64 @f(ptr %m, i64 %row, i64 %n) {
+entry:
+  br label %loop
+loop:
+  %j = phi i64 [ 0, %entry ], [ %next, %loop ]
+  %acc = phi i64 [ 0, %entry ], [ %sum, %loop ]
+  %base = mul i64 %row, 400
+  %rowp = getelementptr i32, ptr %m, i64 %base
+  %cell = getelementptr i32, ptr %rowp, i64 %j
+  %v = load i32, ptr %cell
+  %w = sext i32 %v to i64
+  %sum = add i64 %acc, %w
+  %next = add i64 %j, 1
+  %done = icmp eq i64 %next, %n
+  br i1 %done, label %exit, label %loop
+exit:
+  ret i64 %sum
+}
+"#,
+        expect![[r#"
+            define i64 @f(ptr %m, i64 %row, i64 %n) !dbg !5 {
+            entry:
+              %base = mul i64 %row, 400, !dbg !8
+              %rowp = getelementptr i32, ptr %m, i64 %base, !dbg !8
+              br label %loop, !dbg !9
+            loop:
+              %j = phi i64 [ 0, %entry ], [ %next, %loop ], !dbg !10
+              %acc = phi i64 [ 0, %entry ], [ %sum, %loop ], !dbg !11
+                #dbg_value(i64 %j, !12, !DIExpression(), !10)
+                #dbg_value(i64 %acc, !14, !DIExpression(), !11)
+                #dbg_value(i64 %base, !15, !DIExpression(), !16)
+                #dbg_value(ptr %rowp, !17, !DIExpression(), !18)
+              %cell = getelementptr i32, ptr %rowp, i64 %j, !dbg !19
+                #dbg_value(ptr %cell, !20, !DIExpression(), !19)
+              %v = load i32, ptr %cell, !dbg !21
+                #dbg_value(i32 %v, !22, !DIExpression(), !21)
+              %w = sext i32 %v to i64, !dbg !24
+                #dbg_value(i64 %w, !25, !DIExpression(), !24)
+              %sum = add i64 %acc, %w, !dbg !26
+                #dbg_value(i64 %sum, !27, !DIExpression(), !26)
+              %next = add i64 %j, 1, !dbg !28
+                #dbg_value(i64 %next, !29, !DIExpression(), !28)
+              %done = icmp eq i64 %next, %n, !dbg !30
+                #dbg_value(i1 %done, !31, !DIExpression(), !30)
+              br i1 %done, label %exit, label %loop, !dbg !33
+            exit:
+              ret i64 %sum, !dbg !34
+            }
+            WARNING: Missing line 4
+            WARNING: Missing line 5
+            CheckModuleDebugify: PASS
+        "#]],
+    );
+}
