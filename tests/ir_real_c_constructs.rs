@@ -747,3 +747,28 @@ fn instruction_selection_names_each_new_instruction_it_does_not_lower() {
         new.ll:3:3: error: unsupported byval argument"#]]
     .assert_eq(&errors.join("\n"));
 }
+
+#[test]
+fn the_optimiser_keeps_an_unused_atomic_load_and_drops_a_plain_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("atomic.ll");
+    std::fs::write(
+        &input,
+        "define void @f(ptr %p) {\n  %a = load atomic i32, ptr %p acquire, align 4\n  %b = load i32, ptr %p, align 4\n  ret void\n}\n",
+    )
+    .unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_dwarfsmith"))
+        .args(["opt", "-O2", "-o", "-"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    expect![[r#"
+
+        define void @f(ptr %p) {
+          %a = load atomic i32, ptr %p acquire, align 4
+          ret void
+        }
+    "#]]
+    .assert_eq(&String::from_utf8_lossy(&output.stdout));
+}

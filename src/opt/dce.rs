@@ -66,7 +66,10 @@ pub fn is_removable(cx: &PassCx, function: &Function, id: crate::ir::InstId) -> 
         | InstKind::Cast { .. }
         | InstKind::Gep { .. }
         | InstKind::Freeze { .. } => true,
-        InstKind::Load { volatile, .. } => !volatile,
+        // An atomic load orders memory: it stays even when its value is unused.
+        InstKind::Load {
+            volatile, atomic, ..
+        } => !volatile && atomic.is_none(),
         InstKind::Alloca { .. } => !function.insts.iter().any(|i| {
             i.records
                 .iter()
