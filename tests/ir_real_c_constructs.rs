@@ -450,7 +450,7 @@ declare void @abi_callee(ptr byval(%struct.big) align 8)
 
             declare ptr @llvm.load.relative.i64(ptr, i64)
 
-            define void @abi(ptr sret(%struct.big) align 16 %out, ptr byval(%struct.big) align 8 noundef %b, ptr %cell) {
+            define void @abi(ptr sret(%struct.big) align 16 %out, ptr noundef byval(%struct.big) align 8 %b, ptr %cell) {
               call void @abi_callee(ptr byval(%struct.big) align 8 %b)
               call void asm "incl $0", "=*m,*m"(ptr elementtype(i32) %cell, ptr elementtype(i32) %cell)
               ret void

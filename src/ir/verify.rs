@@ -109,10 +109,10 @@ fn check_global(module: &Module, global: &Global) -> Result<(), Diagnostic> {
 /// `sret` parameter returns void (as LLVM's verifier requires).
 fn check_abi_attributes(function: &Function) -> Result<(), Diagnostic> {
     let problem = function.params.iter().enumerate().find_map(|(i, param)| {
-        let marked = param.attrs.has("byval") || param.attrs.has("sret");
+        let marked = param.attrs.byval.is_some() || param.attrs.sret.is_some();
         if marked && !param.ty.is_ptr() {
             Some(format!("parameter {} is byval or sret but not ptr", i + 1))
-        } else if param.attrs.has("sret") && !function.ret_ty.is_void() {
+        } else if param.attrs.sret.is_some() && !function.ret_ty.is_void() {
             Some("a function with an sret parameter must return void".to_string())
         } else {
             None

@@ -66,7 +66,6 @@ pub fn is_removable(cx: &PassCx, function: &Function, id: crate::ir::InstId) -> 
         | InstKind::Cast { .. }
         | InstKind::Gep { .. }
         | InstKind::Freeze { .. } => true,
-        // An atomic load orders memory: it stays even when its value is unused.
         InstKind::Load {
             volatile, atomic, ..
         } => !volatile && atomic.is_none(),

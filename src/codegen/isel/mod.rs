@@ -342,9 +342,9 @@ impl<'a> Selector<'a> {
         if let Some(p) = f
             .params
             .iter()
-            .find(|p| p.attrs.has("byval") || p.attrs.has("sret"))
+            .find(|p| p.attrs.byval.is_some() || p.attrs.sret.is_some())
         {
-            let what = if p.attrs.has("byval") {
+            let what = if p.attrs.byval.is_some() {
                 "byval"
             } else {
                 "sret"
@@ -938,7 +938,7 @@ impl<'a> Selector<'a> {
             InstKind::Gep { .. } if inst.ty != Type::Ptr => {
                 Err(self.error("unsupported instruction 'getelementptr' over vectors".into()))
             }
-            InstKind::Call { args, .. } if args.iter().any(|a| a.attrs.has("byval")) => {
+            InstKind::Call { args, .. } if args.iter().any(|a| a.attrs.byval.is_some()) => {
                 Err(self.error("unsupported byval argument".into()))
             }
             InstKind::FBinary { .. }
@@ -1022,7 +1022,7 @@ impl<'a> Selector<'a> {
                 if let Some(v) = value {
                     let bits = self.bits_of(v)?;
                     let mut r = self.reg(v)?;
-                    let attrs = &self.f.ret_attrs;
+                    let attrs = self.f.ret_attrs.clone();
                     if bits < 32 && (attrs.signext || attrs.zeroext) {
                         r = self.extend(r, bits, Width::W32, attrs.signext);
                     }
