@@ -747,3 +747,79 @@ fn instruction_selection_names_each_new_instruction_it_does_not_lower() {
         new.ll:3:3: error: unsupported byval argument"#]]
     .assert_eq(&errors.join("\n"));
 }
+
+#[test]
+fn the_optimiser_keeps_an_unused_atomic_load_and_drops_a_plain_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("atomic.ll");
+    std::fs::write(
+        &input,
+        "define void @f(ptr %p) {\n  %a = load atomic i32, ptr %p acquire, align 4\n  %b = load i32, ptr %p, align 4\n  ret void\n}\n",
+    )
+    .unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_dwarfsmith"))
+        .args(["opt", "-O2", "-o", "-"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    expect![[r#"
+
+        define void @f(ptr %p) {
+          %a = load atomic i32, ptr %p acquire, align 4
+          ret void
+        }
+    "#]]
+    .assert_eq(&String::from_utf8_lossy(&output.stdout));
+}
+
+#[test]
+fn the_optimiser_leaves_the_blocks_of_a_computed_goto_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("goto.ll");
+    std::fs::write(
+        &input,
+        "@disp = internal constant [2 x ptr] [ptr blockaddress(@go, %b), ptr blockaddress(@go, %c)]\n\
+         define i32 @go(i32 %i) {\nentry:\n  br label %a\na:\n  %idx = zext i32 %i to i64\n  \
+         %slot = getelementptr [2 x ptr], ptr @disp, i64 0, i64 %idx\n  %t = load ptr, ptr %slot\n  \
+         indirectbr ptr %t, [label %b, label %c]\nb:\n  br label %c\nc:\n  ret i32 1\n}\n",
+    )
+    .unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_dwarfsmith"))
+        .args(["opt", "-O2", "-o", "-"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let printed = String::from_utf8_lossy(&output.stdout);
+    let path = dir.path().join("printed.ll");
+    std::fs::write(&path, printed.as_bytes()).unwrap();
+    let verdict = Command::new(opt19())
+        .args(["-passes=verify", "-disable-output"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(verdict.status.success(), "opt-19 rejects:\n{printed}");
+    expect![[r#"
+
+        @disp = internal constant [2 x ptr] [ptr blockaddress(@go, %b), ptr blockaddress(@go, %c)]
+
+        define i32 @go(i32 %i) {
+        entry:
+          br label %a
+
+        a:
+          %idx = zext i32 %i to i64
+          %slot = getelementptr [2 x ptr], ptr @disp, i64 0, i64 %idx
+          %t = load ptr, ptr %slot
+          indirectbr ptr %t, [label %b, label %c]
+
+        b:
+          br label %c
+
+        c:
+          ret i32 1
+        }
+    "#]]
+    .assert_eq(&printed);
+}
