@@ -219,6 +219,10 @@ pub fn lz4() -> Project {
     }
 }
 
+/// How long one `dwarfsmith compile` may take (a debug build, on a shared
+/// machine) before the harness records it as timed out.
+const COMPILE_TIME_LIMIT_SECONDS: u32 = 120;
+
 /// How many commands run at once: the machine is small and shared.
 const JOBS: usize = 2;
 
@@ -297,8 +301,11 @@ pub fn build(project: &Project, clang: &str, dwarfsmith: &Path, dir: &Path) -> B
         .iter()
         .map(|source| {
             let name = stem(source);
-            let mut command = Command::new(dwarfsmith);
+            // A compile that hangs is a status line, not a stuck test.
+            let mut command = Command::new("timeout");
             command
+                .arg(format!("{COMPILE_TIME_LIMIT_SECONDS}"))
+                .arg(dwarfsmith)
                 .args([
                     "compile",
                     &format!("ir/{name}.ll"),
@@ -317,6 +324,10 @@ pub fn build(project: &Project, clang: &str, dwarfsmith: &Path, dir: &Path) -> B
             let file = source.file_name().unwrap().to_str().unwrap().to_string();
             if output.status.success() {
                 return (file, Ok(dir.join(format!("ds/{name}.o"))));
+            }
+            if output.status.code() == Some(124) {
+                let limit = format!("timed out after {COMPILE_TIME_LIMIT_SECONDS} s");
+                return (file, Err(limit));
             }
             let stderr = String::from_utf8_lossy(&output.stderr);
             let first = stderr.lines().next().unwrap_or("(no message)");
