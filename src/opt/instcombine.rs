@@ -48,8 +48,10 @@ pub fn run(cx: &mut PassCx, function: &mut Function) -> bool {
             .iter()
             .flat_map(|b| b.insts.iter().copied())
             .collect();
+        // Use counts change only when a combine fires: recounting before
+        // every instruction made the pass quadratic on large functions.
+        let mut uses = use_counts(function);
         for id in placed {
-            let uses = use_counts(function);
             let Some(action) = combine(cx, function, id, &dom, &blocks, &uses) else {
                 continue;
             };
@@ -58,6 +60,7 @@ pub fn run(cx: &mut PassCx, function: &mut Function) -> bool {
                 replace_all_uses_with(&mut cx.module.debug, function, id, &value);
                 dead[id.0 as usize] = true;
             }
+            uses = use_counts(function);
         }
         remove_insts(function, &dead);
         if !round {
