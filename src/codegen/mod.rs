@@ -24,6 +24,7 @@ pub mod liveness;
 pub mod mir;
 pub mod regalloc;
 pub mod target;
+pub mod unsupported;
 
 use dwarfsmith_emit::model::ObjectModel;
 

@@ -155,6 +155,15 @@ pub struct Comdat {
     pub kind: String,
 }
 
+/// `module asm "..."`: one line of module-level inline assembly.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModuleAsm {
+    /// The assembly text.
+    pub text: String,
+    /// Where it was read from.
+    pub pos: Pos,
+}
+
 /// A global variable: `@name = [linkage] [unnamed_addr] global|constant ty init, align N`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Global {
@@ -345,6 +354,8 @@ pub struct Module {
     pub attribute_groups: Vec<AttributeGroup>,
     /// Comdats, in file order.
     pub comdats: Vec<Comdat>,
+    /// `module asm` lines, in file order.
+    pub module_asm: Vec<ModuleAsm>,
     /// Named metadata (`!llvm.dbg.cu`, `!llvm.module.flags`, `!llvm.ident`...), in order.
     pub named_metadata: Vec<NamedMetadata>,
 }

@@ -60,6 +60,11 @@ pub fn print_module(module: &Module, syntax: DebugSyntax) -> String {
     let slots = MetadataSlots::number(module);
     let mut out = String::new();
     write_header(&mut out, module);
+    for line in &module.module_asm {
+        out.push_str("module asm ");
+        write_quoted(&mut out, line.text.as_bytes());
+        out.push('\n');
+    }
     symbol::write_comdats(&mut out, module);
     write_structs(&mut out, module);
     write_globals(&mut out, module, &slots);

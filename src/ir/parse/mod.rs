@@ -33,8 +33,8 @@ use lexer::{LineIndex, Tok, Token};
 use super::debug::{ExprId, LocId, MdEntry, MdId, MdNode, MdRef};
 use super::inst::ParamAttrs;
 use super::module::{
-    AttributeGroup, Comdat, Function, Global, Linkage, Module, NamedMetadata, SymbolAttrs,
-    UnnamedAddr,
+    AttributeGroup, Comdat, Function, Global, Linkage, Module, ModuleAsm, NamedMetadata,
+    SymbolAttrs, UnnamedAddr,
 };
 use super::types::{StructDef, StructId, Type};
 use super::value::{FuncId, GlobalId, GlobalRef};
@@ -490,10 +490,11 @@ impl<'a> Parser<'a> {
                     });
                 }
                 Tok::Ident("module") => {
-                    // `module asm "..."`: not modelled.
+                    let pos = self.pos_of(self.offset());
                     self.bump();
                     self.expect_word("asm")?;
-                    self.string()?;
+                    let text = self.string()?;
+                    self.module.module_asm.push(ModuleAsm { text, pos });
                 }
                 Tok::MdNum(n) => self.parse_md_slot_def(n)?,
                 Tok::MdName(name) => self.parse_named_metadata(name)?,

@@ -170,7 +170,7 @@ impl<'a> Parser<'a> {
         self.bump();
         if ty == Type::Ptr && self.peek() == Tok::Ident("addrspace") {
             self.bump();
-            self.skip_group()?;
+            self.default_addrspace()?;
         }
         ty = self.parse_type_suffix(ty)?;
         Ok(ty)
@@ -224,7 +224,7 @@ impl<'a> Parser<'a> {
                 }
                 Tok::Ident("addrspace") => {
                     self.bump();
-                    self.skip_group()?;
+                    self.default_addrspace()?;
                     if !self.is_punct(b'*') {
                         return Err(self.expected("'*'"));
                     }
@@ -254,6 +254,19 @@ impl<'a> Parser<'a> {
                 }
                 _ => return Ok(ty),
             }
+        }
+    }
+
+    /// `(N)` after `addrspace` in a pointer type: the model's pointers are
+    /// all in address space 0, so any other is refused here.
+    fn default_addrspace(&mut self) -> PResult<()> {
+        let offset = self.offset();
+        match self.addrspace_number()? {
+            0 => Ok(()),
+            n => Err(self.error_at(
+                offset,
+                format!("pointers in address space {n} are not supported"),
+            )),
         }
     }
 
