@@ -8,7 +8,7 @@ use dwarfsmith::x86::encode::encode;
 use expect_test::{expect, Expect};
 
 fn p(g: Gpr) -> Reg {
-    Reg::Phys(g)
+    g.into()
 }
 
 fn mem(base: Gpr, index: Option<(Gpr, u8)>, disp: i32) -> Address {
@@ -346,7 +346,7 @@ fn arithmetic_compares_and_conditions() {
                 target: CallTarget::Reg(p(Gpr::R11)),
                 args: vec![],
                 rets: vec![],
-                clobbers: GprSet::EMPTY,
+                clobbers: RegSet::EMPTY,
             },
             InstKind::Push { reg: Gpr::R12 },
             InstKind::Pop { reg: Gpr::R12 },

@@ -542,7 +542,7 @@ impl<'a> Selector<'a> {
             if let Some(&phys) = ARGUMENT_REGISTERS.get(i) {
                 self.emit(K::Copy {
                     dst: reg,
-                    src: Reg::Phys(phys),
+                    src: Reg::from(phys),
                 });
             } else {
                 let disp = (i - ARGUMENT_REGISTERS.len()) as u32 * STACK_ARGUMENT_SIZE;
@@ -962,10 +962,10 @@ impl<'a> Selector<'a> {
                         r = self.extend(r, bits, Width::W32, attrs.signext);
                     }
                     self.emit(K::Copy {
-                        dst: Reg::Phys(Gpr::Rax),
+                        dst: Reg::from(Gpr::Rax),
                         src: r,
                     });
-                    uses.push(Gpr::Rax);
+                    uses.push(Gpr::Rax.into());
                 }
                 self.emit(K::Ret { uses });
                 Ok(())
@@ -1057,7 +1057,7 @@ impl<'a> Selector<'a> {
                     Err(imm) => ShiftAmount::Imm(imm),
                     Ok(count) => {
                         self.emit(K::Copy {
-                            dst: Reg::Phys(Gpr::Rcx),
+                            dst: Reg::from(Gpr::Rcx),
                             src: count,
                         });
                         ShiftAmount::Cl
@@ -1076,14 +1076,14 @@ impl<'a> Selector<'a> {
                 let a = self.normalized(lhs, signed)?;
                 let b = self.normalized(rhs, signed)?;
                 self.emit(K::Copy {
-                    dst: Reg::Phys(Gpr::Rax),
+                    dst: Reg::from(Gpr::Rax),
                     src: a,
                 });
                 if signed {
                     self.emit(K::SignExtendAx { width });
                 } else {
                     self.emit(K::MovImm {
-                        dst: Reg::Phys(Gpr::Rdx),
+                        dst: Reg::from(Gpr::Rdx),
                         imm: 0,
                         width: Width::W32,
                     });
@@ -1100,7 +1100,7 @@ impl<'a> Selector<'a> {
                 };
                 self.emit(K::Copy {
                     dst,
-                    src: Reg::Phys(result),
+                    src: Reg::from(result),
                 });
                 Ok(())
             }
@@ -1258,26 +1258,26 @@ impl<'a> Selector<'a> {
         let mut used = Vec::new();
         for (&(r, _), &phys) in regs.iter().zip(ARGUMENT_REGISTERS.iter()) {
             self.emit(K::Copy {
-                dst: Reg::Phys(phys),
+                dst: Reg::from(phys),
                 src: r,
             });
-            used.push(phys);
+            used.push(phys.into());
         }
         if varargs {
             // %al: the number of vector registers used (none).
             self.emit(K::MovImm {
-                dst: Reg::Phys(Gpr::Rax),
+                dst: Reg::from(Gpr::Rax),
                 imm: 0,
                 width: Width::W32,
             });
-            used.push(Gpr::Rax);
+            used.push(Gpr::Rax.into());
         }
         let result = self.values[id.0 as usize];
         self.emit(K::Call {
             target,
             args: used,
             rets: if result.is_some() {
-                vec![Gpr::Rax]
+                vec![Gpr::Rax.into()]
             } else {
                 Vec::new()
             },
@@ -1286,7 +1286,7 @@ impl<'a> Selector<'a> {
         if let Some(dst) = result {
             self.emit(K::Copy {
                 dst,
-                src: Reg::Phys(Gpr::Rax),
+                src: Reg::from(Gpr::Rax),
             });
         }
         Ok(())
