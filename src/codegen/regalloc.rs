@@ -787,6 +787,78 @@ mod tests {
     }
 
     #[test]
+    fn xmm_values_get_xmm_registers_and_a_double_live_across_a_call_is_spilled_with_movsd() {
+        // double f(double a, long n) { double b = a * a; g(n); return b + a; }
+        // Every xmm register is caller-saved: %1 (b) and %0 (a) live
+        // across the call and go to 8-byte slots; the integer %2 in the
+        // same function takes general-purpose registers as before.
+        let mut f = Function::new("t");
+        let a = f.new_xmm_vreg(FpSize::F64);
+        let b = f.new_xmm_vreg(FpSize::F64);
+        let n = f.new_vreg(Width::W64);
+        f.new_block();
+        let x0: Reg = crate::x86::Xmm::new(0).into();
+        f.blocks[0].insts = [
+            InstKind::Copy { dst: a, src: x0 },
+            InstKind::Copy {
+                dst: n,
+                src: phys(Gpr::Rdi),
+            },
+            InstKind::Copy { dst: b, src: a },
+            InstKind::FpArith {
+                op: crate::codegen::mir::FpOp::Mul,
+                size: FpSize::F64,
+                dst: b,
+                src: Rm::Reg(a),
+            },
+            InstKind::Copy {
+                dst: phys(Gpr::Rdi),
+                src: n,
+            },
+            InstKind::Call {
+                target: CallTarget::Symbol("g".into()),
+                args: vec![Gpr::Rdi.into()],
+                rets: vec![],
+                clobbers: CALLER_SAVED,
+            },
+            InstKind::FpArith {
+                op: crate::codegen::mir::FpOp::Add,
+                size: FpSize::F64,
+                dst: b,
+                src: Rm::Reg(a),
+            },
+            InstKind::Copy { dst: x0, src: b },
+            InstKind::Ret {
+                uses: vec![crate::x86::Xmm::new(0).into()],
+            },
+        ]
+        .into_iter()
+        .map(|k| Inst::new(k, 0))
+        .collect();
+        let allocation = allocate(&mut f).expect("allocates");
+        assert_eq!(allocation.spilled, 2);
+        expect![[r#"
+            name: t
+              %stack.0: size 8, align 8, spill
+              %stack.1: size 8, align 8, spill
+            bb.0:
+              FSTORE64 [%stack.0], $xmm0
+              $xmm1 = FLOAD64 [%stack.0]
+              FSTORE64 [%stack.1], $xmm1
+              $xmm2 = FLOAD64 [%stack.1]
+              $xmm2 = FMUL64 $xmm2, [%stack.0]
+              FSTORE64 [%stack.1], $xmm2
+              CALL @g, args($rdi), rets()
+              $xmm0 = FLOAD64 [%stack.1]
+              $xmm0 = FADD64 $xmm0, [%stack.0]
+              FSTORE64 [%stack.1], $xmm0
+              $xmm0 = FLOAD64 [%stack.1]
+              RET $xmm0
+        "#]]
+        .assert_eq(&f.to_string());
+    }
+
+    #[test]
     fn interfering_values_get_different_registers_and_dead_ones_are_reused() {
         // %0 and %1 overlap; %2 starts where %0 and %1 end and takes rax
         // back; the copy into rax disappears.
