@@ -197,21 +197,5 @@ impl Checker<'_> {
 
 /// The mnemonic of an instruction (`add`, `icmp`, `call`, `br`).
 fn opcode(kind: &InstKind) -> &'static str {
-    match kind {
-        InstKind::Binary { op, .. } => op.name(),
-        InstKind::ICmp { .. } => "icmp",
-        InstKind::Select { .. } => "select",
-        InstKind::Phi { .. } => "phi",
-        InstKind::Cast { op, .. } => op.name(),
-        InstKind::Load { .. } => "load",
-        InstKind::Store { .. } => "store",
-        InstKind::Gep { .. } => "getelementptr",
-        InstKind::Alloca { .. } => "alloca",
-        InstKind::Call { .. } => "call",
-        InstKind::Freeze { .. } => "freeze",
-        InstKind::Br { .. } | InstKind::CondBr { .. } => "br",
-        InstKind::Switch { .. } => "switch",
-        InstKind::Ret { .. } => "ret",
-        InstKind::Unreachable => "unreachable",
-    }
+    kind.opcode()
 }

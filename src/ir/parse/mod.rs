@@ -132,7 +132,7 @@ fn describe(tok: Tok<'_>) -> String {
         Tok::MdString(_) => "a metadata string".to_string(),
         Tok::Exclaim => "'!'".to_string(),
         Tok::Str(_) | Tok::CStr(_) => "a string".to_string(),
-        Tok::Int(s) => format!("'{s}'"),
+        Tok::Int(s) | Tok::Float(s) => format!("'{s}'"),
         Tok::LabelDef(s) => format!("label '{s}:'"),
         Tok::AttrRef(n) => format!("'#{n}'"),
         Tok::Hash(s) => format!("'#{s}'"),
@@ -145,6 +145,7 @@ fn describe(tok: Tok<'_>) -> String {
 /// Whether a word names a first-class or aggregate type's start.
 fn is_type_word(word: &str) -> bool {
     matches!(word, "void" | "ptr" | "label" | "metadata")
+        || super::types::FloatKind::from_name(word).is_some()
         || word
             .strip_prefix('i')
             .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
