@@ -120,9 +120,9 @@ pub fn compile_module(
         } else {
             (Vec::new(), Vec::new())
         };
-        object
-            .functions
-            .push(finished.to_model(!f.linkage.is_local()));
+        let mut function = finished.to_model(!f.linkage.is_local());
+        function.binding = isel::symbol_binding(f.linkage, &f.attrs);
+        object.functions.push(function);
         functions.push(FunctionDebug {
             ir_function: index,
             line_entries,

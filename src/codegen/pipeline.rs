@@ -82,6 +82,7 @@ impl FinishedFunction {
         model::Function {
             name: self.mir.name.clone(),
             global,
+            binding: Default::default(),
             code: self.code.clone(),
             relocations: self.relocations.clone(),
             cfi: self.cfi.clone(),

@@ -12,7 +12,9 @@
 //! Honoured today, for contrast: parameter hints (`noalias`, `nocapture`,
 //! `readonly`, `dereferenceable`, `align` without `byval`, `returned`...),
 //! `fastcc` (the C convention here), `unnamed_addr`, global alignment,
-//! external, internal and private linkage, function attribute groups other
+//! external, internal, private, weak, weak_odr, linkonce and linkonce_odr
+//! linkage (without comdat), hidden and protected visibility, `section` on
+//! global variables, function attribute groups other
 //! than those listed.
 
 use crate::error::{Diagnostic, Pos};
@@ -44,13 +46,10 @@ const REFUSED_FUNCTION_ATTRS: &[&str] = &[
     "\"patchable-function-entry\"",
 ];
 
-/// Linkages the object writer cannot express (it has local and global
-/// symbols only: no weak binding, no common symbols, no discarded bodies).
+/// Linkages the object writer cannot express (it has local, global and
+/// weak definitions only: no common symbols, no weak references, no
+/// discarded bodies).
 const REFUSED_LINKAGES: &[Linkage] = &[
-    Linkage::Weak,
-    Linkage::WeakOdr,
-    Linkage::LinkOnce,
-    Linkage::LinkOnceOdr,
     Linkage::Common,
     Linkage::ExternWeak,
     Linkage::AvailableExternally,
@@ -63,7 +62,6 @@ const MAX_FUNCTION_ALIGN: u32 = 16;
 /// the name the error gives them. Each is ignored by the object writer.
 #[allow(clippy::type_complexity)]
 const REFUSED_SYMBOL_ATTRS: &[(&str, fn(&crate::ir::SymbolAttrs) -> Option<String>)] = &[
-    ("visibility", |a| a.visibility.clone()),
     ("DLL storage class", |a| a.dll_storage.clone()),
     ("thread-local storage", |a| a.thread_local.clone()),
     ("address space", |a| {
@@ -136,9 +134,6 @@ pub fn check_module(module: &Module, file: &str) -> Result<(), Diagnostic> {
 fn refused_in_global(global: &Global) -> Option<String> {
     if REFUSED_LINKAGES.contains(&global.linkage) {
         return Some(format!("{} linkage", global.linkage.keyword()));
-    }
-    if let Some(section) = &global.section {
-        return Some(format!("section \"{section}\""));
     }
     refused_symbol_attr(&global.attrs)
 }

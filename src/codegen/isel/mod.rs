@@ -57,7 +57,7 @@ use crate::x86::abi::{
 };
 use crate::x86::{Gpr, PhysReg};
 
-pub use data::select_data;
+pub use data::{select_data, symbol_binding};
 pub use debug::{ArgType, DebugExpr, DebugTable, VariableKey};
 
 /// What instruction selection makes of one function.
