@@ -176,6 +176,9 @@ enum Lowering {
     FoldedAddress,
     /// An alloca: a stack slot, used as an address operand.
     Slot(StackSlotId),
+    /// A load of an `x86_fp80` whose only users are stores of it before
+    /// memory can change: each store copies its ten bytes (see [`fp`]).
+    Fp80Copy,
 }
 
 /// The state of selecting one function.
@@ -446,6 +449,7 @@ impl<'a> Selector<'a> {
                 }
             }
         }
+        self.classify_fp80_copies(&uses);
         // Allocas become stack slots (entry or not: the frame is fixed).
         for block in &f.blocks {
             for &id in &block.insts {
@@ -492,8 +496,8 @@ impl<'a> Selector<'a> {
             Value::Inst(id) => match self.lowering[id.0 as usize] {
                 Lowering::Normal => self.values[id.0 as usize]
                     .ok_or_else(|| self.error("use of a value without a register".into())),
-                Lowering::FusedCompare => {
-                    Err(self.error("internal: a fused compare used as a value".into()))
+                Lowering::FusedCompare | Lowering::Fp80Copy => {
+                    Err(self.error("internal: a fused value used as a register".into()))
                 }
                 Lowering::Slot(_) | Lowering::FoldedAddress => {
                     let addr = self.address(v)?;
@@ -661,6 +665,14 @@ impl<'a> Selector<'a> {
             InstKind::Load { ptr, .. } if fp::fp_size(&inst.ty).is_some() => {
                 let size = fp::fp_size(&inst.ty).unwrap_or(mir::FpSize::F64);
                 self.lower_fp_load(id, size, ptr)
+            }
+            InstKind::Load { .. } if inst.ty == Type::Float(ir::FloatKind::X86Fp80) => {
+                Err(self.fp80_load_error(id))
+            }
+            InstKind::Store { value, ptr, .. }
+                if self.f.value_type(value) == Type::Float(ir::FloatKind::X86Fp80) =>
+            {
+                self.lower_fp80_store(value, ptr)
             }
             InstKind::Store { value, ptr, .. } if self.fp_size_of(value)?.is_some() => {
                 let size = self.fp_size_of(value)?.unwrap_or(mir::FpSize::F64);
