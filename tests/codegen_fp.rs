@@ -6,8 +6,9 @@
 //! and its output compared byte for byte with the gcc -O0 build of both
 //! files: arithmetic, libm calls, every fcmp predicate over zeros,
 //! infinities and NaNs, conversions of every width (64-bit unsigned
-//! included), selects, loops, globals, variadic printf of doubles. Also:
-//! `llvm-dwarfdump-19 --verify` is clean, `-g` and `-g0` give the same
+//! included), selects, loops, globals, variadic printf of doubles,
+//! `long double` copies, constants and globals (x86_fp80 as storage).
+//! Also: `llvm-dwarfdump-19 --verify` is clean, `-g` and `-g0` give the same
 //! code, and gdb prints float and double parameters held in xmm registers
 //! and a double spilled across a call.
 
@@ -104,7 +105,7 @@ fn fp_library_runs_exactly_like_its_gcc_build() {
     );
     let expected = run(&reference);
     let got = run(&ours);
-    assert_eq!(expected.lines().count(), 752, "the driver's output changed");
+    assert_eq!(expected.lines().count(), 754, "the driver's output changed");
     for (n, (e, g)) in expected.lines().zip(got.lines()).enumerate() {
         assert_eq!(g, e, "line {}", n + 1);
     }
@@ -113,6 +114,9 @@ fn fp_library_runs_exactly_like_its_gcc_build() {
     assert!(expected.contains("cmp 9 9 "));
     assert!(expected.contains("u64 1.8446744073709552e+19 43f0000000000000"));
     assert!(expected.contains("printf: 3.1415926535897931 2.5 42 6.022e+23 0x1.921fb54442d18p+1"));
+    assert!(
+        expected.contains("long double 0.333333333333333333342 -2.74999999999999999991e+100 3 1.5")
+    );
 
     let verify = Command::new("llvm-dwarfdump-19")
         .arg("--verify")
@@ -182,5 +186,21 @@ fn gdb_prints_float_and_double_variables() {
             "$2 = <optimized out>",
         ],
         "{text}"
+    );
+}
+
+#[test]
+fn x86_fp80_arithmetic_is_an_error_naming_the_instruction() {
+    let ir = "define void @inc(ptr %p) {\n\
+              \x20 %v = load x86_fp80, ptr %p, align 16\n\
+              \x20 %w = fadd x86_fp80 %v, 0xK3FFF8000000000000000\n\
+              \x20 store x86_fp80 %w, ptr %p, align 16\n\
+              \x20 ret void\n\
+              }\n";
+    let error = compile(ir, "ld.ll", &options(false)).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "ld.ll:3:3: error: unsupported instruction 'fadd' on x86_fp80 \
+         (x86_fp80 is a storage type; x87 arithmetic is not generated)"
     );
 }
