@@ -49,6 +49,7 @@ mod fp;
 mod intrinsics;
 mod memory;
 mod records;
+mod relative;
 
 use std::collections::HashMap;
 
