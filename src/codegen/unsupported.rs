@@ -55,6 +55,16 @@ const REFUSED_LINKAGES: &[Linkage] = &[
     Linkage::AvailableExternally,
 ];
 
+/// The `appending` globals code generation honours: the `llvm.metadata`
+/// lists (no data) and the constructor/destructor lists (`.init_array`,
+/// `.fini_array`). Any other appending global is refused.
+const APPENDING_GLOBALS_HONOURED: &[&str] = &[
+    "llvm.used",
+    "llvm.compiler.used",
+    "llvm.global_ctors",
+    "llvm.global_dtors",
+];
+
 /// The largest function alignment honoured (every function is 16-byte aligned).
 const MAX_FUNCTION_ALIGN: u32 = 16;
 
@@ -132,7 +142,10 @@ pub fn check_module(module: &Module, file: &str) -> Result<(), Diagnostic> {
 
 /// What is refused in a global, if anything.
 fn refused_in_global(global: &Global) -> Option<String> {
-    if REFUSED_LINKAGES.contains(&global.linkage) {
+    let known_appending = APPENDING_GLOBALS_HONOURED.contains(&global.name.as_str());
+    if REFUSED_LINKAGES.contains(&global.linkage)
+        || (global.linkage == Linkage::Appending && !known_appending)
+    {
         return Some(format!("{} linkage", global.linkage.keyword()));
     }
     refused_symbol_attr(&global.attrs)
