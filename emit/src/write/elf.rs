@@ -8,8 +8,13 @@
 //!   (padding is `nop`), each with an STT_FUNC symbol of its code size.
 //! - `.rodata` holds each function's own rodata (8-byte aligned, in function
 //!   order) and then the read-only data objects; read-only data objects with
-//!   relocations go to `.data.rel.ro` instead, so PIE links need no text
-//!   relocations.
+//!   absolute relocations go to `.data.rel.ro` instead, so PIE links need no
+//!   text relocations.
+//! - A data object with an explicit section name goes to that section
+//!   (`.init_array*`/`.fini_array*` typed SHT_INIT_ARRAY/SHT_FINI_ARRAY); one
+//!   with an empty name gets no symbol (constructor lists).
+//! - Symbols carry the model's binding: STB_WEAK for weak definitions and
+//!   the visibility in `st_other`.
 //! - Relocations against [`Symbol::FunctionData`] and [`Symbol::FunctionCode`]
 //!   become relocations against the `.rodata` / `.text` section symbol with
 //!   the position folded into the addend; names that no function or data
@@ -172,7 +177,16 @@ impl ElfBuilder {
         }
         let standard = match data.section {
             DataSection::Data => StandardSection::Data,
-            DataSection::ReadOnly if data.relocations.is_empty() => StandardSection::ReadOnlyData,
+            // PC-relative fields (relative lookup tables) need no load-time
+            // relocation: they stay in `.rodata`, as llc places them.
+            DataSection::ReadOnly
+                if data
+                    .relocations
+                    .iter()
+                    .all(|r| r.kind == RelocationKind::Pc32) =>
+            {
+                StandardSection::ReadOnlyData
+            }
             DataSection::ReadOnly => StandardSection::ReadOnlyDataWithRel,
             DataSection::Bss => StandardSection::UninitializedData,
         };

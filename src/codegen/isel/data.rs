@@ -12,8 +12,9 @@
 //! `section "name"` to that section; `llvm.metadata` globals
 //! (`@llvm.used`, `@llvm.compiler.used`) produce nothing;
 //! `@llvm.global_ctors`/`@llvm.global_dtors` become `.init_array` /
-//! `.fini_array` entries (`.init_array.NNNNN` for a priority other than
-//! 65535, as llc names them). Linkage and visibility become the symbol's
+//! `.fini_array` entries (`.init_array.N` for a priority N other than
+//! 65535, as llc-19 names them; gcc pads N to five digits, and the linker
+//! sorts both by number). Linkage and visibility become the symbol's
 //! [`SymbolBinding`].
 
 use dwarfsmith_emit::model::{
@@ -139,7 +140,7 @@ fn structors(
                 let name = if priority == DEFAULT_PRIORITY {
                     section.to_string()
                 } else {
-                    format!("{section}.{priority:05}")
+                    format!("{section}.{priority}")
                 };
                 by_priority.push((
                     priority,

@@ -19,7 +19,10 @@ impl Selector<'_> {
             return Err(self.error("llvm.load.relative takes a pointer and an offset".into()));
         };
         if self.bits_of(&offset.value)? != 64 {
-            return Err(self.error("unsupported intrinsic: llvm.load.relative with an offset narrower than 64 bits".into()));
+            return Err(self.error(
+                "unsupported intrinsic: llvm.load.relative with an offset narrower than 64 bits"
+                    .into(),
+            ));
         }
         let dst = self.dst(id)?;
         let base_address = self.address(&base.value)?;
