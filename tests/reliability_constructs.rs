@@ -15,6 +15,26 @@ use support::run;
 
 /// (construct, .ll text, the exact error `compile case.ll` prints).
 const REFUSED: &[(&str, &str, &str)] = &[
+    (
+        "a global larger than 2 GiB",
+        "@g = global [4294967296 x [4294967296 x i64]] zeroinitializer\n",
+        "case.ll:1:1: error: global @g: 18446744073709551615 bytes (more than the small code model's 2 GiB) is not supported by code generation",
+    ),
+    (
+        "an alloca larger than 2 GiB",
+        "define i64 @f() {\n  %p = alloca [268435456 x i64]\n  ret i64 0\n}\n",
+        "case.ll:2:3: error: function @f: an alloca of 2147483648 bytes (more than the small code model's 2 GiB) is not supported by code generation",
+    ),
+    (
+        "alias",
+        "@g = global i32 1\n@a = alias i32, ptr @g\n",
+        "case.ll:2:6: error: '@a' is an alias: aliases and ifuncs are not supported",
+    ),
+    (
+        "ifunc",
+        "define ptr @r() {\n  ret ptr null\n}\n@i = ifunc void (), ptr @r\n",
+        "case.ll:4:6: error: '@i' is an ifunc: aliases and ifuncs are not supported",
+    ),
     ("byval", "%S = type { i64, i64 }\ndefine i64 @f(ptr byval(%S) align 8 %p) {\n  ret i64 0\n}\n",
      "case.ll:2:1: error: function @f: attribute byval(%S) on parameter 1 is not supported by code generation"),
     ("byval at a call", "%S = type { i64, i64 }\ndeclare void @g(ptr)\ndefine void @f(ptr %p) {\n  call void @g(ptr byval(%S) %p)\n  ret void\n}\n",

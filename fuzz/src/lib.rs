@@ -5,7 +5,8 @@
 //! inputs. Out: [`Counts`] and a list of [`Finding`]s. Each input is one
 //! seed file with 1-3 mutations ([`mutate`]):
 //! - a .ll input goes through the library pipeline: `opt` (parse, verify,
-//!   print, and the print parsed again) and `compile` (-O0/-O2, -g/-g0);
+//!   print, and the print parsed and printed again, which must give the
+//!   same text) and `compile` (-O0/-O2, -g/-g0);
 //! - an object input goes through `emit::verify::verify` and `emit::read::read`.
 //!
 //! Findings: a panic (caught with `catch_unwind`), an input that takes more
@@ -278,6 +279,9 @@ fn run_ll(
             match guarded("opt of the print", &mut problems, || {
                 dwarfsmith::opt(&printed, name, syntax)
             }) {
+                Some(Ok(again)) if again != printed => {
+                    problems.push("printing the print gives a different text".to_string())
+                }
                 Some(Ok(_)) | None => {}
                 Some(Err(error)) => {
                     problems.push(format!("the print does not parse again: {error}"))

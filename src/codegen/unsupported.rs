@@ -5,7 +5,8 @@
 //! as an error naming the construct, the function or global, and the
 //! file:line:col of the function, global, instruction or `module asm` line.
 //!
-//! Rule: nothing is compiled into something it does not mean. Each table
+//! Rule: nothing is compiled into something it does not mean (objects
+//! larger than the small code model addresses included). Each table
 //! below lists what is refused and why; when a construct becomes honoured
 //! (implemented end to end, with a test that runs it), delete its entry and
 //! move its case in `tests/reliability_constructs.rs` to the compiled side.
@@ -15,10 +16,14 @@
 //! external, internal, private, weak, weak_odr, linkonce and linkonce_odr
 //! linkage (without comdat), hidden and protected visibility, `section` on
 //! global variables, function attribute groups other
-//! than those listed.
+//! than those listed. Refused earlier, by the parser: aliases and ifuncs,
+//! and pointers in an address space other than 0 (the IR has one pointer
+//! type); by the target gate: triples and datalayouts other than x86-64 ELF.
 
 use crate::error::{Diagnostic, Pos};
-use crate::ir::{Function, Global, InstKind, Linkage, Module, ParamAttrs, TailKind};
+use crate::ir::{
+    Constant, Function, Global, InstKind, Linkage, Module, ParamAttrs, TailKind, Value,
+};
 
 /// Parameter, argument and return attributes that change the ABI (codegen
 /// passes every such value as a plain scalar or pointer).
@@ -68,6 +73,10 @@ const APPENDING_GLOBALS_HONOURED: &[&str] = &[
 /// The largest function alignment honoured (every function is 16-byte aligned).
 const MAX_FUNCTION_ALIGN: u32 = 16;
 
+/// The largest global or stack object: the small code model addresses
+/// data and stack slots with signed 32-bit displacements.
+const MAX_OBJECT_SIZE: u64 = (1 << 31) - 1;
+
 /// Symbol properties (globals and functions alike) that are refused, with
 /// the name the error gives them. Each is ignored by the object writer.
 #[allow(clippy::type_complexity)]
@@ -116,7 +125,7 @@ pub fn check_module(module: &Module, file: &str) -> Result<(), Diagnostic> {
         );
     }
     for global in &module.globals {
-        if let Some(what) = refused_in_global(global) {
+        if let Some(what) = refused_in_global(module, global) {
             return refuse(
                 global.pos,
                 format!(
@@ -141,7 +150,11 @@ pub fn check_module(module: &Module, file: &str) -> Result<(), Diagnostic> {
 }
 
 /// What is refused in a global, if anything.
-fn refused_in_global(global: &Global) -> Option<String> {
+fn refused_in_global(module: &Module, global: &Global) -> Option<String> {
+    let size = module.size_of(&global.ty);
+    if size > MAX_OBJECT_SIZE {
+        return Some(too_large(size));
+    }
     let known_appending = APPENDING_GLOBALS_HONOURED.contains(&global.name.as_str());
     if REFUSED_LINKAGES.contains(&global.linkage)
         || (global.linkage == Linkage::Appending && !known_appending)
@@ -190,6 +203,19 @@ fn refused_in_function(module: &Module, function: &Function) -> Option<(Pos, Str
         }
     }
     for inst in &function.insts {
+        if let InstKind::Alloca {
+            allocated, count, ..
+        } = &inst.kind
+        {
+            let count = match count {
+                Some(Value::Const(Constant::Int { value, .. })) => u64::try_from(*value).ok(),
+                _ => Some(1),
+            };
+            let size = count.map_or(u64::MAX, |n| n.saturating_mul(module.size_of(allocated)));
+            if size > MAX_OBJECT_SIZE {
+                return Some((inst.pos, format!("an alloca of {}", too_large(size))));
+            }
+        }
         let InstKind::Call {
             tail,
             args,
@@ -213,6 +239,11 @@ fn refused_in_function(module: &Module, function: &Function) -> Option<(Pos, Str
         }
     }
     None
+}
+
+/// "N bytes (more than the small code model's 2 GiB)", N saturating at u64::MAX.
+fn too_large(size: u64) -> String {
+    format!("{size} bytes (more than the small code model's 2 GiB)")
 }
 
 /// The first refused symbol property, named.

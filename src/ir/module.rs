@@ -139,6 +139,9 @@ pub struct SymbolAttrs {
     pub prologue: Option<String>,
     /// The typed constant after `personality`, as written.
     pub personality: Option<String>,
+    /// Metadata attachments other than `!dbg` (`!type`, `!prof`...), by kind
+    /// name without `!`, in order.
+    pub metadata: Vec<(String, MdRef)>,
 }
 
 /// `attributes #N = { ... }`: a function attribute group.

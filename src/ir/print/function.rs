@@ -102,6 +102,12 @@ impl BodyPrinter<'_> {
                 self.slots.write_ref(out, self.module, MdRef::Node(sp));
                 out.push(' ');
             }
+            for (kind, target) in &f.attrs.metadata {
+                write_name(out, '!', kind);
+                out.push(' ');
+                self.slots.write_ref(out, self.module, *target);
+                out.push(' ');
+            }
         }
         write_linkage(out, f.linkage, f.dso_local);
         super::symbol::write_visibility(out, &f.attrs);
@@ -145,6 +151,12 @@ impl BodyPrinter<'_> {
             if let Some(sp) = f.subprogram {
                 out.push_str(" !dbg ");
                 self.slots.write_ref(out, self.module, MdRef::Node(sp));
+            }
+            for (kind, target) in &f.attrs.metadata {
+                out.push(' ');
+                write_name(out, '!', kind);
+                out.push(' ');
+                self.slots.write_ref(out, self.module, *target);
             }
         }
     }
@@ -203,6 +215,12 @@ impl BodyPrinter<'_> {
         if let Some(id) = inst.assign_id {
             out.push_str(", !DIAssignID ");
             self.slots.write_ref(out, self.module, MdRef::Node(id));
+        }
+        for (kind, target) in &inst.metadata {
+            out.push_str(", ");
+            write_name(out, '!', kind);
+            out.push(' ');
+            self.slots.write_ref(out, self.module, *target);
         }
         out.push('\n');
     }
@@ -521,6 +539,9 @@ impl BodyPrinter<'_> {
                     self.value(out, &arg.value);
                 }
                 out.push(')');
+                for group in &inst.attr_groups {
+                    let _ = write!(out, " #{group}");
+                }
             }
             InstKind::Freeze { value } => {
                 out.push_str("freeze ");
