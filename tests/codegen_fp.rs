@@ -9,7 +9,8 @@
 //! included), selects, loops, globals, variadic printf of doubles,
 //! `long double` copies, constants and globals (x86_fp80 as storage).
 //! Also: `llvm-dwarfdump-19 --verify` is clean, `-g` and `-g0` give the same
-//! code, and gdb prints float and double parameters held in xmm registers
+//! code, and gdb prints float and double parameters held in xmm registers,
+//! float and double constants as locations (an inlined call's arguments)
 //! and a double spilled across a call.
 
 use std::path::{Path, PathBuf};
@@ -152,11 +153,17 @@ fn gdb_prints_float_and_double_variables() {
         &[PathBuf::from(fixture("src/fp/fp_main.c")), object],
         &["-g"],
     );
+    let source = std::fs::read_to_string(fixture("src/fp/fp_lib.c")).unwrap();
+    let line_of = |text: &str| 1 + source.lines().position(|l| l.contains(text)).unwrap();
+    // many() inlined into call_many(): its arguments are constants there.
+    let inlined_many = format!("tbreak fp_lib.c:{}", line_of("return a + b * 2"));
+    let after_call = format!("break fp_lib.c:{}", line_of("return r + kept"));
     let out = Command::new("gdb")
         .args(["-nx", "-batch", "-q"])
         .args(["-ex", "break mixf", "-ex", "break poly"])
-        .args(["-ex", "break fp_lib.c:105"])
+        .args(["-ex", &inlined_many, "-ex", &after_call])
         .args(["-ex", "run", "-ex", "info args"])
+        .args(["-ex", "continue", "-ex", "info args"])
         .args(["-ex", "continue", "-ex", "info args"])
         .args(["-ex", "continue", "-ex", "print kept", "-ex", "print x"])
         .arg(&exe)
@@ -179,6 +186,20 @@ fn gdb_prints_float_and_double_variables() {
             "n = 3",
             "y = 2",
             "m = 8",
+            "a = 0.5",
+            "b = 1",
+            "c = 2.5",
+            "d = 3.5",
+            "e = 4",
+            "f = 5.5",
+            "g = 6.5",
+            "h = 7.5",
+            "i = 8.5",
+            "j = 9.5",
+            "k = 10.5",
+            "l = 11",
+            "m = 12.5",
+            "n = 13.5",
             // kept (4 * 1.5) was spilled across the call to gcc_side: its
             // slot; x is dead after the call and every xmm register is
             // caller-saved, so it is honestly unavailable there.
