@@ -6,8 +6,10 @@
 //! precision), general-purpose ones where an integer is involved.
 //!
 //! Rules it follows:
-//! - Constants are built in a general-purpose register and moved across
-//!   with `movq`/`movd` (+0.0 with `pxor`): exact bits, no memory.
+//! - Constants are loaded (`movss`/`movsd`, exact bits) from the function's
+//!   constant pool in its read-only data, RIP-relative; +0.0 is `pxor`.
+//!   Sign masks are built in a general-purpose register and moved across
+//!   with `movq`/`movd`.
 //! - `fcmp` is NaN-correct: `ucomis` sets ZF, PF and CF all to 1 when the
 //!   operands are unordered, so the ordered predicates read conditions that
 //!   are false then (`oeq` = ZF=1 and PF=0; `ogt`/`oge` = `a`/`ae`, `olt`/`ole`
@@ -284,11 +286,29 @@ impl Selector<'_> {
             self.emit(K::XmmZero { dst });
             return dst;
         }
+        let bytes = bits.to_le_bytes();
+        let constant = self.mir.constant(&bytes[..size.width().bytes() as usize]);
+        self.emit(K::FpLoad {
+            dst,
+            addr: crate::codegen::mir::Address {
+                base: crate::codegen::mir::AddressBase::Constant(constant),
+                index: None,
+                disp: 0,
+            },
+            size,
+        });
+        dst
+    }
+
+    /// A mask register holding `bits` in its low element, built in a
+    /// general-purpose register.
+    fn fp_mask(&mut self, size: FpSize, bits: i64) -> Reg {
+        let dst = self.mir.new_xmm_vreg(size);
         let width = size.width();
         let g = self.vreg(width);
         self.emit(K::MovImm {
             dst: g,
-            imm: bits as i64,
+            imm: bits,
             width,
         });
         self.emit(K::MovToXmm {
@@ -310,11 +330,6 @@ impl Selector<'_> {
             Constant::Undef(_) | Constant::Poison(_) | Constant::Zero(_) => Some(0),
             _ => None,
         }
-    }
-
-    /// A mask register holding `bits` in its low element.
-    fn fp_mask(&mut self, size: FpSize, bits: i64) -> Reg {
-        self.fp_const_reg(size, bits as u64)
     }
 
     /// `fadd`/`fsub`/`fmul`/`fdiv`/`frem`.

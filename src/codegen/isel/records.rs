@@ -80,7 +80,12 @@ impl Selector<'_> {
         for v in &record.locations {
             let (operand, ops) = self.debug_operand(v);
             let bits = self.bits_of(v).unwrap_or(64).max(1) as u16;
-            arg_types.push(ArgType { bits, signed });
+            let float = fp::fp_size(&self.f.value_type(v)).is_some();
+            arg_types.push(ArgType {
+                bits,
+                signed,
+                float,
+            });
             operands.push(operand);
             salvage.push(ops);
         }
