@@ -255,6 +255,11 @@ fn refused_symbol_attr(attrs: &crate::ir::SymbolAttrs) -> Option<String> {
 
 /// The first refused parameter attribute or calling convention, as written.
 fn refused_param_attr(attrs: &ParamAttrs) -> Option<String> {
+    for (ty, name) in [(&attrs.byval, "byval"), (&attrs.sret, "sret")] {
+        if ty.is_some() {
+            return Some(format!("attribute {name}"));
+        }
+    }
     attrs.other.iter().find_map(|attr| {
         let keyword = attr_keyword(attr);
         let calling_convention =

@@ -1068,6 +1068,14 @@ pub struct ParamAttrs {
     /// Every other attribute as written, in order (the code generation gate
     /// refuses the ones that change the ABI and that codegen ignores).
     pub other: Vec<String>,
+    /// `byval(T)`: the pointer names a copy of a `T` passed on the stack.
+    pub byval: Option<Type>,
+    /// `sret(T)`: the pointer names where the callee writes its `T` result.
+    pub sret: Option<Type>,
+    /// `elementtype(T)`: the type an indirect inline asm operand points to.
+    pub elementtype: Option<Type>,
+    /// `align N` of a `byval` or `sret` pointer (the copy's alignment).
+    pub align: Option<u32>,
 }
 
 /// One argument of a call.

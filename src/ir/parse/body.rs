@@ -819,11 +819,17 @@ impl<'a> Parser<'a> {
                 let flags = self.parse_gep_flags()?;
                 let source = self.parse_type()?;
                 self.expect_punct(b',')?;
-                let (_, base) = self.parse_typed_value(function, scope)?;
+                let (base_ty, base) = self.parse_typed_value(function, scope)?;
+                // A vector base or index makes a vector of addresses.
+                let mut result = base_ty.with_lanes_of(Type::Ptr);
                 let mut indices = Vec::new();
                 while self.is_punct(b',') && !matches!(self.peek_n(1), Tok::MdName(_)) {
                     self.bump();
-                    indices.push(self.parse_typed_value(function, scope)?.1);
+                    let (index_ty, index) = self.parse_typed_value(function, scope)?;
+                    if result == Type::Ptr {
+                        result = index_ty.with_lanes_of(Type::Ptr);
+                    }
+                    indices.push(index);
                 }
                 (
                     InstKind::Gep {
@@ -832,7 +838,7 @@ impl<'a> Parser<'a> {
                         base,
                         indices,
                     },
-                    Type::Ptr,
+                    result,
                 )
             }
             "alloca" => {
@@ -1219,4 +1225,8 @@ fn merge_attrs(attrs: &mut ParamAttrs, extra: ParamAttrs) {
     attrs.nonnull |= extra.nonnull;
     attrs.immarg |= extra.immarg;
     attrs.other.extend(extra.other);
+    attrs.byval = attrs.byval.take().or(extra.byval);
+    attrs.sret = attrs.sret.take().or(extra.sret);
+    attrs.elementtype = attrs.elementtype.take().or(extra.elementtype);
+    attrs.align = attrs.align.or(extra.align);
 }

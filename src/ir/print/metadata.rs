@@ -495,6 +495,11 @@ impl<'a> Fields<'a> {
             MdField::Name(n) => self.raw(name, n),
             MdField::Flags(flags) => self.raw(name, &flags.join(" | ")),
             MdField::Bool(b) => self.bool(name, *b),
+            MdField::Value(c) => {
+                let mut text = String::new();
+                super::text::write_typed_constant(&mut text, module, c);
+                self.raw(name, &text);
+            }
         }
     }
 
