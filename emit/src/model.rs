@@ -29,6 +29,8 @@ pub struct Function {
     pub name: String,
     /// `true` for STB_GLOBAL, `false` for STB_LOCAL (LLVM `internal`/`private`).
     pub global: bool,
+    /// Weak binding and visibility of the symbol.
+    pub binding: SymbolBinding,
     /// Encoded x86-64 machine code.
     pub code: Vec<u8>,
     /// Relocations against `code`.
@@ -132,6 +134,30 @@ pub enum CfiInstruction {
     RestoreState,
 }
 
+/// How a symbol is bound and seen beyond its object (beside global/local).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SymbolBinding {
+    /// STB_WEAK instead of STB_GLOBAL (LLVM `weak`, `weak_odr`,
+    /// `linkonce_odr`, `extern_weak`).
+    pub weak: bool,
+    /// ELF visibility (`st_other`).
+    pub visibility: Visibility,
+}
+
+/// ELF symbol visibility.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Visibility {
+    /// STV_DEFAULT.
+    #[default]
+    Default,
+    /// STV_INTERNAL.
+    Internal,
+    /// STV_HIDDEN.
+    Hidden,
+    /// STV_PROTECTED.
+    Protected,
+}
+
 /// Which section a data object goes into.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DataSection {
@@ -150,8 +176,15 @@ pub struct DataObject {
     pub name: String,
     /// `true` for STB_GLOBAL.
     pub global: bool,
+    /// Weak binding and visibility of the symbol.
+    pub binding: SymbolBinding,
     /// Section kind.
     pub section: DataSection,
+    /// An explicit section name (LLVM `section "name"`, `.init_array.N`)
+    /// instead of the standard one of [`DataObject::section`]; the section
+    /// type follows the name (`.init_array*`, `.fini_array*` get
+    /// SHT_INIT_ARRAY/SHT_FINI_ARRAY, `.bss*` SHT_NOBITS).
+    pub section_name: Option<String>,
     /// Alignment in bytes (a power of two).
     pub align: u64,
     /// Contents (for `Bss`, zeros of the right length).

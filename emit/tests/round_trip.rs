@@ -284,6 +284,7 @@ fn everything() -> ObjectModel {
     let f = Function {
         name: "f".into(),
         global: true,
+        binding: Default::default(),
         code: code_f(),
         relocations: vec![
             Relocation {
@@ -378,6 +379,8 @@ fn everything() -> ObjectModel {
     };
     let data = vec![
         DataObject {
+            binding: Default::default(),
+            section_name: None,
             name: "counter".into(),
             global: true,
             section: DataSection::Data,
@@ -391,6 +394,8 @@ fn everything() -> ObjectModel {
             }],
         },
         DataObject {
+            binding: Default::default(),
+            section_name: None,
             name: "message".into(),
             global: false,
             section: DataSection::ReadOnly,
@@ -399,6 +404,8 @@ fn everything() -> ObjectModel {
             relocations: vec![],
         },
         DataObject {
+            binding: Default::default(),
+            section_name: None,
             name: "table".into(),
             global: true,
             section: DataSection::Bss,

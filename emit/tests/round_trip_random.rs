@@ -344,6 +344,8 @@ fn code_model(random: &mut Random) -> ObjectModel {
             DataObject {
                 name: format!("d{i}"),
                 global: random.below(2) == 0,
+                binding: Default::default(),
+                section_name: None,
                 section,
                 align: random.pick(&[1, 4, 8, 16]),
                 bytes: if section == DataSection::Bss {
@@ -596,6 +598,8 @@ fn debug_model(random: &mut Random) -> ObjectModel {
         .collect();
     let data: Vec<DataObject> = (0..random.below(3))
         .map(|i| DataObject {
+            binding: Default::default(),
+            section_name: None,
             name: format!("g{i}"),
             global: true,
             section: random.pick(&[DataSection::Data, DataSection::Bss, DataSection::ReadOnly]),

@@ -240,6 +240,7 @@ fn representative_model() -> ObjectModel {
     let calc = Function {
         name: "calc".to_string(),
         global: true,
+        binding: Default::default(),
         code: calc_code,
         cfi: vec![
             CfiRow {
@@ -448,6 +449,8 @@ fn representative_model() -> ObjectModel {
         functions: vec![calc, helper],
         data: vec![
             DataObject {
+                binding: Default::default(),
+                section_name: None,
                 name: "unrelated".to_string(),
                 global: false,
                 section: DataSection::ReadOnly,
@@ -456,6 +459,8 @@ fn representative_model() -> ObjectModel {
                 relocations: vec![],
             },
             DataObject {
+                binding: Default::default(),
+                section_name: None,
                 name: "counter".to_string(),
                 global: true,
                 section: DataSection::Data,

@@ -127,6 +127,8 @@ fn symbol_defined_twice() {
     check(
         |m| {
             m.data.push(DataObject {
+                binding: Default::default(),
+                section_name: None,
                 name: "f".to_string(),
                 global: false,
                 section: DataSection::Data,
@@ -144,6 +146,8 @@ fn alignment_not_a_power_of_two() {
     check(
         |m| {
             m.data.push(DataObject {
+                binding: Default::default(),
+                section_name: None,
                 name: "d".to_string(),
                 global: false,
                 section: DataSection::ReadOnly,

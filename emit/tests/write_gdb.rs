@@ -278,6 +278,8 @@ fn program() -> ObjectModel {
     ObjectModel {
         functions: vec![compute, main],
         data: vec![DataObject {
+            binding: Default::default(),
+            section_name: None,
             name: "counter".to_string(),
             global: true,
             section: DataSection::Data,

@@ -23,6 +23,7 @@ fn hello_model() -> ObjectModel {
     let main = Function {
         name: "main".to_string(),
         global: true,
+        binding: Default::default(),
         code: vec![
             0x48, 0x83, 0xec, 0x08, // sub rsp, 8
             0x48, 0x8d, 0x3d, 0, 0, 0, 0, // lea rdi, [rip + message]
@@ -60,6 +61,8 @@ fn hello_model() -> ObjectModel {
     ObjectModel {
         functions: vec![helper, main],
         data: vec![DataObject {
+            binding: Default::default(),
+            section_name: None,
             name: "message".to_string(),
             global: false,
             section: DataSection::ReadOnly,
@@ -155,6 +158,7 @@ fn tables_model() -> ObjectModel {
     let main = Function {
         name: "main".to_string(),
         global: true,
+        binding: Default::default(),
         code: vec![
             0x53, // 0: push rbx
             0x48, 0x8b, 0x3d, 0, 0, 0, 0, // 1: mov rdi, [rip + pointer]
@@ -203,6 +207,8 @@ fn tables_model() -> ObjectModel {
         ..Function::default()
     };
     let data = |name: &str, section, bytes: Vec<u8>, relocations| DataObject {
+        binding: Default::default(),
+        section_name: None,
         name: name.to_string(),
         global: name == "counter",
         section,

@@ -36,7 +36,7 @@ use crate::codegen::mir::{
     Access, AluOp, BlockId, DbgOperand, DbgValue, Function, InstKind, Reg, Rmi, StackSlotId,
     UnaryOp,
 };
-use crate::x86::Gpr;
+use crate::x86::{Gpr, PhysReg};
 
 /// One address range over which a variable (or a fragment of it) is at a
 /// location.
@@ -76,12 +76,13 @@ pub struct HistoryInput<'a> {
 struct Open {
     location: Location,
     /// Registers the location reads.
-    registers: Vec<Gpr>,
+    registers: Vec<PhysReg>,
     /// Spill slots the location reads.
     spill_slots: Vec<StackSlotId>,
     /// For a location that has held since function entry in one register:
     /// that register, whose entry value still is the variable's value
-    /// after the register is reused.
+    /// after the register is reused (general-purpose registers only: an
+    /// entry value is a generic, integer-typed value).
     entry_register: Option<Gpr>,
 }
 
@@ -228,7 +229,7 @@ fn walk_block(
     // registers hold the same values since entry (and no earlier debug value
     // of the same variable says otherwise).
     let mut in_entry_setup = b == 0;
-    let mut written_in_setup: Vec<Gpr> = Vec::new();
+    let mut written_in_setup: Vec<PhysReg> = Vec::new();
     let mut seen_in_setup: Vec<u32> = Vec::new();
     for (i, inst) in input.mir.blocks[b].insts.iter().enumerate() {
         let (offset, len) = input.inst_offsets[b][i];
@@ -283,7 +284,9 @@ fn walk_block(
                         })
                         .collect();
                     let entry_register = match registers.as_slice() {
-                        [register] if from_entry && location.ops == [Op::Arg(0)] => Some(*register),
+                        [PhysReg::Gpr(register)] if from_entry && location.ops == [Op::Arg(0)] => {
+                            Some(*register)
+                        }
                         _ => None,
                     };
                     let at = state.partition_point(|(k, _)| *k < d.variable);
@@ -341,11 +344,11 @@ fn is_frame_setup(kind: &InstKind) -> bool {
         kind,
         InstKind::Push { .. }
             | InstKind::Copy {
-                dst: Reg::Phys(Gpr::Rbp),
-                src: Reg::Phys(Gpr::Rsp),
+                dst: Reg::Phys(PhysReg::Gpr(Gpr::Rbp)),
+                src: Reg::Phys(PhysReg::Gpr(Gpr::Rsp)),
             }
             | InstKind::Alu {
-                dst: Reg::Phys(Gpr::Rsp),
+                dst: Reg::Phys(PhysReg::Gpr(Gpr::Rsp)),
                 ..
             }
     )
@@ -361,7 +364,7 @@ const MAX_RECOVERED_OPS: usize = 12;
 /// value is the new one with the inverse operation applied; a plain
 /// register location becomes a computed value. `None` otherwise.
 fn undo_update(kind: &InstKind, open: &Open) -> Option<Open> {
-    let (dst, inverse): (Gpr, Vec<InverseOperand>) = match kind {
+    let (dst, inverse): (PhysReg, Vec<InverseOperand>) = match kind {
         InstKind::Alu {
             op: op @ (AluOp::Add | AluOp::Sub),
             dst: Reg::Phys(dst),
@@ -474,7 +477,7 @@ fn entry_value(open: &Open) -> Option<Open> {
 /// One part of an undo sequence.
 enum InverseOperand {
     Constant(i64),
-    Register(Gpr),
+    Register(PhysReg),
     Op(Op),
 }
 
@@ -490,8 +493,8 @@ fn same_or_overlapping(a: &VariableKey, b: &VariableKey) -> bool {
 }
 
 /// Physical registers an instruction writes (explicitly or implicitly).
-fn written_registers(kind: &InstKind) -> Vec<Gpr> {
-    let mut out: Vec<Gpr> = kind.implicit_defs().iter().collect();
+fn written_registers(kind: &InstKind) -> Vec<PhysReg> {
+    let mut out: Vec<PhysReg> = kind.implicit_defs().iter().collect();
     kind.visit_regs(&mut |r, access| {
         if let (Reg::Phys(g), Access::Def | Access::UseDef) = (r, access) {
             out.push(g);
@@ -502,8 +505,20 @@ fn written_registers(kind: &InstKind) -> Vec<Gpr> {
 
 /// The location a debug value gives its variable, and the registers it
 /// reads; `None` when it is unavailable.
-fn location_of(input: &HistoryInput, d: &DbgValue) -> Option<(Location, Vec<Gpr>)> {
+///
+/// A float or double operand under DWARF arithmetic (a DIArgList
+/// expression, or operations after its `DW_OP_LLVM_arg`) has no location:
+/// the model's typed register reads are integer-typed, so the debugger
+/// would compute with the value's bits as an integer.
+fn location_of(input: &HistoryInput, d: &DbgValue) -> Option<(Location, Vec<PhysReg>)> {
     let expr = input.table.exprs.get(d.expr as usize)?;
+    let computed = expr
+        .ops
+        .iter()
+        .any(|op| !matches!(op, Op::Arg(0) | Op::StackValue));
+    if computed && expr.args.iter().any(|a| a.float) {
+        return None;
+    }
     let mut args = Vec::with_capacity(d.operands.len());
     let mut registers = Vec::new();
     // Per operand: operations to insert after its `Arg`.
@@ -514,6 +529,7 @@ fn location_of(input: &HistoryInput, d: &DbgValue) -> Option<(Location, Vec<Gpr>
         let ty = expr.args.get(n).copied().unwrap_or(ArgType {
             bits: 64,
             signed: false,
+            float: false,
         });
         match *operand {
             DbgOperand::Reg(Reg::Phys(g)) => {
@@ -593,12 +609,12 @@ mod tests {
     }
 
     fn reg(g: Gpr) -> DbgOperand {
-        DbgOperand::Reg(Reg::Phys(g))
+        DbgOperand::Reg(g.into())
     }
 
     fn mov(dst: Gpr, imm: i64) -> InstKind {
         InstKind::MovImm {
-            dst: Reg::Phys(dst),
+            dst: dst.into(),
             imm,
             width: Width::W32,
         }
@@ -651,7 +667,22 @@ mod tests {
             args: vec![ArgType {
                 bits: 32,
                 signed: true,
+                float: false,
             }],
+        });
+        // Expressions 1 and 2: a double plain, and under arithmetic.
+        let double = ArgType {
+            bits: 64,
+            signed: false,
+            float: true,
+        };
+        table.intern_expr(DebugExpr {
+            ops: vec![Op::Arg(0)],
+            args: vec![double],
+        });
+        table.intern_expr(DebugExpr {
+            ops: vec![Op::Arg(0), Op::PlusUconst(1), Op::StackValue],
+            args: vec![double],
         });
         let input = HistoryInput {
             mir: &mir,
@@ -681,6 +712,27 @@ mod tests {
                 )
             })
             .collect()
+    }
+
+    #[test]
+    fn a_double_in_an_xmm_register_has_a_location_unless_computed_with() {
+        let xmm1 = DbgOperand::Reg(crate::x86::Xmm::new(1).into());
+        let double = |expr| {
+            InstKind::DbgValue(DbgValue {
+                variable: 0,
+                operands: vec![xmm1],
+                expr,
+                indirect: false,
+            })
+        };
+        let got = ranges(vec![vec![
+            mov(Gpr::Rax, 1),
+            double(1),
+            mov(Gpr::Rax, 2),
+            double(2), // integer arithmetic over a double's bits: none
+            mov(Gpr::Rax, 3),
+        ]]);
+        assert_eq!(got, [(10, 2, 4, "reg18 Arg(0)".to_string())]);
     }
 
     #[test]

@@ -13,7 +13,9 @@
 //! Honoured today, for contrast: parameter hints (`noalias`, `nocapture`,
 //! `readonly`, `dereferenceable`, `align` without `byval`, `returned`...),
 //! `fastcc` (the C convention here), `unnamed_addr`, global alignment,
-//! external, internal and private linkage, function attribute groups other
+//! external, internal, private, weak, weak_odr, linkonce and linkonce_odr
+//! linkage (without comdat), hidden and protected visibility, `section` on
+//! global variables, function attribute groups other
 //! than those listed. Refused earlier, by the parser: aliases and ifuncs,
 //! and pointers in an address space other than 0 (the IR has one pointer
 //! type); by the target gate: triples and datalayouts other than x86-64 ELF.
@@ -49,16 +51,23 @@ const REFUSED_FUNCTION_ATTRS: &[&str] = &[
     "\"patchable-function-entry\"",
 ];
 
-/// Linkages the object writer cannot express (it has local and global
-/// symbols only: no weak binding, no common symbols, no discarded bodies).
+/// Linkages the object writer cannot express (it has local, global and
+/// weak definitions only: no common symbols, no weak references, no
+/// discarded bodies).
 const REFUSED_LINKAGES: &[Linkage] = &[
-    Linkage::Weak,
-    Linkage::WeakOdr,
-    Linkage::LinkOnce,
-    Linkage::LinkOnceOdr,
     Linkage::Common,
     Linkage::ExternWeak,
     Linkage::AvailableExternally,
+];
+
+/// The `appending` globals code generation honours: the `llvm.metadata`
+/// lists (no data) and the constructor/destructor lists (`.init_array`,
+/// `.fini_array`). Any other appending global is refused.
+const APPENDING_GLOBALS_HONOURED: &[&str] = &[
+    "llvm.used",
+    "llvm.compiler.used",
+    "llvm.global_ctors",
+    "llvm.global_dtors",
 ];
 
 /// The largest function alignment honoured (every function is 16-byte aligned).
@@ -72,7 +81,6 @@ const MAX_OBJECT_SIZE: u64 = (1 << 31) - 1;
 /// the name the error gives them. Each is ignored by the object writer.
 #[allow(clippy::type_complexity)]
 const REFUSED_SYMBOL_ATTRS: &[(&str, fn(&crate::ir::SymbolAttrs) -> Option<String>)] = &[
-    ("visibility", |a| a.visibility.clone()),
     ("DLL storage class", |a| a.dll_storage.clone()),
     ("thread-local storage", |a| a.thread_local.clone()),
     ("address space", |a| {
@@ -147,11 +155,11 @@ fn refused_in_global(module: &Module, global: &Global) -> Option<String> {
     if size > MAX_OBJECT_SIZE {
         return Some(too_large(size));
     }
-    if REFUSED_LINKAGES.contains(&global.linkage) {
+    let known_appending = APPENDING_GLOBALS_HONOURED.contains(&global.name.as_str());
+    if REFUSED_LINKAGES.contains(&global.linkage)
+        || (global.linkage == Linkage::Appending && !known_appending)
+    {
         return Some(format!("{} linkage", global.linkage.keyword()));
-    }
-    if let Some(section) = &global.section {
-        return Some(format!("section \"{section}\""));
     }
     refused_symbol_attr(&global.attrs)
 }

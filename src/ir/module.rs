@@ -37,6 +37,8 @@ pub enum Linkage {
     ExternWeak,
     /// `available_externally`.
     AvailableExternally,
+    /// `appending` (`@llvm.used`, `@llvm.global_ctors`...).
+    Appending,
 }
 
 impl Linkage {
@@ -71,6 +73,7 @@ impl Linkage {
             Linkage::Common => "common",
             Linkage::ExternWeak => "extern_weak",
             Linkage::AvailableExternally => "available_externally",
+            Linkage::Appending => "appending",
         }
     }
 
@@ -87,6 +90,7 @@ impl Linkage {
             "common" => Linkage::Common,
             "extern_weak" => Linkage::ExternWeak,
             "available_externally" => Linkage::AvailableExternally,
+            "appending" => Linkage::Appending,
             _ => return None,
         })
     }

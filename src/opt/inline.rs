@@ -17,7 +17,9 @@
 
 use std::collections::HashMap;
 
-use crate::ir::{BlockId, Function, Inst, InstId, InstKind, LocId, MdId, MdNode, Type, Value};
+use crate::ir::{
+    BlockId, Function, Inst, InstId, InstKind, Linkage, LocId, MdId, MdNode, Type, Value,
+};
 
 use super::debug_update::replace_all_uses_with;
 use super::edit::phi_count;
@@ -69,7 +71,14 @@ fn find_call(
                 .flat_map(|b| &b.insts)
                 .any(|&i| matches!(body.inst(i).kind, InstKind::Alloca { .. }));
             let locatable = function.subprogram.is_none() || inst.dbg.is_some();
+            // A weak, linkonce or common body may be replaced at link time
+            // by another definition (LLVM's "interposable"): never inline it.
+            let interposable = matches!(
+                body.linkage,
+                Linkage::Weak | Linkage::LinkOnce | Linkage::Common | Linkage::ExternWeak
+            );
             if body.is_declaration()
+                || interposable
                 || body.varargs
                 || body.name == function.name
                 || size > MAX_CALLEE_INSTS

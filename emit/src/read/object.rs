@@ -106,6 +106,7 @@ pub(crate) fn read_code_and_data(object: &ElfObject) -> CodeAndData {
             Function {
                 name: placed.name.clone(),
                 global: placed.global,
+                binding: Default::default(),
                 code: bytes_of(object, placed),
                 relocations: resolver.relocations_in(placed),
                 cfi: Vec::new(),
@@ -307,6 +308,8 @@ fn data_object(
     };
     PlacedData {
         object: DataObject {
+            binding: Default::default(),
+            section_name: None,
             name,
             global,
             section: kind,

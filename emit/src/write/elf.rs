@@ -8,8 +8,13 @@
 //!   (padding is `nop`), each with an STT_FUNC symbol of its code size.
 //! - `.rodata` holds each function's own rodata (8-byte aligned, in function
 //!   order) and then the read-only data objects; read-only data objects with
-//!   relocations go to `.data.rel.ro` instead, so PIE links need no text
-//!   relocations.
+//!   absolute relocations go to `.data.rel.ro` instead, so PIE links need no
+//!   text relocations.
+//! - A data object with an explicit section name goes to that section
+//!   (`.init_array*`/`.fini_array*` typed SHT_INIT_ARRAY/SHT_FINI_ARRAY); one
+//!   with an empty name gets no symbol (constructor lists).
+//! - Symbols carry the model's binding: STB_WEAK for weak definitions and
+//!   the visibility in `st_other`.
 //! - Relocations against [`Symbol::FunctionData`] and [`Symbol::FunctionCode`]
 //!   become relocations against the `.rodata` / `.text` section symbol with
 //!   the position folded into the addend; names that no function or data
@@ -33,7 +38,7 @@ use super::relocate::{data_symbol, RelocatedSection, TEXT_SYMBOL};
 use super::WriteError;
 use crate::model::{
     DataObject, DataSection, Function, ObjectModel, Relocation as ModelRelocation, RelocationKind,
-    Symbol,
+    Symbol, SymbolBinding, Visibility,
 };
 
 /// Alignment of every function in `.text`.
@@ -100,6 +105,10 @@ struct ElfBuilder {
     symbols: HashMap<String, SymbolId>,
     /// `.rodata` and offset of each function's own rodata (`None`: it has none).
     function_rodata: Vec<Option<(object::write::SectionId, u64)>>,
+    /// Section and offset of each data object, in model order.
+    data_places: Vec<(object::write::SectionId, u64)>,
+    /// Sections made for explicit section names.
+    named_sections: HashMap<String, object::write::SectionId>,
 }
 
 impl ElfBuilder {
@@ -111,6 +120,8 @@ impl ElfBuilder {
             text,
             symbols: HashMap::new(),
             function_rodata: Vec::new(),
+            data_places: Vec::new(),
+            named_sections: HashMap::new(),
         }
     }
 
@@ -126,6 +137,7 @@ impl ElfBuilder {
             self.define(
                 &function.name,
                 function.global,
+                function.binding,
                 SymbolKind::Text,
                 self.text,
                 offset,
@@ -165,11 +177,23 @@ impl ElfBuilder {
         }
         let standard = match data.section {
             DataSection::Data => StandardSection::Data,
-            DataSection::ReadOnly if data.relocations.is_empty() => StandardSection::ReadOnlyData,
+            // PC-relative fields (relative lookup tables) need no load-time
+            // relocation: they stay in `.rodata`, as llc places them.
+            DataSection::ReadOnly
+                if data
+                    .relocations
+                    .iter()
+                    .all(|r| r.kind == RelocationKind::Pc32) =>
+            {
+                StandardSection::ReadOnlyData
+            }
             DataSection::ReadOnly => StandardSection::ReadOnlyDataWithRel,
             DataSection::Bss => StandardSection::UninitializedData,
         };
-        let section = self.object.section_id(standard);
+        let section = match &data.section_name {
+            Some(name) => self.named_section(name, data.section),
+            None => self.object.section_id(standard),
+        };
         let offset = if data.section == DataSection::Bss {
             self.object
                 .append_section_bss(section, data.bytes.len() as u64, data.align)
@@ -177,9 +201,14 @@ impl ElfBuilder {
             self.object
                 .append_section_data(section, &data.bytes, data.align)
         };
+        self.data_places.push((section, offset));
+        if data.name.is_empty() {
+            return Ok(());
+        }
         self.define(
             &data.name,
             data.global,
+            data.binding,
             SymbolKind::Data,
             section,
             offset,
@@ -187,10 +216,44 @@ impl ElfBuilder {
         )
     }
 
+    /// The section called `name` (made on first use), typed by its name:
+    /// `.init_array*`/`.fini_array*` are SHT_INIT_ARRAY/SHT_FINI_ARRAY,
+    /// others follow the data object's kind.
+    fn named_section(&mut self, name: &str, kind: DataSection) -> object::write::SectionId {
+        if let Some(&id) = self.named_sections.get(name) {
+            return id;
+        }
+        let section_kind = match kind {
+            DataSection::Data => SectionKind::Data,
+            DataSection::ReadOnly => SectionKind::ReadOnlyData,
+            DataSection::Bss => SectionKind::UninitializedData,
+        };
+        let id = self
+            .object
+            .add_section(Vec::new(), name.as_bytes().to_vec(), section_kind);
+        let array_type = if name == ".init_array" || name.starts_with(".init_array.") {
+            Some(elf::SHT_INIT_ARRAY)
+        } else if name == ".fini_array" || name.starts_with(".fini_array.") {
+            Some(elf::SHT_FINI_ARRAY)
+        } else {
+            None
+        };
+        if let Some(sh_type) = array_type {
+            self.object.section_mut(id).flags = object::SectionFlags::Elf {
+                sh_type,
+                sh_flags: elf::SHF_ALLOC | elf::SHF_WRITE,
+            };
+        }
+        self.named_sections.insert(name.to_string(), id);
+        id
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn define(
         &mut self,
         name: &str,
         global: bool,
+        binding: SymbolBinding,
         kind: SymbolKind,
         section: object::write::SectionId,
         value: u64,
@@ -209,12 +272,32 @@ impl ElfBuilder {
             } else {
                 SymbolScope::Compilation
             },
-            weak: false,
+            weak: binding.weak,
             section: SymbolSection::Section(section),
             flags: SymbolFlags::None,
         });
+        self.set_visibility(id, binding.visibility);
         self.symbols.insert(name.to_string(), id);
         Ok(())
+    }
+
+    /// Writes `visibility` into the symbol's `st_other`, keeping the
+    /// binding and type the object crate gives it.
+    fn set_visibility(&mut self, id: SymbolId, visibility: Visibility) {
+        let st_visibility = match visibility {
+            Visibility::Default => return,
+            Visibility::Internal => elf::STV_INTERNAL,
+            Visibility::Hidden => elf::STV_HIDDEN,
+            Visibility::Protected => elf::STV_PROTECTED,
+        };
+        let symbol = self.object.symbol(id);
+        let SymbolFlags::Elf { st_info, .. } = self.object.default_symbol_flags(symbol) else {
+            return;
+        };
+        self.object.symbol_mut(id).flags = SymbolFlags::Elf {
+            st_info,
+            st_other: st_visibility.into(),
+        };
     }
 
     /// The symbol for `name`, declaring it undefined if nothing defines it.
@@ -274,13 +357,8 @@ impl ElfBuilder {
                 }
             }
         }
-        for data in &model.data {
-            let symbol = self.symbols[&data.name];
-            let symbol = self.object.symbol(symbol);
-            let (section, base) = match symbol.section {
-                SymbolSection::Section(section) => (section, symbol.value),
-                _ => unreachable!("data objects are defined in a section"),
-            };
+        for (index, data) in model.data.iter().enumerate() {
+            let (section, base) = self.data_places[index];
             if data.section == DataSection::Bss && !data.relocations.is_empty() {
                 return Err(WriteError::new(format!(
                     "data object `{}`: relocations in .bss",

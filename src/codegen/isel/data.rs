@@ -3,14 +3,31 @@
 //! In: the module's global variables with initializers. Out: one
 //! [`DataObject`] per defined global, its bytes laid out per the x86-64
 //! data layout (little endian, struct padding from [`Module::field_offset`])
-//! and an absolute 64-bit relocation for every pointer in it. Promise:
-//! declarations (no initializer) produce nothing; a writable all-zero
-//! global goes to `.bss`, a `constant` one to `.rodata`.
+//! and a relocation for every address in it: R_X86_64_64 for a pointer
+//! (`symbol + addend`), R_X86_64_PC32 for a 32-bit difference between a
+//! symbol and the global itself (relative lookup tables:
+//! `trunc (sub (ptrtoint @x, ptrtoint @table))`).
+//! Promise: declarations (no initializer) produce nothing; a writable
+//! all-zero global goes to `.bss`, a `constant` one to `.rodata`, one with
+//! `section "name"` to that section; `llvm.metadata` globals
+//! (`@llvm.used`, `@llvm.compiler.used`) produce nothing;
+//! `@llvm.global_ctors`/`@llvm.global_dtors` become `.init_array` /
+//! `.fini_array` entries (`.init_array.N` for a priority N other than
+//! 65535, as llc-19 names them; gcc pads N to five digits, and the linker
+//! sorts both by number). Linkage and visibility become the symbol's
+//! [`SymbolBinding`].
 
-use dwarfsmith_emit::model::{DataObject, DataSection, Relocation, RelocationKind, Symbol};
+use dwarfsmith_emit::model::{
+    DataObject, DataSection, Relocation, RelocationKind, Symbol, SymbolBinding, Visibility,
+};
 
 use crate::error::Diagnostic;
-use crate::ir::{ConstExpr, Constant, Global, Module};
+use crate::ir::{
+    BinOp, CastOp, ConstExpr, Constant, FloatKind, Global, Linkage, Module, SymbolAttrs, Type,
+};
+
+/// The priority llc leaves out of the section name (`.init_array`).
+const DEFAULT_PRIORITY: u128 = 65535;
 
 /// The data objects of every global variable the module defines.
 pub fn select_data(module: &Module) -> Result<Vec<DataObject>, Diagnostic> {
@@ -19,6 +36,20 @@ pub fn select_data(module: &Module) -> Result<Vec<DataObject>, Diagnostic> {
         let Some(init) = &global.initializer else {
             continue;
         };
+        if global.section.as_deref() == Some("llvm.metadata") {
+            continue;
+        }
+        match global.name.as_str() {
+            "llvm.global_ctors" => {
+                objects.extend(structors(module, global, init, ".init_array")?);
+                continue;
+            }
+            "llvm.global_dtors" => {
+                objects.extend(structors(module, global, init, ".fini_array")?);
+                continue;
+            }
+            _ => {}
+        }
         let size = module.size_of(&global.ty) as usize;
         let mut writer = DataWriter {
             module,
@@ -28,9 +59,13 @@ pub fn select_data(module: &Module) -> Result<Vec<DataObject>, Diagnostic> {
         };
         writer.write(init, 0)?;
         let zero = writer.bytes.iter().all(|&b| b == 0) && writer.relocations.is_empty();
-        let section = if global.constant {
+        let named_bss = global
+            .section
+            .as_deref()
+            .is_some_and(|name| name == ".bss" || name.starts_with(".bss."));
+        let section = if global.constant && !named_bss {
             DataSection::ReadOnly
-        } else if zero {
+        } else if zero && (global.section.is_none() || named_bss) {
             DataSection::Bss
         } else {
             DataSection::Data
@@ -39,13 +74,109 @@ pub fn select_data(module: &Module) -> Result<Vec<DataObject>, Diagnostic> {
         objects.push(DataObject {
             name: global.name.clone(),
             global: !global.linkage.is_local(),
+            binding: symbol_binding(global.linkage, &global.attrs),
             section,
+            section_name: global.section.clone(),
             align: align.max(1),
             bytes: writer.bytes,
             relocations: writer.relocations,
         });
     }
     Ok(objects)
+}
+
+/// The ELF binding and visibility of a symbol with this linkage and these
+/// attributes: weak for `weak`, `weak_odr`, `linkonce`, `linkonce_odr` and
+/// `common` (a common symbol of C is overridden by a definition, as a
+/// weak one is); `hidden`/`protected` visibility as written.
+pub fn symbol_binding(linkage: Linkage, attrs: &SymbolAttrs) -> SymbolBinding {
+    let weak = matches!(
+        linkage,
+        Linkage::Weak | Linkage::WeakOdr | Linkage::LinkOnce | Linkage::LinkOnceOdr
+    );
+    let visibility = match attrs.visibility.as_deref() {
+        Some("hidden") => Visibility::Hidden,
+        Some("protected") => Visibility::Protected,
+        _ => Visibility::Default,
+    };
+    SymbolBinding { weak, visibility }
+}
+
+/// The `.init_array`/`.fini_array` objects of `@llvm.global_ctors` or
+/// `@llvm.global_dtors`: one symbol-less object per priority, its entries
+/// in the array's order.
+fn structors(
+    module: &Module,
+    global: &Global,
+    init: &Constant,
+    section: &str,
+) -> Result<Vec<DataObject>, Diagnostic> {
+    let error = |message: String| Diagnostic {
+        file: String::new(),
+        pos: global.pos,
+        message,
+    };
+    let entries: &[Constant] = match init {
+        Constant::Array { elems, .. } => elems,
+        Constant::Zero(_) => &[],
+        _ => return Err(error(format!("@{}: unsupported initializer", global.name))),
+    };
+    let mut by_priority: Vec<(u128, DataObject)> = Vec::new();
+    for entry in entries {
+        let Constant::Struct { fields, .. } = entry else {
+            return Err(error(format!("@{}: unsupported entry", global.name)));
+        };
+        let (Some(priority), Some(Constant::Global(function))) =
+            (fields.first().and_then(Constant::zext_value), fields.get(1))
+        else {
+            return Err(error(format!(
+                "@{}: an entry is not {{ i32 priority, ptr @function, ... }}",
+                global.name
+            )));
+        };
+        let index = match by_priority.iter().position(|(p, _)| *p == priority) {
+            Some(index) => index,
+            None => {
+                let name = if priority == DEFAULT_PRIORITY {
+                    section.to_string()
+                } else {
+                    format!("{section}.{priority}")
+                };
+                by_priority.push((
+                    priority,
+                    DataObject {
+                        name: String::new(),
+                        global: false,
+                        binding: SymbolBinding::default(),
+                        section: DataSection::Data,
+                        section_name: Some(name),
+                        align: 8,
+                        bytes: Vec::new(),
+                        relocations: Vec::new(),
+                    },
+                ));
+                by_priority.len() - 1
+            }
+        };
+        let object = &mut by_priority[index].1;
+        object.relocations.push(Relocation {
+            offset: object.bytes.len() as u64,
+            kind: RelocationKind::Abs64,
+            symbol: Symbol::Named(module.symbol_name(*function).to_string()),
+            addend: 0,
+        });
+        object.bytes.extend_from_slice(&[0; 8]);
+    }
+    Ok(by_priority.into_iter().map(|(_, object)| object).collect())
+}
+
+/// A constant as the linker sees it: `plus - minus + addend`, where `plus`
+/// and `minus` are symbol addresses.
+#[derive(Default)]
+struct Symbolic {
+    plus: Option<String>,
+    minus: Option<String>,
+    addend: i64,
 }
 
 /// Lays one initializer out into a byte buffer.
@@ -109,59 +240,195 @@ impl DataWriter<'_> {
                 }
                 Ok(())
             }
-            Constant::Float { .. }
-            | Constant::Vector { .. }
-            | Constant::BlockAddress { .. }
-            | Constant::InlineAsm(_) => Err(self.error(format!(
-                "unsupported constant {} in the initializer of @{}",
-                crate::ir::print::type_text(self.module, &c.ty()),
-                self.global.name
-            ))),
-            Constant::Global(g) => {
-                let name = self.module.symbol_name(*g).to_string();
-                self.pointer(offset, name, 0)
+            // The exact bits of the format, little-endian (x86_fp80: ten
+            // bytes, the sign and exponent last; its padding stays zero).
+            Constant::Float { kind, bits } => {
+                let size = match kind {
+                    FloatKind::Half | FloatKind::BFloat => 2,
+                    FloatKind::Float => 4,
+                    FloatKind::Double => 8,
+                    FloatKind::X86Fp80 => 10,
+                    FloatKind::Fp128 => 16,
+                };
+                self.put(offset, *bits, size)
             }
+            Constant::Vector { elem, elems } if !matches!(elem, Type::Int(1)) => {
+                let stride = self.module.size_of(elem) as usize;
+                for (i, e) in elems.iter().enumerate() {
+                    self.write(e, offset + i * stride)?;
+                }
+                Ok(())
+            }
+            Constant::Vector { .. } | Constant::BlockAddress { .. } | Constant::InlineAsm(_) => {
+                Err(self.error(format!(
+                    "unsupported constant {} in the initializer of @{}",
+                    crate::ir::print::type_text(self.module, &c.ty()),
+                    self.global.name
+                )))
+            }
+            Constant::Global(_) | Constant::Expr(_) => {
+                let value = self.evaluate(c)?;
+                let size = self.module.size_of(&c.ty()) as usize;
+                self.place(offset, value, size)
+            }
+        }
+    }
+
+    /// Writes a symbolic value into a field of `size` bytes.
+    fn place(&mut self, offset: usize, value: Symbolic, size: usize) -> Result<(), Diagnostic> {
+        let kind_and_addend = match (&value.plus, &value.minus) {
+            (None, None) => return self.put(offset, value.addend as u128, size),
+            (Some(_), None) if size == 8 => Some((RelocationKind::Abs64, value.addend)),
+            // S - G + a at G + offset is PC-relative: S + (a + offset) - P.
+            (Some(_), Some(minus)) if size == 4 && *minus == self.global.name => {
+                Some((RelocationKind::Pc32, value.addend + offset as i64))
+            }
+            _ => None,
+        };
+        let (Some((kind, addend)), Some(symbol)) = (kind_and_addend, value.plus) else {
+            return Err(self.error(format!(
+                "unsupported constant expression in the initializer of @{} (an address \
+                 that is neither a 64-bit pointer nor a 32-bit offset from @{})",
+                self.global.name, self.global.name
+            )));
+        };
+        self.put(offset, 0, size)?;
+        self.relocations.push(Relocation {
+            offset: offset as u64,
+            kind,
+            symbol: Symbol::Named(symbol),
+            addend,
+        });
+        Ok(())
+    }
+
+    /// The symbolic value of an address or integer constant expression.
+    fn evaluate(&self, c: &Constant) -> Result<Symbolic, Diagnostic> {
+        let unsupported = || {
+            self.error(format!(
+                "unsupported constant expression in the initializer of @{}",
+                self.global.name
+            ))
+        };
+        match c {
+            Constant::Int { .. } => Ok(Symbolic {
+                addend: c.sext_value().ok_or_else(unsupported)? as i64,
+                ..Symbolic::default()
+            }),
+            Constant::Null | Constant::Zero(_) => Ok(Symbolic::default()),
+            Constant::Global(g) => Ok(Symbolic {
+                plus: Some(self.module.symbol_name(*g).to_string()),
+                ..Symbolic::default()
+            }),
             Constant::Expr(expr) => match &**expr {
                 ConstExpr::Gep {
                     source,
-                    base: Constant::Global(g),
+                    base,
                     indices,
                     ..
                 } => {
+                    let mut value = self.evaluate(base)?;
                     let indices: Vec<crate::ir::Value> = indices
                         .iter()
                         .cloned()
                         .map(crate::ir::Value::Const)
                         .collect();
-                    let addend =
-                        self.module
-                            .gep_const_offset(source, &indices)
-                            .ok_or_else(|| {
-                                self.error(format!(
-                                    "unsupported constant address in the initializer of @{}",
-                                    self.global.name
-                                ))
-                            })?;
-                    let name = self.module.symbol_name(*g).to_string();
-                    self.pointer(offset, name, addend)
+                    let delta = self
+                        .module
+                        .gep_const_offset(source, &indices)
+                        .ok_or_else(unsupported)?;
+                    value.addend = value.addend.wrapping_add(delta);
+                    Ok(value)
                 }
-                ConstExpr::Cast { value, .. } => self.write(value, offset),
-                ConstExpr::Gep { .. } | ConstExpr::Binary { .. } => Err(self.error(format!(
-                    "unsupported constant expression in the initializer of @{}",
-                    self.global.name
-                ))),
+                ConstExpr::Cast { op, value, to } => {
+                    let inner = self.evaluate(value)?;
+                    let symbolic = inner.plus.is_some() || inner.minus.is_some();
+                    match op {
+                        CastOp::PtrToInt | CastOp::IntToPtr | CastOp::BitCast => Ok(inner),
+                        // A truncated address keeps its relocation; the
+                        // field's width decides which one.
+                        CastOp::Trunc if symbolic => Ok(inner),
+                        CastOp::Trunc | CastOp::SExt if !symbolic => {
+                            let bits = self.module.size_of(to) * 8;
+                            Ok(Symbolic {
+                                addend: sign_extend(inner.addend, bits.min(64) as u32),
+                                ..inner
+                            })
+                        }
+                        CastOp::ZExt if !symbolic => {
+                            let from = self.module.size_of(&value.ty()) * 8;
+                            let addend = if from >= 64 {
+                                inner.addend
+                            } else {
+                                (inner.addend as u64 & ((1u64 << from) - 1)) as i64
+                            };
+                            Ok(Symbolic { addend, ..inner })
+                        }
+                        _ => Err(unsupported()),
+                    }
+                }
+                ConstExpr::Binary { op, lhs, rhs, .. } => {
+                    let (l, r) = (self.evaluate(lhs)?, self.evaluate(rhs)?);
+                    let r = match op {
+                        BinOp::Add => r,
+                        BinOp::Sub => Symbolic {
+                            plus: r.minus,
+                            minus: r.plus,
+                            addend: r.addend.wrapping_neg(),
+                        },
+                        _ if [&l.plus, &l.minus, &r.plus, &r.minus]
+                            .iter()
+                            .all(|s| s.is_none()) =>
+                        {
+                            return integer_binary(*op, l.addend, r.addend)
+                                .map(|addend| Symbolic {
+                                    addend,
+                                    ..Symbolic::default()
+                                })
+                                .ok_or_else(unsupported)
+                        }
+                        _ => return Err(unsupported()),
+                    };
+                    let combine = |a: Option<String>, b: Option<String>| match (a, b) {
+                        (a, None) => Ok(a),
+                        (None, b) => Ok(b),
+                        _ => Err(unsupported()),
+                    };
+                    let mut plus = combine(l.plus, r.plus)?;
+                    let mut minus = combine(l.minus, r.minus)?;
+                    if plus.is_some() && plus == minus {
+                        plus = None;
+                        minus = None;
+                    }
+                    Ok(Symbolic {
+                        plus,
+                        minus,
+                        addend: l.addend.wrapping_add(r.addend),
+                    })
+                }
             },
+            _ => Err(unsupported()),
         }
     }
+}
 
-    fn pointer(&mut self, offset: usize, name: String, addend: i64) -> Result<(), Diagnostic> {
-        self.put(offset, 0, 8)?;
-        self.relocations.push(Relocation {
-            offset: offset as u64,
-            kind: RelocationKind::Abs64,
-            symbol: Symbol::Named(name),
-            addend,
-        });
-        Ok(())
+/// `value`'s low `bits` bits, sign-extended.
+fn sign_extend(value: i64, bits: u32) -> i64 {
+    if bits == 0 || bits >= 64 {
+        return value;
     }
+    let shift = 64 - bits;
+    (value << shift) >> shift
+}
+
+/// An integer constant operation on 64-bit values (`None`: not folded here).
+fn integer_binary(op: BinOp, l: i64, r: i64) -> Option<i64> {
+    Some(match op {
+        BinOp::Mul => l.wrapping_mul(r),
+        BinOp::Shl => l.checked_shl(u32::try_from(r).ok()?)?,
+        BinOp::And => l & r,
+        BinOp::Or => l | r,
+        BinOp::Xor => l ^ r,
+        _ => return None,
+    })
 }

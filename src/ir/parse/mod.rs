@@ -641,11 +641,15 @@ impl<'a> Parser<'a> {
         self.bump();
         let ty = self.parse_type()?;
         let has_init = !external_keyword && linkage != Linkage::ExternWeak;
-        let initializer = if has_init && !self.is_punct(b',') && !self.at_item_start() {
-            Some(self.parse_constant(&ty)?)
-        } else {
-            None
-        };
+        // `@g = global ptr @x`: an `@name` here is the initializer (a
+        // definition always has one), not the next item.
+        let global_initializer = matches!(self.peek(), Tok::Global(_));
+        let initializer =
+            if has_init && !self.is_punct(b',') && (global_initializer || !self.at_item_start()) {
+                Some(self.parse_constant(&ty)?)
+            } else {
+                None
+            };
         let mut global = Global {
             name: name.to_string(),
             linkage,
