@@ -6,8 +6,8 @@
 mod backend_mir;
 
 use dwarfsmith::codegen::mir::Function;
+use dwarfsmith::codegen::pipeline::{finish_function, FinishOptions, FinishedFunction};
 use dwarfsmith::x86::disasm::disassemble;
-use dwarfsmith::x86::{finish_function, FinishOptions, FinishedFunction};
 use expect_test::{expect, Expect};
 
 fn finish(f: Function) -> FinishedFunction {

@@ -8,7 +8,7 @@ use dwarfsmith::x86::encode::encode;
 use expect_test::{expect, Expect};
 
 fn p(g: Gpr) -> Reg {
-    Reg::Phys(g)
+    g.into()
 }
 
 fn mem(base: Gpr, index: Option<(Gpr, u8)>, disp: i32) -> Address {
@@ -346,7 +346,7 @@ fn arithmetic_compares_and_conditions() {
                 target: CallTarget::Reg(p(Gpr::R11)),
                 args: vec![],
                 rets: vec![],
-                clobbers: GprSet::EMPTY,
+                clobbers: RegSet::EMPTY,
             },
             InstKind::Push { reg: Gpr::R12 },
             InstKind::Pop { reg: Gpr::R12 },
@@ -431,4 +431,242 @@ fn unencodable_forms_are_errors_not_panics() {
             "encoding failed: `$rax = LOAD64 [%stack.0]` in `bad`: frame address left after frame lowering",
         ]
     "#]].assert_debug_eq(&messages);
+}
+
+fn x(n: u8) -> Reg {
+    Xmm::new(n).into()
+}
+
+#[test]
+fn sse2_moves_arithmetic_compares_and_conversions() {
+    use FpSize::*;
+    use Width::*;
+    let arith = |op, size, dst, src| InstKind::FpArith { op, size, dst, src };
+    check(
+        vec![
+            InstKind::Copy {
+                dst: x(1),
+                src: x(12),
+            },
+            InstKind::FpLoad {
+                dst: x(0),
+                addr: mem(Gpr::Rdi, Some((Gpr::Rcx, 8)), 16),
+                size: F64,
+            },
+            InstKind::FpLoad {
+                dst: x(9),
+                addr: mem(Gpr::Rsp, None, 4),
+                size: F32,
+            },
+            InstKind::FpStore {
+                src: x(15),
+                addr: mem(Gpr::Rbp, None, -8),
+                size: F64,
+            },
+            InstKind::FpStore {
+                src: x(2),
+                addr: mem(Gpr::Rax, None, 0),
+                size: F32,
+            },
+            arith(FpOp::Add, F32, x(0), Rm::Reg(x(1))),
+            arith(FpOp::Add, F64, x(0), Rm::Mem(mem(Gpr::Rsi, None, 8))),
+            arith(FpOp::Sub, F64, x(8), Rm::Reg(x(2))),
+            arith(FpOp::Mul, F32, x(3), Rm::Reg(x(4))),
+            arith(FpOp::Div, F64, x(5), Rm::Reg(x(6))),
+            arith(FpOp::Min, F32, x(0), Rm::Reg(x(1))),
+            arith(FpOp::Max, F64, x(0), Rm::Reg(x(1))),
+            InstKind::FpSqrt {
+                size: F64,
+                dst: x(7),
+                src: Rm::Reg(x(7)),
+            },
+            InstKind::FpSqrt {
+                size: F32,
+                dst: x(1),
+                src: Rm::Mem(mem(Gpr::Rdi, None, 0)),
+            },
+            InstKind::FpLogic {
+                op: FpLogicOp::And,
+                dst: x(0),
+                src: x(1),
+            },
+            InstKind::FpLogic {
+                op: FpLogicOp::AndNot,
+                dst: x(2),
+                src: x(3),
+            },
+            InstKind::FpLogic {
+                op: FpLogicOp::Or,
+                dst: x(4),
+                src: x(5),
+            },
+            InstKind::FpLogic {
+                op: FpLogicOp::Xor,
+                dst: x(10),
+                src: x(11),
+            },
+            InstKind::XmmZero { dst: x(13) },
+            InstKind::FpCmp {
+                size: F64,
+                lhs: x(0),
+                rhs: Rm::Reg(x(1)),
+                signaling: false,
+            },
+            InstKind::FpCmp {
+                size: F32,
+                lhs: x(0),
+                rhs: Rm::Mem(mem(Gpr::Rdi, None, 4)),
+                signaling: false,
+            },
+            InstKind::FpCmp {
+                size: F64,
+                lhs: x(2),
+                rhs: Rm::Reg(x(3)),
+                signaling: true,
+            },
+            InstKind::FpCmp {
+                size: F32,
+                lhs: x(2),
+                rhs: Rm::Reg(x(3)),
+                signaling: true,
+            },
+            InstKind::FpCmpMask {
+                size: F64,
+                predicate: FpCmpPredicate::Eq,
+                dst: x(0),
+                src: Rm::Reg(x(1)),
+            },
+            InstKind::FpCmpMask {
+                size: F32,
+                predicate: FpCmpPredicate::Unord,
+                dst: x(0),
+                src: Rm::Reg(x(1)),
+            },
+            InstKind::FpCmpMask {
+                size: F64,
+                predicate: FpCmpPredicate::Nle,
+                dst: x(0),
+                src: Rm::Reg(x(1)),
+            },
+            InstKind::IntToFp {
+                size: F64,
+                width: W32,
+                dst: x(0),
+                src: Rm::Reg(p(Gpr::Rdi)),
+            },
+            InstKind::IntToFp {
+                size: F32,
+                width: W64,
+                dst: x(1),
+                src: Rm::Reg(p(Gpr::R8)),
+            },
+            InstKind::IntToFp {
+                size: F64,
+                width: W64,
+                dst: x(1),
+                src: Rm::Mem(mem(Gpr::Rdi, None, 0)),
+            },
+            InstKind::FpToInt {
+                size: F64,
+                width: W32,
+                dst: p(Gpr::Rax),
+                src: Rm::Reg(x(0)),
+            },
+            InstKind::FpToInt {
+                size: F32,
+                width: W64,
+                dst: p(Gpr::R10),
+                src: Rm::Reg(x(9)),
+            },
+            InstKind::FpConvert {
+                from: F32,
+                dst: x(0),
+                src: Rm::Reg(x(0)),
+            },
+            InstKind::FpConvert {
+                from: F64,
+                dst: x(1),
+                src: Rm::Mem(mem(Gpr::Rsi, None, 0)),
+            },
+            InstKind::MovToXmm {
+                width: W64,
+                dst: x(0),
+                src: Rm::Reg(p(Gpr::Rax)),
+            },
+            InstKind::MovToXmm {
+                width: W32,
+                dst: x(14),
+                src: Rm::Reg(p(Gpr::R9)),
+            },
+            InstKind::MovFromXmm {
+                width: W64,
+                dst: p(Gpr::Rcx),
+                src: x(3),
+            },
+            InstKind::MovFromXmm {
+                width: W32,
+                dst: p(Gpr::Rax),
+                src: x(0),
+            },
+        ],
+        expect![[r#"
+            $xmm1 = COPY $xmm12                  => movaps xmm1, xmm12
+            $xmm0 = FLOAD64 [$rdi + $rcx*8 + 16] => movsd xmm0, [rdi+rcx*8+0x10]
+            $xmm9 = FLOAD32 [$rsp + 4]           => movss xmm9, [rsp+4]
+            FSTORE64 [$rbp - 8], $xmm15          => movsd [rbp-8], xmm15
+            FSTORE32 [$rax], $xmm2               => movss [rax], xmm2
+            $xmm0 = FADD32 $xmm0, $xmm1          => addss xmm0, xmm1
+            $xmm0 = FADD64 $xmm0, [$rsi + 8]     => addsd xmm0, [rsi+8]
+            $xmm8 = FSUB64 $xmm8, $xmm2          => subsd xmm8, xmm2
+            $xmm3 = FMUL32 $xmm3, $xmm4          => mulss xmm3, xmm4
+            $xmm5 = FDIV64 $xmm5, $xmm6          => divsd xmm5, xmm6
+            $xmm0 = FMIN32 $xmm0, $xmm1          => minss xmm0, xmm1
+            $xmm0 = FMAX64 $xmm0, $xmm1          => maxsd xmm0, xmm1
+            $xmm7 = FSQRT64 $xmm7                => sqrtsd xmm7, xmm7
+            $xmm1 = FSQRT32 [$rdi]               => sqrtss xmm1, [rdi]
+            $xmm0 = ANDPS $xmm0, $xmm1           => andps xmm0, xmm1
+            $xmm2 = ANDNPS $xmm2, $xmm3          => andnps xmm2, xmm3
+            $xmm4 = ORPS $xmm4, $xmm5            => orps xmm4, xmm5
+            $xmm10 = XORPS $xmm10, $xmm11        => xorps xmm10, xmm11
+            $xmm13 = XMM_ZERO                    => pxor xmm13, xmm13
+            UCOMIS64 $xmm0, $xmm1                => ucomisd xmm0, xmm1
+            UCOMIS32 $xmm0, [$rdi + 4]           => ucomiss xmm0, [rdi+4]
+            COMIS64 $xmm2, $xmm3                 => comisd xmm2, xmm3
+            COMIS32 $xmm2, $xmm3                 => comiss xmm2, xmm3
+            $xmm0 = FCMP64.eq $xmm0, $xmm1       => cmpeqsd xmm0, xmm1
+            $xmm0 = FCMP32.unord $xmm0, $xmm1    => cmpunordss xmm0, xmm1
+            $xmm0 = FCMP64.nle $xmm0, $xmm1      => cmpnlesd xmm0, xmm1
+            $xmm0 = CVT_I32_F64 $rdi             => cvtsi2sd xmm0, edi
+            $xmm1 = CVT_I64_F32 $r8              => cvtsi2ss xmm1, r8
+            $xmm1 = CVT_I64_F64 [$rdi]           => cvtsi2sd xmm1, qword ptr [rdi]
+            $rax = CVTT_F64_I32 $xmm0            => cvttsd2si eax, xmm0
+            $r10 = CVTT_F32_I64 $xmm9            => cvttss2si r10, xmm9
+            $xmm0 = CVT_F32_F64 $xmm0            => cvtss2sd xmm0, xmm0
+            $xmm1 = CVT_F64_F32 [$rsi]           => cvtsd2ss xmm1, [rsi]
+            $xmm0 = MOV_TO_XMM64 $rax            => movq xmm0, rax
+            $xmm14 = MOV_TO_XMM32 $r9            => movd xmm14, r9d
+            $rcx = MOV_FROM_XMM64 $xmm3          => movq rcx, xmm3
+            $rax = MOV_FROM_XMM32 $xmm0          => movd eax, xmm0
+        "#]],
+    );
+}
+
+#[test]
+fn a_register_of_the_wrong_class_is_an_encoding_error() {
+    let mut f = Function::new("wrong");
+    let b = f.new_block();
+    f.blocks[b.0 as usize].insts = vec![Inst::new(
+        InstKind::FpArith {
+            op: FpOp::Add,
+            size: FpSize::F64,
+            dst: p(Gpr::Rax),
+            src: Rm::Reg(x(1)),
+        },
+        0,
+    )];
+    let error = encode(&f, 0).unwrap_err();
+    assert_eq!(
+        error.message,
+        "`$rax = FADD64 $rax, $xmm1` in `wrong`: rax where an xmm register goes"
+    );
 }

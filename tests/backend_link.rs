@@ -7,7 +7,7 @@ mod backend_mir;
 mod support;
 
 use dwarfsmith::codegen::mir::{DbgOperand, InstKind};
-use dwarfsmith::x86::{finish_function, FinishOptions};
+use dwarfsmith::codegen::pipeline::{finish_function, FinishOptions};
 use dwarfsmith_emit::model::{DataObject, DataSection, ObjectModel};
 use dwarfsmith_emit::write::{write, WriteOptions};
 use std::path::{Path, PathBuf};

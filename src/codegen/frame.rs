@@ -126,7 +126,7 @@ fn rewrite_frame_addresses(f: &mut Function, slot_offsets: &[i64]) {
                 AddressBase::OutgoingArgs => (Gpr::Rsp, 0),
                 _ => return,
             };
-            addr.base = AddressBase::Reg(Reg::Phys(base));
+            addr.base = AddressBase::Reg(Reg::from(base));
             addr.disp += offset as i32;
         });
     }
@@ -145,7 +145,7 @@ fn insert_prologue_and_epilogues(
         .map(|i| i.loc)
         .find(|&l| l != 0)
         .unwrap_or(0);
-    let rsp = Reg::Phys(Gpr::Rsp);
+    let rsp = Reg::from(Gpr::Rsp);
     let adjust = |op, loc| {
         Inst::new(
             InstKind::Alu {
@@ -162,7 +162,7 @@ fn insert_prologue_and_epilogues(
         Inst::new(InstKind::Push { reg: Gpr::Rbp }, first_loc),
         Inst::new(
             InstKind::Copy {
-                dst: Reg::Phys(Gpr::Rbp),
+                dst: Reg::from(Gpr::Rbp),
                 src: rsp,
             },
             first_loc,

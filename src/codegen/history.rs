@@ -36,7 +36,7 @@ use crate::codegen::mir::{
     Access, AluOp, BlockId, DbgOperand, DbgValue, Function, InstKind, Reg, Rmi, StackSlotId,
     UnaryOp,
 };
-use crate::x86::Gpr;
+use crate::x86::{Gpr, PhysReg};
 
 /// One address range over which a variable (or a fragment of it) is at a
 /// location.
@@ -76,12 +76,13 @@ pub struct HistoryInput<'a> {
 struct Open {
     location: Location,
     /// Registers the location reads.
-    registers: Vec<Gpr>,
+    registers: Vec<PhysReg>,
     /// Spill slots the location reads.
     spill_slots: Vec<StackSlotId>,
     /// For a location that has held since function entry in one register:
     /// that register, whose entry value still is the variable's value
-    /// after the register is reused.
+    /// after the register is reused (general-purpose registers only: an
+    /// entry value is a generic, integer-typed value).
     entry_register: Option<Gpr>,
 }
 
@@ -228,7 +229,7 @@ fn walk_block(
     // registers hold the same values since entry (and no earlier debug value
     // of the same variable says otherwise).
     let mut in_entry_setup = b == 0;
-    let mut written_in_setup: Vec<Gpr> = Vec::new();
+    let mut written_in_setup: Vec<PhysReg> = Vec::new();
     let mut seen_in_setup: Vec<u32> = Vec::new();
     for (i, inst) in input.mir.blocks[b].insts.iter().enumerate() {
         let (offset, len) = input.inst_offsets[b][i];
@@ -283,7 +284,9 @@ fn walk_block(
                         })
                         .collect();
                     let entry_register = match registers.as_slice() {
-                        [register] if from_entry && location.ops == [Op::Arg(0)] => Some(*register),
+                        [PhysReg::Gpr(register)] if from_entry && location.ops == [Op::Arg(0)] => {
+                            Some(*register)
+                        }
                         _ => None,
                     };
                     let at = state.partition_point(|(k, _)| *k < d.variable);
@@ -341,11 +344,11 @@ fn is_frame_setup(kind: &InstKind) -> bool {
         kind,
         InstKind::Push { .. }
             | InstKind::Copy {
-                dst: Reg::Phys(Gpr::Rbp),
-                src: Reg::Phys(Gpr::Rsp),
+                dst: Reg::Phys(PhysReg::Gpr(Gpr::Rbp)),
+                src: Reg::Phys(PhysReg::Gpr(Gpr::Rsp)),
             }
             | InstKind::Alu {
-                dst: Reg::Phys(Gpr::Rsp),
+                dst: Reg::Phys(PhysReg::Gpr(Gpr::Rsp)),
                 ..
             }
     )
@@ -361,7 +364,7 @@ const MAX_RECOVERED_OPS: usize = 12;
 /// value is the new one with the inverse operation applied; a plain
 /// register location becomes a computed value. `None` otherwise.
 fn undo_update(kind: &InstKind, open: &Open) -> Option<Open> {
-    let (dst, inverse): (Gpr, Vec<InverseOperand>) = match kind {
+    let (dst, inverse): (PhysReg, Vec<InverseOperand>) = match kind {
         InstKind::Alu {
             op: op @ (AluOp::Add | AluOp::Sub),
             dst: Reg::Phys(dst),
@@ -474,7 +477,7 @@ fn entry_value(open: &Open) -> Option<Open> {
 /// One part of an undo sequence.
 enum InverseOperand {
     Constant(i64),
-    Register(Gpr),
+    Register(PhysReg),
     Op(Op),
 }
 
@@ -490,8 +493,8 @@ fn same_or_overlapping(a: &VariableKey, b: &VariableKey) -> bool {
 }
 
 /// Physical registers an instruction writes (explicitly or implicitly).
-fn written_registers(kind: &InstKind) -> Vec<Gpr> {
-    let mut out: Vec<Gpr> = kind.implicit_defs().iter().collect();
+fn written_registers(kind: &InstKind) -> Vec<PhysReg> {
+    let mut out: Vec<PhysReg> = kind.implicit_defs().iter().collect();
     kind.visit_regs(&mut |r, access| {
         if let (Reg::Phys(g), Access::Def | Access::UseDef) = (r, access) {
             out.push(g);
@@ -502,7 +505,7 @@ fn written_registers(kind: &InstKind) -> Vec<Gpr> {
 
 /// The location a debug value gives its variable, and the registers it
 /// reads; `None` when it is unavailable.
-fn location_of(input: &HistoryInput, d: &DbgValue) -> Option<(Location, Vec<Gpr>)> {
+fn location_of(input: &HistoryInput, d: &DbgValue) -> Option<(Location, Vec<PhysReg>)> {
     let expr = input.table.exprs.get(d.expr as usize)?;
     let mut args = Vec::with_capacity(d.operands.len());
     let mut registers = Vec::new();
@@ -593,12 +596,12 @@ mod tests {
     }
 
     fn reg(g: Gpr) -> DbgOperand {
-        DbgOperand::Reg(Reg::Phys(g))
+        DbgOperand::Reg(g.into())
     }
 
     fn mov(dst: Gpr, imm: i64) -> InstKind {
         InstKind::MovImm {
-            dst: Reg::Phys(dst),
+            dst: dst.into(),
             imm,
             width: Width::W32,
         }

@@ -24,21 +24,21 @@
 use std::collections::HashMap;
 
 use super::mir::{
-    Access, AddressBase, BlockId, DbgOperand, DbgValue, Function, Gpr, Inst, InstKind, Reg, Ri,
-    StackSlotId, Width,
+    Access, AddressBase, BlockId, DbgOperand, DbgValue, FpSize, Function, Inst, InstKind, PhysReg,
+    Reg, Ri, StackSlotId, Width,
 };
 
 /// Where else a variable's value is known to be.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Home {
-    Register(Gpr),
+    Register(PhysReg),
     Spill(StackSlotId, Width),
 }
 
 impl Home {
     fn operand(self) -> DbgOperand {
         match self {
-            Home::Register(gpr) => DbgOperand::Reg(Reg::Phys(gpr)),
+            Home::Register(reg) => DbgOperand::Reg(Reg::Phys(reg)),
             Home::Spill(slot, width) => DbgOperand::SpillSlot(slot, width),
         }
     }
@@ -186,18 +186,44 @@ fn transfer(inst: &Inst, state: &mut Locations, moved: &mut dyn FnMut(DbgValue, 
                 new_copies.push((DbgOperand::SpillSlot(slot, *width), Home::Register(*dst)));
             }
         }
+        // Spills and reloads of xmm registers: all 64 bits, as a
+        // general-purpose register's.
+        InstKind::FpStore {
+            src: Reg::Phys(src),
+            addr,
+            size: FpSize::F64,
+        } if addr.index.is_none() && addr.disp == 0 => {
+            if let AddressBase::Slot(slot) = addr.base {
+                new_copies.push((
+                    DbgOperand::Reg(Reg::Phys(*src)),
+                    Home::Spill(slot, Width::W64),
+                ));
+            }
+        }
+        InstKind::FpLoad {
+            dst: Reg::Phys(dst),
+            addr,
+            size: FpSize::F64,
+        } if addr.index.is_none() && addr.disp == 0 => {
+            if let AddressBase::Slot(slot) = addr.base {
+                new_copies.push((
+                    DbgOperand::SpillSlot(slot, Width::W64),
+                    Home::Register(*dst),
+                ));
+            }
+        }
         _ => {}
     }
 
     // Everything this instruction overwrites.
     let mut killed: Vec<Home> = Vec::new();
     inst.kind.visit_regs(&mut |reg, access| {
-        if let (Reg::Phys(gpr), Access::Def | Access::UseDef) = (reg, access) {
-            killed.push(Home::Register(gpr));
+        if let (Reg::Phys(reg), Access::Def | Access::UseDef) = (reg, access) {
+            killed.push(Home::Register(reg));
         }
     });
     killed.extend(inst.kind.implicit_defs().iter().map(Home::Register));
-    if let InstKind::Store { addr, .. } = &inst.kind {
+    if let InstKind::Store { addr, .. } | InstKind::FpStore { addr, .. } = &inst.kind {
         if let AddressBase::Slot(slot) = addr.base {
             killed.extend(
                 [Width::W8, Width::W16, Width::W32, Width::W64].map(|w| Home::Spill(slot, w)),
@@ -245,7 +271,7 @@ fn transfer(inst: &Inst, state: &mut Locations, moved: &mut dyn FnMut(DbgValue, 
 /// The home an operand names, if it is a register or a spill slot.
 fn home_of(operand: DbgOperand) -> Option<Home> {
     match operand {
-        DbgOperand::Reg(Reg::Phys(gpr)) => Some(Home::Register(gpr)),
+        DbgOperand::Reg(Reg::Phys(reg)) => Some(Home::Register(reg)),
         DbgOperand::SpillSlot(slot, width) => Some(Home::Spill(slot, width)),
         _ => None,
     }
@@ -277,12 +303,12 @@ fn reverse_post_order(successors: &[Vec<BlockId>]) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codegen::mir::{Address, Cond, StackSlotKind};
+    use crate::codegen::mir::{Address, Cond, Gpr, StackSlotKind};
     use crate::x86::abi::CALLER_SAVED;
     use expect_test::{expect, Expect};
 
     fn phys(gpr: Gpr) -> Reg {
-        Reg::Phys(gpr)
+        gpr.into()
     }
 
     fn dbg(variable: u32, operand: DbgOperand) -> Inst {
@@ -375,8 +401,8 @@ mod tests {
             }),
             inst(InstKind::Call {
                 target: crate::codegen::mir::CallTarget::Symbol("f".to_string()),
-                args: vec![Gpr::Rdi],
-                rets: vec![Gpr::Rax],
+                args: vec![Gpr::Rdi.into()],
+                rets: vec![Gpr::Rax.into()],
                 clobbers: CALLER_SAVED,
             }),
             inst(InstKind::Copy {

@@ -22,7 +22,7 @@
 //! of the registers that cross block boundaries (block-local registers are
 //! left out of it); the ranges are linear in instructions.
 
-use super::mir::{Access, BlockId, Function, GprSet, InstKind, Reg, VReg};
+use super::mir::{Access, BlockId, Function, InstKind, PhysReg, Reg, VReg};
 
 /// A half-open range `[start, end)` of program points.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -105,9 +105,9 @@ pub struct Liveness {
     /// Number of virtual registers.
     pub vreg_count: usize,
     /// Dense index in the block sets of each register that can be live
-    /// across a block boundary (physical registers first, by hardware
-    /// number, then such virtual registers); `None` for a virtual register
-    /// that lives within one block.
+    /// across a block boundary (physical registers first, by
+    /// [`PhysReg::index`], then such virtual registers); `None` for a
+    /// virtual register that lives within one block.
     global_index: Vec<Option<u32>>,
     /// The register (index among all registers) of each global index.
     global_regs: Vec<usize>,
@@ -117,8 +117,9 @@ pub struct Liveness {
     pub live_out: Vec<BitSet>,
     /// Ranges of each virtual register, sorted and disjoint.
     pub vreg_ranges: Vec<Vec<Range>>,
-    /// Ranges of each physical register (by hardware number).
-    pub fixed_ranges: [Vec<Range>; 16],
+    /// Ranges of each physical register, general-purpose and xmm alike (by
+    /// [`PhysReg::index`]).
+    pub fixed_ranges: [Vec<Range>; PhysReg::COUNT],
     /// First program point of each block.
     pub block_start: Vec<u32>,
     /// One past the last program point of each block.
@@ -147,7 +148,7 @@ impl Liveness {
             DebugPosition::Before(n) => {
                 let ranges = match reg {
                     Reg::Virt(v) => &self.vreg_ranges[v.0 as usize],
-                    Reg::Phys(g) => &self.fixed_ranges[usize::from(g.hw())],
+                    Reg::Phys(p) => &self.fixed_ranges[p.index()],
                 };
                 covers(ranges, 2 * n)
             }
@@ -171,11 +172,11 @@ pub fn intersects(ranges: &[Range], start: u32, end: u32) -> bool {
 }
 
 /// Index of a register among all registers: virtual ones first, then the
-/// sixteen physical ones.
+/// physical ones (by [`PhysReg::index`]).
 fn reg_index(vreg_count: usize, reg: Reg) -> usize {
     match reg {
         Reg::Virt(v) => v.0 as usize,
-        Reg::Phys(g) => vreg_count + usize::from(g.hw()),
+        Reg::Phys(p) => vreg_count + p.index(),
     }
 }
 
@@ -188,8 +189,8 @@ fn for_each_access(kind: &InstKind, vreg_count: usize, f: &mut dyn FnMut(usize, 
     if uses.is_empty() && defs.is_empty() {
         return;
     }
-    for g in GprSet(uses.0 | defs.0).iter() {
-        let idx = vreg_count + usize::from(g.hw());
+    for g in uses.union(defs).iter() {
+        let idx = vreg_count + g.index();
         match (uses.contains(g), defs.contains(g)) {
             (true, true) => f(idx, Access::UseDef),
             (true, false) => f(idx, Access::Use),
@@ -223,11 +224,11 @@ fn global_registers(f: &Function) -> (Vec<Option<u32>>, usize) {
             });
         }
     }
-    let mut index = vec![None; vreg_count + 16];
-    for hw in 0..16 {
-        index[vreg_count + hw] = Some(hw as u32);
+    let mut index = vec![None; vreg_count + PhysReg::COUNT];
+    for p in 0..PhysReg::COUNT {
+        index[vreg_count + p] = Some(p as u32);
     }
-    let mut next = 16u32;
+    let mut next = PhysReg::COUNT as u32;
     for v in 0..vreg_count {
         if global[v] {
             index[v] = Some(next);
@@ -240,7 +241,7 @@ fn global_registers(f: &Function) -> (Vec<Option<u32>>, usize) {
 /// Computes liveness and live ranges of `f`.
 pub fn compute(f: &Function) -> Liveness {
     let vreg_count = f.vregs.len();
-    let size = vreg_count + 16;
+    let size = vreg_count + PhysReg::COUNT;
     let nblocks = f.blocks.len();
     let (global_index, global_count) = global_registers(f);
 
@@ -394,8 +395,8 @@ pub fn compute(f: &Function) -> Liveness {
         list.reverse();
         merge_ranges(list);
     }
-    let fixed_ranges: [Vec<Range>; 16] =
-        std::array::from_fn(|hw| std::mem::take(&mut ranges[vreg_count + hw]));
+    let fixed_ranges: [Vec<Range>; PhysReg::COUNT] =
+        std::array::from_fn(|p| std::mem::take(&mut ranges[vreg_count + p]));
     ranges.truncate(vreg_count);
     Liveness {
         vreg_count,
@@ -495,7 +496,7 @@ mod tests {
         f.blocks[0].insts = vec![
             i(InstKind::Copy {
                 dst: a,
-                src: Reg::Phys(Gpr::Rdi),
+                src: Gpr::Rdi.into(),
             }),
             i(InstKind::MovImm {
                 dst: s,
@@ -528,11 +529,11 @@ mod tests {
         ];
         f.blocks[2].insts = vec![
             i(InstKind::Copy {
-                dst: Reg::Phys(Gpr::Rax),
+                dst: Gpr::Rax.into(),
                 src: s,
             }),
             i(InstKind::Ret {
-                uses: vec![Gpr::Rax],
+                uses: vec![Gpr::Rax.into()],
             }),
         ];
         f
@@ -572,14 +573,14 @@ mod tests {
                 InstKind::Call {
                     target: crate::codegen::mir::CallTarget::Symbol("g".into()),
                     args: vec![],
-                    rets: vec![Gpr::Rax],
+                    rets: vec![Gpr::Rax.into()],
                     clobbers: CALLER_SAVED,
                 },
                 0,
             ),
             Inst::new(
                 InstKind::Copy {
-                    dst: Reg::Phys(Gpr::Rdi),
+                    dst: Gpr::Rdi.into(),
                     src: a,
                 },
                 0,

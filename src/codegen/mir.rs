@@ -2,15 +2,21 @@
 //! debug values kept in place.
 //!
 //! In: instruction selection builds a [`Function`] over virtual registers
-//! ([`VReg`]), with physical registers ([`Gpr`]) only where the ABI or an
-//! instruction demands one (argument and return copies, call arguments,
-//! `div`'s rax/rdx, shift counts in cl). Out: the same type after register
+//! ([`VReg`], each of a [`RegClass`]: general-purpose or xmm), with
+//! physical registers ([`PhysReg`]) only where the ABI or an instruction
+//! demands one (argument and return copies, call arguments, `div`'s
+//! rax/rdx, shift counts in cl). Out: the same type after register
 //! allocation (no virtual registers left) and frame lowering (prologue and
 //! epilogue present), ready for encoding.
 //!
 //! Promises and conventions:
 //! - Two-address form as x86 has it: [`InstKind::Alu`] `dst op= src`; isel
-//!   writes `Copy d, a; Add d, b`.
+//!   writes `Copy d, a; Add d, b`. The SSE2 instructions ([`InstKind::FpArith`]
+//!   and the others named `Fp*`) work the same way on xmm registers.
+//! - Every register operand has a class fixed by the instruction: a
+//!   [`InstKind::Copy`] joins two registers of one class; values cross
+//!   classes only through [`InstKind::MovToXmm`] and
+//!   [`InstKind::MovFromXmm`] (and the conversions).
 //! - Blocks are in layout order, entry first; the entry block has no
 //!   predecessors (as in LLVM IR: the prologue goes there); a block ends with its
 //!   terminators (`Jcc`* then at most one `Jmp`/`JmpIndirect`/`Ret`/`Ud2`),
@@ -25,7 +31,7 @@
 
 use std::fmt;
 
-pub use crate::x86::{Gpr, GprSet};
+pub use crate::x86::{Gpr, GprSet, PhysReg, RegClass, RegSet, Xmm};
 
 /// A virtual register: an index into [`Function::vregs`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -38,7 +44,25 @@ pub enum Reg {
     /// A virtual register.
     Virt(VReg),
     /// A physical register.
-    Phys(Gpr),
+    Phys(PhysReg),
+}
+
+impl From<Gpr> for Reg {
+    fn from(g: Gpr) -> Reg {
+        Reg::Phys(PhysReg::Gpr(g))
+    }
+}
+
+impl From<Xmm> for Reg {
+    fn from(x: Xmm) -> Reg {
+        Reg::Phys(PhysReg::Xmm(x))
+    }
+}
+
+impl From<PhysReg> for Reg {
+    fn from(p: PhysReg) -> Reg {
+        Reg::Phys(p)
+    }
 }
 
 /// Operand width of an instruction.
@@ -75,8 +99,94 @@ impl Width {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct VRegInfo {
     /// The width of the value it holds (spills always save 8 bytes; debug
-    /// locations use this width).
+    /// locations use this width). An xmm register holds a float (W32) or a
+    /// double (W64).
     pub width: Width,
+    /// The registers it may be given.
+    pub class: RegClass,
+}
+
+/// The precision of a scalar SSE operation (the `ss` or `sd` forms).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FpSize {
+    /// float: `…ss`.
+    F32,
+    /// double: `…sd`.
+    F64,
+}
+
+impl FpSize {
+    /// Width in bits.
+    pub fn bits(self) -> u32 {
+        match self {
+            FpSize::F32 => 32,
+            FpSize::F64 => 64,
+        }
+    }
+
+    /// The width of a value of this precision.
+    pub fn width(self) -> Width {
+        match self {
+            FpSize::F32 => Width::W32,
+            FpSize::F64 => Width::W64,
+        }
+    }
+}
+
+/// Scalar SSE arithmetic, `dst op= src` on the low element.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FpOp {
+    /// addss/addsd.
+    Add,
+    /// subss/subsd.
+    Sub,
+    /// mulss/mulsd.
+    Mul,
+    /// divss/divsd.
+    Div,
+    /// minss/minsd: `dst = dst < src ? dst : src` (src when either is NaN
+    /// or both are zeros).
+    Min,
+    /// maxss/maxsd: `dst = dst > src ? dst : src` (src when either is NaN
+    /// or both are zeros).
+    Max,
+}
+
+/// Bitwise operations on whole xmm registers (andps, andnps, orps, xorps):
+/// fabs, fneg and copysign masks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FpLogicOp {
+    /// andps: `dst &= src`.
+    And,
+    /// andnps: `dst = !dst & src`.
+    AndNot,
+    /// orps: `dst |= src`.
+    Or,
+    /// xorps: `dst ^= src`.
+    Xor,
+}
+
+/// The predicate of cmpss/cmpsd (its immediate, 0–7): the destination's
+/// low element becomes all ones where it holds, else zero. The ordered
+/// forms are false and the unordered forms true when an operand is NaN.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FpCmpPredicate {
+    /// Ordered and equal.
+    Eq = 0,
+    /// Ordered and less than.
+    Lt = 1,
+    /// Ordered and less or equal.
+    Le = 2,
+    /// Either operand NaN.
+    Unord = 3,
+    /// Unordered or not equal.
+    Neq = 4,
+    /// Unordered or not less than.
+    Nlt = 5,
+    /// Unordered or not less or equal.
+    Nle = 6,
+    /// Neither operand NaN.
+    Ord = 7,
 }
 
 /// A stack slot: an index into [`Function::stack_slots`].
@@ -373,7 +483,9 @@ pub struct DbgValue {
 /// The operation of an instruction.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum InstKind {
-    /// Pseudo: `dst = src`, all 64 bits (register allocation may remove it).
+    /// Pseudo: `dst = src` between registers of one class: all 64 bits of a
+    /// general-purpose register, all 128 of an xmm register (register
+    /// allocation may remove it).
     Copy {
         /// Destination.
         dst: Reg,
@@ -536,12 +648,13 @@ pub enum InstKind {
     Call {
         /// Callee.
         target: CallTarget,
-        /// Physical registers holding arguments (read by the call).
-        args: Vec<Gpr>,
+        /// Physical registers holding arguments (read by the call; `al`'s
+        /// count of vector registers for a variadic callee included).
+        args: Vec<PhysReg>,
         /// Physical registers holding results (written by the call).
-        rets: Vec<Gpr>,
+        rets: Vec<PhysReg>,
         /// Registers the call destroys.
-        clobbers: GprSet,
+        clobbers: RegSet,
     },
     /// Conditional jump to `target`; falls through otherwise.
     Jcc {
@@ -565,8 +678,9 @@ pub enum InstKind {
     },
     /// Return; `uses` are the physical registers holding return values.
     Ret {
-        /// Registers read by the return (rax for an integer result).
-        uses: Vec<Gpr>,
+        /// Registers read by the return (rax for an integer result, xmm0
+        /// for a floating-point one).
+        uses: Vec<PhysReg>,
     },
     /// `ud2` (unreachable).
     Ud2,
@@ -579,6 +693,137 @@ pub enum InstKind {
     Pop {
         /// Register restored.
         reg: Gpr,
+    },
+    /// `movss`/`movsd dst, [addr]`: loads a float or double into the low
+    /// element of an xmm register (the rest becomes zero).
+    FpLoad {
+        /// Destination (xmm).
+        dst: Reg,
+        /// Source address.
+        addr: Address,
+        /// Precision.
+        size: FpSize,
+    },
+    /// `movss`/`movsd [addr], src`.
+    FpStore {
+        /// Value stored (xmm).
+        src: Reg,
+        /// Destination address.
+        addr: Address,
+        /// Precision.
+        size: FpSize,
+    },
+    /// Scalar SSE arithmetic `dst op= src`.
+    FpArith {
+        /// Operation.
+        op: FpOp,
+        /// Precision.
+        size: FpSize,
+        /// Destination and first source (xmm).
+        dst: Reg,
+        /// Second source (xmm or memory).
+        src: Rm,
+    },
+    /// `sqrtss`/`sqrtsd dst, src`.
+    FpSqrt {
+        /// Precision.
+        size: FpSize,
+        /// Destination (xmm).
+        dst: Reg,
+        /// Source (xmm or memory).
+        src: Rm,
+    },
+    /// andps/andnps/orps/xorps `dst, src` over whole registers.
+    FpLogic {
+        /// Operation.
+        op: FpLogicOp,
+        /// Destination and first source (xmm).
+        dst: Reg,
+        /// Second source (xmm).
+        src: Reg,
+    },
+    /// `ucomiss`/`ucomisd lhs, rhs` (quiet), or `comiss`/`comisd`
+    /// (`signaling`: raises invalid on a quiet NaN too). Flags: unordered
+    /// ZF=PF=CF=1; less CF=1; equal ZF=1; greater all zero.
+    FpCmp {
+        /// Precision.
+        size: FpSize,
+        /// Left operand (xmm).
+        lhs: Reg,
+        /// Right operand (xmm or memory).
+        rhs: Rm,
+        /// comis instead of ucomis.
+        signaling: bool,
+    },
+    /// `cmpss`/`cmpsd dst, src, predicate`: `dst`'s low element becomes an
+    /// all-ones or all-zeros mask (NaN-correct selects).
+    FpCmpMask {
+        /// Precision.
+        size: FpSize,
+        /// The predicate.
+        predicate: FpCmpPredicate,
+        /// Destination and left operand (xmm).
+        dst: Reg,
+        /// Right operand (xmm or memory).
+        src: Rm,
+    },
+    /// `cvtsi2ss`/`cvtsi2sd dst, src`: a signed integer of `width` (W32 or
+    /// W64) to floating point.
+    IntToFp {
+        /// Precision of the result.
+        size: FpSize,
+        /// Width of the integer.
+        width: Width,
+        /// Destination (xmm).
+        dst: Reg,
+        /// Source (general-purpose or memory).
+        src: Rm,
+    },
+    /// `cvttss2si`/`cvttsd2si dst, src`: floating point to a signed integer
+    /// of `width` (W32 or W64), rounding toward zero (out of range or NaN:
+    /// the "integer indefinite" 0x80…0).
+    FpToInt {
+        /// Precision of the source.
+        size: FpSize,
+        /// Width of the integer.
+        width: Width,
+        /// Destination (general-purpose).
+        dst: Reg,
+        /// Source (xmm or memory).
+        src: Rm,
+    },
+    /// `cvtss2sd` (from F32) or `cvtsd2ss` (from F64).
+    FpConvert {
+        /// Precision of the source; the result has the other.
+        from: FpSize,
+        /// Destination (xmm).
+        dst: Reg,
+        /// Source (xmm or memory).
+        src: Rm,
+    },
+    /// `movd`/`movq xmm, r/m`: the bits of an integer (W32 or W64) into the
+    /// low element of an xmm register (the rest becomes zero).
+    MovToXmm {
+        /// Width moved.
+        width: Width,
+        /// Destination (xmm).
+        dst: Reg,
+        /// Source (general-purpose or memory).
+        src: Rm,
+    },
+    /// `movd`/`movq r, xmm`: the low 32 or 64 bits of an xmm register.
+    MovFromXmm {
+        /// Width moved.
+        width: Width,
+        /// Destination (general-purpose).
+        dst: Reg,
+        /// Source (xmm).
+        src: Reg,
+    },
+    /// `pxor dst, dst`: +0.0 (all bits zero) without reading `dst`.
+    XmmZero {
+        /// Destination (xmm).
+        dst: Reg,
     },
     /// DBG_VALUE / DBG_VALUE_LIST.
     DbgValue(DbgValue),
@@ -664,7 +909,32 @@ impl InstKind {
             }
             | InstKind::Alu {
                 src: Rmi::Mem(a), ..
+            }
+            | InstKind::FpArith {
+                src: Rm::Mem(a), ..
+            }
+            | InstKind::FpSqrt {
+                src: Rm::Mem(a), ..
+            }
+            | InstKind::FpCmp {
+                rhs: Rm::Mem(a), ..
+            }
+            | InstKind::FpCmpMask {
+                src: Rm::Mem(a), ..
+            }
+            | InstKind::IntToFp {
+                src: Rm::Mem(a), ..
+            }
+            | InstKind::FpToInt {
+                src: Rm::Mem(a), ..
+            }
+            | InstKind::FpConvert {
+                src: Rm::Mem(a), ..
+            }
+            | InstKind::MovToXmm {
+                src: Rm::Mem(a), ..
             } => f(a),
+            InstKind::FpLoad { addr, .. } | InstKind::FpStore { addr, .. } => f(addr),
             InstKind::Cmp { lhs, rhs, .. } => {
                 if let Rm::Mem(a) = lhs {
                     f(a);
@@ -684,30 +954,32 @@ impl InstKind {
 
     /// Physical registers read implicitly (call arguments, rax/rdx of
     /// `div`, cl of a shift, return values, …).
-    pub fn implicit_uses(&self) -> GprSet {
+    pub fn implicit_uses(&self) -> RegSet {
+        let gprs = |regs: &[Gpr]| RegSet::from_gprs(GprSet::of(regs));
         match self {
             InstKind::Shift {
                 amount: ShiftAmount::Cl,
                 ..
-            } => GprSet::of(&[Gpr::Rcx]),
-            InstKind::SignExtendAx { .. } => GprSet::of(&[Gpr::Rax]),
-            InstKind::Div { .. } => GprSet::of(&[Gpr::Rax, Gpr::Rdx]),
-            InstKind::Call { args, .. } => GprSet::of(args),
-            InstKind::Ret { uses } => GprSet::of(uses),
-            InstKind::Push { reg } => GprSet::of(&[*reg]),
-            _ => GprSet::EMPTY,
+            } => gprs(&[Gpr::Rcx]),
+            InstKind::SignExtendAx { .. } => gprs(&[Gpr::Rax]),
+            InstKind::Div { .. } => gprs(&[Gpr::Rax, Gpr::Rdx]),
+            InstKind::Call { args, .. } => RegSet::of(args),
+            InstKind::Ret { uses } => RegSet::of(uses),
+            InstKind::Push { reg } => gprs(&[*reg]),
+            _ => RegSet::EMPTY,
         }
     }
 
     /// Physical registers written implicitly (call results and clobbers,
     /// rax/rdx of `div`, rdx of `cqo`, …).
-    pub fn implicit_defs(&self) -> GprSet {
+    pub fn implicit_defs(&self) -> RegSet {
+        let gprs = |regs: &[Gpr]| RegSet::from_gprs(GprSet::of(regs));
         match self {
-            InstKind::SignExtendAx { .. } => GprSet::of(&[Gpr::Rdx]),
-            InstKind::Div { .. } => GprSet::of(&[Gpr::Rax, Gpr::Rdx]),
-            InstKind::Call { rets, clobbers, .. } => GprSet(GprSet::of(rets).0 | clobbers.0),
-            InstKind::Pop { reg } => GprSet::of(&[*reg]),
-            _ => GprSet::EMPTY,
+            InstKind::SignExtendAx { .. } => gprs(&[Gpr::Rdx]),
+            InstKind::Div { .. } => gprs(&[Gpr::Rax, Gpr::Rdx]),
+            InstKind::Call { rets, clobbers, .. } => RegSet::of(rets).union(*clobbers),
+            InstKind::Pop { reg } => gprs(&[*reg]),
+            _ => RegSet::EMPTY,
         }
     }
 }
@@ -803,6 +1075,41 @@ macro_rules! reg_visitor {
                     }
                 }
                 InstKind::JmpIndirect { target, .. } => f(target, Access::Use),
+                InstKind::FpLoad { dst, addr: a, .. } => {
+                    addr(a, f);
+                    f(dst, Access::Def);
+                }
+                InstKind::FpStore { src, addr: a, .. } => {
+                    f(src, Access::Use);
+                    addr(a, f);
+                }
+                InstKind::FpArith { dst, src, .. } | InstKind::FpCmpMask { dst, src, .. } => {
+                    rm(src, f);
+                    f(dst, Access::UseDef);
+                }
+                // A scalar result leaves the register's upper elements as
+                // they were, but no value of ours lives there: a definition.
+                InstKind::FpSqrt { dst, src, .. }
+                | InstKind::IntToFp { dst, src, .. }
+                | InstKind::FpToInt { dst, src, .. }
+                | InstKind::FpConvert { dst, src, .. }
+                | InstKind::MovToXmm { dst, src, .. } => {
+                    rm(src, f);
+                    f(dst, Access::Def);
+                }
+                InstKind::FpLogic { dst, src, .. } => {
+                    f(src, Access::Use);
+                    f(dst, Access::UseDef);
+                }
+                InstKind::FpCmp { lhs, rhs, .. } => {
+                    f(lhs, Access::Use);
+                    rm(rhs, f);
+                }
+                InstKind::MovFromXmm { dst, src, .. } => {
+                    f(src, Access::Use);
+                    f(dst, Access::Def);
+                }
+                InstKind::XmmZero { dst } => f(dst, Access::Def),
                 InstKind::SignExtendAx { .. }
                 | InstKind::Jcc { .. }
                 | InstKind::Jmp { .. }
@@ -863,10 +1170,28 @@ impl Function {
         }
     }
 
-    /// A fresh virtual register of `width`.
+    /// A fresh general-purpose virtual register of `width`.
     pub fn new_vreg(&mut self, width: Width) -> Reg {
-        self.vregs.push(VRegInfo { width });
+        self.new_vreg_of(RegClass::General, width)
+    }
+
+    /// A fresh xmm virtual register holding a value of `size`.
+    pub fn new_xmm_vreg(&mut self, size: FpSize) -> Reg {
+        self.new_vreg_of(RegClass::Xmm, size.width())
+    }
+
+    /// A fresh virtual register of `class` holding `width` bits.
+    pub fn new_vreg_of(&mut self, class: RegClass, width: Width) -> Reg {
+        self.vregs.push(VRegInfo { width, class });
         Reg::Virt(VReg(self.vregs.len() as u32 - 1))
+    }
+
+    /// The class of `reg`.
+    pub fn class_of(&self, reg: Reg) -> RegClass {
+        match reg {
+            Reg::Virt(v) => self.vregs[v.0 as usize].class,
+            Reg::Phys(p) => p.class(),
+        }
     }
 
     /// A fresh stack slot.
@@ -1109,7 +1434,7 @@ impl fmt::Display for InstKind {
                     CallTarget::Symbol(s) => write!(f, "CALL @{s}")?,
                     CallTarget::Reg(r) => write!(f, "CALL {r}")?,
                 }
-                let list = |regs: &mut dyn Iterator<Item = Gpr>| {
+                let list = |regs: &mut dyn Iterator<Item = PhysReg>| {
                     regs.map(|r| format!("${r}")).collect::<Vec<_>>().join(", ")
                 };
                 write!(
@@ -1140,6 +1465,78 @@ impl fmt::Display for InstKind {
             InstKind::Ud2 => f.write_str("UD2"),
             InstKind::Push { reg } => write!(f, "PUSH ${reg}"),
             InstKind::Pop { reg } => write!(f, "${reg} = POP"),
+            InstKind::FpLoad { dst, addr, size } => {
+                write!(f, "{dst} = FLOAD{} {addr}", size.bits())
+            }
+            InstKind::FpStore { src, addr, size } => {
+                write!(f, "FSTORE{} {addr}, {src}", size.bits())
+            }
+            InstKind::FpArith { op, size, dst, src } => write!(
+                f,
+                "{dst} = F{}{} {dst}, {src}",
+                format!("{op:?}").to_uppercase(),
+                size.bits()
+            ),
+            InstKind::FpSqrt { size, dst, src } => {
+                write!(f, "{dst} = FSQRT{} {src}", size.bits())
+            }
+            InstKind::FpLogic { op, dst, src } => {
+                let name = match op {
+                    FpLogicOp::And => "ANDPS",
+                    FpLogicOp::AndNot => "ANDNPS",
+                    FpLogicOp::Or => "ORPS",
+                    FpLogicOp::Xor => "XORPS",
+                };
+                write!(f, "{dst} = {name} {dst}, {src}")
+            }
+            InstKind::FpCmp {
+                size,
+                lhs,
+                rhs,
+                signaling,
+            } => write!(
+                f,
+                "{}COMIS{} {lhs}, {rhs}",
+                if *signaling { "" } else { "U" },
+                size.bits()
+            ),
+            InstKind::FpCmpMask {
+                size,
+                predicate,
+                dst,
+                src,
+            } => write!(
+                f,
+                "{dst} = FCMP{}.{} {dst}, {src}",
+                size.bits(),
+                format!("{predicate:?}").to_lowercase()
+            ),
+            InstKind::IntToFp {
+                size,
+                width,
+                dst,
+                src,
+            } => write!(f, "{dst} = CVT_I{}_F{} {src}", width.bits(), size.bits()),
+            InstKind::FpToInt {
+                size,
+                width,
+                dst,
+                src,
+            } => write!(f, "{dst} = CVTT_F{}_I{} {src}", size.bits(), width.bits()),
+            InstKind::FpConvert { from, dst, src } => {
+                let to = match from {
+                    FpSize::F32 => FpSize::F64,
+                    FpSize::F64 => FpSize::F32,
+                };
+                write!(f, "{dst} = CVT_F{}_F{} {src}", from.bits(), to.bits())
+            }
+            InstKind::MovToXmm { width, dst, src } => {
+                write!(f, "{dst} = MOV_TO_XMM{} {src}", width.bits())
+            }
+            InstKind::MovFromXmm { width, dst, src } => {
+                write!(f, "{dst} = MOV_FROM_XMM{} {src}", width.bits())
+            }
+            InstKind::XmmZero { dst } => write!(f, "{dst} = XMM_ZERO"),
             InstKind::DbgValue(d) => {
                 let kind = if d.operands.len() == 1 {
                     "DBG_VALUE"
@@ -1219,11 +1616,11 @@ mod tests {
         let insts = vec![
             InstKind::Copy {
                 dst: a,
-                src: Reg::Phys(Gpr::Rdi),
+                src: Gpr::Rdi.into(),
             },
             InstKind::Copy {
                 dst: b,
-                src: Reg::Phys(Gpr::Rsi),
+                src: Gpr::Rsi.into(),
             },
             InstKind::DbgValue(DbgValue {
                 variable: 1,
@@ -1246,14 +1643,14 @@ mod tests {
         f.blocks[exit.0 as usize].insts = vec![
             Inst::new(
                 InstKind::Copy {
-                    dst: Reg::Phys(Gpr::Rax),
+                    dst: Gpr::Rax.into(),
                     src: a,
                 },
                 8,
             ),
             Inst::new(
                 InstKind::Ret {
-                    uses: vec![Gpr::Rax],
+                    uses: vec![Gpr::Rax.into()],
                 },
                 8,
             ),
@@ -1313,7 +1710,8 @@ mod tests {
             width: Width::W32,
             divisor: Rm::Reg(v(4)),
         };
-        assert_eq!(div.implicit_uses(), GprSet::of(&[Gpr::Rax, Gpr::Rdx]));
-        assert_eq!(div.implicit_defs(), GprSet::of(&[Gpr::Rax, Gpr::Rdx]));
+        let rax_rdx = RegSet::of(&[Gpr::Rax.into(), Gpr::Rdx.into()]);
+        assert_eq!(div.implicit_uses(), rax_rdx);
+        assert_eq!(div.implicit_defs(), rax_rdx);
     }
 }

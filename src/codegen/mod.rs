@@ -1,7 +1,7 @@
 //! IR → MIR → machine code, and the variable-location machinery.
 //!
 //! ```text
-//! ir::Function ──isel──▶ mir::Function (vregs, DbgValue) ──x86::finish_function──▶
+//! ir::Function ──isel──▶ mir::Function (vregs, DbgValue) ──pipeline::finish_function──▶
 //!   final MIR + offsets + code ──history──▶ variable ranges
 //!                              └─line_table─▶ line rows
 //! ```
@@ -22,6 +22,7 @@ pub mod line_table;
 pub mod live_debug_values;
 pub mod liveness;
 pub mod mir;
+pub mod pipeline;
 pub mod regalloc;
 pub mod target;
 
@@ -29,7 +30,7 @@ use dwarfsmith_emit::model::ObjectModel;
 
 use crate::error::Diagnostic;
 use crate::ir;
-use crate::x86::{finish_function, FinishOptions};
+use pipeline::{finish_function, FinishOptions};
 
 pub use history::VariableRange;
 pub use line_table::LineEntry;

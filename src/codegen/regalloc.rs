@@ -9,23 +9,28 @@
 //! The algorithm, per round:
 //! 1. [`liveness::compute`] gives each virtual register its live ranges and
 //!    each physical register its fixed ranges (explicit uses, call clobbers).
-//! 2. Virtual registers are visited in order of their first point. Each
+//! 2. Virtual registers are visited in order of their first point; each is
+//!    given a register of its class ([`RegClass`]: general-purpose or xmm),
+//!    and the classes never compete for a register. Each
 //!    physical register keeps its occupancy: the disjoint ranges of its
 //!    fixed uses and of the virtual registers given to it, so a value fits
 //!    into another's lifetime holes. Among the registers free over all of a
 //!    value's ranges a copy hint wins (the physical register, or the
 //!    register of the virtual register it is copied from/to), else the first
-//!    in [`ALLOCATION_ORDER`] (caller-saved first, so a callee-saved
-//!    register is only used when needed). With none free, the values in the
+//!    in the class's [`allocation_order`] (caller-saved first, so a
+//!    callee-saved register is only used when needed; every xmm register is
+//!    caller-saved, so a float live across a call is spilled). With none free, the values in the
 //!    way on some register are evicted (spilled) if each costs less per
 //!    point of life than this one (uses, weighted by loop depth), choosing
 //!    the register whose evictees weigh least (an evicted value moves to
 //!    another register with room for it, or is spilled); else this value
 //!    is spilled.
 //!    Spill temporaries are never spilled.
-//! 3. A spilled register gets an 8-byte slot; every instruction touching it
-//!    reads it as a memory operand where x86 allows, or through a fresh
-//!    temporary loaded before and stored after. Temporaries are never
+//! 3. A spilled register gets an 8-byte slot (a general-purpose register
+//!    is saved whole with `mov`, a float or double with `movsd`); every
+//!    instruction touching it reads it as a memory operand where x86
+//!    allows, or through a fresh temporary of its class loaded before and
+//!    stored after. Temporaries are never
 //!    spilled. Another round allocates the rewritten code; rounds stop when
 //!    nothing is spilled.
 //!
@@ -45,10 +50,10 @@
 
 use super::liveness::{self, intersects, DebugPosition, Liveness, Range};
 use super::mir::{
-    Access, Address, BlockId, DbgOperand, Function, Gpr, GprSet, Inst, InstKind, Reg, Ri, Rm, Rmi,
-    StackSlotId, StackSlotKind, VReg, Width,
+    Access, Address, BlockId, DbgOperand, FpSize, Function, Gpr, GprSet, Inst, InstKind, PhysReg,
+    Reg, RegClass, Ri, Rm, Rmi, StackSlotId, StackSlotKind, VReg, Width,
 };
-use crate::x86::abi::{ALLOCATION_ORDER, CALLEE_SAVED};
+use crate::x86::abi::{allocation_order, CALLEE_SAVED};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -105,6 +110,8 @@ pub fn allocate(f: &mut Function) -> Result<Allocation, RegallocError> {
             });
         }
         spill_count += spilled.len();
+        // Scalar floats and doubles fit in 8 bytes as general-purpose
+        // values do.
         let mut slot_of: Vec<Option<StackSlotId>> = vec![None; f.vregs.len()];
         for &v in &spilled {
             slot_of[v as usize] = Some(f.new_stack_slot(8, 8, StackSlotKind::Spill));
@@ -127,7 +134,7 @@ pub fn allocate(f: &mut Function) -> Result<Allocation, RegallocError> {
 
 /// The result of one linear scan.
 struct ScanOutcome {
-    assignment: Vec<Option<Gpr>>,
+    assignment: Vec<Option<PhysReg>>,
     spilled: Vec<bool>,
 }
 
@@ -227,33 +234,41 @@ fn scan(f: &Function, live: &Liveness, unspillable: &[bool]) -> Result<ScanOutco
             end: 0,
         })
         .collect();
-    let mut assignment: Vec<Option<Gpr>> = vec![None; n];
+    let mut assignment: Vec<Option<PhysReg>> = vec![None; n];
     let mut spilled = vec![false; n];
+    let general_order = allocation_order(RegClass::General);
+    let xmm_order = allocation_order(RegClass::Xmm);
+    let callee_saved = |p: PhysReg| p.gpr().is_some_and(|g| CALLEE_SAVED.contains(g));
     for &vreg in &order {
         let mine = &ranges[vreg as usize];
-        let fits = |g: Gpr, occupancy: &[Occupancy]| occupancy[usize::from(g.hw())].is_free(mine);
+        let class_order: &[PhysReg] = match f.vregs[vreg as usize].class {
+            RegClass::General => &general_order,
+            RegClass::Xmm => &xmm_order,
+        };
+        let fits = |g: PhysReg, occupancy: &[Occupancy]| occupancy[g.index()].is_free(mine);
         let hinted = hints[vreg as usize].iter().flatten().find_map(|hint| {
             let g = match *hint {
                 Reg::Phys(g) => g,
                 Reg::Virt(other) => assignment[other.0 as usize]?,
             };
-            (ALLOCATION_ORDER.contains(&g) && fits(g, &occupancy)).then_some(g)
+            (class_order.contains(&g) && fits(g, &occupancy)).then_some(g)
         });
         let start = mine.first().map_or(0, |r| r.start);
         let chosen = hinted.or_else(|| {
-            ALLOCATION_ORDER
-                .into_iter()
+            class_order
+                .iter()
+                .copied()
                 .enumerate()
                 .filter(|&(_, g)| fits(g, &occupancy))
                 .min_by_key(|&(order, g)| {
-                    let held = &occupancy[usize::from(g.hw())];
-                    let unused_callee_saved = CALLEE_SAVED.contains(g) && held.ranges.is_empty();
+                    let held = &occupancy[g.index()];
+                    let unused_callee_saved = callee_saved(g) && held.ranges.is_empty();
                     (unused_callee_saved, held.last_busy_before(start), order)
                 })
                 .map(|(_, g)| g)
         });
         if let Some(g) = chosen {
-            occupancy[usize::from(g.hw())].insert(mine, vreg);
+            occupancy[g.index()].insert(mine, vreg);
             assignment[vreg as usize] = Some(g);
             continue;
         }
@@ -261,9 +276,9 @@ fn scan(f: &Function, live: &Liveness, unspillable: &[bool]) -> Result<ScanOutco
         // all cheaper to keep in memory than this one, choosing the
         // register whose evictees weigh least; else spill this one.
         let current_spillable = !unspillable[vreg as usize];
-        let mut best: Option<(Gpr, Vec<u32>, u64)> = None;
-        for g in ALLOCATION_ORDER {
-            let occ = &occupancy[usize::from(g.hw())];
+        let mut best: Option<(PhysReg, Vec<u32>, u64)> = None;
+        for &g in class_order {
+            let occ = &occupancy[g.index()];
             if occ.meets_fixed(mine) {
                 continue;
             }
@@ -290,20 +305,21 @@ fn scan(f: &Function, live: &Liveness, unspillable: &[bool]) -> Result<ScanOutco
         match best {
             Some((g, evictees, _)) => {
                 for &old in &evictees {
-                    occupancy[usize::from(g.hw())].remove(&ranges[old as usize]);
+                    occupancy[g.index()].remove(&ranges[old as usize]);
                 }
-                occupancy[usize::from(g.hw())].insert(mine, vreg);
+                occupancy[g.index()].insert(mine, vreg);
                 assignment[vreg as usize] = Some(g);
                 // An evicted value moves to another register with room for
                 // it, if there is one; otherwise it is spilled.
                 for old in evictees {
                     let theirs = &ranges[old as usize];
-                    let moved = ALLOCATION_ORDER
-                        .into_iter()
-                        .find(|&h| occupancy[usize::from(h.hw())].is_free(theirs));
+                    let moved = class_order
+                        .iter()
+                        .copied()
+                        .find(|&h| occupancy[h.index()].is_free(theirs));
                     match moved {
                         Some(h) => {
-                            occupancy[usize::from(h.hw())].insert(theirs, old);
+                            occupancy[h.index()].insert(theirs, old);
                             assignment[old as usize] = Some(h);
                         }
                         None => {
@@ -424,19 +440,19 @@ fn rewrite_debug(
 /// where the register is live, and also points after its last use until
 /// the physical register is overwritten (LLVM keeps those through
 /// coalescing); a register no instruction touches has no location.
-fn place_debug_values(f: &mut Function, live: &Liveness, assignment: &[Option<Gpr>]) {
+fn place_debug_values(f: &mut Function, live: &Liveness, assignment: &[Option<PhysReg>]) {
     let place = |r: Reg| match r {
         Reg::Virt(v) => assignment[v.0 as usize],
         Reg::Phys(g) => Some(g),
     };
-    let mut holds: [Vec<u32>; 16] = Default::default();
+    let mut holds: [Vec<u32>; PhysReg::COUNT] = std::array::from_fn(|_| Vec::new());
     for (b, block) in f.blocks.iter_mut().enumerate() {
         for h in &mut holds {
             h.clear();
         }
         for v in live.live_in_vregs(BlockId(b as u32)) {
             if let Some(g) = assignment[v.0 as usize] {
-                holds[usize::from(g.hw())].push(v.0);
+                holds[g.index()].push(v.0);
             }
         }
         for inst in &mut block.insts {
@@ -445,7 +461,7 @@ fn place_debug_values(f: &mut Function, live: &Liveness, assignment: &[Option<Gp
                     for op in &mut dbg.operands {
                         if let DbgOperand::Reg(Reg::Virt(v)) = *op {
                             *op = match assignment[v.0 as usize] {
-                                Some(g) if holds[usize::from(g.hw())].contains(&v.0) => {
+                                Some(g) if holds[g.index()].contains(&v.0) => {
                                     DbgOperand::Reg(Reg::Phys(g))
                                 }
                                 _ => DbgOperand::NoReg,
@@ -455,7 +471,7 @@ fn place_debug_values(f: &mut Function, live: &Liveness, assignment: &[Option<Gp
                 }
                 InstKind::Copy { dst, src } if place(*dst) == place(*src) => {
                     if let (Reg::Virt(d), Some(g)) = (*dst, place(*dst)) {
-                        holds[usize::from(g.hw())].push(d.0);
+                        holds[g.index()].push(d.0);
                     }
                 }
                 kind => {
@@ -464,7 +480,7 @@ fn place_debug_values(f: &mut Function, live: &Liveness, assignment: &[Option<Gp
                             return;
                         }
                         if let Some(g) = place(r) {
-                            let h = &mut holds[usize::from(g.hw())];
+                            let h = &mut holds[g.index()];
                             h.clear();
                             if let Reg::Virt(v) = r {
                                 h.push(v.0);
@@ -472,7 +488,7 @@ fn place_debug_values(f: &mut Function, live: &Liveness, assignment: &[Option<Gp
                         }
                     });
                     for g in kind.implicit_defs().iter() {
-                        holds[usize::from(g.hw())].clear();
+                        holds[g.index()].clear();
                     }
                 }
             }
@@ -482,7 +498,7 @@ fn place_debug_values(f: &mut Function, live: &Liveness, assignment: &[Option<Gp
 
 /// Replaces virtual registers by their assigned physical registers and
 /// drops the copies that became identities.
-fn apply_assignment(f: &mut Function, assignment: &[Option<Gpr>]) {
+fn apply_assignment(f: &mut Function, assignment: &[Option<PhysReg>]) {
     for block in &mut f.blocks {
         for inst in &mut block.insts {
             inst.kind.visit_regs_mut(&mut |r, _| {
@@ -504,11 +520,11 @@ fn callee_saved_written(f: &Function) -> GprSet {
     let mut used = GprSet::EMPTY;
     for inst in f.blocks.iter().flat_map(|b| &b.insts) {
         inst.kind.visit_regs(&mut |r, a| {
-            if let (Reg::Phys(g), Access::Def | Access::UseDef) = (r, a) {
+            if let (Reg::Phys(PhysReg::Gpr(g)), Access::Def | Access::UseDef) = (r, a) {
                 used.insert(g);
             }
         });
-        used = GprSet(used.0 | inst.kind.implicit_defs().0);
+        used = GprSet(used.0 | inst.kind.implicit_defs().gprs().0);
     }
     GprSet(used.0 & CALLEE_SAVED.0 & !GprSet::of(&[Gpr::Rbp]).0)
 }
@@ -532,11 +548,11 @@ fn insert_spill_code(f: &mut Function, slot_of: &[Option<StackSlotId>]) {
             if let InstKind::Copy { dst, src } = inst.kind {
                 match (spilled(&dst), spilled(&src)) {
                     (Some(slot), None) => {
-                        out.push(spill_store(slot, src, inst.loc));
+                        out.push(spill_store(slot, src, f.class_of(src), inst.loc));
                         continue;
                     }
                     (None, Some(slot)) => {
-                        out.push(spill_load(dst, slot, inst.loc));
+                        out.push(spill_load(dst, f.class_of(dst), slot, inst.loc));
                         continue;
                     }
                     _ => {}
@@ -566,13 +582,15 @@ fn insert_spill_code(f: &mut Function, slot_of: &[Option<StackSlotId>]) {
             let loc = inst.loc;
             for &(v, t, read, _) in &temps {
                 if read {
-                    out.push(spill_load(t, slot_of[v.0 as usize].unwrap(), loc));
+                    let class = f.vregs[v.0 as usize].class;
+                    out.push(spill_load(t, class, slot_of[v.0 as usize].unwrap(), loc));
                 }
             }
             out.push(inst);
             for &(v, t, _, written) in &temps {
                 if written {
-                    out.push(spill_store(slot_of[v.0 as usize].unwrap(), t, loc));
+                    let class = f.vregs[v.0 as usize].class;
+                    out.push(spill_store(slot_of[v.0 as usize].unwrap(), t, class, loc));
                 }
             }
         }
@@ -629,6 +647,38 @@ fn fold_spilled_source(kind: &mut InstKind, spilled: &dyn Fn(&Reg) -> Option<Sta
             lhs: src @ Rm::Reg(_),
             rhs: Ri::Imm(_),
             ..
+        }
+        | InstKind::FpArith {
+            src: src @ Rm::Reg(_),
+            ..
+        }
+        | InstKind::FpSqrt {
+            src: src @ Rm::Reg(_),
+            ..
+        }
+        | InstKind::FpCmp {
+            rhs: src @ Rm::Reg(_),
+            ..
+        }
+        | InstKind::FpCmpMask {
+            src: src @ Rm::Reg(_),
+            ..
+        }
+        | InstKind::IntToFp {
+            src: src @ Rm::Reg(_),
+            ..
+        }
+        | InstKind::FpToInt {
+            src: src @ Rm::Reg(_),
+            ..
+        }
+        | InstKind::FpConvert {
+            src: src @ Rm::Reg(_),
+            ..
+        }
+        | InstKind::MovToXmm {
+            src: src @ Rm::Reg(_),
+            ..
         } => {
             if let Rm::Reg(r) = src {
                 if let Some(slot) = spilled(r) {
@@ -640,26 +690,40 @@ fn fold_spilled_source(kind: &mut InstKind, spilled: &dyn Fn(&Reg) -> Option<Sta
     }
 }
 
-fn spill_load(dst: Reg, slot: StackSlotId, loc: u32) -> Inst {
-    Inst::new(
-        InstKind::Load {
+/// Reloads `dst` of `class` from its spill slot.
+fn spill_load(dst: Reg, class: RegClass, slot: StackSlotId, loc: u32) -> Inst {
+    let addr = Address::slot(slot, 0);
+    let kind = match class {
+        RegClass::General => InstKind::Load {
             dst,
-            addr: Address::slot(slot, 0),
+            addr,
             width: Width::W64,
         },
-        loc,
-    )
+        RegClass::Xmm => InstKind::FpLoad {
+            dst,
+            addr,
+            size: FpSize::F64,
+        },
+    };
+    Inst::new(kind, loc)
 }
 
-fn spill_store(slot: StackSlotId, src: Reg, loc: u32) -> Inst {
-    Inst::new(
-        InstKind::Store {
+/// Saves `src` of `class` into its spill slot.
+fn spill_store(slot: StackSlotId, src: Reg, class: RegClass, loc: u32) -> Inst {
+    let addr = Address::slot(slot, 0);
+    let kind = match class {
+        RegClass::General => InstKind::Store {
             src: Ri::Reg(src),
-            addr: Address::slot(slot, 0),
+            addr,
             width: Width::W64,
         },
-        loc,
-    )
+        RegClass::Xmm => InstKind::FpStore {
+            src,
+            addr,
+            size: FpSize::F64,
+        },
+    };
+    Inst::new(kind, loc)
 }
 
 #[cfg(test)]
@@ -670,7 +734,7 @@ mod tests {
     use expect_test::{expect, Expect};
 
     fn phys(g: Gpr) -> Reg {
-        Reg::Phys(g)
+        g.into()
     }
 
     fn dbg(variable: u32, operands: Vec<DbgOperand>) -> InstKind {
@@ -718,8 +782,80 @@ mod tests {
 
     fn ret() -> InstKind {
         InstKind::Ret {
-            uses: vec![Gpr::Rax],
+            uses: vec![Gpr::Rax.into()],
         }
+    }
+
+    #[test]
+    fn xmm_values_get_xmm_registers_and_a_double_live_across_a_call_is_spilled_with_movsd() {
+        // double f(double a, long n) { double b = a * a; g(n); return b + a; }
+        // Every xmm register is caller-saved: %1 (b) and %0 (a) live
+        // across the call and go to 8-byte slots; the integer %2 in the
+        // same function takes general-purpose registers as before.
+        let mut f = Function::new("t");
+        let a = f.new_xmm_vreg(FpSize::F64);
+        let b = f.new_xmm_vreg(FpSize::F64);
+        let n = f.new_vreg(Width::W64);
+        f.new_block();
+        let x0: Reg = crate::x86::Xmm::new(0).into();
+        f.blocks[0].insts = [
+            InstKind::Copy { dst: a, src: x0 },
+            InstKind::Copy {
+                dst: n,
+                src: phys(Gpr::Rdi),
+            },
+            InstKind::Copy { dst: b, src: a },
+            InstKind::FpArith {
+                op: crate::codegen::mir::FpOp::Mul,
+                size: FpSize::F64,
+                dst: b,
+                src: Rm::Reg(a),
+            },
+            InstKind::Copy {
+                dst: phys(Gpr::Rdi),
+                src: n,
+            },
+            InstKind::Call {
+                target: CallTarget::Symbol("g".into()),
+                args: vec![Gpr::Rdi.into()],
+                rets: vec![],
+                clobbers: CALLER_SAVED,
+            },
+            InstKind::FpArith {
+                op: crate::codegen::mir::FpOp::Add,
+                size: FpSize::F64,
+                dst: b,
+                src: Rm::Reg(a),
+            },
+            InstKind::Copy { dst: x0, src: b },
+            InstKind::Ret {
+                uses: vec![crate::x86::Xmm::new(0).into()],
+            },
+        ]
+        .into_iter()
+        .map(|k| Inst::new(k, 0))
+        .collect();
+        let allocation = allocate(&mut f).expect("allocates");
+        assert_eq!(allocation.spilled, 2);
+        expect![[r#"
+            name: t
+              %stack.0: size 8, align 8, spill
+              %stack.1: size 8, align 8, spill
+            bb.0:
+              FSTORE64 [%stack.0], $xmm0
+              $xmm1 = FLOAD64 [%stack.0]
+              FSTORE64 [%stack.1], $xmm1
+              $xmm2 = FLOAD64 [%stack.1]
+              $xmm2 = FMUL64 $xmm2, [%stack.0]
+              FSTORE64 [%stack.1], $xmm2
+              CALL @g, args($rdi), rets()
+              $xmm0 = FLOAD64 [%stack.1]
+              $xmm0 = FADD64 $xmm0, [%stack.0]
+              FSTORE64 [%stack.1], $xmm0
+              $xmm0 = FLOAD64 [%stack.1]
+              RET $xmm0
+        "#]]
+        .assert_eq(&f.to_string());
     }
 
     #[test]
@@ -802,8 +938,8 @@ mod tests {
                 },
                 InstKind::Call {
                     target: CallTarget::Symbol("g".into()),
-                    args: vec![Gpr::Rdi],
-                    rets: vec![Gpr::Rax],
+                    args: vec![Gpr::Rdi.into()],
+                    rets: vec![Gpr::Rax.into()],
                     clobbers: CALLER_SAVED,
                 },
                 add(phys(Gpr::Rax), v(0)),

@@ -7,7 +7,9 @@
 //! tables as read-only data with their relocations.
 //!
 //! Each MIR instruction becomes zero (debug values) or one iced
-//! `Instruction`; [`BlockEncoder`] resolves branches to blocks (choosing
+//! `Instruction` (SSE2 ones included: `movss`/`movsd`, arithmetic,
+//! `ucomis`/`comis`, `cmpss`/`cmpsd`, conversions, `movd`/`movq`, packed
+//! logic, `pxor`, and `movaps` for a copy between xmm registers); [`BlockEncoder`] resolves branches to blocks (choosing
 //! short forms where they reach) and reports where each instruction and
 //! each constant landed, from which relocations are placed:
 //! - calls to symbols: `R_X86_64_PLT32`, addend -4;
@@ -20,8 +22,8 @@
 
 use super::codes::{self, wi};
 use crate::codegen::mir::{
-    Address, AddressBase, BlockId, CallTarget, Function, Gpr, InstKind, Reg, Ri, Rm, Rmi,
-    ShiftAmount, Width,
+    Address, AddressBase, BlockId, CallTarget, FpLogicOp, FpOp, FpSize, Function, Gpr, InstKind,
+    PhysReg, Reg, Ri, Rm, Rmi, ShiftAmount, Width, Xmm,
 };
 use dwarfsmith_emit::model::{Relocation, RelocationKind, Symbol};
 use iced_x86::{
@@ -237,10 +239,46 @@ pub fn register(g: Gpr, width: Width) -> Register {
     table[usize::from(g.hw())]
 }
 
+/// The iced register for xmm register `x`.
+pub fn xmm_register(x: Xmm) -> Register {
+    use Register::*;
+    const XMM: [Register; 16] = [
+        XMM0, XMM1, XMM2, XMM3, XMM4, XMM5, XMM6, XMM7, XMM8, XMM9, XMM10, XMM11, XMM12, XMM13,
+        XMM14, XMM15,
+    ];
+    XMM[usize::from(x.hw())]
+}
+
 fn phys(reg: Reg) -> Result<Gpr, String> {
     match reg {
-        Reg::Phys(g) => Ok(g),
+        Reg::Phys(PhysReg::Gpr(g)) => Ok(g),
+        Reg::Phys(PhysReg::Xmm(x)) => Err(format!("{x} where a general-purpose register goes")),
         Reg::Virt(v) => Err(format!("virtual register {v} left after allocation")),
+    }
+}
+
+fn xmm(reg: Reg) -> Result<Register, String> {
+    match reg {
+        Reg::Phys(PhysReg::Xmm(x)) => Ok(xmm_register(x)),
+        Reg::Phys(PhysReg::Gpr(g)) => Err(format!("{g} where an xmm register goes")),
+        Reg::Virt(v) => Err(format!("virtual register {v} left after allocation")),
+    }
+}
+
+/// The iced code of an SSE instruction by precision: `[ss form, sd form]`.
+fn by_size(size: FpSize, codes: [Code; 2]) -> Code {
+    codes[match size {
+        FpSize::F32 => 0,
+        FpSize::F64 => 1,
+    }]
+}
+
+/// The iced code of a 32- or 64-bit integer form: `[32-bit, 64-bit]`.
+fn by_int_width(width: Width, codes: [Code; 2]) -> Result<Code, String> {
+    match width {
+        Width::W32 => Ok(codes[0]),
+        Width::W64 => Ok(codes[1]),
+        _ => Err("an SSE conversion or move takes a 32- or 64-bit integer".into()),
     }
 }
 
@@ -329,6 +367,140 @@ impl Emitter<'_> {
         })
     }
 
+    /// An xmm register or memory operand.
+    fn xrm(&mut self, rm: &Rm) -> Result<Operand, String> {
+        Ok(match rm {
+            Rm::Reg(r) => Operand::Reg(xmm(*r)?),
+            Rm::Mem(a) => Operand::Mem(self.mem(a)?),
+        })
+    }
+
+    /// `code dst, src`: an xmm destination, an xmm or memory source.
+    fn x_xrm(&mut self, code: Code, dst: Reg, src: &Rm) -> Result<(), String> {
+        let d = xmm(dst)?;
+        let s = self.xrm(src)?;
+        self.r_rm(code, d, s)
+    }
+
+    fn lower_sse(&mut self, kind: &InstKind) -> Result<(), String> {
+        use Code::*;
+        match kind {
+            InstKind::Copy { dst, src } => self.push(Instruction::with2(
+                Movaps_xmm_xmmm128,
+                xmm(*dst)?,
+                xmm(*src)?,
+            )),
+            InstKind::FpLoad { dst, addr, size } => {
+                let code = by_size(*size, [Movss_xmm_xmmm32, Movsd_xmm_xmmm64]);
+                self.x_xrm(code, *dst, &Rm::Mem(addr.clone()))
+            }
+            InstKind::FpStore { src, addr, size } => {
+                let code = by_size(*size, [Movss_xmmm32_xmm, Movsd_xmmm64_xmm]);
+                let m = self.mem(addr)?;
+                self.rm_r(code, Operand::Mem(m), xmm(*src)?)
+            }
+            InstKind::FpArith { op, size, dst, src } => {
+                let codes = match op {
+                    FpOp::Add => [Addss_xmm_xmmm32, Addsd_xmm_xmmm64],
+                    FpOp::Sub => [Subss_xmm_xmmm32, Subsd_xmm_xmmm64],
+                    FpOp::Mul => [Mulss_xmm_xmmm32, Mulsd_xmm_xmmm64],
+                    FpOp::Div => [Divss_xmm_xmmm32, Divsd_xmm_xmmm64],
+                    FpOp::Min => [Minss_xmm_xmmm32, Minsd_xmm_xmmm64],
+                    FpOp::Max => [Maxss_xmm_xmmm32, Maxsd_xmm_xmmm64],
+                };
+                self.x_xrm(by_size(*size, codes), *dst, src)
+            }
+            InstKind::FpSqrt { size, dst, src } => {
+                let code = by_size(*size, [Sqrtss_xmm_xmmm32, Sqrtsd_xmm_xmmm64]);
+                self.x_xrm(code, *dst, src)
+            }
+            InstKind::FpLogic { op, dst, src } => {
+                let code = match op {
+                    FpLogicOp::And => Andps_xmm_xmmm128,
+                    FpLogicOp::AndNot => Andnps_xmm_xmmm128,
+                    FpLogicOp::Or => Orps_xmm_xmmm128,
+                    FpLogicOp::Xor => Xorps_xmm_xmmm128,
+                };
+                self.push(Instruction::with2(code, xmm(*dst)?, xmm(*src)?))
+            }
+            InstKind::FpCmp {
+                size,
+                lhs,
+                rhs,
+                signaling,
+            } => {
+                let codes = if *signaling {
+                    [Comiss_xmm_xmmm32, Comisd_xmm_xmmm64]
+                } else {
+                    [Ucomiss_xmm_xmmm32, Ucomisd_xmm_xmmm64]
+                };
+                self.x_xrm(by_size(*size, codes), *lhs, rhs)
+            }
+            InstKind::FpCmpMask {
+                size,
+                predicate,
+                dst,
+                src,
+            } => {
+                let code = by_size(*size, [Cmpss_xmm_xmmm32_imm8, Cmpsd_xmm_xmmm64_imm8]);
+                let d = xmm(*dst)?;
+                let imm = *predicate as u32;
+                match self.xrm(src)? {
+                    Operand::Reg(s) => self.push(Instruction::with3(code, d, s, imm)),
+                    Operand::Mem(m) => self.push(Instruction::with3(code, d, m, imm)),
+                }
+            }
+            InstKind::IntToFp {
+                size,
+                width,
+                dst,
+                src,
+            } => {
+                let codes = match size {
+                    FpSize::F32 => [Cvtsi2ss_xmm_rm32, Cvtsi2ss_xmm_rm64],
+                    FpSize::F64 => [Cvtsi2sd_xmm_rm32, Cvtsi2sd_xmm_rm64],
+                };
+                let code = by_int_width(*width, codes)?;
+                let s = self.rm(src, *width)?;
+                self.r_rm(code, xmm(*dst)?, s)
+            }
+            InstKind::FpToInt {
+                size,
+                width,
+                dst,
+                src,
+            } => {
+                let codes = match size {
+                    FpSize::F32 => [Cvttss2si_r32_xmmm32, Cvttss2si_r64_xmmm32],
+                    FpSize::F64 => [Cvttsd2si_r32_xmmm64, Cvttsd2si_r64_xmmm64],
+                };
+                let code = by_int_width(*width, codes)?;
+                let d = reg_at(*dst, *width)?;
+                let s = self.xrm(src)?;
+                self.r_rm(code, d, s)
+            }
+            InstKind::FpConvert { from, dst, src } => {
+                let code = by_size(*from, [Cvtss2sd_xmm_xmmm32, Cvtsd2ss_xmm_xmmm64]);
+                self.x_xrm(code, *dst, src)
+            }
+            InstKind::MovToXmm { width, dst, src } => {
+                let code = by_int_width(*width, [Movd_xmm_rm32, Movq_xmm_rm64])?;
+                let s = self.rm(src, *width)?;
+                self.r_rm(code, xmm(*dst)?, s)
+            }
+            InstKind::MovFromXmm { width, dst, src } => {
+                let code = by_int_width(*width, [Movd_rm32_xmm, Movq_rm64_xmm])?;
+                let d = reg_at(*dst, *width)?;
+                self.push(Instruction::with2(code, d, xmm(*src)?))
+            }
+            InstKind::XmmZero { dst } => {
+                let d = xmm(*dst)?;
+                self.push(Instruction::with2(Pxor_xmm_xmmm128, d, d))
+            }
+            _ => Err("not an SSE instruction".into()),
+        }
+    }
+
     /// `code dst, src` where `src` is a register or memory operand.
     fn r_rm(&mut self, code: Code, dst: Register, src: Operand) -> Result<(), String> {
         match src {
@@ -400,11 +572,28 @@ impl Emitter<'_> {
 
     fn lower(&mut self, kind: &InstKind) -> Result<(), String> {
         match kind {
-            InstKind::Copy { dst, src } => self.push(Instruction::with2(
+            InstKind::Copy {
+                dst: dst @ Reg::Phys(PhysReg::Gpr(_)),
+                src,
+            } => self.push(Instruction::with2(
                 Code::Mov_r64_rm64,
                 reg_at(*dst, Width::W64)?,
                 reg_at(*src, Width::W64)?,
             )),
+            InstKind::Copy { .. }
+            | InstKind::FpLoad { .. }
+            | InstKind::FpStore { .. }
+            | InstKind::FpArith { .. }
+            | InstKind::FpSqrt { .. }
+            | InstKind::FpLogic { .. }
+            | InstKind::FpCmp { .. }
+            | InstKind::FpCmpMask { .. }
+            | InstKind::IntToFp { .. }
+            | InstKind::FpToInt { .. }
+            | InstKind::FpConvert { .. }
+            | InstKind::MovToXmm { .. }
+            | InstKind::MovFromXmm { .. }
+            | InstKind::XmmZero { .. } => self.lower_sse(kind),
             InstKind::MovImm { dst, imm, width } => {
                 let g = phys(*dst)?;
                 let imm = *imm;

@@ -1,10 +1,14 @@
-//! The sixteen x86-64 general-purpose registers, their hardware and DWARF
-//! numbers, and a small bit set over them.
+//! The x86-64 registers the back end allocates: the sixteen general-purpose
+//! registers and the sixteen SSE registers xmm0–xmm15, their hardware and
+//! DWARF numbers, their classes, and small bit sets over them.
 //!
-//! In: nothing. Out: [`Gpr`] and [`GprSet`]. Promise: `Gpr::hw()` is the
-//! encoding number (rax 0, rcx 1, …, r15 15) and `Gpr::dwarf()` the SysV
-//! DWARF register number (rax 0, rdx 1, rcx 2, rbx 3, rsi 4, rdi 5, rbp 6,
-//! rsp 7, r8–r15 8–15).
+//! In: nothing. Out: [`Gpr`], [`Xmm`], [`PhysReg`] (either), [`RegClass`],
+//! [`GprSet`] and [`RegSet`]. Promise: `hw()` is the encoding number (rax 0,
+//! rcx 1, …, r15 15; xmm0 0 … xmm15 15) and `dwarf()` the SysV DWARF
+//! register number (rax 0, rdx 1, rcx 2, rbx 3, rsi 4, rdi 5, rbp 6, rsp 7,
+//! r8–r15 8–15, xmm0–xmm15 17–32). [`PhysReg::index`] numbers all 32
+//! registers densely (general-purpose 0–15 by hardware number, then xmm
+//! 16–31), which is the bit of a register in a [`RegSet`].
 
 use std::fmt;
 
@@ -141,6 +145,207 @@ impl GprSet {
     }
 }
 
+/// An SSE register, xmm0–xmm15.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Xmm(u8);
+
+impl Xmm {
+    /// All sixteen in hardware order.
+    pub const ALL: [Xmm; 16] = {
+        let mut all = [Xmm(0); 16];
+        let mut i = 0;
+        while i < 16 {
+            all[i] = Xmm(i as u8);
+            i += 1;
+        }
+        all
+    };
+
+    /// xmm`n` (`n` < 16).
+    pub const fn new(n: u8) -> Xmm {
+        assert!(n < 16, "there are sixteen xmm registers");
+        Xmm(n)
+    }
+
+    /// The hardware encoding number (0–15).
+    pub fn hw(self) -> u8 {
+        self.0
+    }
+
+    /// The SysV x86-64 DWARF register number (17–32).
+    pub fn dwarf(self) -> u16 {
+        17 + u16::from(self.0)
+    }
+
+    /// The assembler name (`xmm0`, …).
+    pub fn name(self) -> &'static str {
+        const NAMES: [&str; 16] = [
+            "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
+            "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15",
+        ];
+        NAMES[usize::from(self.0)]
+    }
+}
+
+impl fmt::Display for Xmm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A register class: which registers a value may live in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RegClass {
+    /// The general-purpose registers (integers, pointers).
+    General,
+    /// The SSE registers (float, double, vectors).
+    Xmm,
+}
+
+/// A physical register of either class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PhysReg {
+    /// A general-purpose register.
+    Gpr(Gpr),
+    /// An SSE register.
+    Xmm(Xmm),
+}
+
+impl PhysReg {
+    /// Number of physical registers ([`PhysReg::index`] is below it).
+    pub const COUNT: usize = 32;
+
+    /// The dense number of this register: general-purpose 0–15 by hardware
+    /// number, xmm 16–31.
+    pub fn index(self) -> usize {
+        match self {
+            PhysReg::Gpr(g) => usize::from(g.hw()),
+            PhysReg::Xmm(x) => 16 + usize::from(x.hw()),
+        }
+    }
+
+    /// The register with dense number `index` (< [`PhysReg::COUNT`]).
+    pub fn from_index(index: usize) -> PhysReg {
+        if index < 16 {
+            PhysReg::Gpr(Gpr::ALL[index])
+        } else {
+            PhysReg::Xmm(Xmm::new((index - 16) as u8))
+        }
+    }
+
+    /// Its class.
+    pub fn class(self) -> RegClass {
+        match self {
+            PhysReg::Gpr(_) => RegClass::General,
+            PhysReg::Xmm(_) => RegClass::Xmm,
+        }
+    }
+
+    /// The SysV x86-64 DWARF register number.
+    pub fn dwarf(self) -> u16 {
+        match self {
+            PhysReg::Gpr(g) => g.dwarf(),
+            PhysReg::Xmm(x) => x.dwarf(),
+        }
+    }
+
+    /// The general-purpose register, if it is one.
+    pub fn gpr(self) -> Option<Gpr> {
+        match self {
+            PhysReg::Gpr(g) => Some(g),
+            PhysReg::Xmm(_) => None,
+        }
+    }
+
+    /// The xmm register, if it is one.
+    pub fn xmm(self) -> Option<Xmm> {
+        match self {
+            PhysReg::Xmm(x) => Some(x),
+            PhysReg::Gpr(_) => None,
+        }
+    }
+}
+
+impl From<Gpr> for PhysReg {
+    fn from(g: Gpr) -> PhysReg {
+        PhysReg::Gpr(g)
+    }
+}
+
+impl From<Xmm> for PhysReg {
+    fn from(x: Xmm) -> PhysReg {
+        PhysReg::Xmm(x)
+    }
+}
+
+impl fmt::Display for PhysReg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PhysReg::Gpr(g) => g.fmt(f),
+            PhysReg::Xmm(x) => x.fmt(f),
+        }
+    }
+}
+
+/// A set of physical registers of both classes (bit [`PhysReg::index`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct RegSet(pub u32);
+
+impl RegSet {
+    /// The empty set.
+    pub const EMPTY: RegSet = RegSet(0);
+
+    /// The set holding exactly `regs`.
+    pub fn of(regs: &[PhysReg]) -> RegSet {
+        regs.iter().fold(RegSet::EMPTY, |set, &r| set.with(r))
+    }
+
+    /// The general-purpose registers of `gprs`.
+    pub const fn from_gprs(gprs: GprSet) -> RegSet {
+        RegSet(gprs.0 as u32)
+    }
+
+    /// All sixteen xmm registers.
+    pub const ALL_XMM: RegSet = RegSet(0xffff_0000);
+
+    /// This set plus `reg`.
+    pub fn with(self, reg: impl Into<PhysReg>) -> RegSet {
+        RegSet(self.0 | 1 << reg.into().index())
+    }
+
+    /// Adds `reg`.
+    pub fn insert(&mut self, reg: impl Into<PhysReg>) {
+        self.0 |= 1 << reg.into().index();
+    }
+
+    /// Whether `reg` is in the set.
+    pub fn contains(self, reg: impl Into<PhysReg>) -> bool {
+        self.0 & (1 << reg.into().index()) != 0
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The union of both sets.
+    pub fn union(self, other: RegSet) -> RegSet {
+        RegSet(self.0 | other.0)
+    }
+
+    /// The general-purpose members.
+    pub fn gprs(self) -> GprSet {
+        GprSet(self.0 as u16)
+    }
+
+    /// The members in [`PhysReg::index`] order.
+    pub fn iter(self) -> impl Iterator<Item = PhysReg> {
+        (0..PhysReg::COUNT)
+            .filter(move |&i| self.0 & (1 << i) != 0)
+            .map(PhysReg::from_index)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,6 +374,24 @@ mod tests {
                 ("r15", 15),
             ]
         );
+    }
+
+    #[test]
+    fn xmm_dwarf_numbers_and_dense_indices() {
+        let x = Xmm::new(15);
+        assert_eq!((x.name(), x.dwarf()), ("xmm15", 32));
+        assert_eq!(Xmm::new(0).dwarf(), 17);
+        for i in 0..PhysReg::COUNT {
+            assert_eq!(PhysReg::from_index(i).index(), i);
+        }
+        assert_eq!(PhysReg::from(Gpr::R9).index(), 9);
+        assert_eq!(PhysReg::from(Xmm::new(3)).index(), 19);
+        let set = RegSet::of(&[Gpr::Rax.into(), Xmm::new(1).into()]);
+        assert_eq!(
+            set.iter().map(|r| r.to_string()).collect::<Vec<_>>(),
+            ["rax", "xmm1"]
+        );
+        assert_eq!(set.gprs(), GprSet::of(&[Gpr::Rax]));
     }
 
     #[test]

@@ -69,14 +69,14 @@ impl Builder {
     pub fn ret_rax(&mut self, value: Reg) {
         self.copy(phys(Gpr::Rax), value);
         self.push(InstKind::Ret {
-            uses: vec![Gpr::Rax],
+            uses: vec![Gpr::Rax.into()],
         });
     }
     pub fn call(&mut self, name: &str, args: &[Gpr]) {
         self.push(InstKind::Call {
             target: CallTarget::Symbol(name.into()),
-            args: args.to_vec(),
-            rets: vec![Gpr::Rax],
+            args: args.iter().map(|&g| g.into()).collect(),
+            rets: vec![Gpr::Rax.into()],
             clobbers: CALLER_SAVED,
         });
     }
@@ -86,7 +86,7 @@ impl Builder {
 }
 
 pub fn phys(g: Gpr) -> Reg {
-    Reg::Phys(g)
+    g.into()
 }
 
 fn r(reg: Reg) -> DbgOperand {

@@ -10,7 +10,7 @@
 use dwarfsmith_emit::model::{DataObject, DataSection, Relocation, RelocationKind, Symbol};
 
 use crate::error::Diagnostic;
-use crate::ir::{ConstExpr, Constant, Global, Module};
+use crate::ir::{ConstExpr, Constant, FloatKind, Global, Module, Type};
 
 /// The data objects of every global variable the module defines.
 pub fn select_data(module: &Module) -> Result<Vec<DataObject>, Diagnostic> {
@@ -109,14 +109,32 @@ impl DataWriter<'_> {
                 }
                 Ok(())
             }
-            Constant::Float { .. }
-            | Constant::Vector { .. }
-            | Constant::BlockAddress { .. }
-            | Constant::InlineAsm(_) => Err(self.error(format!(
-                "unsupported constant {} in the initializer of @{}",
-                crate::ir::print::type_text(self.module, &c.ty()),
-                self.global.name
-            ))),
+            // The exact bits of the format, little-endian (x86_fp80: ten
+            // bytes, the sign and exponent last; its padding stays zero).
+            Constant::Float { kind, bits } => {
+                let size = match kind {
+                    FloatKind::Half | FloatKind::BFloat => 2,
+                    FloatKind::Float => 4,
+                    FloatKind::Double => 8,
+                    FloatKind::X86Fp80 => 10,
+                    FloatKind::Fp128 => 16,
+                };
+                self.put(offset, *bits, size)
+            }
+            Constant::Vector { elem, elems } if !matches!(elem, Type::Int(1)) => {
+                let stride = self.module.size_of(elem) as usize;
+                for (i, e) in elems.iter().enumerate() {
+                    self.write(e, offset + i * stride)?;
+                }
+                Ok(())
+            }
+            Constant::Vector { .. } | Constant::BlockAddress { .. } | Constant::InlineAsm(_) => {
+                Err(self.error(format!(
+                    "unsupported constant {} in the initializer of @{}",
+                    crate::ir::print::type_text(self.module, &c.ty()),
+                    self.global.name
+                )))
+            }
             Constant::Global(g) => {
                 let name = self.module.symbol_name(*g).to_string();
                 self.pointer(offset, name, 0)

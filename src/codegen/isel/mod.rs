@@ -6,7 +6,9 @@
 //! plus the [`DebugTable`] its `DbgValue`s refer to.
 //!
 //! How values live: every IR value of type `iN` (N ≤ 64) or `ptr` has one
-//! virtual register, 32 bits wide for N ≤ 32 and 64 bits otherwise. The
+//! general-purpose virtual register, 32 bits wide for N ≤ 32 and 64 bits
+//! otherwise; a `float` or `double` has one xmm virtual register (see
+//! [`fp`]). The
 //! bits above N in a narrow value's register are unspecified: operations
 //! that look at them (comparisons of odd widths, division, right shifts,
 //! extensions, `signext`/`zeroext` arguments and returns, `i1` stores)
@@ -33,6 +35,7 @@
 
 mod data;
 pub mod debug;
+mod fp;
 
 use std::collections::HashMap;
 
@@ -48,8 +51,11 @@ use crate::ir::{
     self, BinOp, CastOp, ConstExpr, Constant, FuncId, GlobalRef, ICmpPred, InstId, InstKind,
     Intrinsic, Module, RecordKind, Type, Value,
 };
-use crate::x86::abi::{ARGUMENT_REGISTERS, CALLER_SAVED, STACK_ARGUMENT_SIZE};
-use crate::x86::Gpr;
+use crate::x86::abi::{
+    ARGUMENT_REGISTERS, CALLER_SAVED, RETURN_REGISTER, STACK_ARGUMENT_SIZE, XMM_ARGUMENT_REGISTERS,
+    XMM_RETURN_REGISTER,
+};
+use crate::x86::{Gpr, PhysReg};
 
 pub use data::select_data;
 pub use debug::{ArgType, DebugExpr, DebugTable, VariableKey};
@@ -220,6 +226,45 @@ fn is_signed(pred: ICmpPred) -> bool {
     )
 }
 
+/// Where one argument goes under SysV: the next free integer or SSE
+/// register of its kind, else the next 8-byte stack slot (both kinds
+/// share the stack, in argument order).
+enum ArgumentPlace {
+    Register(PhysReg),
+    Stack(u32),
+}
+
+/// Counts the argument registers and stack bytes used so far.
+#[derive(Default)]
+struct ArgumentPlaces {
+    gpr: usize,
+    xmm: u32,
+    stack_bytes: u32,
+}
+
+impl ArgumentPlaces {
+    fn next(&mut self, floating: bool) -> ArgumentPlace {
+        let register = if floating {
+            XMM_ARGUMENT_REGISTERS
+                .get(self.xmm as usize)
+                .map(|&x| PhysReg::from(x))
+        } else {
+            ARGUMENT_REGISTERS.get(self.gpr).map(|&g| PhysReg::from(g))
+        };
+        if let Some(r) = register {
+            if floating {
+                self.xmm += 1;
+            } else {
+                self.gpr += 1;
+            }
+            return ArgumentPlace::Register(r);
+        }
+        let disp = self.stack_bytes;
+        self.stack_bytes += STACK_ARGUMENT_SIZE;
+        ArgumentPlace::Stack(disp)
+    }
+}
+
 /// How an instruction's result is produced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Lowering {
@@ -330,12 +375,9 @@ impl<'a> Selector<'a> {
         // One virtual register per value-producing instruction.
         self.values = Vec::with_capacity(f.insts.len());
         for inst in &f.insts {
-            let reg = match &inst.ty {
-                Type::Void => None,
-                Type::Int(bits) if *bits <= 64 => Some(self.vreg(container(*bits))),
-                Type::Ptr => Some(self.vreg(Width::W64)),
-                _ => None,
-            };
+            let reg = self
+                .class_of_type(&inst.ty)
+                .map(|(class, width)| self.mir.new_vreg_of(class, width));
             self.values.push(reg);
         }
         self.classify();
@@ -537,26 +579,44 @@ impl<'a> Selector<'a> {
         self.current = MBlock(0);
         // No location: the line table counts them with the prologue.
         self.loc = 0;
-        for (i, param) in self.f.params.iter().enumerate() {
-            let bits = self.bits_of_type(&param.ty)?;
-            let reg = self.vreg(container(bits));
+        let mut places = ArgumentPlaces::default();
+        for param in &self.f.params {
+            let fp = self.fp_size_of_type(&param.ty)?;
+            let reg = match fp {
+                Some(size) => self.mir.new_xmm_vreg(size),
+                None => {
+                    let bits = self.bits_of_type(&param.ty)?;
+                    self.vreg(container(bits))
+                }
+            };
             self.args.push(reg);
-            if let Some(&phys) = ARGUMENT_REGISTERS.get(i) {
-                self.emit(K::Copy {
+            match places.next(fp.is_some()) {
+                ArgumentPlace::Register(phys) => self.emit(K::Copy {
                     dst: reg,
-                    src: Reg::Phys(phys),
-                });
-            } else {
-                let disp = (i - ARGUMENT_REGISTERS.len()) as u32 * STACK_ARGUMENT_SIZE;
-                self.emit(K::Load {
-                    dst: reg,
-                    addr: Address {
+                    src: Reg::from(phys),
+                }),
+                ArgumentPlace::Stack(disp) => {
+                    let addr = Address {
                         base: AddressBase::IncomingArgs,
                         index: None,
                         disp: disp as i32,
-                    },
-                    width: container(bits),
-                });
+                    };
+                    match fp {
+                        Some(size) => self.emit(K::FpLoad {
+                            dst: reg,
+                            addr,
+                            size,
+                        }),
+                        None => {
+                            let width = self.width_of(reg);
+                            self.emit(K::Load {
+                                dst: reg,
+                                addr,
+                                width,
+                            })
+                        }
+                    }
+                }
             }
         }
         Ok(())
@@ -595,6 +655,14 @@ impl<'a> Selector<'a> {
     }
 
     fn const_reg(&mut self, c: &Constant) -> Result<Reg, Diagnostic> {
+        if let Some(size) = self.fp_size_of_type(&c.ty())? {
+            let bits = self.fp_const_bits(c, size).ok_or_else(|| {
+                self.error(format!(
+                    "unsupported floating-point constant {c:?} in code generation"
+                ))
+            })?;
+            return Ok(self.fp_const_reg(size, bits));
+        }
         match c {
             Constant::Int { bits, value } => {
                 let width = container(*bits);
@@ -880,6 +948,14 @@ impl<'a> Selector<'a> {
                 cond,
                 if_true,
                 if_false,
+            } if fp::fp_size(&inst.ty).is_some() => {
+                let size = fp::fp_size(&inst.ty).unwrap_or(mir::FpSize::F64);
+                self.lower_fp_select(id, size, cond, if_true, if_false)
+            }
+            InstKind::Select {
+                cond,
+                if_true,
+                if_false,
             } => {
                 let dst = self.dst(id)?;
                 let width = container(self.bits_of_type(&inst.ty)?);
@@ -896,6 +972,7 @@ impl<'a> Selector<'a> {
                 Ok(())
             }
             InstKind::Phi { .. } => Ok(()),
+            InstKind::Cast { op, value, .. } if self.lower_fp_cast(id, *op, value)? => Ok(()),
             InstKind::Cast { op, .. }
                 if !matches!(
                     op,
@@ -923,10 +1000,18 @@ impl<'a> Selector<'a> {
                 "unsupported inline asm call \"{}\"",
                 String::from_utf8_lossy(&asm.template)
             ))),
-            InstKind::FBinary { .. }
-            | InstKind::FNeg { .. }
-            | InstKind::FCmp { .. }
-            | InstKind::ExtractElement { .. }
+            InstKind::FBinary { op, lhs, rhs, .. } => self.lower_fbinary(id, *op, lhs, rhs),
+            InstKind::FNeg { value, .. } => self.lower_fneg(id, value),
+            InstKind::FCmp { pred, lhs, rhs, .. } => self.lower_fcmp(id, *pred, lhs, rhs),
+            InstKind::Load { ptr, .. } if fp::fp_size(&inst.ty).is_some() => {
+                let size = fp::fp_size(&inst.ty).unwrap_or(mir::FpSize::F64);
+                self.lower_fp_load(id, size, ptr)
+            }
+            InstKind::Store { value, ptr, .. } if self.fp_size_of(value)?.is_some() => {
+                let size = self.fp_size_of(value)?.unwrap_or(mir::FpSize::F64);
+                self.lower_fp_store(size, value, ptr)
+            }
+            InstKind::ExtractElement { .. }
             | InstKind::InsertElement { .. }
             | InstKind::ShuffleVector { .. }
             | InstKind::ExtractValue { .. }
@@ -1000,8 +1085,18 @@ impl<'a> Selector<'a> {
                 self.lower_branch(id)
             }
             InstKind::Ret { value } => {
-                let mut uses = Vec::new();
-                if let Some(v) = value {
+                let mut uses: Vec<PhysReg> = Vec::new();
+                if let Some(v) = value
+                    .as_ref()
+                    .filter(|v| matches!(self.fp_size_of(v), Ok(Some(_))))
+                {
+                    let r = self.reg(v)?;
+                    self.emit(K::Copy {
+                        dst: Reg::from(XMM_RETURN_REGISTER),
+                        src: r,
+                    });
+                    uses.push(XMM_RETURN_REGISTER.into());
+                } else if let Some(v) = value {
                     let bits = self.bits_of(v)?;
                     let mut r = self.reg(v)?;
                     let attrs = &self.f.ret_attrs;
@@ -1009,10 +1104,10 @@ impl<'a> Selector<'a> {
                         r = self.extend(r, bits, Width::W32, attrs.signext);
                     }
                     self.emit(K::Copy {
-                        dst: Reg::Phys(Gpr::Rax),
+                        dst: Reg::from(Gpr::Rax),
                         src: r,
                     });
-                    uses.push(Gpr::Rax);
+                    uses.push(Gpr::Rax.into());
                 }
                 self.emit(K::Ret { uses });
                 Ok(())
@@ -1104,7 +1199,7 @@ impl<'a> Selector<'a> {
                     Err(imm) => ShiftAmount::Imm(imm),
                     Ok(count) => {
                         self.emit(K::Copy {
-                            dst: Reg::Phys(Gpr::Rcx),
+                            dst: Reg::from(Gpr::Rcx),
                             src: count,
                         });
                         ShiftAmount::Cl
@@ -1123,14 +1218,14 @@ impl<'a> Selector<'a> {
                 let a = self.normalized(lhs, signed)?;
                 let b = self.normalized(rhs, signed)?;
                 self.emit(K::Copy {
-                    dst: Reg::Phys(Gpr::Rax),
+                    dst: Reg::from(Gpr::Rax),
                     src: a,
                 });
                 if signed {
                     self.emit(K::SignExtendAx { width });
                 } else {
                     self.emit(K::MovImm {
-                        dst: Reg::Phys(Gpr::Rdx),
+                        dst: Reg::from(Gpr::Rdx),
                         imm: 0,
                         width: Width::W32,
                     });
@@ -1147,7 +1242,7 @@ impl<'a> Selector<'a> {
                 };
                 self.emit(K::Copy {
                     dst,
-                    src: Reg::Phys(result),
+                    src: Reg::from(result),
                 });
                 Ok(())
             }
@@ -1255,6 +1350,9 @@ impl<'a> Selector<'a> {
         if let Some(fid) = direct {
             let name = &self.module.function(fid).name;
             if name.starts_with("llvm.") {
+                if self.lower_fp_intrinsic(id, name, args)? {
+                    return Ok(());
+                }
                 return self.lower_intrinsic(id, name, args);
             }
             symbol = Some(name.clone());
@@ -1272,59 +1370,74 @@ impl<'a> Selector<'a> {
         args: &[ir::CallArg],
         varargs: bool,
     ) -> Result<(), Diagnostic> {
-        let mut regs = Vec::with_capacity(args.len());
+        // (register, floating-point precision or integer bits)
+        let mut regs: Vec<(Reg, Result<mir::FpSize, u32>)> = Vec::with_capacity(args.len());
         for arg in args {
+            if let Some(size) = self.fp_size_of(&arg.value)? {
+                regs.push((self.reg(&arg.value)?, Ok(size)));
+                continue;
+            }
             let bits = self.bits_of(&arg.value)?;
             let mut r = self.reg(&arg.value)?;
             if bits < 32 && (arg.attrs.signext || arg.attrs.zeroext) {
                 r = self.extend(r, bits, Width::W32, arg.attrs.signext);
             }
-            regs.push((r, bits));
+            regs.push((r, Err(bits)));
         }
         let target = match symbol {
             Some(name) => CallTarget::Symbol(name),
             None => CallTarget::Reg(self.reg(callee)?),
         };
-        let stack_args = regs.len().saturating_sub(ARGUMENT_REGISTERS.len()) as u32;
-        self.mir.outgoing_args_size = self
-            .mir
-            .outgoing_args_size
-            .max(stack_args * STACK_ARGUMENT_SIZE);
-        for (i, &(r, bits)) in regs.iter().enumerate().skip(ARGUMENT_REGISTERS.len()) {
-            let disp = (i - ARGUMENT_REGISTERS.len()) as u32 * STACK_ARGUMENT_SIZE;
-            self.emit(K::Store {
-                src: Ri::Reg(r),
-                addr: Address {
-                    base: AddressBase::OutgoingArgs,
-                    index: None,
-                    disp: disp as i32,
-                },
-                width: container(bits),
-            });
+        let mut places = ArgumentPlaces::default();
+        let mut copies = Vec::new();
+        for &(r, kind) in &regs {
+            match places.next(kind.is_ok()) {
+                ArgumentPlace::Register(phys) => copies.push((phys, r)),
+                ArgumentPlace::Stack(disp) => {
+                    let addr = Address {
+                        base: AddressBase::OutgoingArgs,
+                        index: None,
+                        disp: disp as i32,
+                    };
+                    match kind {
+                        Ok(size) => self.emit(K::FpStore { src: r, addr, size }),
+                        Err(bits) => self.emit(K::Store {
+                            src: Ri::Reg(r),
+                            addr,
+                            width: container(bits),
+                        }),
+                    }
+                }
+            }
         }
-        let mut used = Vec::new();
-        for (&(r, _), &phys) in regs.iter().zip(ARGUMENT_REGISTERS.iter()) {
+        self.mir.outgoing_args_size = self.mir.outgoing_args_size.max(places.stack_bytes);
+        let mut used: Vec<PhysReg> = Vec::new();
+        for (phys, r) in copies {
             self.emit(K::Copy {
-                dst: Reg::Phys(phys),
+                dst: Reg::from(phys),
                 src: r,
             });
             used.push(phys);
         }
         if varargs {
-            // %al: the number of vector registers used (none).
+            // %al: an upper bound of the number of vector registers used.
             self.emit(K::MovImm {
-                dst: Reg::Phys(Gpr::Rax),
-                imm: 0,
+                dst: Reg::from(Gpr::Rax),
+                imm: i64::from(places.xmm),
                 width: Width::W32,
             });
-            used.push(Gpr::Rax);
+            used.push(Gpr::Rax.into());
         }
         let result = self.values[id.0 as usize];
+        let ret: PhysReg = match result.map(|r| self.mir.class_of(r)) {
+            Some(mir::RegClass::Xmm) => XMM_RETURN_REGISTER.into(),
+            _ => RETURN_REGISTER.into(),
+        };
         self.emit(K::Call {
             target,
             args: used,
             rets: if result.is_some() {
-                vec![Gpr::Rax]
+                vec![ret]
             } else {
                 Vec::new()
             },
@@ -1333,7 +1446,7 @@ impl<'a> Selector<'a> {
         if let Some(dst) = result {
             self.emit(K::Copy {
                 dst,
-                src: Reg::Phys(Gpr::Rax),
+                src: Reg::from(ret),
             });
         }
         Ok(())
@@ -1467,7 +1580,9 @@ impl<'a> Selector<'a> {
             let Some((value, _)) = incoming.iter().find(|(_, b)| b.0 == pred) else {
                 continue;
             };
-            if matches!(self.f.inst(id).ty, Type::Int(_) | Type::Ptr) {
+            if matches!(self.f.inst(id).ty, Type::Int(_) | Type::Ptr)
+                || fp::fp_size(&self.f.inst(id).ty).is_some()
+            {
                 moves.push((self.dst(id)?, value.clone()));
             }
         }
@@ -1483,7 +1598,9 @@ impl<'a> Selector<'a> {
                     if src == *dst {
                         None
                     } else if written.contains(&src) {
-                        let t = self.vreg(self.width_of(src));
+                        let t = self
+                            .mir
+                            .new_vreg_of(self.mir.class_of(src), self.width_of(src));
                         self.emit(K::Copy { dst: t, src });
                         Some(Ok(t))
                     } else {
@@ -1806,6 +1923,14 @@ impl<'a> Selector<'a> {
                 (DbgOperand::Imm(*value as i64), Vec::new())
             }
             Value::Const(Constant::Null) => (DbgOperand::Imm(0), Vec::new()),
+            // A float's or double's bits, as LLVM describes an fp constant
+            // (DW_OP_constu bits, DW_OP_stack_value).
+            Value::Const(c @ Constant::Float { .. }) => {
+                match fp::fp_size(&c.ty()).and_then(|size| self.fp_const_bits(c, size)) {
+                    Some(bits) => (DbgOperand::Imm(bits as i64), Vec::new()),
+                    None => (DbgOperand::NoReg, Vec::new()),
+                }
+            }
             Value::Const(_) => (DbgOperand::NoReg, Vec::new()),
             Value::Inst(id) => match self.lowering[id.0 as usize] {
                 Lowering::Normal => match self.values[id.0 as usize] {

@@ -1,5 +1,6 @@
-//! The back end's one entry point: a MIR function over virtual registers in,
-//! final machine code out.
+//! The back end's driver: a MIR function over virtual registers in, final
+//! machine code out. It runs the target-neutral stages of `codegen` and the
+//! x86 encoder (`codegen` uses `x86`, never the reverse).
 //!
 //! In: a [`Function`] from instruction selection. Out: a
 //! [`FinishedFunction`]: the final MIR (physical registers, spill code,
@@ -8,16 +9,18 @@
 //!
 //! The stages, in order: [`regalloc::allocate`] (liveness, linear scan,
 //! spilling, debug-value rewriting), [`frame::lower_frame`] (layout,
-//! prologue/epilogue, frame addresses), [`encode::encode`] (iced-x86), then
+//! prologue/epilogue, frame addresses), [`encode::encode`] (x86-64 through
+//! iced-x86), then
 //! the CFI points become byte offsets. Promise: debug instructions change
 //! nothing in `code`; every stage keeps each instruction's `loc`.
 
-use super::encode::{self, EncodeError};
-use crate::codegen::frame::{self, LoweredFrame};
-use crate::codegen::mir::{
-    Address, AddressBase, BlockId, Function, Gpr, InstKind, Reg, StackSlotId, StackSlotKind, Width,
+use super::frame::{self, LoweredFrame};
+use super::mir::{
+    Address, AddressBase, BlockId, FpSize, Function, Gpr, InstKind, PhysReg, Reg, StackSlotId,
+    StackSlotKind, Width,
 };
-use crate::codegen::regalloc::{self, Allocation, RegallocError};
+use super::regalloc::{self, Allocation, RegallocError};
+use crate::x86::encode::{self, EncodeError};
 use dwarfsmith_emit::model::{self, CfiRow, Relocation};
 use std::collections::HashMap;
 use std::fmt;
@@ -173,7 +176,8 @@ fn check_preconditions(f: &Function) -> Result<(), String> {
 }
 
 /// The stores into spill slots of a frame-lowered function: 64-bit stores
-/// at a spill slot's rbp-relative address (only spill code writes there).
+/// (`mov` or `movsd`) at a spill slot's rbp-relative address (only spill
+/// code writes there).
 fn spill_stores(f: &Function, frame: &LoweredFrame) -> Vec<(usize, usize, StackSlotId)> {
     let by_disp: HashMap<i64, StackSlotId> = f
         .stack_slots
@@ -185,22 +189,33 @@ fn spill_stores(f: &Function, frame: &LoweredFrame) -> Vec<(usize, usize, StackS
             (frame.slot_rbp_offset(id), id)
         })
         .collect();
+    let rbp = Reg::Phys(PhysReg::Gpr(Gpr::Rbp));
     let mut out = Vec::new();
     for (b, block) in f.blocks.iter().enumerate() {
         for (i, inst) in block.insts.iter().enumerate() {
-            if let InstKind::Store {
-                addr:
-                    Address {
-                        base: AddressBase::Reg(Reg::Phys(Gpr::Rbp)),
-                        index: None,
-                        disp,
-                    },
-                width: Width::W64,
-                ..
-            } = &inst.kind
+            let addr = match &inst.kind {
+                InstKind::Store {
+                    addr,
+                    width: Width::W64,
+                    ..
+                }
+                | InstKind::FpStore {
+                    addr,
+                    size: FpSize::F64,
+                    ..
+                } => addr,
+                _ => continue,
+            };
+            if let Address {
+                base: AddressBase::Reg(base),
+                index: None,
+                disp,
+            } = addr
             {
-                if let Some(&slot) = by_disp.get(&i64::from(*disp)) {
-                    out.push((b, i, slot));
+                if *base == rbp {
+                    if let Some(&slot) = by_disp.get(&i64::from(*disp)) {
+                        out.push((b, i, slot));
+                    }
                 }
             }
         }
