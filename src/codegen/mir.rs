@@ -825,6 +825,33 @@ pub enum InstKind {
         /// Destination (xmm).
         dst: Reg,
     },
+    /// `bsf`/`bsr dst, src`: the index of the lowest (`reverse: false`) or
+    /// highest set bit of `src`; ZF is set and `dst` is not meaningful when
+    /// `src` is zero (W16/W32/W64).
+    BitScan {
+        /// `bsr` (highest set bit) rather than `bsf`.
+        reverse: bool,
+        /// Width.
+        width: Width,
+        /// Destination.
+        dst: Reg,
+        /// Source.
+        src: Rm,
+    },
+    /// `mul src`: unsigned rdx:rax = rax * src (W16/W32/W64); CF and OF
+    /// are set when the high half is not zero.
+    MulWide {
+        /// Width.
+        width: Width,
+        /// The second factor.
+        src: Rm,
+    },
+    /// `ud2` (`breakpoint: false`, `llvm.trap`) or `int3` (`llvm.debugtrap`)
+    /// in the middle of a block: unlike [`InstKind::Ud2`] it does not end it.
+    Trap {
+        /// `int3` rather than `ud2`.
+        breakpoint: bool,
+    },
     /// DBG_VALUE / DBG_VALUE_LIST.
     DbgValue(DbgValue),
 }
@@ -933,6 +960,12 @@ impl InstKind {
             }
             | InstKind::MovToXmm {
                 src: Rm::Mem(a), ..
+            }
+            | InstKind::BitScan {
+                src: Rm::Mem(a), ..
+            }
+            | InstKind::MulWide {
+                src: Rm::Mem(a), ..
             } => f(a),
             InstKind::FpLoad { addr, .. } | InstKind::FpStore { addr, .. } => f(addr),
             InstKind::Cmp { lhs, rhs, .. } => {
@@ -963,6 +996,7 @@ impl InstKind {
             } => gprs(&[Gpr::Rcx]),
             InstKind::SignExtendAx { .. } => gprs(&[Gpr::Rax]),
             InstKind::Div { .. } => gprs(&[Gpr::Rax, Gpr::Rdx]),
+            InstKind::MulWide { .. } => gprs(&[Gpr::Rax]),
             InstKind::Call { args, .. } => RegSet::of(args),
             InstKind::Ret { uses } => RegSet::of(uses),
             InstKind::Push { reg } => gprs(&[*reg]),
@@ -976,7 +1010,7 @@ impl InstKind {
         let gprs = |regs: &[Gpr]| RegSet::from_gprs(GprSet::of(regs));
         match self {
             InstKind::SignExtendAx { .. } => gprs(&[Gpr::Rdx]),
-            InstKind::Div { .. } => gprs(&[Gpr::Rax, Gpr::Rdx]),
+            InstKind::Div { .. } | InstKind::MulWide { .. } => gprs(&[Gpr::Rax, Gpr::Rdx]),
             InstKind::Call { rets, clobbers, .. } => RegSet::of(rets).union(*clobbers),
             InstKind::Pop { reg } => gprs(&[*reg]),
             _ => RegSet::EMPTY,
@@ -1069,6 +1103,11 @@ macro_rules! reg_visitor {
                 }
                 InstKind::Setcc { dst, .. } => f(dst, Access::UseDef),
                 InstKind::Div { divisor, .. } => rm(divisor, f),
+                InstKind::MulWide { src, .. } => rm(src, f),
+                InstKind::BitScan { dst, src, .. } => {
+                    rm(src, f);
+                    f(dst, Access::Def);
+                }
                 InstKind::Call { target, .. } => {
                     if let CallTarget::Reg(r) = target {
                         f(r, Access::Use);
@@ -1115,6 +1154,7 @@ macro_rules! reg_visitor {
                 | InstKind::Jmp { .. }
                 | InstKind::Ret { .. }
                 | InstKind::Ud2
+                | InstKind::Trap { .. }
                 | InstKind::Push { .. }
                 | InstKind::Pop { .. }
                 | InstKind::DbgValue(_) => {}
@@ -1159,6 +1199,10 @@ pub struct Function {
     /// Bytes of outgoing stack arguments the largest call needs (a multiple
     /// of 8; frame lowering reserves them at `[rsp]`).
     pub outgoing_args_size: u32,
+    /// Whether the body moves rsp (dynamic allocas, `stackrestore`): the
+    /// epilogue then restores rsp from rbp rather than by adding the frame
+    /// size.
+    pub moves_stack_pointer: bool,
 }
 
 impl Function {
@@ -1463,6 +1507,19 @@ impl fmt::Display for InstKind {
                 Ok(())
             }
             InstKind::Ud2 => f.write_str("UD2"),
+            InstKind::Trap { breakpoint } => f.write_str(if *breakpoint { "INT3" } else { "TRAP" }),
+            InstKind::BitScan {
+                reverse,
+                width,
+                dst,
+                src,
+            } => write!(
+                f,
+                "{dst} = {}{} {src}",
+                if *reverse { "BSR" } else { "BSF" },
+                width.bits()
+            ),
+            InstKind::MulWide { width, src } => write!(f, "MUL{} {src}", width.bits()),
             InstKind::Push { reg } => write!(f, "PUSH ${reg}"),
             InstKind::Pop { reg } => write!(f, "${reg} = POP"),
             InstKind::FpLoad { dst, addr, size } => {

@@ -878,6 +878,48 @@ impl Emitter<'_> {
             }
             InstKind::Ret { .. } => self.push(Ok(Instruction::with(Code::Retnq))),
             InstKind::Ud2 => self.push(Ok(Instruction::with(Code::Ud2))),
+            InstKind::Trap { breakpoint } => self.push(Ok(Instruction::with(if *breakpoint {
+                Code::Int3
+            } else {
+                Code::Ud2
+            }))),
+            InstKind::BitScan {
+                reverse,
+                width,
+                dst,
+                src,
+            } => {
+                const BSF: [Code; 4] = [
+                    Code::INVALID,
+                    Code::Bsf_r16_rm16,
+                    Code::Bsf_r32_rm32,
+                    Code::Bsf_r64_rm64,
+                ];
+                const BSR: [Code; 4] = [
+                    Code::INVALID,
+                    Code::Bsr_r16_rm16,
+                    Code::Bsr_r32_rm32,
+                    Code::Bsr_r64_rm64,
+                ];
+                let table = if *reverse { &BSR } else { &BSF };
+                let code = valid(table[wi(*width)], "8-bit bit scans do not exist")?;
+                let d = reg_at(*dst, *width)?;
+                match self.rm(src, *width)? {
+                    Operand::Reg(r) => self.push(Instruction::with2(code, d, r)),
+                    Operand::Mem(m) => self.push(Instruction::with2(code, d, m)),
+                }
+            }
+            InstKind::MulWide { width, src } => {
+                const MUL: [Code; 4] = [
+                    Code::INVALID,
+                    Code::Mul_rm16,
+                    Code::Mul_rm32,
+                    Code::Mul_rm64,
+                ];
+                let code = valid(MUL[wi(*width)], "8-bit widening multiply is not supported")?;
+                let s = self.rm(src, *width)?;
+                self.one(code, s)
+            }
             InstKind::Push { reg } => self.push(Instruction::with1(
                 Code::Push_r64,
                 register(*reg, Width::W64),

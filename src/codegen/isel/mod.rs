@@ -36,6 +36,8 @@
 mod data;
 pub mod debug;
 mod fp;
+mod intrinsics;
+mod stack;
 
 use std::collections::HashMap;
 
@@ -44,12 +46,12 @@ use dwarfsmith_emit::model::Op;
 use crate::codegen::mir::{
     self, Address, AddressBase, AluOp, BlockId as MBlock, CallTarget, Cond, DbgOperand, DbgValue,
     Inst as MInst, InstKind as K, Reg, Ri, Rm, Rmi, ShiftAmount, ShiftOp, StackSlotId,
-    StackSlotKind, UnaryOp, Width,
+    StackSlotKind, Width,
 };
 use crate::error::Diagnostic;
 use crate::ir::{
     self, BinOp, CastOp, ConstExpr, Constant, FuncId, GlobalRef, ICmpPred, InstId, InstKind,
-    Intrinsic, Module, RecordKind, Type, Value,
+    Module, RecordKind, Type, Value,
 };
 use crate::x86::abi::{
     ARGUMENT_REGISTERS, CALLER_SAVED, RETURN_REGISTER, STACK_ARGUMENT_SIZE, XMM_ARGUMENT_REGISTERS,
@@ -304,6 +306,11 @@ struct Selector<'a> {
     loc: u32,
     /// Where diagnostics point.
     pos: crate::error::Pos,
+    /// The member registers of each aggregate-valued instruction (see
+    /// [`intrinsics`]).
+    aggregates: HashMap<u32, Vec<Reg>>,
+    /// The `lea` of each dynamic alloca, completed at the end (see [`stack`]).
+    dynamic_allocas: Vec<(MBlock, usize)>,
 }
 
 impl<'a> Selector<'a> {
@@ -324,6 +331,8 @@ impl<'a> Selector<'a> {
             current: MBlock(0),
             loc: 0,
             pos: f.pos,
+            aggregates: HashMap::new(),
+            dynamic_allocas: Vec::new(),
         }
     }
 
@@ -397,6 +406,7 @@ impl<'a> Selector<'a> {
                 self.lower_inst(id)?;
             }
         }
+        self.finish_dynamic_allocas();
         self.layout();
         Ok(())
     }
@@ -549,11 +559,15 @@ impl<'a> Selector<'a> {
         // Allocas become stack slots (entry or not: the frame is fixed).
         for block in &f.blocks {
             for &id in &block.insts {
+                let kind = &f.inst(id).kind;
+                if self.needs_stack_code(kind) {
+                    continue;
+                }
                 if let InstKind::Alloca {
                     allocated,
                     count,
                     align,
-                } = &f.inst(id).kind
+                } = kind
                 {
                     let count = count
                         .as_ref()
@@ -917,15 +931,8 @@ impl<'a> Selector<'a> {
 
     fn lower_inst(&mut self, id: InstId) -> Result<(), Diagnostic> {
         let inst = self.f.inst(id);
-        if let InstKind::Alloca { count, align, .. } = &inst.kind {
-            if count.as_ref().is_some_and(|c| self.const_int(c).is_none()) {
-                return Err(self.error("unsupported alloca with a variable element count".into()));
-            }
-            if let Some(align) = align.filter(|&a| a > 16) {
-                return Err(self.error(format!(
-                    "unsupported alloca alignment {align} (the frame aligns to 16)"
-                )));
-            }
+        if self.needs_stack_code(&inst.kind) {
+            return self.lower_stack_alloca(id);
         }
         match self.lowering[id.0 as usize] {
             Lowering::Normal => {}
@@ -1011,11 +1018,17 @@ impl<'a> Selector<'a> {
                 let size = self.fp_size_of(value)?.unwrap_or(mir::FpSize::F64);
                 self.lower_fp_store(size, value, ptr)
             }
+            InstKind::ExtractValue {
+                aggregate, indices, ..
+            } => self.lower_extract_value(id, aggregate, indices),
+            InstKind::InsertValue {
+                aggregate,
+                elem,
+                indices,
+            } => self.lower_insert_value(id, aggregate, elem, indices),
             InstKind::ExtractElement { .. }
             | InstKind::InsertElement { .. }
             | InstKind::ShuffleVector { .. }
-            | InstKind::ExtractValue { .. }
-            | InstKind::InsertValue { .. }
             | InstKind::CmpXchg { .. }
             | InstKind::AtomicRmw { .. }
             | InstKind::Fence { .. }
@@ -1450,113 +1463,6 @@ impl<'a> Selector<'a> {
             });
         }
         Ok(())
-    }
-
-    fn lower_intrinsic(
-        &mut self,
-        id: InstId,
-        name: &str,
-        args: &[ir::CallArg],
-    ) -> Result<(), Diagnostic> {
-        let unsupported = || format!("unsupported intrinsic '{name}'");
-        let intrinsic = Intrinsic::from_name(name).ok_or_else(|| self.error(unsupported()))?;
-        let arg = |i: usize| args.get(i).map(|a| &a.value);
-        match intrinsic {
-            Intrinsic::LifetimeStart | Intrinsic::LifetimeEnd => Ok(()),
-            Intrinsic::SMax | Intrinsic::SMin | Intrinsic::UMax | Intrinsic::UMin => {
-                let (Some(a), Some(b)) = (arg(0), arg(1)) else {
-                    return Err(self.error(unsupported()));
-                };
-                let dst = self.dst(id)?;
-                let bits = self.bits_of(a)?;
-                let signed = matches!(intrinsic, Intrinsic::SMax | Intrinsic::SMin);
-                let ra = self.normalized(a, signed)?;
-                let rb = self.normalized(b, signed)?;
-                let width = container(bits);
-                self.emit(K::Copy { dst, src: ra });
-                self.emit(K::Cmp {
-                    width,
-                    lhs: Rm::Reg(ra),
-                    rhs: Rmi::Reg(rb),
-                });
-                // Take b when a is not already the answer.
-                let take_b = match intrinsic {
-                    Intrinsic::SMax => Cond::L,
-                    Intrinsic::SMin => Cond::G,
-                    Intrinsic::UMax => Cond::B,
-                    _ => Cond::A,
-                };
-                self.emit(K::Cmov {
-                    cond: take_b,
-                    width,
-                    dst,
-                    src: Rm::Reg(rb),
-                });
-                Ok(())
-            }
-            Intrinsic::Abs => {
-                let Some(a) = arg(0) else {
-                    return Err(self.error(unsupported()));
-                };
-                let dst = self.dst(id)?;
-                let width = container(self.bits_of(a)?);
-                let ra = self.normalized(a, true)?;
-                self.emit(K::Copy { dst, src: ra });
-                self.emit(K::Unary {
-                    op: UnaryOp::Neg,
-                    width,
-                    dst,
-                });
-                // neg made it negative: the original was the absolute value.
-                self.emit(K::Cmov {
-                    cond: Cond::S,
-                    width,
-                    dst,
-                    src: Rm::Reg(ra),
-                });
-                Ok(())
-            }
-            Intrinsic::Bswap => {
-                let Some(a) = arg(0) else {
-                    return Err(self.error(unsupported()));
-                };
-                let dst = self.dst(id)?;
-                let bits = self.bits_of(a)?;
-                let ra = self.reg(a)?;
-                self.emit(K::Copy { dst, src: ra });
-                match bits {
-                    16 => self.emit(K::Shift {
-                        op: ShiftOp::Rol,
-                        width: Width::W16,
-                        dst,
-                        amount: ShiftAmount::Imm(8),
-                    }),
-                    32 | 64 => self.emit(K::Unary {
-                        op: UnaryOp::Bswap,
-                        width: container(bits),
-                        dst,
-                    }),
-                    _ => return Err(self.error(unsupported())),
-                }
-                Ok(())
-            }
-            Intrinsic::Memset | Intrinsic::Memcpy | Intrinsic::Memmove => {
-                let symbol = match intrinsic {
-                    Intrinsic::Memset => "memset",
-                    Intrinsic::Memcpy => "memcpy",
-                    _ => "memmove",
-                };
-                // The trailing `i1 isvolatile` is not a C argument.
-                let c_args = &args[..args.len().min(3)];
-                let callee = Value::Const(Constant::Null);
-                self.call(id, Some(symbol.to_string()), &callee, c_args, false)
-            }
-            Intrinsic::Ctpop
-            | Intrinsic::Ctlz
-            | Intrinsic::Cttz
-            | Intrinsic::Fshl
-            | Intrinsic::Fshr => Err(self.error(unsupported())),
-        }
     }
 
     // ---- control flow ---------------------------------------------------
