@@ -852,8 +852,56 @@ pub enum InstKind {
         /// `int3` rather than `ud2`.
         breakpoint: bool,
     },
+    /// An inline asm statement: machine instructions chosen from its
+    /// template, over the registers of its operands.
+    InlineAsm(Box<InlineAsm>),
     /// DBG_VALUE / DBG_VALUE_LIST.
     DbgValue(DbgValue),
+}
+
+/// The selected form of one inline asm statement.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct InlineAsm {
+    /// The register operands and how the statement accesses them (outputs
+    /// `Def`, inputs `Use`, tied and early-clobber outputs `UseDef`).
+    pub regs: Vec<(Reg, Access)>,
+    /// The instructions, in order.
+    pub instrs: Vec<AsmInstr>,
+    /// Physical registers the statement reads (pinned inputs).
+    pub uses: RegSet,
+    /// Physical registers it writes (pinned outputs, clobbers).
+    pub defs: RegSet,
+    /// The template as written, for printing.
+    pub template: String,
+}
+
+/// One machine instruction of an inline asm statement.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct AsmInstr {
+    /// The iced-x86 instruction code.
+    pub code: iced_x86::Code,
+    /// A `lock` prefix.
+    pub lock: bool,
+    /// Operands in Intel order.
+    pub operands: Vec<AsmOperand>,
+}
+
+/// An operand of an [`AsmInstr`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum AsmOperand {
+    /// `regs[index]` at `width`.
+    Reg {
+        /// Index into [`InlineAsm::regs`].
+        index: usize,
+        /// The width the template names it at.
+        width: Width,
+    },
+    /// A physical register the template names (`%eax`).
+    Fixed(Gpr, Width),
+    /// Memory.
+    Mem(Address),
+    /// An immediate.
+    Imm(i64),
 }
 
 /// One instruction with its source location.
@@ -890,7 +938,7 @@ impl Inst {
 }
 
 /// How an instruction touches a register operand.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Access {
     /// Read only.
     Use,
@@ -967,6 +1015,13 @@ impl InstKind {
             | InstKind::MulWide {
                 src: Rm::Mem(a), ..
             } => f(a),
+            InstKind::InlineAsm(asm) => {
+                for op in asm.instrs.iter_mut().flat_map(|i| &mut i.operands) {
+                    if let AsmOperand::Mem(a) = op {
+                        f(a);
+                    }
+                }
+            }
             InstKind::FpLoad { addr, .. } | InstKind::FpStore { addr, .. } => f(addr),
             InstKind::Cmp { lhs, rhs, .. } => {
                 if let Rm::Mem(a) = lhs {
@@ -997,6 +1052,7 @@ impl InstKind {
             InstKind::SignExtendAx { .. } => gprs(&[Gpr::Rax]),
             InstKind::Div { .. } => gprs(&[Gpr::Rax, Gpr::Rdx]),
             InstKind::MulWide { .. } => gprs(&[Gpr::Rax]),
+            InstKind::InlineAsm(asm) => asm.uses,
             InstKind::Call { args, .. } => RegSet::of(args),
             InstKind::Ret { uses } => RegSet::of(uses),
             InstKind::Push { reg } => gprs(&[*reg]),
@@ -1011,6 +1067,7 @@ impl InstKind {
         match self {
             InstKind::SignExtendAx { .. } => gprs(&[Gpr::Rdx]),
             InstKind::Div { .. } | InstKind::MulWide { .. } => gprs(&[Gpr::Rax, Gpr::Rdx]),
+            InstKind::InlineAsm(asm) => asm.defs,
             InstKind::Call { rets, clobbers, .. } => RegSet::of(rets).union(*clobbers),
             InstKind::Pop { reg } => gprs(&[*reg]),
             _ => RegSet::EMPTY,
@@ -1104,6 +1161,18 @@ macro_rules! reg_visitor {
                 InstKind::Setcc { dst, .. } => f(dst, Access::UseDef),
                 InstKind::Div { divisor, .. } => rm(divisor, f),
                 InstKind::MulWide { src, .. } => rm(src, f),
+                InstKind::InlineAsm(asm) => {
+                    for op in &$($m)? asm.instrs {
+                        for o in &$($m)? op.operands {
+                            if let AsmOperand::Mem(a) = o {
+                                addr(a, f);
+                            }
+                        }
+                    }
+                    for (r, access) in &$($m)? asm.regs {
+                        f(r, *access);
+                    }
+                }
                 InstKind::BitScan { dst, src, .. } => {
                     rm(src, f);
                     f(dst, Access::Def);
@@ -1520,6 +1589,13 @@ impl fmt::Display for InstKind {
                 width.bits()
             ),
             InstKind::MulWide { width, src } => write!(f, "MUL{} {src}", width.bits()),
+            InstKind::InlineAsm(asm) => {
+                write!(f, "INLINEASM {:?}", asm.template)?;
+                for (r, access) in &asm.regs {
+                    write!(f, ", {r}:{access:?}")?;
+                }
+                Ok(())
+            }
             InstKind::Push { reg } => write!(f, "PUSH ${reg}"),
             InstKind::Pop { reg } => write!(f, "${reg} = POP"),
             InstKind::FpLoad { dst, addr, size } => {

@@ -909,6 +909,7 @@ impl Emitter<'_> {
                     Operand::Mem(m) => self.push(Instruction::with2(code, d, m)),
                 }
             }
+            InstKind::InlineAsm(asm) => self.inline_asm(asm),
             InstKind::MulWide { width, src } => {
                 const MUL: [Code; 4] = [
                     Code::INVALID,
@@ -930,6 +931,52 @@ impl Emitter<'_> {
             )),
             InstKind::DbgValue(_) => Ok(()),
         }
+    }
+}
+
+impl Emitter<'_> {
+    /// Encodes the instructions of an inline asm statement, its operand
+    /// registers as allocated.
+    fn inline_asm(&mut self, asm: &crate::codegen::mir::InlineAsm) -> Result<(), String> {
+        use crate::codegen::mir::AsmOperand;
+        for instr in &asm.instrs {
+            let mut ops: Vec<Operand> = Vec::with_capacity(instr.operands.len());
+            let mut imm = None;
+            for op in &instr.operands {
+                match op {
+                    AsmOperand::Reg { index, width } => {
+                        let (r, _) = asm
+                            .regs
+                            .get(*index)
+                            .ok_or("inline asm operand out of range")?;
+                        ops.push(Operand::Reg(reg_at(*r, *width)?));
+                    }
+                    AsmOperand::Fixed(g, width) => ops.push(Operand::Reg(register(*g, *width))),
+                    AsmOperand::Mem(a) => ops.push(Operand::Mem(self.mem(a)?)),
+                    AsmOperand::Imm(i) => {
+                        imm = Some(i32::try_from(*i).map_err(|_| "inline asm immediate too large")?)
+                    }
+                }
+            }
+            let code = instr.code;
+            let built = match (ops.as_slice(), imm) {
+                ([], None) => Ok(Instruction::with(code)),
+                ([Operand::Reg(r)], None) => Instruction::with1(code, *r),
+                ([Operand::Mem(m)], None) => Instruction::with1(code, *m),
+                ([Operand::Reg(a), Operand::Reg(b)], None) => Instruction::with2(code, *a, *b),
+                ([Operand::Mem(a), Operand::Reg(b)], None) => Instruction::with2(code, *a, *b),
+                ([Operand::Reg(a), Operand::Mem(b)], None) => Instruction::with2(code, *a, *b),
+                ([Operand::Reg(a)], Some(i)) => Instruction::with2(code, *a, i),
+                ([Operand::Mem(a)], Some(i)) => Instruction::with2(code, *a, i),
+                _ => return Err(format!("inline asm operands of {code:?} do not fit")),
+            };
+            let mut built = built.map_err(iced)?;
+            if instr.lock {
+                built.set_has_lock_prefix(true);
+            }
+            self.instrs.push(built);
+        }
+        Ok(())
     }
 }
 

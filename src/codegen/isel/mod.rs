@@ -33,6 +33,7 @@
 //! copied out at entry before any debug value names it; anything this
 //! selector does not support is a [`Diagnostic`] naming it, never a panic.
 
+mod asm;
 mod data;
 pub mod debug;
 mod fp;
@@ -1002,11 +1003,9 @@ impl<'a> Selector<'a> {
             } => Err(self.error("unsupported instruction 'store atomic'".into())),
             InstKind::Call {
                 callee: Value::Const(Constant::InlineAsm(asm)),
+                args,
                 ..
-            } => Err(self.error(format!(
-                "unsupported inline asm call \"{}\"",
-                String::from_utf8_lossy(&asm.template)
-            ))),
+            } => self.lower_inline_asm(id, asm, args),
             InstKind::FBinary { op, lhs, rhs, .. } => self.lower_fbinary(id, *op, lhs, rhs),
             InstKind::FNeg { value, .. } => self.lower_fneg(id, value),
             InstKind::FCmp { pred, lhs, rhs, .. } => self.lower_fcmp(id, *pred, lhs, rhs),
