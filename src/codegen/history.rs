@@ -505,8 +505,20 @@ fn written_registers(kind: &InstKind) -> Vec<PhysReg> {
 
 /// The location a debug value gives its variable, and the registers it
 /// reads; `None` when it is unavailable.
+///
+/// A float or double operand under DWARF arithmetic (a DIArgList
+/// expression, or operations after its `DW_OP_LLVM_arg`) has no location:
+/// the model's typed register reads are integer-typed, so the debugger
+/// would compute with the value's bits as an integer.
 fn location_of(input: &HistoryInput, d: &DbgValue) -> Option<(Location, Vec<PhysReg>)> {
     let expr = input.table.exprs.get(d.expr as usize)?;
+    let computed = expr
+        .ops
+        .iter()
+        .any(|op| !matches!(op, Op::Arg(0) | Op::StackValue));
+    if computed && expr.args.iter().any(|a| a.float) {
+        return None;
+    }
     let mut args = Vec::with_capacity(d.operands.len());
     let mut registers = Vec::new();
     // Per operand: operations to insert after its `Arg`.
@@ -517,6 +529,7 @@ fn location_of(input: &HistoryInput, d: &DbgValue) -> Option<(Location, Vec<Phys
         let ty = expr.args.get(n).copied().unwrap_or(ArgType {
             bits: 64,
             signed: false,
+            float: false,
         });
         match *operand {
             DbgOperand::Reg(Reg::Phys(g)) => {
@@ -654,7 +667,22 @@ mod tests {
             args: vec![ArgType {
                 bits: 32,
                 signed: true,
+                float: false,
             }],
+        });
+        // Expressions 1 and 2: a double plain, and under arithmetic.
+        let double = ArgType {
+            bits: 64,
+            signed: false,
+            float: true,
+        };
+        table.intern_expr(DebugExpr {
+            ops: vec![Op::Arg(0)],
+            args: vec![double],
+        });
+        table.intern_expr(DebugExpr {
+            ops: vec![Op::Arg(0), Op::PlusUconst(1), Op::StackValue],
+            args: vec![double],
         });
         let input = HistoryInput {
             mir: &mir,
@@ -684,6 +712,27 @@ mod tests {
                 )
             })
             .collect()
+    }
+
+    #[test]
+    fn a_double_in_an_xmm_register_has_a_location_unless_computed_with() {
+        let xmm1 = DbgOperand::Reg(crate::x86::Xmm::new(1).into());
+        let double = |expr| {
+            InstKind::DbgValue(DbgValue {
+                variable: 0,
+                operands: vec![xmm1],
+                expr,
+                indirect: false,
+            })
+        };
+        let got = ranges(vec![vec![
+            mov(Gpr::Rax, 1),
+            double(1),
+            mov(Gpr::Rax, 2),
+            double(2), // integer arithmetic over a double's bits: none
+            mov(Gpr::Rax, 3),
+        ]]);
+        assert_eq!(got, [(10, 2, 4, "reg18 Arg(0)".to_string())]);
     }
 
     #[test]

@@ -244,6 +244,21 @@ pub enum AddressBase {
     Got(String),
     /// The start of a jump table in the function's read-only data.
     JumpTable(JumpTableId),
+    /// A constant of the function's constant pool (in its read-only data,
+    /// reached RIP-relative).
+    Constant(ConstantId),
+}
+
+/// A constant-pool entry: an index into [`Function::constants`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ConstantId(pub u32);
+
+/// The bytes of a constant-pool entry (a float's or double's bits), aligned
+/// to their size.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PoolConstant {
+    /// The bytes, little-endian (4 or 8 of them).
+    pub bytes: Vec<u8>,
 }
 
 /// A memory operand: `base + index * scale + disp`.
@@ -1272,6 +1287,8 @@ pub struct Function {
     /// epilogue then restores rsp from rbp rather than by adding the frame
     /// size.
     pub moves_stack_pointer: bool,
+    /// The constant pool, indexed by [`ConstantId`] (each entry once).
+    pub constants: Vec<PoolConstant>,
 }
 
 impl Function {
@@ -1311,6 +1328,20 @@ impl Function {
     pub fn new_stack_slot(&mut self, size: u32, align: u32, kind: StackSlotKind) -> StackSlotId {
         self.stack_slots.push(StackSlot { size, align, kind });
         StackSlotId(self.stack_slots.len() as u32 - 1)
+    }
+
+    /// The constant-pool entry holding `bytes` (made on first use).
+    pub fn constant(&mut self, bytes: &[u8]) -> ConstantId {
+        let index = match self.constants.iter().position(|c| c.bytes == bytes) {
+            Some(i) => i,
+            None => {
+                self.constants.push(PoolConstant {
+                    bytes: bytes.to_vec(),
+                });
+                self.constants.len() - 1
+            }
+        };
+        ConstantId(index as u32)
     }
 
     /// A fresh empty block appended to the layout.
@@ -1389,6 +1420,7 @@ impl fmt::Display for Address {
             AddressBase::Symbol(s) => write!(f, "@{s}")?,
             AddressBase::Got(s) => write!(f, "@{s}@GOTPCREL")?,
             AddressBase::JumpTable(t) => write!(f, "%jump-table.{}", t.0)?,
+            AddressBase::Constant(c) => write!(f, "%const.{}", c.0)?,
         }
         if let Some((r, scale)) = &self.index {
             write!(f, " + {r}*{scale}")?;
@@ -1705,6 +1737,15 @@ impl fmt::Display for Function {
         for (i, table) in self.jump_tables.iter().enumerate() {
             let targets: Vec<String> = table.iter().map(|b| b.to_string()).collect();
             writeln!(f, "  %jump-table.{i}: {}", targets.join(", "))?;
+        }
+        for (i, constant) in self.constants.iter().enumerate() {
+            let hex: String = constant
+                .bytes
+                .iter()
+                .rev()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            writeln!(f, "  %const.{i}: 0x{hex}")?;
         }
         for (i, block) in self.blocks.iter().enumerate() {
             let succs: Vec<String> = self

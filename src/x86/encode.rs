@@ -18,7 +18,10 @@
 //!   instruction's end;
 //! - jump-table entries: 32-bit offsets of the target from the table start,
 //!   as `R_X86_64_PC32` against the target code with addend = the entry's
-//!   offset in its table (so the object stays position independent).
+//!   offset in its table (so the object stays position independent);
+//! - constant-pool entries follow the jump tables in the same read-only
+//!   data, each aligned to its size, reached RIP-relative
+//!   (`R_X86_64_PC32` against the function's read-only data).
 
 use super::codes::{self, wi};
 use crate::codegen::mir::{
@@ -51,6 +54,8 @@ pub struct Encoded {
     pub rodata_relocations: Vec<Relocation>,
     /// Offset of each jump table in `rodata`.
     pub jump_table_offsets: Vec<u32>,
+    /// Offset of each constant-pool entry in `rodata`.
+    pub constant_offsets: Vec<u32>,
 }
 
 /// The function could not be encoded: an operand form x86 lacks, or a
@@ -89,6 +94,7 @@ struct Emitter<'a> {
     function: &'a Function,
     function_index: usize,
     jump_table_offsets: Vec<u32>,
+    constant_offsets: Vec<u32>,
     instrs: Vec<Instruction>,
     relocs: Vec<PendingReloc>,
     branches: Vec<(usize, BlockId)>,
@@ -103,10 +109,18 @@ pub fn encode(f: &Function, function_index: usize) -> Result<Encoded, EncodeErro
         jump_table_offsets.push(rodata_len);
         rodata_len += 4 * table.len() as u32;
     }
+    let mut constant_offsets = Vec::with_capacity(f.constants.len());
+    for constant in &f.constants {
+        let size = constant.bytes.len() as u32;
+        rodata_len = rodata_len.next_multiple_of(size.next_power_of_two().max(1));
+        constant_offsets.push(rodata_len);
+        rodata_len += size;
+    }
     let mut em = Emitter {
         function: f,
         function_index,
         jump_table_offsets,
+        constant_offsets,
         instrs: Vec::new(),
         relocs: Vec::new(),
         branches: Vec::new(),
@@ -185,7 +199,11 @@ pub fn encode(f: &Function, function_index: usize) -> Result<Encoded, EncodeErro
         .collect();
     let block_offsets: Vec<u32> = block_first.iter().map(|&i| offset_of(i)).collect();
 
-    let rodata = vec![0u8; rodata_len as usize];
+    let mut rodata = vec![0u8; rodata_len as usize];
+    for (constant, &offset) in f.constants.iter().zip(&em.constant_offsets) {
+        let at = offset as usize;
+        rodata[at..at + constant.bytes.len()].copy_from_slice(&constant.bytes);
+    }
     let mut rodata_relocations = Vec::new();
     for (t, table) in f.jump_tables.iter().enumerate() {
         for (j, target) in table.iter().enumerate() {
@@ -208,6 +226,7 @@ pub fn encode(f: &Function, function_index: usize) -> Result<Encoded, EncodeErro
         rodata,
         rodata_relocations,
         jump_table_offsets: em.jump_table_offsets,
+        constant_offsets: em.constant_offsets,
     })
 }
 
@@ -338,6 +357,19 @@ impl Emitter<'_> {
                     return Err("a GOT entry is read at displacement 0".into());
                 }
                 rip_relative(RelocationKind::GotPcRelX, Symbol::Named(name.clone()))
+            }
+            AddressBase::Constant(c) => {
+                let offset = *self
+                    .constant_offsets
+                    .get(c.0 as usize)
+                    .ok_or("unknown constant-pool entry")?;
+                PendingReloc {
+                    disp: disp + i64::from(offset),
+                    ..rip_relative(
+                        RelocationKind::Pc32,
+                        Symbol::FunctionData(self.function_index),
+                    )
+                }
             }
             AddressBase::JumpTable(t) => {
                 let table = self.jump_table_offsets[t.0 as usize];

@@ -39,6 +39,10 @@ pub struct ArgType {
     pub bits: u16,
     /// Whether the variable's type is signed.
     pub signed: bool,
+    /// Whether the operand is a `float` or `double` (its register is an
+    /// xmm register; DWARF arithmetic over it would need a floating-point
+    /// base type).
+    pub float: bool,
 }
 
 /// A translated expression over a debug value's operands.

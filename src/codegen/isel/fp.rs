@@ -6,8 +6,10 @@
 //! precision), general-purpose ones where an integer is involved.
 //!
 //! Rules it follows:
-//! - Constants are built in a general-purpose register and moved across
-//!   with `movq`/`movd` (+0.0 with `pxor`): exact bits, no memory.
+//! - Constants are loaded (`movss`/`movsd`, exact bits) from the function's
+//!   constant pool in its read-only data, RIP-relative; +0.0 is `pxor`.
+//!   Sign masks are built in a general-purpose register and moved across
+//!   with `movq`/`movd`.
 //! - `fcmp` is NaN-correct: `ucomis` sets ZF, PF and CF all to 1 when the
 //!   operands are unordered, so the ordered predicates read conditions that
 //!   are false then (`oeq` = ZF=1 and PF=0; `ogt`/`oge` = `a`/`ae`, `olt`/`ole`
@@ -22,14 +24,21 @@
 //!   intrinsics and the transcendental ones call libm; `fmuladd` is a
 //!   multiply then an add (no FMA in the baseline); `fabs`, `copysign` and
 //!   `fneg` are masks on the sign bit.
+//! - `x86_fp80` (`long double`) is a storage type: a load whose only users
+//!   are stores in its block, with nothing that writes memory in between,
+//!   is copied by each store (eight bytes, then two); a constant is stored
+//!   as its bytes. Anything else that computes with one is a diagnostic
+//!   naming the instruction (x87 code is not generated).
 
-use super::{container, Selector};
+use super::{container, Lowering, Selector};
 use crate::codegen::mir::{
     AluOp, Cond, FpLogicOp, FpOp, FpSize, InstKind as K, Reg, RegClass, Ri, Rm, Rmi, ShiftAmount,
     ShiftOp, Width,
 };
 use crate::error::Diagnostic;
-use crate::ir::{self, CastOp, Constant, FBinOp, FCmpPred, FloatKind, InstId, Type, Value};
+use crate::ir::{
+    self, CastOp, Constant, FBinOp, FCmpPred, FloatKind, InstId, InstKind, Type, Value,
+};
 
 /// The SSE precision of a type, if it is `float` or `double`.
 pub(super) fn fp_size(ty: &Type) -> Option<FpSize> {
@@ -90,7 +99,168 @@ fn fp_intrinsic(name: &str) -> Option<FpIntrinsic> {
     })
 }
 
+/// Whether an instruction may write memory (or read memory a later copy
+/// must not see changed).
+fn writes_memory(kind: &InstKind) -> bool {
+    matches!(
+        kind,
+        InstKind::Store { .. }
+            | InstKind::Call { .. }
+            | InstKind::AtomicRmw { .. }
+            | InstKind::CmpXchg { .. }
+            | InstKind::Fence { .. }
+            | InstKind::VaArg { .. }
+    )
+}
+
 impl Selector<'_> {
+    /// Marks the `x86_fp80` loads that are only copied into memory
+    /// ([`Lowering::Fp80Copy`]); `uses` counts each instruction's uses.
+    pub(super) fn classify_fp80_copies(&mut self, uses: &[u32]) {
+        let f = self.f;
+        for block in &f.blocks {
+            for (at, &id) in block.insts.iter().enumerate() {
+                let inst = f.inst(id);
+                if inst.ty != Type::Float(FloatKind::X86Fp80)
+                    || !matches!(inst.kind, InstKind::Load { atomic: None, .. })
+                {
+                    continue;
+                }
+                let mut stores = 0;
+                for &later in &block.insts[at + 1..] {
+                    let k = &f.inst(later).kind;
+                    if let InstKind::Store { value, ptr, .. } = k {
+                        if *value == Value::Inst(id) && *ptr != Value::Inst(id) {
+                            stores += 1;
+                            continue;
+                        }
+                    }
+                    if writes_memory(k) {
+                        break;
+                    }
+                }
+                if stores > 0 && stores == uses[id.0 as usize] {
+                    self.lowering[id.0 as usize] = Lowering::Fp80Copy;
+                }
+            }
+        }
+    }
+
+    /// A load of an `x86_fp80` that is not only copied: a diagnostic naming
+    /// what computes with it.
+    pub(super) fn fp80_load_error(&self, id: InstId) -> Diagnostic {
+        let f = self.f;
+        let user = f.blocks.iter().flat_map(|b| &b.insts).find_map(|&u| {
+            let inst = f.inst(u);
+            inst.operands().contains(&&Value::Inst(id)).then_some(inst)
+        });
+        let mut error = self.error(
+            "unsupported load of x86_fp80 that is not copied straight into memory \
+             (x86_fp80 is a storage type; x87 arithmetic is not generated)"
+                .into(),
+        );
+        if let Some(user) = user {
+            error.pos = user.pos;
+            error.message = format!(
+                "unsupported instruction '{}' on x86_fp80 (x86_fp80 is a storage type; \
+                 x87 arithmetic is not generated)",
+                user.kind.opcode()
+            );
+        }
+        error
+    }
+
+    /// A store of an `x86_fp80`: a copy from its load's address, or a
+    /// constant's bytes.
+    pub(super) fn lower_fp80_store(
+        &mut self,
+        value: &Value,
+        ptr: &Value,
+    ) -> Result<(), Diagnostic> {
+        let dst = self.address(ptr)?;
+        let mut high = dst.clone();
+        high.disp = dst
+            .disp
+            .checked_add(8)
+            .ok_or_else(|| self.error("address displacement out of range".into()))?;
+        match value {
+            Value::Inst(load) if self.lowering[load.0 as usize] == Lowering::Fp80Copy => {
+                let InstKind::Load { ptr: from, .. } = &self.f.inst(*load).kind else {
+                    return Err(self.error("internal: x86_fp80 copy without its load".into()));
+                };
+                let src = self.address(from)?;
+                let mut src_high = src.clone();
+                src_high.disp = src
+                    .disp
+                    .checked_add(8)
+                    .ok_or_else(|| self.error("address displacement out of range".into()))?;
+                let low = self.vreg(Width::W64);
+                self.emit(K::Load {
+                    dst: low,
+                    addr: src,
+                    width: Width::W64,
+                });
+                let top = self.vreg(Width::W32);
+                self.emit(K::Extend {
+                    dst: top,
+                    src: Rm::Mem(src_high),
+                    from: Width::W16,
+                    to: Width::W32,
+                    signed: false,
+                });
+                self.emit(K::Store {
+                    src: Ri::Reg(low),
+                    addr: dst,
+                    width: Width::W64,
+                });
+                self.emit(K::Store {
+                    src: Ri::Reg(top),
+                    addr: high,
+                    width: Width::W16,
+                });
+                Ok(())
+            }
+            Value::Const(Constant::Float { bits, .. }) => {
+                let low = self.vreg(Width::W64);
+                self.emit(K::MovImm {
+                    dst: low,
+                    imm: *bits as u64 as i64,
+                    width: Width::W64,
+                });
+                self.emit(K::Store {
+                    src: Ri::Reg(low),
+                    addr: dst,
+                    width: Width::W64,
+                });
+                self.emit(K::Store {
+                    src: Ri::Imm(i32::from((*bits >> 64) as u16)),
+                    addr: high,
+                    width: Width::W16,
+                });
+                Ok(())
+            }
+            Value::Const(Constant::Undef(_) | Constant::Poison(_)) => Ok(()),
+            Value::Const(Constant::Zero(_)) => {
+                self.emit(K::Store {
+                    src: Ri::Imm(0),
+                    addr: dst,
+                    width: Width::W64,
+                });
+                self.emit(K::Store {
+                    src: Ri::Imm(0),
+                    addr: high,
+                    width: Width::W16,
+                });
+                Ok(())
+            }
+            _ => Err(self.error(
+                "unsupported store of an x86_fp80 value that is not a constant or a copy \
+                 (x86_fp80 is a storage type; x87 arithmetic is not generated)"
+                    .into(),
+            )),
+        }
+    }
+
     /// The precision of a value's type, or an error naming the type when
     /// it is a floating-point type SSE2 does not compute in.
     pub(super) fn fp_size_of(&self, v: &Value) -> Result<Option<FpSize>, Diagnostic> {
@@ -116,11 +286,29 @@ impl Selector<'_> {
             self.emit(K::XmmZero { dst });
             return dst;
         }
+        let bytes = bits.to_le_bytes();
+        let constant = self.mir.constant(&bytes[..size.width().bytes() as usize]);
+        self.emit(K::FpLoad {
+            dst,
+            addr: crate::codegen::mir::Address {
+                base: crate::codegen::mir::AddressBase::Constant(constant),
+                index: None,
+                disp: 0,
+            },
+            size,
+        });
+        dst
+    }
+
+    /// A mask register holding `bits` in its low element, built in a
+    /// general-purpose register.
+    fn fp_mask(&mut self, size: FpSize, bits: i64) -> Reg {
+        let dst = self.mir.new_xmm_vreg(size);
         let width = size.width();
         let g = self.vreg(width);
         self.emit(K::MovImm {
             dst: g,
-            imm: bits as i64,
+            imm: bits,
             width,
         });
         self.emit(K::MovToXmm {
@@ -144,11 +332,6 @@ impl Selector<'_> {
         }
     }
 
-    /// A mask register holding `bits` in its low element.
-    fn fp_mask(&mut self, size: FpSize, bits: i64) -> Reg {
-        self.fp_const_reg(size, bits as u64)
-    }
-
     /// `fadd`/`fsub`/`fmul`/`fdiv`/`frem`.
     pub(super) fn lower_fbinary(
         &mut self,
@@ -157,7 +340,7 @@ impl Selector<'_> {
         lhs: &Value,
         rhs: &Value,
     ) -> Result<(), Diagnostic> {
-        let size = self.scalar_fp(lhs)?;
+        let size = self.scalar_fp(lhs, op.name())?;
         let dst = self.dst(id)?;
         let fp_op = match op {
             FBinOp::Add => FpOp::Add,
@@ -185,7 +368,7 @@ impl Selector<'_> {
 
     /// `fneg`: flips the sign bit.
     pub(super) fn lower_fneg(&mut self, id: InstId, value: &Value) -> Result<(), Diagnostic> {
-        let size = self.scalar_fp(value)?;
+        let size = self.scalar_fp(value, "fneg")?;
         let dst = self.dst(id)?;
         let a = self.reg(value)?;
         let mask = self.fp_mask(size, sign_bit(size));
@@ -206,7 +389,7 @@ impl Selector<'_> {
         lhs: &Value,
         rhs: &Value,
     ) -> Result<(), Diagnostic> {
-        let size = self.scalar_fp(lhs)?;
+        let size = self.scalar_fp(lhs, "fcmp")?;
         let dst = self.dst(id)?;
         let zero = |s: &mut Self, dst| {
             s.emit(K::MovImm {
@@ -272,13 +455,14 @@ impl Selector<'_> {
         Ok(())
     }
 
-    /// The precision of a scalar floating-point operand (vectors are not
-    /// supported here).
-    fn scalar_fp(&self, v: &Value) -> Result<FpSize, Diagnostic> {
+    /// The precision of the scalar `float` or `double` operand of the
+    /// instruction `opcode`; an error naming both otherwise (x86_fp80
+    /// arithmetic would need x87 code, vectors are not selected yet).
+    fn scalar_fp(&self, v: &Value, opcode: &str) -> Result<FpSize, Diagnostic> {
         let ty = self.f.value_type(v);
-        self.fp_size_of_type(&ty)?.ok_or_else(|| {
+        fp_size(&ty).ok_or_else(|| {
             self.error(format!(
-                "unsupported floating-point operand of type {} in code generation",
+                "unsupported instruction '{opcode}' on {} in code generation",
                 super::type_name(self.module, &ty)
             ))
         })

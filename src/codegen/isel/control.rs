@@ -1,0 +1,435 @@
+//! Control flow: branches, phi elimination on edges (edge blocks for
+//! critical edges, two-phase copies for swaps), and switches as binary
+//! searches over case runs with jump tables for dense ones.
+//!
+//! In: IR terminators and phis. Out: MIR jumps, compares, copies and jump
+//! tables.
+
+use super::*;
+
+/// The fewest cases worth a jump table.
+pub(super) const JUMP_TABLE_MIN_CASES: usize = 4;
+
+/// Splits sorted switch cases into runs: each run of at least
+/// [`JUMP_TABLE_MIN_CASES`] cases whose span is at most three times its
+/// number of cases (and at most 4096) becomes a jump table; every other
+/// case is a run of its own, compared one by one. Greedy, left to right,
+/// each table as long as it can be.
+pub(super) fn switch_clusters(cases: &[(i64, MBlock)]) -> Vec<&[(i64, MBlock)]> {
+    let dense = |run: &[(i64, MBlock)]| {
+        let span = i128::from(run[run.len() - 1].0) - i128::from(run[0].0) + 1;
+        span <= 3 * run.len() as i128
+            && span <= 4096
+            && i32::try_from(run[0].0).is_ok()
+            && i32::try_from(run[run.len() - 1].0).is_ok()
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < cases.len() {
+        let mut best = i;
+        for j in (i + JUMP_TABLE_MIN_CASES - 1)..cases.len() {
+            if dense(&cases[i..=j]) {
+                best = j;
+            }
+        }
+        if best > i {
+            out.push(&cases[i..=best]);
+            i = best + 1;
+        } else {
+            out.push(&cases[i..=i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+impl Selector<'_> {
+    /// Whether IR block `b` starts with phis.
+    pub(super) fn has_phis(&self, b: ir::BlockId) -> bool {
+        self.f.blocks[b.0 as usize]
+            .insts
+            .first()
+            .is_some_and(|&i| matches!(self.f.inst(i).kind, InstKind::Phi { .. }))
+    }
+
+    /// Emits the copies that give `succ`'s phis their values for the edge
+    /// from `pred`, into the current block.
+    pub(super) fn phi_copies(&mut self, pred: u32, succ: ir::BlockId) -> Result<(), Diagnostic> {
+        let mut moves = Vec::new();
+        for &id in &self.f.blocks[succ.0 as usize].insts {
+            let InstKind::Phi { incoming } = &self.f.inst(id).kind else {
+                break;
+            };
+            let Some((value, _)) = incoming.iter().find(|(_, b)| b.0 == pred) else {
+                continue;
+            };
+            if matches!(self.f.inst(id).ty, Type::Int(_) | Type::Ptr)
+                || fp::fp_size(&self.f.inst(id).ty).is_some()
+            {
+                moves.push((self.dst(id)?, value.clone()));
+            }
+        }
+        // A phi of this block read by another move is saved in a temporary
+        // first (the parallel-copy problem: swaps, rotations); every other
+        // value is copied or materialised straight into its phi.
+        let written: Vec<Reg> = moves.iter().map(|(dst, _)| *dst).collect();
+        let mut sources = Vec::with_capacity(moves.len());
+        for (dst, value) in &moves {
+            let source = match value {
+                Value::Inst(id) if self.lowering[id.0 as usize] == Lowering::Normal => {
+                    let src = self.dst(*id)?;
+                    if src == *dst {
+                        None
+                    } else if written.contains(&src) {
+                        let t = self
+                            .mir
+                            .new_vreg_of(self.mir.class_of(src), self.width_of(src));
+                        self.emit(K::Copy { dst: t, src });
+                        Some(Ok(t))
+                    } else {
+                        Some(Ok(src))
+                    }
+                }
+                _ => Some(Err(value.clone())),
+            };
+            sources.push(source);
+        }
+        for ((dst, _), source) in moves.iter().zip(sources) {
+            match source {
+                None => {}
+                Some(Ok(src)) => self.emit(K::Copy { dst: *dst, src }),
+                Some(Err(value)) => self.materialize_into(*dst, &value)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// The width of a virtual register (64 bits for a physical one).
+    pub(super) fn width_of(&self, reg: Reg) -> Width {
+        match reg {
+            Reg::Virt(v) => self.mir.vregs[v.0 as usize].width,
+            Reg::Phys(_) => Width::W64,
+        }
+    }
+
+    /// Puts a value that is not an instruction's register (an argument, a
+    /// constant, an address) into `dst`.
+    pub(super) fn materialize_into(&mut self, dst: Reg, value: &Value) -> Result<(), Diagnostic> {
+        if let Some(c) = self.const_int(value) {
+            let width = self.width_of(dst);
+            self.emit(K::MovImm { dst, imm: c, width });
+            return Ok(());
+        }
+        let src = self.reg(value)?;
+        self.emit(K::Copy { dst, src });
+        Ok(())
+    }
+
+    /// The MIR block a branch from IR block `pred` to `succ` jumps to: an
+    /// edge block holding the phi copies when the edge is critical.
+    pub(super) fn edge_target(
+        &mut self,
+        pred: u32,
+        succ: ir::BlockId,
+    ) -> Result<MBlock, Diagnostic> {
+        if !self.has_phis(succ) || self.succs[pred as usize].len() <= 1 {
+            return Ok(MBlock(succ.0));
+        }
+        if let Some(&b) = self.edge_blocks.get(&(pred, succ.0)) {
+            return Ok(b);
+        }
+        let block = self.mir.new_block();
+        self.edge_blocks.insert((pred, succ.0), block);
+        self.edge_order.push((pred, block));
+        let saved = self.current;
+        self.current = block;
+        self.phi_copies(pred, succ)?;
+        self.emit(K::Jmp {
+            target: MBlock(succ.0),
+        });
+        self.current = saved;
+        Ok(block)
+    }
+
+    pub(super) fn jump(&mut self, target: MBlock) {
+        if target.0 != self.current.0 + 1 {
+            self.emit(K::Jmp { target });
+        }
+    }
+
+    pub(super) fn lower_branch(&mut self, id: InstId) -> Result<(), Diagnostic> {
+        let pred = self.current.0;
+        // Copies for a single successor go before the branch's compare.
+        if let [only] = self.succs[pred as usize].as_slice() {
+            let only = *only;
+            if self.has_phis(only) {
+                self.phi_copies(pred, only)?;
+            }
+        }
+        match &self.f.inst(id).kind {
+            InstKind::Br { dest } => {
+                let t = self.edge_target(pred, *dest)?;
+                self.jump(t);
+            }
+            InstKind::CondBr {
+                cond,
+                if_true,
+                if_false,
+            } => {
+                let t = self.edge_target(pred, *if_true)?;
+                let e = self.edge_target(pred, *if_false)?;
+                if t == e {
+                    // Still evaluate nothing: the condition has no effect.
+                    self.jump(t);
+                    return Ok(());
+                }
+                let cc = self.condition(cond)?;
+                if t.0 == pred + 1 {
+                    self.emit(K::Jcc {
+                        cond: cc.invert(),
+                        target: e,
+                    });
+                } else {
+                    self.emit(K::Jcc {
+                        cond: cc,
+                        target: t,
+                    });
+                    self.jump(e);
+                }
+            }
+            InstKind::Switch {
+                value,
+                default,
+                cases,
+            } => self.lower_switch(pred, value, *default, cases)?,
+            _ => return Err(self.error("internal: not a branch".into())),
+        }
+        Ok(())
+    }
+
+    pub(super) fn lower_switch(
+        &mut self,
+        pred: u32,
+        value: &Value,
+        default: ir::BlockId,
+        cases: &[(Constant, ir::BlockId)],
+    ) -> Result<(), Diagnostic> {
+        let default_target = self.edge_target(pred, default)?;
+        let mut targets = Vec::with_capacity(cases.len());
+        for (c, dest) in cases {
+            let v = c
+                .sext_value()
+                .ok_or_else(|| self.error("switch case is not an integer".into()))?;
+            targets.push((v as i64, self.edge_target(pred, *dest)?));
+        }
+        targets.sort_by_key(|&(v, _)| v);
+        let bits = self.bits_of(value)?;
+        let width = container(bits);
+        let v = self.normalized(value, true)?;
+        let runs = switch_clusters(&targets);
+        self.switch_tree(pred, v, width, &runs, default_target);
+        Ok(())
+    }
+
+    /// Emits a binary search over the sorted case runs: more than three
+    /// runs split at the middle one (`v < its first value` goes left);
+    /// at most three are tested in turn. Every path not matched ends at
+    /// `default`.
+    pub(super) fn switch_tree(
+        &mut self,
+        pred: u32,
+        v: Reg,
+        width: Width,
+        runs: &[&[(i64, MBlock)]],
+        default: MBlock,
+    ) {
+        if runs.len() > 3 {
+            let middle = runs.len() / 2;
+            let left = self.mir.new_block();
+            self.edge_order.push((pred, left));
+            let pivot = runs[middle][0].0;
+            let rhs = self.case_operand(pivot, width);
+            self.emit(K::Cmp {
+                width,
+                lhs: Rm::Reg(v),
+                rhs,
+            });
+            self.emit(K::Jcc {
+                cond: Cond::L,
+                target: left,
+            });
+            self.switch_tree(pred, v, width, &runs[middle..], default);
+            self.current = left;
+            self.switch_tree(pred, v, width, &runs[..middle], default);
+            return;
+        }
+        for (i, run) in runs.iter().enumerate() {
+            let last = i + 1 == runs.len();
+            match run {
+                [(lo, _), .., (hi, _)] if run.len() >= JUMP_TABLE_MIN_CASES => {
+                    // Values outside [lo, hi] go on to the next run.
+                    let next = if last {
+                        default
+                    } else {
+                        let next = self.mir.new_block();
+                        self.edge_order.push((pred, next));
+                        next
+                    };
+                    self.jump_table(v, width, (*lo, *hi), run, default, next);
+                    if last {
+                        return;
+                    }
+                    self.current = next;
+                }
+                _ => {
+                    for &(c, t) in run.iter() {
+                        let rhs = self.case_operand(c, width);
+                        self.emit(K::Cmp {
+                            width,
+                            lhs: Rm::Reg(v),
+                            rhs,
+                        });
+                        self.emit(K::Jcc {
+                            cond: Cond::E,
+                            target: t,
+                        });
+                    }
+                }
+            }
+        }
+        self.jump(default);
+    }
+
+    /// A case value as a compare operand.
+    pub(super) fn case_operand(&mut self, c: i64, width: Width) -> Rmi {
+        match i32::try_from(c) {
+            Ok(imm) => Rmi::Imm(imm),
+            Err(_) => {
+                let r = self.vreg(width);
+                self.emit(K::MovImm {
+                    dst: r,
+                    imm: c,
+                    width,
+                });
+                Rmi::Reg(r)
+            }
+        }
+    }
+
+    /// A PC-relative jump table for the sorted, dense `cases` spanning
+    /// `lo..=hi`: values outside the span jump to `outside`, holes to
+    /// `default`. Ends the current block.
+    pub(super) fn jump_table(
+        &mut self,
+        v: Reg,
+        width: Width,
+        (lo, hi): (i64, i64),
+        cases: &[(i64, MBlock)],
+        default: MBlock,
+        outside: MBlock,
+    ) {
+        // index = v - lo, compared unsigned: below lo wraps above the span.
+        let index = self.vreg(Width::W64);
+        if lo != 0 || width == Width::W64 {
+            self.emit(K::Copy { dst: index, src: v });
+        }
+        if lo != 0 {
+            self.emit(K::Alu {
+                op: AluOp::Sub,
+                width,
+                dst: index,
+                src: Rmi::Imm(lo as i32),
+            });
+        } else if width == Width::W32 {
+            // Zero the upper half so the index is a clean 64-bit value.
+            self.emit(K::Extend {
+                dst: index,
+                src: Rm::Reg(v),
+                from: Width::W32,
+                to: Width::W64,
+                signed: false,
+            });
+        }
+        self.emit(K::Cmp {
+            width,
+            lhs: Rm::Reg(index),
+            rhs: Rmi::Imm((hi - lo) as i32),
+        });
+        self.emit(K::Jcc {
+            cond: Cond::A,
+            target: outside,
+        });
+        let mut table = vec![default; (hi - lo + 1) as usize];
+        for &(c, t) in cases {
+            table[(c - lo) as usize] = t;
+        }
+        let table_id = mir::JumpTableId(self.mir.jump_tables.len() as u32);
+        self.mir.jump_tables.push(table);
+        let base = self.vreg(Width::W64);
+        self.emit(K::Lea {
+            dst: base,
+            addr: Address {
+                base: AddressBase::JumpTable(table_id),
+                index: None,
+                disp: 0,
+            },
+        });
+        let entry = self.vreg(Width::W64);
+        self.emit(K::Extend {
+            dst: entry,
+            src: Rm::Mem(Address {
+                base: AddressBase::Reg(base),
+                index: Some((index, 4)),
+                disp: 0,
+            }),
+            from: Width::W32,
+            to: Width::W64,
+            signed: true,
+        });
+        self.emit(K::Alu {
+            op: AluOp::Add,
+            width: Width::W64,
+            dst: entry,
+            src: Rmi::Reg(base),
+        });
+        self.emit(K::JmpIndirect {
+            target: entry,
+            table: table_id,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dense_runs_become_tables_and_outliers_single_compares() {
+        let cases = |values: &[i64]| -> Vec<(i64, MBlock)> {
+            values.iter().map(|&v| (v, MBlock(0))).collect()
+        };
+        let shape = |values: &[i64]| -> Vec<Vec<i64>> {
+            switch_clusters(&cases(values))
+                .iter()
+                .map(|run| run.iter().map(|&(v, _)| v).collect())
+                .collect()
+        };
+        // switch_table.c's classify: 0..4 and 7 in one table, 100 alone.
+        assert_eq!(
+            shape(&[0, 1, 2, 3, 4, 7, 100]),
+            [vec![0, 1, 2, 3, 4, 7], vec![100]]
+        );
+        // Too few cases for a table.
+        assert_eq!(shape(&[1, 2, 3]), [vec![1], vec![2], vec![3]]);
+        // Sparse: no table.
+        assert_eq!(
+            shape(&[0, 10, 20, 30]),
+            [vec![0], vec![10], vec![20], vec![30]]
+        );
+        // Two tables.
+        assert_eq!(
+            shape(&[-3, -2, -1, 0, 1000, 1001, 1002, 1004]),
+            [vec![-3, -2, -1, 0], vec![1000, 1001, 1002, 1004]]
+        );
+    }
+}

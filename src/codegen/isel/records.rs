@@ -1,0 +1,120 @@
+//! Debug records to `DbgValue`s: each record's locations become operands
+//! (registers, constants, stack slots, salvaged folded addresses) and its
+//! expression a [`DebugExpr`] in the function's [`DebugTable`].
+//!
+//! In: IR debug records at their positions. Out: `DbgValue` instructions
+//! that never influence code selection.
+
+use super::*;
+
+impl Selector<'_> {
+    /// A debug operand for a value, with operations that finish describing
+    /// it (salvaged folded address arithmetic), or `None` if it has no
+    /// location here.
+    pub(super) fn debug_operand(&mut self, v: &Value) -> (DbgOperand, Vec<Op>) {
+        match v {
+            Value::Arg(n) => (DbgOperand::Reg(self.args[*n as usize]), Vec::new()),
+            Value::Const(Constant::Int { value, .. }) => {
+                (DbgOperand::Imm(*value as i64), Vec::new())
+            }
+            Value::Const(Constant::Null) => (DbgOperand::Imm(0), Vec::new()),
+            // A float's or double's bits, as LLVM describes an fp constant
+            // (DW_OP_constu bits, DW_OP_stack_value).
+            Value::Const(c @ Constant::Float { .. }) => {
+                match fp::fp_size(&c.ty()).and_then(|size| self.fp_const_bits(c, size)) {
+                    Some(bits) => (DbgOperand::Imm(bits as i64), Vec::new()),
+                    None => (DbgOperand::NoReg, Vec::new()),
+                }
+            }
+            Value::Const(_) => (DbgOperand::NoReg, Vec::new()),
+            Value::Inst(id) => match self.lowering[id.0 as usize] {
+                Lowering::Normal => match self.values[id.0 as usize] {
+                    Some(r) => (DbgOperand::Reg(r), Vec::new()),
+                    None => (DbgOperand::NoReg, Vec::new()),
+                },
+                Lowering::Slot(slot) => (DbgOperand::StackSlot(slot), Vec::new()),
+                Lowering::FusedCompare | Lowering::Fp80Copy => (DbgOperand::NoReg, Vec::new()),
+                Lowering::FoldedAddress => self.salvage_gep(*id),
+            },
+        }
+    }
+
+    /// Describes a folded GEP with a constant offset from a describable base.
+    pub(super) fn salvage_gep(&mut self, id: InstId) -> (DbgOperand, Vec<Op>) {
+        let InstKind::Gep {
+            source,
+            base,
+            indices,
+            ..
+        } = &self.f.inst(id).kind
+        else {
+            return (DbgOperand::NoReg, Vec::new());
+        };
+        let Some(offset) = self.module.gep_const_offset(source, indices) else {
+            return (DbgOperand::NoReg, Vec::new());
+        };
+        let (operand, mut ops) = self.debug_operand(base);
+        if operand == DbgOperand::NoReg {
+            return (operand, ops);
+        }
+        match offset {
+            0 => {}
+            o if o > 0 => ops.push(Op::PlusUconst(o as u64)),
+            o => ops.extend([Op::Consts(o), Op::Plus]),
+        }
+        (operand, ops)
+    }
+
+    pub(super) fn lower_record(&mut self, record: &ir::DebugRecord) -> Result<(), Diagnostic> {
+        if record.kind == RecordKind::Label {
+            return Ok(());
+        }
+        let debug = &self.module.debug;
+        let expr = debug.expr(record.expr);
+        let inlined_at = debug.location(record.loc).inlined_at;
+        let signed = debug::variable_is_signed(debug, record.variable);
+        let mut operands = Vec::with_capacity(record.locations.len());
+        let mut salvage = Vec::with_capacity(record.locations.len());
+        let mut arg_types = Vec::with_capacity(record.locations.len());
+        let declare = record.kind == RecordKind::Declare;
+        for v in &record.locations {
+            let (operand, ops) = self.debug_operand(v);
+            let bits = self.bits_of(v).unwrap_or(64).max(1) as u16;
+            let float = fp::fp_size(&self.f.value_type(v)).is_some();
+            arg_types.push(ArgType {
+                bits,
+                signed,
+                float,
+            });
+            operands.push(operand);
+            salvage.push(ops);
+        }
+        let translated = debug::translate_expr(&expr.ops, &salvage);
+        let (ops, fragment, defined) = match translated {
+            Some(t) => (t.ops, t.fragment, true),
+            None => (Vec::new(), expr.fragment(), false),
+        };
+        if !defined || (declare && !matches!(operands.as_slice(), [DbgOperand::StackSlot(_)])) {
+            operands.iter_mut().for_each(|o| *o = DbgOperand::NoReg);
+        }
+        let variable = self.debug.intern_variable(VariableKey {
+            variable: record.variable,
+            inlined_at,
+            fragment,
+        });
+        let expr = self.debug.intern_expr(DebugExpr {
+            ops,
+            args: arg_types,
+        });
+        let loc = self.loc;
+        self.loc = mir_loc(Some(record.loc));
+        self.emit(K::DbgValue(DbgValue {
+            variable,
+            operands,
+            expr,
+            indirect: declare,
+        }));
+        self.loc = loc;
+        Ok(())
+    }
+}
