@@ -1,6 +1,7 @@
 //! dwarfsmith: LLVM IR text in, ELF x86-64 objects with DWARF 5 out.
 //!
-//! The pipeline (see ARCHITECTURE.md): parse → opt → codegen → emit.
+//! The pipeline (see ARCHITECTURE.md): parse → verify → gates (target,
+//! unsupported constructs) → debug_prep → codegen → debuginfo → emit.
 
 pub mod codegen;
 pub mod debuginfo;
@@ -56,6 +57,7 @@ pub fn compile_to_model(
 ) -> Result<dwarfsmith_emit::model::ObjectModel, Diagnostic> {
     let mut module = parse_and_verify(text, file)?;
     codegen::target::check_target(&module, file)?;
+    codegen::unsupported::check_module(&module, file)?;
     optimize_and_verify(&mut module, options.opt_level, file)?;
     if options.debug_info {
         // Debug records only: the code is the same with and without them.

@@ -175,27 +175,27 @@ fn one_function_with_assignment_tracking_in_intrinsics_syntax() {
               call void @llvm.dbg.value(metadata i32 %10, metadata !20, metadata !DIExpression(DW_OP_LLVM_fragment, 0, 32)), !dbg !27
               %11 = sub nsw i32 %9, %6, !dbg !29
               call void @llvm.dbg.value(metadata i32 %11, metadata !20, metadata !DIExpression(DW_OP_LLVM_fragment, 32, 32)), !dbg !27
-              call void @llvm.lifetime.start.p0(i64 16, ptr nonnull %3), !dbg !30
-              store i32 %10, ptr %3, align 16, !dbg !31, !DIAssignID !32
+              call void @llvm.lifetime.start.p0(i64 16, ptr nonnull %3) #1, !dbg !30
+              store i32 %10, ptr %3, align 16, !dbg !31, !DIAssignID !32, !tbaa !33
               call void @llvm.dbg.assign(metadata i32 %10, metadata !21, metadata !DIExpression(DW_OP_LLVM_fragment, 0, 32), metadata !32, metadata ptr %3, metadata !DIExpression()), !dbg !27
               %12 = getelementptr inbounds i8, ptr %3, i64 4, !dbg !31
-              store i32 %11, ptr %12, align 4, !dbg !31, !DIAssignID !33
-              call void @llvm.dbg.assign(metadata i32 %11, metadata !21, metadata !DIExpression(DW_OP_LLVM_fragment, 32, 32), metadata !33, metadata ptr %12, metadata !DIExpression()), !dbg !27
+              store i32 %11, ptr %12, align 4, !dbg !31, !DIAssignID !37, !tbaa !33
+              call void @llvm.dbg.assign(metadata i32 %11, metadata !21, metadata !DIExpression(DW_OP_LLVM_fragment, 32, 32), metadata !37, metadata ptr %12, metadata !DIExpression()), !dbg !27
               %13 = getelementptr inbounds i8, ptr %3, i64 8, !dbg !31
-              store i32 1, ptr %13, align 8, !dbg !31, !DIAssignID !34
-              call void @llvm.dbg.assign(metadata i32 1, metadata !21, metadata !DIExpression(DW_OP_LLVM_fragment, 64, 32), metadata !34, metadata ptr %13, metadata !DIExpression()), !dbg !27
+              store i32 1, ptr %13, align 8, !dbg !31, !DIAssignID !38, !tbaa !33
+              call void @llvm.dbg.assign(metadata i32 1, metadata !21, metadata !DIExpression(DW_OP_LLVM_fragment, 64, 32), metadata !38, metadata ptr %13, metadata !DIExpression()), !dbg !27
               %14 = getelementptr inbounds i8, ptr %3, i64 12, !dbg !31
-              store i32 2, ptr %14, align 4, !dbg !31, !DIAssignID !35
-              call void @llvm.dbg.assign(metadata i32 2, metadata !21, metadata !DIExpression(DW_OP_LLVM_fragment, 96, 32), metadata !35, metadata ptr %14, metadata !DIExpression()), !dbg !27
-              call void @observe(ptr noundef nonnull %3, i32 noundef 4), !dbg !36
-              %15 = load i32, ptr %3, align 16, !dbg !37
-              %16 = load i32, ptr %12, align 4, !dbg !38
-              %17 = mul nsw i32 %16, %15, !dbg !39
+              store i32 2, ptr %14, align 4, !dbg !31, !DIAssignID !39, !tbaa !33
+              call void @llvm.dbg.assign(metadata i32 2, metadata !21, metadata !DIExpression(DW_OP_LLVM_fragment, 96, 32), metadata !39, metadata ptr %14, metadata !DIExpression()), !dbg !27
+              call void @observe(ptr noundef nonnull %3, i32 noundef 4) #1, !dbg !40
+              %15 = load i32, ptr %3, align 16, !dbg !41, !tbaa !33
+              %16 = load i32, ptr %12, align 4, !dbg !42, !tbaa !33
+              %17 = mul nsw i32 %16, %15, !dbg !43
               call void @llvm.dbg.value(metadata i32 %17, metadata !25, metadata !DIExpression()), !dbg !27
-              %18 = load i32, ptr %14, align 4, !dbg !40
-              %19 = add nsw i32 %17, %18, !dbg !41
-              call void @llvm.lifetime.end.p0(i64 16, ptr nonnull %3), !dbg !42
-              ret i32 %19, !dbg !43
+              %18 = load i32, ptr %14, align 4, !dbg !44, !tbaa !33
+              %19 = add nsw i32 %17, %18, !dbg !45
+              call void @llvm.lifetime.end.p0(i64 16, ptr nonnull %3) #1, !dbg !46
+              ret i32 %19, !dbg !47
             }
         "#]],
     );

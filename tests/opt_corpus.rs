@@ -4,7 +4,7 @@
 //! passes llvm-dwarfdump --verify, and its `.text` is identical with -g0.
 //! `opt -O2` output passes `opt-19 -passes=verify`, and
 //! `opt --debugify-each -O2 --debugify-export` writes LLVM's CSV with no
-//! missing location for the passes whose rule is preserve (mem2reg,
+//! missing location for the passes whose rule is preserve (sroa, mem2reg, inline,
 //! simplifycfg, dce); the merge and drop passes' counts are printed.
 
 mod support;
@@ -86,7 +86,11 @@ fn check(program: &str) {
     assert_eq!(
         names,
         [
+            "sroa",
             "mem2reg",
+            "instcombine",
+            "simplifycfg",
+            "inline",
             "instcombine",
             "simplifycfg",
             "early-cse",
@@ -101,7 +105,7 @@ fn check(program: &str) {
     // fused operations, early-cse) and drop (licm) may.
     for row in rows
         .iter()
-        .filter(|r| matches!(r[0], "mem2reg" | "simplifycfg" | "dce"))
+        .filter(|r| matches!(r[0], "sroa" | "mem2reg" | "simplifycfg" | "inline" | "dce"))
     {
         assert_eq!(row[2], "0", "{program}: {} lost locations: {csv}", row[0]);
         assert_eq!(row[4], "0.000000e+00", "{program}: {csv}");

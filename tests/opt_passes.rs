@@ -265,7 +265,11 @@ fn the_o2_pipeline_under_debugify_loses_no_location() {
     let report = run_pipeline(&mut module, &dwarfsmith::opt::level_pipeline(2), &options).unwrap();
     expect![[r#"
         Pass Name,# of missing debug values,# of missing locations,Missing/Expected value ratio,Missing/Expected location ratio
+        sroa,0,0,0.000000e+00,0.000000e+00
         mem2reg,12,0,2.400000e-01,0.000000e+00
+        instcombine,0,0,0.000000e+00,0.000000e+00
+        simplifycfg,0,0,0.000000e+00,0.000000e+00
+        inline,0,0,0.000000e+00,0.000000e+00
         instcombine,0,0,0.000000e+00,0.000000e+00
         simplifycfg,0,0,0.000000e+00,0.000000e+00
         early-cse,0,1,0.000000e+00,3.225806e-02
@@ -313,7 +317,7 @@ fn opt_command_line_prints_stops_and_checks() {
     assert_eq!(
         String::from_utf8(out.stderr).unwrap(),
         format!(
-            "{}: error: unknown pass 'nosuchpass' (known: mem2reg, instcombine, simplifycfg, early-cse, licm, dce)\n",
+            "{}: error: unknown pass 'nosuchpass' (known: sroa, mem2reg, instcombine, simplifycfg, inline, early-cse, licm, dce)\n",
             input.display()
         )
     );
@@ -419,6 +423,159 @@ exit:
             }
             WARNING: Missing line 4
             WARNING: Missing line 5
+            CheckModuleDebugify: PASS
+        "#]],
+    );
+}
+
+#[test]
+fn sroa_splits_a_struct_into_fragments_that_mem2reg_promotes() {
+    let input = std::fs::read_to_string(fixture("opt/pt.O0.ll")).unwrap();
+    check_real(
+        "sroa",
+        &input,
+        expect![[r#"
+        define dso_local i64 @flip(i64 %0) !dbg !9 {
+          %2 = alloca i32, align 4
+          %3 = alloca i32, align 4
+          %4 = alloca i32, align 4
+          %5 = alloca i32, align 4
+          %6 = trunc i64 %0 to i32
+          store i32 %6, ptr %4
+          %7 = lshr i64 %0, 32
+          %8 = trunc i64 %7 to i32
+          store i32 %8, ptr %5
+            #dbg_declare(ptr %4, !18, !DIExpression(DW_OP_LLVM_fragment, 0, 32), !19)
+            #dbg_declare(ptr %5, !18, !DIExpression(DW_OP_LLVM_fragment, 32, 32), !19)
+            #dbg_declare(ptr %2, !20, !DIExpression(DW_OP_LLVM_fragment, 0, 32), !21)
+            #dbg_declare(ptr %3, !20, !DIExpression(DW_OP_LLVM_fragment, 32, 32), !21)
+          %9 = load i32, ptr %5, align 4, !dbg !22
+          store i32 %9, ptr %2, align 4, !dbg !23
+          %10 = load i32, ptr %4, align 4, !dbg !24
+          store i32 %10, ptr %3, align 4, !dbg !25
+          %11 = load i32, ptr %2, !dbg !26
+          %12 = zext i32 %11 to i64, !dbg !26
+          %13 = load i32, ptr %3, !dbg !26
+          %14 = zext i32 %13 to i64, !dbg !26
+          %15 = shl i64 %14, 32, !dbg !26
+          %16 = or i64 %12, %15, !dbg !26
+          ret i64 %16, !dbg !26
+        }
+        !18 = !DILocalVariable(name: "p", arg: 1, scope: !9, file: !1, line: 2, type: !12)
+        !19 = !DILocation(line: 2, column: 26, scope: !9)
+        !20 = !DILocalVariable(name: "q", scope: !9, file: !1, line: 3, type: !12)
+        !21 = !DILocation(line: 3, column: 13, scope: !9)
+        !22 = !DILocation(line: 4, column: 11, scope: !9)
+        !23 = !DILocation(line: 4, column: 7, scope: !9)
+        !24 = !DILocation(line: 5, column: 11, scope: !9)
+        !25 = !DILocation(line: 5, column: 7, scope: !9)
+        !26 = !DILocation(line: 6, column: 3, scope: !9)
+    "#]],
+    );
+    check_real(
+        "sroa,mem2reg",
+        &input,
+        expect![[r#"
+        define dso_local i64 @flip(i64 %0) !dbg !9 {
+          %2 = trunc i64 %0 to i32
+            #dbg_value(i32 %2, !18, !DIExpression(DW_OP_LLVM_fragment, 0, 32), !19)
+          %3 = lshr i64 %0, 32
+          %4 = trunc i64 %3 to i32
+            #dbg_value(i32 %4, !18, !DIExpression(DW_OP_LLVM_fragment, 32, 32), !19)
+            #dbg_value(i32 %4, !20, !DIExpression(DW_OP_LLVM_fragment, 0, 32), !21)
+            #dbg_value(i32 %2, !20, !DIExpression(DW_OP_LLVM_fragment, 32, 32), !21)
+          %5 = zext i32 %4 to i64, !dbg !22
+          %6 = zext i32 %2 to i64, !dbg !22
+          %7 = shl i64 %6, 32, !dbg !22
+          %8 = or i64 %5, %7, !dbg !22
+          ret i64 %8, !dbg !22
+        }
+        !18 = !DILocalVariable(name: "p", arg: 1, scope: !9, file: !1, line: 2, type: !12)
+        !19 = !DILocation(line: 2, column: 26, scope: !9)
+        !20 = !DILocalVariable(name: "q", scope: !9, file: !1, line: 3, type: !12)
+        !21 = !DILocation(line: 3, column: 13, scope: !9)
+        !22 = !DILocation(line: 6, column: 3, scope: !9)
+    "#]],
+    );
+}
+
+#[test]
+fn inline_copies_a_small_callee_with_inlined_at_locations() {
+    let input = std::fs::read_to_string(fixture("opt/inl.O0.ll")).unwrap();
+    check_real(
+        "mem2reg,inline,simplifycfg",
+        &input,
+        expect![[r#"
+        define dso_local i32 @f(i32 noundef %0) !dbg !9 {
+            #dbg_value(i32 %0, !14, !DIExpression(), !15)
+            #dbg_value(i32 %0, !16, !DIExpression(), !18)
+          %2 = mul nsw i32 %0, %0, !dbg !20
+            #dbg_value(i32 %2, !21, !DIExpression(), !22)
+          %3 = add nsw i32 %2, 1, !dbg !23
+            #dbg_value(i32 %3, !24, !DIExpression(), !25)
+          ret i32 %3, !dbg !26
+        }
+        define internal i32 @sq(i32 noundef %0) !dbg !17 {
+            #dbg_value(i32 %0, !16, !DIExpression(), !27)
+          %2 = mul nsw i32 %0, %0, !dbg !28
+            #dbg_value(i32 %2, !21, !DIExpression(), !29)
+          ret i32 %2, !dbg !30
+        }
+        !14 = !DILocalVariable(name: "a", arg: 1, scope: !9, file: !1, line: 5, type: !12)
+        !15 = !DILocation(line: 5, column: 11, scope: !9)
+        !16 = !DILocalVariable(name: "x", arg: 1, scope: !17, file: !1, line: 1, type: !12)
+        !18 = !DILocation(line: 1, column: 19, scope: !17, inlinedAt: !19)
+        !19 = !DILocation(line: 6, column: 11, scope: !9)
+        !20 = !DILocation(line: 2, column: 13, scope: !17, inlinedAt: !19)
+        !21 = !DILocalVariable(name: "y", scope: !17, file: !1, line: 2, type: !12)
+        !22 = !DILocation(line: 2, column: 7, scope: !17, inlinedAt: !19)
+        !23 = !DILocation(line: 6, column: 17, scope: !9)
+        !24 = !DILocalVariable(name: "b", scope: !9, file: !1, line: 6, type: !12)
+        !25 = !DILocation(line: 6, column: 7, scope: !9)
+        !26 = !DILocation(line: 7, column: 3, scope: !9)
+        !27 = !DILocation(line: 1, column: 19, scope: !17)
+        !28 = !DILocation(line: 2, column: 13, scope: !17)
+        !29 = !DILocation(line: 2, column: 7, scope: !17)
+        !30 = !DILocation(line: 3, column: 3, scope: !17)
+    "#]],
+    );
+}
+
+#[test]
+fn inline_stops_on_mutual_recursion_after_one_level() {
+    check(
+        "inline",
+        r#"
+define i32 @even(i32 %n) {
+  %r = call i32 @odd(i32 %n)
+  ret i32 %r
+}
+define i32 @odd(i32 %n) {
+  %r = call i32 @even(i32 %n)
+  ret i32 %r
+}
+"#,
+        expect![[r#"
+            define i32 @even(i32 %n) !dbg !5 {
+              br label %2, !dbg !8
+            1:
+                #dbg_value(i32 %r, !9, !DIExpression(), !8)
+              ret i32 %r, !dbg !11
+            2:
+              %r = call i32 @even(i32 %n), !dbg !12
+                #dbg_value(i32 %r, !16, !DIExpression(), !12)
+              br label %1, !dbg !8
+            }
+            define i32 @odd(i32 %n) !dbg !13 {
+              br label %2, !dbg !17
+            1:
+                #dbg_value(i32 %r, !16, !DIExpression(), !17)
+              ret i32 %r, !dbg !18
+            2:
+              %r = call i32 @odd(i32 %n), !dbg !19
+                #dbg_value(i32 %r, !9, !DIExpression(), !19)
+              br label %1, !dbg !17
+            }
             CheckModuleDebugify: PASS
         "#]],
     );

@@ -19,7 +19,8 @@ use realworld::{run_transcript, Build, Project};
 /// Builds `project` from `clang`'s IR, checks the per-file status against
 /// `status`, and returns the build.
 fn build_and_check_status(project: &Project, clang: &str, dir: &Path, status: Expect) -> Build {
-    let build = realworld::build(project, clang, dir);
+    let dwarfsmith = Path::new(env!("CARGO_BIN_EXE_dwarfsmith"));
+    let build = realworld::build(project, clang, dwarfsmith, dir);
     let report = build.report();
     println!(
         "{} ({clang}): {}",

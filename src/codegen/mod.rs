@@ -25,6 +25,7 @@ pub mod mir;
 pub mod pipeline;
 pub mod regalloc;
 pub mod target;
+pub mod unsupported;
 
 use dwarfsmith_emit::model::ObjectModel;
 

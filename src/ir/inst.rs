@@ -6,7 +6,7 @@
 //! never instructions; each one rides on the instruction it precedes in
 //! [`Inst::records`], so a pass walking instructions skips nothing.
 
-use super::debug::{DebugRecord, LocId, MdId};
+use super::debug::{DebugRecord, LocId, MdId, MdRef};
 use super::types::{FunctionType, Type};
 use super::value::{BlockId, Constant, GepFlags, Value};
 use crate::error::Pos;
@@ -25,6 +25,11 @@ pub struct Inst {
     pub dbg: Option<LocId>,
     /// The attached `!DIAssignID` (assignment tracking), if any.
     pub assign_id: Option<MdId>,
+    /// Other metadata attachments (`!tbaa`, `!llvm.loop`, `!range`...), by
+    /// kind name without `!`, in order.
+    pub metadata: Vec<(String, MdRef)>,
+    /// Function attribute groups of a call site (`#N` after the arguments).
+    pub attr_groups: Vec<u32>,
     /// Debug records that come immediately before this instruction, in order.
     pub records: Vec<DebugRecord>,
     /// Where the instruction was read from (line 0 when made by a pass).
@@ -40,6 +45,8 @@ impl Inst {
             name: None,
             dbg: None,
             assign_id: None,
+            metadata: Vec::new(),
+            attr_groups: Vec::new(),
             records: Vec::new(),
             pos: Pos::default(),
         }
@@ -1061,6 +1068,14 @@ pub struct ParamAttrs {
     /// Every other attribute as written, in order (the code generation gate
     /// refuses the ones that change the ABI and that codegen ignores).
     pub other: Vec<String>,
+    /// `byval(T)`: the pointer names a copy of a `T` passed on the stack.
+    pub byval: Option<Type>,
+    /// `sret(T)`: the pointer names where the callee writes its `T` result.
+    pub sret: Option<Type>,
+    /// `elementtype(T)`: the type an indirect inline asm operand points to.
+    pub elementtype: Option<Type>,
+    /// `align N` of a `byval` or `sret` pointer (the copy's alignment).
+    pub align: Option<u32>,
 }
 
 /// One argument of a call.

@@ -33,8 +33,8 @@ pub use inst::{
 };
 pub use layout::GepStep;
 pub use module::{
-    AttributeGroup, Block, Comdat, Function, Global, Linkage, Module, NamedMetadata, Param,
-    SymbolAttrs, UnnamedAddr,
+    AttributeGroup, Block, Comdat, Function, Global, Linkage, Module, ModuleAsm, NamedMetadata,
+    Param, SymbolAttrs, UnnamedAddr,
 };
 pub use types::{FloatKind, FunctionType, StructDef, StructId, Type};
 pub use value::{

@@ -135,6 +135,9 @@ pub struct SymbolAttrs {
     pub prologue: Option<String>,
     /// The typed constant after `personality`, as written.
     pub personality: Option<String>,
+    /// Metadata attachments other than `!dbg` (`!type`, `!prof`...), by kind
+    /// name without `!`, in order.
+    pub metadata: Vec<(String, MdRef)>,
 }
 
 /// `attributes #N = { ... }`: a function attribute group.
@@ -153,6 +156,15 @@ pub struct Comdat {
     pub name: String,
     /// The selection kind (`any`, `exactmatch`, `largest`, `nodeduplicate`, `samesize`).
     pub kind: String,
+}
+
+/// `module asm "..."`: one line of module-level inline assembly.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModuleAsm {
+    /// The assembly text.
+    pub text: String,
+    /// Where it was read from.
+    pub pos: Pos,
 }
 
 /// A global variable: `@name = [linkage] [unnamed_addr] global|constant ty init, align N`.
@@ -345,6 +357,8 @@ pub struct Module {
     pub attribute_groups: Vec<AttributeGroup>,
     /// Comdats, in file order.
     pub comdats: Vec<Comdat>,
+    /// `module asm` lines, in file order.
+    pub module_asm: Vec<ModuleAsm>,
     /// Named metadata (`!llvm.dbg.cu`, `!llvm.module.flags`, `!llvm.ident`...), in order.
     pub named_metadata: Vec<NamedMetadata>,
 }

@@ -20,10 +20,12 @@ pub mod edit;
 
 mod dce;
 mod early_cse;
+mod inline;
 mod instcombine;
 mod licm;
 mod mem2reg;
 mod simplifycfg;
+mod sroa;
 
 use crate::ir::print::{print_module, DebugSyntax};
 use crate::ir::{Function, Intrinsic, Module, Value};
@@ -36,6 +38,9 @@ pub struct PassCx<'a> {
     pub module: &'a mut Module,
     /// The intrinsic each function is (by [`crate::ir::FuncId`] index), if any.
     pub intrinsics: &'a [Option<Intrinsic>],
+    /// The module's functions as they were before the pass (for passes with
+    /// [`Pass::needs_bodies`]; empty otherwise).
+    pub bodies: &'a [Function],
 }
 
 impl PassCx<'_> {
@@ -57,33 +62,51 @@ pub struct Pass {
     pub name: &'static str,
     /// Runs the pass on one function.
     pub run: fn(&mut PassCx, &mut Function) -> bool,
+    /// Whether the pass reads other functions' bodies ([`PassCx::bodies`]).
+    pub needs_bodies: bool,
 }
 
 /// Every pass, by name.
 pub const PASSES: &[Pass] = &[
     Pass {
+        name: "sroa",
+        run: sroa::run,
+        needs_bodies: false,
+    },
+    Pass {
         name: "mem2reg",
         run: mem2reg::run,
+        needs_bodies: false,
     },
     Pass {
         name: "instcombine",
         run: instcombine::run,
+        needs_bodies: false,
     },
     Pass {
         name: "simplifycfg",
         run: simplifycfg::run,
+        needs_bodies: false,
+    },
+    Pass {
+        name: "inline",
+        run: inline::run,
+        needs_bodies: true,
     },
     Pass {
         name: "early-cse",
         run: early_cse::run,
+        needs_bodies: false,
     },
     Pass {
         name: "licm",
         run: licm::run,
+        needs_bodies: false,
     },
     Pass {
         name: "dce",
         run: dce::run,
+        needs_bodies: false,
     },
 ];
 
@@ -91,7 +114,11 @@ pub const PASSES: &[Pass] = &[
 const O1: &[&str] = &["mem2reg", "instcombine", "simplifycfg", "dce"];
 /// The passes of `-O2` (and `-O3`).
 const O2: &[&str] = &[
+    "sroa",
     "mem2reg",
+    "instcombine",
+    "simplifycfg",
+    "inline",
     "instcombine",
     "simplifycfg",
     "early-cse",
@@ -219,9 +246,15 @@ pub fn run_pass(module: &mut Module, pass: &Pass) -> bool {
         .iter()
         .map(|f| Intrinsic::from_name(&f.name))
         .collect();
+    let bodies = if pass.needs_bodies {
+        functions.clone()
+    } else {
+        Vec::new()
+    };
     let mut cx = PassCx {
         module,
         intrinsics: &intrinsics,
+        bodies: &bodies,
     };
     let mut changed = false;
     for function in functions.iter_mut().filter(|f| !f.is_declaration()) {

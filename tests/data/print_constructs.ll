@@ -17,6 +17,7 @@ $own = comdat any
 @as1 = addrspace(1) global i32 6
 @ext = external externally_initialized global i32
 @dll = dllexport global i32 7
+@typed = global i32 8, !type !8
 
 define void @byval_sret(ptr noalias sret(%struct.S) align 8 %out, ptr byval(%struct.S) align 8 %in, ptr nocapture readonly dereferenceable(24) %p, ptr inalloca(i32) %q) #0 {
   ret void
@@ -30,7 +31,7 @@ define i32 @gc_prefix(ptr swifterror %e, ptr swiftself %s, ptr nest %n, ptr prea
   ret i32 0
 }
 
-define i32 @pers() personality ptr @__gxx_personality_v0 {
+define i32 @pers() personality ptr @__gxx_personality_v0 !prof !9 {
   ret i32 0
 }
 
@@ -44,10 +45,25 @@ define i32 @mt(i32 %x) {
   ret i32 %r
 }
 
+define i32 @attached(ptr %p) {
+  %v = load i32, ptr %p, align 4, !tbaa !1, !range !5, !noundef !6
+  %r = call i32 @mt(i32 %v) #1, !annotation !7
+  ret i32 %r
+}
+
 declare i32 @__gxx_personality_v0(...)
 
-declare void @decl(ptr nocapture noundef writeonly, i64 noundef zeroext) local_unnamed_addr #1
+declare !annotation !7 void @decl(ptr nocapture noundef writeonly, i64 noundef zeroext) local_unnamed_addr #1
 
 attributes #0 = { noinline nounwind optnone uwtable "frame-pointer"="all" "target-cpu"="x86-64" }
 attributes #1 = { mustprogress nofree norecurse nosync nounwind willreturn memory(none) uwtable }
 
+!1 = !{!2, !2, i64 0}
+!2 = !{!"int", !3, i64 0}
+!3 = !{!"omnipotent char", !4, i64 0}
+!4 = !{!"Simple C/C++ TBAA"}
+!5 = !{i32 0, i32 10}
+!6 = !{}
+!7 = !{!"auto-init"}
+!8 = !{i64 0, !"typeid"}
+!9 = !{!"function_entry_count", i64 100}

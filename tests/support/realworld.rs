@@ -261,10 +261,10 @@ fn assert_ran(output: &Output, what: &str) {
     );
 }
 
-/// Builds `project` in `dir`: gcc -O0 objects, `clang -O2 -g` IR, dwarfsmith
-/// objects from that IR, both programs; checks every dwarfsmith object with
-/// `dwarfsmith verify` and one `llvm-dwarfdump --verify` run.
-pub fn build(project: &Project, clang: &str, dir: &Path) -> Build {
+/// Builds `project` in `dir`: gcc -O0 objects, `clang -O2 -g` IR, objects
+/// from that IR by the `dwarfsmith` binary, both programs; checks every
+/// dwarfsmith object with `dwarfsmith verify` and one `llvm-dwarfdump --verify` run.
+pub fn build(project: &Project, clang: &str, dwarfsmith: &Path, dir: &Path) -> Build {
     for sub in ["gcc", "ir", "ds"] {
         std::fs::create_dir_all(dir.join(sub)).unwrap();
     }
@@ -297,7 +297,7 @@ pub fn build(project: &Project, clang: &str, dir: &Path) -> Build {
         .iter()
         .map(|source| {
             let name = stem(source);
-            let mut command = Command::new(env!("CARGO_BIN_EXE_dwarfsmith"));
+            let mut command = Command::new(dwarfsmith);
             command
                 .args([
                     "compile",
@@ -329,7 +329,7 @@ pub fn build(project: &Project, clang: &str, dir: &Path) -> Build {
         .collect();
 
     let objects: Vec<&PathBuf> = files.iter().filter_map(|(_, r)| r.as_ref().ok()).collect();
-    verify_objects(&objects);
+    verify_objects(dwarfsmith, &objects);
 
     let gcc_objects: Vec<PathBuf> = project
         .sources
@@ -358,14 +358,14 @@ pub fn build(project: &Project, clang: &str, dir: &Path) -> Build {
 }
 
 /// `dwarfsmith verify` on each object and one `llvm-dwarfdump --verify` over all.
-pub fn verify_objects(objects: &[&PathBuf]) {
+pub fn verify_objects(dwarfsmith: &Path, objects: &[&PathBuf]) {
     if objects.is_empty() {
         return;
     }
     let verifies = objects
         .iter()
         .map(|object| {
-            let mut command = Command::new(env!("CARGO_BIN_EXE_dwarfsmith"));
+            let mut command = Command::new(dwarfsmith);
             command.arg("verify").arg(object);
             command
         })

@@ -163,13 +163,15 @@ impl LineListing {
 
     /// `section+offset` for `address` (its code section, else the address).
     pub fn describe(&self, address: u64) -> String {
-        self.code_sections
-            .iter()
-            .find(|(_, start, size)| address >= *start && address <= start + size)
-            .map_or_else(
-                || format!("{address:#x}"),
-                |(name, start, _)| format!("{name}+{:#x}", address - start),
-            )
+        let inside = |at_end: bool| {
+            self.code_sections.iter().find(move |(_, start, size)| {
+                address >= *start && (address < start + size || at_end && address == start + size)
+            })
+        };
+        inside(false).or_else(|| inside(true)).map_or_else(
+            || format!("{address:#x}"),
+            |(name, start, _)| format!("{name}+{:#x}", address - start),
+        )
     }
 
     /// `function+offset` for `address`, or `-` outside every function.

@@ -293,6 +293,18 @@ impl<'a> Selector<'a> {
             self.values.push(reg);
         }
         self.classify();
+        if let Some(p) = f
+            .params
+            .iter()
+            .find(|p| p.attrs.byval.is_some() || p.attrs.sret.is_some())
+        {
+            let what = if p.attrs.byval.is_some() {
+                "byval"
+            } else {
+                "sret"
+            };
+            return Err(self.error(format!("unsupported {what} parameter")));
+        }
         self.lower_params()?;
         for b in 0..f.blocks.len() {
             self.current = MBlock(b as u32);
@@ -664,6 +676,12 @@ impl<'a> Selector<'a> {
                 args,
                 ..
             } => self.lower_inline_asm(id, asm, args),
+            InstKind::Gep { .. } if inst.ty != Type::Ptr => {
+                Err(self.error("unsupported instruction 'getelementptr' over vectors".into()))
+            }
+            InstKind::Call { args, .. } if args.iter().any(|a| a.attrs.byval.is_some()) => {
+                Err(self.error("unsupported byval argument".into()))
+            }
             InstKind::FBinary { op, lhs, rhs, .. } => self.lower_fbinary(id, *op, lhs, rhs),
             InstKind::FNeg { value, .. } => self.lower_fneg(id, value),
             InstKind::FCmp { pred, lhs, rhs, .. } => self.lower_fcmp(id, *pred, lhs, rhs),
@@ -777,7 +795,7 @@ impl<'a> Selector<'a> {
                 } else if let Some(v) = value {
                     let bits = self.bits_of(v)?;
                     let mut r = self.reg(v)?;
-                    let attrs = &self.f.ret_attrs;
+                    let attrs = self.f.ret_attrs.clone();
                     if bits < 32 && (attrs.signext || attrs.zeroext) {
                         r = self.extend(r, bits, Width::W32, attrs.signext);
                     }

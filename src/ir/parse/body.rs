@@ -73,7 +73,7 @@ impl<'a> Parser<'a> {
         let start = self.offset();
         self.bump();
         let mut subprogram = None;
-        let (linkage, dso_local, unnamed_prefix, symbol_attrs) = self.parse_linkage_words()?;
+        let (linkage, dso_local, unnamed_prefix, mut symbol_attrs) = self.parse_linkage_words()?;
         // Calling convention, return attributes and `!dbg` before the type (declarations).
         let mut ret_attrs = ParamAttrs::default();
         while !self.at_type() {
@@ -83,6 +83,10 @@ impl<'a> Parser<'a> {
                     let id = self.parse_node_ref()?;
                     if kind == "dbg" {
                         subprogram = Some(id);
+                    } else {
+                        symbol_attrs
+                            .metadata
+                            .push((kind.to_string(), crate::ir::MdRef::Node(id)));
                     }
                 }
                 Tok::Ident(_) => {
@@ -240,6 +244,8 @@ impl<'a> Parser<'a> {
                     let id = self.parse_md_ref()?;
                     if kind == "dbg" {
                         function.subprogram = Some(self.expect_node(id, at)?);
+                    } else {
+                        function.attrs.metadata.push((kind.to_string(), id));
                     }
                 }
                 Tok::AttrRef(n) => {
@@ -813,11 +819,17 @@ impl<'a> Parser<'a> {
                 let flags = self.parse_gep_flags()?;
                 let source = self.parse_type()?;
                 self.expect_punct(b',')?;
-                let (_, base) = self.parse_typed_value(function, scope)?;
+                let (base_ty, base) = self.parse_typed_value(function, scope)?;
+                // A vector base or index makes a vector of addresses.
+                let mut result = base_ty.with_lanes_of(Type::Ptr);
                 let mut indices = Vec::new();
                 while self.is_punct(b',') && !matches!(self.peek_n(1), Tok::MdName(_)) {
                     self.bump();
-                    indices.push(self.parse_typed_value(function, scope)?.1);
+                    let (index_ty, index) = self.parse_typed_value(function, scope)?;
+                    if result == Type::Ptr {
+                        result = index_ty.with_lanes_of(Type::Ptr);
+                    }
+                    indices.push(index);
                 }
                 (
                     InstKind::Gep {
@@ -826,7 +838,7 @@ impl<'a> Parser<'a> {
                         base,
                         indices,
                     },
-                    Type::Ptr,
+                    result,
                 )
             }
             "alloca" => {
@@ -1094,7 +1106,8 @@ impl<'a> Parser<'a> {
                 "dbg" => inst.dbg = Some(self.parse_location_ref()?),
                 "DIAssignID" => inst.assign_id = Some(self.parse_node_ref()?),
                 _ => {
-                    self.parse_md_ref()?;
+                    let target = self.parse_md_ref()?;
+                    inst.metadata.push((kind.to_string(), target));
                 }
             }
         }
@@ -1150,8 +1163,10 @@ impl<'a> Parser<'a> {
             },
         };
         // Attribute groups after the arguments (clang prints no inline ones).
-        while matches!(self.peek(), Tok::AttrRef(_)) {
+        let mut attr_groups = Vec::new();
+        while let Tok::AttrRef(n) = self.peek() {
             self.bump();
+            attr_groups.push(n);
         }
         let mut inst = Inst::new(
             InstKind::Call {
@@ -1164,6 +1179,7 @@ impl<'a> Parser<'a> {
             ret,
         );
         inst.pos = self.pos_of(start);
+        inst.attr_groups = attr_groups;
         self.parse_attachments(&mut inst)?;
         self.define_result(result_name, inst, start, function, scope)?;
         Ok(None)
@@ -1209,4 +1225,8 @@ fn merge_attrs(attrs: &mut ParamAttrs, extra: ParamAttrs) {
     attrs.nonnull |= extra.nonnull;
     attrs.immarg |= extra.immarg;
     attrs.other.extend(extra.other);
+    attrs.byval = attrs.byval.take().or(extra.byval);
+    attrs.sret = attrs.sret.take().or(extra.sret);
+    attrs.elementtype = attrs.elementtype.take().or(extra.elementtype);
+    attrs.align = attrs.align.or(extra.align);
 }

@@ -16,8 +16,7 @@
 //! constructs (attribute groups, comdats, visibility, thread-local modes,
 //! sections, partitions, gc, prefix/prologue/personality, parameter
 //! attributes the model does not interpret) are kept, some as written;
-//! instruction metadata other than debug locations and `!DIAssignID`
-//! (TBAA, loop metadata) and call-site attribute groups are read and dropped. Never panics: every
+//! so are instruction metadata attachments and call-site attribute groups. Never panics: every
 //! malformed input, truncated ones included, gives a diagnostic.
 
 mod body;
@@ -33,8 +32,8 @@ use lexer::{LineIndex, Tok, Token};
 use super::debug::{ExprId, LocId, MdEntry, MdId, MdNode, MdRef};
 use super::inst::ParamAttrs;
 use super::module::{
-    AttributeGroup, Comdat, Function, Global, Linkage, Module, NamedMetadata, SymbolAttrs,
-    UnnamedAddr,
+    AttributeGroup, Comdat, Function, Global, Linkage, Module, ModuleAsm, NamedMetadata,
+    SymbolAttrs, UnnamedAddr,
 };
 use super::types::{StructDef, StructId, Type};
 use super::value::{FuncId, GlobalId, GlobalRef};
@@ -94,11 +93,14 @@ pub fn parse_module(text: &str, file_name: &str) -> Result<Module, Diagnostic> {
 /// order of first reference (as LLVM numbers them when printing), so that a
 /// module prints the same whichever debug syntax it was read in (the
 /// `llvm.dbg.*` declarations are not kept) and whatever numbers it used.
-/// Call-site groups are not kept (see the module doc).
 fn renumber_attribute_groups(module: &mut Module, file_name: &str) -> Result<(), Diagnostic> {
     let mut order: Vec<u32> = Vec::new();
     for function in &mut module.functions {
-        for group in &mut function.attrs.attribute_groups {
+        let call_sites = function
+            .insts
+            .iter_mut()
+            .flat_map(|i| i.attr_groups.iter_mut());
+        for group in function.attrs.attribute_groups.iter_mut().chain(call_sites) {
             if !module.attribute_groups.iter().any(|g| g.number == *group) {
                 return Err(Diagnostic {
                     file: file_name.to_string(),
@@ -490,10 +492,11 @@ impl<'a> Parser<'a> {
                     });
                 }
                 Tok::Ident("module") => {
-                    // `module asm "..."`: not modelled.
+                    let pos = self.pos_of(self.offset());
                     self.bump();
                     self.expect_word("asm")?;
-                    self.string()?;
+                    let text = self.string()?;
+                    self.module.module_asm.push(ModuleAsm { text, pos });
                 }
                 Tok::MdNum(n) => self.parse_md_slot_def(n)?,
                 Tok::MdName(name) => self.parse_named_metadata(name)?,
@@ -627,6 +630,12 @@ impl<'a> Parser<'a> {
         let constant = match self.peek() {
             Tok::Ident("global") => false,
             Tok::Ident("constant") => true,
+            Tok::Ident(word @ ("alias" | "ifunc")) => {
+                return Err(self.error_at(
+                    self.offset(),
+                    format!("'@{name}' is an {word}: aliases and ifuncs are not supported"),
+                ))
+            }
             _ => return Err(self.expected("'global' or 'constant'")),
         };
         self.bump();
@@ -675,6 +684,8 @@ impl<'a> Parser<'a> {
                     let target = self.parse_md_ref()?;
                     if kind == "dbg" {
                         global.dbg.push(self.expect_node(target, at)?);
+                    } else {
+                        global.attrs.metadata.push((kind.to_string(), target));
                     }
                 }
                 _ => return Err(self.expected("a global attribute")),

@@ -12,6 +12,10 @@ use crate::ir::value::{
     f64_bits_to_f32_bits, BlockId, ConstExpr, Constant, GepFlags, GlobalRef, InlineAsm,
 };
 
+/// The most lanes a vector type may have: far above what any target
+/// uses, low enough that a `splat` or mask is never a huge allocation.
+const MAX_VECTOR_LANES: u32 = 1 << 16;
+
 /// Words that start a value rather than an attribute.
 fn is_value_word(word: &str) -> bool {
     matches!(
@@ -170,7 +174,7 @@ impl<'a> Parser<'a> {
         self.bump();
         if ty == Type::Ptr && self.peek() == Tok::Ident("addrspace") {
             self.bump();
-            self.skip_group()?;
+            self.default_addrspace()?;
         }
         ty = self.parse_type_suffix(ty)?;
         Ok(ty)
@@ -184,8 +188,13 @@ impl<'a> Parser<'a> {
         let len = self.int()?;
         let len = u32::try_from(len)
             .ok()
-            .filter(|n| *n > 0)
-            .ok_or_else(|| self.error_at(offset, "invalid vector length"))?;
+            .filter(|n| (1..=MAX_VECTOR_LANES).contains(n))
+            .ok_or_else(|| {
+                self.error_at(
+                    offset,
+                    format!("vector length {len} is not supported (1 to {MAX_VECTOR_LANES})"),
+                )
+            })?;
         self.expect_word("x")?;
         let elem = self.parse_type()?;
         if !matches!(elem, Type::Int(_) | Type::Float(_) | Type::Ptr) {
@@ -224,7 +233,7 @@ impl<'a> Parser<'a> {
                 }
                 Tok::Ident("addrspace") => {
                     self.bump();
-                    self.skip_group()?;
+                    self.default_addrspace()?;
                     if !self.is_punct(b'*') {
                         return Err(self.expected("'*'"));
                     }
@@ -257,10 +266,24 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// `(N)` after `addrspace` in a pointer type: the model's pointers are
+    /// all in address space 0, so any other is refused here.
+    fn default_addrspace(&mut self) -> PResult<()> {
+        let offset = self.offset();
+        match self.addrspace_number()? {
+            0 => Ok(()),
+            n => Err(self.error_at(
+                offset,
+                format!("pointers in address space {n} are not supported"),
+            )),
+        }
+    }
+
     /// Parameter or argument attributes, up to the value or name: the ABI
     /// flags, and every other attribute as written.
     pub(super) fn parse_param_attrs(&mut self) -> PResult<ParamAttrs> {
         let mut attrs = ParamAttrs::default();
+        let mut align = None;
         loop {
             match self.peek() {
                 Tok::Ident(word) if !is_value_word(word) && !is_type_word(word) => match word {
@@ -269,12 +292,41 @@ impl<'a> Parser<'a> {
                     "noundef" => attrs.noundef = true,
                     "nonnull" => attrs.nonnull = true,
                     "immarg" => attrs.immarg = true,
+                    "align" if matches!(self.peek_n(1), Tok::Int(_)) => {
+                        let start = self.offset();
+                        self.bump();
+                        align = Some((self.u32_value()?, self.source_since(start).to_string()));
+                        continue;
+                    }
+                    "byval" | "sret" | "elementtype" if self.peek_n(1) == Tok::Punct(b'(') => {
+                        self.bump();
+                        self.bump();
+                        let ty = self.parse_type()?;
+                        self.expect_punct(b')')?;
+                        match word {
+                            "byval" => attrs.byval = Some(ty),
+                            "sret" => attrs.sret = Some(ty),
+                            _ => attrs.elementtype = Some(ty),
+                        }
+                        continue;
+                    }
                     _ => {
                         attrs.other.push(self.attribute_as_written()?);
                         continue;
                     }
                 },
-                _ => return Ok(attrs),
+                _ => {
+                    // `align N` belongs to the copy of a byval/sret pointer;
+                    // on any other pointer it is kept as written.
+                    if let Some((n, written)) = align {
+                        if attrs.byval.is_some() || attrs.sret.is_some() {
+                            attrs.align = Some(n);
+                        } else {
+                            attrs.other.push(written);
+                        }
+                    }
+                    return Ok(attrs);
+                }
             }
             self.bump();
         }

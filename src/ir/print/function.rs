@@ -102,10 +102,16 @@ impl BodyPrinter<'_> {
                 self.slots.write_ref(out, self.module, MdRef::Node(sp));
                 out.push(' ');
             }
+            for (kind, target) in &f.attrs.metadata {
+                write_name(out, '!', kind);
+                out.push(' ');
+                self.slots.write_ref(out, self.module, *target);
+                out.push(' ');
+            }
         }
         write_linkage(out, f.linkage, f.dso_local);
         super::symbol::write_visibility(out, &f.attrs);
-        write_attrs(out, &f.ret_attrs);
+        write_attrs(out, self.module, &f.ret_attrs);
         write_type(out, self.module, &f.ret_ty);
         out.push(' ');
         write_name(out, '@', &f.name);
@@ -116,7 +122,7 @@ impl BodyPrinter<'_> {
             }
             write_type(out, self.module, &param.ty);
             let mut attrs = String::new();
-            write_attrs(&mut attrs, &param.attrs);
+            write_attrs(&mut attrs, self.module, &param.attrs);
             if !attrs.is_empty() {
                 out.push(' ');
                 out.push_str(attrs.trim_end());
@@ -145,6 +151,12 @@ impl BodyPrinter<'_> {
             if let Some(sp) = f.subprogram {
                 out.push_str(" !dbg ");
                 self.slots.write_ref(out, self.module, MdRef::Node(sp));
+            }
+            for (kind, target) in &f.attrs.metadata {
+                out.push(' ');
+                write_name(out, '!', kind);
+                out.push(' ');
+                self.slots.write_ref(out, self.module, *target);
             }
         }
     }
@@ -203,6 +215,12 @@ impl BodyPrinter<'_> {
         if let Some(id) = inst.assign_id {
             out.push_str(", !DIAssignID ");
             self.slots.write_ref(out, self.module, MdRef::Node(id));
+        }
+        for (kind, target) in &inst.metadata {
+            out.push_str(", ");
+            write_name(out, '!', kind);
+            out.push(' ');
+            self.slots.write_ref(out, self.module, *target);
         }
         out.push('\n');
     }
@@ -497,7 +515,7 @@ impl BodyPrinter<'_> {
                     TailKind::NoTail => "notail ",
                 });
                 out.push_str("call ");
-                write_attrs(out, ret_attrs);
+                write_attrs(out, m, ret_attrs);
                 if fn_ty.varargs {
                     write_type(out, m, &Type::Function(Box::new(fn_ty.clone())));
                 } else {
@@ -517,10 +535,13 @@ impl BodyPrinter<'_> {
                     };
                     write_type(out, m, &ty);
                     out.push(' ');
-                    write_attrs(out, &arg.attrs);
+                    write_attrs(out, m, &arg.attrs);
                     self.value(out, &arg.value);
                 }
                 out.push(')');
+                for group in &inst.attr_groups {
+                    let _ = write!(out, " #{group}");
+                }
             }
             InstKind::Freeze { value } => {
                 out.push_str("freeze ");
@@ -717,8 +738,9 @@ pub fn write_unnamed_addr(out: &mut String, unnamed_addr: crate::ir::UnnamedAddr
 
 /// Appends parameter attributes, each followed by a space: the ones kept
 /// as written first (calling conventions and fast-math flags of a call are
-/// among them and must precede return attributes), then the flags.
-fn write_attrs(out: &mut String, attrs: &ParamAttrs) {
+/// among them and must precede return attributes), then the flags and the
+/// typed ones.
+fn write_attrs(out: &mut String, module: &Module, attrs: &ParamAttrs) {
     for attr in &attrs.other {
         out.push_str(attr);
         out.push(' ');
@@ -734,6 +756,21 @@ fn write_attrs(out: &mut String, attrs: &ParamAttrs) {
             out.push_str(name);
             out.push(' ');
         }
+    }
+    for (ty, name) in [
+        (&attrs.byval, "byval"),
+        (&attrs.sret, "sret"),
+        (&attrs.elementtype, "elementtype"),
+    ] {
+        if let Some(ty) = ty {
+            out.push_str(name);
+            out.push('(');
+            write_type(out, module, ty);
+            out.push_str(") ");
+        }
+    }
+    if let Some(align) = attrs.align {
+        let _ = write!(out, "align {align} ");
     }
 }
 

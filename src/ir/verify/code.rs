@@ -417,14 +417,36 @@ fn type_problem(c: &Checker, id: InstId) -> Option<String> {
         // LLVM takes a `va_list` of any type (only the target gives it meaning).
         InstKind::VaArg { .. } => None,
         InstKind::IndirectBr { address, .. } => expect("the address", address, &Type::Ptr),
-        InstKind::Gep { base, indices, .. } => expect("the base", base, &Type::Ptr)
-            .or_else(|| {
-                indices
-                    .iter()
-                    .find(|i| ty(i).int_bits().is_none())
-                    .map(|i| format!("index {} is not an integer", c.value_text(i)))
-            })
-            .or_else(|| (inst.ty != Type::Ptr).then(|| "the result is not ptr".to_string())),
+        InstKind::Gep { base, indices, .. } => {
+            let lanes = std::iter::once(base)
+                .chain(indices)
+                .find_map(|v| ty(v).vector_len());
+            let bt = ty(base);
+            (!bt.scalar().is_ptr())
+                .then(|| format!("the base has type {}, expected ptr", text(&bt)))
+                .or_else(|| {
+                    indices
+                        .iter()
+                        .find(|i| ty(i).scalar().int_bits().is_none())
+                        .map(|i| format!("index {} is not an integer", c.value_text(i)))
+                })
+                .or_else(|| {
+                    std::iter::once(base)
+                        .chain(indices)
+                        .any(|v| ty(v).vector_len().is_some_and(|n| Some(n) != lanes))
+                        .then(|| "the operands have different vector lengths".to_string())
+                })
+                .or_else(|| {
+                    let want = match lanes {
+                        Some(len) => Type::Vector {
+                            len,
+                            elem: Box::new(Type::Ptr),
+                        },
+                        None => Type::Ptr,
+                    };
+                    (inst.ty != want).then(|| format!("the result is not {}", text(&want)))
+                })
+        }
         InstKind::Alloca { count, .. } => count
             .as_ref()
             .filter(|n| ty(n).int_bits().is_none())
