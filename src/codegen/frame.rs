@@ -32,7 +32,8 @@
 //! located instruction; epilogue instructions carry their `ret`'s.
 
 use super::mir::{
-    AddressBase, AluOp, Function, Gpr, GprSet, Inst, InstKind, Reg, Rmi, StackSlotId, Width,
+    Address, AddressBase, AluOp, Function, Gpr, GprSet, Inst, InstKind, Reg, Rmi, StackSlotId,
+    Width,
 };
 use crate::x86::abi::STACK_ALIGNMENT;
 use dwarfsmith_emit::model::CfiInstruction;
@@ -200,6 +201,7 @@ fn insert_prologue_and_epilogues(
     f.blocks[0].insts.splice(0..0, prologue);
 
     let last = last_code_position(f);
+    let moves_stack_pointer = f.moves_stack_pointer;
     let mut epilogue_starts = Vec::new();
     for b in 0..f.blocks.len() {
         let old = std::mem::take(&mut f.blocks[b].insts);
@@ -210,7 +212,21 @@ fn insert_prologue_and_epilogues(
                 continue;
             }
             epilogue_starts.push((b, out.len()));
-            if frame_size > 0 {
+            if moves_stack_pointer {
+                // rsp moved in the body: the saved registers are just below rbp.
+                let below_rbp = Address {
+                    base: AddressBase::Reg(Reg::from(Gpr::Rbp)),
+                    index: None,
+                    disp: -8 * saved.len() as i32,
+                };
+                out.push(Inst::new(
+                    InstKind::Lea {
+                        dst: rsp,
+                        addr: below_rbp,
+                    },
+                    inst.loc,
+                ));
+            } else if frame_size > 0 {
                 out.push(adjust(AluOp::Add, inst.loc));
             }
             for &g in saved.iter().rev() {

@@ -840,8 +840,83 @@ pub enum InstKind {
         /// Destination (xmm).
         dst: Reg,
     },
+    /// `bsf`/`bsr dst, src`: the index of the lowest (`reverse: false`) or
+    /// highest set bit of `src`; ZF is set and `dst` is not meaningful when
+    /// `src` is zero (W16/W32/W64).
+    BitScan {
+        /// `bsr` (highest set bit) rather than `bsf`.
+        reverse: bool,
+        /// Width.
+        width: Width,
+        /// Destination.
+        dst: Reg,
+        /// Source.
+        src: Rm,
+    },
+    /// `mul src`: unsigned rdx:rax = rax * src (W16/W32/W64); CF and OF
+    /// are set when the high half is not zero.
+    MulWide {
+        /// Width.
+        width: Width,
+        /// The second factor.
+        src: Rm,
+    },
+    /// `ud2` (`breakpoint: false`, `llvm.trap`) or `int3` (`llvm.debugtrap`)
+    /// in the middle of a block: unlike [`InstKind::Ud2`] it does not end it.
+    Trap {
+        /// `int3` rather than `ud2`.
+        breakpoint: bool,
+    },
+    /// An inline asm statement: machine instructions chosen from its
+    /// template, over the registers of its operands.
+    InlineAsm(Box<InlineAsm>),
     /// DBG_VALUE / DBG_VALUE_LIST.
     DbgValue(DbgValue),
+}
+
+/// The selected form of one inline asm statement.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct InlineAsm {
+    /// The register operands and how the statement accesses them (outputs
+    /// `Def`, inputs `Use`, tied and early-clobber outputs `UseDef`).
+    pub regs: Vec<(Reg, Access)>,
+    /// The instructions, in order.
+    pub instrs: Vec<AsmInstr>,
+    /// Physical registers the statement reads (pinned inputs).
+    pub uses: RegSet,
+    /// Physical registers it writes (pinned outputs, clobbers).
+    pub defs: RegSet,
+    /// The template as written, for printing.
+    pub template: String,
+}
+
+/// One machine instruction of an inline asm statement.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct AsmInstr {
+    /// The iced-x86 instruction code.
+    pub code: iced_x86::Code,
+    /// A `lock` prefix.
+    pub lock: bool,
+    /// Operands in Intel order.
+    pub operands: Vec<AsmOperand>,
+}
+
+/// An operand of an [`AsmInstr`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum AsmOperand {
+    /// `regs[index]` at `width`.
+    Reg {
+        /// Index into [`InlineAsm::regs`].
+        index: usize,
+        /// The width the template names it at.
+        width: Width,
+    },
+    /// A physical register the template names (`%eax`).
+    Fixed(Gpr, Width),
+    /// Memory.
+    Mem(Address),
+    /// An immediate.
+    Imm(i64),
 }
 
 /// One instruction with its source location.
@@ -878,7 +953,7 @@ impl Inst {
 }
 
 /// How an instruction touches a register operand.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Access {
     /// Read only.
     Use,
@@ -948,7 +1023,20 @@ impl InstKind {
             }
             | InstKind::MovToXmm {
                 src: Rm::Mem(a), ..
+            }
+            | InstKind::BitScan {
+                src: Rm::Mem(a), ..
+            }
+            | InstKind::MulWide {
+                src: Rm::Mem(a), ..
             } => f(a),
+            InstKind::InlineAsm(asm) => {
+                for op in asm.instrs.iter_mut().flat_map(|i| &mut i.operands) {
+                    if let AsmOperand::Mem(a) = op {
+                        f(a);
+                    }
+                }
+            }
             InstKind::FpLoad { addr, .. } | InstKind::FpStore { addr, .. } => f(addr),
             InstKind::Cmp { lhs, rhs, .. } => {
                 if let Rm::Mem(a) = lhs {
@@ -978,6 +1066,8 @@ impl InstKind {
             } => gprs(&[Gpr::Rcx]),
             InstKind::SignExtendAx { .. } => gprs(&[Gpr::Rax]),
             InstKind::Div { .. } => gprs(&[Gpr::Rax, Gpr::Rdx]),
+            InstKind::MulWide { .. } => gprs(&[Gpr::Rax]),
+            InstKind::InlineAsm(asm) => asm.uses,
             InstKind::Call { args, .. } => RegSet::of(args),
             InstKind::Ret { uses } => RegSet::of(uses),
             InstKind::Push { reg } => gprs(&[*reg]),
@@ -991,7 +1081,8 @@ impl InstKind {
         let gprs = |regs: &[Gpr]| RegSet::from_gprs(GprSet::of(regs));
         match self {
             InstKind::SignExtendAx { .. } => gprs(&[Gpr::Rdx]),
-            InstKind::Div { .. } => gprs(&[Gpr::Rax, Gpr::Rdx]),
+            InstKind::Div { .. } | InstKind::MulWide { .. } => gprs(&[Gpr::Rax, Gpr::Rdx]),
+            InstKind::InlineAsm(asm) => asm.defs,
             InstKind::Call { rets, clobbers, .. } => RegSet::of(rets).union(*clobbers),
             InstKind::Pop { reg } => gprs(&[*reg]),
             _ => RegSet::EMPTY,
@@ -1084,6 +1175,23 @@ macro_rules! reg_visitor {
                 }
                 InstKind::Setcc { dst, .. } => f(dst, Access::UseDef),
                 InstKind::Div { divisor, .. } => rm(divisor, f),
+                InstKind::MulWide { src, .. } => rm(src, f),
+                InstKind::InlineAsm(asm) => {
+                    for op in &$($m)? asm.instrs {
+                        for o in &$($m)? op.operands {
+                            if let AsmOperand::Mem(a) = o {
+                                addr(a, f);
+                            }
+                        }
+                    }
+                    for (r, access) in &$($m)? asm.regs {
+                        f(r, *access);
+                    }
+                }
+                InstKind::BitScan { dst, src, .. } => {
+                    rm(src, f);
+                    f(dst, Access::Def);
+                }
                 InstKind::Call { target, .. } => {
                     if let CallTarget::Reg(r) = target {
                         f(r, Access::Use);
@@ -1130,6 +1238,7 @@ macro_rules! reg_visitor {
                 | InstKind::Jmp { .. }
                 | InstKind::Ret { .. }
                 | InstKind::Ud2
+                | InstKind::Trap { .. }
                 | InstKind::Push { .. }
                 | InstKind::Pop { .. }
                 | InstKind::DbgValue(_) => {}
@@ -1174,6 +1283,10 @@ pub struct Function {
     /// Bytes of outgoing stack arguments the largest call needs (a multiple
     /// of 8; frame lowering reserves them at `[rsp]`).
     pub outgoing_args_size: u32,
+    /// Whether the body moves rsp (dynamic allocas, `stackrestore`): the
+    /// epilogue then restores rsp from rbp rather than by adding the frame
+    /// size.
+    pub moves_stack_pointer: bool,
     /// The constant pool, indexed by [`ConstantId`] (each entry once).
     pub constants: Vec<PoolConstant>,
 }
@@ -1495,6 +1608,26 @@ impl fmt::Display for InstKind {
                 Ok(())
             }
             InstKind::Ud2 => f.write_str("UD2"),
+            InstKind::Trap { breakpoint } => f.write_str(if *breakpoint { "INT3" } else { "TRAP" }),
+            InstKind::BitScan {
+                reverse,
+                width,
+                dst,
+                src,
+            } => write!(
+                f,
+                "{dst} = {}{} {src}",
+                if *reverse { "BSR" } else { "BSF" },
+                width.bits()
+            ),
+            InstKind::MulWide { width, src } => write!(f, "MUL{} {src}", width.bits()),
+            InstKind::InlineAsm(asm) => {
+                write!(f, "INLINEASM {:?}", asm.template)?;
+                for (r, access) in &asm.regs {
+                    write!(f, ", {r}:{access:?}")?;
+                }
+                Ok(())
+            }
             InstKind::Push { reg } => write!(f, "PUSH ${reg}"),
             InstKind::Pop { reg } => write!(f, "${reg} = POP"),
             InstKind::FpLoad { dst, addr, size } => {

@@ -1122,6 +1122,50 @@ pub enum Intrinsic {
     Memcpy,
     /// `llvm.memmove.*`.
     Memmove,
+    /// `llvm.{s,u}{add,sub,mul}.with.overflow.*`: `{T, i1}`.
+    WithOverflow(OverflowOp),
+    /// `llvm.{s,u}{add,sub}.sat.*`: saturating arithmetic.
+    Saturating(OverflowOp),
+    /// `llvm.bitreverse.*`.
+    BitReverse,
+    /// `llvm.assume`.
+    Assume,
+    /// `llvm.expect.*` and `llvm.expect.with.probability.*`.
+    Expect,
+    /// `llvm.load.relative.*`.
+    LoadRelative,
+    /// `llvm.stacksave`.
+    StackSave,
+    /// `llvm.stackrestore`.
+    StackRestore,
+    /// `llvm.prefetch.*`.
+    Prefetch,
+    /// `llvm.trap`.
+    Trap,
+    /// `llvm.debugtrap`.
+    DebugTrap,
+    /// `llvm.objectsize.*`.
+    ObjectSize,
+}
+
+/// The arithmetic of a `*.with.overflow` or `*.sat` intrinsic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct OverflowOp {
+    /// Signed (`s…`) rather than unsigned (`u…`).
+    pub signed: bool,
+    /// The operation.
+    pub op: OverflowArith,
+}
+
+/// Add, subtract or multiply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OverflowArith {
+    /// `add`.
+    Add,
+    /// `sub`.
+    Sub,
+    /// `mul`.
+    Mul,
 }
 
 impl Intrinsic {
@@ -1146,6 +1190,34 @@ impl Intrinsic {
             "memset" => Intrinsic::Memset,
             "memcpy" => Intrinsic::Memcpy,
             "memmove" => Intrinsic::Memmove,
+            "sadd" | "uadd" | "ssub" | "usub" | "smul" | "umul" => {
+                let op = OverflowOp {
+                    signed: base.starts_with('s'),
+                    op: match &base[1..] {
+                        "add" => OverflowArith::Add,
+                        "sub" => OverflowArith::Sub,
+                        _ => OverflowArith::Mul,
+                    },
+                };
+                let kind = rest[base.len()..].strip_prefix('.').unwrap_or("");
+                if kind.starts_with("with.overflow") {
+                    Intrinsic::WithOverflow(op)
+                } else if kind.starts_with("sat") && op.op != OverflowArith::Mul {
+                    Intrinsic::Saturating(op)
+                } else {
+                    return None;
+                }
+            }
+            "bitreverse" => Intrinsic::BitReverse,
+            "assume" => Intrinsic::Assume,
+            "expect" => Intrinsic::Expect,
+            "load" if rest.starts_with("load.relative") => Intrinsic::LoadRelative,
+            "stacksave" => Intrinsic::StackSave,
+            "stackrestore" => Intrinsic::StackRestore,
+            "prefetch" => Intrinsic::Prefetch,
+            "trap" => Intrinsic::Trap,
+            "debugtrap" => Intrinsic::DebugTrap,
+            "objectsize" => Intrinsic::ObjectSize,
             _ => return None,
         })
     }

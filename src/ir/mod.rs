@@ -29,7 +29,7 @@ pub use debug::{
 };
 pub use inst::{
     ArithFlags, Atomic, BinOp, CallArg, CastOp, FBinOp, FCmpPred, FastMath, ICmpPred, Inst,
-    InstKind, Intrinsic, Ordering, ParamAttrs, RmwOp, TailKind,
+    InstKind, Intrinsic, Ordering, OverflowArith, OverflowOp, ParamAttrs, RmwOp, TailKind,
 };
 pub use layout::GepStep;
 pub use module::{

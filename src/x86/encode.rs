@@ -910,6 +910,49 @@ impl Emitter<'_> {
             }
             InstKind::Ret { .. } => self.push(Ok(Instruction::with(Code::Retnq))),
             InstKind::Ud2 => self.push(Ok(Instruction::with(Code::Ud2))),
+            InstKind::Trap { breakpoint } => self.push(Ok(Instruction::with(if *breakpoint {
+                Code::Int3
+            } else {
+                Code::Ud2
+            }))),
+            InstKind::BitScan {
+                reverse,
+                width,
+                dst,
+                src,
+            } => {
+                const BSF: [Code; 4] = [
+                    Code::INVALID,
+                    Code::Bsf_r16_rm16,
+                    Code::Bsf_r32_rm32,
+                    Code::Bsf_r64_rm64,
+                ];
+                const BSR: [Code; 4] = [
+                    Code::INVALID,
+                    Code::Bsr_r16_rm16,
+                    Code::Bsr_r32_rm32,
+                    Code::Bsr_r64_rm64,
+                ];
+                let table = if *reverse { &BSR } else { &BSF };
+                let code = valid(table[wi(*width)], "8-bit bit scans do not exist")?;
+                let d = reg_at(*dst, *width)?;
+                match self.rm(src, *width)? {
+                    Operand::Reg(r) => self.push(Instruction::with2(code, d, r)),
+                    Operand::Mem(m) => self.push(Instruction::with2(code, d, m)),
+                }
+            }
+            InstKind::InlineAsm(asm) => self.inline_asm(asm),
+            InstKind::MulWide { width, src } => {
+                const MUL: [Code; 4] = [
+                    Code::INVALID,
+                    Code::Mul_rm16,
+                    Code::Mul_rm32,
+                    Code::Mul_rm64,
+                ];
+                let code = valid(MUL[wi(*width)], "8-bit widening multiply is not supported")?;
+                let s = self.rm(src, *width)?;
+                self.one(code, s)
+            }
             InstKind::Push { reg } => self.push(Instruction::with1(
                 Code::Push_r64,
                 register(*reg, Width::W64),
@@ -920,6 +963,52 @@ impl Emitter<'_> {
             )),
             InstKind::DbgValue(_) => Ok(()),
         }
+    }
+}
+
+impl Emitter<'_> {
+    /// Encodes the instructions of an inline asm statement, its operand
+    /// registers as allocated.
+    fn inline_asm(&mut self, asm: &crate::codegen::mir::InlineAsm) -> Result<(), String> {
+        use crate::codegen::mir::AsmOperand;
+        for instr in &asm.instrs {
+            let mut ops: Vec<Operand> = Vec::with_capacity(instr.operands.len());
+            let mut imm = None;
+            for op in &instr.operands {
+                match op {
+                    AsmOperand::Reg { index, width } => {
+                        let (r, _) = asm
+                            .regs
+                            .get(*index)
+                            .ok_or("inline asm operand out of range")?;
+                        ops.push(Operand::Reg(reg_at(*r, *width)?));
+                    }
+                    AsmOperand::Fixed(g, width) => ops.push(Operand::Reg(register(*g, *width))),
+                    AsmOperand::Mem(a) => ops.push(Operand::Mem(self.mem(a)?)),
+                    AsmOperand::Imm(i) => {
+                        imm = Some(i32::try_from(*i).map_err(|_| "inline asm immediate too large")?)
+                    }
+                }
+            }
+            let code = instr.code;
+            let built = match (ops.as_slice(), imm) {
+                ([], None) => Ok(Instruction::with(code)),
+                ([Operand::Reg(r)], None) => Instruction::with1(code, *r),
+                ([Operand::Mem(m)], None) => Instruction::with1(code, *m),
+                ([Operand::Reg(a), Operand::Reg(b)], None) => Instruction::with2(code, *a, *b),
+                ([Operand::Mem(a), Operand::Reg(b)], None) => Instruction::with2(code, *a, *b),
+                ([Operand::Reg(a), Operand::Mem(b)], None) => Instruction::with2(code, *a, *b),
+                ([Operand::Reg(a)], Some(i)) => Instruction::with2(code, *a, i),
+                ([Operand::Mem(a)], Some(i)) => Instruction::with2(code, *a, i),
+                _ => return Err(format!("inline asm operands of {code:?} do not fit")),
+            };
+            let mut built = built.map_err(iced)?;
+            if instr.lock {
+                built.set_has_lock_prefix(true);
+            }
+            self.instrs.push(built);
+        }
+        Ok(())
     }
 }
 

@@ -12,6 +12,7 @@ pub mod abi;
 mod codes;
 pub mod disasm;
 pub mod encode;
+pub mod inline_asm;
 pub mod regs;
 
 pub use regs::{Gpr, GprSet, PhysReg, RegClass, RegSet, Xmm};

@@ -109,9 +109,6 @@ impl Selector<'_> {
         let mut symbol = None;
         if let Some(fid) = direct {
             let name = &self.module.function(fid).name;
-            if name.starts_with("llvm.load.relative.") {
-                return self.lower_load_relative(id, args);
-            }
             if name.starts_with("llvm.") {
                 if self.lower_fp_intrinsic(id, name, args)? {
                     return Ok(());

@@ -41,6 +41,7 @@
 //! selector does not support is a [`Diagnostic`] naming it, never a panic.
 
 mod arith;
+mod asm;
 mod calls;
 mod control;
 mod data;
@@ -50,6 +51,7 @@ mod intrinsics;
 mod memory;
 mod records;
 mod relative;
+mod stack;
 
 use std::collections::HashMap;
 
@@ -58,12 +60,12 @@ use dwarfsmith_emit::model::Op;
 use crate::codegen::mir::{
     self, Address, AddressBase, AluOp, BlockId as MBlock, CallTarget, Cond, DbgOperand, DbgValue,
     Inst as MInst, InstKind as K, Reg, Ri, Rm, Rmi, ShiftAmount, ShiftOp, StackSlotId,
-    StackSlotKind, UnaryOp, Width,
+    StackSlotKind, Width,
 };
 use crate::error::Diagnostic;
 use crate::ir::{
     self, BinOp, CastOp, ConstExpr, Constant, FuncId, GlobalRef, ICmpPred, InstId, InstKind,
-    Intrinsic, Module, RecordKind, Type, Value,
+    Module, RecordKind, Type, Value,
 };
 use crate::x86::abi::{
     ARGUMENT_REGISTERS, CALLER_SAVED, RETURN_REGISTER, STACK_ARGUMENT_SIZE, XMM_ARGUMENT_REGISTERS,
@@ -208,6 +210,11 @@ struct Selector<'a> {
     loc: u32,
     /// Where diagnostics point.
     pos: crate::error::Pos,
+    /// The member registers of each aggregate-valued instruction (see
+    /// [`intrinsics`]).
+    aggregates: HashMap<u32, Vec<Reg>>,
+    /// The `lea` of each dynamic alloca, completed at the end (see [`stack`]).
+    dynamic_allocas: Vec<(MBlock, usize)>,
 }
 
 impl<'a> Selector<'a> {
@@ -228,6 +235,8 @@ impl<'a> Selector<'a> {
             current: MBlock(0),
             loc: 0,
             pos: f.pos,
+            aggregates: HashMap::new(),
+            dynamic_allocas: Vec::new(),
         }
     }
 
@@ -313,6 +322,7 @@ impl<'a> Selector<'a> {
                 self.lower_inst(id)?;
             }
         }
+        self.finish_dynamic_allocas();
         self.layout();
         Ok(())
     }
@@ -466,11 +476,15 @@ impl<'a> Selector<'a> {
         // Allocas become stack slots (entry or not: the frame is fixed).
         for block in &f.blocks {
             for &id in &block.insts {
+                let kind = &f.inst(id).kind;
+                if self.needs_stack_code(kind) {
+                    continue;
+                }
                 if let InstKind::Alloca {
                     allocated,
                     count,
                     align,
-                } = &f.inst(id).kind
+                } = kind
                 {
                     let count = count
                         .as_ref()
@@ -589,15 +603,8 @@ impl<'a> Selector<'a> {
 
     fn lower_inst(&mut self, id: InstId) -> Result<(), Diagnostic> {
         let inst = self.f.inst(id);
-        if let InstKind::Alloca { count, align, .. } = &inst.kind {
-            if count.as_ref().is_some_and(|c| self.const_int(c).is_none()) {
-                return Err(self.error("unsupported alloca with a variable element count".into()));
-            }
-            if let Some(align) = align.filter(|&a| a > 16) {
-                return Err(self.error(format!(
-                    "unsupported alloca alignment {align} (the frame aligns to 16)"
-                )));
-            }
+        if self.needs_stack_code(&inst.kind) {
+            return self.lower_stack_alloca(id);
         }
         match self.lowering[id.0 as usize] {
             Lowering::Normal => {}
@@ -667,11 +674,9 @@ impl<'a> Selector<'a> {
             } => Err(self.error("unsupported instruction 'store atomic'".into())),
             InstKind::Call {
                 callee: Value::Const(Constant::InlineAsm(asm)),
+                args,
                 ..
-            } => Err(self.error(format!(
-                "unsupported inline asm call \"{}\"",
-                String::from_utf8_lossy(&asm.template)
-            ))),
+            } => self.lower_inline_asm(id, asm, args),
             InstKind::Gep { .. } if inst.ty != Type::Ptr => {
                 Err(self.error("unsupported instruction 'getelementptr' over vectors".into()))
             }
@@ -697,11 +702,17 @@ impl<'a> Selector<'a> {
                 let size = self.fp_size_of(value)?.unwrap_or(mir::FpSize::F64);
                 self.lower_fp_store(size, value, ptr)
             }
+            InstKind::ExtractValue {
+                aggregate, indices, ..
+            } => self.lower_extract_value(id, aggregate, indices),
+            InstKind::InsertValue {
+                aggregate,
+                elem,
+                indices,
+            } => self.lower_insert_value(id, aggregate, elem, indices),
             InstKind::ExtractElement { .. }
             | InstKind::InsertElement { .. }
             | InstKind::ShuffleVector { .. }
-            | InstKind::ExtractValue { .. }
-            | InstKind::InsertValue { .. }
             | InstKind::CmpXchg { .. }
             | InstKind::AtomicRmw { .. }
             | InstKind::Fence { .. }

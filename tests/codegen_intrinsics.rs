@@ -1,0 +1,196 @@
+//! Scalar integer intrinsics and stack allocation end to end:
+//! `fixtures/src/intrinsics/intr_lib.c` compiled at test time by
+//! `clang-19 -O2 -g -fno-vectorize -fno-slp-vectorize -S -emit-llvm` (the
+//! vectorisers would turn a loop into `llvm.vector.reduce`, a separate piece
+//! of work) into `*.with.overflow`, `*.sat`, `ctpop`/`ctlz`/`cttz`,
+//! `fshl`/`fshr`, `bitreverse`, `bswap`, `abs`, `prefetch`, `stacksave`/
+//! `stackrestore` around variable-length arrays and allocas aligned to 32
+//! and 64, then by dwarfsmith, linked with the gcc-compiled `intr_main.c`,
+//! run, and compared byte for byte with the gcc -O0 build of both files.
+//! The same file at -O0 keeps `llvm.objectsize` and `llvm.assume`. The object passes
+//! `llvm-dwarfdump-19 --verify`, and `-g`/`-g0` give the same code.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use dwarfsmith::{compile, compile_to_model, CompileOptions, DebuggerTune, OptLevel};
+
+fn fixture(relative: &str) -> String {
+    format!("{}/fixtures/{relative}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The IR of intr_lib.c as clang-19 prints it at `opt` (`-O2` or `-O0`).
+fn lib_ir(dir: &Path, opt: &str) -> String {
+    let ll = dir.join(format!("intr_lib{opt}.ll"));
+    let out = Command::new("clang-19")
+        .args([opt, "-g", "-fno-vectorize", "-fno-slp-vectorize", "-S"])
+        .args(["-emit-llvm", "-o"])
+        .arg(&ll)
+        .arg(fixture("src/intrinsics/intr_lib.c"))
+        .output()
+        .expect("clang-19 runs");
+    assert!(
+        out.status.success(),
+        "clang-19: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read_to_string(ll).unwrap()
+}
+
+fn options(debug_info: bool) -> CompileOptions {
+    CompileOptions {
+        opt_level: OptLevel::O2,
+        debug_info,
+        debugger_tune: DebuggerTune::Gdb,
+    }
+}
+
+fn link(exe: &Path, inputs: &[PathBuf], extra: &[&str]) {
+    let out = Command::new("gcc")
+        .args(extra)
+        .args(inputs)
+        .arg("-o")
+        .arg(exe)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "gcc: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn run(exe: &Path) -> String {
+    let out = Command::new(exe).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{} exited with {}",
+        exe.display(),
+        out.status
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The output of the gcc -O0 build of the library and its driver.
+fn reference_output(dir: &Path) -> String {
+    let reference = dir.join("reference");
+    link(
+        &reference,
+        &[
+            PathBuf::from(fixture("src/intrinsics/intr_lib.c")),
+            PathBuf::from(fixture("src/intrinsics/intr_main.c")),
+        ],
+        &["-O0", "-w"],
+    );
+    run(&reference)
+}
+
+/// Compiles the library's IR at `opt` with dwarfsmith, links it with the
+/// driver, and returns (its output, the object).
+fn our_output(dir: &Path, opt: &str) -> (String, PathBuf) {
+    let ir = lib_ir(dir, opt);
+    let bytes = compile(&ir, "intr_lib.ll", &options(true)).unwrap_or_else(|e| panic!("{e}"));
+    let object = dir.join(format!("intr_lib{opt}.o"));
+    std::fs::write(&object, bytes).unwrap();
+    let exe = dir.join(format!("ours{opt}"));
+    link(
+        &exe,
+        &[
+            PathBuf::from(fixture("src/intrinsics/intr_main.c")),
+            object.clone(),
+        ],
+        &[],
+    );
+    (run(&exe), object)
+}
+
+#[test]
+fn the_o2_ir_uses_the_intrinsics_under_test() {
+    let dir = tempfile::tempdir().unwrap();
+    let ir = lib_ir(dir.path(), "-O2");
+    for name in [
+        "@llvm.sadd.with.overflow.i32",
+        "@llvm.sadd.with.overflow.i8",
+        "@llvm.ssub.with.overflow.i64",
+        "@llvm.smul.with.overflow.i8",
+        "@llvm.smul.with.overflow.i16",
+        "@llvm.smul.with.overflow.i64",
+        "@llvm.uadd.with.overflow.i32",
+        "@llvm.usub.with.overflow.i64",
+        "@llvm.umul.with.overflow.i8",
+        "@llvm.umul.with.overflow.i32",
+        "@llvm.umul.with.overflow.i64",
+        "@llvm.uadd.sat.i32",
+        "@llvm.usub.sat.i32",
+        "@llvm.sadd.sat.i32",
+        "@llvm.ssub.sat.i16",
+        "@llvm.ssub.sat.i64",
+        "@llvm.ctpop.i16",
+        "@llvm.ctpop.i64",
+        "@llvm.ctlz.i16",
+        "@llvm.ctlz.i64",
+        "@llvm.cttz.i32",
+        "@llvm.fshl.i8",
+        "@llvm.fshl.i32",
+        "@llvm.fshl.i64",
+        "@llvm.fshr.i64",
+        "@llvm.bitreverse.i8",
+        "@llvm.bitreverse.i64",
+        "@llvm.bswap.i16",
+        "@llvm.abs.i32",
+        "@llvm.prefetch.p0",
+        "@llvm.stacksave.p0",
+        "@llvm.stackrestore.p0",
+        "alloca i32, i64 %",
+        "align 64",
+    ] {
+        assert!(ir.contains(name), "clang no longer emits {name}");
+    }
+    let unoptimised = lib_ir(dir.path(), "-O0");
+    for name in ["@llvm.objectsize.i64.p0", "@llvm.assume"] {
+        assert!(
+            unoptimised.contains(name),
+            "clang -O0 no longer emits {name}"
+        );
+    }
+}
+
+#[test]
+fn intrinsics_and_dynamic_allocas_run_exactly_like_the_gcc_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let expected = reference_output(dir.path());
+    assert_eq!(expected.lines().count(), 57, "the driver's output changed");
+    // Overflow flags, saturation and 64-bit bit tricks are in it.
+    assert!(expected.contains("umul64 1 0\n"));
+    assert!(expected.contains("sat 4294967295 3 0 4\nsat 255 30 2147483647 -2147483648 5\n"));
+    assert!(expected.contains("vla 415 179300\nvlacall 307 354\naligned 7 17\n"));
+    for opt in ["-O2", "-O0"] {
+        let (got, object) = our_output(dir.path(), opt);
+        for (n, (e, g)) in expected.lines().zip(got.lines()).enumerate() {
+            assert_eq!(g, e, "{opt}: line {}", n + 1);
+        }
+        assert_eq!(got, expected, "{opt}");
+        let verify = Command::new("llvm-dwarfdump-19")
+            .arg("--verify")
+            .arg(&object)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&verify.stdout);
+        assert!(
+            verify.status.success() && text.contains("No errors."),
+            "{opt}: {text}"
+        );
+    }
+}
+
+#[test]
+fn debug_info_does_not_change_the_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let ir = lib_ir(dir.path(), "-O2");
+    let with = compile_to_model(&ir, "intr_lib.ll", &options(true)).unwrap();
+    let without = compile_to_model(&ir, "intr_lib.ll", &options(false)).unwrap();
+    assert_eq!(with.functions.len(), without.functions.len());
+    for (a, b) in with.functions.iter().zip(&without.functions) {
+        assert_eq!(a.code, b.code, "@{}", a.name);
+    }
+}
