@@ -1,6 +1,7 @@
 # gdb script: for each function named in STEP_FUNCTIONS (comma-separated),
 # stop at its first call and step with `next` until it returns, printing
-# one line `STEP<TAB>function<TAB>line` per stop.
+# one line `STEP<TAB>function<TAB>line` per stop (stops of a later call
+# of the function, which `next` may run into, are not printed).
 # Usage: STEP_FUNCTIONS=f,g STEP_MAX=N gdb -nx -batch -x gdb_step.py EXE
 import gdb
 import os
@@ -29,6 +30,12 @@ while True:
     while f is not None:
         depth += 1
         f = f.older()
+    # The return address names this call: `next` out of the call may run
+    # into the next call of the same function on the same source line.
+    home = frame.older().pc() if frame.older() is not None else None
+    # Other functions' breakpoints must not interrupt `next`.
+    for other in breakpoints.values():
+        other.enabled = False
     for _ in range(max_steps):
         try:
             frame = gdb.selected_frame()
@@ -41,7 +48,7 @@ while True:
         while f is not None:
             d += 1
             f = f.older()
-        if d != depth:
+        if d != depth or (frame.older() is not None and frame.older().pc() != home):
             break
         print(f"STEP\t{name}\t{frame.find_sal().line}")
         try:
@@ -50,6 +57,8 @@ while True:
             break
     if not breakpoints:
         break
+    for other in breakpoints.values():
+        other.enabled = True
     try:
         gdb.execute("continue", to_string=True)
     except gdb.error:
