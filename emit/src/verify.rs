@@ -13,6 +13,9 @@
 //!   `.debug_frame`) FDE;
 //! - the line table: addresses within a sequence never go backwards, every
 //!   row lies inside one code section and names a file of the table;
+//! - every unit has a DIE, every attribute value decodes (strings, address
+//!   indexes, ranges, location lists, file numbers) and the offset tables
+//!   a unit points into have sound headers (see `forms`);
 //! - every reference from one DIE to another names a DIE of the unit;
 //! - every subprogram's address ranges are exactly those of function
 //!   symbols; the ranges of scopes nested in a subprogram, lexical block or
@@ -38,6 +41,7 @@
 //! `unit` (DIEs, location lists, expressions), `normalise` and
 //! `round_trip`.
 
+mod forms;
 mod line;
 mod normalise;
 mod object;

@@ -33,7 +33,7 @@ use std::fmt;
 use crate::model::ObjectModel;
 
 pub(crate) use dwarf::{DieTree, DwarfSections, Slice};
-pub(crate) use elf::{ElfObject, Section};
+pub(crate) use elf::{relocation_width, ElfObject, Section};
 pub use line::{read_line_listing, CodeSpan, LineListing, RawLineRow};
 
 /// Why an object could not be read: what is wrong and where.

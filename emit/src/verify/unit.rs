@@ -5,6 +5,7 @@
 
 use gimli::{AttributeValue, Operation, RawLocListEntry, UnitOffset};
 
+use super::forms::{check_debug_sections, check_forms, FormsContext};
 use super::line::check_line_table;
 use super::object::AddressRange;
 use super::{describe, describe_range, Problems, VerifyOptions};
@@ -19,6 +20,7 @@ pub(super) fn check_dwarf(
     if !sections.has_debug_info() {
         return;
     }
+    check_debug_sections(object, problems);
     let dwarf = sections.dwarf();
     let mut units = dwarf.units();
     loop {
@@ -36,6 +38,19 @@ pub(super) fn check_dwarf(
             Err(e) => return problems.add(format!("malformed DIEs in .debug_info: {e}")),
         };
         check_line_table(object, &unit, problems);
+        if tree.dies.is_empty() {
+            check_forms(
+                &FormsContext {
+                    object,
+                    dwarf: &dwarf,
+                    unit: &unit,
+                    tree: &tree,
+                },
+                &|_| String::new(),
+                problems,
+            );
+            continue;
+        }
         let checker = UnitChecker {
             object,
             dwarf: &dwarf,
@@ -43,6 +58,16 @@ pub(super) fn check_dwarf(
             tree: &tree,
         };
         checker.check(options, problems);
+        check_forms(
+            &FormsContext {
+                object,
+                dwarf: &dwarf,
+                unit: &unit,
+                tree: &tree,
+            },
+            &|die| checker.die_name(die),
+            problems,
+        );
     }
 }
 
@@ -107,7 +132,9 @@ impl UnitChecker<'_, '_> {
             return; // reported where the ranges are checked
         };
         outer.retain(|(start, end)| start < end);
-        if outer.is_empty() {
+        let placed = self.tree.attr(die, gimli::DW_AT_low_pc).is_some()
+            || self.tree.attr(die, gimli::DW_AT_ranges).is_some();
+        if outer.is_empty() && !placed {
             return; // an abstract scope: its copies carry the ranges
         }
         let mut inner: Vec<(u64, u64, usize)> = Vec::new();

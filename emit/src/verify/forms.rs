@@ -1,0 +1,401 @@
+//! The encoding side of `verify`: every attribute value decodes and every
+//! table a unit points into has a sound header.
+//!
+//! In: a unit and its DIE tree. Out: problems added to the list.
+//!
+//! Checks: the unit has a DIE; its subprograms lie inside its ranges; every string attribute names a string
+//! inside its section (`DW_FORM_strp`, `strx`, `line_strp`); every
+//! `addrx` names an entry of `.debug_addr`; every `DW_AT_ranges` and
+//! location list decodes to its end; every `DW_AT_decl_file` and
+//! `DW_AT_call_file` names a file of the line table; the contributions of
+//! the unit to `.debug_str_offsets`, `.debug_addr`, `.debug_rnglists` and
+//! `.debug_loclists` (at the unit's bases) start with a DWARF 5 header
+//! whose length stays inside the section.
+
+use gimli::{AttributeValue, UnitSectionOffset};
+
+use super::Problems;
+use crate::read::{DieTree, ElfObject, Slice};
+
+/// What the checks need of the unit being checked.
+pub(super) struct FormsContext<'c, 'a> {
+    /// The object (for the offset tables' bytes).
+    pub object: &'c ElfObject,
+    /// The object's DWARF.
+    pub dwarf: &'c gimli::Dwarf<Slice<'a>>,
+    /// The unit.
+    pub unit: &'c gimli::Unit<Slice<'a>>,
+    /// Its DIEs.
+    pub tree: &'c DieTree<'a>,
+}
+
+/// Runs the checks; `die_name` names a DIE in a message.
+pub(super) fn check_forms(
+    context: &FormsContext<'_, '_>,
+    die_name: &dyn Fn(usize) -> String,
+    problems: &mut Problems,
+) {
+    let FormsContext {
+        object,
+        dwarf,
+        unit,
+        tree,
+    } = context;
+    let UnitSectionOffset(unit_offset) = unit.header.offset();
+    if tree.dies.is_empty() {
+        problems.add(format!(
+            ".debug_info: the unit at {unit_offset:#x} has no DIE"
+        ));
+        return;
+    }
+    check_headers(object, unit, unit_offset, problems);
+    let files = unit.line_program.as_ref().map(|program| {
+        let header = program.header();
+        let count = header.file_names().len() as u64;
+        if header.version() >= 5 {
+            0..count
+        } else {
+            1..count + 1
+        }
+    });
+    // Subprograms lie inside the unit's ranges.
+    let unit_ranges = ranges_of(dwarf, unit, &tree.dies[0].entry).unwrap_or_default();
+    if !unit_ranges.is_empty() {
+        for &child in &tree.dies[0].children {
+            if tree.tag(child) != gimli::DW_TAG_subprogram {
+                continue;
+            }
+            let ranges = ranges_of(dwarf, unit, &tree.dies[child].entry).unwrap_or_default();
+            for (begin, end) in ranges.into_iter().filter(|(b, e)| b < e) {
+                if !unit_ranges.iter().any(|&(b, e)| b <= begin && end <= e) {
+                    problems.add(format!(
+                        "{}: range [{begin:#x}, {end:#x}) is not inside the unit's ranges",
+                        die_name(child)
+                    ));
+                }
+            }
+        }
+    }
+    for (index, die) in tree.dies.iter().enumerate() {
+        let mut has_ranges = false;
+        for attribute in die.entry.attrs() {
+            let value = attribute.value();
+            let name = attribute.name();
+            let failure = match value {
+                AttributeValue::DebugStrRef(_)
+                | AttributeValue::DebugStrOffsetsIndex(_)
+                | AttributeValue::DebugLineStrRef(_) => dwarf
+                    .attr_string(unit, value)
+                    .err()
+                    .map(|e| format!("names no string: {e}")),
+                AttributeValue::DebugAddrIndex(index) => dwarf
+                    .address(unit, index)
+                    .err()
+                    .map(|e| format!("names no address: {e}")),
+                // Variables' lists are checked entry by entry in `unit`.
+                AttributeValue::LocationListsRef(_) | AttributeValue::DebugLocListsIndex(_)
+                    if !(name == gimli::DW_AT_location
+                        && matches!(
+                            die.entry.tag(),
+                            gimli::DW_TAG_variable | gimli::DW_TAG_formal_parameter
+                        )) =>
+                {
+                    locations_error(dwarf, unit, value)
+                        .map(|e| format!("malformed location list: {e}"))
+                }
+                AttributeValue::FileIndex(file) | AttributeValue::Udata(file)
+                    if matches!(name, gimli::DW_AT_decl_file | gimli::DW_AT_call_file) =>
+                {
+                    files
+                        .as_ref()
+                        .filter(|files| !files.contains(&file))
+                        .map(|files| {
+                            format!(
+                                "names file {file}, but the line table's files are {}..{}",
+                                files.start, files.end
+                            )
+                        })
+                }
+                _ => None,
+            };
+            if name == gimli::DW_AT_ranges {
+                has_ranges = true;
+            }
+            if let Some(failure) = failure {
+                problems.add(format!("{}: {name} {failure}", die_name(index)));
+            }
+        }
+        if has_ranges {
+            match ranges_of(dwarf, unit, &die.entry) {
+                Err(e) => problems.add(format!(
+                    "{}: malformed address ranges: {e}",
+                    die_name(index)
+                )),
+                Ok(_) => {
+                    for (begin, end) in backward_ranges(dwarf, unit, &die.entry) {
+                        problems.add(format!(
+                            "{}: address range [{begin:#x}, {end:#x}) ends before it begins",
+                            die_name(index)
+                        ));
+                    }
+                }
+            }
+        }
+        if let Some(AttributeValue::UnitRef(target)) = die.entry.attr_value(gimli::DW_AT_type) {
+            if let Some(target) = tree.at(target) {
+                if !is_type_tag(tree.tag(target)) {
+                    problems.add(format!(
+                        "{}: DW_AT_type names {}, which is not a type",
+                        die_name(index),
+                        tree.tag(target)
+                    ));
+                }
+            }
+        }
+    }
+}
+
+fn locations_error<'a>(
+    dwarf: &gimli::Dwarf<Slice<'a>>,
+    unit: &gimli::Unit<Slice<'a>>,
+    value: AttributeValue<Slice<'a>>,
+) -> Option<gimli::Error> {
+    let mut list = match dwarf.attr_locations(unit, value) {
+        Ok(Some(list)) => list,
+        Ok(None) => return None,
+        Err(e) => return Some(e),
+    };
+    loop {
+        match list.next() {
+            Ok(Some(_)) => {}
+            Ok(None) => return None,
+            Err(e) => return Some(e),
+        }
+    }
+}
+
+fn ranges_of<'a>(
+    dwarf: &gimli::Dwarf<Slice<'a>>,
+    unit: &gimli::Unit<Slice<'a>>,
+    entry: &gimli::DebuggingInformationEntry<Slice<'a>>,
+) -> gimli::Result<Vec<(u64, u64)>> {
+    let mut ranges = dwarf.die_ranges(unit, entry)?;
+    let mut out = Vec::new();
+    while let Some(range) = ranges.next()? {
+        out.push((range.begin, range.end));
+    }
+    Ok(out)
+}
+
+/// The entries of a DIE's `DW_AT_ranges` list that end before they begin
+/// (gimli's range iterator skips them).
+fn backward_ranges<'a>(
+    dwarf: &gimli::Dwarf<Slice<'a>>,
+    unit: &gimli::Unit<Slice<'a>>,
+    entry: &gimli::DebuggingInformationEntry<Slice<'a>>,
+) -> Vec<(u64, u64)> {
+    use gimli::RawRngListEntry;
+    let Some(value) = entry.attr_value(gimli::DW_AT_ranges) else {
+        return Vec::new();
+    };
+    let Ok(Some(offset)) = dwarf.attr_ranges_offset(unit, value) else {
+        return Vec::new();
+    };
+    let Ok(mut list) = dwarf.ranges(unit, offset) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    while let Ok(Some(raw)) = list.next_raw() {
+        let pair = match raw {
+            RawRngListEntry::OffsetPair { begin, end }
+            | RawRngListEntry::StartEnd { begin, end }
+            | RawRngListEntry::AddressOrOffsetPair { begin, end } => Some((begin, end)),
+            RawRngListEntry::StartxEndx { begin, end } => {
+                match (dwarf.address(unit, begin), dwarf.address(unit, end)) {
+                    (Ok(begin), Ok(end)) => Some((begin, end)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        if let Some((begin, end)) = pair.filter(|(begin, end)| begin > end) {
+            out.push((begin, end));
+        }
+    }
+    out
+}
+
+/// Tags a `DW_AT_type` may name.
+fn is_type_tag(tag: gimli::DwTag) -> bool {
+    matches!(
+        tag,
+        gimli::DW_TAG_base_type
+            | gimli::DW_TAG_pointer_type
+            | gimli::DW_TAG_reference_type
+            | gimli::DW_TAG_rvalue_reference_type
+            | gimli::DW_TAG_const_type
+            | gimli::DW_TAG_volatile_type
+            | gimli::DW_TAG_restrict_type
+            | gimli::DW_TAG_atomic_type
+            | gimli::DW_TAG_typedef
+            | gimli::DW_TAG_structure_type
+            | gimli::DW_TAG_union_type
+            | gimli::DW_TAG_class_type
+            | gimli::DW_TAG_enumeration_type
+            | gimli::DW_TAG_array_type
+            | gimli::DW_TAG_subroutine_type
+            | gimli::DW_TAG_ptr_to_member_type
+            | gimli::DW_TAG_unspecified_type
+            | gimli::DW_TAG_string_type
+            | gimli::DW_TAG_subrange_type
+            | gimli::DW_TAG_set_type
+            | gimli::DW_TAG_file_type
+            | gimli::DW_TAG_shared_type
+            | gimli::DW_TAG_immutable_type
+            | gimli::DW_TAG_packed_type
+            | gimli::DW_TAG_interface_type
+            | gimli::DW_TAG_dynamic_type
+            | gimli::DW_TAG_coarray_type
+            | gimli::DW_TAG_generic_subrange
+    )
+}
+
+/// The unit's contributions to the offset tables start with sound headers.
+fn check_headers(
+    object: &ElfObject,
+    unit: &gimli::Unit<Slice<'_>>,
+    unit_offset: usize,
+    problems: &mut Problems,
+) {
+    // (section, the unit's base, header size before the base)
+    let tables = [
+        (".debug_str_offsets", unit.str_offsets_base.0, 8),
+        (".debug_addr", unit.addr_base.0, 8),
+        (".debug_rnglists", unit.rnglists_base.0, 12),
+        (".debug_loclists", unit.loclists_base.0, 12),
+    ];
+    if unit.header.version() < 5 {
+        return;
+    }
+    for (name, base, header_size) in tables {
+        if base == 0 {
+            continue;
+        }
+        let data = object
+            .section_index(name)
+            .map(|index| object.relocated(index))
+            .unwrap_or_default();
+        let Some(start) = base.checked_sub(header_size) else {
+            problems.add(format!(
+                "{name}: the unit at {unit_offset:#x} puts its base at {base:#x}, inside the section's first header"
+            ));
+            continue;
+        };
+        if start + header_size > data.len() {
+            problems.add(format!(
+                "{name}: the unit at {unit_offset:#x} puts its base at {base:#x}, past the section's end ({:#x})",
+                data.len()
+            ));
+            continue;
+        }
+        let length =
+            u32::from_le_bytes(data[start..start + 4].try_into().expect("4 bytes")) as usize;
+        let version = u16::from_le_bytes(data[start + 4..start + 6].try_into().expect("2 bytes"));
+        if start + 4 + length > data.len() {
+            problems.add(format!(
+                "{name}+{start:#x}: the table's length {length:#x} runs past the section's end ({:#x})",
+                data.len()
+            ));
+        }
+        if version != 5 {
+            problems.add(format!(
+                "{name}+{start:#x}: the table's version is {version}, not 5"
+            ));
+        }
+    }
+}
+
+/// Object-wide checks of the debug sections: every relocated field of a
+/// debug section holds zeros (the addend is the relocation's, as gcc,
+/// clang and dwarfsmith write RELA objects; other bytes mean a reader
+/// that reads the field unrelocated sees another value), and the offset
+/// tables (`.debug_str_offsets`, `.debug_addr`, `.debug_rnglists`,
+/// `.debug_loclists`) are a chain of DWARF 5 contributions filling their
+/// section exactly, every string offset of `.debug_str_offsets` inside
+/// `.debug_str`.
+pub(super) fn check_debug_sections(object: &ElfObject, problems: &mut Problems) {
+    for (index, section) in object.sections.iter().enumerate() {
+        if !section.name.starts_with(".debug_") {
+            continue;
+        }
+        for relocation in &object.relocations[index] {
+            let start = relocation.offset as usize;
+            let end = start + crate::read::relocation_width(relocation.kind) as usize;
+            if section
+                .data
+                .get(start..end)
+                .is_some_and(|field| field.iter().any(|&b| b != 0))
+            {
+                problems.add(format!(
+                    "{}+{start:#x}: a relocated field holds {:02x?} instead of zeros",
+                    section.name,
+                    &section.data[start..end]
+                ));
+            }
+        }
+    }
+    let strings = object
+        .section_index(".debug_str")
+        .map_or(0, |index| object.sections[index].data.len());
+    for (name, header_size) in [
+        (".debug_str_offsets", 8),
+        (".debug_addr", 8),
+        (".debug_rnglists", 12),
+        (".debug_loclists", 12),
+    ] {
+        let Some(index) = object.section_index(name) else {
+            continue;
+        };
+        let data = object.relocated(index);
+        let mut at = 0usize;
+        while at < data.len() {
+            if at + header_size > data.len() {
+                problems.add(format!(
+                    "{name}+{at:#x}: {} bytes left, too few for a table header",
+                    data.len() - at
+                ));
+                break;
+            }
+            let length = u32::from_le_bytes(data[at..at + 4].try_into().expect("4 bytes")) as usize;
+            let version = u16::from_le_bytes(data[at + 4..at + 6].try_into().expect("2 bytes"));
+            if version != 5 {
+                problems.add(format!(
+                    "{name}+{at:#x}: the table's version is {version}, not 5"
+                ));
+                break;
+            }
+            let end = at + 4 + length;
+            if length + 4 < header_size || end > data.len() {
+                problems.add(format!(
+                    "{name}+{at:#x}: the table's length {length:#x} runs past the section's end ({:#x})",
+                    data.len()
+                ));
+                break;
+            }
+            if name == ".debug_str_offsets" {
+                for entry in (at + header_size..end).step_by(4) {
+                    let Some(bytes) = data.get(entry..entry + 4) else {
+                        break;
+                    };
+                    let offset = u32::from_le_bytes(bytes.try_into().expect("4 bytes")) as usize;
+                    if offset >= strings {
+                        problems.add(format!(
+                            "{name}+{entry:#x}: string offset {offset:#x} is past the end of .debug_str ({strings:#x})"
+                        ));
+                    }
+                }
+            }
+            at = end;
+        }
+    }
+}
