@@ -1,12 +1,15 @@
 //! dwarfsmith: LLVM IR text in, ELF x86-64 objects with DWARF 5 out.
 //!
-//! The pipeline (see ARCHITECTURE.md): parse → opt → codegen → emit.
+//! The pipeline (see ARCHITECTURE.md): parse → verify → gates (target,
+//! unsupported constructs) → debug_prep → codegen → debuginfo → emit.
 
 pub mod codegen;
 pub mod debuginfo;
 pub mod error;
 pub mod ir;
+pub mod linecheck;
 pub mod opt;
+pub mod output;
 pub mod x86;
 
 use error::{Diagnostic, Pos};
@@ -53,6 +56,8 @@ pub fn compile_to_model(
     options: &CompileOptions,
 ) -> Result<dwarfsmith_emit::model::ObjectModel, Diagnostic> {
     let mut module = parse_and_verify(text, file)?;
+    codegen::target::check_target(&module, file)?;
+    codegen::unsupported::check_module(&module, file)?;
     optimize_and_verify(&mut module, options.opt_level, file)?;
     if options.debug_info {
         // Debug records only: the code is the same with and without them.
@@ -67,7 +72,9 @@ pub fn compile_to_model(
         error
     })?;
     let mut object = compiled.object;
-    if options.debug_info {
+    // A module without a compile unit has no debug information to describe
+    // (as with llc): no DWARF sections, no line table.
+    if options.debug_info && !module.compile_units().is_empty() {
         object.debug = Some(debuginfo::build(&module, &compiled.functions, &object.data));
     }
     Ok(object)

@@ -3,6 +3,8 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod cc;
+
 use clap::{Parser, Subcommand, ValueEnum};
 use dwarfsmith::{CompileOptions, DebuggerTune, OptLevel};
 
@@ -25,7 +27,7 @@ enum Command {
     Compile {
         /// The LLVM IR text file to compile.
         input: PathBuf,
-        /// Where to write the object file.
+        /// Where to write the object file (`-`: standard output).
         #[arg(short = 'o', long = "output")]
         output: PathBuf,
         /// Optimisation level: -O0 compiles without optimisation (for clang -O0 IR); -O1..-O3 optimise.
@@ -43,7 +45,7 @@ enum Command {
     Opt {
         /// The LLVM IR text file to read.
         input: PathBuf,
-        /// Where to write the printed module.
+        /// Where to write the printed module (`-`: standard output).
         #[arg(short = 'o', long = "output")]
         output: PathBuf,
         /// How debug records are printed.
@@ -57,6 +59,35 @@ enum Command {
     Verify {
         /// The object file to check.
         input: PathBuf,
+        /// Check the line table only: rows at instruction boundaries, well
+        /// formed sequences, no is_stmt on line 0, prologue_end after the
+        /// frame setup, files in the table (see the README for the rule).
+        #[arg(long = "line-table")]
+        line_table: bool,
+        /// With --line-table: an -O0 build of the same source, whose order
+        /// the is_stmt rows must follow.
+        #[arg(long = "against", value_name = "REF.o", requires = "line_table")]
+        against: Option<PathBuf>,
+        /// With --line-table: print the findings as JSON.
+        #[arg(long = "json", requires = "line_table")]
+        json: bool,
+    },
+    /// Print the line table of an object (any compiler's) as rows.
+    Lines {
+        /// The object file to read.
+        input: PathBuf,
+        /// Print JSON instead of a table.
+        #[arg(long = "json")]
+        json: bool,
+    },
+    /// A C compiler driver: clang makes IR, dwarfsmith compiles it; links go to cc.
+    ///
+    /// Example: dwarfsmith cc -O2 -g -c x.c -o x.o   (or: make CC="dwarfsmith cc")
+    #[command(disable_help_flag = true)]
+    Cc {
+        /// The command line, as for cc.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+        args: Vec<String>,
     },
 }
 
@@ -108,6 +139,9 @@ enum Syntax {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Command::Cc { args } = &cli.command {
+        return cc::main(args);
+    }
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
@@ -148,7 +182,7 @@ fn run(cli: Cli) -> Result<(), String> {
             let text = read_input(&input)?;
             let bytes = dwarfsmith::compile(&text, &input.display().to_string(), &options)
                 .map_err(|e| e.to_string())?;
-            write_atomically(&output, &bytes)
+            dwarfsmith::output::write_output(&output, &bytes)
         }
         Command::Opt {
             input,
@@ -163,7 +197,41 @@ fn run(cli: Cli) -> Result<(), String> {
             };
             run_opt(&text, &input, &output, syntax, optimiser)
         }
-        Command::Verify { input } => {
+        Command::Lines { input, json } => {
+            let bytes = read_object(&input)?;
+            let listing = dwarfsmith::linecheck::list_lines(&bytes)
+                .map_err(|e| format!("{}: error: {e}", input.display()))?;
+            print!("{}", dwarfsmith::linecheck::format_lines(&listing, json));
+            Ok(())
+        }
+        Command::Verify {
+            input,
+            line_table: true,
+            against,
+            json,
+        } => {
+            let bytes = read_object(&input)?;
+            let reference = against.as_deref().map(read_object).transpose()?;
+            let findings = dwarfsmith::linecheck::check_line_table(&bytes, reference.as_deref())
+                .map_err(|e| format!("{}: error: {e}", input.display()))?;
+            print!(
+                "{}",
+                dwarfsmith::linecheck::format_findings(&findings, json)
+            );
+            if findings.is_empty() {
+                if !json {
+                    println!("{}: no line-table problems found", input.display());
+                }
+                Ok(())
+            } else {
+                Err(format!(
+                    "{}: error: {} line-table problem(s) found",
+                    input.display(),
+                    findings.len()
+                ))
+            }
+        }
+        Command::Verify { input, .. } => {
             let bytes = std::fs::read(&input)
                 .map_err(|e| format!("{}: error: cannot read: {e}", input.display()))?;
             let problems = dwarfsmith_emit::verify::verify(&bytes);
@@ -181,6 +249,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 ))
             }
         }
+        Command::Cc { .. } => unreachable!("handled in main"),
     }
 }
 
@@ -218,28 +287,17 @@ fn run_opt(
     let report = dwarfsmith::opt::command::run_request(&mut module, &request, &file)?;
     eprint!("{}", report.messages);
     if let (Some(path), Some(csv)) = (&flags.debugify_export, &report.csv) {
-        write_atomically(path, csv.as_bytes())?;
+        dwarfsmith::output::write_output(path, csv.as_bytes())?;
     }
     let printed = dwarfsmith::ir::print::print_module(&module, syntax);
-    write_atomically(output, printed.as_bytes())
+    dwarfsmith::output::write_output(output, printed.as_bytes())
+}
+
+fn read_object(path: &Path) -> Result<Vec<u8>, String> {
+    std::fs::read(path).map_err(|e| format!("{}: error: cannot read: {e}", path.display()))
 }
 
 fn read_input(path: &Path) -> Result<String, String> {
     std::fs::read_to_string(path)
         .map_err(|e| format!("{}: error: cannot read: {e}", path.display()))
-}
-
-/// Writes `bytes` to a temporary file beside `path` and renames it into
-/// place, so a failed run never leaves a partial output.
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    use std::io::Write;
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let fail = |e: std::io::Error| format!("{}: error: cannot write: {e}", path.display());
-    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(fail)?;
-    file.write_all(bytes).map_err(fail)?;
-    file.persist(path).map_err(|e| fail(e.error))?;
-    Ok(())
 }

@@ -163,7 +163,7 @@ fn render_function(m: &Module, f: &Function) -> String {
         .params
         .iter()
         .map(|p| {
-            let a = p.attrs;
+            let a = &p.attrs;
             let words = [
                 (a.signext, " signext"),
                 (a.zeroext, " zeroext"),

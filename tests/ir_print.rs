@@ -36,7 +36,7 @@ fn arith_temps_o2_in_records_syntax() {
             target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
             target triple = "x86_64-pc-linux-gnu"
 
-            define dso_local i32 @blend(i32 noundef %0, i32 noundef %1) local_unnamed_addr !dbg !11 {
+            define dso_local i32 @blend(i32 noundef %0, i32 noundef %1) local_unnamed_addr #0 !dbg !11 {
                 #dbg_value(i32 %0, !16, !DIExpression(), !21)
                 #dbg_value(i32 %1, !17, !DIExpression(), !21)
               %3 = mul nsw i32 %1, %0, !dbg !22
@@ -50,7 +50,7 @@ fn arith_temps_o2_in_records_syntax() {
               ret i32 %7, !dbg !26
             }
 
-            define dso_local i32 @offsets(i32 noundef %0, i32 noundef %1) local_unnamed_addr !dbg !27 {
+            define dso_local i32 @offsets(i32 noundef %0, i32 noundef %1) local_unnamed_addr #0 !dbg !27 {
                 #dbg_value(i32 %0, !29, !DIExpression(), !35)
                 #dbg_value(i32 %1, !30, !DIExpression(), !35)
               %3 = add nsw i32 %1, %0, !dbg !36
@@ -65,7 +65,7 @@ fn arith_temps_o2_in_records_syntax() {
               ret i32 %7, !dbg !41
             }
 
-            define dso_local i32 @narrow(i16 noundef zeroext %0, i8 noundef zeroext %1) local_unnamed_addr !dbg !42 {
+            define dso_local range(i32 1, 4082) i32 @narrow(i16 noundef zeroext %0, i8 noundef zeroext %1) local_unnamed_addr #0 !dbg !42 {
                 #dbg_value(i16 %0, !48, !DIExpression(), !53)
                 #dbg_value(i8 %1, !49, !DIExpression(), !53)
               %3 = zext i16 %0 to i32, !dbg !54
@@ -79,6 +79,8 @@ fn arith_temps_o2_in_records_syntax() {
               %8 = or disjoint i32 %7, 1, !dbg !59
               ret i32 %8, !dbg !60
             }
+
+            attributes #0 = { mustprogress nofree norecurse nosync nounwind willreturn memory(none) uwtable "min-legal-vector-width"="0" "no-trapping-math"="true" "stack-protector-buffer-size"="8" "target-cpu"="x86-64" "target-features"="+cmov,+cx8,+fxsr,+mmx,+sse,+sse2,+x87" "tune-cpu"="generic" }
 
             !llvm.dbg.cu = !{!0}
             !llvm.module.flags = !{!4, !5, !6, !7, !8, !9, !10}
@@ -156,7 +158,7 @@ fn one_function_with_assignment_tracking_in_intrinsics_syntax() {
     check(
         &text,
         expect![[r#"
-            define dso_local i32 @area(i64 %0, i64 %1) local_unnamed_addr !dbg !9 {
+            define dso_local i32 @area(i64 %0, i64 %1) local_unnamed_addr #0 !dbg !9 {
               %3 = alloca [4 x i32], align 16, !DIAssignID !26
               call void @llvm.dbg.assign(metadata i1 undef, metadata !21, metadata !DIExpression(), metadata !26, metadata ptr %3, metadata !DIExpression()), !dbg !27
               %4 = trunc i64 %0 to i32
@@ -173,27 +175,27 @@ fn one_function_with_assignment_tracking_in_intrinsics_syntax() {
               call void @llvm.dbg.value(metadata i32 %10, metadata !20, metadata !DIExpression(DW_OP_LLVM_fragment, 0, 32)), !dbg !27
               %11 = sub nsw i32 %9, %6, !dbg !29
               call void @llvm.dbg.value(metadata i32 %11, metadata !20, metadata !DIExpression(DW_OP_LLVM_fragment, 32, 32)), !dbg !27
-              call void @llvm.lifetime.start.p0(i64 16, ptr nonnull %3), !dbg !30
-              store i32 %10, ptr %3, align 16, !dbg !31, !DIAssignID !32
+              call void @llvm.lifetime.start.p0(i64 16, ptr nonnull %3) #1, !dbg !30
+              store i32 %10, ptr %3, align 16, !dbg !31, !DIAssignID !32, !tbaa !33
               call void @llvm.dbg.assign(metadata i32 %10, metadata !21, metadata !DIExpression(DW_OP_LLVM_fragment, 0, 32), metadata !32, metadata ptr %3, metadata !DIExpression()), !dbg !27
               %12 = getelementptr inbounds i8, ptr %3, i64 4, !dbg !31
-              store i32 %11, ptr %12, align 4, !dbg !31, !DIAssignID !33
-              call void @llvm.dbg.assign(metadata i32 %11, metadata !21, metadata !DIExpression(DW_OP_LLVM_fragment, 32, 32), metadata !33, metadata ptr %12, metadata !DIExpression()), !dbg !27
+              store i32 %11, ptr %12, align 4, !dbg !31, !DIAssignID !37, !tbaa !33
+              call void @llvm.dbg.assign(metadata i32 %11, metadata !21, metadata !DIExpression(DW_OP_LLVM_fragment, 32, 32), metadata !37, metadata ptr %12, metadata !DIExpression()), !dbg !27
               %13 = getelementptr inbounds i8, ptr %3, i64 8, !dbg !31
-              store i32 1, ptr %13, align 8, !dbg !31, !DIAssignID !34
-              call void @llvm.dbg.assign(metadata i32 1, metadata !21, metadata !DIExpression(DW_OP_LLVM_fragment, 64, 32), metadata !34, metadata ptr %13, metadata !DIExpression()), !dbg !27
+              store i32 1, ptr %13, align 8, !dbg !31, !DIAssignID !38, !tbaa !33
+              call void @llvm.dbg.assign(metadata i32 1, metadata !21, metadata !DIExpression(DW_OP_LLVM_fragment, 64, 32), metadata !38, metadata ptr %13, metadata !DIExpression()), !dbg !27
               %14 = getelementptr inbounds i8, ptr %3, i64 12, !dbg !31
-              store i32 2, ptr %14, align 4, !dbg !31, !DIAssignID !35
-              call void @llvm.dbg.assign(metadata i32 2, metadata !21, metadata !DIExpression(DW_OP_LLVM_fragment, 96, 32), metadata !35, metadata ptr %14, metadata !DIExpression()), !dbg !27
-              call void @observe(ptr noundef nonnull %3, i32 noundef 4), !dbg !36
-              %15 = load i32, ptr %3, align 16, !dbg !37
-              %16 = load i32, ptr %12, align 4, !dbg !38
-              %17 = mul nsw i32 %16, %15, !dbg !39
+              store i32 2, ptr %14, align 4, !dbg !31, !DIAssignID !39, !tbaa !33
+              call void @llvm.dbg.assign(metadata i32 2, metadata !21, metadata !DIExpression(DW_OP_LLVM_fragment, 96, 32), metadata !39, metadata ptr %14, metadata !DIExpression()), !dbg !27
+              call void @observe(ptr noundef nonnull %3, i32 noundef 4) #1, !dbg !40
+              %15 = load i32, ptr %3, align 16, !dbg !41, !tbaa !33
+              %16 = load i32, ptr %12, align 4, !dbg !42, !tbaa !33
+              %17 = mul nsw i32 %16, %15, !dbg !43
               call void @llvm.dbg.value(metadata i32 %17, metadata !25, metadata !DIExpression()), !dbg !27
-              %18 = load i32, ptr %14, align 4, !dbg !40
-              %19 = add nsw i32 %17, %18, !dbg !41
-              call void @llvm.lifetime.end.p0(i64 16, ptr nonnull %3), !dbg !42
-              ret i32 %19, !dbg !43
+              %18 = load i32, ptr %14, align 4, !dbg !44, !tbaa !33
+              %19 = add nsw i32 %17, %18, !dbg !45
+              call void @llvm.lifetime.end.p0(i64 16, ptr nonnull %3) #1, !dbg !46
+              ret i32 %19, !dbg !47
             }
         "#]],
     );

@@ -22,7 +22,7 @@
 //! - every typed operation (`DW_OP_regval_type`, `convert`, `reinterpret`,
 //!   `const_type`, `deref_type`) names a `DW_TAG_base_type` DIE, and every
 //!   `DW_OP_addr`/`DW_OP_addrx` points into a data object (an STT_OBJECT
-//!   symbol);
+//!   symbol) or a data section's unnamed bytes (string literals);
 //! - the pieces of a composite location never exceed the variable's type
 //!   size, and (with [`VerifyOptions::pieces_cover_variables`], dwarfsmith's
 //!   promise) cover it.

@@ -23,6 +23,8 @@ pub mod live_debug_values;
 pub mod liveness;
 pub mod mir;
 pub mod regalloc;
+pub mod target;
+pub mod unsupported;
 
 use dwarfsmith_emit::model::ObjectModel;
 

@@ -203,6 +203,7 @@ mod tests {
             subprogram: None,
             section: None,
             align: None,
+            attrs: Default::default(),
             pos: Default::default(),
         };
         for targets in edges {

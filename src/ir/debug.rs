@@ -230,6 +230,8 @@ pub enum MdField {
     Bool(bool),
     /// An inline node such as `!DIExpression(...)` kept by reference.
     Inline(MdRef),
+    /// A typed constant (`extraData: i64 0` of a bitfield member).
+    Value(super::value::Constant),
 }
 
 /// Fields of a specialised node that the model does not name, kept in order.

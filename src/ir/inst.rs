@@ -6,7 +6,7 @@
 //! never instructions; each one rides on the instruction it precedes in
 //! [`Inst::records`], so a pass walking instructions skips nothing.
 
-use super::debug::{DebugRecord, LocId, MdId};
+use super::debug::{DebugRecord, LocId, MdId, MdRef};
 use super::types::{FunctionType, Type};
 use super::value::{BlockId, Constant, GepFlags, Value};
 use crate::error::Pos;
@@ -25,6 +25,11 @@ pub struct Inst {
     pub dbg: Option<LocId>,
     /// The attached `!DIAssignID` (assignment tracking), if any.
     pub assign_id: Option<MdId>,
+    /// Other metadata attachments (`!tbaa`, `!llvm.loop`, `!range`...), by
+    /// kind name without `!`, in order.
+    pub metadata: Vec<(String, MdRef)>,
+    /// Function attribute groups of a call site (`#N` after the arguments).
+    pub attr_groups: Vec<u32>,
     /// Debug records that come immediately before this instruction, in order.
     pub records: Vec<DebugRecord>,
     /// Where the instruction was read from (line 0 when made by a pass).
@@ -40,6 +45,8 @@ impl Inst {
             name: None,
             dbg: None,
             assign_id: None,
+            metadata: Vec::new(),
+            attr_groups: Vec::new(),
             records: Vec::new(),
             pos: Pos::default(),
         }
@@ -53,6 +60,7 @@ impl Inst {
                 | InstKind::CondBr { .. }
                 | InstKind::Switch { .. }
                 | InstKind::Ret { .. }
+                | InstKind::IndirectBr { .. }
                 | InstKind::Unreachable
         )
     }
@@ -67,6 +75,7 @@ impl Inst {
             InstKind::Switch { default, cases, .. } => std::iter::once(*default)
                 .chain(cases.iter().map(|(_, dest)| *dest))
                 .collect(),
+            InstKind::IndirectBr { dests, .. } => dests.clone(),
             _ => Vec::new(),
         }
     }
@@ -75,14 +84,34 @@ impl Inst {
     /// debug record operands are not: they are not uses by the code).
     pub fn operands(&self) -> Vec<&Value> {
         match &self.kind {
-            InstKind::Binary { lhs, rhs, .. } | InstKind::ICmp { lhs, rhs, .. } => vec![lhs, rhs],
+            InstKind::Binary { lhs, rhs, .. }
+            | InstKind::ICmp { lhs, rhs, .. }
+            | InstKind::FBinary { lhs, rhs, .. }
+            | InstKind::FCmp { lhs, rhs, .. } => vec![lhs, rhs],
             InstKind::Select {
                 cond,
                 if_true,
                 if_false,
             } => vec![cond, if_true, if_false],
             InstKind::Phi { incoming } => incoming.iter().map(|(v, _)| v).collect(),
-            InstKind::Cast { value, .. } => vec![value],
+            InstKind::Cast { value, .. }
+            | InstKind::FNeg { value, .. }
+            | InstKind::VaArg { list: value } => vec![value],
+            InstKind::ExtractElement { vector, index } => vec![vector, index],
+            InstKind::InsertElement {
+                vector,
+                elem,
+                index,
+            } => vec![vector, elem, index],
+            InstKind::ShuffleVector { lhs, rhs, .. } => vec![lhs, rhs],
+            InstKind::ExtractValue { aggregate, .. } => vec![aggregate],
+            InstKind::InsertValue {
+                aggregate, elem, ..
+            } => vec![aggregate, elem],
+            InstKind::CmpXchg { ptr, cmp, new, .. } => vec![ptr, cmp, new],
+            InstKind::AtomicRmw { ptr, value, .. } => vec![ptr, value],
+            InstKind::Fence { .. } => Vec::new(),
+            InstKind::IndirectBr { address, .. } => vec![address],
             InstKind::Load { ptr, .. } => vec![ptr],
             InstKind::Store { value, ptr, .. } => vec![value, ptr],
             InstKind::Gep { base, indices, .. } => {
@@ -106,14 +135,35 @@ impl Inst {
     /// (for replacing uses).
     pub fn operands_mut(&mut self) -> Vec<&mut Value> {
         match &mut self.kind {
-            InstKind::Binary { lhs, rhs, .. } | InstKind::ICmp { lhs, rhs, .. } => vec![lhs, rhs],
+            InstKind::Binary { lhs, rhs, .. }
+            | InstKind::ICmp { lhs, rhs, .. }
+            | InstKind::FBinary { lhs, rhs, .. }
+            | InstKind::FCmp { lhs, rhs, .. } => vec![lhs, rhs],
             InstKind::Select {
                 cond,
                 if_true,
                 if_false,
             } => vec![cond, if_true, if_false],
             InstKind::Phi { incoming } => incoming.iter_mut().map(|(v, _)| v).collect(),
-            InstKind::Cast { value, .. } | InstKind::Freeze { value } => vec![value],
+            InstKind::Cast { value, .. }
+            | InstKind::Freeze { value }
+            | InstKind::FNeg { value, .. }
+            | InstKind::VaArg { list: value } => vec![value],
+            InstKind::ExtractElement { vector, index } => vec![vector, index],
+            InstKind::InsertElement {
+                vector,
+                elem,
+                index,
+            } => vec![vector, elem, index],
+            InstKind::ShuffleVector { lhs, rhs, .. } => vec![lhs, rhs],
+            InstKind::ExtractValue { aggregate, .. } => vec![aggregate],
+            InstKind::InsertValue {
+                aggregate, elem, ..
+            } => vec![aggregate, elem],
+            InstKind::CmpXchg { ptr, cmp, new, .. } => vec![ptr, cmp, new],
+            InstKind::AtomicRmw { ptr, value, .. } => vec![ptr, value],
+            InstKind::Fence { .. } => Vec::new(),
+            InstKind::IndirectBr { address, .. } => vec![address],
             InstKind::Load { ptr, .. } => vec![ptr],
             InstKind::Store { value, ptr, .. } => vec![value, ptr],
             InstKind::Gep { base, indices, .. } => {
@@ -186,6 +236,8 @@ pub enum InstKind {
         align: Option<u32>,
         /// `volatile`.
         volatile: bool,
+        /// `atomic ... [syncscope("s")] ordering`, if atomic.
+        atomic: Option<Atomic>,
     },
     /// `store [volatile] ty v, ptr p [, align N]`.
     Store {
@@ -197,6 +249,8 @@ pub enum InstKind {
         align: Option<u32>,
         /// `volatile`.
         volatile: bool,
+        /// `atomic ... [syncscope("s")] ordering`, if atomic.
+        atomic: Option<Atomic>,
     },
     /// `getelementptr [flags] source, ptr base, indices...` (result `ptr`).
     Gep {
@@ -230,6 +284,132 @@ pub enum InstKind {
         args: Vec<CallArg>,
         /// Return-value attributes (`signext`, `zeroext`, `noundef`).
         ret_attrs: ParamAttrs,
+    },
+    /// `fadd/fsub/fmul/fdiv/frem [fast-math flags] ty lhs, rhs` over a
+    /// floating-point type or vector of them.
+    FBinary {
+        /// The operation.
+        op: FBinOp,
+        /// Fast-math flags.
+        fmf: FastMath,
+        /// Left operand.
+        lhs: Value,
+        /// Right operand.
+        rhs: Value,
+    },
+    /// `fneg [fast-math flags] ty v`.
+    FNeg {
+        /// Fast-math flags.
+        fmf: FastMath,
+        /// The operand.
+        value: Value,
+    },
+    /// `fcmp [fast-math flags] pred ty lhs, rhs` (result `i1` or `<N x i1>`).
+    FCmp {
+        /// The comparison.
+        pred: FCmpPred,
+        /// Fast-math flags.
+        fmf: FastMath,
+        /// Left operand.
+        lhs: Value,
+        /// Right operand.
+        rhs: Value,
+    },
+    /// `extractelement <N x T> v, iK idx` (result `T`).
+    ExtractElement {
+        /// The vector.
+        vector: Value,
+        /// The lane index.
+        index: Value,
+    },
+    /// `insertelement <N x T> v, T e, iK idx` (result the vector type).
+    InsertElement {
+        /// The vector.
+        vector: Value,
+        /// The new lane value.
+        elem: Value,
+        /// The lane index.
+        index: Value,
+    },
+    /// `shufflevector <N x T> a, <N x T> b, <M x i32> mask` (result `<M x T>`).
+    ShuffleVector {
+        /// First source vector (lanes 0..N).
+        lhs: Value,
+        /// Second source vector (lanes N..2N).
+        rhs: Value,
+        /// The lane each result lane takes; `None` for a poison/undef lane.
+        mask: Vec<Option<u32>>,
+    },
+    /// `extractvalue agg v, i, j...` (result the member's type).
+    ExtractValue {
+        /// The aggregate.
+        aggregate: Value,
+        /// The path of member indices.
+        indices: Vec<u32>,
+    },
+    /// `insertvalue agg v, T e, i, j...` (result the aggregate type).
+    InsertValue {
+        /// The aggregate.
+        aggregate: Value,
+        /// The new member value.
+        elem: Value,
+        /// The path of member indices.
+        indices: Vec<u32>,
+    },
+    /// `cmpxchg [weak] [volatile] ptr p, T cmp, T new [syncscope] success
+    /// failure [, align N]` (result `{ T, i1 }`).
+    CmpXchg {
+        /// The address.
+        ptr: Value,
+        /// The expected value.
+        cmp: Value,
+        /// The value stored when the expected one is found.
+        new: Value,
+        /// `weak`: may fail spuriously.
+        weak: bool,
+        /// `volatile`.
+        volatile: bool,
+        /// `syncscope("...")`, if written.
+        syncscope: Option<String>,
+        /// Ordering on success.
+        success: Ordering,
+        /// Ordering on failure.
+        failure: Ordering,
+        /// `align N`, if written.
+        align: Option<u32>,
+    },
+    /// `atomicrmw [volatile] op ptr p, T v [syncscope] ordering [, align N]`
+    /// (result `T`, the old value).
+    AtomicRmw {
+        /// The operation.
+        op: RmwOp,
+        /// The address.
+        ptr: Value,
+        /// The operand.
+        value: Value,
+        /// `volatile`.
+        volatile: bool,
+        /// The ordering and scope.
+        atomic: Atomic,
+        /// `align N`, if written.
+        align: Option<u32>,
+    },
+    /// `fence [syncscope("...")] ordering`.
+    Fence {
+        /// The ordering and scope.
+        atomic: Atomic,
+    },
+    /// `va_arg ptr list, T` (result `T`).
+    VaArg {
+        /// The `va_list` address.
+        list: Value,
+    },
+    /// `indirectbr ptr addr, [label %a, label %b ...]`.
+    IndirectBr {
+        /// The address jumped to (a `blockaddress`).
+        address: Value,
+        /// Every block it may go to.
+        dests: Vec<BlockId>,
     },
     /// `freeze ty v`.
     Freeze {
@@ -266,6 +446,42 @@ pub enum InstKind {
     },
     /// `unreachable`.
     Unreachable,
+}
+
+impl InstKind {
+    /// The mnemonic of the instruction (`add`, `fcmp`, `call`, `br`).
+    pub fn opcode(&self) -> &'static str {
+        match self {
+            InstKind::Binary { op, .. } => op.name(),
+            InstKind::ICmp { .. } => "icmp",
+            InstKind::Select { .. } => "select",
+            InstKind::Phi { .. } => "phi",
+            InstKind::Cast { op, .. } => op.name(),
+            InstKind::Load { .. } => "load",
+            InstKind::Store { .. } => "store",
+            InstKind::Gep { .. } => "getelementptr",
+            InstKind::Alloca { .. } => "alloca",
+            InstKind::Call { .. } => "call",
+            InstKind::FBinary { op, .. } => op.name(),
+            InstKind::FNeg { .. } => "fneg",
+            InstKind::FCmp { .. } => "fcmp",
+            InstKind::ExtractElement { .. } => "extractelement",
+            InstKind::InsertElement { .. } => "insertelement",
+            InstKind::ShuffleVector { .. } => "shufflevector",
+            InstKind::ExtractValue { .. } => "extractvalue",
+            InstKind::InsertValue { .. } => "insertvalue",
+            InstKind::CmpXchg { .. } => "cmpxchg",
+            InstKind::AtomicRmw { .. } => "atomicrmw",
+            InstKind::Fence { .. } => "fence",
+            InstKind::VaArg { .. } => "va_arg",
+            InstKind::IndirectBr { .. } => "indirectbr",
+            InstKind::Freeze { .. } => "freeze",
+            InstKind::Br { .. } | InstKind::CondBr { .. } => "br",
+            InstKind::Switch { .. } => "switch",
+            InstKind::Ret { .. } => "ret",
+            InstKind::Unreachable => "unreachable",
+        }
+    }
 }
 
 /// Integer binary operations.
@@ -337,6 +553,344 @@ impl BinOp {
             "xor" => BinOp::Xor,
             _ => return None,
         })
+    }
+}
+
+/// Floating-point binary operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FBinOp {
+    /// `fadd`.
+    Add,
+    /// `fsub`.
+    Sub,
+    /// `fmul`.
+    Mul,
+    /// `fdiv`.
+    Div,
+    /// `frem`.
+    Rem,
+}
+
+impl FBinOp {
+    /// The mnemonic as written in .ll text.
+    pub fn name(self) -> &'static str {
+        match self {
+            FBinOp::Add => "fadd",
+            FBinOp::Sub => "fsub",
+            FBinOp::Mul => "fmul",
+            FBinOp::Div => "fdiv",
+            FBinOp::Rem => "frem",
+        }
+    }
+
+    /// The operation for a .ll mnemonic.
+    pub fn from_name(name: &str) -> Option<FBinOp> {
+        Some(match name {
+            "fadd" => FBinOp::Add,
+            "fsub" => FBinOp::Sub,
+            "fmul" => FBinOp::Mul,
+            "fdiv" => FBinOp::Div,
+            "frem" => FBinOp::Rem,
+            _ => return None,
+        })
+    }
+}
+
+/// Fast-math flags of floating-point operations (`fast` is all of them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct FastMath {
+    /// `reassoc`.
+    pub reassoc: bool,
+    /// `nnan`.
+    pub nnan: bool,
+    /// `ninf`.
+    pub ninf: bool,
+    /// `nsz`.
+    pub nsz: bool,
+    /// `arcp`.
+    pub arcp: bool,
+    /// `contract`.
+    pub contract: bool,
+    /// `afn`.
+    pub afn: bool,
+}
+
+impl FastMath {
+    /// Sets the flag a .ll word names (`fast` sets all); false if the word is none.
+    pub fn set(&mut self, word: &str) -> bool {
+        match word {
+            "fast" => {
+                *self = FastMath {
+                    reassoc: true,
+                    nnan: true,
+                    ninf: true,
+                    nsz: true,
+                    arcp: true,
+                    contract: true,
+                    afn: true,
+                }
+            }
+            "reassoc" => self.reassoc = true,
+            "nnan" => self.nnan = true,
+            "ninf" => self.ninf = true,
+            "nsz" => self.nsz = true,
+            "arcp" => self.arcp = true,
+            "contract" => self.contract = true,
+            "afn" => self.afn = true,
+            _ => return false,
+        }
+        true
+    }
+
+    /// The flags as .ll words, in LLVM's order (`fast` when all are set).
+    pub fn words(self) -> Vec<&'static str> {
+        let all = [
+            (self.reassoc, "reassoc"),
+            (self.nnan, "nnan"),
+            (self.ninf, "ninf"),
+            (self.nsz, "nsz"),
+            (self.arcp, "arcp"),
+            (self.contract, "contract"),
+            (self.afn, "afn"),
+        ];
+        if all.iter().all(|(on, _)| *on) {
+            return vec!["fast"];
+        }
+        all.iter().filter(|(on, _)| *on).map(|(_, w)| *w).collect()
+    }
+}
+
+/// Floating-point comparison predicates (`o`: ordered, false if either
+/// operand is NaN; `u`: unordered, true if either is).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FCmpPred {
+    /// `false`: always false.
+    False,
+    /// `oeq`.
+    Oeq,
+    /// `ogt`.
+    Ogt,
+    /// `oge`.
+    Oge,
+    /// `olt`.
+    Olt,
+    /// `ole`.
+    Ole,
+    /// `one`.
+    One,
+    /// `ord`: neither is NaN.
+    Ord,
+    /// `ueq`.
+    Ueq,
+    /// `ugt`.
+    Ugt,
+    /// `uge`.
+    Uge,
+    /// `ult`.
+    Ult,
+    /// `ule`.
+    Ule,
+    /// `une`.
+    Une,
+    /// `uno`: either is NaN.
+    Uno,
+    /// `true`: always true.
+    True,
+}
+
+impl FCmpPred {
+    /// Every predicate, in LLVM's numbering order.
+    pub const ALL: [FCmpPred; 16] = [
+        FCmpPred::False,
+        FCmpPred::Oeq,
+        FCmpPred::Ogt,
+        FCmpPred::Oge,
+        FCmpPred::Olt,
+        FCmpPred::Ole,
+        FCmpPred::One,
+        FCmpPred::Ord,
+        FCmpPred::Uno,
+        FCmpPred::Ueq,
+        FCmpPred::Ugt,
+        FCmpPred::Uge,
+        FCmpPred::Ult,
+        FCmpPred::Ule,
+        FCmpPred::Une,
+        FCmpPred::True,
+    ];
+
+    /// The predicate as written in .ll text.
+    pub fn name(self) -> &'static str {
+        match self {
+            FCmpPred::False => "false",
+            FCmpPred::Oeq => "oeq",
+            FCmpPred::Ogt => "ogt",
+            FCmpPred::Oge => "oge",
+            FCmpPred::Olt => "olt",
+            FCmpPred::Ole => "ole",
+            FCmpPred::One => "one",
+            FCmpPred::Ord => "ord",
+            FCmpPred::Ueq => "ueq",
+            FCmpPred::Ugt => "ugt",
+            FCmpPred::Uge => "uge",
+            FCmpPred::Ult => "ult",
+            FCmpPred::Ule => "ule",
+            FCmpPred::Une => "une",
+            FCmpPred::Uno => "uno",
+            FCmpPred::True => "true",
+        }
+    }
+
+    /// The predicate for its .ll name.
+    pub fn from_name(name: &str) -> Option<FCmpPred> {
+        FCmpPred::ALL.into_iter().find(|p| p.name() == name)
+    }
+}
+
+/// Memory orderings of atomic operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Ordering {
+    /// `unordered`.
+    Unordered,
+    /// `monotonic` (C `relaxed`).
+    Monotonic,
+    /// `acquire`.
+    Acquire,
+    /// `release`.
+    Release,
+    /// `acq_rel`.
+    AcqRel,
+    /// `seq_cst`.
+    SeqCst,
+}
+
+impl Ordering {
+    /// The ordering as written in .ll text.
+    pub fn name(self) -> &'static str {
+        match self {
+            Ordering::Unordered => "unordered",
+            Ordering::Monotonic => "monotonic",
+            Ordering::Acquire => "acquire",
+            Ordering::Release => "release",
+            Ordering::AcqRel => "acq_rel",
+            Ordering::SeqCst => "seq_cst",
+        }
+    }
+
+    /// The ordering for its .ll name.
+    pub fn from_name(name: &str) -> Option<Ordering> {
+        Some(match name {
+            "unordered" => Ordering::Unordered,
+            "monotonic" => Ordering::Monotonic,
+            "acquire" => Ordering::Acquire,
+            "release" => Ordering::Release,
+            "acq_rel" => Ordering::AcqRel,
+            "seq_cst" => Ordering::SeqCst,
+            _ => return None,
+        })
+    }
+}
+
+/// The ordering and synchronisation scope of an atomic access or fence.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Atomic {
+    /// The ordering.
+    pub ordering: Ordering,
+    /// `syncscope("name")`; `None` is the whole system.
+    pub syncscope: Option<String>,
+}
+
+/// The operations of `atomicrmw`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RmwOp {
+    /// `xchg`.
+    Xchg,
+    /// `add`.
+    Add,
+    /// `sub`.
+    Sub,
+    /// `and`.
+    And,
+    /// `nand`.
+    Nand,
+    /// `or`.
+    Or,
+    /// `xor`.
+    Xor,
+    /// `max` (signed).
+    Max,
+    /// `min` (signed).
+    Min,
+    /// `umax`.
+    UMax,
+    /// `umin`.
+    UMin,
+    /// `fadd`.
+    FAdd,
+    /// `fsub`.
+    FSub,
+    /// `fmax`.
+    FMax,
+    /// `fmin`.
+    FMin,
+    /// `uinc_wrap`.
+    UIncWrap,
+    /// `udec_wrap`.
+    UDecWrap,
+}
+
+impl RmwOp {
+    const ALL: [RmwOp; 17] = [
+        RmwOp::Xchg,
+        RmwOp::Add,
+        RmwOp::Sub,
+        RmwOp::And,
+        RmwOp::Nand,
+        RmwOp::Or,
+        RmwOp::Xor,
+        RmwOp::Max,
+        RmwOp::Min,
+        RmwOp::UMax,
+        RmwOp::UMin,
+        RmwOp::FAdd,
+        RmwOp::FSub,
+        RmwOp::FMax,
+        RmwOp::FMin,
+        RmwOp::UIncWrap,
+        RmwOp::UDecWrap,
+    ];
+
+    /// The operation as written in .ll text.
+    pub fn name(self) -> &'static str {
+        match self {
+            RmwOp::Xchg => "xchg",
+            RmwOp::Add => "add",
+            RmwOp::Sub => "sub",
+            RmwOp::And => "and",
+            RmwOp::Nand => "nand",
+            RmwOp::Or => "or",
+            RmwOp::Xor => "xor",
+            RmwOp::Max => "max",
+            RmwOp::Min => "min",
+            RmwOp::UMax => "umax",
+            RmwOp::UMin => "umin",
+            RmwOp::FAdd => "fadd",
+            RmwOp::FSub => "fsub",
+            RmwOp::FMax => "fmax",
+            RmwOp::FMin => "fmin",
+            RmwOp::UIncWrap => "uinc_wrap",
+            RmwOp::UDecWrap => "udec_wrap",
+        }
+    }
+
+    /// The operation for its .ll name.
+    pub fn from_name(name: &str) -> Option<RmwOp> {
+        RmwOp::ALL.into_iter().find(|op| op.name() == name)
+    }
+
+    /// Whether the operation works on floating-point values.
+    pub fn is_fp(self) -> bool {
+        matches!(self, RmwOp::FAdd | RmwOp::FSub | RmwOp::FMax | RmwOp::FMin)
     }
 }
 
@@ -430,6 +984,18 @@ pub enum CastOp {
     PtrToInt,
     /// `inttoptr`.
     IntToPtr,
+    /// `fptrunc`.
+    FPTrunc,
+    /// `fpext`.
+    FPExt,
+    /// `fptoui`.
+    FPToUI,
+    /// `fptosi`.
+    FPToSI,
+    /// `uitofp`.
+    UIToFP,
+    /// `sitofp`.
+    SIToFP,
 }
 
 impl CastOp {
@@ -442,6 +1008,12 @@ impl CastOp {
             CastOp::BitCast => "bitcast",
             CastOp::PtrToInt => "ptrtoint",
             CastOp::IntToPtr => "inttoptr",
+            CastOp::FPTrunc => "fptrunc",
+            CastOp::FPExt => "fpext",
+            CastOp::FPToUI => "fptoui",
+            CastOp::FPToSI => "fptosi",
+            CastOp::UIToFP => "uitofp",
+            CastOp::SIToFP => "sitofp",
         }
     }
 
@@ -454,6 +1026,12 @@ impl CastOp {
             "bitcast" => CastOp::BitCast,
             "ptrtoint" => CastOp::PtrToInt,
             "inttoptr" => CastOp::IntToPtr,
+            "fptrunc" => CastOp::FPTrunc,
+            "fpext" => CastOp::FPExt,
+            "fptoui" => CastOp::FPToUI,
+            "fptosi" => CastOp::FPToSI,
+            "uitofp" => CastOp::UIToFP,
+            "sitofp" => CastOp::SIToFP,
             _ => return None,
         })
     }
@@ -473,9 +1051,9 @@ pub enum TailKind {
     NoTail,
 }
 
-/// The parameter and return attributes that matter for the ABI or codegen.
-/// Others (`nocapture`, `readonly`, `range(...)`...) are read and dropped.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+/// Parameter and return attributes: the ones codegen reads as flags, and
+/// every other one as written (`byval(%struct.S)`, `align 8`, `nocapture`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ParamAttrs {
     /// `signext`: the callee/caller sign-extends the value to 32 bits.
     pub signext: bool,
@@ -487,6 +1065,17 @@ pub struct ParamAttrs {
     pub nonnull: bool,
     /// `immarg` (intrinsic declarations).
     pub immarg: bool,
+    /// Every other attribute as written, in order (the code generation gate
+    /// refuses the ones that change the ABI and that codegen ignores).
+    pub other: Vec<String>,
+    /// `byval(T)`: the pointer names a copy of a `T` passed on the stack.
+    pub byval: Option<Type>,
+    /// `sret(T)`: the pointer names where the callee writes its `T` result.
+    pub sret: Option<Type>,
+    /// `elementtype(T)`: the type an indirect inline asm operand points to.
+    pub elementtype: Option<Type>,
+    /// `align N` of a `byval` or `sret` pointer (the copy's alignment).
+    pub align: Option<u32>,
 }
 
 /// One argument of a call.

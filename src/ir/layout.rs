@@ -10,8 +10,19 @@
 //! field alignment (packed structs have alignment 1 and no padding).
 
 use super::module::Module;
-use super::types::Type;
+use super::types::{FloatKind, Type};
 use super::value::Value;
+
+/// The ABI alignment of a floating-point type (`f80:128`: `x86_fp80` is
+/// 16-aligned and occupies 16 bytes, of which a store writes 10).
+fn float_align(kind: FloatKind) -> u64 {
+    match kind {
+        FloatKind::Half | FloatKind::BFloat => 2,
+        FloatKind::Float => 4,
+        FloatKind::Double => 8,
+        FloatKind::X86Fp80 | FloatKind::Fp128 => 16,
+    }
+}
 
 /// One step of a GEP's address computation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,6 +43,8 @@ impl Module {
     pub fn align_of(&self, ty: &Type) -> u64 {
         match ty {
             Type::Int(bits) => self.int_align(*bits),
+            Type::Float(kind) => float_align(*kind),
+            Type::Vector { .. } => self.store_size(ty).next_power_of_two().max(1),
             Type::Ptr => 8,
             Type::Array { elem, .. } => self.align_of(elem),
             Type::Named(id) => match &self.structs[id.0 as usize] {
@@ -59,6 +72,8 @@ impl Module {
     pub fn store_size(&self, ty: &Type) -> u64 {
         match ty {
             Type::Int(bits) => u64::from(*bits).div_ceil(8),
+            Type::Float(kind) => u64::from(kind.bits()).div_ceil(8),
+            Type::Vector { len, elem } => (u64::from(*len) * self.lane_bits(elem)).div_ceil(8),
             _ => self.size_of(ty),
         }
     }
@@ -68,6 +83,8 @@ impl Module {
     pub fn size_of(&self, ty: &Type) -> u64 {
         match ty {
             Type::Int(bits) => round_up(u64::from(*bits).div_ceil(8), self.int_align(*bits)),
+            Type::Float(kind) => round_up(u64::from(kind.bits()).div_ceil(8), float_align(*kind)),
+            Type::Vector { .. } => round_up(self.store_size(ty), self.align_of(ty)),
             Type::Ptr => 8,
             Type::Array { len, elem } => len.saturating_mul(self.size_of(elem)),
             Type::Named(id) => {
@@ -118,7 +135,7 @@ impl Module {
                 continue;
             }
             current = match current {
-                Type::Array { elem, .. } => {
+                Type::Array { elem, .. } | Type::Vector { elem, .. } => {
                     steps.push(GepStep::Scaled {
                         index: position,
                         stride: self.size_of(&elem),
@@ -155,6 +172,15 @@ impl Module {
 
     /// Alignment of `iN`: the byte size rounded up to a power of two, at
     /// most 16, or at most 8 if the datalayout does not align `i128` to 16.
+    /// The bits one lane of a vector occupies (lanes are packed without padding).
+    fn lane_bits(&self, elem: &Type) -> u64 {
+        match elem {
+            Type::Int(bits) => u64::from(*bits),
+            Type::Float(kind) => u64::from(kind.bits()),
+            other => self.size_of(other) * 8,
+        }
+    }
+
     fn int_align(&self, bits: u32) -> u64 {
         let bytes = u64::from(bits).div_ceil(8).max(1);
         let largest = match &self.datalayout {

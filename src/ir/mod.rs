@@ -28,11 +28,15 @@ pub use debug::{
     MdId, MdNode, MdOperand, MdRef, RecordKind,
 };
 pub use inst::{
-    ArithFlags, BinOp, CallArg, CastOp, ICmpPred, Inst, InstKind, Intrinsic, ParamAttrs, TailKind,
+    ArithFlags, Atomic, BinOp, CallArg, CastOp, FBinOp, FCmpPred, FastMath, ICmpPred, Inst,
+    InstKind, Intrinsic, Ordering, ParamAttrs, RmwOp, TailKind,
 };
 pub use layout::GepStep;
-pub use module::{Block, Function, Global, Linkage, Module, NamedMetadata, Param, UnnamedAddr};
-pub use types::{FunctionType, StructDef, StructId, Type};
+pub use module::{
+    AttributeGroup, Block, Comdat, Function, Global, Linkage, Module, ModuleAsm, NamedMetadata,
+    Param, SymbolAttrs, UnnamedAddr,
+};
+pub use types::{FloatKind, FunctionType, StructDef, StructId, Type};
 pub use value::{
-    BlockId, ConstExpr, Constant, FuncId, GepFlags, GlobalId, GlobalRef, InstId, Value,
+    BlockId, ConstExpr, Constant, FuncId, GepFlags, GlobalId, GlobalRef, InlineAsm, InstId, Value,
 };

@@ -104,6 +104,69 @@ pub enum UnnamedAddr {
     Global,
 }
 
+/// What a global or function carries besides its linkage, name and type:
+/// kept so that the printer writes it back and the code generation gate
+/// (`codegen::unsupported`) can refuse what code generation does not honour.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SymbolAttrs {
+    /// `hidden` or `protected` (`default` is the default and not kept).
+    pub visibility: Option<String>,
+    /// `dllimport` or `dllexport`.
+    pub dll_storage: Option<String>,
+    /// `thread_local` or `thread_local(MODE)`, as written.
+    pub thread_local: Option<String>,
+    /// `externally_initialized`.
+    pub externally_initialized: bool,
+    /// `addrspace(N)`.
+    pub addrspace: Option<u32>,
+    /// `comdat` (`Some(None)`) or `comdat($name)` (`Some(Some(name))`).
+    pub comdat: Option<Option<String>>,
+    /// `partition "name"`.
+    pub partition: Option<String>,
+    /// Function attribute group references (`#N`), in order.
+    pub attribute_groups: Vec<u32>,
+    /// Function attributes written inline (`nounwind`, `"key"="value"`), as written.
+    pub inline_attrs: Vec<String>,
+    /// `gc "name"`.
+    pub gc: Option<String>,
+    /// The typed constant after `prefix`, as written.
+    pub prefix: Option<String>,
+    /// The typed constant after `prologue`, as written.
+    pub prologue: Option<String>,
+    /// The typed constant after `personality`, as written.
+    pub personality: Option<String>,
+    /// Metadata attachments other than `!dbg` (`!type`, `!prof`...), by kind
+    /// name without `!`, in order.
+    pub metadata: Vec<(String, MdRef)>,
+}
+
+/// `attributes #N = { ... }`: a function attribute group.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AttributeGroup {
+    /// The group's number `N`.
+    pub number: u32,
+    /// Its attributes as written (`nounwind`, `"frame-pointer"="all"`, `memory(none)`).
+    pub attrs: Vec<String>,
+}
+
+/// `$name = comdat KIND`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Comdat {
+    /// The name without `$`.
+    pub name: String,
+    /// The selection kind (`any`, `exactmatch`, `largest`, `nodeduplicate`, `samesize`).
+    pub kind: String,
+}
+
+/// `module asm "..."`: one line of module-level inline assembly.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModuleAsm {
+    /// The assembly text.
+    pub text: String,
+    /// Where it was read from.
+    pub pos: Pos,
+}
+
 /// A global variable: `@name = [linkage] [unnamed_addr] global|constant ty init, align N`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Global {
@@ -127,6 +190,8 @@ pub struct Global {
     pub section: Option<String>,
     /// `!dbg` attachments (DIGlobalVariableExpressions).
     pub dbg: Vec<MdId>,
+    /// Visibility, thread-local mode, comdat and the rest.
+    pub attrs: SymbolAttrs,
     /// Where the global was read from.
     pub pos: Pos,
 }
@@ -181,6 +246,8 @@ pub struct Function {
     pub section: Option<String>,
     /// `align N`.
     pub align: Option<u32>,
+    /// Visibility, attributes, comdat, gc, prefix/prologue/personality and the rest.
+    pub attrs: SymbolAttrs,
     /// Where the function was read from.
     pub pos: Pos,
 }
@@ -272,8 +339,12 @@ pub struct Module {
     pub source_filename: Option<String>,
     /// `target datalayout = "..."`.
     pub datalayout: Option<String>,
+    /// Where the datalayout string was read from.
+    pub datalayout_pos: Pos,
     /// `target triple = "..."`.
     pub triple: Option<String>,
+    /// Where the triple string was read from.
+    pub triple_pos: Pos,
     /// Named struct types, by [`crate::ir::StructId`].
     pub structs: Vec<StructDef>,
     /// Global variables, by [`GlobalId`].
@@ -282,6 +353,12 @@ pub struct Module {
     pub functions: Vec<Function>,
     /// The metadata arenas.
     pub debug: DebugInfo,
+    /// Function attribute groups, in file order.
+    pub attribute_groups: Vec<AttributeGroup>,
+    /// Comdats, in file order.
+    pub comdats: Vec<Comdat>,
+    /// `module asm` lines, in file order.
+    pub module_asm: Vec<ModuleAsm>,
     /// Named metadata (`!llvm.dbg.cu`, `!llvm.module.flags`, `!llvm.ident`...), in order.
     pub named_metadata: Vec<NamedMetadata>,
 }

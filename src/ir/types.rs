@@ -17,6 +17,15 @@ pub enum Type {
     Void,
     /// `iN` for any N from 1 up.
     Int(u32),
+    /// A floating-point type (`half`, `float`, `double`, `x86_fp80`...).
+    Float(FloatKind),
+    /// `<len x elem>`: a fixed-length vector of integers, floats or pointers.
+    Vector {
+        /// Number of lanes (at least 1).
+        len: u32,
+        /// Lane type.
+        elem: Box<Type>,
+    },
     /// `ptr` (address space 0; typed pointers are normalised to this).
     Ptr,
     /// `[len x elem]`.
@@ -69,6 +78,112 @@ impl Type {
     /// Whether this is `ptr`.
     pub fn is_ptr(&self) -> bool {
         matches!(self, Type::Ptr)
+    }
+
+    /// `float`.
+    pub const F32: Type = Type::Float(FloatKind::Float);
+    /// `double`.
+    pub const F64: Type = Type::Float(FloatKind::Double);
+
+    /// The floating-point kind if this is a floating-point type.
+    pub fn float_kind(&self) -> Option<FloatKind> {
+        match self {
+            Type::Float(kind) => Some(*kind),
+            _ => None,
+        }
+    }
+
+    /// The lane type of a vector, or the type itself for a scalar.
+    pub fn scalar(&self) -> &Type {
+        match self {
+            Type::Vector { elem, .. } => elem,
+            other => other,
+        }
+    }
+
+    /// The number of lanes if this is a vector type.
+    pub fn vector_len(&self) -> Option<u32> {
+        match self {
+            Type::Vector { len, .. } => Some(*len),
+            _ => None,
+        }
+    }
+
+    /// `ty` with the lane count of `self` when `self` is a vector (`icmp` on
+    /// `<4 x i32>` yields `<4 x i1>`), else `ty` itself.
+    pub fn with_lanes_of(&self, ty: Type) -> Type {
+        match self {
+            Type::Vector { len, .. } => Type::Vector {
+                len: *len,
+                elem: Box::new(ty),
+            },
+            _ => ty,
+        }
+    }
+
+    /// Whether this is an integer type or a vector of integers.
+    pub fn is_int_or_int_vector(&self) -> bool {
+        matches!(self.scalar(), Type::Int(_))
+    }
+
+    /// Whether this is a floating-point type or a vector of them.
+    pub fn is_fp_or_fp_vector(&self) -> bool {
+        matches!(self.scalar(), Type::Float(_))
+    }
+}
+
+/// The floating-point formats LLVM IR names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FloatKind {
+    /// `half`: IEEE binary16.
+    Half,
+    /// `bfloat`: brain float (8-bit exponent, 7-bit mantissa).
+    BFloat,
+    /// `float`: IEEE binary32.
+    Float,
+    /// `double`: IEEE binary64.
+    Double,
+    /// `x86_fp80`: the x87 80-bit extended format (`long double`).
+    X86Fp80,
+    /// `fp128`: IEEE binary128.
+    Fp128,
+}
+
+impl FloatKind {
+    /// The type's name in .ll text.
+    pub fn name(self) -> &'static str {
+        match self {
+            FloatKind::Half => "half",
+            FloatKind::BFloat => "bfloat",
+            FloatKind::Float => "float",
+            FloatKind::Double => "double",
+            FloatKind::X86Fp80 => "x86_fp80",
+            FloatKind::Fp128 => "fp128",
+        }
+    }
+
+    /// The kind for a .ll type name.
+    pub fn from_name(name: &str) -> Option<FloatKind> {
+        Some(match name {
+            "half" => FloatKind::Half,
+            "bfloat" => FloatKind::BFloat,
+            "float" => FloatKind::Float,
+            "double" => FloatKind::Double,
+            "x86_fp80" => FloatKind::X86Fp80,
+            "fp128" => FloatKind::Fp128,
+            _ => return None,
+        })
+    }
+
+    /// The number of bits the value occupies (80 for `x86_fp80`).
+    pub fn bits(self) -> u32 {
+        match self {
+            FloatKind::Half | FloatKind::BFloat => 16,
+            FloatKind::Float => 32,
+            FloatKind::Double => 64,
+            FloatKind::X86Fp80 => 80,
+            FloatKind::Fp128 => 128,
+        }
     }
 }
 

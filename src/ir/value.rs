@@ -6,7 +6,8 @@
 //! every value's type can be recovered without the text it came from:
 //! see [`crate::ir::Function::value_type`] and [`Constant::ty`].
 
-use super::types::Type;
+use super::inst::{ArithFlags, BinOp};
+use super::types::{FloatKind, Type};
 
 /// Index of an instruction in its function's arena ([`crate::ir::Function::insts`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -87,6 +88,34 @@ pub enum Constant {
         /// The value, sign-extended from `bits` to 128 bits.
         value: i128,
     },
+    /// A floating-point constant, kept as the exact bits of its format
+    /// (binary32 bits for `float`, binary64 for `double`, the 80 bits of
+    /// `x86_fp80` with the sign and exponent on top, 16 bits for `half`):
+    /// never rounded through a host float.
+    Float {
+        /// The format.
+        kind: FloatKind,
+        /// The value's bits in that format, zero-extended.
+        bits: u128,
+    },
+    /// `<ty v, ...>`: a vector constant (a `splat (ty v)` is read as the
+    /// value repeated).
+    Vector {
+        /// Lane type.
+        elem: Type,
+        /// Lanes (at least one).
+        elems: Vec<Constant>,
+    },
+    /// `blockaddress(@f, %bb)`: the address of a basic block (type `ptr`).
+    BlockAddress {
+        /// The function holding the block.
+        func: FuncId,
+        /// The block.
+        block: BlockId,
+    },
+    /// `asm [sideeffect] [alignstack] [inteldialect] [unwind] "template",
+    /// "constraints"`: inline assembly, as the callee of a call (type `ptr`).
+    InlineAsm(Box<InlineAsm>),
     /// `null` (type `ptr`).
     Null,
     /// `undef` of the given type.
@@ -146,7 +175,15 @@ impl Constant {
     pub fn ty(&self) -> Type {
         match self {
             Constant::Int { bits, .. } => Type::Int(*bits),
-            Constant::Null | Constant::Global(_) => Type::Ptr,
+            Constant::Null
+            | Constant::Global(_)
+            | Constant::BlockAddress { .. }
+            | Constant::InlineAsm(_) => Type::Ptr,
+            Constant::Float { kind, .. } => Type::Float(*kind),
+            Constant::Vector { elem, elems } => Type::Vector {
+                len: elems.len() as u32,
+                elem: Box::new(elem.clone()),
+            },
             Constant::Undef(ty) | Constant::Poison(ty) | Constant::Zero(ty) => ty.clone(),
             Constant::Array { elem, elems } => Type::Array {
                 len: elems.len() as u64,
@@ -160,6 +197,23 @@ impl Constant {
             Constant::Expr(expr) => expr.ty(),
         }
     }
+}
+
+/// An inline assembly callee.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct InlineAsm {
+    /// The template, decoded (`\XX` escapes resolved).
+    pub template: Vec<u8>,
+    /// The constraint string, decoded.
+    pub constraints: Vec<u8>,
+    /// `sideeffect`.
+    pub side_effect: bool,
+    /// `alignstack`.
+    pub align_stack: bool,
+    /// `inteldialect` (Intel syntax; AT&T otherwise).
+    pub intel_dialect: bool,
+    /// `unwind`.
+    pub unwind: bool,
 }
 
 /// Sign-extends the low `bits` bits of `value` to 128 bits.
@@ -193,6 +247,18 @@ pub enum ConstExpr {
         /// The indices (integer constants).
         indices: Vec<Constant>,
     },
+    /// An integer operation on constants: `sub (i64 ptrtoint (...), i64 ...)`.
+    Binary {
+        /// The operation (LLVM 19 keeps add, sub, mul, xor, shl; older
+        /// versions printed the others too).
+        op: BinOp,
+        /// `nuw`, `nsw`.
+        flags: ArithFlags,
+        /// Left operand.
+        lhs: Constant,
+        /// Right operand.
+        rhs: Constant,
+    },
     /// A cast such as `ptrtoint (ptr @g to i64)`.
     Cast {
         /// Which cast.
@@ -210,6 +276,7 @@ impl ConstExpr {
         match self {
             ConstExpr::Gep { .. } => Type::Ptr,
             ConstExpr::Cast { to, .. } => to.clone(),
+            ConstExpr::Binary { lhs, .. } => lhs.ty(),
         }
     }
 }
@@ -223,4 +290,32 @@ pub struct GepFlags {
     pub nusw: bool,
     /// `nuw`.
     pub nuw: bool,
+}
+
+/// The binary64 bits of a binary32 value, exactly (NaN payloads and
+/// signalling NaNs kept, as LLVM prints a `float` in double form).
+pub fn f32_bits_to_f64_bits(bits: u32) -> u64 {
+    let sign = u64::from(bits >> 31) << 63;
+    let exp = (bits >> 23) & 0xff;
+    let mantissa = u64::from(bits & 0x7f_ffff);
+    match exp {
+        0xff => sign | (0x7ff << 52) | (mantissa << 29),
+        _ => (f64::from(f32::from_bits(bits))).to_bits() | sign,
+    }
+}
+
+/// The binary32 bits of a binary64 value if it converts exactly (a NaN
+/// whose payload fits, or a value a `float` holds), else `None`.
+pub fn f64_bits_to_f32_bits(bits: u64) -> Option<u32> {
+    let value = f64::from_bits(bits);
+    if value.is_nan() {
+        let mantissa = bits & ((1 << 52) - 1);
+        if mantissa & ((1 << 29) - 1) != 0 {
+            return None;
+        }
+        let sign = ((bits >> 63) as u32) << 31;
+        return Some(sign | (0xff << 23) | (mantissa >> 29) as u32);
+    }
+    let narrow = value as f32;
+    (f64::from(narrow).to_bits() == bits).then(|| narrow.to_bits())
 }

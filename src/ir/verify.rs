@@ -50,6 +50,7 @@ pub fn verify_module(module: &Module) -> Result<(), Diagnostic> {
     let assign_owners = assign_id_owners(module);
     let subprogram_owners = subprogram_owners(module);
     for function in &module.functions {
+        check_abi_attributes(function)?;
         if function.is_declaration() {
             continue;
         }
@@ -100,6 +101,29 @@ fn check_global(module: &Module, global: &Global) -> Result<(), Diagnostic> {
             file: String::new(),
             pos: global.pos,
             message: format!("in global @{}: {problem}", global.name),
+        }),
+    }
+}
+
+/// `byval` and `sret` mark pointer parameters, and a function with an
+/// `sret` parameter returns void (as LLVM's verifier requires).
+fn check_abi_attributes(function: &Function) -> Result<(), Diagnostic> {
+    let problem = function.params.iter().enumerate().find_map(|(i, param)| {
+        let marked = param.attrs.byval.is_some() || param.attrs.sret.is_some();
+        if marked && !param.ty.is_ptr() {
+            Some(format!("parameter {} is byval or sret but not ptr", i + 1))
+        } else if param.attrs.sret.is_some() && !function.ret_ty.is_void() {
+            Some("a function with an sret parameter must return void".to_string())
+        } else {
+            None
+        }
+    });
+    match problem {
+        None => Ok(()),
+        Some(problem) => Err(Diagnostic {
+            file: String::new(),
+            pos: function.pos,
+            message: format!("in function @{}: {problem}", function.name),
         }),
     }
 }
@@ -197,21 +221,5 @@ impl Checker<'_> {
 
 /// The mnemonic of an instruction (`add`, `icmp`, `call`, `br`).
 fn opcode(kind: &InstKind) -> &'static str {
-    match kind {
-        InstKind::Binary { op, .. } => op.name(),
-        InstKind::ICmp { .. } => "icmp",
-        InstKind::Select { .. } => "select",
-        InstKind::Phi { .. } => "phi",
-        InstKind::Cast { op, .. } => op.name(),
-        InstKind::Load { .. } => "load",
-        InstKind::Store { .. } => "store",
-        InstKind::Gep { .. } => "getelementptr",
-        InstKind::Alloca { .. } => "alloca",
-        InstKind::Call { .. } => "call",
-        InstKind::Freeze { .. } => "freeze",
-        InstKind::Br { .. } | InstKind::CondBr { .. } => "br",
-        InstKind::Switch { .. } => "switch",
-        InstKind::Ret { .. } => "ret",
-        InstKind::Unreachable => "unreachable",
-    }
+    kind.opcode()
 }

@@ -66,7 +66,9 @@ pub fn is_removable(cx: &PassCx, function: &Function, id: crate::ir::InstId) -> 
         | InstKind::Cast { .. }
         | InstKind::Gep { .. }
         | InstKind::Freeze { .. } => true,
-        InstKind::Load { volatile, .. } => !volatile,
+        InstKind::Load {
+            volatile, atomic, ..
+        } => !volatile && atomic.is_none(),
         InstKind::Alloca { .. } => !function.insts.iter().any(|i| {
             i.records
                 .iter()

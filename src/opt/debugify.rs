@@ -415,7 +415,7 @@ pub fn check(module: &Module, state: Option<&DebugifyState>) -> Option<CheckRepo
 /// `%3 = add` style text of an instruction for a warning.
 fn describe(names: &LocalNames, function: &crate::ir::Function, id: InstId) -> String {
     let inst = function.inst(id);
-    let op = crate::opt::opcode_name(&inst.kind);
+    let op = inst.kind.opcode();
     match names.insts.get(id.0 as usize).cloned().flatten() {
         Some(name) => format!("{name} = {op}"),
         None => op.to_string(),

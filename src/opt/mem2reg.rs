@@ -99,6 +99,7 @@ fn find_candidates(cx: &PassCx, function: &Function) -> Vec<Candidate> {
                 InstKind::Load {
                     ptr,
                     volatile: false,
+                    atomic: None,
                     ..
                 } => {
                     if let Some(&i) = ptr.as_inst().and_then(|p| index.get(&p)) {
@@ -111,6 +112,7 @@ fn find_candidates(cx: &PassCx, function: &Function) -> Vec<Candidate> {
                     value,
                     ptr,
                     volatile,
+                    atomic,
                     ..
                 } => {
                     reject(&mut candidates, value);
@@ -118,7 +120,7 @@ fn find_candidates(cx: &PassCx, function: &Function) -> Vec<Candidate> {
                         let same_type = candidates[i]
                             .as_ref()
                             .is_some_and(|c| c.ty == function.value_type(value));
-                        if *volatile || !same_type || inst.assign_id.is_some() {
+                        if *volatile || atomic.is_some() || !same_type || inst.assign_id.is_some() {
                             candidates[i] = None;
                         }
                     }

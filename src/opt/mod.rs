@@ -28,7 +28,7 @@ mod simplifycfg;
 mod sroa;
 
 use crate::ir::print::{print_module, DebugSyntax};
-use crate::ir::{Function, InstKind, Intrinsic, Module, Value};
+use crate::ir::{Function, Intrinsic, Module, Value};
 
 /// What a pass sees besides the function it changes: the module without
 /// its functions (metadata arenas, struct layouts, globals) and which
@@ -268,25 +268,4 @@ pub fn run_pass(module: &mut Module, pass: &Pass) -> bool {
     }
     module.functions = functions;
     changed
-}
-
-/// The mnemonic of an instruction kind, for messages.
-pub fn opcode_name(kind: &InstKind) -> &'static str {
-    match kind {
-        InstKind::Binary { op, .. } => op.name(),
-        InstKind::ICmp { .. } => "icmp",
-        InstKind::Select { .. } => "select",
-        InstKind::Phi { .. } => "phi",
-        InstKind::Cast { op, .. } => op.name(),
-        InstKind::Load { .. } => "load",
-        InstKind::Store { .. } => "store",
-        InstKind::Gep { .. } => "getelementptr",
-        InstKind::Alloca { .. } => "alloca",
-        InstKind::Call { .. } => "call",
-        InstKind::Freeze { .. } => "freeze",
-        InstKind::Br { .. } | InstKind::CondBr { .. } => "br",
-        InstKind::Switch { .. } => "switch",
-        InstKind::Ret { .. } => "ret",
-        InstKind::Unreachable => "unreachable",
-    }
 }

@@ -131,6 +131,7 @@ fn split(cx: &mut PassCx, function: &mut Function, alloca: InstId) -> bool {
                 InstKind::Load {
                     ptr,
                     volatile: false,
+                    atomic: None,
                     ..
                 } if offset_of(&derived, ptr).is_some() => accesses.push(Access {
                     inst: id,
@@ -142,6 +143,7 @@ fn split(cx: &mut PassCx, function: &mut Function, alloca: InstId) -> bool {
                     value,
                     ptr,
                     volatile: false,
+                    atomic: None,
                     ..
                 } if offset_of(&derived, ptr).is_some()
                     && offset_of(&derived, value).is_none()
@@ -281,6 +283,7 @@ fn split(cx: &mut PassCx, function: &mut Function, alloca: InstId) -> bool {
                         ptr: Value::Inst(new_allocas[k]),
                         align: None,
                         volatile: false,
+                        atomic: None,
                     },
                     Type::Void,
                 );
@@ -295,6 +298,7 @@ fn split(cx: &mut PassCx, function: &mut Function, alloca: InstId) -> bool {
                         ptr: Value::Inst(new_allocas[k]),
                         align: None,
                         volatile: false,
+                        atomic: None,
                     },
                     pieces[k].ty.clone(),
                 );

@@ -34,6 +34,7 @@ use crate::model::ObjectModel;
 
 pub(crate) use dwarf::{DieTree, DwarfSections, Slice};
 pub(crate) use elf::{ElfObject, Section};
+pub use line::{read_line_listing, CodeSpan, LineListing, RawLineRow};
 
 /// Why an object could not be read: what is wrong and where.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -86,7 +86,7 @@ pub(super) fn check_line_table(
         let Some(end_sequence) = emits else {
             continue;
         };
-        check_row(object, &mut sequence, address, line, end_sequence, problems);
+        check_row(object, &mut sequence, address, line, problems);
         if !valid_files.contains(&file) && !sequence.reported_file {
             sequence.reported_file = true;
             problems.add(format!(
@@ -106,13 +106,12 @@ pub(super) fn check_line_table(
 }
 
 /// Checks one row of a sequence: its address follows the previous row's
-/// and lies in the sequence's code section.
+/// and lies in the sequence's code section (or at its end).
 fn check_row(
     object: &ElfObject,
     sequence: &mut Sequence,
     address: u64,
     line: i64,
-    end_sequence: bool,
     problems: &mut Problems,
 ) {
     if let Some(previous) = sequence.previous {
@@ -124,10 +123,15 @@ fn check_row(
             ));
         }
     }
-    let code = object.sections.iter().position(|s| {
+    // A row at a section's very end covers no bytes (gcc puts one before
+    // the end_sequence row); a row after it at a higher address is
+    // reported itself.
+    let within = |s: &crate::read::Section, at_end: bool| {
         let end = s.address + s.size;
-        s.is_code() && address >= s.address && (address < end || (end_sequence && address == end))
-    });
+        s.is_code() && address >= s.address && (address < end || at_end && address == end)
+    };
+    let code = (object.sections.iter().position(|s| within(s, false)))
+        .or_else(|| object.sections.iter().position(|s| within(s, true)));
     match (code, sequence.section) {
         (None, _) if !sequence.reported_outside => {
             sequence.reported_outside = true;

@@ -470,15 +470,23 @@ impl UnitChecker<'_, '_> {
         }
     }
 
-    /// A `DW_OP_addr` must point into a data object (an STT_OBJECT symbol).
+    /// A `DW_OP_addr` must point into a data object (an STT_OBJECT symbol)
+    /// or into a data section's bytes no symbol names (a string literal in
+    /// `.rodata.str1.1`, whose address clang and gcc describe as a value).
     fn check_data_address(&self, die: usize, address: u64, problems: &mut Problems) {
-        let inside = self.object.symbols.iter().any(|symbol| {
-            if symbol.kind != goblin::elf::sym::STT_OBJECT || symbol.section.is_none() {
-                return false;
-            }
-            let start = self.object.symbol_address(symbol);
-            address == start || (address > start && address < start.saturating_add(symbol.size))
+        let in_data_section = self.object.sections.iter().any(|section| {
+            section.is_data()
+                && address >= section.address
+                && address < section.address + section.size
         });
+        let inside = in_data_section
+            || self.object.symbols.iter().any(|symbol| {
+                if symbol.kind != goblin::elf::sym::STT_OBJECT || symbol.section.is_none() {
+                    return false;
+                }
+                let start = self.object.symbol_address(symbol);
+                address == start || (address > start && address < start.saturating_add(symbol.size))
+            });
         if !inside {
             problems.add(format!(
                 "{}: DW_OP_addr {} is in no data object",

@@ -109,6 +109,14 @@ impl DataWriter<'_> {
                 }
                 Ok(())
             }
+            Constant::Float { .. }
+            | Constant::Vector { .. }
+            | Constant::BlockAddress { .. }
+            | Constant::InlineAsm(_) => Err(self.error(format!(
+                "unsupported constant {} in the initializer of @{}",
+                crate::ir::print::type_text(self.module, &c.ty()),
+                self.global.name
+            ))),
             Constant::Global(g) => {
                 let name = self.module.symbol_name(*g).to_string();
                 self.pointer(offset, name, 0)
@@ -138,7 +146,7 @@ impl DataWriter<'_> {
                     self.pointer(offset, name, addend)
                 }
                 ConstExpr::Cast { value, .. } => self.write(value, offset),
-                ConstExpr::Gep { .. } => Err(self.error(format!(
+                ConstExpr::Gep { .. } | ConstExpr::Binary { .. } => Err(self.error(format!(
                     "unsupported constant expression in the initializer of @{}",
                     self.global.name
                 ))),

@@ -157,6 +157,8 @@ fn type_name(module: &Module, ty: &Type) -> String {
         Type::Function(f) => format!("{} ({})", type_name(module, &f.ret), list(&f.params)),
         Type::Label => "label".into(),
         Type::Metadata => "metadata".into(),
+        Type::Float(kind) => kind.name().into(),
+        Type::Vector { len, elem } => format!("<{len} x {}>", type_name(module, elem)),
     }
 }
 
@@ -337,6 +339,18 @@ impl<'a> Selector<'a> {
             self.values.push(reg);
         }
         self.classify();
+        if let Some(p) = f
+            .params
+            .iter()
+            .find(|p| p.attrs.byval.is_some() || p.attrs.sret.is_some())
+        {
+            let what = if p.attrs.byval.is_some() {
+                "byval"
+            } else {
+                "sret"
+            };
+            return Err(self.error(format!("unsupported {what} parameter")));
+        }
         self.lower_params()?;
         for b in 0..f.blocks.len() {
             self.current = MBlock(b as u32);
@@ -699,6 +713,10 @@ impl<'a> Selector<'a> {
                     Ok(addr)
                 }
                 ConstExpr::Cast { value, .. } => self.const_address(value),
+                ConstExpr::Binary { op, .. } => Err(self.error(format!(
+                    "unsupported constant expression '{}' in code generation",
+                    op.name()
+                ))),
             },
             _ => {
                 let r = self.const_reg(c)?;
@@ -890,7 +908,54 @@ impl<'a> Selector<'a> {
                 Ok(())
             }
             InstKind::Phi { .. } => Ok(()),
+            InstKind::Cast { op, .. }
+                if !matches!(
+                    op,
+                    CastOp::ZExt
+                        | CastOp::SExt
+                        | CastOp::Trunc
+                        | CastOp::BitCast
+                        | CastOp::PtrToInt
+                        | CastOp::IntToPtr
+                ) =>
+            {
+                Err(self.error(format!("unsupported instruction '{}'", op.name())))
+            }
             InstKind::Cast { op, value, .. } => self.lower_cast(id, *op, value),
+            InstKind::Load {
+                atomic: Some(_), ..
+            } => Err(self.error("unsupported instruction 'load atomic'".into())),
+            InstKind::Store {
+                atomic: Some(_), ..
+            } => Err(self.error("unsupported instruction 'store atomic'".into())),
+            InstKind::Call {
+                callee: Value::Const(Constant::InlineAsm(asm)),
+                ..
+            } => Err(self.error(format!(
+                "unsupported inline asm call \"{}\"",
+                String::from_utf8_lossy(&asm.template)
+            ))),
+            InstKind::Gep { .. } if inst.ty != Type::Ptr => {
+                Err(self.error("unsupported instruction 'getelementptr' over vectors".into()))
+            }
+            InstKind::Call { args, .. } if args.iter().any(|a| a.attrs.byval.is_some()) => {
+                Err(self.error("unsupported byval argument".into()))
+            }
+            InstKind::FBinary { .. }
+            | InstKind::FNeg { .. }
+            | InstKind::FCmp { .. }
+            | InstKind::ExtractElement { .. }
+            | InstKind::InsertElement { .. }
+            | InstKind::ShuffleVector { .. }
+            | InstKind::ExtractValue { .. }
+            | InstKind::InsertValue { .. }
+            | InstKind::CmpXchg { .. }
+            | InstKind::AtomicRmw { .. }
+            | InstKind::Fence { .. }
+            | InstKind::VaArg { .. }
+            | InstKind::IndirectBr { .. } => {
+                Err(self.error(format!("unsupported instruction '{}'", inst.kind.opcode())))
+            }
             InstKind::Freeze { value } => {
                 let dst = self.dst(id)?;
                 let src = self.reg(value)?;
@@ -957,7 +1022,7 @@ impl<'a> Selector<'a> {
                 if let Some(v) = value {
                     let bits = self.bits_of(v)?;
                     let mut r = self.reg(v)?;
-                    let attrs = self.f.ret_attrs;
+                    let attrs = self.f.ret_attrs.clone();
                     if bits < 32 && (attrs.signext || attrs.zeroext) {
                         r = self.extend(r, bits, Width::W32, attrs.signext);
                     }

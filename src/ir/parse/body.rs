@@ -15,7 +15,7 @@ use crate::ir::debug::DebugRecord;
 use crate::ir::inst::*;
 use crate::ir::module::{Block, Function, Param};
 use crate::ir::types::{FunctionType, Type};
-use crate::ir::value::{BlockId, GlobalRef, InstId, Value};
+use crate::ir::value::{BlockId, Constant, GlobalRef, InstId, Value};
 
 /// Instruction ids at and above this are placeholders for forward references.
 const FORWARD_BASE: u32 = u32::MAX / 2;
@@ -73,7 +73,7 @@ impl<'a> Parser<'a> {
         let start = self.offset();
         self.bump();
         let mut subprogram = None;
-        let (linkage, dso_local, unnamed_prefix) = self.parse_linkage_words();
+        let (linkage, dso_local, unnamed_prefix, mut symbol_attrs) = self.parse_linkage_words()?;
         // Calling convention, return attributes and `!dbg` before the type (declarations).
         let mut ret_attrs = ParamAttrs::default();
         while !self.at_type() {
@@ -83,6 +83,10 @@ impl<'a> Parser<'a> {
                     let id = self.parse_node_ref()?;
                     if kind == "dbg" {
                         subprogram = Some(id);
+                    } else {
+                        symbol_attrs
+                            .metadata
+                            .push((kind.to_string(), crate::ir::MdRef::Node(id)));
                     }
                 }
                 Tok::Ident(_) => {
@@ -139,7 +143,7 @@ impl<'a> Parser<'a> {
                 .iter()
                 .map(|(ty, attrs, name)| Param {
                     ty: ty.clone(),
-                    attrs: *attrs,
+                    attrs: attrs.clone(),
                     name: name.filter(|n| !is_number(n)).map(str::to_string),
                 })
                 .collect(),
@@ -149,6 +153,7 @@ impl<'a> Parser<'a> {
             subprogram,
             section: None,
             align: None,
+            attrs: symbol_attrs,
             pos: self.pos_of(start),
         };
         self.parse_function_suffix(&mut function, is_definition)?;
@@ -206,9 +211,32 @@ impl<'a> Parser<'a> {
                     self.bump();
                     function.align = Some(self.u32_value()?);
                 }
-                Tok::Ident("personality" | "prefix" | "prologue") => {
+                Tok::Ident(word @ ("personality" | "prefix" | "prologue")) => {
                     self.bump();
+                    let at = self.offset();
                     self.parse_typed_constant()?;
+                    let written = Some(self.source_since(at).to_string());
+                    match word {
+                        "personality" => function.attrs.personality = written,
+                        "prefix" => function.attrs.prefix = written,
+                        _ => function.attrs.prologue = written,
+                    }
+                }
+                Tok::Ident("comdat") => {
+                    self.bump();
+                    function.attrs.comdat = Some(self.comdat_name()?);
+                }
+                Tok::Ident("partition") => {
+                    self.bump();
+                    function.attrs.partition = Some(self.string()?);
+                }
+                Tok::Ident("gc") => {
+                    self.bump();
+                    function.attrs.gc = Some(self.string()?);
+                }
+                Tok::Ident("addrspace") => {
+                    self.bump();
+                    function.attrs.addrspace = Some(self.addrspace_number()?);
                 }
                 Tok::MdName(kind) if self.peek_n(1) != Tok::Punct(b'=') => {
                     self.bump();
@@ -216,17 +244,18 @@ impl<'a> Parser<'a> {
                     let id = self.parse_md_ref()?;
                     if kind == "dbg" {
                         function.subprogram = Some(self.expect_node(id, at)?);
+                    } else {
+                        function.attrs.metadata.push((kind.to_string(), id));
                     }
                 }
-                Tok::AttrRef(_) => {
+                Tok::AttrRef(n) => {
                     self.bump();
+                    function.attrs.attribute_groups.push(n);
                 }
                 _ if !is_definition && self.at_item_start() => return Ok(()),
-                Tok::Ident(_) => {
-                    self.bump();
-                    if self.is_punct(b'(') {
-                        self.skip_group()?;
-                    }
+                Tok::Ident(_) | Tok::Str(_) => {
+                    let attr = self.attribute_as_written()?;
+                    function.attrs.inline_attrs.push(attr);
                 }
                 _ if is_definition => return Err(self.expected("'{'")),
                 _ => return Err(self.expected("a top-level entity")),
@@ -498,11 +527,13 @@ impl<'a> Parser<'a> {
                 let (ty, lhs) = self.parse_typed_value(function, scope)?;
                 self.expect_punct(b',')?;
                 let rhs = self.parse_value(&ty, function, scope)?;
-                (InstKind::ICmp { pred, lhs, rhs }, Type::I1)
+                let result = ty.with_lanes_of(Type::I1);
+                (InstKind::ICmp { pred, lhs, rhs }, result)
             }
             "select" => {
+                self.parse_fast_math();
                 let (cond_ty, cond) = self.parse_typed_value(function, scope)?;
-                if cond_ty != Type::I1 {
+                if *cond_ty.scalar() != Type::I1 {
                     return Err(
                         self.error_at(opcode_offset, "type mismatch: select condition must be i1")
                     );
@@ -526,6 +557,7 @@ impl<'a> Parser<'a> {
                 )
             }
             "phi" => {
+                self.parse_fast_math();
                 let ty = self.parse_type()?;
                 let mut incoming = Vec::new();
                 loop {
@@ -544,6 +576,7 @@ impl<'a> Parser<'a> {
             }
             _ if CastOp::from_name(opcode).is_some() => {
                 let op = CastOp::from_name(opcode).unwrap_or(CastOp::BitCast);
+                self.parse_fast_math();
                 let flags = self.parse_arith_flags();
                 let (_, value) = self.parse_typed_value(function, scope)?;
                 self.expect_word("to")?;
@@ -555,27 +588,38 @@ impl<'a> Parser<'a> {
                 (InstKind::Freeze { value }, ty)
             }
             "load" => {
-                self.eat_word("atomic");
+                let is_atomic = self.eat_word("atomic");
                 let volatile = self.eat_word("volatile");
                 let ty = self.parse_type()?;
                 self.expect_punct(b',')?;
                 let (_, ptr) = self.parse_typed_value(function, scope)?;
+                let atomic = if is_atomic {
+                    Some(self.parse_atomic()?)
+                } else {
+                    None
+                };
                 let align = self.parse_align_suffix()?;
                 (
                     InstKind::Load {
                         ptr,
                         align,
                         volatile,
+                        atomic,
                     },
                     ty,
                 )
             }
             "store" => {
-                self.eat_word("atomic");
+                let is_atomic = self.eat_word("atomic");
                 let volatile = self.eat_word("volatile");
                 let (_, value) = self.parse_typed_value(function, scope)?;
                 self.expect_punct(b',')?;
                 let (_, ptr) = self.parse_typed_value(function, scope)?;
+                let atomic = if is_atomic {
+                    Some(self.parse_atomic()?)
+                } else {
+                    None
+                };
                 let align = self.parse_align_suffix()?;
                 (
                     InstKind::Store {
@@ -583,19 +627,209 @@ impl<'a> Parser<'a> {
                         ptr,
                         align,
                         volatile,
+                        atomic,
                     },
                     Type::Void,
                 )
+            }
+            _ if FBinOp::from_name(opcode).is_some() => {
+                let op = FBinOp::from_name(opcode).unwrap_or(FBinOp::Add);
+                let fmf = self.parse_fast_math();
+                let (ty, lhs) = self.parse_typed_value(function, scope)?;
+                self.expect_punct(b',')?;
+                let rhs = self.parse_value(&ty, function, scope)?;
+                (InstKind::FBinary { op, fmf, lhs, rhs }, ty)
+            }
+            "fneg" => {
+                let fmf = self.parse_fast_math();
+                let (ty, value) = self.parse_typed_value(function, scope)?;
+                (InstKind::FNeg { fmf, value }, ty)
+            }
+            "fcmp" => {
+                let fmf = self.parse_fast_math();
+                let pred = match self.peek() {
+                    Tok::Ident(p) => FCmpPred::from_name(p),
+                    _ => None,
+                }
+                .ok_or_else(|| self.expected("a floating-point comparison predicate"))?;
+                self.bump();
+                let (ty, lhs) = self.parse_typed_value(function, scope)?;
+                self.expect_punct(b',')?;
+                let rhs = self.parse_value(&ty, function, scope)?;
+                let result = ty.with_lanes_of(Type::I1);
+                (
+                    InstKind::FCmp {
+                        pred,
+                        fmf,
+                        lhs,
+                        rhs,
+                    },
+                    result,
+                )
+            }
+            "extractelement" => {
+                let (ty, vector) = self.parse_typed_value(function, scope)?;
+                self.expect_punct(b',')?;
+                let (_, index) = self.parse_typed_value(function, scope)?;
+                let Type::Vector { elem, .. } = ty else {
+                    return Err(self.error_at(opcode_offset, "extractelement needs a vector"));
+                };
+                (InstKind::ExtractElement { vector, index }, *elem)
+            }
+            "insertelement" => {
+                let (ty, vector) = self.parse_typed_value(function, scope)?;
+                self.expect_punct(b',')?;
+                let (_, elem) = self.parse_typed_value(function, scope)?;
+                self.expect_punct(b',')?;
+                let (_, index) = self.parse_typed_value(function, scope)?;
+                (
+                    InstKind::InsertElement {
+                        vector,
+                        elem,
+                        index,
+                    },
+                    ty,
+                )
+            }
+            "shufflevector" => {
+                let (ty, lhs) = self.parse_typed_value(function, scope)?;
+                self.expect_punct(b',')?;
+                let (_, rhs) = self.parse_typed_value(function, scope)?;
+                self.expect_punct(b',')?;
+                let mask_offset = self.offset();
+                let mask = self.parse_typed_constant()?;
+                let mask = shuffle_mask(&mask)
+                    .ok_or_else(|| self.error_at(mask_offset, "invalid shufflevector mask"))?;
+                let Type::Vector { elem, .. } = ty else {
+                    return Err(self.error_at(opcode_offset, "shufflevector needs vectors"));
+                };
+                let result = Type::Vector {
+                    len: mask.len() as u32,
+                    elem,
+                };
+                (InstKind::ShuffleVector { lhs, rhs, mask }, result)
+            }
+            "extractvalue" => {
+                let (ty, aggregate) = self.parse_typed_value(function, scope)?;
+                let indices = self.parse_member_indices()?;
+                let member = self.member_type(&ty, &indices, opcode_offset)?;
+                (InstKind::ExtractValue { aggregate, indices }, member)
+            }
+            "insertvalue" => {
+                let (ty, aggregate) = self.parse_typed_value(function, scope)?;
+                self.expect_punct(b',')?;
+                let (_, elem) = self.parse_typed_value(function, scope)?;
+                let indices = self.parse_member_indices()?;
+                (
+                    InstKind::InsertValue {
+                        aggregate,
+                        elem,
+                        indices,
+                    },
+                    ty,
+                )
+            }
+            "cmpxchg" => {
+                let weak = self.eat_word("weak");
+                let volatile = self.eat_word("volatile");
+                let (_, ptr) = self.parse_typed_value(function, scope)?;
+                self.expect_punct(b',')?;
+                let (ty, cmp) = self.parse_typed_value(function, scope)?;
+                self.expect_punct(b',')?;
+                let new = self.parse_typed_value(function, scope)?.1;
+                let syncscope = self.parse_syncscope()?;
+                let success = self.parse_ordering()?;
+                let failure = self.parse_ordering()?;
+                let align = self.parse_align_suffix()?;
+                let result = Type::Struct {
+                    fields: vec![ty, Type::I1],
+                    packed: false,
+                };
+                (
+                    InstKind::CmpXchg {
+                        ptr,
+                        cmp,
+                        new,
+                        weak,
+                        volatile,
+                        syncscope,
+                        success,
+                        failure,
+                        align,
+                    },
+                    result,
+                )
+            }
+            "atomicrmw" => {
+                let volatile = self.eat_word("volatile");
+                let op = match self.peek() {
+                    Tok::Ident(word) => RmwOp::from_name(word),
+                    _ => None,
+                }
+                .ok_or_else(|| self.expected("an atomicrmw operation"))?;
+                self.bump();
+                let (_, ptr) = self.parse_typed_value(function, scope)?;
+                self.expect_punct(b',')?;
+                let (ty, value) = self.parse_typed_value(function, scope)?;
+                let atomic = self.parse_atomic()?;
+                let align = self.parse_align_suffix()?;
+                (
+                    InstKind::AtomicRmw {
+                        op,
+                        ptr,
+                        value,
+                        volatile,
+                        atomic,
+                        align,
+                    },
+                    ty,
+                )
+            }
+            "fence" => {
+                let atomic = self.parse_atomic()?;
+                (InstKind::Fence { atomic }, Type::Void)
+            }
+            "va_arg" => {
+                let (_, list) = self.parse_typed_value(function, scope)?;
+                self.expect_punct(b',')?;
+                let ty = self.parse_type()?;
+                (InstKind::VaArg { list }, ty)
+            }
+            "indirectbr" => {
+                let (_, address) = self.parse_typed_value(function, scope)?;
+                self.expect_punct(b',')?;
+                self.expect_punct(b'[')?;
+                let mut dests = Vec::new();
+                while !self.eat(Tok::Punct(b']')) {
+                    if !dests.is_empty() {
+                        self.expect_punct(b',')?;
+                    }
+                    dests.push(self.parse_label_ref(scope)?);
+                }
+                (InstKind::IndirectBr { address, dests }, Type::Void)
+            }
+            "callbr" | "invoke" | "landingpad" | "resume" | "catchswitch" | "catchpad"
+            | "cleanuppad" | "catchret" | "cleanupret" => {
+                return Err(self.error_at(
+                    opcode_offset,
+                    format!("instruction '{opcode}' is not supported"),
+                ))
             }
             "getelementptr" => {
                 let flags = self.parse_gep_flags()?;
                 let source = self.parse_type()?;
                 self.expect_punct(b',')?;
-                let (_, base) = self.parse_typed_value(function, scope)?;
+                let (base_ty, base) = self.parse_typed_value(function, scope)?;
+                // A vector base or index makes a vector of addresses.
+                let mut result = base_ty.with_lanes_of(Type::Ptr);
                 let mut indices = Vec::new();
                 while self.is_punct(b',') && !matches!(self.peek_n(1), Tok::MdName(_)) {
                     self.bump();
-                    indices.push(self.parse_typed_value(function, scope)?.1);
+                    let (index_ty, index) = self.parse_typed_value(function, scope)?;
+                    if result == Type::Ptr {
+                        result = index_ty.with_lanes_of(Type::Ptr);
+                    }
+                    indices.push(index);
                 }
                 (
                     InstKind::Gep {
@@ -604,7 +838,7 @@ impl<'a> Parser<'a> {
                         base,
                         indices,
                     },
-                    Type::Ptr,
+                    result,
                 )
             }
             "alloca" => {
@@ -771,6 +1005,85 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Fast-math flag words (`fast`, `nnan`, ...), possibly none.
+    fn parse_fast_math(&mut self) -> FastMath {
+        let mut fmf = FastMath::default();
+        while let Tok::Ident(word) = self.peek() {
+            if !fmf.set(word) {
+                break;
+            }
+            self.bump();
+        }
+        fmf
+    }
+
+    /// `syncscope("name")`, if written.
+    fn parse_syncscope(&mut self) -> PResult<Option<String>> {
+        if !self.eat_word("syncscope") {
+            return Ok(None);
+        }
+        self.expect_punct(b'(')?;
+        let scope = self.string()?;
+        self.expect_punct(b')')?;
+        Ok(Some(scope))
+    }
+
+    /// An atomic ordering word.
+    fn parse_ordering(&mut self) -> PResult<Ordering> {
+        let ordering = match self.peek() {
+            Tok::Ident(word) => Ordering::from_name(word),
+            _ => None,
+        }
+        .ok_or_else(|| self.expected("an atomic ordering"))?;
+        self.bump();
+        Ok(ordering)
+    }
+
+    /// `[syncscope("name")] ordering`.
+    fn parse_atomic(&mut self) -> PResult<Atomic> {
+        let syncscope = self.parse_syncscope()?;
+        let ordering = self.parse_ordering()?;
+        Ok(Atomic {
+            ordering,
+            syncscope,
+        })
+    }
+
+    /// `, i, j...` member indices of extractvalue/insertvalue (not
+    /// consuming metadata attachments).
+    fn parse_member_indices(&mut self) -> PResult<Vec<u32>> {
+        let mut indices = Vec::new();
+        while self.is_punct(b',') && matches!(self.peek_n(1), Tok::Int(_)) {
+            self.bump();
+            indices.push(self.u32_value()?);
+        }
+        if indices.is_empty() {
+            return Err(self.expected("a member index"));
+        }
+        Ok(indices)
+    }
+
+    /// The type of the member `indices` name inside `ty`.
+    fn member_type(&self, ty: &Type, indices: &[u32], offset: u32) -> PResult<Type> {
+        let mut current = ty.clone();
+        for &index in indices {
+            current = match &current {
+                Type::Array { len, elem } if u64::from(index) < *len => (**elem).clone(),
+                _ => match self.module.struct_fields(&current) {
+                    Some((fields, _)) if (index as usize) < fields.len() => {
+                        fields[index as usize].clone()
+                    }
+                    _ => {
+                        return Err(
+                            self.error_at(offset, format!("member index {index} is out of range"))
+                        )
+                    }
+                },
+            };
+        }
+        Ok(current)
+    }
+
     /// `, align N` after a load or store (not consuming metadata attachments).
     fn parse_align_suffix(&mut self) -> PResult<Option<u32>> {
         if self.is_punct(b',') && self.peek_n(1) == Tok::Ident("align") {
@@ -793,7 +1106,8 @@ impl<'a> Parser<'a> {
                 "dbg" => inst.dbg = Some(self.parse_location_ref()?),
                 "DIAssignID" => inst.assign_id = Some(self.parse_node_ref()?),
                 _ => {
-                    self.parse_md_ref()?;
+                    let target = self.parse_md_ref()?;
+                    inst.metadata.push((kind.to_string(), target));
                 }
             }
         }
@@ -849,8 +1163,10 @@ impl<'a> Parser<'a> {
             },
         };
         // Attribute groups after the arguments (clang prints no inline ones).
-        while matches!(self.peek(), Tok::AttrRef(_)) {
+        let mut attr_groups = Vec::new();
+        while let Tok::AttrRef(n) = self.peek() {
             self.bump();
+            attr_groups.push(n);
         }
         let mut inst = Inst::new(
             InstKind::Call {
@@ -863,9 +1179,36 @@ impl<'a> Parser<'a> {
             ret,
         );
         inst.pos = self.pos_of(start);
+        inst.attr_groups = attr_groups;
         self.parse_attachments(&mut inst)?;
         self.define_result(result_name, inst, start, function, scope)?;
         Ok(None)
+    }
+}
+
+/// The lanes a shufflevector mask constant selects (`None` for poison or
+/// undef lanes), or `None` if the constant is not an `i32` vector mask.
+fn shuffle_mask(mask: &Constant) -> Option<Vec<Option<u32>>> {
+    let lanes = |len: u32| Some(len as usize);
+    match mask {
+        Constant::Vector { elems, .. } => elems
+            .iter()
+            .map(|e| match e {
+                Constant::Int { bits: 32, value } => u32::try_from(*value).ok().map(Some),
+                Constant::Undef(_) | Constant::Poison(_) => Some(None),
+                _ => None,
+            })
+            .collect(),
+        Constant::Zero(Type::Vector { len, elem }) if **elem == Type::I32 => {
+            Some(vec![Some(0); lanes(*len)?])
+        }
+        Constant::Undef(Type::Vector { len, elem })
+        | Constant::Poison(Type::Vector { len, elem })
+            if **elem == Type::I32 =>
+        {
+            Some(vec![None; lanes(*len)?])
+        }
+        _ => None,
     }
 }
 
@@ -881,4 +1224,9 @@ fn merge_attrs(attrs: &mut ParamAttrs, extra: ParamAttrs) {
     attrs.noundef |= extra.noundef;
     attrs.nonnull |= extra.nonnull;
     attrs.immarg |= extra.immarg;
+    attrs.other.extend(extra.other);
+    attrs.byval = attrs.byval.take().or(extra.byval);
+    attrs.sret = attrs.sret.take().or(extra.sret);
+    attrs.elementtype = attrs.elementtype.take().or(extra.elementtype);
+    attrs.align = attrs.align.or(extra.align);
 }

@@ -29,8 +29,12 @@ pub enum Tok<'a> {
     Str(&'a str),
     /// `c"bytes"` (raw, escapes undecoded).
     CStr(&'a str),
-    /// An integer literal as written (`-5`, `42`, `0x1F`).
+    /// An integer literal as written (`-5`, `42`), or hexadecimal digits
+    /// (`0x3FF0000000000000`: the bits of a double, or an integer).
     Int(&'a str),
+    /// A floating-point literal: decimal (`1.500000e+00`, `-0.0`) or
+    /// hexadecimal with a format letter (`0xK3FFF8000000000000000`, `0xH3C00`).
+    Float(&'a str),
     /// A label or field name followed by `:` (`entry:`, `3:`, `line:`).
     LabelDef(&'a str),
     /// `#0`: an attribute group reference.
@@ -214,13 +218,42 @@ pub fn lex(text: &str) -> Result<Vec<Token<'_>>, LexError> {
                     // A name starting with '-' is not valid .ll; report the character.
                     return Err(("unexpected character '-'".to_string(), offset));
                 }
-                let end = if bytes.get(digits_start) == Some(&b'0')
-                    && bytes.get(digits_start + 1) == Some(&b'x')
-                {
+                let hex = bytes.get(digits_start) == Some(&b'0')
+                    && bytes.get(digits_start + 1) == Some(&b'x');
+                let lettered = hex
+                    && matches!(
+                        bytes.get(digits_start + 2),
+                        Some(b'K' | b'L' | b'M' | b'H' | b'R')
+                    );
+                let end = if lettered {
+                    scan(digits_start + 3, |c| c.is_ascii_hexdigit())
+                } else if hex {
                     scan(digits_start + 2, |c| c.is_ascii_hexdigit())
                 } else {
                     scan(digits_start, |c| c.is_ascii_digit())
                 };
+                let decimal_float = !hex && bytes.get(end) == Some(&b'.');
+                if lettered || decimal_float {
+                    let mut end = end;
+                    if decimal_float {
+                        end = scan(end + 1, |c| c.is_ascii_digit());
+                        if matches!(bytes.get(end), Some(b'e' | b'E')) {
+                            let sign = usize::from(matches!(bytes.get(end + 1), Some(b'+' | b'-')));
+                            if bytes
+                                .get(end + 1 + sign)
+                                .is_some_and(|c| c.is_ascii_digit())
+                            {
+                                end = scan(end + 1 + sign, |c| c.is_ascii_digit());
+                            }
+                        }
+                    }
+                    i = end;
+                    tokens.push(Token {
+                        tok: Tok::Float(&text[offset as usize..end]),
+                        offset,
+                    });
+                    continue;
+                }
                 let s = &text[i..end];
                 i = end;
                 if b != b'-' && bytes.get(i) == Some(&b':') {
@@ -358,6 +391,22 @@ mod tests {
             ]
         );
         assert_eq!(unescape("a\\00\\\\b\\22"), b"a\0\\b\"".to_vec());
+    }
+
+    #[test]
+    fn float_literals() {
+        assert_eq!(
+            kinds("1.000000e+00 -2.5 0x3FF0000000000000 0xK3FFF8000000000000000 0xH3C00 3.0E-5"),
+            vec![
+                Tok::Float("1.000000e+00"),
+                Tok::Float("-2.5"),
+                Tok::Int("0x3FF0000000000000"),
+                Tok::Float("0xK3FFF8000000000000000"),
+                Tok::Float("0xH3C00"),
+                Tok::Float("3.0E-5"),
+                Tok::Eof,
+            ]
+        );
     }
 
     #[test]

@@ -251,6 +251,7 @@ impl<'a> Parser<'a> {
                 self.bump();
                 MdField::Bool(word == "true")
             }
+            _ if self.at_type() => MdField::Value(self.parse_typed_constant()?),
             Tok::Ident(word) => {
                 self.bump();
                 if self.is_punct(b'|') || word.starts_with("DIFlag") || word.starts_with("DISPFlag")

@@ -12,9 +12,11 @@
 //! Promises: both debug syntaxes give the same records (`#dbg_value(...)`
 //! and `call void @llvm.dbg.value(...)`); typed pointers become `ptr`;
 //! record expressions are normalised to explicit `DW_OP_LLVM_arg`;
-//! `llvm.dbg.*` declarations are not kept as functions. What the model
-//! does not keep (attribute groups, function attributes, TBAA, loop
-//! metadata attachments, comdats) is read and dropped. Never panics: every
+//! `llvm.dbg.*` declarations are not kept as functions. Module-level
+//! constructs (attribute groups, comdats, visibility, thread-local modes,
+//! sections, partitions, gc, prefix/prologue/personality, parameter
+//! attributes the model does not interpret) are kept, some as written;
+//! so are instruction metadata attachments and call-site attribute groups. Never panics: every
 //! malformed input, truncated ones included, gives a diagnostic.
 
 mod body;
@@ -29,7 +31,10 @@ use lexer::{LineIndex, Tok, Token};
 
 use super::debug::{ExprId, LocId, MdEntry, MdId, MdNode, MdRef};
 use super::inst::ParamAttrs;
-use super::module::{Function, Global, Linkage, Module, NamedMetadata, UnnamedAddr};
+use super::module::{
+    AttributeGroup, Comdat, Function, Global, Linkage, Module, ModuleAsm, NamedMetadata,
+    SymbolAttrs, UnnamedAddr,
+};
 use super::types::{StructDef, StructId, Type};
 use super::value::{FuncId, GlobalId, GlobalRef};
 use crate::error::{Diagnostic, Pos};
@@ -44,6 +49,7 @@ pub fn parse_module(text: &str, file_name: &str) -> Result<Module, Diagnostic> {
     })?;
     let mut parser = Parser {
         file: file_name,
+        text,
         lines,
         tokens,
         at: 0,
@@ -78,7 +84,52 @@ pub fn parse_module(text: &str, file_name: &str) -> Result<Module, Diagnostic> {
     if let Err(error) = parser.parse_items() {
         return Err(cut_off(error, &parser));
     }
-    Ok(parser.module)
+    let mut module = parser.module;
+    renumber_attribute_groups(&mut module, file_name)?;
+    Ok(module)
+}
+
+/// Keeps the attribute groups the kept functions reference, numbered in
+/// order of first reference (as LLVM numbers them when printing), so that a
+/// module prints the same whichever debug syntax it was read in (the
+/// `llvm.dbg.*` declarations are not kept) and whatever numbers it used.
+fn renumber_attribute_groups(module: &mut Module, file_name: &str) -> Result<(), Diagnostic> {
+    let mut order: Vec<u32> = Vec::new();
+    for function in &mut module.functions {
+        let call_sites = function
+            .insts
+            .iter_mut()
+            .flat_map(|i| i.attr_groups.iter_mut());
+        for group in function.attrs.attribute_groups.iter_mut().chain(call_sites) {
+            if !module.attribute_groups.iter().any(|g| g.number == *group) {
+                return Err(Diagnostic {
+                    file: file_name.to_string(),
+                    pos: function.pos,
+                    message: format!("undefined attribute group #{group}"),
+                });
+            }
+            let new = match order.iter().position(|old| old == group) {
+                Some(at) => at,
+                None => {
+                    order.push(*group);
+                    order.len() - 1
+                }
+            };
+            *group = new as u32;
+        }
+    }
+    let mut groups = std::mem::take(&mut module.attribute_groups);
+    module.attribute_groups = order
+        .iter()
+        .enumerate()
+        .filter_map(|(new, old)| {
+            let at = groups.iter().position(|g| g.number == *old)?;
+            let mut group = groups.swap_remove(at);
+            group.number = new as u32;
+            Some(group)
+        })
+        .collect();
+    Ok(())
 }
 
 type PResult<T> = Result<T, Diagnostic>;
@@ -106,6 +157,8 @@ enum Lazy<T> {
 /// symbol tables of the pre-scan.
 struct Parser<'a> {
     file: &'a str,
+    /// The whole input, for keeping attributes as written.
+    text: &'a str,
     lines: LineIndex,
     tokens: Vec<Token<'a>>,
     at: usize,
@@ -132,7 +185,7 @@ fn describe(tok: Tok<'_>) -> String {
         Tok::MdString(_) => "a metadata string".to_string(),
         Tok::Exclaim => "'!'".to_string(),
         Tok::Str(_) | Tok::CStr(_) => "a string".to_string(),
-        Tok::Int(s) => format!("'{s}'"),
+        Tok::Int(s) | Tok::Float(s) => format!("'{s}'"),
         Tok::LabelDef(s) => format!("label '{s}:'"),
         Tok::AttrRef(n) => format!("'#{n}'"),
         Tok::Hash(s) => format!("'#{s}'"),
@@ -145,6 +198,7 @@ fn describe(tok: Tok<'_>) -> String {
 /// Whether a word names a first-class or aggregate type's start.
 fn is_type_word(word: &str) -> bool {
     matches!(word, "void" | "ptr" | "label" | "metadata")
+        || super::types::FloatKind::from_name(word).is_some()
         || word
             .strip_prefix('i')
             .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
@@ -389,10 +443,17 @@ impl<'a> Parser<'a> {
                     let which = self.peek();
                     self.bump();
                     self.expect_punct(b'=')?;
+                    let pos = self.pos_of(self.offset());
                     let value = self.string()?;
                     match which {
-                        Tok::Ident("datalayout") => self.module.datalayout = Some(value),
-                        Tok::Ident("triple") => self.module.triple = Some(value),
+                        Tok::Ident("datalayout") => {
+                            self.module.datalayout = Some(value);
+                            self.module.datalayout_pos = pos;
+                        }
+                        Tok::Ident("triple") => {
+                            self.module.triple = Some(value);
+                            self.module.triple_pos = pos;
+                        }
                         _ => {}
                     }
                 }
@@ -402,25 +463,40 @@ impl<'a> Parser<'a> {
                 Tok::Ident("declare") => self.parse_function(false)?,
                 Tok::Ident("attributes") => {
                     self.bump();
+                    let Tok::AttrRef(number) = self.peek() else {
+                        return Err(self.expected("an attribute group '#N'"));
+                    };
                     self.bump();
                     self.expect_punct(b'=')?;
-                    if !self.is_punct(b'{') {
-                        return Err(self.expected("'{'"));
+                    self.expect_punct(b'{')?;
+                    let mut attrs = Vec::new();
+                    while !self.eat(Tok::Punct(b'}')) {
+                        attrs.push(self.attribute_as_written()?);
                     }
-                    self.skip_group()?;
+                    self.module
+                        .attribute_groups
+                        .push(AttributeGroup { number, attrs });
                 }
                 Tok::Ident(word) if word.starts_with('$') => {
-                    // `$name = comdat any`: not modelled.
                     self.bump();
                     self.expect_punct(b'=')?;
                     self.expect_word("comdat")?;
+                    let kind = match self.peek() {
+                        Tok::Ident(kind) => kind,
+                        _ => return Err(self.expected("a comdat selection kind")),
+                    };
                     self.bump();
+                    self.module.comdats.push(Comdat {
+                        name: word[1..].to_string(),
+                        kind: kind.to_string(),
+                    });
                 }
                 Tok::Ident("module") => {
-                    // `module asm "..."`: not modelled.
+                    let pos = self.pos_of(self.offset());
                     self.bump();
                     self.expect_word("asm")?;
-                    self.string()?;
+                    let text = self.string()?;
+                    self.module.module_asm.push(ModuleAsm { text, pos });
                 }
                 Tok::MdNum(n) => self.parse_md_slot_def(n)?,
                 Tok::MdName(name) => self.parse_named_metadata(name)?,
@@ -461,37 +537,88 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// Reads linkage, preemption, visibility and `unnamed_addr` words.
-    fn parse_linkage_words(&mut self) -> (Linkage, bool, UnnamedAddr) {
+    /// Reads linkage, preemption, visibility, DLL storage, thread-local,
+    /// `unnamed_addr`, `addrspace` and `externally_initialized` words.
+    fn parse_linkage_words(&mut self) -> PResult<(Linkage, bool, UnnamedAddr, SymbolAttrs)> {
         let mut linkage = Linkage::External;
         let mut dso_local = false;
         let mut unnamed = UnnamedAddr::None;
-        loop {
-            match self.peek() {
-                Tok::Ident(word) => {
-                    if let Some(l) = Linkage::from_keyword(word) {
-                        linkage = l;
-                    } else {
-                        match word {
-                            "dso_local" => dso_local = true,
-                            "unnamed_addr" => unnamed = UnnamedAddr::Global,
-                            "local_unnamed_addr" => unnamed = UnnamedAddr::Local,
-                            "dso_preemptable"
-                            | "hidden"
-                            | "protected"
-                            | "default"
-                            | "dllimport"
-                            | "dllexport"
-                            | "thread_local"
-                            | "externally_initialized" => {}
-                            _ => return (linkage, dso_local, unnamed),
-                        }
+        let mut attrs = SymbolAttrs::default();
+        while let Tok::Ident(word) = self.peek() {
+            if let Some(l) = Linkage::from_keyword(word) {
+                linkage = l;
+                self.bump();
+                continue;
+            }
+            match word {
+                "dso_local" => dso_local = true,
+                "unnamed_addr" => unnamed = UnnamedAddr::Global,
+                "local_unnamed_addr" => unnamed = UnnamedAddr::Local,
+                "dso_preemptable" | "default" => {}
+                "hidden" | "protected" => attrs.visibility = Some(word.to_string()),
+                "dllimport" | "dllexport" => attrs.dll_storage = Some(word.to_string()),
+                "externally_initialized" => attrs.externally_initialized = true,
+                "thread_local" => {
+                    let start = self.offset();
+                    self.bump();
+                    if self.is_punct(b'(') {
+                        self.skip_group()?;
                     }
+                    attrs.thread_local = Some(self.source_since(start).to_string());
+                    continue;
+                }
+                "addrspace" => {
+                    self.bump();
+                    attrs.addrspace = Some(self.addrspace_number()?);
+                    continue;
+                }
+                _ => break,
+            }
+            self.bump();
+        }
+        Ok((linkage, dso_local, unnamed, attrs))
+    }
+
+    /// `(N)` after `addrspace`.
+    pub(super) fn addrspace_number(&mut self) -> PResult<u32> {
+        self.expect_punct(b'(')?;
+        let n = self.u32_value()?;
+        self.expect_punct(b')')?;
+        Ok(n)
+    }
+
+    /// The source text from `start` up to the cursor, without trailing space.
+    fn source_since(&self, start: u32) -> &'a str {
+        self.text
+            .get(start as usize..self.offset() as usize)
+            .unwrap_or("")
+            .trim_end()
+    }
+
+    /// One attribute as written: a word with an optional `(...)` argument,
+    /// `align N`, `alignstack=N` or a `"key"="value"` string attribute.
+    pub(super) fn attribute_as_written(&mut self) -> PResult<String> {
+        let start = self.offset();
+        match self.peek() {
+            Tok::Ident(word) => {
+                self.bump();
+                if self.is_punct(b'(') {
+                    self.skip_group()?;
+                } else if self.eat(Tok::Punct(b'='))
+                    || (word == "align" && matches!(self.peek(), Tok::Int(_)))
+                {
                     self.bump();
                 }
-                _ => return (linkage, dso_local, unnamed),
             }
+            Tok::Str(_) => {
+                self.bump();
+                if self.eat(Tok::Punct(b'=')) {
+                    self.string()?;
+                }
+            }
+            _ => return Err(self.expected("an attribute")),
         }
+        Ok(self.source_since(start).to_string())
     }
 
     fn parse_global(&mut self, name: &'a str) -> PResult<()> {
@@ -499,13 +626,16 @@ impl<'a> Parser<'a> {
         self.bump();
         self.expect_punct(b'=')?;
         let external_keyword = self.peek() == Tok::Ident("external");
-        let (linkage, dso_local, unnamed_addr) = self.parse_linkage_words();
-        if self.eat_word("addrspace") {
-            self.skip_group()?;
-        }
+        let (linkage, dso_local, unnamed_addr, attrs) = self.parse_linkage_words()?;
         let constant = match self.peek() {
             Tok::Ident("global") => false,
             Tok::Ident("constant") => true,
+            Tok::Ident(word @ ("alias" | "ifunc")) => {
+                return Err(self.error_at(
+                    self.offset(),
+                    format!("'@{name}' is an {word}: aliases and ifuncs are not supported"),
+                ))
+            }
             _ => return Err(self.expected("'global' or 'constant'")),
         };
         self.bump();
@@ -527,6 +657,7 @@ impl<'a> Parser<'a> {
             align: None,
             section: None,
             dbg: Vec::new(),
+            attrs,
             pos: self.pos_of(offset),
         };
         while self.eat(Tok::Punct(b',')) {
@@ -541,9 +672,11 @@ impl<'a> Parser<'a> {
                 }
                 Tok::Ident("comdat") => {
                     self.bump();
-                    if self.is_punct(b'(') {
-                        self.skip_group()?;
-                    }
+                    global.attrs.comdat = Some(self.comdat_name()?);
+                }
+                Tok::Ident("partition") => {
+                    self.bump();
+                    global.attrs.partition = Some(self.string()?);
                 }
                 Tok::MdName(kind) => {
                     self.bump();
@@ -551,6 +684,8 @@ impl<'a> Parser<'a> {
                     let target = self.parse_md_ref()?;
                     if kind == "dbg" {
                         global.dbg.push(self.expect_node(target, at)?);
+                    } else {
+                        global.attrs.metadata.push((kind.to_string(), target));
                     }
                 }
                 _ => return Err(self.expected("a global attribute")),
@@ -561,6 +696,20 @@ impl<'a> Parser<'a> {
         };
         self.module.globals[id.0 as usize] = global;
         Ok(())
+    }
+
+    /// The optional `($name)` after `comdat`.
+    pub(super) fn comdat_name(&mut self) -> PResult<Option<String>> {
+        if !self.eat(Tok::Punct(b'(')) {
+            return Ok(None);
+        }
+        let name = match self.peek() {
+            Tok::Ident(word) if word.starts_with('$') => word[1..].to_string(),
+            _ => return Err(self.expected("a comdat name")),
+        };
+        self.bump();
+        self.expect_punct(b')')?;
+        Ok(Some(name))
     }
 
     /// Whether the cursor is at the start of a new top-level item.
@@ -653,6 +802,7 @@ fn placeholder_global(name: &str) -> Global {
         align: None,
         section: None,
         dbg: Vec::new(),
+        attrs: SymbolAttrs::default(),
         pos: Pos::default(),
     }
 }
@@ -672,6 +822,7 @@ fn placeholder_function(name: &str) -> Function {
         subprogram: None,
         section: None,
         align: None,
+        attrs: SymbolAttrs::default(),
         pos: Pos::default(),
     }
 }

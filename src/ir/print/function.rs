@@ -17,9 +17,20 @@ use super::names::LocalNames;
 use super::text::{write_constant, write_gep_flags, write_name, write_type};
 use super::DebugSyntax;
 use crate::ir::{
-    ArithFlags, BlockId, DebugRecord, ExprOp, Function, Inst, InstKind, MdRef, Module, ParamAttrs,
-    RecordKind, TailKind, Type, Value,
+    ArithFlags, Atomic, BlockId, DebugRecord, ExprOp, FastMath, Function, Inst, InstKind, MdRef,
+    Module, ParamAttrs, RecordKind, TailKind, Type, Value,
 };
+
+/// Appends the label of `block` of `function` as its body prints it (`%bb`,
+/// `%7`), for `blockaddress` constants.
+pub(super) fn write_block_ref(out: &mut String, function: &Function, block: BlockId) {
+    match LocalNames::assign(function).blocks.get(block.0 as usize) {
+        Some(name) => out.push_str(name),
+        None => {
+            let _ = write!(out, "%<missing block {}>", block.0);
+        }
+    }
+}
 
 /// Appends `define ... { ... }` or `declare ...` for one function.
 pub fn write_function(
@@ -91,9 +102,16 @@ impl BodyPrinter<'_> {
                 self.slots.write_ref(out, self.module, MdRef::Node(sp));
                 out.push(' ');
             }
+            for (kind, target) in &f.attrs.metadata {
+                write_name(out, '!', kind);
+                out.push(' ');
+                self.slots.write_ref(out, self.module, *target);
+                out.push(' ');
+            }
         }
         write_linkage(out, f.linkage, f.dso_local);
-        write_attrs(out, f.ret_attrs);
+        super::symbol::write_visibility(out, &f.attrs);
+        write_attrs(out, self.module, &f.ret_attrs);
         write_type(out, self.module, &f.ret_ty);
         out.push(' ');
         write_name(out, '@', &f.name);
@@ -104,7 +122,7 @@ impl BodyPrinter<'_> {
             }
             write_type(out, self.module, &param.ty);
             let mut attrs = String::new();
-            write_attrs(&mut attrs, param.attrs);
+            write_attrs(&mut attrs, self.module, &param.attrs);
             if !attrs.is_empty() {
                 out.push(' ');
                 out.push_str(attrs.trim_end());
@@ -119,17 +137,26 @@ impl BodyPrinter<'_> {
         }
         out.push(')');
         write_unnamed_addr(out, f.unnamed_addr);
+        super::symbol::write_function_attrs(out, &f.attrs);
         if let Some(section) = &f.section {
             out.push_str(" section ");
             super::text::write_quoted(out, section.as_bytes());
         }
+        super::symbol::write_function_placement(out, &f.attrs);
         if let Some(align) = f.align {
             let _ = write!(out, " align {align}");
         }
+        super::symbol::write_function_extras(out, &f.attrs);
         if !f.is_declaration() {
             if let Some(sp) = f.subprogram {
                 out.push_str(" !dbg ");
                 self.slots.write_ref(out, self.module, MdRef::Node(sp));
+            }
+            for (kind, target) in &f.attrs.metadata {
+                out.push(' ');
+                write_name(out, '!', kind);
+                out.push(' ');
+                self.slots.write_ref(out, self.module, *target);
             }
         }
     }
@@ -188,6 +215,12 @@ impl BodyPrinter<'_> {
         if let Some(id) = inst.assign_id {
             out.push_str(", !DIAssignID ");
             self.slots.write_ref(out, self.module, MdRef::Node(id));
+        }
+        for (kind, target) in &inst.metadata {
+            out.push_str(", ");
+            write_name(out, '!', kind);
+            out.push(' ');
+            self.slots.write_ref(out, self.module, *target);
         }
         out.push('\n');
     }
@@ -249,11 +282,21 @@ impl BodyPrinter<'_> {
                 ptr,
                 align,
                 volatile,
+                atomic,
             } => {
-                out.push_str(if *volatile { "load volatile " } else { "load " });
+                out.push_str("load ");
+                if atomic.is_some() {
+                    out.push_str("atomic ");
+                }
+                if *volatile {
+                    out.push_str("volatile ");
+                }
                 write_type(out, m, &inst.ty);
                 out.push_str(", ");
                 self.typed_value(out, ptr);
+                if let Some(atomic) = atomic {
+                    write_atomic(out, atomic);
+                }
                 write_align(out, *align);
             }
             InstKind::Store {
@@ -261,16 +304,173 @@ impl BodyPrinter<'_> {
                 ptr,
                 align,
                 volatile,
+                atomic,
             } => {
-                out.push_str(if *volatile {
-                    "store volatile "
-                } else {
-                    "store "
-                });
+                out.push_str("store ");
+                if atomic.is_some() {
+                    out.push_str("atomic ");
+                }
+                if *volatile {
+                    out.push_str("volatile ");
+                }
                 self.typed_value(out, value);
                 out.push_str(", ");
                 self.typed_value(out, ptr);
+                if let Some(atomic) = atomic {
+                    write_atomic(out, atomic);
+                }
                 write_align(out, *align);
+            }
+            InstKind::FBinary { op, fmf, lhs, rhs } => {
+                out.push_str(op.name());
+                write_fast_math(out, *fmf);
+                out.push(' ');
+                self.typed_value(out, lhs);
+                out.push_str(", ");
+                self.value(out, rhs);
+            }
+            InstKind::FNeg { fmf, value } => {
+                out.push_str("fneg");
+                write_fast_math(out, *fmf);
+                out.push(' ');
+                self.typed_value(out, value);
+            }
+            InstKind::FCmp {
+                pred,
+                fmf,
+                lhs,
+                rhs,
+            } => {
+                out.push_str("fcmp");
+                write_fast_math(out, *fmf);
+                let _ = write!(out, " {} ", pred.name());
+                self.typed_value(out, lhs);
+                out.push_str(", ");
+                self.value(out, rhs);
+            }
+            InstKind::ExtractElement { vector, index } => {
+                out.push_str("extractelement ");
+                self.typed_value(out, vector);
+                out.push_str(", ");
+                self.typed_value(out, index);
+            }
+            InstKind::InsertElement {
+                vector,
+                elem,
+                index,
+            } => {
+                out.push_str("insertelement ");
+                self.typed_value(out, vector);
+                out.push_str(", ");
+                self.typed_value(out, elem);
+                out.push_str(", ");
+                self.typed_value(out, index);
+            }
+            InstKind::ShuffleVector { lhs, rhs, mask } => {
+                out.push_str("shufflevector ");
+                self.typed_value(out, lhs);
+                out.push_str(", ");
+                self.typed_value(out, rhs);
+                let _ = write!(out, ", <{} x i32> <", mask.len());
+                for (i, lane) in mask.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    match lane {
+                        Some(lane) => {
+                            let _ = write!(out, "i32 {lane}");
+                        }
+                        None => out.push_str("i32 poison"),
+                    }
+                }
+                out.push('>');
+            }
+            InstKind::ExtractValue { aggregate, indices } => {
+                out.push_str("extractvalue ");
+                self.typed_value(out, aggregate);
+                for index in indices {
+                    let _ = write!(out, ", {index}");
+                }
+            }
+            InstKind::InsertValue {
+                aggregate,
+                elem,
+                indices,
+            } => {
+                out.push_str("insertvalue ");
+                self.typed_value(out, aggregate);
+                out.push_str(", ");
+                self.typed_value(out, elem);
+                for index in indices {
+                    let _ = write!(out, ", {index}");
+                }
+            }
+            InstKind::CmpXchg {
+                ptr,
+                cmp,
+                new,
+                weak,
+                volatile,
+                syncscope,
+                success,
+                failure,
+                align,
+            } => {
+                out.push_str("cmpxchg ");
+                if *weak {
+                    out.push_str("weak ");
+                }
+                if *volatile {
+                    out.push_str("volatile ");
+                }
+                self.typed_value(out, ptr);
+                out.push_str(", ");
+                self.typed_value(out, cmp);
+                out.push_str(", ");
+                self.typed_value(out, new);
+                write_syncscope(out, syncscope.as_deref());
+                let _ = write!(out, " {} {}", success.name(), failure.name());
+                write_align(out, *align);
+            }
+            InstKind::AtomicRmw {
+                op,
+                ptr,
+                value,
+                volatile,
+                atomic,
+                align,
+            } => {
+                out.push_str("atomicrmw ");
+                if *volatile {
+                    out.push_str("volatile ");
+                }
+                out.push_str(op.name());
+                out.push(' ');
+                self.typed_value(out, ptr);
+                out.push_str(", ");
+                self.typed_value(out, value);
+                write_atomic(out, atomic);
+                write_align(out, *align);
+            }
+            InstKind::Fence { atomic } => {
+                out.push_str("fence");
+                write_atomic(out, atomic);
+            }
+            InstKind::VaArg { list } => {
+                out.push_str("va_arg ");
+                self.typed_value(out, list);
+                out.push_str(", ");
+                write_type(out, m, &inst.ty);
+            }
+            InstKind::IndirectBr { address, dests } => {
+                out.push_str("indirectbr ");
+                self.typed_value(out, address);
+                out.push_str(", [");
+                for (i, dest) in dests.iter().enumerate() {
+                    out.push_str(if i > 0 { ", label " } else { "label " });
+                    self.block(out, *dest);
+                }
+                out.push(']');
             }
             InstKind::Gep {
                 flags,
@@ -315,7 +515,7 @@ impl BodyPrinter<'_> {
                     TailKind::NoTail => "notail ",
                 });
                 out.push_str("call ");
-                write_attrs(out, *ret_attrs);
+                write_attrs(out, m, ret_attrs);
                 if fn_ty.varargs {
                     write_type(out, m, &Type::Function(Box::new(fn_ty.clone())));
                 } else {
@@ -335,10 +535,13 @@ impl BodyPrinter<'_> {
                     };
                     write_type(out, m, &ty);
                     out.push(' ');
-                    write_attrs(out, arg.attrs);
+                    write_attrs(out, m, &arg.attrs);
                     self.value(out, &arg.value);
                 }
                 out.push(')');
+                for group in &inst.attr_groups {
+                    let _ = write!(out, " #{group}");
+                }
             }
             InstKind::Freeze { value } => {
                 out.push_str("freeze ");
@@ -533,8 +736,15 @@ pub fn write_unnamed_addr(out: &mut String, unnamed_addr: crate::ir::UnnamedAddr
     }
 }
 
-/// Appends the kept parameter attributes, each followed by a space.
-fn write_attrs(out: &mut String, attrs: ParamAttrs) {
+/// Appends parameter attributes, each followed by a space: the ones kept
+/// as written first (calling conventions and fast-math flags of a call are
+/// among them and must precede return attributes), then the flags and the
+/// typed ones.
+fn write_attrs(out: &mut String, module: &Module, attrs: &ParamAttrs) {
+    for attr in &attrs.other {
+        out.push_str(attr);
+        out.push(' ');
+    }
     for (on, name) in [
         (attrs.noundef, "noundef"),
         (attrs.nonnull, "nonnull"),
@@ -546,6 +756,21 @@ fn write_attrs(out: &mut String, attrs: ParamAttrs) {
             out.push_str(name);
             out.push(' ');
         }
+    }
+    for (ty, name) in [
+        (&attrs.byval, "byval"),
+        (&attrs.sret, "sret"),
+        (&attrs.elementtype, "elementtype"),
+    ] {
+        if let Some(ty) = ty {
+            out.push_str(name);
+            out.push('(');
+            write_type(out, module, ty);
+            out.push_str(") ");
+        }
+    }
+    if let Some(align) = attrs.align {
+        let _ = write!(out, "align {align} ");
     }
 }
 
@@ -562,6 +787,30 @@ fn write_arith_flags(out: &mut String, flags: ArithFlags) {
             out.push(' ');
             out.push_str(name);
         }
+    }
+}
+
+/// Appends ` [syncscope("s")] ordering` of an atomic access or fence.
+fn write_atomic(out: &mut String, atomic: &Atomic) {
+    write_syncscope(out, atomic.syncscope.as_deref());
+    out.push(' ');
+    out.push_str(atomic.ordering.name());
+}
+
+/// Appends ` syncscope("s")` when a scope is named.
+fn write_syncscope(out: &mut String, scope: Option<&str>) {
+    if let Some(scope) = scope {
+        out.push_str(" syncscope(");
+        super::text::write_quoted(out, scope.as_bytes());
+        out.push(')');
+    }
+}
+
+/// Appends each fast-math flag with a leading space.
+fn write_fast_math(out: &mut String, fmf: FastMath) {
+    for word in fmf.words() {
+        out.push(' ');
+        out.push_str(word);
     }
 }
 

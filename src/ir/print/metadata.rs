@@ -48,6 +48,9 @@ impl MetadataSlots {
             for &id in &global.dbg {
                 slots.visit(module, MdRef::Node(id));
             }
+            for (_, target) in &global.attrs.metadata {
+                slots.visit(module, *target);
+            }
         }
         for named in &module.named_metadata {
             for &node in &named.nodes {
@@ -57,6 +60,9 @@ impl MetadataSlots {
         for function in &module.functions {
             if let Some(sp) = function.subprogram {
                 slots.visit(module, MdRef::Node(sp));
+            }
+            for (_, target) in &function.attrs.metadata {
+                slots.visit(module, *target);
             }
             for block in &function.blocks {
                 for inst in block
@@ -76,6 +82,9 @@ impl MetadataSlots {
                     }
                     if let Some(id) = inst.assign_id {
                         slots.visit(module, MdRef::Node(id));
+                    }
+                    for (_, target) in &inst.metadata {
+                        slots.visit(module, *target);
                     }
                 }
             }
@@ -362,7 +371,7 @@ impl MetadataSlots {
             }
             MdNode::GlobalVariable(var) => {
                 let mut f = Fields::open(out, "DIGlobalVariable");
-                f.str("name", &var.name);
+                f.opt_str("name", Some(var.name.as_str()).filter(|n| !n.is_empty()));
                 f.opt_str("linkageName", var.linkage_name.as_deref());
                 f.opt_node(self, module, "scope", var.scope);
                 f.opt_node(self, module, "file", var.file);
@@ -486,6 +495,11 @@ impl<'a> Fields<'a> {
             MdField::Name(n) => self.raw(name, n),
             MdField::Flags(flags) => self.raw(name, &flags.join(" | ")),
             MdField::Bool(b) => self.bool(name, *b),
+            MdField::Value(c) => {
+                let mut text = String::new();
+                super::text::write_typed_constant(&mut text, module, c);
+                self.raw(name, &text);
+            }
         }
     }
 

@@ -9,7 +9,8 @@
 
 use std::fmt::Write;
 
-use crate::ir::{ConstExpr, Constant, GlobalRef, Module, Type};
+use crate::ir::value::f32_bits_to_f64_bits;
+use crate::ir::{ConstExpr, Constant, FloatKind, GlobalRef, Module, Type};
 
 /// Whether `name` can be written after `%`, `@` or `!` without quotes:
 /// `[-a-zA-Z$._][-a-zA-Z$._0-9]*`.
@@ -82,6 +83,12 @@ pub fn write_type(out: &mut String, module: &Module, ty: &Type) {
         }
         Type::Label => out.push_str("label"),
         Type::Metadata => out.push_str("metadata"),
+        Type::Float(kind) => out.push_str(kind.name()),
+        Type::Vector { len, elem } => {
+            let _ = write!(out, "<{len} x ");
+            write_type(out, module, elem);
+            out.push('>');
+        }
     }
 }
 
@@ -122,6 +129,45 @@ pub fn write_constant(out: &mut String, module: &Module, constant: &Constant) {
         }
         Constant::Int { value, .. } => {
             let _ = write!(out, "{value}");
+        }
+        Constant::Float { kind, bits } => write_float(out, *kind, *bits),
+        Constant::Vector { elems, .. } => {
+            out.push('<');
+            for (i, elem) in elems.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_typed_constant(out, module, elem);
+            }
+            out.push('>');
+        }
+        Constant::BlockAddress { func, block } => {
+            out.push_str("blockaddress(");
+            write_global_ref(out, module, GlobalRef::Func(*func));
+            out.push_str(", ");
+            match module.functions.get(func.0 as usize) {
+                Some(f) => super::function::write_block_ref(out, f, *block),
+                None => {
+                    let _ = write!(out, "%<unknown block {}>", block.0);
+                }
+            }
+            out.push(')');
+        }
+        Constant::InlineAsm(asm) => {
+            out.push_str("asm ");
+            for (on, word) in [
+                (asm.side_effect, "sideeffect "),
+                (asm.align_stack, "alignstack "),
+                (asm.intel_dialect, "inteldialect "),
+                (asm.unwind, "unwind "),
+            ] {
+                if on {
+                    out.push_str(word);
+                }
+            }
+            write_quoted(out, &asm.template);
+            out.push_str(", ");
+            write_quoted(out, &asm.constraints);
         }
         Constant::Null => out.push_str("null"),
         Constant::Undef(_) => out.push_str("undef"),
@@ -171,6 +217,56 @@ pub fn write_constant(out: &mut String, module: &Module, constant: &Constant) {
     }
 }
 
+/// Appends a floating-point constant the way LLVM does: `float` and
+/// `double` in decimal (`1.500000e+00`) when that reads back to the same
+/// bits, else as the hexadecimal bits of a double (`0x7FF8000000000000`;
+/// a `float` is widened exactly first); the other formats always in hex
+/// with their letter (`0xK` x86_fp80, `0xH` half, `0xR` bfloat, `0xL` fp128
+/// with the low 64 bits first).
+pub fn write_float(out: &mut String, kind: FloatKind, bits: u128) {
+    let double_bits = match kind {
+        FloatKind::Double => Some(bits as u64),
+        FloatKind::Float => Some(f32_bits_to_f64_bits(bits as u32)),
+        _ => None,
+    };
+    match (kind, double_bits) {
+        (_, Some(d)) => {
+            let value = f64::from_bits(d);
+            if value.is_finite() {
+                let decimal = llvm_decimal(value);
+                if decimal.parse::<f64>().is_ok_and(|v| v.to_bits() == d) {
+                    out.push_str(&decimal);
+                    return;
+                }
+            }
+            let _ = write!(out, "0x{d:016X}");
+        }
+        (FloatKind::X86Fp80, _) => {
+            let _ = write!(out, "0xK{:020X}", bits & ((1u128 << 80) - 1));
+        }
+        (FloatKind::Half, _) => {
+            let _ = write!(out, "0xH{:04X}", bits as u16);
+        }
+        (FloatKind::BFloat, _) => {
+            let _ = write!(out, "0xR{:04X}", bits as u16);
+        }
+        (_, None) => {
+            let _ = write!(out, "0xL{:016X}{:016X}", bits as u64, (bits >> 64) as u64);
+        }
+    }
+}
+
+/// A finite double as `%e` prints it: `d.dddddde+XX`.
+fn llvm_decimal(value: f64) -> String {
+    let text = format!("{value:.6e}");
+    let (mantissa, exponent) = text.split_once('e').unwrap_or((&text, "0"));
+    let (sign, digits) = match exponent.strip_prefix('-') {
+        Some(digits) => ('-', digits),
+        None => ('+', exponent),
+    };
+    format!("{mantissa}e{sign}{digits:0>2}")
+}
+
 /// Appends `@name` for a global variable or function.
 pub fn write_global_ref(out: &mut String, module: &Module, global: GlobalRef) {
     let known = match global {
@@ -204,6 +300,25 @@ fn write_const_expr(out: &mut String, module: &Module, expr: &ConstExpr) {
                 out.push_str(", ");
                 write_typed_constant(out, module, index);
             }
+            out.push(')');
+        }
+        ConstExpr::Binary {
+            op,
+            flags,
+            lhs,
+            rhs,
+        } => {
+            out.push_str(op.name());
+            if flags.nuw {
+                out.push_str(" nuw");
+            }
+            if flags.nsw {
+                out.push_str(" nsw");
+            }
+            out.push_str(" (");
+            write_typed_constant(out, module, lhs);
+            out.push_str(", ");
+            write_typed_constant(out, module, rhs);
             out.push(')');
         }
         ConstExpr::Cast { op, value, to } => {

@@ -10,7 +10,9 @@ use super::Checker;
 use crate::error::Diagnostic;
 use crate::ir::cfg::DomTree;
 use crate::ir::print::type_text;
-use crate::ir::{BlockId, CastOp, Constant, InstId, InstKind, Type, Value};
+use crate::ir::{
+    Atomic, BlockId, CastOp, Constant, InstId, InstKind, Ordering, RmwOp, Type, Value,
+};
 
 /// Blocks end in exactly one terminator, phis come first, every id exists,
 /// the entry has no predecessors, phis match predecessor edges.
@@ -216,7 +218,7 @@ fn type_problem(c: &Checker, id: InstId) -> Option<String> {
     };
     match &inst.kind {
         InstKind::Binary { lhs, rhs, .. } => {
-            if inst.ty.int_bits().is_none() {
+            if !inst.ty.is_int_or_int_vector() {
                 return Some(format!("result type {} is not an integer", text(&inst.ty)));
             }
             expect("the left operand", lhs, &inst.ty)
@@ -224,19 +226,26 @@ fn type_problem(c: &Checker, id: InstId) -> Option<String> {
         }
         InstKind::ICmp { lhs, rhs, .. } => {
             let lt = ty(lhs);
-            if !(lt.int_bits().is_some() || lt.is_ptr()) {
+            if !(lt.scalar().int_bits().is_some() || lt.scalar().is_ptr()) {
                 return Some(format!("compares values of type {}", text(&lt)));
             }
-            expect("the right operand", rhs, &lt)
-                .or_else(|| (inst.ty != Type::I1).then(|| "the result is not i1".to_string()))
+            expect("the right operand", rhs, &lt).or_else(|| {
+                (inst.ty != lt.with_lanes_of(Type::I1))
+                    .then(|| "the result is not i1 (per lane)".to_string())
+            })
         }
         InstKind::Select {
             cond,
             if_true,
             if_false,
-        } => expect("the condition", cond, &Type::I1)
-            .or_else(|| expect("the true value", if_true, &inst.ty))
-            .or_else(|| expect("the false value", if_false, &inst.ty)),
+        } => {
+            let ct = ty(cond);
+            let lanes_ok = ct == Type::I1 || ct == inst.ty.with_lanes_of(Type::I1);
+            (!lanes_ok)
+                .then(|| format!("the condition has type {}, expected i1 per lane", text(&ct)))
+                .or_else(|| expect("the true value", if_true, &inst.ty))
+                .or_else(|| expect("the false value", if_false, &inst.ty))
+        }
         InstKind::Phi { incoming } => incoming
             .iter()
             .find_map(|(v, _)| expect(&format!("incoming {}", c.value_text(v)), v, &inst.ty)),
@@ -248,17 +257,196 @@ fn type_problem(c: &Checker, id: InstId) -> Option<String> {
                 text(&inst.ty)
             )
         }),
-        InstKind::Load { ptr, .. } => expect("the address", ptr, &Type::Ptr)
-            .or_else(|| inst.ty.is_void().then(|| "it loads void".to_string())),
-        InstKind::Store { ptr, .. } => expect("the address", ptr, &Type::Ptr),
-        InstKind::Gep { base, indices, .. } => expect("the base", base, &Type::Ptr)
+        InstKind::Load {
+            ptr, atomic, align, ..
+        } => expect("the address", ptr, &Type::Ptr)
+            .or_else(|| inst.ty.is_void().then(|| "it loads void".to_string()))
             .or_else(|| {
-                indices
-                    .iter()
-                    .find(|i| ty(i).int_bits().is_none())
-                    .map(|i| format!("index {} is not an integer", c.value_text(i)))
+                atomic_access_problem(c, atomic.as_ref(), *align, &inst.ty, Ordering::Release)
+            }),
+        InstKind::Store {
+            ptr,
+            value,
+            atomic,
+            align,
+            ..
+        } => expect("the address", ptr, &Type::Ptr).or_else(|| {
+            atomic_access_problem(c, atomic.as_ref(), *align, &ty(value), Ordering::Acquire)
+        }),
+        InstKind::FBinary { lhs, rhs, .. } => {
+            if !inst.ty.is_fp_or_fp_vector() {
+                return Some(format!(
+                    "result type {} is not floating-point",
+                    text(&inst.ty)
+                ));
+            }
+            expect("the left operand", lhs, &inst.ty)
+                .or_else(|| expect("the right operand", rhs, &inst.ty))
+        }
+        InstKind::FNeg { value, .. } => {
+            if !inst.ty.is_fp_or_fp_vector() {
+                return Some(format!(
+                    "result type {} is not floating-point",
+                    text(&inst.ty)
+                ));
+            }
+            expect("the operand", value, &inst.ty)
+        }
+        InstKind::FCmp { lhs, rhs, .. } => {
+            let lt = ty(lhs);
+            if !lt.is_fp_or_fp_vector() {
+                return Some(format!("compares values of type {}", text(&lt)));
+            }
+            expect("the right operand", rhs, &lt).or_else(|| {
+                (inst.ty != lt.with_lanes_of(Type::I1))
+                    .then(|| "the result is not i1 (per lane)".to_string())
             })
-            .or_else(|| (inst.ty != Type::Ptr).then(|| "the result is not ptr".to_string())),
+        }
+        InstKind::ExtractElement { vector, index } => {
+            let vt = ty(vector);
+            let Type::Vector { elem, .. } = &vt else {
+                return Some(format!("extracts from {}, not a vector", text(&vt)));
+            };
+            (ty(index).int_bits().is_none())
+                .then(|| "the lane index is not an integer".to_string())
+                .or_else(|| expect("the result", &Value::Inst(id), elem))
+        }
+        InstKind::InsertElement {
+            vector,
+            elem,
+            index,
+        } => {
+            let Type::Vector { elem: lane, .. } = &inst.ty else {
+                return Some(format!("inserts into {}, not a vector", text(&inst.ty)));
+            };
+            expect("the vector", vector, &inst.ty)
+                .or_else(|| expect("the inserted value", elem, lane))
+                .or_else(|| {
+                    (ty(index).int_bits().is_none())
+                        .then(|| "the lane index is not an integer".to_string())
+                })
+        }
+        InstKind::ShuffleVector { lhs, rhs, mask } => {
+            let vt = ty(lhs);
+            let Type::Vector { len, elem } = &vt else {
+                return Some(format!("shuffles {}, not a vector", text(&vt)));
+            };
+            let want = Type::Vector {
+                len: mask.len() as u32,
+                elem: elem.clone(),
+            };
+            expect("the second vector", rhs, &vt)
+                .or_else(|| {
+                    mask.iter()
+                        .flatten()
+                        .find(|&&lane| lane >= 2 * len)
+                        .map(|lane| {
+                            format!("mask lane {lane} is out of range for two vectors of {len}")
+                        })
+                })
+                .or_else(|| expect("the result", &Value::Inst(id), &want))
+        }
+        InstKind::ExtractValue { aggregate, indices } => {
+            match member_type(c, &ty(aggregate), indices) {
+                Ok(member) => expect("the result", &Value::Inst(id), &member),
+                Err(problem) => Some(problem),
+            }
+        }
+        InstKind::InsertValue {
+            aggregate,
+            elem,
+            indices,
+        } => expect("the aggregate", aggregate, &inst.ty).or_else(|| {
+            match member_type(c, &inst.ty, indices) {
+                Ok(member) => expect("the inserted value", elem, &member),
+                Err(problem) => Some(problem),
+            }
+        }),
+        InstKind::CmpXchg {
+            ptr,
+            cmp,
+            new,
+            success,
+            failure,
+            ..
+        } => {
+            let vt = ty(cmp);
+            let want = Type::Struct {
+                fields: vec![vt.clone(), Type::I1],
+                packed: false,
+            };
+            expect("the address", ptr, &Type::Ptr)
+                .or_else(|| {
+                    (!(vt.int_bits().is_some() || vt.is_ptr()))
+                        .then(|| format!("compares and exchanges {}", text(&vt)))
+                })
+                .or_else(|| expect("the new value", new, &vt))
+                .or_else(|| {
+                    (*success == Ordering::Unordered
+                        || matches!(
+                            failure,
+                            Ordering::Unordered | Ordering::Release | Ordering::AcqRel
+                        ))
+                    .then(|| {
+                        format!(
+                            "orderings {} {} are not allowed",
+                            success.name(),
+                            failure.name()
+                        )
+                    })
+                })
+                .or_else(|| expect("the result", &Value::Inst(id), &want))
+        }
+        InstKind::AtomicRmw { op, ptr, value, .. } => {
+            let vt = ty(value);
+            let kind_ok = if op.is_fp() {
+                vt.float_kind().is_some()
+            } else if *op == RmwOp::Xchg {
+                vt.int_bits().is_some() || vt.is_ptr() || vt.float_kind().is_some()
+            } else {
+                vt.int_bits().is_some()
+            };
+            expect("the address", ptr, &Type::Ptr)
+                .or_else(|| (!kind_ok).then(|| format!("atomicrmw {} on {}", op.name(), text(&vt))))
+                .or_else(|| expect("the result", &Value::Inst(id), &vt))
+        }
+        InstKind::Fence { atomic } => {
+            matches!(atomic.ordering, Ordering::Unordered | Ordering::Monotonic)
+                .then(|| format!("a fence cannot be {}", atomic.ordering.name()))
+        }
+        // LLVM takes a `va_list` of any type (only the target gives it meaning).
+        InstKind::VaArg { .. } => None,
+        InstKind::IndirectBr { address, .. } => expect("the address", address, &Type::Ptr),
+        InstKind::Gep { base, indices, .. } => {
+            let lanes = std::iter::once(base)
+                .chain(indices)
+                .find_map(|v| ty(v).vector_len());
+            let bt = ty(base);
+            (!bt.scalar().is_ptr())
+                .then(|| format!("the base has type {}, expected ptr", text(&bt)))
+                .or_else(|| {
+                    indices
+                        .iter()
+                        .find(|i| ty(i).scalar().int_bits().is_none())
+                        .map(|i| format!("index {} is not an integer", c.value_text(i)))
+                })
+                .or_else(|| {
+                    std::iter::once(base)
+                        .chain(indices)
+                        .any(|v| ty(v).vector_len().is_some_and(|n| Some(n) != lanes))
+                        .then(|| "the operands have different vector lengths".to_string())
+                })
+                .or_else(|| {
+                    let want = match lanes {
+                        Some(len) => Type::Vector {
+                            len,
+                            elem: Box::new(Type::Ptr),
+                        },
+                        None => Type::Ptr,
+                    };
+                    (inst.ty != want).then(|| format!("the result is not {}", text(&want)))
+                })
+        }
         InstKind::Alloca { count, .. } => count
             .as_ref()
             .filter(|n| ty(n).int_bits().is_none())
@@ -348,9 +536,89 @@ fn type_problem(c: &Checker, id: InstId) -> Option<String> {
     }
 }
 
+/// What is wrong with an atomic load or store: an ordering it may not
+/// have (`forbidden` and `acq_rel`), a missing alignment or a type that
+/// is not an integer, pointer or float.
+fn atomic_access_problem(
+    c: &Checker,
+    atomic: Option<&Atomic>,
+    align: Option<u32>,
+    ty: &Type,
+    forbidden: Ordering,
+) -> Option<String> {
+    let atomic = atomic?;
+    if atomic.ordering == forbidden || atomic.ordering == Ordering::AcqRel {
+        return Some(format!(
+            "an atomic access cannot be {}",
+            atomic.ordering.name()
+        ));
+    }
+    if align.is_none() {
+        return Some("an atomic access needs an alignment".to_string());
+    }
+    (!(ty.int_bits().is_some() || ty.is_ptr() || ty.float_kind().is_some()))
+        .then(|| format!("atomic access of {}", type_text(c.module, ty)))
+}
+
+/// The type of the member an `extractvalue`/`insertvalue` index path names.
+fn member_type(c: &Checker, aggregate: &Type, indices: &[u32]) -> Result<Type, String> {
+    if indices.is_empty() {
+        return Err("the index list is empty".to_string());
+    }
+    let mut current = aggregate.clone();
+    for &index in indices {
+        current = match &current {
+            Type::Array { len, elem } if u64::from(index) < *len => (**elem).clone(),
+            _ => match c.module.struct_fields(&current) {
+                Some((fields, _)) if (index as usize) < fields.len() => {
+                    fields[index as usize].clone()
+                }
+                _ => {
+                    return Err(format!(
+                        "index {index} is out of range for {}",
+                        type_text(c.module, &current)
+                    ))
+                }
+            },
+        };
+    }
+    Ok(current)
+}
+
+/// The size in bits of a type a bitcast may convert (scalars and vectors).
+fn bitcast_bits(ty: &Type) -> Option<u64> {
+    match ty {
+        Type::Int(bits) => Some(u64::from(*bits)),
+        Type::Float(kind) => Some(u64::from(kind.bits())),
+        Type::Vector { len, elem } => Some(u64::from(*len) * bitcast_bits(elem)?),
+        _ => None,
+    }
+}
+
 /// Whether a cast from `from` to `to` is one LLVM allows.
 fn cast_problem(op: CastOp, from: &Type, to: &Type) -> Option<&'static str> {
+    if op != CastOp::BitCast {
+        if from.vector_len() != to.vector_len() {
+            return Some("both types must have the same number of lanes");
+        }
+        return scalar_cast_problem(op, from.scalar(), to.scalar());
+    }
+    let same_size = from == to
+        || (from.scalar().is_ptr() && to.scalar().is_ptr() && from.vector_len() == to.vector_len())
+        || (!from.scalar().is_ptr()
+            && !to.scalar().is_ptr()
+            && bitcast_bits(from).is_some()
+            && bitcast_bits(from) == bitcast_bits(to));
+    (!same_size).then_some("both types must be the same size and kind")
+}
+
+/// Whether a lane-wise cast from `from` to `to` is one LLVM allows.
+fn scalar_cast_problem(op: CastOp, from: &Type, to: &Type) -> Option<&'static str> {
     let (fb, tb) = (from.int_bits(), to.int_bits());
+    let (ff, tf) = (
+        from.float_kind().map(|k| k.bits()),
+        to.float_kind().map(|k| k.bits()),
+    );
     match op {
         CastOp::ZExt | CastOp::SExt => match (fb, tb) {
             (Some(f), Some(t)) if f < t => None,
@@ -368,9 +636,22 @@ fn cast_problem(op: CastOp, from: &Type, to: &Type) -> Option<&'static str> {
         CastOp::IntToPtr => {
             (!(fb.is_some() && to.is_ptr())).then_some("it needs an integer to ptr")
         }
-        CastOp::BitCast => {
-            let same_size = from == to || (fb.is_some() && fb == tb);
-            (!same_size).then_some("both types must be the same size and kind")
+        CastOp::BitCast => None,
+        CastOp::FPTrunc => match (ff, tf) {
+            (Some(f), Some(t)) if f > t => None,
+            (Some(_), Some(_)) => Some("the result must be narrower"),
+            _ => Some("both types must be floating-point"),
+        },
+        CastOp::FPExt => match (ff, tf) {
+            (Some(f), Some(t)) if f < t => None,
+            (Some(_), Some(_)) => Some("the result must be wider"),
+            _ => Some("both types must be floating-point"),
+        },
+        CastOp::FPToUI | CastOp::FPToSI => {
+            (!(ff.is_some() && tb.is_some())).then_some("it needs a float to an integer")
+        }
+        CastOp::UIToFP | CastOp::SIToFP => {
+            (!(fb.is_some() && tf.is_some())).then_some("it needs an integer to a float")
         }
     }
 }

@@ -1,0 +1,339 @@
+//! `dwarfsmith cc`: a C compiler driver with dwarfsmith as its back end.
+//!
+//! In: a cc-style command line. A compile (`-c`) runs clang (`$DWARFSMITH_CLANG`,
+//! else `clang-19` on PATH) once per C source with the user's options plus
+//! `-S -emit-llvm -o <temporary .ll>`, then compiles that IR with the library
+//! pipeline into the object (`-o`, else `x.o` beside the working directory as cc
+//! names it). Any other command (a link, `-E`, `-S`) goes to the system compiler
+//! (`cc`) unchanged.
+//!
+//! Rules: `-O`/`-O0`..`-O3`/`-Os`/`-Oz` and `-g`/`-g0` (last one wins, as in cc)
+//! choose dwarfsmith's optimisation level and whether it writes DWARF, and are
+//! passed on to clang so the IR matches them; clang's errors pass through with its
+//! exit status; our errors name the C source's file:line:col (from the failing IR
+//! instruction's debug location when it has one) and then the IR position; a
+//! failed compile leaves no output file. There is no fallback to another back end.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use dwarfsmith::{CompileOptions, DebuggerTune, OptLevel};
+
+/// Options of clang/gcc that take their value as the next argument.
+const OPTIONS_WITH_VALUE: &[&str] = &[
+    "-o",
+    "-I",
+    "-D",
+    "-U",
+    "-include",
+    "-imacros",
+    "-isystem",
+    "-iquote",
+    "-idirafter",
+    "-isysroot",
+    "-MF",
+    "-MT",
+    "-MQ",
+    "-x",
+    "-Xclang",
+    "-Xpreprocessor",
+    "-target",
+    "--target",
+];
+
+/// Runs `dwarfsmith cc ARGS` and returns the exit code: that of the system
+/// compiler for a pass-through command, that of clang when clang fails, and
+/// failure with a message on stderr when dwarfsmith fails.
+pub fn main(args: &[String]) -> ExitCode {
+    if !args.iter().any(|arg| arg == "-c") {
+        return pass_through(Command::new("cc").args(args));
+    }
+    let command = match parse(args) {
+        Ok(command) => command,
+        Err(message) => {
+            eprintln!("dwarfsmith cc: error: {message}");
+            return ExitCode::FAILURE;
+        }
+    };
+    for (source, object) in &command.jobs {
+        if let Err(failure) = compile_one(&command, source, object) {
+            return match failure {
+                Failure::Clang(code) => code,
+                Failure::Ours(message) => {
+                    eprintln!("{message}");
+                    ExitCode::FAILURE
+                }
+            };
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// A compile command line, taken apart.
+struct CompileCommand {
+    /// The user's options for clang, without `-c`, `-o` and the sources.
+    clang_args: Vec<String>,
+    /// Each source with the object it becomes.
+    jobs: Vec<(PathBuf, PathBuf)>,
+    /// dwarfsmith's options, from the `-O` and `-g` flags.
+    options: CompileOptions,
+}
+
+/// Why one source did not become an object.
+enum Failure {
+    /// clang failed (it printed its own errors) with this exit code.
+    Clang(ExitCode),
+    /// dwarfsmith (or starting a program) failed with this message.
+    Ours(String),
+}
+
+fn parse(args: &[String]) -> Result<CompileCommand, String> {
+    let mut clang_args = Vec::new();
+    let mut sources = Vec::new();
+    let mut output = None;
+    let mut opt_level = OptLevel::O0;
+    let mut debug_info = false;
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        let arg = arg.as_str();
+        if OPTIONS_WITH_VALUE.contains(&arg) {
+            let value = iter
+                .next()
+                .ok_or_else(|| format!("option {arg} needs a value"))?;
+            if arg == "-o" {
+                output = Some(PathBuf::from(value));
+            } else {
+                clang_args.push(arg.to_string());
+                clang_args.push(value.clone());
+            }
+            continue;
+        }
+        if arg == "-c" {
+            continue;
+        }
+        if let Some(value) = arg.strip_prefix("-o") {
+            output = Some(PathBuf::from(value));
+            continue;
+        }
+        if let Some(level) = arg.strip_prefix("-O") {
+            opt_level = match level {
+                "0" => OptLevel::O0,
+                "" | "1" | "2" | "3" | "s" | "z" => OptLevel::O2,
+                other => return Err(format!("unsupported optimisation level -O{other}")),
+            };
+        } else if let Some(level) = arg.strip_prefix("-g") {
+            match level {
+                "0" => debug_info = false,
+                "" | "1" | "2" | "3" | "dwarf" | "dwarf-4" | "dwarf-5" | "gdb" => debug_info = true,
+                _ => {}
+            }
+        }
+        if arg.starts_with('-') || arg.is_empty() {
+            clang_args.push(arg.to_string());
+        } else {
+            sources.push(PathBuf::from(arg));
+        }
+    }
+    if sources.is_empty() {
+        return Err("no input files".to_string());
+    }
+    if output.is_some() && sources.len() > 1 {
+        return Err("cannot give -o with -c and more than one input file".to_string());
+    }
+    let jobs = sources
+        .into_iter()
+        .map(|source| {
+            let object = output
+                .clone()
+                .unwrap_or_else(|| default_object_name(&source));
+            (source, object)
+        })
+        .collect();
+    Ok(CompileCommand {
+        clang_args,
+        jobs,
+        options: CompileOptions {
+            opt_level,
+            debug_info,
+            debugger_tune: DebuggerTune::Gdb,
+        },
+    })
+}
+
+/// `dir/x.c` becomes `x.o` in the working directory, as cc names it.
+fn default_object_name(source: &Path) -> PathBuf {
+    let stem = source.file_stem().unwrap_or(source.as_os_str());
+    let mut name = PathBuf::from(stem);
+    name.set_extension("o");
+    name
+}
+
+fn compile_one(command: &CompileCommand, source: &Path, object: &Path) -> Result<(), Failure> {
+    let temp = tempfile::tempdir().map_err(|e| {
+        Failure::Ours(format!(
+            "dwarfsmith cc: error: cannot make a temporary directory: {e}"
+        ))
+    })?;
+    let ir_path = temp.path().join("module.ll");
+    let clang = std::env::var_os("DWARFSMITH_CLANG").unwrap_or_else(|| "clang-19".into());
+    let status = Command::new(&clang)
+        .args(&command.clang_args)
+        .args(["-S", "-emit-llvm", "-o"])
+        .arg(&ir_path)
+        .arg(source)
+        .status()
+        .map_err(|e| {
+            Failure::Ours(format!(
+                "dwarfsmith cc: error: cannot run {}: {e}",
+                Path::new(&clang).display()
+            ))
+        })?;
+    if !status.success() {
+        return Err(Failure::Clang(exit_code(status)));
+    }
+    let text = std::fs::read_to_string(&ir_path).map_err(|e| {
+        Failure::Ours(format!(
+            "dwarfsmith cc: error: cannot read clang's IR for {}: {e}",
+            source.display()
+        ))
+    })?;
+    let ir_name = format!("{}.ll", source.display());
+    let bytes = dwarfsmith::compile(&text, &ir_name, &command.options)
+        .map_err(|diagnostic| Failure::Ours(source_diagnostic(source, &text, &diagnostic)))?;
+    dwarfsmith::output::write_output(object, &bytes).map_err(Failure::Ours)
+}
+
+/// Says where in the C source an IR diagnostic is: the debug location of the
+/// IR line (an instruction's or debug record's `DILocation` gives file:line:col;
+/// a function's `DISubprogram` or a global's `DIGlobalVariable` gives file:line;
+/// a line inside a function without one takes its function's), else the source
+/// file alone (e.g. a type declaration). The IR position follows in every case,
+/// since the IR is clang's output for that source.
+fn source_diagnostic(
+    source: &Path,
+    ir: &str,
+    diagnostic: &dwarfsmith::error::Diagnostic,
+) -> String {
+    let ir_position = format!(
+        "(clang's IR for it, line {} column {})",
+        diagnostic.pos.line, diagnostic.pos.col
+    );
+    let place = match debug_location(ir, diagnostic.pos.line) {
+        Some((file, line, Some(col))) => format!("{file}:{line}:{col}"),
+        Some((file, line, None)) => format!("{file}:{line}"),
+        None => source.display().to_string(),
+    };
+    format!("{place}: error: {} {ir_position}", diagnostic.message)
+}
+
+/// The file, line and (when known) column that IR line `line` comes from.
+fn debug_location(ir: &str, line: u32) -> Option<(String, u32, Option<u32>)> {
+    let index = line.checked_sub(1)? as usize;
+    let text = ir.lines().nth(index)?;
+    let trimmed = text.trim_start();
+    let node = if let Some(id) = number_field(text, "!dbg !") {
+        metadata_node(ir, id)?
+    } else if trimmed.starts_with("#dbg_") {
+        // The record's last operand is its DILocation.
+        let at = text.rfind('!')?;
+        metadata_node(ir, number_field(&text[at..], "!")?)?
+    } else if text.starts_with(' ') && !trimmed.is_empty() {
+        // Inside a function body: the function's own line.
+        return debug_location(ir, enclosing_define(ir, index)?);
+    } else {
+        return None;
+    };
+    if node.contains("!DILocation(") {
+        let row = number_field(node, "line: ")?;
+        if row == 0 {
+            // Line 0: code with no source line; say which function it is in.
+            return debug_location(ir, enclosing_define(ir, index)?);
+        }
+        let col = number_field(node, "column: ");
+        let file = scope_file(ir, number_field(node, "scope: !")?)?;
+        return Some((file, row, col));
+    }
+    let node = if node.contains("!DIGlobalVariableExpression(") {
+        metadata_node(ir, number_field(node, "var: !")?)?
+    } else {
+        node
+    };
+    if node.contains("!DISubprogram(") || node.contains("!DIGlobalVariable(") {
+        let row = number_field(node, "line: ")?;
+        let file = file_name(ir, number_field(node, "file: !")?)?;
+        return Some((file, row, None));
+    }
+    None
+}
+
+/// The 1-based line of the `define` that IR line `index` (0-based) is inside.
+fn enclosing_define(ir: &str, index: usize) -> Option<u32> {
+    let (define, _) = ir
+        .lines()
+        .take(index)
+        .enumerate()
+        .filter(|(_, l)| l.starts_with("define "))
+        .last()?;
+    Some(define as u32 + 1)
+}
+
+/// The file name of a scope (subprogram, lexical block, …), following
+/// `file:` to its DIFile.
+fn scope_file(ir: &str, scope: u32) -> Option<String> {
+    let node = metadata_node(ir, scope)?;
+    file_name(ir, number_field(node, "file: !")?)
+}
+
+/// The path a DIFile names.
+fn file_name(ir: &str, id: u32) -> Option<String> {
+    let file = metadata_node(ir, id)?;
+    let name = string_field(file, "filename: \"")?;
+    let directory = string_field(file, "directory: \"").unwrap_or_default();
+    if name.starts_with('/') || directory.is_empty() {
+        Some(name.to_string())
+    } else {
+        Some(format!("{directory}/{name}"))
+    }
+}
+
+/// The text of metadata node `!id = ...`.
+fn metadata_node(ir: &str, id: u32) -> Option<&str> {
+    let prefix = format!("!{id} = ");
+    ir.lines()
+        .find_map(|line| line.strip_prefix(prefix.as_str()))
+}
+
+/// The number after `key` (e.g. `"scope: !"`) in `text`.
+fn number_field(text: &str, key: &str) -> Option<u32> {
+    let rest = &text[text.find(key)? + key.len()..];
+    let digits = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    rest[..digits].parse().ok()
+}
+
+fn string_field<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    let rest = &text[text.find(key)? + key.len()..];
+    Some(&rest[..rest.find('"')?])
+}
+
+/// Runs a command with inherited standard streams and returns its exit code.
+fn pass_through(command: &mut Command) -> ExitCode {
+    match command.status() {
+        Ok(status) => exit_code(status),
+        Err(e) => {
+            eprintln!(
+                "dwarfsmith cc: error: cannot run {}: {e}",
+                command.get_program().to_string_lossy()
+            );
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn exit_code(status: std::process::ExitStatus) -> ExitCode {
+    match status.code() {
+        Some(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
+        None => ExitCode::FAILURE,
+    }
+}

@@ -1,0 +1,163 @@
+//! `dwarfsmith cc`, the C compiler driver, through the binary: a C file compiled
+//! with `-O2 -g -c` links with a gcc-compiled main and prints exactly what it
+//! should; `-g0` gives the same code without DWARF and cc's default object name;
+//! a link command goes to cc unchanged; clang's errors pass through with its exit
+//! status; our errors name the C source's file:line:col; a failure writes no object.
+
+mod support;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use support::*;
+
+const SAMPLE_OUTPUT: &str = "\
+dwarfsmith: checksum 392a16cf, collatz(7) = 16 steps
+cc: checksum 56299123, collatz(2) = 1 steps
+twenty-seven: checksum c424919b, collatz(3) = 7 steps
+";
+
+/// Runs `dwarfsmith cc ARGS` in `dir`.
+fn cc(dir: &Path, args: &[&str]) -> Output {
+    run(Command::new(env!("CARGO_BIN_EXE_dwarfsmith"))
+        .arg("cc")
+        .args(args)
+        .current_dir(dir))
+}
+
+fn assert_success(out: &Output, what: &str) {
+    assert!(
+        out.status.success(),
+        "{what} failed ({}):\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn sample(name: &str) -> String {
+    fixture(&format!("realworld/{name}"))
+        .to_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn compiles_c_with_o2_g_and_links_with_a_gcc_compiled_main() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = cc(
+        dir.path(),
+        &["-O2", "-g", "-c", &sample("cc_sample.c"), "-o", "sample.o"],
+    );
+    assert_success(&out, "dwarfsmith cc -O2 -g -c");
+    let object = dir.path().join("sample.o");
+    let (ok, text) = dwarfdump_verify(&object);
+    assert!(ok, "llvm-dwarfdump --verify:\n{text}");
+    let verify = dwarfsmith(&["verify", object.to_str().unwrap()]);
+    assert_success(&verify, "dwarfsmith verify");
+
+    let exe = dir.path().join("sample");
+    let link = run(Command::new("gcc")
+        .arg(sample("cc_sample_main.c"))
+        .arg(&object)
+        .arg("-o")
+        .arg(&exe));
+    assert_success(&link, "gcc link");
+    assert_eq!(run_program(&exe), SAMPLE_OUTPUT);
+}
+
+#[test]
+fn g0_gives_the_same_code_without_dwarf_and_cc_names_the_object() {
+    let dir = tempfile::tempdir().unwrap();
+    let with_g = cc(
+        dir.path(),
+        &["-O2", "-g", "-c", &sample("cc_sample.c"), "-o", "g.o"],
+    );
+    assert_success(&with_g, "dwarfsmith cc -g");
+    // No -o: the object is cc_sample.o in the working directory, as cc names it.
+    let without_g = cc(
+        dir.path(),
+        &["-O2", "-g", "-g0", "-c", &sample("cc_sample.c")],
+    );
+    assert_success(&without_g, "dwarfsmith cc -g0");
+    let g0 = dir.path().join("cc_sample.o");
+    assert!(g0.exists(), "cc_sample.o was not written");
+
+    assert_eq!(
+        text_section(dir.path(), &dir.path().join("g.o")),
+        text_section(dir.path(), &g0)
+    );
+    let sections = run(Command::new("objdump").arg("-h").arg(&g0));
+    let sections = String::from_utf8_lossy(&sections.stdout);
+    assert!(!sections.contains(".debug_info"), "{sections}");
+    let sections = run(Command::new("objdump")
+        .arg("-h")
+        .arg(dir.path().join("g.o")));
+    assert!(String::from_utf8_lossy(&sections.stdout).contains(".debug_info"));
+}
+
+#[test]
+fn a_link_command_goes_to_cc_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let compile = cc(
+        dir.path(),
+        &["-O2", "-c", &sample("cc_sample.c"), "-o", "sample.o"],
+    );
+    assert_success(&compile, "dwarfsmith cc -c");
+    let link = cc(
+        dir.path(),
+        &[&sample("cc_sample_main.c"), "sample.o", "-o", "linked"],
+    );
+    assert_success(&link, "dwarfsmith cc (link)");
+    assert_eq!(run_program(&dir.path().join("linked")), SAMPLE_OUTPUT);
+
+    // cc's own failure comes back with its status.
+    let missing = cc(dir.path(), &["no-such-object.o", "-o", "never"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(!dir.path().join("never").exists());
+}
+
+#[test]
+fn clang_errors_pass_through_with_its_exit_status_and_no_object() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("bad.c"), "int f( {\n").unwrap();
+    let clang = run(Command::new("clang-19")
+        .args(["-fsyntax-only", "bad.c"])
+        .current_dir(dir.path()));
+    let out = cc(dir.path(), &["-O2", "-g", "-c", "bad.c", "-o", "bad.o"]);
+    assert_eq!(out.status.code(), clang.status.code());
+    assert_ne!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("bad.c:1:8: error: expected parameter declarator"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("bad.o").exists());
+}
+
+#[test]
+fn our_errors_name_the_c_source_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    // A stand-in clang (through $DWARFSMITH_CLANG) that prints a fixed module
+    // with an instruction dwarfsmith rejects, located at demo.c:7:12.
+    let fake_clang = dir.path().join("fake-clang");
+    std::fs::write(
+        &fake_clang,
+        format!(
+            "#!/bin/sh\nwhile [ $# -gt 0 ]; do\n  if [ \"$1\" = -o ]; then cp '{}' \"$2\"; fi\n  shift\ndone\n",
+            sample("cc_bad_instruction.ll")
+        ),
+    )
+    .unwrap();
+    run(Command::new("chmod").arg("+x").arg(&fake_clang));
+    std::fs::write(dir.path().join("demo.c"), "int demo(int x);\n").unwrap();
+    let out = run(Command::new(env!("CARGO_BIN_EXE_dwarfsmith"))
+        .args(["cc", "-O2", "-g", "-c", "demo.c", "-o", "demo.o"])
+        .env("DWARFSMITH_CLANG", &fake_clang)
+        .current_dir(dir.path()));
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "/src/demo.c:7:12: error: unknown instruction 'frobnicate' (clang's IR for it, line 8 column 8)\n"
+    );
+    assert!(!dir.path().join("demo.o").exists());
+}

@@ -1,0 +1,347 @@
+//! The real-world harness (issue 7): Lua 5.4, zlib, bzip2 (with bzip2.c) and lz4,
+//! from the crates that bundle them, built file by file from `clang -O2 -g` IR by
+//! dwarfsmith. Each program is linked from dwarfsmith's objects where it compiles
+//! and gcc -O0 objects elsewhere, and must print exactly what the pure gcc -O0
+//! build prints. The per-file status is a snapshot, so a regression or an
+//! improvement shows as a diff (re-bless with UPDATE_EXPECT=1); every dwarfsmith
+//! object passes `dwarfsmith verify` and `llvm-dwarfdump --verify`.
+
+#[path = "support/realworld.rs"]
+mod realworld;
+mod support;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use expect_test::{expect, Expect};
+use realworld::{run_transcript, Build, Project};
+
+/// Builds `project` from `clang`'s IR, checks the per-file status against
+/// `status`, and returns the build.
+fn build_and_check_status(project: &Project, clang: &str, dir: &Path, status: Expect) -> Build {
+    let dwarfsmith = Path::new(env!("CARGO_BIN_EXE_dwarfsmith"));
+    let build = realworld::build(project, clang, dwarfsmith, dir);
+    let report = build.report();
+    println!(
+        "{} ({clang}): {}",
+        build.name,
+        report.lines().next().unwrap()
+    );
+    status.assert_eq(&report);
+    build
+}
+
+/// Runs `workload` on both programs and asserts they said exactly the same;
+/// returns the gcc build's transcript.
+fn same_behaviour(build: &Build, workload: impl Fn(&Path) -> String) -> String {
+    let gcc = workload(&build.gcc_exe);
+    let mixed = workload(&build.mixed_exe);
+    assert_eq!(
+        mixed, gcc,
+        "{}: the mixed build (dwarfsmith objects where compiled) differs from gcc -O0",
+        build.name
+    );
+    gcc
+}
+
+fn lua_workload(exe: &Path) -> String {
+    let scripts_dir = support::fixture("realworld/lua");
+    let mut scripts: Vec<String> = std::fs::read_dir(&scripts_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|name| name.ends_with(".lua"))
+        .collect();
+    scripts.sort();
+    let mut transcript = String::new();
+    for script in scripts {
+        transcript.push_str(&format!("=== {script}: "));
+        transcript.push_str(&run_transcript(
+            Command::new(exe).arg(&script).current_dir(&scripts_dir),
+        ));
+    }
+    transcript
+}
+
+fn scratch_workload(exe: &Path) -> String {
+    let scratch = tempfile::tempdir().unwrap();
+    run_transcript(Command::new(exe).arg(scratch.path()))
+}
+
+#[test]
+fn lua_5_4_from_clang_19() {
+    let dir = tempfile::tempdir().unwrap();
+    let build = build_and_check_status(
+        &realworld::lua(),
+        "clang-19",
+        dir.path(),
+        expect![[r#"
+            compiled 9/33 files
+            lapi.c: 191:14: error: invalid number '5.040000e'
+            lauxlib.c: 9:22: error: floating-point type 'double' is not supported
+            lbaselib.c: 137:9: error: unknown instruction 'sitofp'
+            lcode.c: 3995:30: error: invalid number '0.000000e'
+            lcorolib.c: 30:69: error: invalid number '5.040000e'
+            lctype.c: compiled
+            ldblib.c: 72:69: error: invalid number '5.040000e'
+            ldebug.c: 128:9: error: unknown instruction 'insertelement'
+            ldo.c: compiled
+            ldump.c: 231:24: error: invalid number '3.705000e'
+            lfunc.c: compiled
+            lgc.c: 3503:15: error: vector types are not supported
+            linit.c: compiled
+            liolib.c: 76:69: error: invalid number '5.040000e'
+            llex.c: 3448:15: error: floating-point type 'double' is not supported
+            lmathlib.c: 47:69: error: invalid number '5.040000e'
+            lmem.c: compiled
+            loadlib.c: 65:69: error: invalid number '5.040000e'
+            lobject.c: 197:30: error: invalid number '2.000000e'
+            lopcodes.c: compiled
+            loslib.c: 53:69: error: invalid number '5.040000e'
+            lparser.c: 13:25: error: floating-point type 'double' is not supported
+            lstate.c: 752:9: error: vector types are not supported
+            lstring.c: compiled
+            lstrlib.c: 104:69: error: invalid number '5.040000e'
+            ltable.c: 1783:30: error: invalid number '0.000000e'
+            ltablib.c: 35:69: error: invalid number '5.040000e'
+            ltm.c: 22:91: error: expected a constant, found 'sub'
+            lundump.c: 369:32: error: invalid number '3.705000e'
+            lutf8lib.c: 32:69: error: invalid number '5.040000e'
+            lvm.c: 117:24: error: invalid number '1.000000e'
+            lzio.c: compiled
+            lua_main.c: compiled
+        "#]],
+    );
+    let transcript = same_behaviour(&build, lua_workload);
+    assert!(
+        transcript.contains("error: errors.lua:35: uncaught at the end"),
+        "{transcript}"
+    );
+}
+
+#[test]
+fn zlib_from_clang_19() {
+    let dir = tempfile::tempdir().unwrap();
+    let build = build_and_check_status(
+        &realworld::zlib(),
+        "clang-19",
+        dir.path(),
+        expect![[r#"
+            compiled 10/16 files
+            adler32.c: compiled
+            compress.c: compiled
+            crc32.c: compiled
+            deflate.c: 722:9: error: unknown instruction 'insertelement'
+            gzclose.c: compiled
+            gzlib.c: compiled
+            gzread.c: 416:9: error: unknown instruction 'extractvalue'
+            gzwrite.c: 261:9: error: unknown instruction 'extractvalue'
+            infback.c: 1136:10: error: unknown instruction 'insertelement'
+            inffast.c: 407:15: error: vector types are not supported
+            inflate.c: 3131:11: error: unknown instruction 'insertelement'
+            inftrees.c: compiled
+            trees.c: compiled
+            uncompr.c: compiled
+            zutil.c: compiled
+            zlib_driver.c: compiled
+        "#]],
+    );
+    let transcript = same_behaviour(&build, scratch_workload);
+    assert!(transcript.contains("all round trips ok"), "{transcript}");
+}
+
+#[test]
+fn zlib_from_clang_14() {
+    let dir = tempfile::tempdir().unwrap();
+    let build = build_and_check_status(
+        &realworld::zlib(),
+        "clang-14",
+        dir.path(),
+        expect![[r#"
+            compiled 10/16 files
+            adler32.c: compiled
+            compress.c: compiled
+            crc32.c: compiled
+            deflate.c: 824:9: error: unknown instruction 'insertelement'
+            gzclose.c: compiled
+            gzlib.c: compiled
+            gzread.c: 431:9: error: unknown instruction 'extractvalue'
+            gzwrite.c: 335:9: error: unknown instruction 'extractvalue'
+            infback.c: 1187:10: error: unknown instruction 'insertelement'
+            inffast.c: 473:30: error: vector types are not supported
+            inflate.c: 3170:11: error: unknown instruction 'insertelement'
+            inftrees.c: compiled
+            trees.c: compiled
+            uncompr.c: compiled
+            zutil.c: compiled
+            zlib_driver.c: compiled
+        "#]],
+    );
+    let transcript = same_behaviour(&build, scratch_workload);
+    assert!(transcript.contains("all round trips ok"), "{transcript}");
+}
+
+#[test]
+fn lz4_from_clang_19() {
+    let dir = tempfile::tempdir().unwrap();
+    let build = build_and_check_status(
+        &realworld::lz4(),
+        "clang-19",
+        dir.path(),
+        expect![[r#"
+            compiled 1/6 files
+            lz4.c: 431:15: error: vector types are not supported
+            lz4file.c: compiled
+            lz4frame.c: 16:84: error: expected a constant, found 'sub'
+            lz4hc.c: 391:10: error: unknown instruction 'insertvalue'
+            xxhash.c: 318:14: error: vector types are not supported
+            lz4_driver.c: 70:13: error: vector types are not supported
+        "#]],
+    );
+    let transcript = same_behaviour(&build, scratch_workload);
+    assert!(transcript.contains("all round trips ok"), "{transcript}");
+}
+
+#[test]
+fn lz4_from_clang_14() {
+    let dir = tempfile::tempdir().unwrap();
+    let build = build_and_check_status(
+        &realworld::lz4(),
+        "clang-14",
+        dir.path(),
+        expect![[r#"
+            compiled 1/6 files
+            lz4.c: 453:30: error: vector types are not supported
+            lz4file.c: compiled
+            lz4frame.c: 21:89: error: expected a constant, found 'sub'
+            lz4hc.c: 396:10: error: unknown instruction 'insertvalue'
+            xxhash.c: 320:29: error: vector types are not supported
+            lz4_driver.c: 91:13: error: vector types are not supported
+        "#]],
+    );
+    let transcript = same_behaviour(&build, scratch_workload);
+    assert!(transcript.contains("all round trips ok"), "{transcript}");
+}
+
+#[test]
+fn bzip2_from_clang_19() {
+    let dir = tempfile::tempdir().unwrap();
+    let build = build_and_check_status(
+        &realworld::bzip2(),
+        "clang-19",
+        dir.path(),
+        expect![[r#"
+            compiled 2/8 files
+            blocksort.c: 212:15: error: vector types are not supported
+            bzlib.c: 16:81: error: expected a constant, found 'sub'
+            compress.c: 1230:28: error: invalid number '1.000000e'
+            crctable.c: compiled
+            decompress.c: 3546:9: error: vector types are not supported
+            huffman.c: 42:14: error: vector types are not supported
+            randtable.c: compiled
+            bzip2.c: 2408:23: error: invalid number '0.000000e'
+        "#]],
+    );
+    let transcript = same_behaviour(&build, bzip2_workload);
+    assert_eq!(
+        transcript.matches("round trip ok").count(),
+        3,
+        "{transcript}"
+    );
+    assert_eq!(
+        transcript.matches("matches the reference").count(),
+        3,
+        "{transcript}"
+    );
+}
+
+/// Text-like data with runs and binary noise, the same on every run.
+fn bzip2_input() -> Vec<u8> {
+    let words: [&[u8]; 8] = [
+        b"burrows ",
+        b"wheeler ",
+        b"huffman ",
+        b"block ",
+        b"sort ",
+        b"\n",
+        b"aaaaaaaa",
+        b"42 ",
+    ];
+    let mut state: u32 = 7;
+    let mut data = Vec::new();
+    while data.len() < 250_000 {
+        state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+        data.extend_from_slice(words[(state >> 16) as usize % words.len()]);
+        if (state >> 8).is_multiple_of(61) {
+            data.extend((0..200).map(|k| (state >> (k % 24)) as u8));
+        }
+    }
+    data
+}
+
+/// FNV-1a, to print a checksum of an output.
+fn fnv64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// Runs bzip2 with `args`, `input` on stdin; returns (stdout, a transcript line).
+fn bzip2_run(exe: &Path, args: &[&str], input: &[u8]) -> (Vec<u8>, String) {
+    use std::io::Write;
+    let mut child = Command::new(exe)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let feed = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&feed);
+    });
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    let line = format!(
+        "bzip2 {}: {}, {} bytes out, fnv64 {:016x}, stderr {:?}\n",
+        args.join(" "),
+        output.status,
+        output.stdout.len(),
+        fnv64(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (output.stdout, line)
+}
+
+fn bzip2_workload(exe: &Path) -> String {
+    let input = bzip2_input();
+    let mut transcript = format!(
+        "input {} bytes, fnv64 {:016x}\n",
+        input.len(),
+        fnv64(&input)
+    );
+    for level in ["-1", "-5", "-9"] {
+        let (packed, line) = bzip2_run(exe, &["-c", "-v", level], &input);
+        transcript.push_str(&line);
+        let (_, line) = bzip2_run(exe, &["-t", "-v"], &packed);
+        transcript.push_str(&line);
+        let (unpacked, line) = bzip2_run(exe, &["-d", "-c"], &packed);
+        transcript.push_str(&line);
+        if unpacked == input {
+            transcript.push_str("round trip ok\n");
+        }
+    }
+    let samples = realworld::bzip2_dir();
+    for sample in ["sample1", "sample2", "sample3"] {
+        let packed = std::fs::read(samples.join(format!("{sample}.bz2"))).unwrap();
+        let reference = std::fs::read(samples.join(format!("{sample}.ref"))).unwrap();
+        let (unpacked, line) = bzip2_run(exe, &["-d", "-c", "-s"], &packed);
+        transcript.push_str(&line);
+        if unpacked == reference {
+            transcript.push_str(&format!("{sample} matches the reference\n"));
+        }
+    }
+    let (_, line) = bzip2_run(exe, &["-d", "-c"], b"BZh9 this is not bzip2 data");
+    transcript.push_str(&line);
+    transcript
+}

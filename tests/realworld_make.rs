@@ -1,0 +1,173 @@
+//! `make CC="dwarfsmith cc"` builds Lua 5.4 with fixtures/realworld/lua.mk.
+//!
+//! When every file compiles, the interpreter must run the scripts of
+//! fixtures/realworld/lua exactly as the same makefile's gcc -O0 build does.
+//! Until then the build must fail honestly: `make` stops at the first file with
+//! our `file:line:col: error:` and writes no program, and `make -k` shows the
+//! exact set of files that fail, a snapshot that shrinks as dwarfsmith grows
+//! (re-bless with UPDATE_EXPECT=1). There is no fallback to another back end.
+
+#[path = "support/realworld.rs"]
+mod realworld;
+mod support;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use expect_test::expect;
+
+/// Runs `make -f lua.mk` with `CC` and extra arguments, the build going to `out`.
+fn make(cc: &str, out: &Path, extra: &[&str]) -> Output {
+    support::run(
+        Command::new("make")
+            .arg("-f")
+            .arg(support::fixture("realworld/lua.mk"))
+            .arg(format!("LUA_SRC={}", realworld::lua_dir().display()))
+            .arg(format!("OUT={}", out.display()))
+            .arg(format!("CC={cc}"))
+            .args(extra),
+    )
+}
+
+fn dwarfsmith_cc() -> String {
+    format!("{} cc", env!("CARGO_BIN_EXE_dwarfsmith"))
+}
+
+/// Every script of fixtures/realworld/lua run by `lua`, with what it said.
+fn run_scripts(lua: &Path) -> String {
+    let scripts_dir = support::fixture("realworld/lua");
+    let mut scripts: Vec<String> = std::fs::read_dir(&scripts_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|name| name.ends_with(".lua"))
+        .collect();
+    scripts.sort();
+    scripts
+        .iter()
+        .map(|script| {
+            format!(
+                "=== {script}: {}",
+                realworld::run_transcript(Command::new(lua).arg(script).current_dir(&scripts_dir))
+            )
+        })
+        .collect()
+}
+
+/// The object files make could not build, from its `*** [...] Error` lines.
+fn failed_objects(stderr: &str, out: &Path) -> Vec<String> {
+    let prefix = format!("{}/", out.display());
+    stderr
+        .lines()
+        .filter(|line| line.ends_with("] Error 1"))
+        .filter_map(|line| {
+            let target = line.split(": ").last()?.strip_suffix("] Error 1")?;
+            Some(target.strip_prefix(&prefix).unwrap_or(target).to_string())
+        })
+        .collect()
+}
+
+/// Whether `line` is an error of ours: `path:line:col: error: ...`.
+fn is_positioned_error(line: &str) -> bool {
+    let mut fields = line.splitn(4, ':');
+    let (Some(path), Some(row), Some(col), Some(rest)) =
+        (fields.next(), fields.next(), fields.next(), fields.next())
+    else {
+        return false;
+    };
+    !path.is_empty()
+        && row.parse::<u32>().is_ok()
+        && col.parse::<u32>().is_ok()
+        && rest.starts_with(" error: ")
+}
+
+#[test]
+fn make_with_dwarfsmith_cc_builds_lua_or_stops_at_the_first_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("dwarfsmith");
+    let build = make(&dwarfsmith_cc(), &out, &[]);
+    let stderr = String::from_utf8_lossy(&build.stderr).to_string();
+
+    if build.status.success() {
+        // Lua compiles fully: the interpreter must behave as the gcc -O0 build.
+        let reference_out = dir.path().join("gcc");
+        let reference = make(
+            "gcc",
+            &reference_out,
+            &["CFLAGS=-O0 -g -DLUA_USE_POSIX -I$(LUA_SRC)"],
+        );
+        assert!(
+            reference.status.success(),
+            "{}",
+            String::from_utf8_lossy(&reference.stderr)
+        );
+        let expected = run_scripts(&reference_out.join("lua"));
+        assert_eq!(run_scripts(&out.join("lua")), expected);
+        assert!(expected.contains("error: errors.lua:35: uncaught at the end"));
+        return;
+    }
+
+    // make stopped at the first failing file, whose error is ours and positioned.
+    assert_eq!(build.status.code(), Some(2), "{stderr}");
+    let failed = failed_objects(&stderr, &out);
+    assert_eq!(
+        failed.len(),
+        1,
+        "make did not stop at the first failure:\n{stderr}"
+    );
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.contains("error:")).collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    assert!(
+        is_positioned_error(errors[0]),
+        "not file:line:col: {}",
+        errors[0]
+    );
+    assert!(!out.join("lua").exists());
+
+    // make -k: the exact set of files dwarfsmith cannot compile yet, each with
+    // our error naming the C source (with line and column where the failing IR
+    // has a debug location).
+    let keep_going = make(&dwarfsmith_cc(), &out, &["-k"]);
+    let stderr = String::from_utf8_lossy(&keep_going.stderr).to_string();
+    let failed = failed_objects(&stderr, &out);
+    assert_eq!(
+        failed[0],
+        failed_objects(&String::from_utf8_lossy(&build.stderr), &out)[0]
+    );
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.contains("error:")).collect();
+    assert_eq!(errors.len(), failed.len(), "{stderr}");
+    assert!(!out.join("lua").exists());
+    let source_dir = format!("{}/", realworld::lua_dir().display());
+    let report: Vec<String> = failed
+        .iter()
+        .zip(&errors)
+        .map(|(object, error)| {
+            assert!(error.starts_with(&source_dir), "{object}: {error}");
+            format!("{object}: {}", error.replace(&source_dir, ""))
+        })
+        .collect();
+    expect![[r#"
+        lapi.o: lapi.c:156:3: error: invalid number '5.040000e' (clang's IR for it, line 191 column 14)
+        lauxlib.o: lauxlib.c: error: floating-point type 'double' is not supported (clang's IR for it, line 9 column 22)
+        lbaselib.o: lbaselib.c:212:25: error: unknown instruction 'sitofp' (clang's IR for it, line 137 column 9)
+        lcode.o: lcode.c:1327:26: error: invalid number '0.000000e' (clang's IR for it, line 3995 column 30)
+        lcorolib.o: lcorolib.c:207:3: error: invalid number '5.040000e' (clang's IR for it, line 30 column 69)
+        ldblib.o: ldblib.c:480:3: error: invalid number '5.040000e' (clang's IR for it, line 72 column 69)
+        ldebug.o: ldebug.c:92:5: error: unknown instruction 'insertelement' (clang's IR for it, line 128 column 9)
+        ldump.o: ldump.c:217: error: invalid number '3.705000e' (clang's IR for it, line 231 column 24)
+        lgc.o: lgc.c:187:12: error: vector types are not supported (clang's IR for it, line 3503 column 15)
+        liolib.o: liolib.c:843:3: error: invalid number '5.040000e' (clang's IR for it, line 76 column 69)
+        llex.o: llex.c:247:7: error: floating-point type 'double' is not supported (clang's IR for it, line 3448 column 15)
+        lmathlib.o: lmathlib.c:769:3: error: invalid number '5.040000e' (clang's IR for it, line 47 column 69)
+        loadlib.o: loadlib.c:737:3: error: invalid number '5.040000e' (clang's IR for it, line 65 column 69)
+        lobject.o: lobject.c:80:28: error: invalid number '2.000000e' (clang's IR for it, line 197 column 30)
+        loslib.o: loslib.c:437:3: error: invalid number '5.040000e' (clang's IR for it, line 53 column 69)
+        lparser.o: lparser.c: error: floating-point type 'double' is not supported (clang's IR for it, line 13 column 25)
+        lstate.o: lstate.c:394:14: error: vector types are not supported (clang's IR for it, line 752 column 9)
+        lstrlib.o: lstrlib.c:1869:3: error: invalid number '5.040000e' (clang's IR for it, line 104 column 69)
+        ltable.o: ltable.c:678:14: error: invalid number '0.000000e' (clang's IR for it, line 1783 column 30)
+        ltablib.o: ltablib.c:435:3: error: invalid number '5.040000e' (clang's IR for it, line 35 column 69)
+        ltm.o: ltm.c: error: expected a constant, found 'sub' (clang's IR for it, line 22 column 91)
+        lundump.o: lundump.c:305:21: error: invalid number '3.705000e' (clang's IR for it, line 369 column 32)
+        lutf8lib.o: lutf8lib.c:288:3: error: invalid number '5.040000e' (clang's IR for it, line 32 column 69)
+        lvm.o: lvm.c:128:9: error: invalid number '1.000000e' (clang's IR for it, line 117 column 24)"#]].assert_eq(&report.join("\n"));
+}

@@ -1,0 +1,416 @@
+//! The real-world harness: C libraries bundled by crates (Lua 5.4, zlib, bzip2,
+//! lz4, found through `cargo metadata`) built file by file three ways — gcc -O0,
+//! and clang `-O2 -g` IR compiled by dwarfsmith — then linked twice: the pure gcc
+//! build, and a mixed build that takes dwarfsmith's object for every file it
+//! compiles and gcc's for the others (so ABI interop is tested both ways).
+//! Every dwarfsmith object is checked by `dwarfsmith verify` and, all in one run,
+//! by `llvm-dwarfdump --verify`.
+#![allow(dead_code)] // each test binary uses its own subset of these helpers
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+/// A C program: its sources (library files and the driver with `main`), how to
+/// compile them and what to link with.
+pub struct Project {
+    /// Short name, used for directories and in reports.
+    pub name: &'static str,
+    /// Every C file of the program, in a fixed order.
+    pub sources: Vec<PathBuf>,
+    /// Preprocessor options shared by every compiler (-I, -D).
+    pub cpp_flags: Vec<String>,
+    /// Libraries for the link line.
+    pub libs: Vec<&'static str>,
+}
+
+/// The outcome of building a project both ways.
+pub struct Build {
+    /// The project's name.
+    pub name: &'static str,
+    /// Each source's file name with dwarfsmith's result: `Ok` with the object, or
+    /// the first line of its error (without the IR file name).
+    pub files: Vec<(String, Result<PathBuf, String>)>,
+    /// The program built by gcc -O0 alone.
+    pub gcc_exe: PathBuf,
+    /// The program with dwarfsmith's objects where it compiled.
+    pub mixed_exe: PathBuf,
+}
+
+impl Build {
+    /// How many files dwarfsmith compiled.
+    pub fn compiled(&self) -> usize {
+        self.files.iter().filter(|(_, r)| r.is_ok()).count()
+    }
+
+    /// "compiled N/M files" and one line per file: `compiled` or the error.
+    pub fn report(&self) -> String {
+        let mut text = format!("compiled {}/{} files\n", self.compiled(), self.files.len());
+        for (file, result) in &self.files {
+            match result {
+                Ok(_) => text.push_str(&format!("{file}: compiled\n")),
+                Err(error) => text.push_str(&format!("{file}: {error}\n")),
+            }
+        }
+        text
+    }
+}
+
+/// The directory of a dependency crate's sources, from `cargo metadata`.
+pub fn crate_dir(package: &str) -> PathBuf {
+    static DIRS: OnceLock<HashMap<String, PathBuf>> = OnceLock::new();
+    let dirs = DIRS.get_or_init(|| {
+        let out = crate::support::run(
+            Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+                .args(["metadata", "--format-version", "1", "--offline"])
+                .current_dir(env!("CARGO_MANIFEST_DIR")),
+        );
+        assert!(
+            out.status.success(),
+            "cargo metadata failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        manifest_dirs(&String::from_utf8(out.stdout).unwrap())
+    });
+    dirs.get(package)
+        .unwrap_or_else(|| panic!("cargo metadata lists no package {package}"))
+        .clone()
+}
+
+/// Package name → directory of its manifest, from the `manifest_path`s of
+/// `cargo metadata` JSON: a registry crate lives in `<name>-<version>/`.
+fn manifest_dirs(json: &str) -> HashMap<String, PathBuf> {
+    let key = "\"manifest_path\":\"";
+    let mut dirs = HashMap::new();
+    for piece in json.split(key).skip(1) {
+        let dir = Path::new(&piece[..piece.find('"').unwrap()])
+            .parent()
+            .unwrap();
+        let dir_name = dir.file_name().unwrap().to_str().unwrap();
+        // The version starts at the first '-' followed by a digit.
+        let split = dir_name.char_indices().find(|&(i, c)| {
+            c == '-' && dir_name[i + 1..].starts_with(|d: char| d.is_ascii_digit())
+        });
+        if let Some((at, _)) = split {
+            dirs.insert(dir_name[..at].to_string(), dir.to_path_buf());
+        }
+    }
+    dirs
+}
+
+/// Lua's source directory (lua-src's lua-5.4.x).
+pub fn lua_dir() -> PathBuf {
+    let root = crate_dir("lua-src");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .starts_with("lua-5.4")
+        })
+        .collect();
+    dirs.sort();
+    dirs.pop()
+        .unwrap_or_else(|| panic!("no lua-5.4.x in {}", root.display()))
+}
+
+fn c_files(dir: &Path, except: &[&str]) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "c"))
+        .filter(|p| !except.contains(&p.file_name().unwrap().to_str().unwrap()))
+        .collect();
+    files.sort();
+    files
+}
+
+fn driver(name: &str) -> PathBuf {
+    crate::support::fixture(&format!("realworld/{name}"))
+}
+
+/// Lua 5.4, core and libraries, with the interpreter main of fixtures/realworld.
+pub fn lua() -> Project {
+    let dir = lua_dir();
+    let mut sources = c_files(&dir, &["lua.c", "luac.c", "onelua.c"]);
+    sources.push(driver("lua_main.c"));
+    Project {
+        name: "lua",
+        sources,
+        cpp_flags: vec!["-DLUA_USE_POSIX".into(), format!("-I{}", dir.display())],
+        libs: vec!["-lm"],
+    }
+}
+
+/// zlib (libz-sys's copy) with fixtures/realworld/zlib_driver.c.
+pub fn zlib() -> Project {
+    let dir = crate_dir("libz-sys").join("src/zlib");
+    let mut sources = c_files(&dir, &[]);
+    sources.push(driver("zlib_driver.c"));
+    Project {
+        name: "zlib",
+        sources,
+        cpp_flags: vec![
+            "-DSTDC".into(),
+            "-D_LARGEFILE64_SOURCE".into(),
+            format!("-I{}", dir.display()),
+        ],
+        libs: vec![],
+    }
+}
+
+/// The bzip2 library and its command-line program bzip2.c (bzip2-sys's copy).
+pub fn bzip2() -> Project {
+    let dir = bzip2_dir();
+    let sources = [
+        "blocksort.c",
+        "bzlib.c",
+        "compress.c",
+        "crctable.c",
+        "decompress.c",
+        "huffman.c",
+        "randtable.c",
+        "bzip2.c",
+    ]
+    .iter()
+    .map(|f| dir.join(f))
+    .collect();
+    Project {
+        name: "bzip2",
+        sources,
+        cpp_flags: vec![
+            "-D_FILE_OFFSET_BITS=64".into(),
+            format!("-I{}", dir.display()),
+        ],
+        libs: vec![],
+    }
+}
+
+/// bzip2-sys's bzip2-1.0.x directory.
+pub fn bzip2_dir() -> PathBuf {
+    let root = crate_dir("bzip2-sys");
+    std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .starts_with("bzip2-1.")
+        })
+        .unwrap_or_else(|| panic!("no bzip2-1.x in {}", root.display()))
+}
+
+/// The lz4 library (lz4-sys's copy) with fixtures/realworld/lz4_driver.c.
+pub fn lz4() -> Project {
+    let dir = crate_dir("lz4-sys").join("liblz4/lib");
+    let mut sources = c_files(&dir, &[]);
+    sources.push(driver("lz4_driver.c"));
+    Project {
+        name: "lz4",
+        sources,
+        cpp_flags: vec![format!("-I{}", dir.display())],
+        libs: vec![],
+    }
+}
+
+/// How many commands run at once: the machine is small and shared.
+const JOBS: usize = 2;
+
+/// Runs every command, `JOBS` at a time, and returns their outputs in order.
+pub fn run_all(commands: Vec<Command>) -> Vec<Output> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    let commands: Vec<Mutex<Command>> = commands.into_iter().map(Mutex::new).collect();
+    let outputs: Vec<Mutex<Option<Output>>> = commands.iter().map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..JOBS {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(command) = commands.get(i) else {
+                    break;
+                };
+                let output = crate::support::run(&mut command.lock().unwrap());
+                *outputs[i].lock().unwrap() = Some(output);
+            });
+        }
+    });
+    outputs
+        .into_iter()
+        .map(|o| o.into_inner().unwrap().unwrap())
+        .collect()
+}
+
+fn stem(source: &Path) -> String {
+    source.file_stem().unwrap().to_str().unwrap().to_string()
+}
+
+fn assert_ran(output: &Output, what: &str) {
+    assert!(
+        output.status.success(),
+        "{what} failed ({}):\n{}{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// Builds `project` in `dir`: gcc -O0 objects, `clang -O2 -g` IR, objects
+/// from that IR by the `dwarfsmith` binary, both programs; checks every
+/// dwarfsmith object with `dwarfsmith verify` and one `llvm-dwarfdump --verify` run.
+pub fn build(project: &Project, clang: &str, dwarfsmith: &Path, dir: &Path) -> Build {
+    for sub in ["gcc", "ir", "ds"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+    }
+    let mut front = Vec::new();
+    for source in &project.sources {
+        let mut gcc = Command::new("gcc");
+        gcc.args(["-O0", "-g", "-w", "-c"])
+            .args(&project.cpp_flags)
+            .arg(source)
+            .arg("-o")
+            .arg(dir.join(format!("gcc/{}.o", stem(source))));
+        front.push(gcc);
+        let mut ir = Command::new(clang);
+        ir.args(["-O2", "-g", "-w", "-S", "-emit-llvm"])
+            .args(&project.cpp_flags)
+            .arg(source)
+            .arg("-o")
+            .arg(dir.join(format!("ir/{}.ll", stem(source))));
+        front.push(ir);
+    }
+    for (output, command) in run_all(front)
+        .iter()
+        .zip(project.sources.iter().flat_map(|s| [s, s]))
+    {
+        assert_ran(output, &format!("gcc or {clang} on {}", command.display()));
+    }
+
+    let back = project
+        .sources
+        .iter()
+        .map(|source| {
+            let name = stem(source);
+            let mut command = Command::new(dwarfsmith);
+            command
+                .args([
+                    "compile",
+                    &format!("ir/{name}.ll"),
+                    "-o",
+                    &format!("ds/{name}.o"),
+                ])
+                .current_dir(dir);
+            command
+        })
+        .collect();
+    let files: Vec<(String, Result<PathBuf, String>)> = run_all(back)
+        .into_iter()
+        .zip(&project.sources)
+        .map(|(output, source)| {
+            let name = stem(source);
+            let file = source.file_name().unwrap().to_str().unwrap().to_string();
+            if output.status.success() {
+                return (file, Ok(dir.join(format!("ds/{name}.o"))));
+            }
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let first = stderr.lines().next().unwrap_or("(no message)");
+            let prefix = format!("ir/{name}.ll:");
+            (
+                file,
+                Err(first.strip_prefix(&prefix).unwrap_or(first).to_string()),
+            )
+        })
+        .collect();
+
+    let objects: Vec<&PathBuf> = files.iter().filter_map(|(_, r)| r.as_ref().ok()).collect();
+    verify_objects(dwarfsmith, &objects);
+
+    let gcc_objects: Vec<PathBuf> = project
+        .sources
+        .iter()
+        .map(|s| dir.join(format!("gcc/{}.o", stem(s))))
+        .collect();
+    let mixed_objects: Vec<PathBuf> = files
+        .iter()
+        .zip(&gcc_objects)
+        .map(|((_, result), gcc)| result.as_ref().unwrap_or(gcc).clone())
+        .collect();
+    // Same file name in both builds: programs print their argv[0].
+    std::fs::create_dir_all(dir.join("mixed")).unwrap();
+    let gcc_exe = link(project, &gcc_objects, &dir.join("gcc").join(project.name));
+    let mixed_exe = link(
+        project,
+        &mixed_objects,
+        &dir.join("mixed").join(project.name),
+    );
+    Build {
+        name: project.name,
+        files,
+        gcc_exe,
+        mixed_exe,
+    }
+}
+
+/// `dwarfsmith verify` on each object and one `llvm-dwarfdump --verify` over all.
+pub fn verify_objects(dwarfsmith: &Path, objects: &[&PathBuf]) {
+    if objects.is_empty() {
+        return;
+    }
+    let verifies = objects
+        .iter()
+        .map(|object| {
+            let mut command = Command::new(dwarfsmith);
+            command.arg("verify").arg(object);
+            command
+        })
+        .collect();
+    for (output, object) in run_all(verifies).iter().zip(objects) {
+        assert!(
+            output.status.success(),
+            "dwarfsmith verify {}:\n{}",
+            object.display(),
+            String::from_utf8_lossy(&output.stdout)
+        );
+    }
+    let output = crate::support::run(
+        Command::new(crate::support::llvm_dwarfdump())
+            .arg("--verify")
+            .args(objects),
+    );
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && !text.contains("error:"),
+        "llvm-dwarfdump --verify:\n{text}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+fn link(project: &Project, objects: &[PathBuf], exe: &Path) -> PathBuf {
+    let output = crate::support::run(
+        Command::new("gcc")
+            .args(objects)
+            .arg("-o")
+            .arg(exe)
+            .args(&project.libs),
+    );
+    assert_ran(&output, &format!("linking {}", exe.display()));
+    exe.to_path_buf()
+}
+
+/// Runs a program and returns everything it said: its exit status, stdout and
+/// stderr, for an exact comparison between builds.
+pub fn run_transcript(command: &mut Command) -> String {
+    let output = crate::support::run(command);
+    format!(
+        "{}\n--- stdout\n{}--- stderr\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
