@@ -93,6 +93,7 @@ fn check(program: &str) {
             "inline",
             "instcombine",
             "simplifycfg",
+            "speculate-diamonds",
             "early-cse",
             "licm",
             "dce",
@@ -102,7 +103,7 @@ fn check(program: &str) {
         ]
     );
     // Passes whose rule is preserve lose no location; merge (instcombine's
-    // fused operations, early-cse) and drop (licm) may.
+    // fused operations, early-cse) and drop (speculate-diamonds, licm) may.
     for row in rows
         .iter()
         .filter(|r| matches!(r[0], "sroa" | "mem2reg" | "simplifycfg" | "inline" | "dce"))

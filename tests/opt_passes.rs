@@ -253,7 +253,7 @@ join:
 }
 
 #[test]
-fn the_o2_pipeline_under_debugify_loses_no_location() {
+fn the_o2_pipeline_csv_of_sum_array_shows_only_merges_losing_lines() {
     let input = std::fs::read_to_string(fixture("ll/sum_array.O0.ll")).unwrap();
     let mut module = dwarfsmith::parse_and_verify(&input, "sum_array.O0.ll").unwrap();
     let options = PipelineOptions {
@@ -272,6 +272,7 @@ fn the_o2_pipeline_under_debugify_loses_no_location() {
         inline,0,0,0.000000e+00,0.000000e+00
         instcombine,0,0,0.000000e+00,0.000000e+00
         simplifycfg,0,0,0.000000e+00,0.000000e+00
+        speculate-diamonds,0,0,0.000000e+00,0.000000e+00
         early-cse,0,1,0.000000e+00,3.225806e-02
         licm,0,0,0.000000e+00,0.000000e+00
         dce,0,0,0.000000e+00,0.000000e+00
@@ -317,7 +318,7 @@ fn opt_command_line_prints_stops_and_checks() {
     assert_eq!(
         String::from_utf8(out.stderr).unwrap(),
         format!(
-            "{}: error: unknown pass 'nosuchpass' (known: sroa, mem2reg, instcombine, simplifycfg, inline, early-cse, licm, dce)\n",
+            "{}: error: unknown pass 'nosuchpass' (known: sroa, mem2reg, instcombine, simplifycfg, speculate-diamonds, inline, early-cse, licm, dce)\n",
             input.display()
         )
     );
@@ -576,6 +577,49 @@ define i32 @odd(i32 %n) {
                 #dbg_value(i32 %r, !9, !DIExpression(), !19)
               br label %1, !dbg !17
             }
+            CheckModuleDebugify: PASS
+        "#]],
+    );
+}
+
+#[test]
+fn speculate_diamonds_turns_a_diamond_into_a_select_dropping_speculated_lines() {
+    check(
+        "speculate-diamonds",
+        r#"
+define i32 @f(i32 %x, i32 %y) {
+entry:
+  %c = icmp slt i32 %x, %y
+  br i1 %c, label %small, label %big
+small:
+  %s = add i32 %x, 1
+  br label %join
+big:
+  %b = sub i32 %y, 1
+  br label %join
+join:
+  %m = phi i32 [ %s, %small ], [ %b, %big ]
+  %r = mul i32 %m, 2
+  ret i32 %r
+}
+"#,
+        expect![[r#"
+            define i32 @f(i32 %x, i32 %y) !dbg !5 {
+            entry:
+              %c = icmp slt i32 %x, %y, !dbg !8
+              %s = add i32 %x, 1, !dbg !9
+              %b = sub i32 %y, 1, !dbg !9
+              %m = select i1 %c, i32 %s, i32 %b, !dbg !9
+                #dbg_value(i1 %c, !10, !DIExpression(), !8)
+                #dbg_value(i32 %m, !12, !DIExpression(), !14)
+              %r = mul i32 %m, 2, !dbg !15
+                #dbg_value(i32 %r, !16, !DIExpression(), !15)
+              ret i32 %r, !dbg !17
+            }
+            WARNING: Missing line 3
+            WARNING: Missing line 5
+            WARNING: Missing variable 2
+            WARNING: Missing variable 3
             CheckModuleDebugify: PASS
         "#]],
     );

@@ -89,6 +89,11 @@ pub const PASSES: &[Pass] = &[
         needs_bodies: false,
     },
     Pass {
+        name: "speculate-diamonds",
+        run: simplifycfg::run_speculate,
+        needs_bodies: false,
+    },
+    Pass {
         name: "inline",
         run: inline::run,
         needs_bodies: true,
@@ -121,6 +126,7 @@ const O2: &[&str] = &[
     "inline",
     "instcombine",
     "simplifycfg",
+    "speculate-diamonds",
     "early-cse",
     "licm",
     "dce",

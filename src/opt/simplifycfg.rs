@@ -12,9 +12,19 @@
 //! forwarded only when its `br` carries no debug records, so nothing but a
 //! jump's location is lost (drop). Code in unreachable blocks goes with its
 //! records (it never runs).
+//!
+//! A separate pass, `speculate-diamonds` ([`run_speculate`]), so the CSV
+//! of `--debugify-each` keeps preserve and drop apart: a diamond or triangle
+//! whose arms hold at most [`MAX_SPECULATED`] cheap,
+//! non-trapping instructions becomes straight-line code with a `select` per
+//! phi of the join. Rule for speculation: drop: the arms' instructions move
+//! above the branch with line 0 (same scope), and the arms' debug records
+//! go (they describe assignments made on one path only; kept above the
+//! branch they would be wrong on the other); the selects get line 0 in the
+//! branch's scope, and the phis' debug uses follow them (RAUW).
 
 use crate::ir::cfg::{predecessors, reverse_post_order};
-use crate::ir::{BlockId, Constant, Function, InstId, InstKind, Value};
+use crate::ir::{BinOp, BlockId, Constant, DILocation, Function, Inst, InstId, InstKind, Value};
 
 use super::edit::{phi_count, remove_blocks, remove_phi_incoming, replace_through_map};
 use super::PassCx;
@@ -302,6 +312,170 @@ fn forward_empty_blocks(function: &mut Function) -> bool {
         let mut keep = vec![true; function.blocks.len()];
         keep[b] = false;
         remove_blocks(function, &keep);
+        changed = true;
+    }
+    changed
+}
+
+/// The most instructions one arm may hold to be speculated.
+pub const MAX_SPECULATED: usize = 3;
+
+/// Whether an instruction may run where its block would not have (it can
+/// neither trap nor touch memory).
+fn speculatable(function: &Function, id: InstId) -> bool {
+    match &function.inst(id).kind {
+        InstKind::Binary { op, .. } => {
+            !matches!(op, BinOp::SDiv | BinOp::UDiv | BinOp::SRem | BinOp::URem)
+        }
+        InstKind::ICmp { .. }
+        | InstKind::Cast { .. }
+        | InstKind::Gep { .. }
+        | InstKind::Select { .. } => true,
+        _ => false,
+    }
+}
+
+/// The `speculate-diamonds` pass: folds diamonds and triangles into selects
+/// (see the module doc), then removes the emptied arms and merges the join
+/// into the head.
+pub fn run_speculate(cx: &mut PassCx, function: &mut Function) -> bool {
+    let changed = fold_diamonds(cx, function);
+    if changed {
+        remove_unreachable(function);
+        merge_into_predecessors(function);
+    }
+    changed
+}
+
+/// Folds two-armed diamonds and triangles into selects (see the module doc).
+fn fold_diamonds(cx: &mut PassCx, function: &mut Function) -> bool {
+    let mut changed = false;
+    for h in 0..function.blocks.len() {
+        let preds = predecessors(function);
+        let head = BlockId(h as u32);
+        let Some(&branch) = function.blocks[h].insts.last() else {
+            continue;
+        };
+        let InstKind::CondBr {
+            cond,
+            if_true,
+            if_false,
+        } = function.inst(branch).kind.clone()
+        else {
+            continue;
+        };
+        if if_true == if_false || matches!(cond, Value::Const(_)) {
+            continue;
+        }
+        // The join: where both arms (or one arm and the head) go.
+        let arm_target = |b: BlockId| match function.terminator(b).map(|t| &t.kind) {
+            Some(InstKind::Br { dest }) => Some(*dest),
+            _ => None,
+        };
+        let join = if arm_target(if_true) == Some(if_false) {
+            if_false
+        } else if arm_target(if_false) == Some(if_true) {
+            if_true
+        } else if arm_target(if_true).is_some() && arm_target(if_true) == arm_target(if_false) {
+            arm_target(if_true).unwrap_or(if_true)
+        } else {
+            continue;
+        };
+        if join == head {
+            continue;
+        }
+        let arms: Vec<BlockId> = [if_true, if_false]
+            .into_iter()
+            .filter(|&b| b != join)
+            .collect();
+        let arm_ok = |b: BlockId| {
+            let insts = &function.block(b).insts;
+            preds[b.0 as usize] == [head]
+                && insts.len() <= MAX_SPECULATED + 1
+                && insts[..insts.len() - 1]
+                    .iter()
+                    .all(|&i| speculatable(function, i))
+        };
+        let from = |arm: BlockId| if arm == join { head } else { arm };
+        let (from_true, from_false) = (from(if_true), from(if_false));
+        let mut join_preds = preds[join.0 as usize].clone();
+        join_preds.sort_unstable();
+        let mut expected = vec![from_true, from_false];
+        expected.sort_unstable();
+        if !arms.iter().all(|&a| arm_ok(a)) || join_preds != expected {
+            continue;
+        }
+        let drop_line = |cx: &mut PassCx, loc: Option<crate::ir::LocId>| {
+            loc.map(|l| {
+                let old = cx.module.debug.location(l).clone();
+                cx.module.debug.intern_location(DILocation {
+                    line: 0,
+                    column: 0,
+                    implicit_code: false,
+                    distinct: false,
+                    ..old
+                })
+            })
+        };
+        // Speculate the arms above the branch.
+        for &arm in &arms {
+            let mut insts = std::mem::take(&mut function.blocks[arm.0 as usize].insts);
+            let terminator = insts.pop();
+            for &id in &insts {
+                let dbg = function.inst(id).dbg;
+                let dropped = drop_line(cx, dbg);
+                let inst = function.inst_mut(id);
+                inst.records.clear();
+                inst.dbg = dropped;
+            }
+            let head_insts = &mut function.blocks[h].insts;
+            let at = head_insts.len() - 1;
+            head_insts.splice(at..at, insts);
+            if let Some(terminator) = terminator {
+                function.inst_mut(terminator).records.clear();
+                function.blocks[arm.0 as usize].insts.push(terminator);
+            }
+        }
+        // A select per phi of the join.
+        let select_loc = drop_line(cx, function.inst(branch).dbg);
+        let phis: Vec<InstId> = function.block(join).insts[..phi_count(function, join)].to_vec();
+        let mut map = std::collections::HashMap::new();
+        for phi in &phis {
+            let phi_inst = function.inst(*phi).clone();
+            let InstKind::Phi { incoming } = &phi_inst.kind else {
+                continue;
+            };
+            let value_from = |b: BlockId| {
+                incoming
+                    .iter()
+                    .find(|(_, from)| *from == b)
+                    .map(|(v, _)| v.clone())
+            };
+            let (Some(t), Some(f)) = (value_from(from_true), value_from(from_false)) else {
+                continue;
+            };
+            let mut select = Inst::new(
+                InstKind::Select {
+                    cond: cond.clone(),
+                    if_true: t,
+                    if_false: f,
+                },
+                phi_inst.ty.clone(),
+            );
+            select.name = phi_inst.name.clone();
+            select.dbg = select_loc;
+            let id = function.add_inst(select);
+            let head_insts = &mut function.blocks[h].insts;
+            let at = head_insts.len() - 1;
+            head_insts.insert(at, id);
+            map.insert(*phi, Value::Inst(id));
+        }
+        replace_through_map(function, &map);
+        function.blocks[join.0 as usize]
+            .insts
+            .retain(|id| !map.contains_key(id));
+        // The head now jumps to the join; the arms are unreachable.
+        function.inst_mut(branch).kind = InstKind::Br { dest: join };
         changed = true;
     }
     changed
