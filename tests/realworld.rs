@@ -75,38 +75,38 @@ fn lua_5_4_from_clang_19() {
         "clang-19",
         dir.path(),
         expect![[r#"
-            compiled 9/33 files
-            lapi.c: 191:3: error: unsupported type double in code generation
+            compiled 25/33 files
+            lapi.c: 3423:3: error: unsupported intrinsic 'llvm.va_start.p0'
             lauxlib.c: 621:3: error: unsupported intrinsic 'llvm.va_start.p0'
-            lbaselib.c: 137:3: error: unsupported instruction 'sitofp'
-            lcode.c: 108:3: error: unsupported result type in code generation
-            lcorolib.c: 30:3: error: unsupported type double in code generation
+            lbaselib.c: compiled
+            lcode.c: compiled
+            lcorolib.c: compiled
             lctype.c: compiled
-            ldblib.c: 35:1: error: unsupported constant expression in the initializer of @hookf.hooknames.rel
+            ldblib.c: compiled
             ldebug.c: 128:3: error: unsupported instruction 'insertelement'
             ldo.c: compiled
-            ldump.c: 254:3: error: unsupported type double in code generation
+            ldump.c: compiled
             lfunc.c: compiled
             lgc.c: 3503:3: error: unsupported result type in code generation
             linit.c: compiled
-            liolib.c: 76:3: error: unsupported type double in code generation
-            llex.c: 3448:3: error: unsupported result type in code generation
-            lmathlib.c: 47:3: error: unsupported type double in code generation
+            liolib.c: compiled
+            llex.c: compiled
+            lmathlib.c: compiled
             lmem.c: compiled
-            loadlib.c: 65:3: error: unsupported type double in code generation
-            lobject.c: 150:3: error: unsupported result type in code generation
+            loadlib.c: compiled
+            lobject.c: 1741:3: error: unsupported intrinsic 'llvm.va_start.p0'
             lopcodes.c: compiled
-            loslib.c: 53:3: error: unsupported type double in code generation
-            lparser.c: 2619:3: error: unsupported intrinsic 'llvm.assume'
+            loslib.c: compiled
+            lparser.c: compiled
             lstate.c: 752:3: error: unsupported type <8 x i8> in code generation
             lstring.c: compiled
-            lstrlib.c: 104:3: error: unsupported type double in code generation
-            ltable.c: 27:3: error: unsupported intrinsic 'llvm.ctpop.i32'
-            ltablib.c: 35:3: error: unsupported type double in code generation
-            ltm.c: 22:1: error: unsupported constant expression in the initializer of @luaT_init.luaT_eventname.rel
-            lundump.c: 367:3: error: unsupported result type in code generation
-            lutf8lib.c: 32:3: error: unsupported type double in code generation
-            lvm.c: timed out after 120 s
+            lstrlib.c: compiled
+            ltable.c: 468:3: error: unsupported result type in code generation
+            ltablib.c: compiled
+            ltm.c: compiled
+            lundump.c: compiled
+            lutf8lib.c: compiled
+            lvm.c: 8863:3: error: internal error: the optimised module is invalid: in function @luaV_execute: `indirectbr` in block %3426 refers to block #838, which does not exist
             lzio.c: compiled
             lua_main.c: compiled
         "#]],
@@ -133,8 +133,8 @@ fn zlib_from_clang_19() {
             deflate.c: 722:3: error: unsupported instruction 'insertelement'
             gzclose.c: compiled
             gzlib.c: compiled
-            gzread.c: 415:3: error: unsupported intrinsic 'llvm.umul.with.overflow.i64'
-            gzwrite.c: 260:3: error: unsupported intrinsic 'llvm.umul.with.overflow.i64'
+            gzread.c: 1576:3: error: unsupported result type in code generation
+            gzwrite.c: 898:3: error: unsupported intrinsic 'llvm.va_start.p0'
             infback.c: 1136:3: error: unsupported instruction 'insertelement'
             inffast.c: 407:3: error: unsupported result type in code generation
             inflate.c: 3131:3: error: unsupported instruction 'insertelement'
@@ -164,8 +164,8 @@ fn zlib_from_clang_14() {
             deflate.c: 824:3: error: unsupported instruction 'insertelement'
             gzclose.c: compiled
             gzlib.c: compiled
-            gzread.c: 430:3: error: unsupported intrinsic 'llvm.umul.with.overflow.i64'
-            gzwrite.c: 334:3: error: unsupported intrinsic 'llvm.umul.with.overflow.i64'
+            gzread.c: 1644:3: error: unsupported result type in code generation
+            gzwrite.c: 1034:3: error: unsupported intrinsic 'llvm.va_start'
             infback.c: 1187:3: error: unsupported instruction 'insertelement'
             inffast.c: 474:3: error: unsupported result type in code generation
             inflate.c: 3170:3: error: unsupported instruction 'insertelement'
@@ -189,11 +189,11 @@ fn lz4_from_clang_19() {
         dir.path(),
         expect![[r#"
             compiled 1/6 files
-            lz4.c: timed out after 120 s
+            lz4.c: 431:3: error: unsupported result type in code generation
             lz4file.c: compiled
-            lz4frame.c: 16:1: error: unsupported constant expression in the initializer of @LZ4F_errorStrings.rel
-            lz4hc.c: timed out after 120 s
-            xxhash.c: 63:3: error: unsupported intrinsic 'llvm.fshl.i32'
+            lz4frame.c: 784:1: error: function @LZ4F_createCDict_advanced: attribute byval on parameter 1 is not supported by code generation
+            lz4hc.c: 393:3: error: unsupported type { i64, i32 } in code generation
+            xxhash.c: 318:3: error: unsupported result type in code generation
             lz4_driver.c: 75:3: error: unsupported instruction 'extractelement'
         "#]],
     );
@@ -210,11 +210,11 @@ fn lz4_from_clang_14() {
         dir.path(),
         expect![[r#"
             compiled 1/6 files
-            lz4.c: timed out after 120 s
+            lz4.c: 454:3: error: unsupported result type in code generation
             lz4file.c: compiled
-            lz4frame.c: 21:1: error: unsupported constant expression in the initializer of @reltable.LZ4F_getErrorName
-            lz4hc.c: timed out after 120 s
-            xxhash.c: 67:3: error: unsupported intrinsic 'llvm.fshl.i32'
+            lz4frame.c: 761:1: error: function @LZ4F_createCDict_advanced: attribute byval on parameter 1 is not supported by code generation
+            lz4hc.c: 398:3: error: unsupported type { i64, i32 } in code generation
+            xxhash.c: 321:3: error: unsupported result type in code generation
             lz4_driver.c: 97:3: error: unsupported instruction 'extractelement'
         "#]],
     );
@@ -230,12 +230,12 @@ fn bzip2_from_clang_19() {
         "clang-19",
         dir.path(),
         expect![[r#"
-            compiled 2/8 files
+            compiled 3/8 files
             blocksort.c: 212:3: error: unsupported result type in code generation
-            bzlib.c: 16:1: error: unsupported constant expression in the initializer of @bzerrorstrings.rel
-            compress.c: timed out after 120 s
+            bzlib.c: compiled
+            compress.c: 711:3: error: unsupported type <16 x i8> in code generation
             crctable.c: compiled
-            decompress.c: timed out after 120 s
+            decompress.c: 3546:3: error: unsupported type <16 x i8> in code generation
             huffman.c: 42:3: error: unsupported result type in code generation
             randtable.c: compiled
             bzip2.c: 1279:3: error: unsupported result type in code generation
