@@ -624,3 +624,56 @@ join:
         "#]],
     );
 }
+
+#[test]
+fn a_function_whose_blocks_are_named_by_blockaddress_is_left_as_it_is() {
+    // A computed-goto dispatch table in a global names the blocks of @f:
+    // removing or renumbering them (the dead %unused, the foldable %two)
+    // would make the table name other blocks. Every other function is
+    // optimised as usual (@g's dead add goes).
+    check_real(
+        "simplifycfg,dce,instcombine",
+        r#"
+@table = internal constant [2 x ptr] [ptr blockaddress(@f, %one), ptr blockaddress(@f, %two)]
+
+define i32 @f(i64 %i) {
+  %slot = getelementptr [2 x ptr], ptr @table, i64 0, i64 %i
+  %target = load ptr, ptr %slot
+  indirectbr ptr %target, [label %one, label %two]
+unused:
+  br label %one
+one:
+  ret i32 1
+two:
+  %dead = add i32 0, 2
+  br label %done
+done:
+  ret i32 2
+}
+
+define i32 @g(i32 %a) {
+  %dead = add i32 %a, 1
+  ret i32 %a
+}
+"#,
+        expect![[r#"
+            define i32 @f(i64 %i) {
+              %slot = getelementptr [2 x ptr], ptr @table, i64 0, i64 %i
+              %target = load ptr, ptr %slot
+              indirectbr ptr %target, [label %one, label %two]
+            unused:
+              br label %one
+            one:
+              ret i32 1
+            two:
+              %dead = add i32 0, 2
+              br label %done
+            done:
+              ret i32 2
+            }
+            define i32 @g(i32 %a) {
+              ret i32 %a
+            }
+        "#]],
+    );
+}

@@ -182,11 +182,11 @@ fn refused_in_function(module: &Module, function: &Function) -> Option<(Pos, Str
     if let Some(what) = refused_symbol_attr(&function.attrs) {
         return at_function(what);
     }
-    if let Some(what) = refused_param_attr(&function.ret_attrs) {
+    if let Some(what) = refused_param_attr(module, &function.ret_attrs) {
         return at_function(format!("{what} on the return value"));
     }
     for (i, param) in function.params.iter().enumerate() {
-        if let Some(what) = refused_param_attr(&param.attrs) {
+        if let Some(what) = refused_param_attr(module, &param.attrs) {
             return at_function(format!("{what} on parameter {}", i + 1));
         }
     }
@@ -229,11 +229,11 @@ fn refused_in_function(module: &Module, function: &Function) -> Option<(Pos, Str
         if *tail == TailKind::MustTail {
             return at_call("musttail call".to_string());
         }
-        if let Some(what) = refused_param_attr(ret_attrs) {
+        if let Some(what) = refused_param_attr(module, ret_attrs) {
             return at_call(format!("{what} on a call"));
         }
         for (i, arg) in args.iter().enumerate() {
-            if let Some(what) = refused_param_attr(&arg.attrs) {
+            if let Some(what) = refused_param_attr(module, &arg.attrs) {
                 return at_call(format!("{what} on argument {} of a call", i + 1));
             }
         }
@@ -254,10 +254,11 @@ fn refused_symbol_attr(attrs: &crate::ir::SymbolAttrs) -> Option<String> {
 }
 
 /// The first refused parameter attribute or calling convention, as written.
-fn refused_param_attr(attrs: &ParamAttrs) -> Option<String> {
+fn refused_param_attr(module: &Module, attrs: &ParamAttrs) -> Option<String> {
     for (ty, name) in [(&attrs.byval, "byval"), (&attrs.sret, "sret")] {
-        if ty.is_some() {
-            return Some(format!("attribute {name}"));
+        if let Some(ty) = ty {
+            let ty = crate::ir::print::type_text(module, ty);
+            return Some(format!("attribute {name}({ty})"));
         }
     }
     attrs.other.iter().find_map(|attr| {

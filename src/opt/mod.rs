@@ -28,7 +28,7 @@ mod simplifycfg;
 mod sroa;
 
 use crate::ir::print::{print_module, DebugSyntax};
-use crate::ir::{Function, Intrinsic, Module, Value};
+use crate::ir::{ConstExpr, Constant, FuncId, Function, Intrinsic, Module, Value};
 
 /// What a pass sees besides the function it changes: the module without
 /// its functions (metadata arenas, struct layouts, globals) and which
@@ -245,6 +245,48 @@ pub fn run_pipeline(
     Ok(report)
 }
 
+/// The functions some `blockaddress` constant names, in a global's
+/// initialiser or an instruction's operand.
+fn block_addressed_functions(module: &Module, functions: &[Function]) -> Vec<FuncId> {
+    fn collect(constant: &Constant, out: &mut Vec<FuncId>) {
+        match constant {
+            Constant::BlockAddress { func, .. } => out.push(*func),
+            Constant::Vector { elems, .. } | Constant::Array { elems, .. } => {
+                elems.iter().for_each(|c| collect(c, out))
+            }
+            Constant::Struct { fields, .. } => fields.iter().for_each(|c| collect(c, out)),
+            Constant::Expr(expr) => match expr.as_ref() {
+                ConstExpr::Gep { base, indices, .. } => {
+                    collect(base, out);
+                    indices.iter().for_each(|c| collect(c, out));
+                }
+                ConstExpr::Binary { lhs, rhs, .. } => {
+                    collect(lhs, out);
+                    collect(rhs, out);
+                }
+                ConstExpr::Cast { value, .. } => collect(value, out),
+            },
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for global in &module.globals {
+        if let Some(init) = &global.initializer {
+            collect(init, &mut out);
+        }
+    }
+    for function in functions {
+        for inst in &function.insts {
+            for operand in inst.operands() {
+                if let Value::Const(c) = operand {
+                    collect(c, &mut out);
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Runs one pass over every function definition, in module order.
 pub fn run_pass(module: &mut Module, pass: &Pass) -> bool {
     let mut functions = std::mem::take(&mut module.functions);
@@ -263,7 +305,14 @@ pub fn run_pass(module: &mut Module, pass: &Pass) -> bool {
         bodies: &bodies,
     };
     let mut changed = false;
-    for function in functions.iter_mut().filter(|f| !f.is_declaration()) {
+    let block_addressed = block_addressed_functions(cx.module, &functions);
+    for (index, function) in functions.iter_mut().enumerate() {
+        // A function whose blocks are named by `blockaddress` constants
+        // (computed goto) is left as it is: passes renumber and remove
+        // blocks, and those constants (in globals too) would name others.
+        if function.is_declaration() || block_addressed.contains(&FuncId(index as u32)) {
+            continue;
+        }
         changed |= (pass.run)(&mut cx, function);
     }
     module.functions = functions;
