@@ -14,30 +14,22 @@
 //! and a double spilled across a call.
 
 use std::path::{Path, PathBuf};
+
+mod support;
+
 use std::process::Command;
+
+use support::{clang_ir, fixture, gcc_link, run_program};
 
 use dwarfsmith::{compile, compile_to_model, CompileOptions, DebuggerTune, OptLevel};
 
-fn fixture(relative: &str) -> String {
-    format!("{}/fixtures/{relative}", env!("CARGO_MANIFEST_DIR"))
-}
-
 /// The IR of fp_lib.c as clang-19 -O2 -g prints it.
 fn fp_lib_ir(dir: &Path) -> String {
-    let ll = dir.join("fp_lib.ll");
-    let out = Command::new("clang-19")
-        .args(["-O2", "-g", "-fno-vectorize", "-fno-slp-vectorize", "-S"])
-        .args(["-emit-llvm", "-o"])
-        .arg(&ll)
-        .arg(fixture("src/fp/fp_lib.c"))
-        .output()
-        .expect("clang-19 runs");
-    assert!(
-        out.status.success(),
-        "clang-19: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    std::fs::read_to_string(ll).unwrap()
+    clang_ir(
+        dir,
+        "src/fp/fp_lib.c",
+        &["-O2", "-g", "-fno-vectorize", "-fno-slp-vectorize"],
+    )
 }
 
 fn options(debug_info: bool) -> CompileOptions {
@@ -46,34 +38,6 @@ fn options(debug_info: bool) -> CompileOptions {
         debug_info,
         debugger_tune: DebuggerTune::Gdb,
     }
-}
-
-/// Links `objects_and_sources` with gcc (and libm) into `exe`.
-fn link(exe: &Path, inputs: &[PathBuf], extra: &[&str]) {
-    let out = Command::new("gcc")
-        .args(extra)
-        .args(inputs)
-        .arg("-lm")
-        .arg("-o")
-        .arg(exe)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "gcc: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn run(exe: &Path) -> String {
-    let out = Command::new(exe).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{} exited with {}",
-        exe.display(),
-        out.status
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 /// Our object of fp_lib.c, written into `dir`.
@@ -90,22 +54,19 @@ fn fp_library_runs_exactly_like_its_gcc_build() {
     let dir = tempfile::tempdir().unwrap();
     let object = our_object(dir.path());
     let ours = dir.path().join("ours");
-    link(
+    gcc_link(
         &ours,
-        &[PathBuf::from(fixture("src/fp/fp_main.c")), object.clone()],
-        &[],
+        &[fixture("src/fp/fp_main.c"), object.clone()],
+        &["-lm"],
     );
     let reference = dir.path().join("reference");
-    link(
+    gcc_link(
         &reference,
-        &[
-            PathBuf::from(fixture("src/fp/fp_lib.c")),
-            PathBuf::from(fixture("src/fp/fp_main.c")),
-        ],
-        &["-O0"],
+        &[fixture("src/fp/fp_lib.c"), fixture("src/fp/fp_main.c")],
+        &["-O0", "-lm"],
     );
-    let expected = run(&reference);
-    let got = run(&ours);
+    let expected = run_program(&reference);
+    let got = run_program(&ours);
     assert_eq!(expected.lines().count(), 754, "the driver's output changed");
     for (n, (e, g)) in expected.lines().zip(got.lines()).enumerate() {
         assert_eq!(g, e, "line {}", n + 1);
@@ -148,11 +109,7 @@ fn gdb_prints_float_and_double_variables() {
     let dir = tempfile::tempdir().unwrap();
     let object = our_object(dir.path());
     let exe = dir.path().join("ours");
-    link(
-        &exe,
-        &[PathBuf::from(fixture("src/fp/fp_main.c")), object],
-        &["-g"],
-    );
+    gcc_link(&exe, &[fixture("src/fp/fp_main.c"), object], &["-g", "-lm"]);
     let source = std::fs::read_to_string(fixture("src/fp/fp_lib.c")).unwrap();
     let line_of = |text: &str| 1 + source.lines().position(|l| l.contains(text)).unwrap();
     // many() inlined into call_many(): its arguments are constants there.

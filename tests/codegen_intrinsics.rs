@@ -11,30 +11,22 @@
 //! `llvm-dwarfdump-19 --verify`, and `-g`/`-g0` give the same code.
 
 use std::path::{Path, PathBuf};
+
+mod support;
+
 use std::process::Command;
+
+use support::{clang_ir, fixture, gcc_link, run_program};
 
 use dwarfsmith::{compile, compile_to_model, CompileOptions, DebuggerTune, OptLevel};
 
-fn fixture(relative: &str) -> String {
-    format!("{}/fixtures/{relative}", env!("CARGO_MANIFEST_DIR"))
-}
-
 /// The IR of intr_lib.c as clang-19 prints it at `opt` (`-O2` or `-O0`).
 fn lib_ir(dir: &Path, opt: &str) -> String {
-    let ll = dir.join(format!("intr_lib{opt}.ll"));
-    let out = Command::new("clang-19")
-        .args([opt, "-g", "-fno-vectorize", "-fno-slp-vectorize", "-S"])
-        .args(["-emit-llvm", "-o"])
-        .arg(&ll)
-        .arg(fixture("src/intrinsics/intr_lib.c"))
-        .output()
-        .expect("clang-19 runs");
-    assert!(
-        out.status.success(),
-        "clang-19: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    std::fs::read_to_string(ll).unwrap()
+    clang_ir(
+        dir,
+        "src/intrinsics/intr_lib.c",
+        &[opt, "-g", "-fno-vectorize", "-fno-slp-vectorize"],
+    )
 }
 
 fn options(debug_info: bool) -> CompileOptions {
@@ -45,44 +37,18 @@ fn options(debug_info: bool) -> CompileOptions {
     }
 }
 
-fn link(exe: &Path, inputs: &[PathBuf], extra: &[&str]) {
-    let out = Command::new("gcc")
-        .args(extra)
-        .args(inputs)
-        .arg("-o")
-        .arg(exe)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "gcc: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn run(exe: &Path) -> String {
-    let out = Command::new(exe).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{} exited with {}",
-        exe.display(),
-        out.status
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
 /// The output of the gcc -O0 build of the library and its driver.
 fn reference_output(dir: &Path) -> String {
     let reference = dir.join("reference");
-    link(
+    gcc_link(
         &reference,
         &[
-            PathBuf::from(fixture("src/intrinsics/intr_lib.c")),
-            PathBuf::from(fixture("src/intrinsics/intr_main.c")),
+            fixture("src/intrinsics/intr_lib.c"),
+            fixture("src/intrinsics/intr_main.c"),
         ],
         &["-O0", "-w"],
     );
-    run(&reference)
+    run_program(&reference)
 }
 
 /// Compiles the library's IR at `opt` with dwarfsmith, links it with the
@@ -93,15 +59,12 @@ fn our_output(dir: &Path, opt: &str) -> (String, PathBuf) {
     let object = dir.join(format!("intr_lib{opt}.o"));
     std::fs::write(&object, bytes).unwrap();
     let exe = dir.join(format!("ours{opt}"));
-    link(
+    gcc_link(
         &exe,
-        &[
-            PathBuf::from(fixture("src/intrinsics/intr_main.c")),
-            object.clone(),
-        ],
+        &[fixture("src/intrinsics/intr_main.c"), object.clone()],
         &[],
     );
-    (run(&exe), object)
+    (run_program(&exe), object)
 }
 
 #[test]

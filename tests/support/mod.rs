@@ -140,3 +140,36 @@ pub fn text_section(dir: &Path, object: &Path) -> Vec<u8> {
     );
     std::fs::read(dump).unwrap()
 }
+
+/// The IR clang-19 makes of `fixtures/SOURCE` with `flags` (plus `-S
+/// -emit-llvm`), written into `dir` and returned as text.
+pub fn clang_ir(dir: &Path, source: &str, flags: &[&str]) -> String {
+    let stem = Path::new(source).file_stem().unwrap().to_string_lossy();
+    let ll = dir.join(format!("{stem}{}.ll", flags.concat()));
+    let out = run(Command::new("clang-19")
+        .args(flags)
+        .args(["-S", "-emit-llvm", "-o"])
+        .arg(&ll)
+        .arg(fixture(source)));
+    assert!(
+        out.status.success(),
+        "clang-19: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read_to_string(ll).unwrap()
+}
+
+/// Links `inputs` (objects and C sources) with gcc into `exe`; `flags` come
+/// after the inputs, so libraries (`-lm`) resolve their symbols.
+pub fn gcc_link(exe: &Path, inputs: &[PathBuf], flags: &[&str]) {
+    let out = run(Command::new("gcc")
+        .args(inputs)
+        .args(flags)
+        .arg("-o")
+        .arg(exe));
+    assert!(
+        out.status.success(),
+        "gcc: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
