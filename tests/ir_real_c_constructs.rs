@@ -716,21 +716,21 @@ fn instruction_selection_names_each_new_instruction_it_does_not_lower() {
         "declare void @g(ptr byval(i64))\ndefine void @f(ptr %p) {\n  call void @g(ptr byval(i64) %p)\n  ret void\n}\n",
     ));
     expect![[r#"
-        new.ll:2:3: error: unsupported instruction 'extractelement'
-        new.ll:2:3: error: unsupported instruction 'insertelement'
-        new.ll:2:3: error: unsupported instruction 'shufflevector'
-        new.ll:2:3: error: unsupported instruction 'load atomic'
-        new.ll:2:3: error: unsupported instruction 'store atomic'
-        new.ll:2:3: error: unsupported instruction 'cmpxchg'
-        new.ll:2:3: error: unsupported instruction 'atomicrmw'
-        new.ll:2:3: error: unsupported instruction 'fence'
-        new.ll:2:3: error: unsupported instruction 'va_arg'
-        new.ll:2:3: error: unsupported inline asm "hlt" ("~{memory}"): instruction 'hlt'
-        new.ll:2:3: error: unsupported instruction 'indirectbr'
-        new.ll:1:1: error: unsupported byval parameter
-        new.ll:2:3: error: unsupported instruction 'getelementptr' over vectors
-        new.ll:1:1: error: unsupported sret parameter
-        new.ll:3:3: error: unsupported byval argument"#]]
+        new.ll:2:3: error: function @f: unsupported instruction 'extractelement'
+        new.ll:2:3: error: function @f: unsupported instruction 'insertelement'
+        new.ll:2:3: error: function @f: unsupported instruction 'shufflevector'
+        new.ll:2:3: error: function @f: unsupported instruction 'load atomic'
+        new.ll:2:3: error: function @f: unsupported instruction 'store atomic'
+        new.ll:2:3: error: function @f: unsupported instruction 'cmpxchg'
+        new.ll:2:3: error: function @f: unsupported instruction 'atomicrmw'
+        new.ll:2:3: error: function @f: unsupported instruction 'fence'
+        new.ll:2:3: error: function @f: unsupported instruction 'va_arg'
+        new.ll:2:3: error: function @f: unsupported inline asm "hlt" ("~{memory}"): instruction 'hlt'
+        new.ll:2:3: error: function @f: unsupported instruction 'indirectbr'
+        new.ll:1:1: error: function @f: unsupported byval parameter
+        new.ll:2:3: error: function @f: unsupported instruction 'getelementptr' over vectors
+        new.ll:1:1: error: function @f: unsupported sret parameter
+        new.ll:3:3: error: function @f: unsupported byval argument"#]]
     .assert_eq(&errors.join("\n"));
 }
 

@@ -110,7 +110,11 @@ pub fn select_function(
 ) -> Result<SelectedFunction, Diagnostic> {
     let f = module.function(func);
     let mut s = Selector::new(module, f, options);
-    s.run()?;
+    // Every refusal names the function it is in, as the gate's do.
+    s.run().map_err(|mut d| {
+        d.message = format!("function @{}: {}", f.name, d.message);
+        d
+    })?;
     Ok(SelectedFunction {
         mir: s.mir,
         debug: s.debug,
