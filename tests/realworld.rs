@@ -6,6 +6,8 @@
 //! improvement shows as a diff (re-bless with UPDATE_EXPECT=1); every dwarfsmith
 //! object passes `dwarfsmith verify` and `llvm-dwarfdump --verify`.
 
+#[path = "support/gdb_values.rs"]
+mod gdb_values;
 #[path = "support/realworld.rs"]
 mod realworld;
 mod support;
@@ -116,6 +118,46 @@ fn lua_5_4_from_clang_19() {
         transcript.contains("error: errors.lua:35: uncaught at the end"),
         "{transcript}"
     );
+    lua_values_under_gdb(&build);
+}
+
+/// gdb at lines of Lua library functions with double and integer locals
+/// (math.log's argument, base and result; math.random's bounds and draw):
+/// every value the mixed build shows is the one the gcc -O0 build shows
+/// there, or `<optimized out>`; prints available/total.
+fn lua_values_under_gdb(build: &Build) {
+    let source = realworld::lua_dir().join("lmathlib.c");
+    let text = std::fs::read_to_string(&source).unwrap();
+    let line_of = |needle: &str| {
+        1 + text
+            .lines()
+            .position(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("no {needle:?} in {}", source.display()))
+    };
+    let breakpoints = [
+        format!("lmathlib.c:{}", line_of("lua_pushnumber(L, res);")),
+        format!("lmathlib.c:{}", line_of("p = project(I2UInt(rv)")),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("numbers.lua"),
+        "math.randomseed(42)\n\
+         print(math.random(1, 100), math.random(-5, 5))\n\
+         print(math.log(8, 2), math.log(1000, 10), math.log(2.5), math.log(7, 3))\n",
+    )
+    .unwrap();
+    let run = |exe: &Path| gdb_values::stops(exe, dir.path(), "numbers.lua", &breakpoints, 6);
+    let reference = run(&build.gcc_exe);
+    assert_eq!(reference.len(), 6, "gcc -O0 build: {reference:?}");
+    let verdict = gdb_values::judge(&reference, &run(&build.mixed_exe));
+    println!(
+        "lua under gdb: {}/{} values available, {} wrong",
+        verdict.available,
+        verdict.total,
+        verdict.wrong.len()
+    );
+    assert!(verdict.wrong.is_empty(), "{:#?}", verdict.wrong);
+    assert!(verdict.available > 0, "no value available");
 }
 
 #[test]
