@@ -89,7 +89,7 @@ fn lua_5_4_from_clang_19() {
             ldo.c: compiled
             ldump.c: compiled
             lfunc.c: compiled
-            lgc.c: 3503:3: error: function @atomic: unsupported result type in code generation
+            lgc.c: 3503:3: error: function @atomic: unsupported result type <2 x i8> of 'load' in code generation
             linit.c: compiled
             liolib.c: compiled
             llex.c: compiled
@@ -103,7 +103,7 @@ fn lua_5_4_from_clang_19() {
             lstate.c: 752:3: error: function @lua_newstate: unsupported type <8 x i8> in code generation
             lstring.c: compiled
             lstrlib.c: compiled
-            ltable.c: 468:3: error: function @luaH_resize: unsupported result type in code generation
+            ltable.c: 468:3: error: function @luaH_resize: unsupported result type <2 x ptr> of 'load' in code generation
             ltablib.c: compiled
             ltm.c: compiled
             lundump.c: compiled
@@ -175,10 +175,10 @@ fn zlib_from_clang_19() {
             deflate.c: 722:3: error: function @fill_window: unsupported instruction 'insertelement'
             gzclose.c: compiled
             gzlib.c: compiled
-            gzread.c: 1576:3: error: function @gz_avail: unsupported result type in code generation
+            gzread.c: 1576:3: error: function @gz_avail: unsupported result type <16 x i8> of 'load' in code generation
             gzwrite.c: 898:3: error: function @gzprintf: unsupported intrinsic 'llvm.va_start.p0'
             infback.c: 1136:3: error: function @inflateBack: unsupported instruction 'insertelement'
-            inffast.c: 407:3: error: function @inflate_fast: unsupported result type in code generation
+            inffast.c: 407:3: error: function @inflate_fast: unsupported result type <16 x i8> of 'load' in code generation
             inflate.c: 3131:3: error: function @inflate: unsupported instruction 'insertelement'
             inftrees.c: compiled
             trees.c: compiled
@@ -206,10 +206,10 @@ fn zlib_from_clang_14() {
             deflate.c: 824:3: error: function @fill_window: unsupported instruction 'insertelement'
             gzclose.c: compiled
             gzlib.c: compiled
-            gzread.c: 1644:3: error: function @gz_avail: unsupported result type in code generation
+            gzread.c: 1644:3: error: function @gz_avail: unsupported result type <16 x i8> of 'load' in code generation
             gzwrite.c: 1034:3: error: function @gzprintf: unsupported intrinsic 'llvm.va_start'
             infback.c: 1187:3: error: function @inflateBack: unsupported instruction 'insertelement'
-            inffast.c: 474:3: error: function @inflate_fast: unsupported result type in code generation
+            inffast.c: 474:3: error: function @inflate_fast: unsupported result type <16 x i8> of 'load' in code generation
             inflate.c: 3170:3: error: function @inflate: unsupported instruction 'insertelement'
             inftrees.c: compiled
             trees.c: compiled
@@ -231,11 +231,11 @@ fn lz4_from_clang_19() {
         dir.path(),
         expect![[r#"
             compiled 1/6 files
-            lz4.c: 431:3: error: function @LZ4_compress_fast_extState: unsupported result type in code generation
+            lz4.c: 431:3: error: function @LZ4_compress_fast_extState: unsupported result type <2 x i64> of 'load' in code generation
             lz4file.c: compiled
             lz4frame.c: 784:1: error: function @LZ4F_createCDict_advanced: attribute byval(%struct.LZ4F_CustomMem) on parameter 1 is not supported by code generation
             lz4hc.c: 393:3: error: function @LZ4HC_searchExtDict: unsupported type { i64, i32 } in code generation
-            xxhash.c: 318:3: error: function @XXH32_update: unsupported result type in code generation
+            xxhash.c: 318:3: error: function @XXH32_update: unsupported result type <4 x i32> of 'load' in code generation
             lz4_driver.c: 75:3: error: function @main: unsupported instruction 'extractelement'
         "#]],
     );
@@ -252,11 +252,11 @@ fn lz4_from_clang_14() {
         dir.path(),
         expect![[r#"
             compiled 1/6 files
-            lz4.c: 454:3: error: function @LZ4_compress_fast_extState: unsupported result type in code generation
+            lz4.c: 454:3: error: function @LZ4_compress_fast_extState: unsupported result type <2 x i64> of 'load' in code generation
             lz4file.c: compiled
             lz4frame.c: 761:1: error: function @LZ4F_createCDict_advanced: attribute byval(%struct.LZ4F_CustomMem) on parameter 1 is not supported by code generation
             lz4hc.c: timed out after 120 s
-            xxhash.c: 321:3: error: function @XXH32_update: unsupported result type in code generation
+            xxhash.c: 321:3: error: function @XXH32_update: unsupported result type <4 x i32> of 'load' in code generation
             lz4_driver.c: 97:3: error: function @main: unsupported instruction 'extractelement'
         "#]],
     );
@@ -273,14 +273,14 @@ fn bzip2_from_clang_19() {
         dir.path(),
         expect![[r#"
             compiled 3/8 files
-            blocksort.c: 212:3: error: function @BZ2_blockSort: unsupported result type in code generation
+            blocksort.c: 212:3: error: function @BZ2_blockSort: unsupported result type <8 x i8> of 'load' in code generation
             bzlib.c: compiled
             compress.c: 711:3: error: function @BZ2_compressBlock: unsupported type <16 x i8> in code generation
             crctable.c: compiled
             decompress.c: 3546:3: error: function @BZ2_decompress: unsupported type <16 x i8> in code generation
-            huffman.c: 42:3: error: function @BZ2_hbMakeCodeLengths: unsupported result type in code generation
+            huffman.c: 42:3: error: function @BZ2_hbMakeCodeLengths: unsupported result type <4 x i32> of 'load' in code generation
             randtable.c: compiled
-            bzip2.c: 1279:3: error: function @addFlagsFromEnvVar: unsupported result type in code generation
+            bzip2.c: 1279:3: error: function @addFlagsFromEnvVar: unsupported result type <16 x i8> of 'load' in code generation
         "#]],
     );
     let transcript = same_behaviour(&build, bzip2_workload);

@@ -599,8 +599,14 @@ impl<'a> Selector<'a> {
 
     /// The destination register of instruction `id`.
     fn dst(&self, id: InstId) -> Result<Reg, Diagnostic> {
-        self.values[id.0 as usize]
-            .ok_or_else(|| self.error("unsupported result type in code generation".into()))
+        self.values[id.0 as usize].ok_or_else(|| {
+            let inst = self.f.inst(id);
+            self.error(format!(
+                "unsupported result type {} of '{}' in code generation",
+                type_name(self.module, &inst.ty),
+                inst.kind.opcode()
+            ))
+        })
     }
 
     // ---- instructions ---------------------------------------------------
