@@ -4,7 +4,9 @@
 //! and gcc -O0 objects elsewhere, and must print exactly what the pure gcc -O0
 //! build prints. The per-file status is a snapshot, so a regression or an
 //! improvement shows as a diff (re-bless with UPDATE_EXPECT=1); every dwarfsmith
-//! object passes `dwarfsmith verify` and `llvm-dwarfdump --verify`.
+//! object passes `dwarfsmith verify` and `llvm-dwarfdump --verify`. The same
+//! four programs are also built from clang-19's `-O0` IR through dwarfsmith's
+//! own optimiser (`compile -O2`), the optimiser issue's real-world test.
 
 #[path = "support/gdb_values.rs"]
 mod gdb_values;
@@ -23,14 +25,20 @@ use realworld::{run_transcript, Build, Project};
 fn build_and_check_status(project: &Project, clang: &str, dir: &Path, status: Expect) -> Build {
     let dwarfsmith = Path::new(env!("CARGO_BIN_EXE_dwarfsmith"));
     let build = realworld::build(project, clang, dwarfsmith, dir);
+    check_status(&build, clang, status);
+    build
+}
+
+/// Prints the first line of the build's report and checks the report
+/// against `status`.
+fn check_status(build: &Build, recipe: &str, status: Expect) {
     let report = build.report();
     println!(
-        "{} ({clang}): {}",
+        "{} ({recipe}): {}",
         build.name,
         report.lines().next().unwrap()
     );
     status.assert_eq(&report);
-    build
 }
 
 /// Runs `workload` on both programs and asserts they said exactly the same;
@@ -386,4 +394,121 @@ fn bzip2_workload(exe: &Path) -> String {
     let (_, line) = bzip2_run(exe, &["-d", "-c"], b"BZh9 this is not bzip2 data");
     transcript.push_str(&line);
     transcript
+}
+
+/// Builds `project` from clang-19's `-O0` IR (optnone off, as
+/// fixtures/ll/*.O0.ll) optimised by dwarfsmith's own `-O2`, and checks the
+/// per-file status against `status`.
+fn build_through_our_optimiser(project: &Project, dir: &Path, status: Expect) -> Build {
+    let dwarfsmith = Path::new(env!("CARGO_BIN_EXE_dwarfsmith"));
+    let ir_flags = ["-O0", "-Xclang", "-disable-O0-optnone", "-g"];
+    let build = realworld::build_with(project, "clang-19", &ir_flags, &["-O2"], dwarfsmith, dir);
+    check_status(&build, "clang-19 -O0, dwarfsmith -O2", status);
+    build
+}
+
+#[test]
+fn lua_5_4_through_our_optimiser() {
+    let dir = tempfile::tempdir().unwrap();
+    let build = build_through_our_optimiser(&realworld::lua(), dir.path(), expect![[r#"
+        compiled 28/33 files
+        lapi.c: 2411:3: error: function @lua_pushfstring: unsupported intrinsic 'llvm.va_start.p0'
+        lauxlib.c: 668:3: error: function @luaL_error: unsupported intrinsic 'llvm.va_start.p0'
+        lbaselib.c: compiled
+        lcode.c: compiled
+        lcorolib.c: compiled
+        lctype.c: compiled
+        ldblib.c: compiled
+        ldebug.c: 1781:3: error: function @luaG_runerror: unsupported intrinsic 'llvm.va_start.p0'
+        ldo.c: compiled
+        ldump.c: compiled
+        lfunc.c: compiled
+        lgc.c: compiled
+        linit.c: compiled
+        liolib.c: compiled
+        llex.c: compiled
+        lmathlib.c: compiled
+        lmem.c: compiled
+        loadlib.c: compiled
+        lobject.c: 1892:3: error: function @luaO_pushfstring: unsupported intrinsic 'llvm.va_start.p0'
+        lopcodes.c: compiled
+        loslib.c: compiled
+        lparser.c: compiled
+        lstate.c: compiled
+        lstring.c: compiled
+        lstrlib.c: compiled
+        ltable.c: compiled
+        ltablib.c: compiled
+        ltm.c: compiled
+        lundump.c: compiled
+        lutf8lib.c: compiled
+        lvm.c: 39:1: error: unsupported constant ptr in the initializer of @luaV_execute.disptab
+        lzio.c: compiled
+        lua_main.c: compiled
+    "#]]);
+    same_behaviour(&build, lua_workload);
+}
+
+#[test]
+fn zlib_through_our_optimiser() {
+    let dir = tempfile::tempdir().unwrap();
+    let build = build_through_our_optimiser(&realworld::zlib(), dir.path(), expect![[r#"
+        compiled 15/16 files
+        adler32.c: compiled
+        compress.c: compiled
+        crc32.c: compiled
+        deflate.c: compiled
+        gzclose.c: compiled
+        gzlib.c: compiled
+        gzread.c: compiled
+        gzwrite.c: 1487:3: error: function @gzprintf: unsupported intrinsic 'llvm.va_start.p0'
+        infback.c: compiled
+        inffast.c: compiled
+        inflate.c: compiled
+        inftrees.c: compiled
+        trees.c: compiled
+        uncompr.c: compiled
+        zutil.c: compiled
+        zlib_driver.c: compiled
+    "#]]);
+    let transcript = same_behaviour(&build, scratch_workload);
+    assert!(transcript.contains("all round trips ok"), "{transcript}");
+}
+
+#[test]
+fn lz4_through_our_optimiser() {
+    let dir = tempfile::tempdir().unwrap();
+    let build = build_through_our_optimiser(&realworld::lz4(), dir.path(), expect![[r#"
+        compiled 3/6 files
+        lz4.c: timed out after 120 s
+        lz4file.c: compiled
+        lz4frame.c: 968:3: error: function @LZ4F_compressFrame: attribute byval(%struct.LZ4F_CustomMem) on argument 2 of a call is not supported by code generation
+        lz4hc.c: timed out after 120 s
+        xxhash.c: compiled
+        lz4_driver.c: compiled
+    "#]]);
+    let transcript = same_behaviour(&build, scratch_workload);
+    assert!(transcript.contains("all round trips ok"), "{transcript}");
+}
+
+#[test]
+fn bzip2_through_our_optimiser() {
+    let dir = tempfile::tempdir().unwrap();
+    let build = build_through_our_optimiser(&realworld::bzip2(), dir.path(), expect![[r#"
+        compiled 8/8 files
+        blocksort.c: compiled
+        bzlib.c: compiled
+        compress.c: compiled
+        crctable.c: compiled
+        decompress.c: compiled
+        huffman.c: compiled
+        randtable.c: compiled
+        bzip2.c: compiled
+    "#]]);
+    let transcript = same_behaviour(&build, bzip2_workload);
+    assert_eq!(
+        transcript.matches("round trip ok").count(),
+        3,
+        "{transcript}"
+    );
 }
