@@ -374,15 +374,27 @@ pub fn replace_all_debug_uses_with(
     from: InstId,
     to: &Value,
 ) {
-    let from_bits = width(&function.inst(from).ty);
-    let to_bits = width(&function.value_type(to));
-    let target = Value::Inst(from);
     let placed: Vec<InstId> = function
         .blocks
         .iter()
         .flat_map(|b| b.insts.clone())
         .collect();
-    for at in placed {
+    replace_debug_uses_at(debug, function, from, to, &placed);
+}
+
+/// [`replace_all_debug_uses_with`] over the records of the instructions
+/// `places` only (a pass that knows where the debug uses are).
+pub fn replace_debug_uses_at(
+    debug: &mut DebugInfo,
+    function: &mut Function,
+    from: InstId,
+    to: &Value,
+    places: &[InstId],
+) {
+    let from_bits = width(&function.inst(from).ty);
+    let to_bits = width(&function.value_type(to));
+    let target = Value::Inst(from);
+    for &at in places {
         for r in 0..function.inst(at).records.len() {
             let mut record = function.inst(at).records[r].clone();
             if !record.values().any(|v| *v == target) {

@@ -23,8 +23,8 @@ use crate::ir::{
     ArithFlags, BinOp, CastOp, Constant, Function, ICmpPred, InstId, InstKind, Type, Value,
 };
 
-use super::debug_update::{merge_locations, replace_all_uses_with};
-use super::edit::{inst_blocks, remove_insts, use_counts};
+use super::debug_update::merge_locations;
+use super::edit::{inst_blocks, remove_insts, UseIndex};
 use super::PassCx;
 
 /// What a peephole decided for one instruction.
@@ -48,19 +48,23 @@ pub fn run(cx: &mut PassCx, function: &mut Function) -> bool {
             .iter()
             .flat_map(|b| b.insts.iter().copied())
             .collect();
-        // Use counts change only when a combine fires: recounting before
-        // every instruction made the pass quadratic on large functions.
-        let mut uses = use_counts(function);
+        // Uses are indexed once a round and kept up to date by each
+        // combine: rescanning the function after each made the pass
+        // quadratic on large functions.
+        let mut uses = UseIndex::build(function);
         for id in placed {
-            let Some(action) = combine(cx, function, id, &dom, &blocks, &uses) else {
+            let before = UseIndex::operands_of(function, id);
+            let Some(action) = combine(cx, function, id, &dom, &blocks, &uses.counts) else {
                 continue;
             };
             round = true;
-            if let Action::Replace(value) = action {
-                replace_all_uses_with(&mut cx.module.debug, function, id, &value);
-                dead[id.0 as usize] = true;
+            match action {
+                Action::Replace(value) => {
+                    uses.replace(&mut cx.module.debug, function, id, &value);
+                    dead[id.0 as usize] = true;
+                }
+                Action::Rewritten => uses.rewritten(function, id, &before),
             }
-            uses = use_counts(function);
         }
         remove_insts(function, &dead);
         if !round {

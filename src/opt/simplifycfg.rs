@@ -150,20 +150,20 @@ fn remove_unreachable(function: &mut Function) -> bool {
 }
 
 /// Folds a block into its only predecessor when that one ends in `br` to it.
+/// Predecessor lists are computed once and kept up to date, and the emptied
+/// blocks are removed together at the end: recomputing and renumbering after
+/// each merge made the pass quadratic in the number of blocks.
 fn merge_into_predecessors(function: &mut Function) -> bool {
-    let mut changed = false;
-    let mut b = 1;
-    while b < function.blocks.len() {
-        let preds = predecessors(function);
+    let mut preds = predecessors(function);
+    let mut keep = vec![true; function.blocks.len()];
+    for b in 1..function.blocks.len() {
         let block = BlockId(b as u32);
         let [pred] = preds[b].as_slice() else {
-            b += 1;
             continue;
         };
         let pred = *pred;
         let pred_term = *function.blocks[pred.0 as usize].insts.last().unwrap();
         if pred == block || !matches!(function.inst(pred_term).kind, InstKind::Br { .. }) {
-            b += 1;
             continue;
         }
         // Single-entry phis become their value.
@@ -189,12 +189,17 @@ fn merge_into_predecessors(function: &mut Function) -> bool {
         let pred_insts = &mut function.blocks[pred.0 as usize].insts;
         pred_insts.pop();
         pred_insts.append(&mut moved);
-        // Successors' phis now come from `pred`.
+        // Successors' phis and predecessor lists now name `pred`.
         let succs = function
             .terminator(pred)
             .map(|t| t.successors())
             .unwrap_or_default();
         for s in succs {
+            for from in &mut preds[s.0 as usize] {
+                if *from == block {
+                    *from = pred;
+                }
+            }
             let phis: Vec<InstId> = function.block(s).insts[..phi_count(function, s)].to_vec();
             for phi in phis {
                 if let InstKind::Phi { incoming } = &mut function.inst_mut(phi).kind {
@@ -206,11 +211,13 @@ fn merge_into_predecessors(function: &mut Function) -> bool {
                 }
             }
         }
-        let mut keep = vec![true; function.blocks.len()];
+        preds[b].clear();
+        // The emptied block is unreachable now.
         keep[b] = false;
-        // The emptied block is unreachable now; give it a terminator-free removal.
+    }
+    let changed = keep.contains(&false);
+    if changed {
         remove_blocks(function, &keep);
-        changed = true;
     }
     changed
 }
