@@ -23,6 +23,9 @@ mod early_cse;
 mod inline;
 mod instcombine;
 mod licm;
+mod loop_rotate;
+mod loops;
+mod lsr;
 mod mem2reg;
 mod simplifycfg;
 mod sroa;
@@ -109,6 +112,16 @@ pub const PASSES: &[Pass] = &[
         needs_bodies: false,
     },
     Pass {
+        name: "loop-rotate",
+        run: loop_rotate::run,
+        needs_bodies: false,
+    },
+    Pass {
+        name: "lsr",
+        run: lsr::run,
+        needs_bodies: false,
+    },
+    Pass {
         name: "dce",
         run: dce::run,
         needs_bodies: false,
@@ -127,7 +140,10 @@ const O2: &[&str] = &[
     "instcombine",
     "simplifycfg",
     "speculate-diamonds",
+    "loop-rotate",
     "early-cse",
+    "licm",
+    "lsr",
     "licm",
     "dce",
     "instcombine",
