@@ -273,12 +273,16 @@ fn the_o2_pipeline_csv_of_sum_array_shows_only_merges_losing_lines() {
         instcombine,0,0,0.000000e+00,0.000000e+00
         simplifycfg,0,0,0.000000e+00,0.000000e+00
         speculate-diamonds,0,0,0.000000e+00,0.000000e+00
-        early-cse,0,1,0.000000e+00,3.225806e-02
+        loop-rotate,0,0,0.000000e+00,0.000000e+00
+        early-cse,0,1,0.000000e+00,2.702703e-02
+        licm,0,0,0.000000e+00,0.000000e+00
+        lsr,0,0,0.000000e+00,0.000000e+00
         licm,0,0,0.000000e+00,0.000000e+00
         dce,0,0,0.000000e+00,0.000000e+00
         instcombine,0,0,0.000000e+00,0.000000e+00
         simplifycfg,0,0,0.000000e+00,0.000000e+00
         dce,0,0,0.000000e+00,0.000000e+00
+        split-backedges,0,0,0.000000e+00,0.000000e+00
     "#]].assert_eq(&report.csv());
 }
 
@@ -318,7 +322,7 @@ fn opt_command_line_prints_stops_and_checks() {
     assert_eq!(
         String::from_utf8(out.stderr).unwrap(),
         format!(
-            "{}: error: unknown pass 'nosuchpass' (known: sroa, mem2reg, instcombine, simplifycfg, speculate-diamonds, inline, early-cse, licm, dce)\n",
+            "{}: error: unknown pass 'nosuchpass' (known: sroa, mem2reg, instcombine, simplifycfg, speculate-diamonds, inline, early-cse, licm, loop-rotate, lsr, dce, split-backedges)\n",
             input.display()
         )
     );
@@ -674,6 +678,261 @@ define i32 @g(i32 %a) {
             define i32 @g(i32 %a) {
               ret i32 %a
             }
+        "#]],
+    );
+}
+
+#[test]
+fn loop_rotate_makes_a_guarded_do_while_and_keeps_every_line() {
+    check(
+        "loop-rotate",
+        r#"
+define i32 @f(ptr %p, i32 %n) {
+entry:
+  br label %head
+head:
+  %i = phi i32 [ 0, %entry ], [ %next, %body ]
+  %sum = phi i32 [ 0, %entry ], [ %acc, %body ]
+  %more = icmp slt i32 %i, %n
+  br i1 %more, label %body, label %exit
+body:
+  %wide = sext i32 %i to i64
+  %cell = getelementptr i32, ptr %p, i64 %wide
+  %v = load i32, ptr %cell
+  %acc = add i32 %sum, %v
+  %next = add nsw i32 %i, 1
+  br label %head
+exit:
+  ret i32 %sum
+}
+"#,
+        expect![[r#"
+            define i32 @f(ptr %p, i32 %n) !dbg !5 {
+            entry:
+                #dbg_value(i32 0, !8, !DIExpression(), !10)
+                #dbg_value(i32 0, !11, !DIExpression(), !12)
+              %0 = icmp slt i32 0, %n, !dbg !13
+                #dbg_value(i1 %0, !14, !DIExpression(), !13)
+              br i1 %0, label %head, label %exit, !dbg !16
+            head:
+              br label %body, !dbg !17
+            body:
+              %i = phi i32 [ 0, %head ], [ %next, %body ], !dbg !10
+              %sum = phi i32 [ 0, %head ], [ %acc, %body ], !dbg !12
+                #dbg_value(i32 %i, !8, !DIExpression(), !10)
+                #dbg_value(i32 %sum, !11, !DIExpression(), !12)
+                #dbg_value(i1 poison, !14, !DIExpression(), !13)
+              %wide = sext i32 %i to i64, !dbg !18
+                #dbg_value(i64 %wide, !19, !DIExpression(), !18)
+              %cell = getelementptr i32, ptr %p, i64 %wide, !dbg !21
+                #dbg_value(ptr %cell, !22, !DIExpression(), !21)
+              %v = load i32, ptr %cell, !dbg !23
+                #dbg_value(i32 %v, !24, !DIExpression(), !23)
+              %acc = add i32 %sum, %v, !dbg !25
+                #dbg_value(i32 %acc, !26, !DIExpression(), !25)
+              %next = add nsw i32 %i, 1, !dbg !27
+                #dbg_value(i32 %next, !28, !DIExpression(), !27)
+              %1 = icmp slt i32 %next, %n, !dbg !13
+              br i1 %1, label %body, label %2, !dbg !29
+            2:
+              br label %exit, !dbg !17
+            exit:
+              %3 = phi i32 [ 0, %entry ], [ %acc, %2 ], !dbg !12
+                #dbg_value(i32 %3, !11, !DIExpression(), !12)
+              ret i32 %3, !dbg !30
+            }
+            CheckModuleDebugify: PASS
+        "#]],
+    );
+}
+
+#[test]
+fn lsr_turns_a_row_address_into_a_pointer_induction_variable_and_dce_salvages_the_rest() {
+    check(
+        "lsr,dce",
+        r#"
+define i64 @f(ptr %a, i32 %row, i32 %n) {
+entry:
+  %base = mul nsw i32 %row, %n
+  br label %loop
+loop:
+  %k = phi i32 [ 0, %entry ], [ %next, %loop ]
+  %acc = phi i64 [ 0, %entry ], [ %sum, %loop ]
+  %at = add nsw i32 %base, %k
+  %wide = sext i32 %at to i64
+  %cell = getelementptr inbounds i64, ptr %a, i64 %wide
+  %v = load i64, ptr %cell
+  %sum = add i64 %acc, %v
+  %next = add nsw i32 %k, 1
+  %more = icmp slt i32 %next, %n
+  br i1 %more, label %loop, label %exit
+exit:
+  ret i64 %sum
+}
+"#,
+        expect![[r#"
+            define i64 @f(ptr %a, i32 %row, i32 %n) !dbg !5 {
+            entry:
+              %base = mul nsw i32 %row, %n, !dbg !8
+              %0 = sext i32 %base to i64, !dbg !9
+              %1 = getelementptr i64, ptr %a, i64 %0, !dbg !9
+                #dbg_value(i32 %base, !10, !DIExpression(), !8)
+              br label %loop, !dbg !12
+            loop:
+              %2 = phi ptr [ %1, %entry ], [ %3, %loop ], !dbg !9
+              %k = phi i32 [ 0, %entry ], [ %next, %loop ], !dbg !13
+              %acc = phi i64 [ 0, %entry ], [ %sum, %loop ], !dbg !14
+                #dbg_value(i32 %k, !15, !DIExpression(), !13)
+                #dbg_value(i64 %acc, !16, !DIExpression(), !14)
+                #dbg_value(!DIArgList(i32 %base, i32 %k), !18, !DIExpression(DW_OP_LLVM_arg, 0, DW_OP_LLVM_arg, 1, DW_OP_plus, DW_OP_stack_value), !19)
+                #dbg_value(!DIArgList(i32 %base, i32 %k), !20, !DIExpression(DW_OP_LLVM_arg, 0, DW_OP_LLVM_arg, 1, DW_OP_plus, DW_OP_LLVM_convert, 32, DW_ATE_signed, DW_OP_LLVM_convert, 64, DW_ATE_signed, DW_OP_stack_value), !21)
+                #dbg_value(ptr %2, !22, !DIExpression(), !23)
+              %v = load i64, ptr %2, !dbg !24
+                #dbg_value(i64 %v, !25, !DIExpression(), !24)
+              %sum = add i64 %acc, %v, !dbg !26
+                #dbg_value(i64 %sum, !27, !DIExpression(), !26)
+              %next = add nsw i32 %k, 1, !dbg !28
+                #dbg_value(i32 %next, !29, !DIExpression(), !28)
+              %more = icmp slt i32 %next, %n, !dbg !30
+              %3 = getelementptr i64, ptr %2, i64 1, !dbg !23
+                #dbg_value(i1 %more, !31, !DIExpression(), !30)
+              br i1 %more, label %loop, label %exit, !dbg !33
+            exit:
+              ret i64 %sum, !dbg !34
+            }
+            CheckModuleDebugify: PASS
+        "#]],
+    );
+}
+
+#[test]
+fn lsr_steps_a_column_address_by_an_invariant_stride() {
+    check_real(
+        "lsr",
+        r#"
+define i64 @f(ptr %b, i32 %col, i32 %n) {
+entry:
+  br label %loop
+loop:
+  %k = phi i32 [ 0, %entry ], [ %next, %loop ]
+  %acc = phi i64 [ 0, %entry ], [ %sum, %loop ]
+  %rowk = mul nsw i32 %k, %n
+  %at = add nsw i32 %rowk, %col
+  %wide = sext i32 %at to i64
+  %cell = getelementptr inbounds i64, ptr %b, i64 %wide
+  %v = load i64, ptr %cell
+  %sum = add i64 %acc, %v
+  %next = add nsw i32 %k, 1
+  %more = icmp slt i32 %next, %n
+  br i1 %more, label %loop, label %exit
+exit:
+  ret i64 %sum
+}
+"#,
+        expect![[r#"
+            define i64 @f(ptr %b, i32 %col, i32 %n) {
+            entry:
+              %0 = sext i32 %n to i64
+              %1 = sext i32 %col to i64
+              %2 = getelementptr i64, ptr %b, i64 %1
+              br label %loop
+            loop:
+              %3 = phi ptr [ %2, %entry ], [ %4, %loop ]
+              %k = phi i32 [ 0, %entry ], [ %next, %loop ]
+              %acc = phi i64 [ 0, %entry ], [ %sum, %loop ]
+              %rowk = mul nsw i32 %k, %n
+              %at = add nsw i32 %rowk, %col
+              %wide = sext i32 %at to i64
+              %cell = getelementptr inbounds i64, ptr %b, i64 %wide
+              %v = load i64, ptr %3
+              %sum = add i64 %acc, %v
+              %next = add nsw i32 %k, 1
+              %more = icmp slt i32 %next, %n
+              %4 = getelementptr i64, ptr %3, i64 %0
+              br i1 %more, label %loop, label %exit
+            exit:
+              ret i64 %sum
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn lsr_leaves_an_index_without_nsw_under_sext_alone() {
+    check_real(
+        "lsr",
+        r#"
+define i64 @f(ptr %a, i32 %base, i32 %n) {
+entry:
+  br label %loop
+loop:
+  %k = phi i32 [ 0, %entry ], [ %next, %loop ]
+  %at = add i32 %base, %k
+  %wide = sext i32 %at to i64
+  %cell = getelementptr inbounds i64, ptr %a, i64 %wide
+  %v = load i64, ptr %cell
+  %next = add nsw i32 %k, 1
+  %more = icmp slt i32 %next, %n
+  br i1 %more, label %loop, label %exit
+exit:
+  ret i64 %v
+}
+"#,
+        expect![[r#"
+            define i64 @f(ptr %a, i32 %base, i32 %n) {
+            entry:
+              br label %loop
+            loop:
+              %k = phi i32 [ 0, %entry ], [ %next, %loop ]
+              %at = add i32 %base, %k
+              %wide = sext i32 %at to i64
+              %cell = getelementptr inbounds i64, ptr %a, i64 %wide
+              %v = load i64, ptr %cell
+              %next = add nsw i32 %k, 1
+              %more = icmp slt i32 %next, %n
+              br i1 %more, label %loop, label %exit
+            exit:
+              ret i64 %v
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn split_backedges_gives_a_phi_edge_of_a_bottom_test_its_own_block_before_the_loop() {
+    check(
+        "split-backedges",
+        r#"
+define i32 @f(i32 %n) {
+entry:
+  br label %loop
+loop:
+  %i = phi i32 [ 0, %entry ], [ %next, %loop ]
+  %next = add i32 %i, 1
+  %more = icmp slt i32 %next, %n
+  br i1 %more, label %loop, label %exit
+exit:
+  ret i32 %next
+}
+"#,
+        expect![[r#"
+            define i32 @f(i32 %n) !dbg !5 {
+            entry:
+              br label %loop, !dbg !8
+            0:
+              br label %loop, !dbg !9
+            loop:
+              %i = phi i32 [ 0, %entry ], [ %next, %0 ], !dbg !10
+                #dbg_value(i32 %i, !11, !DIExpression(), !10)
+              %next = add i32 %i, 1, !dbg !13
+                #dbg_value(i32 %next, !14, !DIExpression(), !13)
+              %more = icmp slt i32 %next, %n, !dbg !15
+                #dbg_value(i1 %more, !16, !DIExpression(), !15)
+              br i1 %more, label %0, label %exit, !dbg !9
+            exit:
+              ret i32 %next, !dbg !18
+            }
+            CheckModuleDebugify: PASS
         "#]],
     );
 }

@@ -17,11 +17,15 @@
 //! after the loop gets a phi in the exit block.
 //!
 //! Debug-info rule: preserve: the duplicated header keeps its locations
-//! (both copies of the test carry the header's lines); the header's debug
+//! (both copies of the test carry the header's lines, the branches that
+//! become conditional keep theirs, and the old header's block keeps the
+//! header branch's location on its `br`); the header's debug
 //! records move to the start of the body with the body's phis, a copy of
 //! them goes with the guard (in terms of the preheader's values) and to the
-//! exit block (in terms of the exit phis); a record naming a value that has
-//! no single definition there becomes `poison`.
+//! exit block (in terms of the exit phis). In the body, a record naming a
+//! header value that has no single definition there becomes `poison`; in
+//! the exit block such a record is left out (the guard's and the body's
+//! records disagree there, so the variable is unavailable, never stale).
 
 use std::collections::HashMap;
 
@@ -461,7 +465,13 @@ fn rotate(function: &mut Function, plan: &Plan) {
             .collect()
     };
     let into_body = remap_records(&body_phis);
-    let into_exit = remap_records(&after_records);
+    // After the loop, a record without a single value there is left out:
+    // the guard's and the body's own records then disagree, and the
+    // variable is unavailable rather than stale.
+    let into_exit: Vec<DebugRecord> = remap_records(&after_records)
+        .into_iter()
+        .filter(|r| !r.values().any(|v| v.is_undef_or_poison()))
+        .collect();
     prepend_records(function, body_entry, into_body);
     prepend_records(function, exit, into_exit);
 
@@ -556,8 +566,8 @@ fn prepend_records(function: &mut Function, block: BlockId, records: Vec<DebugRe
 /// `br header`, which becomes the copied conditional branch), mapping header
 /// values through `map` (extended with the copies). The copies keep the
 /// header's locations; with `with_records` they also get copies of the
-/// header's records. The replaced branch's records and metadata stay with
-/// the block's code.
+/// header's records. The replaced branch keeps its location, metadata and
+/// records (which now precede the copies).
 fn duplicate_test(
     function: &mut Function,
     rest: &[InstId],
@@ -603,7 +613,6 @@ fn duplicate_test(
         if id == header_term {
             let target = function.inst_mut(term);
             target.kind = copy.kind;
-            target.dbg = copy.dbg;
             target.records = records;
         } else {
             copy.records = records;

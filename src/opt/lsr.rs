@@ -393,6 +393,9 @@ impl Builder<'_> {
             _ => return value.clone(),
         };
         let mapped: Vec<Value> = operands.iter().map(|v| self.start(v, iv)).collect();
+        if let Some(folded) = fold_identity(&kind, &mapped, &original.ty) {
+            return folded;
+        }
         match &mut kind {
             InstKind::Binary { lhs, rhs, .. } => {
                 *lhs = mapped[0].clone();
@@ -402,6 +405,27 @@ impl Builder<'_> {
             _ => {}
         }
         self.push(kind, original.ty)
+    }
+}
+
+/// `x + 0`, `0 + x`, `x - 0`, `x * 1`, `1 * x` are `x`; `x * 0` is 0: the
+/// first iteration's index usually starts at 0.
+fn fold_identity(kind: &InstKind, operands: &[Value], ty: &Type) -> Option<Value> {
+    let InstKind::Binary { op, .. } = kind else {
+        return None;
+    };
+    let constant = |v: &Value| match v {
+        Value::Const(c) => c.sext_value(),
+        _ => None,
+    };
+    let (a, b) = (&operands[0], &operands[1]);
+    match (op, constant(a), constant(b)) {
+        (BinOp::Add | BinOp::Sub | BinOp::Shl, _, Some(0)) | (BinOp::Mul, _, Some(1)) => {
+            Some(a.clone())
+        }
+        (BinOp::Add, Some(0), _) | (BinOp::Mul, Some(1), _) => Some(b.clone()),
+        (BinOp::Mul, Some(0), _) | (BinOp::Mul, _, Some(0)) => Some(Value::int(ty.int_bits()?, 0)),
+        _ => None,
     }
 }
 

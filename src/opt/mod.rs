@@ -28,6 +28,7 @@ mod loops;
 mod lsr;
 mod mem2reg;
 mod simplifycfg;
+mod split_backedges;
 mod sroa;
 
 use crate::ir::print::{print_module, DebugSyntax};
@@ -126,6 +127,11 @@ pub const PASSES: &[Pass] = &[
         run: dce::run,
         needs_bodies: false,
     },
+    Pass {
+        name: "split-backedges",
+        run: split_backedges::run,
+        needs_bodies: false,
+    },
 ];
 
 /// The passes of `-O1`.
@@ -149,6 +155,7 @@ const O2: &[&str] = &[
     "instcombine",
     "simplifycfg",
     "dce",
+    "split-backedges",
 ];
 
 /// The pass with this name.
