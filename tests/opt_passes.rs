@@ -936,3 +936,38 @@ exit:
         "#]],
     );
 }
+
+#[test]
+fn instcombine_folds_loads_of_constant_globals_but_never_of_interposable_ones() {
+    check_real(
+        "instcombine",
+        r#"
+@weak = weak constant i32 7
+@linkonce = linkonce constant i32 8
+@strong = constant i32 9
+@mutable = global i32 10
+
+define i32 @f() {
+  %a = load i32, ptr @weak
+  %b = load i32, ptr @linkonce
+  %c = load i32, ptr @strong
+  %d = load i32, ptr @mutable
+  %x = add i32 %a, %b
+  %y = add i32 %x, %c
+  %z = add i32 %y, %d
+  ret i32 %z
+}
+"#,
+        expect![[r#"
+            define i32 @f() {
+              %a = load i32, ptr @weak
+              %b = load i32, ptr @linkonce
+              %d = load i32, ptr @mutable
+              %x = add i32 %a, %b
+              %y = add i32 %x, 9
+              %z = add i32 %y, %d
+              ret i32 %z
+            }
+        "#]],
+    );
+}
