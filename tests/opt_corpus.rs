@@ -5,8 +5,8 @@
 //! `opt -O2` output passes `opt-19 -passes=verify`, and
 //! `opt --debugify-each -O2 --debugify-export` writes LLVM's CSV with no
 //! missing location for the passes whose rule is preserve (sroa, mem2reg, inline,
-//! simplifycfg, dce, loop-rotate, split-backedges); the merge and drop passes'
-//! counts are printed.
+//! simplifycfg, dce, loop-rotate); the merge and drop passes' counts are
+//! printed.
 
 mod support;
 

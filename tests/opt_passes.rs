@@ -282,7 +282,7 @@ fn the_o2_pipeline_csv_of_sum_array_shows_only_merges_losing_lines() {
         instcombine,0,0,0.000000e+00,0.000000e+00
         simplifycfg,0,0,0.000000e+00,0.000000e+00
         dce,0,0,0.000000e+00,0.000000e+00
-        split-backedges,0,0,0.000000e+00,0.000000e+00
+        split-backedges,0,2,0.000000e+00,5.555556e-02
     "#]].assert_eq(&report.csv());
 }
 
@@ -932,6 +932,7 @@ exit:
             exit:
               ret i32 %next, !dbg !18
             }
+            WARNING: Missing line 1
             CheckModuleDebugify: PASS
         "#]],
     );

@@ -9,16 +9,19 @@
 //! new block is a lone `br`, which simplifycfg keeps: it carries a phi's
 //! edge from a branching predecessor). Debug-info rule: preserve: the new
 //! `br` has the location of the branch whose edge it carries; no debug
-//! record moves.
+//! record moves. Drop: a `br` that fell through into the loop and now jumps
+//! over the new block gets line 0 (gdb would otherwise stop on a line such
+//! as `do {` where no -O0 code stops).
 
 use crate::ir::cfg::DomTree;
 use crate::ir::{Block, BlockId, Function, Inst, InstKind, Type};
 
+use super::debug_update::dropped_location;
 use super::edit::{insert_block, phi_count};
 use super::PassCx;
 
 /// Runs the pass on one function; true when an edge was split.
-pub fn run(_cx: &mut PassCx, function: &mut Function) -> bool {
+pub fn run(cx: &mut PassCx, function: &mut Function) -> bool {
     let mut changed = false;
     // Each split adds one block and removes one critical back edge; the
     // edges are found again after each (block ids shift).
@@ -26,7 +29,7 @@ pub fn run(_cx: &mut PassCx, function: &mut Function) -> bool {
         let Some((pred, succ)) = critical_back_edge(function) else {
             break;
         };
-        split(function, pred, succ);
+        split(cx, function, pred, succ);
         changed = true;
     }
     changed
@@ -55,7 +58,17 @@ fn critical_back_edge(function: &Function) -> Option<(BlockId, BlockId)> {
 }
 
 /// Puts a block of one `br succ` before `succ` and sends `pred`'s edge there.
-fn split(function: &mut Function, pred: BlockId, succ: BlockId) {
+/// A `br succ` of the block before it, which fell through and now jumps
+/// over the new block, gets line 0: the jump is new code that no statement
+/// stops at.
+fn split(cx: &mut PassCx, function: &mut Function, pred: BlockId, succ: BlockId) {
+    if succ.0 > 0 {
+        let before = *function.blocks[succ.0 as usize - 1].insts.last().unwrap();
+        if matches!(function.inst(before).kind, InstKind::Br { dest } if dest == succ) {
+            let dropped = dropped_location(cx.module, function.inst(before).dbg);
+            function.inst_mut(before).dbg = dropped;
+        }
+    }
     let shift = |b: BlockId| if b.0 >= succ.0 { BlockId(b.0 + 1) } else { b };
     let term_loc = function.terminator(pred).and_then(|t| t.dbg);
     let mut br = Inst::new(InstKind::Br { dest: shift(succ) }, Type::Void);
