@@ -112,13 +112,7 @@ fn check(program: &str) {
     for row in rows.iter().filter(|r| {
         matches!(
             r[0],
-            "sroa"
-                | "mem2reg"
-                | "simplifycfg"
-                | "inline"
-                | "dce"
-                | "loop-rotate"
-                | "split-backedges"
+            "sroa" | "mem2reg" | "simplifycfg" | "inline" | "dce" | "loop-rotate"
         )
     }) {
         assert_eq!(row[2], "0", "{program}: {} lost locations: {csv}", row[0]);
