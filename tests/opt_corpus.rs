@@ -97,6 +97,7 @@ fn check(program: &str) {
             "speculate-diamonds",
             "loop-rotate",
             "early-cse",
+            "dse",
             "licm",
             "lsr",
             "licm",

@@ -275,6 +275,7 @@ fn the_o2_pipeline_csv_of_sum_array_shows_only_merges_losing_lines() {
         speculate-diamonds,0,0,0.000000e+00,0.000000e+00
         loop-rotate,0,0,0.000000e+00,0.000000e+00
         early-cse,0,1,0.000000e+00,2.702703e-02
+        dse,0,0,0.000000e+00,0.000000e+00
         licm,0,0,0.000000e+00,0.000000e+00
         lsr,0,0,0.000000e+00,0.000000e+00
         licm,0,0,0.000000e+00,0.000000e+00
@@ -322,7 +323,7 @@ fn opt_command_line_prints_stops_and_checks() {
     assert_eq!(
         String::from_utf8(out.stderr).unwrap(),
         format!(
-            "{}: error: unknown pass 'nosuchpass' (known: sroa, mem2reg, instcombine, simplifycfg, speculate-diamonds, inline, early-cse, licm, loop-rotate, lsr, dce, split-backedges)\n",
+            "{}: error: unknown pass 'nosuchpass' (known: sroa, mem2reg, instcombine, simplifycfg, speculate-diamonds, inline, early-cse, licm, loop-rotate, lsr, dce, dse, split-backedges)\n",
             input.display()
         )
     );
@@ -969,6 +970,64 @@ define i32 @f() {
               %z = add i32 %y, %d
               ret i32 %z
             }
+        "#]],
+    );
+}
+
+#[test]
+fn dse_deletes_an_overwritten_store_and_unlinks_its_assignment_marker() {
+    check_real(
+        "dse",
+        r#"
+define void @f(ptr %p, ptr %q, i32 %a, i32 %b) !dbg !5 {
+  %x = alloca i32, align 4, !DIAssignID !10
+    #dbg_assign(i1 undef, !8, !DIExpression(), !10, ptr %x, !DIExpression(), !9)
+  store i32 %a, ptr %x, align 4, !dbg !9, !DIAssignID !11
+    #dbg_assign(i32 %a, !8, !DIExpression(), !11, ptr %x, !DIExpression(), !9)
+  store i32 %a, ptr %q, align 4, !dbg !9
+  store i32 %b, ptr %x, align 4, !dbg !9, !DIAssignID !12
+    #dbg_assign(i32 %b, !8, !DIExpression(), !12, ptr %x, !DIExpression(), !9)
+  store i32 %a, ptr %p, align 4, !dbg !9
+  %v = load i32, ptr %p, align 4, !dbg !9
+  store i32 %v, ptr %p, align 4, !dbg !9
+  call void @g(ptr %x), !dbg !9
+  ret void, !dbg !9
+}
+
+declare void @g(ptr)
+
+!llvm.dbg.cu = !{!0}
+!llvm.module.flags = !{!3, !4}
+!0 = distinct !DICompileUnit(language: DW_LANG_C11, file: !1, emissionKind: FullDebug)
+!1 = !DIFile(filename: "t.c", directory: "/")
+!3 = !{i32 2, !"Debug Info Version", i32 3}
+!4 = !{i32 7, !"debug-info-assignment-tracking", i1 true}
+!5 = distinct !DISubprogram(name: "f", scope: !1, file: !1, line: 1, type: !6, unit: !0, spFlags: DISPFlagDefinition)
+!6 = !DISubroutineType(types: !{null})
+!7 = !DIBasicType(name: "int", size: 32, encoding: DW_ATE_signed)
+!8 = !DILocalVariable(name: "x", scope: !5, file: !1, line: 2, type: !7)
+!9 = !DILocation(line: 2, column: 3, scope: !5)
+!10 = distinct !DIAssignID()
+!11 = distinct !DIAssignID()
+!12 = distinct !DIAssignID()
+"#,
+        expect![[r#"
+            define void @f(ptr %p, ptr %q, i32 %a, i32 %b) !dbg !4 {
+              %x = alloca i32, align 4, !DIAssignID !7
+                #dbg_assign(i1 undef, !8, !DIExpression(), !7, ptr %x, !DIExpression(), !10)
+                #dbg_assign(i32 %a, !8, !DIExpression(), !11, ptr poison, !DIExpression(), !10)
+              store i32 %a, ptr %q, align 4, !dbg !10
+              store i32 %b, ptr %x, align 4, !dbg !10, !DIAssignID !12
+                #dbg_assign(i32 %b, !8, !DIExpression(), !12, ptr %x, !DIExpression(), !10)
+              store i32 %a, ptr %p, align 4, !dbg !10
+              %v = load i32, ptr %p, align 4, !dbg !10
+              store i32 %v, ptr %p, align 4, !dbg !10
+              call void @g(ptr %x), !dbg !10
+              ret void, !dbg !10
+            }
+            declare void @g(ptr)
+            !8 = !DILocalVariable(name: "x", scope: !4, file: !1, line: 2, type: !9)
+            !10 = !DILocation(line: 2, column: 3, scope: !4)
         "#]],
     );
 }

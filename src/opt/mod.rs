@@ -19,6 +19,7 @@ pub mod debugify;
 pub mod edit;
 
 mod dce;
+mod dse;
 mod early_cse;
 mod inline;
 mod instcombine;
@@ -128,6 +129,11 @@ pub const PASSES: &[Pass] = &[
         needs_bodies: false,
     },
     Pass {
+        name: "dse",
+        run: dse::run,
+        needs_bodies: false,
+    },
+    Pass {
         name: "split-backedges",
         run: split_backedges::run,
         needs_bodies: false,
@@ -148,6 +154,7 @@ const O2: &[&str] = &[
     "speculate-diamonds",
     "loop-rotate",
     "early-cse",
+    "dse",
     "licm",
     "lsr",
     "licm",
