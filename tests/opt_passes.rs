@@ -921,15 +921,15 @@ exit:
             entry:
               br label %loop, !dbg !8
             0:
-              br label %loop, !dbg !9
+              br label %loop, !dbg !8
             loop:
-              %i = phi i32 [ 0, %entry ], [ %next, %0 ], !dbg !10
-                #dbg_value(i32 %i, !11, !DIExpression(), !10)
-              %next = add i32 %i, 1, !dbg !13
-                #dbg_value(i32 %next, !14, !DIExpression(), !13)
-              %more = icmp slt i32 %next, %n, !dbg !15
-                #dbg_value(i1 %more, !16, !DIExpression(), !15)
-              br i1 %more, label %0, label %exit, !dbg !9
+              %i = phi i32 [ 0, %entry ], [ %next, %0 ], !dbg !9
+                #dbg_value(i32 %i, !10, !DIExpression(), !9)
+              %next = add i32 %i, 1, !dbg !12
+                #dbg_value(i32 %next, !13, !DIExpression(), !12)
+              %more = icmp slt i32 %next, %n, !dbg !14
+                #dbg_value(i1 %more, !15, !DIExpression(), !14)
+              br i1 %more, label %0, label %exit, !dbg !17
             exit:
               ret i32 %next, !dbg !18
             }

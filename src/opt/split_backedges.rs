@@ -7,11 +7,13 @@
 //!
 //! In: any function. Out: the same function with those edges split (the
 //! new block is a lone `br`, which simplifycfg keeps: it carries a phi's
-//! edge from a branching predecessor). Debug-info rule: preserve: the new
-//! `br` has the location of the branch whose edge it carries; no debug
-//! record moves. Drop: a `br` that fell through into the loop and now jumps
-//! over the new block gets line 0 (gdb would otherwise stop on a line such
-//! as `do {` where no -O0 code stops).
+//! edge from a branching predecessor). Debug-info rule: drop: the new `br`
+//! (and the phi copies code generation puts before it) gets line 0 in the
+//! scope of the branch whose edge it carries: it runs between the bottom
+//! test and the loop's first statement and belongs to neither; a `br` that
+//! fell through into the loop and now jumps over the new block gets line 0
+//! too (gdb would otherwise stop on a line such as `do {` where no -O0 code
+//! stops). No debug record moves.
 
 use crate::ir::cfg::DomTree;
 use crate::ir::{Block, BlockId, Function, Inst, InstKind, Type};
@@ -72,7 +74,7 @@ fn split(cx: &mut PassCx, function: &mut Function, pred: BlockId, succ: BlockId)
     let shift = |b: BlockId| if b.0 >= succ.0 { BlockId(b.0 + 1) } else { b };
     let term_loc = function.terminator(pred).and_then(|t| t.dbg);
     let mut br = Inst::new(InstKind::Br { dest: shift(succ) }, Type::Void);
-    br.dbg = term_loc;
+    br.dbg = dropped_location(cx.module, term_loc);
     let br = function.add_inst(br);
     let edge = insert_block(
         function,
