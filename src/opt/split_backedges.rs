@@ -10,13 +10,15 @@
 //! edge from a branching predecessor). Debug-info rule: drop: the new `br`
 //! (and the phi copies code generation puts before it) gets line 0 in the
 //! scope of the branch whose edge it carries: it runs between the bottom
-//! test and the loop's first statement and belongs to neither; a `br` that
-//! fell through into the loop and now jumps over the new block gets line 0
-//! too (gdb would otherwise stop on a line such as `do {` where no -O0 code
+//! test and the loop's first statement and belongs to neither. A `br` that
+//! fell through into the loop and now jumps over the new block keeps its
+//! line if that line has other code (a `for` line: gdb's breakpoint on it
+//! must stop once at the loop's entry, as at -O0), else it gets line 0 too
+//! (gdb would otherwise stop on a line such as `do {` where no -O0 code
 //! stops). No debug record moves.
 
 use crate::ir::cfg::DomTree;
-use crate::ir::{Block, BlockId, Function, Inst, InstKind, Type};
+use crate::ir::{Block, BlockId, Function, Inst, InstId, InstKind, Type};
 
 use super::debug_update::dropped_location;
 use super::edit::{insert_block, phi_count};
@@ -59,14 +61,34 @@ fn critical_back_edge(function: &Function) -> Option<(BlockId, BlockId)> {
     None
 }
 
+/// Whether another placed instruction of the function has the same line as
+/// `id` (a statement with code of its own, such as a `for` whose test is
+/// elsewhere, rather than a line like `do {` that only branches).
+fn line_has_other_code(cx: &PassCx, function: &Function, id: InstId) -> bool {
+    let Some(loc) = function.inst(id).dbg else {
+        return false;
+    };
+    let line = cx.module.debug.location(loc).line;
+    function.blocks.iter().flat_map(|b| &b.insts).any(|&other| {
+        other != id
+            && function
+                .inst(other)
+                .dbg
+                .is_some_and(|l| cx.module.debug.location(l).line == line)
+    })
+}
+
 /// Puts a block of one `br succ` before `succ` and sends `pred`'s edge there.
 /// A `br succ` of the block before it, which fell through and now jumps
-/// over the new block, gets line 0: the jump is new code that no statement
-/// stops at.
+/// over the new block, keeps its line when that line has other code (the
+/// jump is where the statement begins, as a `for`'s initialisation); else it
+/// gets line 0: the jump is new code of a line that no -O0 code stops at.
 fn split(cx: &mut PassCx, function: &mut Function, pred: BlockId, succ: BlockId) {
     if succ.0 > 0 {
         let before = *function.blocks[succ.0 as usize - 1].insts.last().unwrap();
-        if matches!(function.inst(before).kind, InstKind::Br { dest } if dest == succ) {
+        if matches!(function.inst(before).kind, InstKind::Br { dest } if dest == succ)
+            && !line_has_other_code(cx, function, before)
+        {
             let dropped = dropped_location(cx.module, function.inst(before).dbg);
             function.inst_mut(before).dbg = dropped;
         }
