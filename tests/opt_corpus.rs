@@ -5,7 +5,8 @@
 //! `opt -O2` output passes `opt-19 -passes=verify`, and
 //! `opt --debugify-each -O2 --debugify-export` writes LLVM's CSV with no
 //! missing location for the passes whose rule is preserve (sroa, mem2reg, inline,
-//! simplifycfg, dce); the merge and drop passes' counts are printed.
+//! simplifycfg, dce, loop-rotate); the merge and drop passes' counts are
+//! printed.
 
 mod support;
 
@@ -94,20 +95,27 @@ fn check(program: &str) {
             "instcombine",
             "simplifycfg",
             "speculate-diamonds",
+            "loop-rotate",
             "early-cse",
+            "dse",
+            "licm",
+            "lsr",
             "licm",
             "dce",
             "instcombine",
             "simplifycfg",
-            "dce"
+            "dce",
+            "split-backedges"
         ]
     );
     // Passes whose rule is preserve lose no location; merge (instcombine's
     // fused operations, early-cse) and drop (speculate-diamonds, licm) may.
-    for row in rows
-        .iter()
-        .filter(|r| matches!(r[0], "sroa" | "mem2reg" | "simplifycfg" | "inline" | "dce"))
-    {
+    for row in rows.iter().filter(|r| {
+        matches!(
+            r[0],
+            "sroa" | "mem2reg" | "simplifycfg" | "inline" | "dce" | "loop-rotate"
+        )
+    }) {
         assert_eq!(row[2], "0", "{program}: {} lost locations: {csv}", row[0]);
         assert_eq!(row[4], "0.000000e+00", "{program}: {csv}");
     }

@@ -273,12 +273,17 @@ fn the_o2_pipeline_csv_of_sum_array_shows_only_merges_losing_lines() {
         instcombine,0,0,0.000000e+00,0.000000e+00
         simplifycfg,0,0,0.000000e+00,0.000000e+00
         speculate-diamonds,0,0,0.000000e+00,0.000000e+00
-        early-cse,0,1,0.000000e+00,3.225806e-02
+        loop-rotate,0,0,0.000000e+00,0.000000e+00
+        early-cse,0,1,0.000000e+00,2.702703e-02
+        dse,0,0,0.000000e+00,0.000000e+00
+        licm,0,0,0.000000e+00,0.000000e+00
+        lsr,0,0,0.000000e+00,0.000000e+00
         licm,0,0,0.000000e+00,0.000000e+00
         dce,0,0,0.000000e+00,0.000000e+00
         instcombine,0,0,0.000000e+00,0.000000e+00
         simplifycfg,0,0,0.000000e+00,0.000000e+00
         dce,0,0,0.000000e+00,0.000000e+00
+        split-backedges,0,2,0.000000e+00,5.555556e-02
     "#]].assert_eq(&report.csv());
 }
 
@@ -318,7 +323,7 @@ fn opt_command_line_prints_stops_and_checks() {
     assert_eq!(
         String::from_utf8(out.stderr).unwrap(),
         format!(
-            "{}: error: unknown pass 'nosuchpass' (known: sroa, mem2reg, instcombine, simplifycfg, speculate-diamonds, inline, early-cse, licm, dce)\n",
+            "{}: error: unknown pass 'nosuchpass' (known: sroa, mem2reg, instcombine, simplifycfg, speculate-diamonds, inline, early-cse, licm, loop-rotate, lsr, dce, dse, split-backedges)\n",
             input.display()
         )
     );
@@ -674,6 +679,355 @@ define i32 @g(i32 %a) {
             define i32 @g(i32 %a) {
               ret i32 %a
             }
+        "#]],
+    );
+}
+
+#[test]
+fn loop_rotate_makes_a_guarded_do_while_and_keeps_every_line() {
+    check(
+        "loop-rotate",
+        r#"
+define i32 @f(ptr %p, i32 %n) {
+entry:
+  br label %head
+head:
+  %i = phi i32 [ 0, %entry ], [ %next, %body ]
+  %sum = phi i32 [ 0, %entry ], [ %acc, %body ]
+  %more = icmp slt i32 %i, %n
+  br i1 %more, label %body, label %exit
+body:
+  %wide = sext i32 %i to i64
+  %cell = getelementptr i32, ptr %p, i64 %wide
+  %v = load i32, ptr %cell
+  %acc = add i32 %sum, %v
+  %next = add nsw i32 %i, 1
+  br label %head
+exit:
+  ret i32 %sum
+}
+"#,
+        expect![[r#"
+            define i32 @f(ptr %p, i32 %n) !dbg !5 {
+            entry:
+                #dbg_value(i32 0, !8, !DIExpression(), !10)
+                #dbg_value(i32 0, !11, !DIExpression(), !12)
+              %0 = icmp slt i32 0, %n, !dbg !13
+                #dbg_value(i1 %0, !14, !DIExpression(), !13)
+              br i1 %0, label %head, label %exit, !dbg !16
+            head:
+              br label %body, !dbg !17
+            body:
+              %i = phi i32 [ 0, %head ], [ %next, %body ], !dbg !10
+              %sum = phi i32 [ 0, %head ], [ %acc, %body ], !dbg !12
+                #dbg_value(i32 %i, !8, !DIExpression(), !10)
+                #dbg_value(i32 %sum, !11, !DIExpression(), !12)
+                #dbg_value(i1 poison, !14, !DIExpression(), !13)
+              %wide = sext i32 %i to i64, !dbg !18
+                #dbg_value(i64 %wide, !19, !DIExpression(), !18)
+              %cell = getelementptr i32, ptr %p, i64 %wide, !dbg !21
+                #dbg_value(ptr %cell, !22, !DIExpression(), !21)
+              %v = load i32, ptr %cell, !dbg !23
+                #dbg_value(i32 %v, !24, !DIExpression(), !23)
+              %acc = add i32 %sum, %v, !dbg !25
+                #dbg_value(i32 %acc, !26, !DIExpression(), !25)
+              %next = add nsw i32 %i, 1, !dbg !27
+                #dbg_value(i32 %next, !28, !DIExpression(), !27)
+              %1 = icmp slt i32 %next, %n, !dbg !13
+              br i1 %1, label %body, label %2, !dbg !29
+            2:
+              br label %exit, !dbg !17
+            exit:
+              %3 = phi i32 [ 0, %entry ], [ %acc, %2 ], !dbg !12
+                #dbg_value(i32 %3, !11, !DIExpression(), !12)
+              ret i32 %3, !dbg !30
+            }
+            CheckModuleDebugify: PASS
+        "#]],
+    );
+}
+
+#[test]
+fn lsr_turns_a_row_address_into_a_pointer_induction_variable_and_dce_salvages_the_rest() {
+    check(
+        "lsr,dce",
+        r#"
+define i64 @f(ptr %a, i32 %row, i32 %n) {
+entry:
+  %base = mul nsw i32 %row, %n
+  br label %loop
+loop:
+  %k = phi i32 [ 0, %entry ], [ %next, %loop ]
+  %acc = phi i64 [ 0, %entry ], [ %sum, %loop ]
+  %at = add nsw i32 %base, %k
+  %wide = sext i32 %at to i64
+  %cell = getelementptr inbounds i64, ptr %a, i64 %wide
+  %v = load i64, ptr %cell
+  %sum = add i64 %acc, %v
+  %next = add nsw i32 %k, 1
+  %more = icmp slt i32 %next, %n
+  br i1 %more, label %loop, label %exit
+exit:
+  ret i64 %sum
+}
+"#,
+        expect![[r#"
+            define i64 @f(ptr %a, i32 %row, i32 %n) !dbg !5 {
+            entry:
+              %base = mul nsw i32 %row, %n, !dbg !8
+              %0 = sext i32 %base to i64, !dbg !9
+              %1 = getelementptr i64, ptr %a, i64 %0, !dbg !9
+                #dbg_value(i32 %base, !10, !DIExpression(), !8)
+              br label %loop, !dbg !12
+            loop:
+              %2 = phi ptr [ %1, %entry ], [ %3, %loop ], !dbg !9
+              %k = phi i32 [ 0, %entry ], [ %next, %loop ], !dbg !13
+              %acc = phi i64 [ 0, %entry ], [ %sum, %loop ], !dbg !14
+                #dbg_value(i32 %k, !15, !DIExpression(), !13)
+                #dbg_value(i64 %acc, !16, !DIExpression(), !14)
+                #dbg_value(!DIArgList(i32 %base, i32 %k), !18, !DIExpression(DW_OP_LLVM_arg, 0, DW_OP_LLVM_arg, 1, DW_OP_plus, DW_OP_stack_value), !19)
+                #dbg_value(!DIArgList(i32 %base, i32 %k), !20, !DIExpression(DW_OP_LLVM_arg, 0, DW_OP_LLVM_arg, 1, DW_OP_plus, DW_OP_LLVM_convert, 32, DW_ATE_signed, DW_OP_LLVM_convert, 64, DW_ATE_signed, DW_OP_stack_value), !21)
+                #dbg_value(ptr %2, !22, !DIExpression(), !23)
+              %v = load i64, ptr %2, !dbg !24
+                #dbg_value(i64 %v, !25, !DIExpression(), !24)
+              %sum = add i64 %acc, %v, !dbg !26
+                #dbg_value(i64 %sum, !27, !DIExpression(), !26)
+              %next = add nsw i32 %k, 1, !dbg !28
+                #dbg_value(i32 %next, !29, !DIExpression(), !28)
+              %more = icmp slt i32 %next, %n, !dbg !30
+              %3 = getelementptr i64, ptr %2, i64 1, !dbg !23
+                #dbg_value(i1 %more, !31, !DIExpression(), !30)
+              br i1 %more, label %loop, label %exit, !dbg !33
+            exit:
+              ret i64 %sum, !dbg !34
+            }
+            CheckModuleDebugify: PASS
+        "#]],
+    );
+}
+
+#[test]
+fn lsr_steps_a_column_address_by_an_invariant_stride() {
+    check_real(
+        "lsr",
+        r#"
+define i64 @f(ptr %b, i32 %col, i32 %n) {
+entry:
+  br label %loop
+loop:
+  %k = phi i32 [ 0, %entry ], [ %next, %loop ]
+  %acc = phi i64 [ 0, %entry ], [ %sum, %loop ]
+  %rowk = mul nsw i32 %k, %n
+  %at = add nsw i32 %rowk, %col
+  %wide = sext i32 %at to i64
+  %cell = getelementptr inbounds i64, ptr %b, i64 %wide
+  %v = load i64, ptr %cell
+  %sum = add i64 %acc, %v
+  %next = add nsw i32 %k, 1
+  %more = icmp slt i32 %next, %n
+  br i1 %more, label %loop, label %exit
+exit:
+  ret i64 %sum
+}
+"#,
+        expect![[r#"
+            define i64 @f(ptr %b, i32 %col, i32 %n) {
+            entry:
+              %0 = sext i32 %n to i64
+              %1 = sext i32 %col to i64
+              %2 = getelementptr i64, ptr %b, i64 %1
+              br label %loop
+            loop:
+              %3 = phi ptr [ %2, %entry ], [ %4, %loop ]
+              %k = phi i32 [ 0, %entry ], [ %next, %loop ]
+              %acc = phi i64 [ 0, %entry ], [ %sum, %loop ]
+              %rowk = mul nsw i32 %k, %n
+              %at = add nsw i32 %rowk, %col
+              %wide = sext i32 %at to i64
+              %cell = getelementptr inbounds i64, ptr %b, i64 %wide
+              %v = load i64, ptr %3
+              %sum = add i64 %acc, %v
+              %next = add nsw i32 %k, 1
+              %more = icmp slt i32 %next, %n
+              %4 = getelementptr i64, ptr %3, i64 %0
+              br i1 %more, label %loop, label %exit
+            exit:
+              ret i64 %sum
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn lsr_leaves_an_index_without_nsw_under_sext_alone() {
+    check_real(
+        "lsr",
+        r#"
+define i64 @f(ptr %a, i32 %base, i32 %n) {
+entry:
+  br label %loop
+loop:
+  %k = phi i32 [ 0, %entry ], [ %next, %loop ]
+  %at = add i32 %base, %k
+  %wide = sext i32 %at to i64
+  %cell = getelementptr inbounds i64, ptr %a, i64 %wide
+  %v = load i64, ptr %cell
+  %next = add nsw i32 %k, 1
+  %more = icmp slt i32 %next, %n
+  br i1 %more, label %loop, label %exit
+exit:
+  ret i64 %v
+}
+"#,
+        expect![[r#"
+            define i64 @f(ptr %a, i32 %base, i32 %n) {
+            entry:
+              br label %loop
+            loop:
+              %k = phi i32 [ 0, %entry ], [ %next, %loop ]
+              %at = add i32 %base, %k
+              %wide = sext i32 %at to i64
+              %cell = getelementptr inbounds i64, ptr %a, i64 %wide
+              %v = load i64, ptr %cell
+              %next = add nsw i32 %k, 1
+              %more = icmp slt i32 %next, %n
+              br i1 %more, label %loop, label %exit
+            exit:
+              ret i64 %v
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn split_backedges_gives_a_phi_edge_of_a_bottom_test_its_own_block_before_the_loop() {
+    check(
+        "split-backedges",
+        r#"
+define i32 @f(i32 %n) {
+entry:
+  br label %loop
+loop:
+  %i = phi i32 [ 0, %entry ], [ %next, %loop ]
+  %next = add i32 %i, 1
+  %more = icmp slt i32 %next, %n
+  br i1 %more, label %loop, label %exit
+exit:
+  ret i32 %next
+}
+"#,
+        expect![[r#"
+            define i32 @f(i32 %n) !dbg !5 {
+            entry:
+              br label %loop, !dbg !8
+            0:
+              br label %loop, !dbg !8
+            loop:
+              %i = phi i32 [ 0, %entry ], [ %next, %0 ], !dbg !9
+                #dbg_value(i32 %i, !10, !DIExpression(), !9)
+              %next = add i32 %i, 1, !dbg !12
+                #dbg_value(i32 %next, !13, !DIExpression(), !12)
+              %more = icmp slt i32 %next, %n, !dbg !14
+                #dbg_value(i1 %more, !15, !DIExpression(), !14)
+              br i1 %more, label %0, label %exit, !dbg !17
+            exit:
+              ret i32 %next, !dbg !18
+            }
+            WARNING: Missing line 1
+            CheckModuleDebugify: PASS
+        "#]],
+    );
+}
+
+#[test]
+fn instcombine_folds_loads_of_constant_globals_but_never_of_interposable_ones() {
+    check_real(
+        "instcombine",
+        r#"
+@weak = weak constant i32 7
+@linkonce = linkonce constant i32 8
+@strong = constant i32 9
+@mutable = global i32 10
+
+define i32 @f() {
+  %a = load i32, ptr @weak
+  %b = load i32, ptr @linkonce
+  %c = load i32, ptr @strong
+  %d = load i32, ptr @mutable
+  %x = add i32 %a, %b
+  %y = add i32 %x, %c
+  %z = add i32 %y, %d
+  ret i32 %z
+}
+"#,
+        expect![[r#"
+            define i32 @f() {
+              %a = load i32, ptr @weak
+              %b = load i32, ptr @linkonce
+              %d = load i32, ptr @mutable
+              %x = add i32 %a, %b
+              %y = add i32 %x, 9
+              %z = add i32 %y, %d
+              ret i32 %z
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn dse_deletes_an_overwritten_store_and_unlinks_its_assignment_marker() {
+    check_real(
+        "dse",
+        r#"
+define void @f(ptr %p, ptr %q, i32 %a, i32 %b) !dbg !5 {
+  %x = alloca i32, align 4, !DIAssignID !10
+    #dbg_assign(i1 undef, !8, !DIExpression(), !10, ptr %x, !DIExpression(), !9)
+  store i32 %a, ptr %x, align 4, !dbg !9, !DIAssignID !11
+    #dbg_assign(i32 %a, !8, !DIExpression(), !11, ptr %x, !DIExpression(), !9)
+  store i32 %a, ptr %q, align 4, !dbg !9
+  store i32 %b, ptr %x, align 4, !dbg !9, !DIAssignID !12
+    #dbg_assign(i32 %b, !8, !DIExpression(), !12, ptr %x, !DIExpression(), !9)
+  store i32 %a, ptr %p, align 4, !dbg !9
+  %v = load i32, ptr %p, align 4, !dbg !9
+  store i32 %v, ptr %p, align 4, !dbg !9
+  call void @g(ptr %x), !dbg !9
+  ret void, !dbg !9
+}
+
+declare void @g(ptr)
+
+!llvm.dbg.cu = !{!0}
+!llvm.module.flags = !{!3, !4}
+!0 = distinct !DICompileUnit(language: DW_LANG_C11, file: !1, emissionKind: FullDebug)
+!1 = !DIFile(filename: "t.c", directory: "/")
+!3 = !{i32 2, !"Debug Info Version", i32 3}
+!4 = !{i32 7, !"debug-info-assignment-tracking", i1 true}
+!5 = distinct !DISubprogram(name: "f", scope: !1, file: !1, line: 1, type: !6, unit: !0, spFlags: DISPFlagDefinition)
+!6 = !DISubroutineType(types: !{null})
+!7 = !DIBasicType(name: "int", size: 32, encoding: DW_ATE_signed)
+!8 = !DILocalVariable(name: "x", scope: !5, file: !1, line: 2, type: !7)
+!9 = !DILocation(line: 2, column: 3, scope: !5)
+!10 = distinct !DIAssignID()
+!11 = distinct !DIAssignID()
+!12 = distinct !DIAssignID()
+"#,
+        expect![[r#"
+            define void @f(ptr %p, ptr %q, i32 %a, i32 %b) !dbg !4 {
+              %x = alloca i32, align 4, !DIAssignID !7
+                #dbg_assign(i1 undef, !8, !DIExpression(), !7, ptr %x, !DIExpression(), !10)
+                #dbg_assign(i32 %a, !8, !DIExpression(), !11, ptr poison, !DIExpression(), !10)
+              store i32 %a, ptr %q, align 4, !dbg !10
+              store i32 %b, ptr %x, align 4, !dbg !10, !DIAssignID !12
+                #dbg_assign(i32 %b, !8, !DIExpression(), !12, ptr %x, !DIExpression(), !10)
+              store i32 %a, ptr %p, align 4, !dbg !10
+              %v = load i32, ptr %p, align 4, !dbg !10
+              store i32 %v, ptr %p, align 4, !dbg !10
+              call void @g(ptr %x), !dbg !10
+              ret void, !dbg !10
+            }
+            declare void @g(ptr)
+            !8 = !DILocalVariable(name: "x", scope: !4, file: !1, line: 2, type: !9)
+            !10 = !DILocation(line: 2, column: 3, scope: !4)
         "#]],
     );
 }

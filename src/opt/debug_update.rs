@@ -27,6 +27,20 @@ use crate::ir::{
     MdId, MdNode, Module, RecordKind, Type, Value,
 };
 
+/// The location of an instruction moved away from its statement (hoisted,
+/// or made by a pass for a loop's preheader): line 0 in the same scope and
+/// inlined-at chain; `None` stays `None`.
+pub fn dropped_location(module: &mut Module, loc: Option<LocId>) -> Option<LocId> {
+    let old = module.debug.location(loc?).clone();
+    Some(module.debug.intern_location(DILocation {
+        line: 0,
+        column: 0,
+        implicit_code: false,
+        distinct: false,
+        ..old
+    }))
+}
+
 /// The location of an instruction that replaces two instructions located at
 /// `a` and `b`: the same location when equal, else the nearest common scope
 /// with line 0 when the lines differ; `None` when either has none.

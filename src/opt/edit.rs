@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use crate::ir::{BlockId, Function, Inst, InstId, InstKind, Value};
+use crate::ir::{Block, BlockId, Function, Inst, InstId, InstKind, Value};
 
 /// The block of every instruction that is placed in a block, by [`InstId`].
 pub fn inst_blocks(function: &Function) -> Vec<Option<BlockId>> {
@@ -260,13 +260,27 @@ pub fn remove_blocks(function: &mut Function, keep: &[bool]) {
             next += 1;
         }
     }
-    let renumber = |b: &mut BlockId| *b = BlockId(new_index[b.0 as usize]);
     let old_blocks = std::mem::take(&mut function.blocks);
     for (b, block) in old_blocks.into_iter().enumerate() {
         if keep[b] {
             function.blocks.push(block);
         }
     }
+    map_block_refs(function, |b| BlockId(new_index[b.0 as usize]));
+}
+
+/// Inserts `block` at layout position `at` and returns its id; every block
+/// reference to a block at or after `at` is renumbered.
+pub fn insert_block(function: &mut Function, at: BlockId, block: Block) -> BlockId {
+    map_block_refs(function, |b| if b.0 >= at.0 { BlockId(b.0 + 1) } else { b });
+    function.blocks.insert(at.0 as usize, block);
+    at
+}
+
+/// Rewrites every block reference of the placed instructions (branch
+/// targets, phi incoming blocks) through `map`.
+fn map_block_refs(function: &mut Function, map: impl Fn(BlockId) -> BlockId) {
+    let renumber = |b: &mut BlockId| *b = map(*b);
     let placed: Vec<InstId> = function
         .blocks
         .iter()
@@ -285,6 +299,7 @@ pub fn remove_blocks(function: &mut Function, keep: &[bool]) {
                 renumber(default);
                 cases.iter_mut().for_each(|(_, b)| renumber(b));
             }
+            InstKind::IndirectBr { dests, .. } => dests.iter_mut().for_each(renumber),
             InstKind::Phi { incoming } => incoming.iter_mut().for_each(|(_, b)| renumber(b)),
             _ => {}
         }

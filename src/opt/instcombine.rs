@@ -1,8 +1,9 @@
 //! instcombine: local peepholes: constant folding, algebraic identities,
 //! canonical forms (constants on the right, `sub x, c` as `add x, -c`),
 //! strength reduction of multiplications and divisions by powers of two,
-//! cast chains, trivial selects, compares and phis, and fusing chains of
-//! operations with constants.
+//! cast chains, trivial selects, compares and phis, fusing chains of
+//! operations with constants, and loads of scalar constant globals (never of
+//! an interposable one: weak, linkonce, common or extern_weak).
 //!
 //! In: any function. Out: the same function with simpler instructions; the
 //! replaced ones are left unused for DCE. Debug-info rules:
@@ -20,7 +21,8 @@
 use crate::ir::cfg::DomTree;
 use crate::ir::value::{sign_extend, zero_extend};
 use crate::ir::{
-    ArithFlags, BinOp, CastOp, Constant, Function, ICmpPred, InstId, InstKind, Type, Value,
+    ArithFlags, BinOp, CastOp, Constant, Function, GlobalRef, ICmpPred, InstId, InstKind, Type,
+    Value,
 };
 
 use super::debug_update::merge_locations;
@@ -438,6 +440,21 @@ fn combine(
         }
         InstKind::Gep { base, indices, .. } => {
             (indices.iter().all(|i| const_int(i) == Some(0))).then(|| Action::Replace(base.clone()))
+        }
+        InstKind::Load {
+            ptr: Value::Const(Constant::Global(GlobalRef::Var(global))),
+            volatile: false,
+            atomic: None,
+            ..
+        } => {
+            // A load of a whole constant global is its initializer, unless
+            // the definition may be replaced at link time (weak, linkonce,
+            // common, extern_weak): another object's may win.
+            let global = cx.module.global(*global);
+            let init = global.initializer.as_ref()?;
+            let scalar = matches!(init, Constant::Int { .. } | Constant::Float { .. });
+            (global.constant && !global.linkage.is_weak() && scalar && init.ty() == inst.ty)
+                .then(|| Action::Replace(Value::Const(init.clone())))
         }
         _ => None,
     }

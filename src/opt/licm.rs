@@ -13,18 +13,13 @@
 //! the same scope); its debug records stay where they were in the loop (they
 //! ride on the next instruction) and still name the hoisted value.
 
-use crate::ir::cfg::{predecessors, DomTree};
-use crate::ir::{BinOp, BlockId, DILocation, Function, InstKind, Value};
+use crate::ir::cfg::DomTree;
+use crate::ir::{BinOp, Function, InstKind, Value};
 
+use super::debug_update::dropped_location;
 use super::edit::{inst_blocks, remove_at};
+use super::loops::find_loops;
 use super::PassCx;
-
-/// One natural loop.
-struct Loop {
-    preheader: BlockId,
-    body: Vec<bool>,
-    size: usize,
-}
 
 /// Runs LICM on one function; true when something was hoisted.
 pub fn run(cx: &mut PassCx, function: &mut Function) -> bool {
@@ -67,71 +62,11 @@ pub fn run(cx: &mut PassCx, function: &mut Function) -> bool {
                 let at = pre.len() - 1;
                 pre.insert(at, id);
                 blocks[id.0 as usize] = Some(lp.preheader);
-                if let Some(loc) = function.inst(id).dbg {
-                    let old = cx.module.debug.location(loc).clone();
-                    let dropped = cx.module.debug.intern_location(DILocation {
-                        line: 0,
-                        column: 0,
-                        implicit_code: false,
-                        distinct: false,
-                        ..old
-                    });
-                    function.inst_mut(id).dbg = Some(dropped);
-                }
+                let dropped = dropped_location(cx.module, function.inst(id).dbg);
+                function.inst_mut(id).dbg = dropped;
                 changed = true;
             }
         }
     }
     changed
-}
-
-/// The function's natural loops that have a preheader (one per header).
-fn find_loops(function: &Function) -> Vec<Loop> {
-    let dom = DomTree::compute(function);
-    let preds = predecessors(function);
-    let n = function.blocks.len();
-    let mut loops = Vec::new();
-    for &header in dom.rpo() {
-        let h = header.0 as usize;
-        let latches: Vec<BlockId> = preds[h]
-            .iter()
-            .copied()
-            .filter(|&p| dom.dominates(header, p))
-            .collect();
-        if latches.is_empty() {
-            continue;
-        }
-        let mut body = vec![false; n];
-        body[h] = true;
-        let mut work = latches.clone();
-        while let Some(b) = work.pop() {
-            if body[b.0 as usize] {
-                continue;
-            }
-            body[b.0 as usize] = true;
-            work.extend(preds[b.0 as usize].iter().copied());
-        }
-        let outside: Vec<BlockId> = preds[h]
-            .iter()
-            .copied()
-            .filter(|p| !body[p.0 as usize])
-            .collect();
-        let [preheader] = outside.as_slice() else {
-            continue;
-        };
-        let only_to_header = matches!(
-            function.terminator(*preheader).map(|t| &t.kind),
-            Some(InstKind::Br { dest }) if *dest == header
-        );
-        if !only_to_header || !dom.is_reachable(*preheader) {
-            continue;
-        }
-        let size = body.iter().filter(|&&b| b).count();
-        loops.push(Loop {
-            preheader: *preheader,
-            body,
-            size,
-        });
-    }
-    loops
 }

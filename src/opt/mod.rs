@@ -19,12 +19,17 @@ pub mod debugify;
 pub mod edit;
 
 mod dce;
+mod dse;
 mod early_cse;
 mod inline;
 mod instcombine;
 mod licm;
+mod loop_rotate;
+mod loops;
+mod lsr;
 mod mem2reg;
 mod simplifycfg;
+mod split_backedges;
 mod sroa;
 
 use crate::ir::print::{print_module, DebugSyntax};
@@ -109,8 +114,28 @@ pub const PASSES: &[Pass] = &[
         needs_bodies: false,
     },
     Pass {
+        name: "loop-rotate",
+        run: loop_rotate::run,
+        needs_bodies: false,
+    },
+    Pass {
+        name: "lsr",
+        run: lsr::run,
+        needs_bodies: false,
+    },
+    Pass {
         name: "dce",
         run: dce::run,
+        needs_bodies: false,
+    },
+    Pass {
+        name: "dse",
+        run: dse::run,
+        needs_bodies: false,
+    },
+    Pass {
+        name: "split-backedges",
+        run: split_backedges::run,
         needs_bodies: false,
     },
 ];
@@ -127,12 +152,17 @@ const O2: &[&str] = &[
     "instcombine",
     "simplifycfg",
     "speculate-diamonds",
+    "loop-rotate",
     "early-cse",
+    "dse",
+    "licm",
+    "lsr",
     "licm",
     "dce",
     "instcombine",
     "simplifycfg",
     "dce",
+    "split-backedges",
 ];
 
 /// The pass with this name.

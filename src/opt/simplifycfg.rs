@@ -1,7 +1,8 @@
 //! simplifycfg: folds branches on constants, removes unreachable blocks,
 //! merges a block into its only predecessor when that predecessor branches
 //! to it unconditionally, and forwards empty blocks (a lone `br`) to their
-//! successor.
+//! successor, unless the block carries a phi's edge from a branching
+//! predecessor (removing it would make that edge critical).
 //!
 //! In: any function. Out: the same function with fewer blocks and branches.
 //! Debug-info rules: a folded conditional branch becomes an unconditional
@@ -252,7 +253,16 @@ fn forward_empty_blocks(function: &mut Function) -> bool {
             function.block(succ).insts[..phi_count(function, succ)].to_vec();
         let conflict =
             !succ_phis.is_empty() && my_preds.iter().any(|p| preds[succ.0 as usize].contains(p));
-        if my_preds.is_empty() || conflict {
+        // A block that holds a phi's edge from a branching predecessor stays:
+        // without it the edge would be critical, and code generation would
+        // put the phi's copies on a block of its own, out of layout order.
+        let keeps_edge = !succ_phis.is_empty()
+            && my_preds.iter().any(|&p| {
+                function
+                    .terminator(p)
+                    .is_some_and(|t| t.successors().len() > 1)
+            });
+        if my_preds.is_empty() || conflict || keeps_edge {
             b += 1;
             continue;
         }
