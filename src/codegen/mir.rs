@@ -335,6 +335,11 @@ pub enum AluOp {
     Or,
     /// xor.
     Xor,
+    /// adc: add with the carry flag of the instruction before (the low
+    /// half of a wide addition).
+    Adc,
+    /// sbb: subtract with the borrow (carry flag) of the instruction before.
+    Sbb,
 }
 
 /// Shift and rotate operations.
@@ -697,6 +702,16 @@ pub enum InstKind {
         /// for a floating-point one).
         uses: Vec<PhysReg>,
     },
+    /// A tail call: `jmp target` after the epilogue (frame lowering puts
+    /// it before this instruction, as before a return), the arguments
+    /// already in their ABI places. Ends the block and the function's path.
+    TailJump {
+        /// Callee (a register target must be one the epilogue does not
+        /// restore: r11).
+        target: CallTarget,
+        /// Physical registers holding arguments (read by the callee).
+        args: Vec<PhysReg>,
+    },
     /// `ud2` (unreachable).
     Ud2,
     /// `push reg` (frame lowering only).
@@ -947,6 +962,7 @@ impl Inst {
                 | InstKind::Jmp { .. }
                 | InstKind::JmpIndirect { .. }
                 | InstKind::Ret { .. }
+                | InstKind::TailJump { .. }
                 | InstKind::Ud2
         )
     }
@@ -1070,6 +1086,7 @@ impl InstKind {
             InstKind::InlineAsm(asm) => asm.uses,
             InstKind::Call { args, .. } => RegSet::of(args),
             InstKind::Ret { uses } => RegSet::of(uses),
+            InstKind::TailJump { args, .. } => RegSet::of(args),
             InstKind::Push { reg } => gprs(&[*reg]),
             _ => RegSet::EMPTY,
         }
@@ -1192,7 +1209,7 @@ macro_rules! reg_visitor {
                     rm(src, f);
                     f(dst, Access::Def);
                 }
-                InstKind::Call { target, .. } => {
+                InstKind::Call { target, .. } | InstKind::TailJump { target, .. } => {
                     if let CallTarget::Reg(r) = target {
                         f(r, Access::Use);
                     }
@@ -1368,7 +1385,9 @@ impl Function {
                     out.extend(self.jump_tables[table.0 as usize].iter().copied());
                     falls_through = false;
                 }
-                InstKind::Ret { .. } | InstKind::Ud2 => falls_through = false,
+                InstKind::Ret { .. } | InstKind::TailJump { .. } | InstKind::Ud2 => {
+                    falls_through = false
+                }
                 _ => {}
             }
         }
@@ -1606,6 +1625,14 @@ impl fmt::Display for InstKind {
                     write!(f, "{} ${r}", if i == 0 { "" } else { "," })?;
                 }
                 Ok(())
+            }
+            InstKind::TailJump { target, args } => {
+                match target {
+                    CallTarget::Symbol(s) => write!(f, "TAILJMP @{s}")?,
+                    CallTarget::Reg(r) => write!(f, "TAILJMP {r}")?,
+                }
+                let list: Vec<String> = args.iter().map(|r| format!("${r}")).collect();
+                write!(f, ", args({})", list.join(", "))
             }
             InstKind::Ud2 => f.write_str("UD2"),
             InstKind::Trap { breakpoint } => f.write_str(if *breakpoint { "INT3" } else { "TRAP" }),

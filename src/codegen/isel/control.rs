@@ -56,6 +56,8 @@ impl Selector<'_> {
     /// from `pred`, into the current block.
     pub(super) fn phi_copies(&mut self, pred: u32, succ: ir::BlockId) -> Result<(), Diagnostic> {
         let mut moves = Vec::new();
+        // Leaf copies of multi-register phis (see `aggregate`).
+        let mut leaf_moves: Vec<(Reg, Reg)> = Vec::new();
         for &id in &self.f.blocks[succ.0 as usize].insts {
             let InstKind::Phi { incoming } = &self.f.inst(id).kind else {
                 break;
@@ -67,12 +69,33 @@ impl Selector<'_> {
                 || fp::fp_size(&self.f.inst(id).ty).is_some()
             {
                 moves.push((self.dst(id)?, value.clone()));
+            } else if self.is_multi_register(&self.f.inst(id).ty) {
+                let srcs = self.leaves(value)?;
+                leaf_moves.extend(self.result_leaves(id)?.into_iter().zip(srcs));
             }
         }
         // A phi of this block read by another move is saved in a temporary
         // first (the parallel-copy problem: swaps, rotations); every other
         // value is copied or materialised straight into its phi.
-        let written: Vec<Reg> = moves.iter().map(|(dst, _)| *dst).collect();
+        let written: Vec<Reg> = moves
+            .iter()
+            .map(|(dst, _)| *dst)
+            .chain(leaf_moves.iter().map(|(dst, _)| *dst))
+            .collect();
+        let mut leaf_sources = Vec::with_capacity(leaf_moves.len());
+        for &(dst, src) in &leaf_moves {
+            leaf_sources.push(if src == dst {
+                None
+            } else if written.contains(&src) {
+                let t = self
+                    .mir
+                    .new_vreg_of(self.mir.class_of(src), self.width_of(src));
+                self.emit(K::Copy { dst: t, src });
+                Some(t)
+            } else {
+                Some(src)
+            });
+        }
         let mut sources = Vec::with_capacity(moves.len());
         for (dst, value) in &moves {
             let source = match value {
@@ -99,6 +122,11 @@ impl Selector<'_> {
                 None => {}
                 Some(Ok(src)) => self.emit(K::Copy { dst: *dst, src }),
                 Some(Err(value)) => self.materialize_into(*dst, &value)?,
+            }
+        }
+        for ((dst, _), source) in leaf_moves.iter().zip(leaf_sources) {
+            if let Some(src) = source {
+                self.emit(K::Copy { dst: *dst, src });
             }
         }
         Ok(())

@@ -40,6 +40,7 @@
 //! copied out at entry before any debug value names it; anything this
 //! selector does not support is a [`Diagnostic`] naming it, never a panic.
 
+mod aggregate;
 mod arith;
 mod asm;
 mod calls;
@@ -52,6 +53,8 @@ mod memory;
 mod records;
 mod relative;
 mod stack;
+mod varargs;
+mod wide;
 
 use std::collections::HashMap;
 
@@ -213,6 +216,14 @@ struct Selector<'a> {
     /// The member registers of each aggregate-valued instruction (see
     /// [`intrinsics`]).
     aggregates: HashMap<u32, Vec<Reg>>,
+    /// The leaf registers of each multi-register parameter (see [`aggregate`]).
+    arg_leaves: HashMap<u32, Vec<Reg>>,
+    /// The register save area and counts of a variadic function (see [`varargs`]).
+    varargs: Option<varargs::VarargsFrame>,
+    /// The incoming stack displacement of each `byval` parameter's copy.
+    byval_homes: HashMap<u32, u32>,
+    /// A tail jump ended the current block: the `ret` after it is dropped.
+    after_tail_jump: bool,
     /// The `lea` of each dynamic alloca, completed at the end (see [`stack`]).
     dynamic_allocas: Vec<(MBlock, usize)>,
 }
@@ -236,6 +247,10 @@ impl<'a> Selector<'a> {
             loc: 0,
             pos: f.pos,
             aggregates: HashMap::new(),
+            arg_leaves: HashMap::new(),
+            varargs: None,
+            byval_homes: HashMap::new(),
+            after_tail_jump: false,
             dynamic_allocas: Vec::new(),
         }
     }
@@ -293,19 +308,8 @@ impl<'a> Selector<'a> {
                 .map(|(class, width)| self.mir.new_vreg_of(class, width));
             self.values.push(reg);
         }
+        self.allocate_leaves();
         self.classify();
-        if let Some(p) = f
-            .params
-            .iter()
-            .find(|p| p.attrs.byval.is_some() || p.attrs.sret.is_some())
-        {
-            let what = if p.attrs.byval.is_some() {
-                "byval"
-            } else {
-                "sret"
-            };
-            return Err(self.error(format!("unsupported {what} parameter")));
-        }
         self.lower_params()?;
         for b in 0..f.blocks.len() {
             self.current = MBlock(b as u32);
@@ -360,7 +364,13 @@ impl<'a> Selector<'a> {
                 .map(|i| &i.kind);
             let falls_through = !matches!(
                 ends,
-                Some(K::Jmp { .. } | K::JmpIndirect { .. } | K::Ret { .. } | K::Ud2)
+                Some(
+                    K::Jmp { .. }
+                        | K::JmpIndirect { .. }
+                        | K::Ret { .. }
+                        | K::TailJump { .. }
+                        | K::Ud2
+                )
             );
             let next_old = old as usize + 1;
             if falls_through && next_old < total && new_id[next_old] != position as u32 + 1 {
@@ -610,6 +620,9 @@ impl<'a> Selector<'a> {
             Lowering::Normal => {}
             _ => return Ok(()),
         }
+        if self.lower_multi_register(id)? {
+            return Ok(());
+        }
         match &inst.kind {
             InstKind::Binary { op, lhs, rhs, .. } => self.lower_binary(id, *op, lhs, rhs),
             InstKind::ICmp { pred, lhs, rhs } => {
@@ -679,9 +692,6 @@ impl<'a> Selector<'a> {
             } => self.lower_inline_asm(id, asm, args),
             InstKind::Gep { .. } if inst.ty != Type::Ptr => {
                 Err(self.error("unsupported instruction 'getelementptr' over vectors".into()))
-            }
-            InstKind::Call { args, .. } if args.iter().any(|a| a.attrs.byval.is_some()) => {
-                Err(self.error("unsupported byval argument".into()))
             }
             InstKind::FBinary { op, lhs, rhs, .. } => self.lower_fbinary(id, *op, lhs, rhs),
             InstKind::FNeg { value, .. } => self.lower_fneg(id, value),
