@@ -482,6 +482,10 @@ pub enum DbgOperand {
     /// The value is stored in this stack slot (a spilled register; the
     /// register allocator produces it; read [`VRegInfo::width`] bytes).
     SpillSlot(StackSlotId, Width),
+    /// The operand is the address this many bytes into the incoming
+    /// stack-argument area (CFA + n: a `byval` parameter's copy; with
+    /// `indirect` the variable lives there).
+    IncomingArg(i32),
     /// No location: the value is unavailable here.
     NoReg,
 }
@@ -1491,6 +1495,7 @@ impl fmt::Display for DbgOperand {
             DbgOperand::Imm(i) => i.fmt(f),
             DbgOperand::StackSlot(s) => write!(f, "&{s}"),
             DbgOperand::SpillSlot(s, w) => write!(f, "{s}:{}", w.bits()),
+            DbgOperand::IncomingArg(n) => write!(f, "&incoming+{n}"),
             DbgOperand::NoReg => f.write_str("$noreg"),
         }
     }

@@ -477,4 +477,53 @@ impl Selector<'_> {
         }
         Ok(true)
     }
+
+    /// A debug value of a whole `i128` held in a register pair: one
+    /// `DbgValue` per 64-bit half, each a fragment (so DWARF gets
+    /// `DW_OP_piece`s). `false` for any other record.
+    pub(super) fn lower_split_record(&mut self, record: &ir::DebugRecord) -> bool {
+        let [location] = record.locations.as_slice() else {
+            return false;
+        };
+        if record.kind != RecordKind::Value
+            || self.f.value_type(location) != Type::Int(128)
+            || self.module.debug.expr(record.expr).ops != [ir::ExprOp::Arg(0)]
+        {
+            return false;
+        }
+        let halves = match location {
+            Value::Inst(id) => self.aggregates.get(&id.0).cloned(),
+            Value::Arg(n) => self.arg_leaves.get(n).cloned(),
+            Value::Const(_) => None,
+        };
+        let inlined_at = self.module.debug.location(record.loc).inlined_at;
+        let expr = self.debug.intern_expr(DebugExpr {
+            ops: vec![Op::Arg(0)],
+            args: vec![ArgType {
+                bits: 64,
+                signed: false,
+                float: false,
+            }],
+        });
+        let loc = self.loc;
+        self.loc = mir_loc(Some(record.loc));
+        for half in 0..2 {
+            let variable = self.debug.intern_variable(VariableKey {
+                variable: record.variable,
+                inlined_at,
+                fragment: Some((64 * half, 64)),
+            });
+            let operand = halves
+                .as_ref()
+                .map_or(DbgOperand::NoReg, |h| DbgOperand::Reg(h[half as usize]));
+            self.emit(K::DbgValue(DbgValue {
+                variable,
+                operands: vec![operand],
+                expr,
+                indirect: false,
+            }));
+        }
+        self.loc = loc;
+        true
+    }
 }

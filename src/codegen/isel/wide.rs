@@ -83,6 +83,9 @@ impl Selector<'_> {
     }
 
     fn shift64(&mut self, op: ShiftOp, dst: Reg, n: u8) {
+        if n == 0 {
+            return;
+        }
         self.emit(K::Shift {
             op,
             width: Width::W64,
