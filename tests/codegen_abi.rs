@@ -6,8 +6,9 @@
 //! (small, large, with doubles, mixed, after stack arguments), `sret`, the
 //! struct-return classes ({i64,i64} in rax:rdx, {double,double} in
 //! xmm0:xmm1, {i64,double} in rax:xmm0, {ptr,i32}), coerced small structs,
-//! `i128` arithmetic, division, shifts, compares, arguments in register
-//! pairs and on the stack, variadic definitions reading ints and doubles
+//! `i128` arithmetic, division, shifts, compares, min/max, a loop-carried
+//! `i128` (a phi), loads and stores, arguments in register pairs and on the
+//! stack, variadic definitions reading ints and doubles
 //! past the register save area (and through `va_copy`), and `musttail`
 //! mutual recursion 50,000,000 calls deep (`tail.c`, `tail_odd.c`, direct
 //! and indirect). Every program's output equals the gcc build's exactly
@@ -84,11 +85,12 @@ fn abi_cases_run_like_gcc_with_gcc_as_caller_and_as_callee() {
     let reference = dir.join("reference");
     gcc_link(&reference, &gcc, &[]);
     let expected = run_program(&reference);
-    assert_eq!(expected.lines().count(), 45, "the driver's output changed");
+    assert_eq!(expected.lines().count(), 49, "the driver's output changed");
     assert!(expected.contains("after_stack 396\n"));
     assert!(expected.contains("ret_ld 33 2.75\n"));
     assert!(expected.contains("twice128 02468acf13579bdffdb97530eca86421\n"));
     assert!(expected.contains("mix 71313.7500\n"));
+    assert!(expected.contains("fact128 0688589cc0e9505e2f2fee5580000000\n"));
     assert!(expected.contains("is_even 1 1\n"));
 
     // Our callees (and tail calls), gcc's caller.

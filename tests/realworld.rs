@@ -75,9 +75,9 @@ fn lua_5_4_from_clang_19() {
         "clang-19",
         dir.path(),
         expect![[r#"
-            compiled 25/33 files
-            lapi.c: 3423:3: error: unsupported intrinsic 'llvm.va_start.p0'
-            lauxlib.c: 621:3: error: unsupported intrinsic 'llvm.va_start.p0'
+            compiled 28/33 files
+            lapi.c: compiled
+            lauxlib.c: compiled
             lbaselib.c: compiled
             lcode.c: compiled
             lcorolib.c: compiled
@@ -94,7 +94,7 @@ fn lua_5_4_from_clang_19() {
             lmathlib.c: compiled
             lmem.c: compiled
             loadlib.c: compiled
-            lobject.c: 1741:3: error: unsupported intrinsic 'llvm.va_start.p0'
+            lobject.c: compiled
             lopcodes.c: compiled
             loslib.c: compiled
             lparser.c: compiled
@@ -126,7 +126,7 @@ fn zlib_from_clang_19() {
         "clang-19",
         dir.path(),
         expect![[r#"
-            compiled 10/16 files
+            compiled 11/16 files
             adler32.c: compiled
             compress.c: compiled
             crc32.c: compiled
@@ -134,7 +134,7 @@ fn zlib_from_clang_19() {
             gzclose.c: compiled
             gzlib.c: compiled
             gzread.c: 1576:3: error: unsupported result type in code generation
-            gzwrite.c: 898:3: error: unsupported intrinsic 'llvm.va_start.p0'
+            gzwrite.c: compiled
             infback.c: 1136:3: error: unsupported instruction 'insertelement'
             inffast.c: 407:3: error: unsupported result type in code generation
             inflate.c: 3131:3: error: unsupported instruction 'insertelement'
@@ -157,7 +157,7 @@ fn zlib_from_clang_14() {
         "clang-14",
         dir.path(),
         expect![[r#"
-            compiled 10/16 files
+            compiled 11/16 files
             adler32.c: compiled
             compress.c: compiled
             crc32.c: compiled
@@ -165,7 +165,7 @@ fn zlib_from_clang_14() {
             gzclose.c: compiled
             gzlib.c: compiled
             gzread.c: 1644:3: error: unsupported result type in code generation
-            gzwrite.c: 1034:3: error: unsupported intrinsic 'llvm.va_start'
+            gzwrite.c: compiled
             infback.c: 1187:3: error: unsupported instruction 'insertelement'
             inffast.c: 474:3: error: unsupported result type in code generation
             inflate.c: 3170:3: error: unsupported instruction 'insertelement'
@@ -191,8 +191,8 @@ fn lz4_from_clang_19() {
             compiled 1/6 files
             lz4.c: 431:3: error: unsupported result type in code generation
             lz4file.c: compiled
-            lz4frame.c: 784:1: error: function @LZ4F_createCDict_advanced: attribute byval(%struct.LZ4F_CustomMem) on parameter 1 is not supported by code generation
-            lz4hc.c: 393:3: error: unsupported type { i64, i32 } in code generation
+            lz4frame.c: 1591:3: error: unsupported type <4 x i8> in code generation
+            lz4hc.c: 4606:3: error: unsupported result type in code generation
             xxhash.c: 318:3: error: unsupported result type in code generation
             lz4_driver.c: 75:3: error: unsupported instruction 'extractelement'
         "#]],
@@ -212,8 +212,8 @@ fn lz4_from_clang_14() {
             compiled 1/6 files
             lz4.c: 454:3: error: unsupported result type in code generation
             lz4file.c: compiled
-            lz4frame.c: 761:1: error: function @LZ4F_createCDict_advanced: attribute byval(%struct.LZ4F_CustomMem) on parameter 1 is not supported by code generation
-            lz4hc.c: 398:3: error: unsupported type { i64, i32 } in code generation
+            lz4frame.c: 4750:3: error: unsupported type <2 x i64> in code generation
+            lz4hc.c: timed out after 120 s
             xxhash.c: 321:3: error: unsupported result type in code generation
             lz4_driver.c: 97:3: error: unsupported instruction 'extractelement'
         "#]],

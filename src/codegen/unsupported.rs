@@ -11,7 +11,9 @@
 //! (implemented end to end, with a test that runs it), delete its entry and
 //! move its case in `tests/reliability_constructs.rs` to the compiled side.
 //! Honoured today, for contrast: parameter hints (`noalias`, `nocapture`,
-//! `readonly`, `dereferenceable`, `align` without `byval`, `returned`...),
+//! `readonly`, `dereferenceable`, `align`, `returned`...), `byval` and
+//! `sret` (copied and returned per SysV by `isel::calls`), `musttail` calls
+//! (real tail calls; one isel cannot honour is an error naming it),
 //! `fastcc` (the C convention here), `unnamed_addr`, global alignment,
 //! external, internal, private, weak, weak_odr, linkonce and linkonce_odr
 //! linkage (without comdat), hidden and protected visibility, `section` on

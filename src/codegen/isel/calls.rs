@@ -214,7 +214,9 @@ impl Selector<'_> {
         if let Some(fid) = direct {
             let name = &self.module.function(fid).name;
             if name.starts_with("llvm.") {
-                if self.lower_varargs_intrinsic(name, args)? {
+                if self.lower_varargs_intrinsic(name, args)?
+                    || self.lower_wide_intrinsic(id, name, args)?
+                {
                     return Ok(());
                 }
                 if self.lower_fp_intrinsic(id, name, args)? {

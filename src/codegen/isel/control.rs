@@ -65,13 +65,13 @@ impl Selector<'_> {
             let Some((value, _)) = incoming.iter().find(|(_, b)| b.0 == pred) else {
                 continue;
             };
-            if matches!(self.f.inst(id).ty, Type::Int(_) | Type::Ptr)
+            if self.is_multi_register(&self.f.inst(id).ty) {
+                let srcs = self.leaves(value)?;
+                leaf_moves.extend(self.result_leaves(id)?.into_iter().zip(srcs));
+            } else if matches!(self.f.inst(id).ty, Type::Int(_) | Type::Ptr)
                 || fp::fp_size(&self.f.inst(id).ty).is_some()
             {
                 moves.push((self.dst(id)?, value.clone()));
-            } else if self.is_multi_register(&self.f.inst(id).ty) {
-                let srcs = self.leaves(value)?;
-                leaf_moves.extend(self.result_leaves(id)?.into_iter().zip(srcs));
             }
         }
         // A phi of this block read by another move is saved in a temporary

@@ -2,7 +2,7 @@
 //!
 //! In: `add`, `sub`, `mul`, `and`, `or`, `xor`, `shl`, `lshr`, `ashr`,
 //! `udiv`, `sdiv`, `urem`, `srem` of `i128`, `icmp` of `i128` operands, and
-//! `zext`/`sext` to and `trunc` from `i128`. Out: MIR over the value's two
+//! `zext`/`sext` to and `trunc` from `i128`, `llvm.{s,u}{min,max}.i128`. Out: MIR over the value's two
 //! 64-bit leaves (low half first, see [`super::aggregate`]).
 //!
 //! Rules: add/sub carry through `adc`/`sbb`; `mul` is one widening `mul`
@@ -375,5 +375,39 @@ impl Selector<'_> {
         });
         self.alu64(AluOp::Sbb, hi, y[1]);
         Ok(cond)
+    }
+
+    /// `llvm.{s,u}{min,max}.i128`: a wide compare and two `cmov`s;
+    /// `false` for any other intrinsic.
+    pub(super) fn lower_wide_intrinsic(
+        &mut self,
+        id: InstId,
+        name: &str,
+        args: &[ir::CallArg],
+    ) -> Result<bool, Diagnostic> {
+        let pred = match name {
+            "llvm.smax.i128" => ICmpPred::Sgt,
+            "llvm.smin.i128" => ICmpPred::Slt,
+            "llvm.umax.i128" => ICmpPred::Ugt,
+            "llvm.umin.i128" => ICmpPred::Ult,
+            _ => return Ok(false),
+        };
+        let [a, b] = args else {
+            return Err(self.error(format!("'{name}' takes two arguments")));
+        };
+        let x = self.leaves(&a.value)?;
+        let y = self.leaves(&b.value)?;
+        let (lo, hi) = (self.copied(y[0]), self.copied(y[1]));
+        let cond = self.wide_compare(pred, &a.value, &b.value)?;
+        for (dst, src) in [(lo, x[0]), (hi, x[1])] {
+            self.emit(K::Cmov {
+                cond,
+                width: Width::W64,
+                dst,
+                src: Rm::Reg(src),
+            });
+        }
+        self.define_leaves(id, &[lo, hi])?;
+        Ok(true)
     }
 }
