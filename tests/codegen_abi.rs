@@ -312,3 +312,53 @@ fn musttail_is_a_jump_and_va_start_fills_the_va_list() {
     "#]]
     .assert_eq(&selected(ir, "v"));
 }
+
+/// The `va_arg` instruction itself (clang expands its own `va_arg` inline,
+/// so hand-written IR runs it): integers and doubles past the register
+/// save area, called from gcc.
+#[test]
+fn va_arg_instruction_reads_ints_and_doubles_past_the_registers() {
+    let ir = "declare void @llvm.va_start.p0(ptr)\n\
+              declare void @llvm.va_end.p0(ptr)\n\
+              define double @vsum(i32 %n, ...) {\n\
+              entry:\n\
+              \x20 %l = alloca [24 x i8], align 16\n\
+              \x20 call void @llvm.va_start.p0(ptr %l)\n\
+              \x20 br label %loop\n\
+              loop:\n\
+              \x20 %i = phi i32 [ 0, %entry ], [ %j, %loop ]\n\
+              \x20 %acc = phi double [ 0.0, %entry ], [ %next, %loop ]\n\
+              \x20 %k = va_arg ptr %l, i64\n\
+              \x20 %d = va_arg ptr %l, double\n\
+              \x20 %kf = sitofp i64 %k to double\n\
+              \x20 %scaled = fmul double %acc, 3.0\n\
+              \x20 %a = fadd double %scaled, %kf\n\
+              \x20 %next = fadd double %a, %d\n\
+              \x20 %j = add i32 %i, 1\n\
+              \x20 %more = icmp slt i32 %j, %n\n\
+              \x20 br i1 %more, label %loop, label %done\n\
+              done:\n\
+              \x20 call void @llvm.va_end.p0(ptr %l)\n\
+              \x20 ret double %next\n\
+              }\n";
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let object = dir.join("vsum.o");
+    std::fs::write(&object, compile(ir, "vsum.ll", &options(false)).unwrap()).unwrap();
+    let driver = dir.join("driver.c");
+    std::fs::write(
+        &driver,
+        "#include <stdio.h>\n\
+         double vsum(int n, ...);\n\
+         int main(void) {\n\
+         \x20 printf(\"%.3f\\n\", vsum(1, 5L, 0.5));\n\
+         \x20 printf(\"%.3f\\n\", vsum(9, 1L, 0.25, 2L, 0.5, 3L, 0.75, 4L, 1.0, 5L, 1.25, 6L, 1.5,\n\
+         \x20                      7L, 1.75, 8L, 2.0, -9L, 2.25));\n\
+         }\n",
+    )
+    .unwrap();
+    let exe = dir.join("vsum");
+    gcc_link(&exe, &[driver, object], &[]);
+    // 1: 5.5; 9: each step acc*3 + k + d, computed exactly in binary.
+    assert_eq!(run_program(&exe), "5.500\n18428.250\n");
+}

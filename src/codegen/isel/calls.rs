@@ -521,3 +521,56 @@ fn outgoing_at(disp: u32) -> Address {
         disp: disp as i32,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn describe(place: ArgumentPlace) -> String {
+        match place {
+            ArgumentPlace::Register(r) => format!("{r}"),
+            ArgumentPlace::Stack(disp) => format!("stack+{disp}"),
+        }
+    }
+
+    #[test]
+    fn an_i128_takes_a_register_pair_or_sixteen_aligned_stack_bytes() {
+        let mut places = ArgumentPlaces::default();
+        let mut seen = Vec::new();
+        for _ in 0..5 {
+            seen.push(describe(places.next(false)));
+        }
+        // One register left: the pair goes to the stack, 16-aligned after
+        // an 8-byte argument, and the next integer still takes r9.
+        seen.push(describe(places.next(false)));
+        seen.push(describe(places.next(false)));
+        let [lo, hi] = places.next_pair();
+        seen.extend([describe(lo), describe(hi)]);
+        seen.push(describe(places.next(true)));
+        assert_eq!(
+            seen,
+            ["rdi", "rsi", "rdx", "rcx", "r8", "r9", "stack+0", "stack+16", "stack+24", "xmm0"]
+        );
+        let ArgumentPlace::Stack(disp) = places.stack(20, 8) else {
+            panic!("a byval copy is on the stack")
+        };
+        assert_eq!((disp, places.stack_bytes), (32, 56));
+    }
+
+    #[test]
+    fn returns_take_rax_rdx_and_xmm0_xmm1_by_kind() {
+        let show = |kinds: &[bool]| {
+            return_registers(kinds).map(|regs| {
+                regs.iter()
+                    .map(|r| r.to_string())
+                    .collect::<Vec<_>>()
+                    .join(":")
+            })
+        };
+        assert_eq!(show(&[false, false]).as_deref(), Some("rax:rdx"));
+        assert_eq!(show(&[true, true]).as_deref(), Some("xmm0:xmm1"));
+        assert_eq!(show(&[false, true]).as_deref(), Some("rax:xmm0"));
+        assert_eq!(show(&[true, false, true]).as_deref(), Some("xmm0:rax:xmm1"));
+        assert_eq!(show(&[false, false, false]), None);
+    }
+}
