@@ -15,8 +15,8 @@
 //! (gcc -O0, except the two tail-call files at -O2: without sibling calls
 //! gcc's own build would overflow the stack). Also: `-g` and `-g0` give the
 //! same code, llvm-dwarfdump-19 --verify is clean, gdb prints `byval`
-//! parameters at their stack homes and an `i128` local from its register
-//! pair, and the selected MIR of the new constructs is pinned.
+//! parameters at their stack homes, the variable living in `sret` memory,
+//! and an `i128` local from its register pair (two pieces), and the selected MIR of the new constructs is pinned.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -146,7 +146,7 @@ fn debug_info_does_not_change_the_code() {
 }
 
 #[test]
-fn gdb_prints_byval_parameters_and_an_i128_local() {
+fn gdb_prints_byval_and_sret_variables_and_an_i128_local() {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
     let objects: Vec<PathBuf> = SOURCES
@@ -164,13 +164,22 @@ fn gdb_prints_byval_parameters_and_an_i128_local() {
     let source = std::fs::read_to_string(fixture("abi/callees.c")).unwrap();
     let line_of = |text: &str| 1 + source.lines().position(|l| l.contains(text)).unwrap();
     let at_note = format!("break callees.c:{}", line_of("note((long)t)"));
+    let in_make_big = format!("break callees.c:{}", 1 + line_of("struct Big b = {x"));
     let out = Command::new("gdb")
         .args(["-nx", "-batch", "-q"])
         .args(["-ex", "break sum_big", "-ex", "break mixed"])
-        .args(["-ex", "break after_stack", "-ex", &at_note])
+        .args([
+            "-ex",
+            "break after_stack",
+            "-ex",
+            &at_note,
+            "-ex",
+            &in_make_big,
+        ])
         .args(["-ex", "run", "-ex", "info args"])
         .args(["-ex", "continue", "-ex", "info args"])
         .args(["-ex", "continue", "-ex", "print big", "-ex", "print h"])
+        .args(["-ex", "continue", "-ex", "print b", "-ex", "finish"])
         .args(["-ex", "continue", "-ex", "print/x t", "-ex", "print/x x"])
         .arg(&exe)
         .output()
@@ -191,8 +200,12 @@ fn gdb_prints_byval_parameters_and_an_i128_local() {
             "b2 = {a = 1, b = 2, c = 3, d = 4}",
             "$1 = {a = 1, b = 2, c = 3, d = 4}",
             "$2 = 13",
-            "$3 = 0x369d0369d0369cffc962fc962fc9631",
-            "$4 = 0x123456789abcdeffedcba9876543210",
+            // make_big's b lives in the sret memory: found through the
+            // pointer's slot; `finish` reads the struct back through rax.
+            "$3 = {a = 6, b = 12, c = 18, d = 24}",
+            "Value returned is $4 = {a = 6, b = 12, c = 18, d = 24}",
+            "$5 = 0x369d0369d0369cffc962fc962fc9631",
+            "$6 = 0x123456789abcdeffedcba9876543210",
         ],
         "{text}"
     );

@@ -526,4 +526,44 @@ impl Selector<'_> {
         self.loc = loc;
         true
     }
+
+    /// A declare of the variable living in the `sret` memory: a memory
+    /// location whose address is read from the slot keeping the pointer
+    /// (`DW_OP_fbreg N, DW_OP_deref`), valid in the whole function.
+    /// `false` for any other record.
+    pub(super) fn lower_sret_declare(&mut self, record: &ir::DebugRecord) -> bool {
+        let Some((n, slot)) = self.sret_slot else {
+            return false;
+        };
+        if record.kind != RecordKind::Declare
+            || record.locations != [Value::Arg(n)]
+            || self.module.debug.expr(record.expr).ops != [ir::ExprOp::Arg(0)]
+        {
+            return false;
+        }
+        let inlined_at = self.module.debug.location(record.loc).inlined_at;
+        let variable = self.debug.intern_variable(VariableKey {
+            variable: record.variable,
+            inlined_at,
+            fragment: None,
+        });
+        let expr = self.debug.intern_expr(DebugExpr {
+            ops: vec![Op::Arg(0), Op::Deref],
+            args: vec![ArgType {
+                bits: 64,
+                signed: false,
+                float: false,
+            }],
+        });
+        let loc = self.loc;
+        self.loc = mir_loc(Some(record.loc));
+        self.emit(K::DbgValue(DbgValue {
+            variable,
+            operands: vec![DbgOperand::StackSlot(slot)],
+            expr,
+            indirect: true,
+        }));
+        self.loc = loc;
+        true
+    }
 }

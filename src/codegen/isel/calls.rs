@@ -196,6 +196,17 @@ impl Selector<'_> {
                 }
             }
         }
+        if let Some(n) = self.f.params.iter().position(|p| p.attrs.sret.is_some()) {
+            // Kept in a slot for the whole function: returned from there,
+            // and the variable living in the sret memory is found through it.
+            let slot = self.mir.new_stack_slot(8, 8, mir::StackSlotKind::Alloca);
+            self.emit(K::Store {
+                src: Ri::Reg(self.args[n]),
+                addr: Address::slot(slot, 0),
+                width: Width::W64,
+            });
+            self.sret_slot = Some((n as u32, slot));
+        }
         if self.f.varargs {
             self.save_variadic_registers(places);
         }
@@ -471,13 +482,13 @@ impl Selector<'_> {
         }
         match value {
             None => {
-                let Some(n) = self.f.params.iter().position(|p| p.attrs.sret.is_some()) else {
+                let Some((_, slot)) = self.sret_slot else {
                     return Ok(false);
                 };
-                let src = self.args[n];
-                self.emit(K::Copy {
+                self.emit(K::Load {
                     dst: Reg::from(RETURN_REGISTER),
-                    src,
+                    addr: Address::slot(slot, 0),
+                    width: Width::W64,
                 });
                 self.emit(K::Ret {
                     uses: vec![RETURN_REGISTER.into()],

@@ -222,6 +222,9 @@ struct Selector<'a> {
     varargs: Option<varargs::VarargsFrame>,
     /// The incoming stack displacement of each `byval` parameter's copy.
     byval_homes: HashMap<u32, u32>,
+    /// The `sret` parameter and the frame slot its pointer is kept in (the
+    /// return reloads it into rax; debug info finds the variable through it).
+    sret_slot: Option<(u32, StackSlotId)>,
     /// A tail jump ended the current block: the `ret` after it is dropped.
     after_tail_jump: bool,
     /// The `lea` of each dynamic alloca, completed at the end (see [`stack`]).
@@ -251,6 +254,7 @@ impl<'a> Selector<'a> {
             varargs: None,
             byval_homes: HashMap::new(),
             after_tail_jump: false,
+            sret_slot: None,
             dynamic_allocas: Vec::new(),
         }
     }

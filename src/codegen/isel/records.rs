@@ -73,7 +73,7 @@ impl Selector<'_> {
         if record.kind == RecordKind::Label {
             return Ok(());
         }
-        if self.lower_split_record(record) {
+        if self.lower_split_record(record) || self.lower_sret_declare(record) {
             return Ok(());
         }
         let debug = &self.module.debug;
