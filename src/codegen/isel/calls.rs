@@ -46,7 +46,7 @@ impl ArgumentPlaces {
             }
             return ArgumentPlace::Register(r);
         }
-        self.stack(STACK_ARGUMENT_SIZE, STACK_ARGUMENT_SIZE)
+        ArgumentPlace::Stack(self.stack(STACK_ARGUMENT_SIZE, STACK_ARGUMENT_SIZE))
     }
 
     /// An `i128`: two consecutive integer registers, else 16 bytes of
@@ -55,19 +55,18 @@ impl ArgumentPlaces {
         if self.gpr + 2 <= ARGUMENT_REGISTERS.len() {
             return [self.next(false), self.next(false)];
         }
-        let ArgumentPlace::Stack(disp) = self.stack(16, 16) else {
-            unreachable!("stack places are stack")
-        };
+        let disp = self.stack(16, 16);
         [ArgumentPlace::Stack(disp), ArgumentPlace::Stack(disp + 8)]
     }
 
-    /// `size` bytes of the stack argument area at `align` (a `byval`
-    /// copy, an `i128`), rounded up to whole 8-byte slots.
-    pub(super) fn stack(&mut self, size: u32, align: u32) -> ArgumentPlace {
+    /// The displacement of `size` bytes of the stack argument area at
+    /// `align` (a `byval` copy, an `i128`), rounded up to whole 8-byte
+    /// slots.
+    pub(super) fn stack(&mut self, size: u32, align: u32) -> u32 {
         let align = align.max(STACK_ARGUMENT_SIZE);
         let disp = self.stack_bytes.div_ceil(align) * align;
         self.stack_bytes = disp + size.div_ceil(STACK_ARGUMENT_SIZE) * STACK_ARGUMENT_SIZE;
-        ArgumentPlace::Stack(disp)
+        disp
     }
 }
 
@@ -124,9 +123,7 @@ impl Selector<'_> {
         for (n, param) in self.f.params.iter().enumerate() {
             if let Some(ty) = &param.attrs.byval {
                 let (size, align) = byval_layout(self.module, ty, &param.attrs);
-                let ArgumentPlace::Stack(disp) = places.stack(size, align) else {
-                    unreachable!("stack places are stack")
-                };
+                let disp = places.stack(size, align);
                 let reg = self.vreg(Width::W64);
                 self.emit(K::Lea {
                     dst: reg,
@@ -320,9 +317,7 @@ impl Selector<'_> {
                     }
                 }
                 Outgoing::ByVal { ptr, size, align } => {
-                    if let ArgumentPlace::Stack(disp) = places.stack(size, align) {
-                        byval_copies.push((ptr, size, disp));
-                    }
+                    byval_copies.push((ptr, size, places.stack(size, align)));
                 }
             }
         }
@@ -562,9 +557,7 @@ mod tests {
             seen,
             ["rdi", "rsi", "rdx", "rcx", "r8", "r9", "stack+0", "stack+16", "stack+24", "xmm0"]
         );
-        let ArgumentPlace::Stack(disp) = places.stack(20, 8) else {
-            panic!("a byval copy is on the stack")
-        };
+        let disp = places.stack(20, 8);
         assert_eq!((disp, places.stack_bytes), (32, 56));
     }
 

@@ -8,7 +8,8 @@
 //! How values live: every IR value of type `iN` (N ≤ 64) or `ptr` has one
 //! general-purpose virtual register, 32 bits wide for N ≤ 32 and 64 bits
 //! otherwise; a `float` or `double` has one xmm virtual register (see
-//! [`fp`]). The
+//! [`fp`]); aggregates and `i128` have one register per scalar leaf (see
+//! [`aggregate`]). The
 //! bits above N in a narrow value's register are unspecified: operations
 //! that look at them (comparisons of odd widths, division, right shifts,
 //! extensions, `signext`/`zeroext` arguments and returns, `i1` stores)
@@ -30,6 +31,8 @@
 //! (values, operands, the instruction dispatch), [`calls`] (SysV argument
 //! and return placement), [`memory`] (addresses), [`arith`] (integer
 //! arithmetic and compares), [`fp`] (float and double with SSE2),
+//! [`aggregate`] and [`wide`] (multi-register values, `i128`), [`varargs`]
+//! (variadic definitions),
 //! [`intrinsics`], [`control`] (branches, phis, switches), [`records`]
 //! (debug records), [`data`] (global initialisers).
 //!
