@@ -285,12 +285,15 @@ fn musttail_is_a_jump_and_va_start_fills_the_va_list() {
         name: v
           %stack.0: size 24, align 16, alloca
           %stack.1: size 176, align 16, alloca
-        bb.0:
+        bb.0:  ; succ bb.1, bb.2
           STORE64 [%stack.1 + 8], $rsi
           STORE64 [%stack.1 + 16], $rdx
           STORE64 [%stack.1 + 24], $rcx
           STORE64 [%stack.1 + 32], $r8
           STORE64 [%stack.1 + 40], $r9
+          TEST8 $rax, $rax
+          JE bb.2
+        bb.1:  ; succ bb.2
           FSTORE64 [%stack.1 + 48], $xmm0
           FSTORE64 [%stack.1 + 64], $xmm1
           FSTORE64 [%stack.1 + 80], $xmm2
@@ -299,6 +302,7 @@ fn musttail_is_a_jump_and_va_start_fills_the_va_list() {
           FSTORE64 [%stack.1 + 128], $xmm5
           FSTORE64 [%stack.1 + 144], $xmm6
           FSTORE64 [%stack.1 + 160], $xmm7
+        bb.2:
           %2 = COPY $rdi
           STORE32 [%stack.0], 8
           STORE32 [%stack.0 + 4], 48

@@ -117,6 +117,9 @@ impl Selector<'_> {
     /// save area of a variadic function.
     pub(super) fn lower_params(&mut self) -> Result<(), Diagnostic> {
         self.current = MBlock(0);
+        if self.f.varargs {
+            self.split_variadic_entry();
+        }
         // No location: the line table counts them with the prologue.
         self.loc = 0;
         let mut places = ArgumentPlaces::default();

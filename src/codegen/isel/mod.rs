@@ -228,6 +228,9 @@ struct Selector<'a> {
     /// The `sret` parameter and the frame slot its pointer is kept in (the
     /// return reloads it into rax; debug info finds the variable through it).
     sret_slot: Option<(u32, StackSlotId)>,
+    /// The MIR block IR block 0's code goes into: block 0, or the block
+    /// after a variadic function's register saves (see [`varargs`]).
+    entry_code: MBlock,
     /// A tail jump ended the current block: the `ret` after it is dropped.
     after_tail_jump: bool,
     /// The `lea` of each dynamic alloca, completed at the end (see [`stack`]).
@@ -257,6 +260,7 @@ impl<'a> Selector<'a> {
             varargs: None,
             byval_homes: HashMap::new(),
             after_tail_jump: false,
+            entry_code: MBlock(0),
             sret_slot: None,
             dynamic_allocas: Vec::new(),
         }
@@ -319,7 +323,11 @@ impl<'a> Selector<'a> {
         self.classify();
         self.lower_params()?;
         for b in 0..f.blocks.len() {
-            self.current = MBlock(b as u32);
+            self.current = if b == 0 {
+                self.entry_code
+            } else {
+                MBlock(b as u32)
+            };
             for &id in &f.blocks[b].insts {
                 let inst = f.inst(id);
                 self.pos = inst.pos;

@@ -4,9 +4,9 @@
 //!
 //! In: a function whose type ends in `...`, and those intrinsics and
 //! instructions. Out: stores of the argument registers not taken by named
-//! parameters into a 176-byte save area at entry (rdi..r9 at 0..48,
-//! xmm0..7 at 48..176, 16 bytes each: every one is stored, whatever `%al`
-//! says, which reads nothing the caller did not write), and the `va_list`
+//! parameters into a 176-byte save area at entry, before the parameter
+//! copies (rdi..r9 at 0..48 always; xmm0..7 at 48..176, 16 bytes each,
+//! only when `%al` is not zero), and the `va_list`
 //! fields the psABI defines: `gp_offset` (+0), `fp_offset` (+4),
 //! `overflow_arg_area` (+8), `reg_save_area` (+16).
 //!
@@ -39,34 +39,63 @@ pub(super) struct VarargsFrame {
 const VA_LIST_SIZE: u32 = 24;
 
 impl Selector<'_> {
+    /// Makes room for the register saves before anything else: block 0
+    /// will hold the integer saves and the test of `%al`, a new block the
+    /// SSE saves, and the block after it the parameter copies and IR block
+    /// 0's code (both laid out right after block 0).
+    pub(super) fn split_variadic_entry(&mut self) {
+        let sse_saves = self.mir.new_block();
+        let code = self.mir.new_block();
+        self.edge_order.push((0, sse_saves));
+        self.edge_order.push((0, code));
+        self.entry_code = code;
+        self.current = code;
+    }
+
     /// Stores the argument registers the named parameters left into the
-    /// register save area, at the start of the entry block (before the
-    /// parameter copies, so no register can be reused before it is saved).
+    /// register save area: the integer ones always, in block 0, the SSE ones
+    /// in the block after it, skipped when `%al` (the caller's count of
+    /// vector registers used) is zero.
     pub(super) fn save_variadic_registers(&mut self, named: ArgumentPlaces) {
         let slot = self
             .mir
             .new_stack_slot(REGISTER_SAVE_AREA_SIZE, 16, StackSlotKind::Alloca);
-        let mut saves = Vec::new();
+        let code = self.entry_code;
+        let sse_saves = MBlock(code.0 - 1);
+        let saved = self.current;
+        self.current = MBlock(0);
         for (i, &g) in ARGUMENT_REGISTERS.iter().enumerate().skip(named.gpr) {
-            saves.push(K::Store {
+            self.emit(K::Store {
                 src: Ri::Reg(Reg::from(g)),
                 addr: Address::slot(slot, 8 * i as i32),
                 width: Width::W64,
             });
         }
+        let al = Reg::from(Gpr::Rax);
+        self.emit(K::Test {
+            width: Width::W8,
+            lhs: Rm::Reg(al),
+            rhs: Ri::Reg(al),
+        });
+        self.emit(K::Jcc {
+            cond: Cond::E,
+            target: code,
+        });
+        self.emit(K::Jmp { target: sse_saves });
+        self.current = sse_saves;
         for (i, &x) in XMM_ARGUMENT_REGISTERS
             .iter()
             .enumerate()
             .skip(named.xmm as usize)
         {
-            saves.push(K::FpStore {
+            self.emit(K::FpStore {
                 src: Reg::from(x),
                 addr: Address::slot(slot, (REGISTER_SAVE_AREA_FP_START + 16 * i as u32) as i32),
                 size: mir::FpSize::F64,
             });
         }
-        let insts = saves.into_iter().map(|k| MInst::new(k, 0));
-        self.mir.blocks[0].insts.splice(0..0, insts);
+        self.emit(K::Jmp { target: code });
+        self.current = saved;
         self.varargs = Some(VarargsFrame {
             save_area: slot,
             gp_offset: 8 * named.gpr as u32,
