@@ -8,11 +8,11 @@
 //! xmm0:xmm1, {i64,double} in rax:xmm0, {ptr,i32}), coerced small structs,
 //! `i128` arithmetic, division, shifts, compares, min/max, a loop-carried
 //! `i128` (a phi), loads and stores, arguments in register pairs and on the
-//! stack, variadic definitions reading ints and doubles
-//! past the register save area (and through `va_copy`), and `musttail`
-//! mutual recursion 50,000,000 calls deep (`tail.c`, `tail_odd.c`, direct
-//! and indirect). Every program's output equals the gcc build's exactly
-//! (gcc -O0, except the two tail-call files at -O2: without sibling calls
+//! stack, variadic definitions reading ints and doubles past the register
+//! save area (and through `va_copy`), and `musttail` mutual recursion
+//! 50,000,000 calls deep (`tail.c`, `tail_odd.c`, direct and indirect); the
+//! callees also from clang-14 IR. Every program's output equals the gcc
+//! build's exactly (gcc -O0, except the two tail-call files at -O2: without sibling calls
 //! gcc's own build would overflow the stack). Also: `-g` and `-g0` give the
 //! same code, llvm-dwarfdump-19 --verify is clean, gdb prints `byval`
 //! parameters at their stack homes, the variable living in `sret` memory,
@@ -378,4 +378,37 @@ fn va_arg_instruction_reads_ints_and_doubles_past_the_registers() {
     gcc_link(&exe, &[driver, object], &[]);
     // 1: 5.5; 9: each step acc*3 + k + d, computed exactly in binary.
     assert_eq!(run_program(&exe), "5.500\n18428.250\n");
+}
+
+/// clang-14's IR (typed pointers, `byval(%struct.Big)` on `%struct.Big*`,
+/// `llvm.va_start(i8*)`) of the callees, called from gcc's callers.
+#[test]
+fn clang_14_callees_run_like_gcc() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let mut objects = vec![gcc_object(dir, "callers")];
+    for name in &SOURCES[1..] {
+        let ll = dir.join(format!("{name}14.ll"));
+        let out = run(Command::new("clang-14")
+            .args(["-O2", "-g", "-S", "-emit-llvm", "-o"])
+            .arg(&ll)
+            .arg(fixture(&format!("abi/{name}.c"))));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let ir = std::fs::read_to_string(&ll).unwrap();
+        let bytes =
+            compile(&ir, &format!("{name}14.ll"), &options(true)).unwrap_or_else(|e| panic!("{e}"));
+        let object = dir.join(format!("ours14_{name}.o"));
+        std::fs::write(&object, bytes).unwrap();
+        objects.push(object);
+    }
+    let reference = dir.join("reference");
+    let gcc: Vec<PathBuf> = SOURCES.iter().map(|n| gcc_object(dir, n)).collect();
+    gcc_link(&reference, &gcc, &[]);
+    let ours = dir.join("ours14");
+    gcc_link(&ours, &objects, &[]);
+    assert_eq!(run_program(&ours), run_program(&reference));
 }
