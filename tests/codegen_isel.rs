@@ -254,20 +254,22 @@ fn unsupported_input_is_a_diagnostic_naming_it() {
         error_of(unknown),
         "bad.ll:3:3: error: function @f: unsupported intrinsic 'llvm.frobnicate.i32'"
     );
-    let nested = "define i32 @f({ i32, { i32, i32 } } %s) {\n\
-                  \x20 ret i32 0\n\
-                  }\n";
+    let three = "define { i64, i64, i64 } @f(i64 %x) {\n\
+                 \x20 %a = insertvalue { i64, i64, i64 } poison, i64 %x, 0\n\
+                 \x20 ret { i64, i64, i64 } %a\n\
+                 }\n";
     assert_eq!(
-        error_of(nested),
-        "bad.ll:1:1: error: function @f: unsupported type { i32, { i32, i32 } } in code generation"
+        error_of(three),
+        "bad.ll:3:3: error: function @f: unsupported return of { i64, i64, i64 } (more than two registers \
+         of a kind: LLVM would return it in memory)"
     );
-    let wide = "define i128 @f(i128 %x) {\n\
-                \x20 %y = add i128 %x, 1\n\
-                \x20 ret i128 %y\n\
+    let wide = "define double @f(i128 %x) {\n\
+                \x20 %y = sitofp i128 %x to double\n\
+                \x20 ret double %y\n\
                 }\n";
     assert_eq!(
         error_of(wide),
-        "bad.ll:1:1: error: function @f: unsupported type i128 in code generation"
+        "bad.ll:2:3: error: function @f: unsupported instruction 'sitofp' of i128"
     );
 }
 

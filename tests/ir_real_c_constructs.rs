@@ -696,7 +696,7 @@ fn instruction_selection_names_each_new_instruction_it_does_not_lower() {
         "%x = cmpxchg ptr %p, i64 0, i64 %n seq_cst seq_cst, align 8",
         "%x = atomicrmw add ptr %p, i64 %n seq_cst, align 8",
         "fence seq_cst",
-        "%x = va_arg ptr %p, i64",
+        "%x = va_arg ptr %p, { i64, i64 }",
         "call void asm sideeffect \"hlt\", \"~{memory}\"()",
     ];
     let mut errors: Vec<String> = cases.iter().map(|inst| isel_error(&body(inst))).collect();
@@ -704,17 +704,15 @@ fn instruction_selection_names_each_new_instruction_it_does_not_lower() {
         "define void @f(ptr %p) {\n  indirectbr ptr %p, [label %a]\na:\n  ret void\n}\n",
     ));
     errors.push(isel_error(
-        "define void @f(ptr byval(i64) %p) {\n  ret void\n}\n",
+        "define { i64, i64, i64 } @f() {\n  ret { i64, i64, i64 } zeroinitializer\n}\n",
     ));
     errors.push(isel_error(&body(
         "%x = getelementptr i8, ptr %p, <2 x i64> <i64 0, i64 1>",
     )));
     errors.push(isel_error(
-        "define void @f(ptr sret(i64) %p) {\n  ret void\n}\n",
+        "declare void @g(ptr byval([4 x i64]))\ndefine void @f(ptr %p) {\n  musttail call void @g(ptr byval([4 x i64]) %p)\n  ret void\n}\n",
     ));
-    errors.push(isel_error(
-        "declare void @g(ptr byval(i64))\ndefine void @f(ptr %p) {\n  call void @g(ptr byval(i64) %p)\n  ret void\n}\n",
-    ));
+    errors.push(isel_error(&body("%x = uitofp i128 0 to double")));
     expect![[r#"
         new.ll:2:3: error: function @f: unsupported instruction 'extractelement'
         new.ll:2:3: error: function @f: unsupported instruction 'insertelement'
@@ -724,13 +722,13 @@ fn instruction_selection_names_each_new_instruction_it_does_not_lower() {
         new.ll:2:3: error: function @f: unsupported instruction 'cmpxchg'
         new.ll:2:3: error: function @f: unsupported instruction 'atomicrmw'
         new.ll:2:3: error: function @f: unsupported instruction 'fence'
-        new.ll:2:3: error: function @f: unsupported instruction 'va_arg'
+        new.ll:2:3: error: function @f: unsupported va_arg of { i64, i64 }
         new.ll:2:3: error: function @f: unsupported inline asm "hlt" ("~{memory}"): instruction 'hlt'
         new.ll:2:3: error: function @f: unsupported instruction 'indirectbr'
-        new.ll:1:1: error: function @f: unsupported byval parameter
+        new.ll:2:3: error: function @f: unsupported return of { i64, i64, i64 } (more than two registers of a kind: LLVM would return it in memory)
         new.ll:2:3: error: function @f: unsupported instruction 'getelementptr' over vectors
-        new.ll:1:1: error: function @f: unsupported sret parameter
-        new.ll:3:3: error: function @f: unsupported byval argument"#]]
+        new.ll:3:3: error: function @f: unsupported musttail call with arguments on the stack (only register arguments are passed in place)
+        new.ll:2:3: error: function @f: unsupported instruction 'uitofp' of i128"#]]
     .assert_eq(&errors.join("\n"));
 }
 

@@ -207,7 +207,7 @@ fn insert_prologue_and_epilogues(
         let old = std::mem::take(&mut f.blocks[b].insts);
         let mut out = Vec::with_capacity(old.len());
         for (i, inst) in old.into_iter().enumerate() {
-            if !matches!(inst.kind, InstKind::Ret { .. }) {
+            if !matches!(inst.kind, InstKind::Ret { .. } | InstKind::TailJump { .. }) {
                 out.push(inst);
                 continue;
             }

@@ -161,7 +161,12 @@ fn declared_variables(input: &HistoryInput) -> HashMap<u32, Location> {
     for block in &input.mir.blocks {
         for inst in &block.insts {
             if let InstKind::DbgValue(d) = &inst.kind {
-                if d.indirect && matches!(d.operands.as_slice(), [DbgOperand::StackSlot(_)]) {
+                if d.indirect
+                    && matches!(
+                        d.operands.as_slice(),
+                        [DbgOperand::StackSlot(_) | DbgOperand::IncomingArg(_)]
+                    )
+                {
                     if let Some((location, _)) = location_of(input, d) {
                         out.entry(d.variable).or_insert(location);
                     }
@@ -551,6 +556,12 @@ fn location_of(input: &HistoryInput, d: &DbgValue) -> Option<(Location, Vec<Phys
                 args.push(LocationArg::FrameSlot(
                     *input.slot_offsets.get(slot.0 as usize)?,
                 ));
+                after.push(Vec::new());
+                is_value |= !d.indirect;
+            }
+            DbgOperand::IncomingArg(disp) => {
+                // The incoming stack area starts at the CFA.
+                args.push(LocationArg::FrameSlot(i64::from(disp)));
                 after.push(Vec::new());
                 is_value |= !d.indirect;
             }

@@ -335,6 +335,11 @@ pub enum AluOp {
     Or,
     /// xor.
     Xor,
+    /// adc: add with the carry flag of the instruction before (the low
+    /// half of a wide addition).
+    Adc,
+    /// sbb: subtract with the borrow (carry flag) of the instruction before.
+    Sbb,
 }
 
 /// Shift and rotate operations.
@@ -477,6 +482,10 @@ pub enum DbgOperand {
     /// The value is stored in this stack slot (a spilled register; the
     /// register allocator produces it; read [`VRegInfo::width`] bytes).
     SpillSlot(StackSlotId, Width),
+    /// The operand is the address this many bytes into the incoming
+    /// stack-argument area (CFA + n: a `byval` parameter's copy; with
+    /// `indirect` the variable lives there).
+    IncomingArg(i32),
     /// No location: the value is unavailable here.
     NoReg,
 }
@@ -696,6 +705,16 @@ pub enum InstKind {
         /// Registers read by the return (rax for an integer result, xmm0
         /// for a floating-point one).
         uses: Vec<PhysReg>,
+    },
+    /// A tail call: `jmp target` after the epilogue (frame lowering puts
+    /// it before this instruction, as before a return), the arguments
+    /// already in their ABI places. Ends the block and the function's path.
+    TailJump {
+        /// Callee (a register target must be one the epilogue does not
+        /// restore: r11).
+        target: CallTarget,
+        /// Physical registers holding arguments (read by the callee).
+        args: Vec<PhysReg>,
     },
     /// `ud2` (unreachable).
     Ud2,
@@ -947,6 +966,7 @@ impl Inst {
                 | InstKind::Jmp { .. }
                 | InstKind::JmpIndirect { .. }
                 | InstKind::Ret { .. }
+                | InstKind::TailJump { .. }
                 | InstKind::Ud2
         )
     }
@@ -1070,6 +1090,7 @@ impl InstKind {
             InstKind::InlineAsm(asm) => asm.uses,
             InstKind::Call { args, .. } => RegSet::of(args),
             InstKind::Ret { uses } => RegSet::of(uses),
+            InstKind::TailJump { args, .. } => RegSet::of(args),
             InstKind::Push { reg } => gprs(&[*reg]),
             _ => RegSet::EMPTY,
         }
@@ -1192,7 +1213,7 @@ macro_rules! reg_visitor {
                     rm(src, f);
                     f(dst, Access::Def);
                 }
-                InstKind::Call { target, .. } => {
+                InstKind::Call { target, .. } | InstKind::TailJump { target, .. } => {
                     if let CallTarget::Reg(r) = target {
                         f(r, Access::Use);
                     }
@@ -1368,7 +1389,9 @@ impl Function {
                     out.extend(self.jump_tables[table.0 as usize].iter().copied());
                     falls_through = false;
                 }
-                InstKind::Ret { .. } | InstKind::Ud2 => falls_through = false,
+                InstKind::Ret { .. } | InstKind::TailJump { .. } | InstKind::Ud2 => {
+                    falls_through = false
+                }
                 _ => {}
             }
         }
@@ -1472,6 +1495,7 @@ impl fmt::Display for DbgOperand {
             DbgOperand::Imm(i) => i.fmt(f),
             DbgOperand::StackSlot(s) => write!(f, "&{s}"),
             DbgOperand::SpillSlot(s, w) => write!(f, "{s}:{}", w.bits()),
+            DbgOperand::IncomingArg(n) => write!(f, "&incoming+{n}"),
             DbgOperand::NoReg => f.write_str("$noreg"),
         }
     }
@@ -1606,6 +1630,14 @@ impl fmt::Display for InstKind {
                     write!(f, "{} ${r}", if i == 0 { "" } else { "," })?;
                 }
                 Ok(())
+            }
+            InstKind::TailJump { target, args } => {
+                match target {
+                    CallTarget::Symbol(s) => write!(f, "TAILJMP @{s}")?,
+                    CallTarget::Reg(r) => write!(f, "TAILJMP {r}")?,
+                }
+                let list: Vec<String> = args.iter().map(|r| format!("${r}")).collect();
+                write!(f, ", args({})", list.join(", "))
             }
             InstKind::Ud2 => f.write_str("UD2"),
             InstKind::Trap { breakpoint } => f.write_str(if *breakpoint { "INT3" } else { "TRAP" }),

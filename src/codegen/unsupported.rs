@@ -11,7 +11,9 @@
 //! (implemented end to end, with a test that runs it), delete its entry and
 //! move its case in `tests/reliability_constructs.rs` to the compiled side.
 //! Honoured today, for contrast: parameter hints (`noalias`, `nocapture`,
-//! `readonly`, `dereferenceable`, `align` without `byval`, `returned`...),
+//! `readonly`, `dereferenceable`, `align`, `returned`...), `byval` and
+//! `sret` (copied and returned per SysV by `isel::calls`), `musttail` calls
+//! (real tail calls; one isel cannot honour is an error naming it),
 //! `fastcc` (the C convention here), `unnamed_addr`, global alignment,
 //! external, internal, private, weak, weak_odr, linkonce and linkonce_odr
 //! linkage (without comdat), hidden and protected visibility, `section` on
@@ -21,15 +23,12 @@
 //! type); by the target gate: triples and datalayouts other than x86-64 ELF.
 
 use crate::error::{Diagnostic, Pos};
-use crate::ir::{
-    Constant, Function, Global, InstKind, Linkage, Module, ParamAttrs, TailKind, Value,
-};
+use crate::ir::{Constant, Function, Global, InstKind, Linkage, Module, ParamAttrs, Value};
 
 /// Parameter, argument and return attributes that change the ABI (codegen
-/// passes every such value as a plain scalar or pointer).
+/// passes every such value as a plain scalar or pointer; `byval` and
+/// `sret` are honoured by `isel::calls`).
 const REFUSED_PARAM_ATTRS: &[&str] = &[
-    "byval",
-    "sret",
     "inalloca",
     "preallocated",
     "swifterror",
@@ -182,11 +181,11 @@ fn refused_in_function(module: &Module, function: &Function) -> Option<(Pos, Str
     if let Some(what) = refused_symbol_attr(&function.attrs) {
         return at_function(what);
     }
-    if let Some(what) = refused_param_attr(module, &function.ret_attrs) {
+    if let Some(what) = refused_param_attr(&function.ret_attrs) {
         return at_function(format!("{what} on the return value"));
     }
     for (i, param) in function.params.iter().enumerate() {
-        if let Some(what) = refused_param_attr(module, &param.attrs) {
+        if let Some(what) = refused_param_attr(&param.attrs) {
             return at_function(format!("{what} on parameter {}", i + 1));
         }
     }
@@ -217,23 +216,17 @@ fn refused_in_function(module: &Module, function: &Function) -> Option<(Pos, Str
             }
         }
         let InstKind::Call {
-            tail,
-            args,
-            ret_attrs,
-            ..
+            args, ret_attrs, ..
         } = &inst.kind
         else {
             continue;
         };
         let at_call = |what: String| Some((inst.pos, what));
-        if *tail == TailKind::MustTail {
-            return at_call("musttail call".to_string());
-        }
-        if let Some(what) = refused_param_attr(module, ret_attrs) {
+        if let Some(what) = refused_param_attr(ret_attrs) {
             return at_call(format!("{what} on a call"));
         }
         for (i, arg) in args.iter().enumerate() {
-            if let Some(what) = refused_param_attr(module, &arg.attrs) {
+            if let Some(what) = refused_param_attr(&arg.attrs) {
                 return at_call(format!("{what} on argument {} of a call", i + 1));
             }
         }
@@ -254,13 +247,7 @@ fn refused_symbol_attr(attrs: &crate::ir::SymbolAttrs) -> Option<String> {
 }
 
 /// The first refused parameter attribute or calling convention, as written.
-fn refused_param_attr(module: &Module, attrs: &ParamAttrs) -> Option<String> {
-    for (ty, name) in [(&attrs.byval, "byval"), (&attrs.sret, "sret")] {
-        if let Some(ty) = ty {
-            let ty = crate::ir::print::type_text(module, ty);
-            return Some(format!("attribute {name}({ty})"));
-        }
-    }
+fn refused_param_attr(attrs: &ParamAttrs) -> Option<String> {
     attrs.other.iter().find_map(|attr| {
         let keyword = attr_keyword(attr);
         let calling_convention =

@@ -13,6 +13,25 @@ pub const ARGUMENT_REGISTERS: [Gpr; 6] = [Gpr::Rdi, Gpr::Rsi, Gpr::Rdx, Gpr::Rcx
 /// The integer return register.
 pub const RETURN_REGISTER: Gpr = Gpr::Rax;
 
+/// The integer registers of a value returned in parts (a struct's
+/// integer members, an `i128`), in order.
+pub const RETURN_REGISTERS: [Gpr; 2] = [Gpr::Rax, Gpr::Rdx];
+
+/// The SSE registers of a value returned in parts, in order.
+pub const XMM_RETURN_REGISTERS: [Xmm; 2] = [Xmm::new(0), Xmm::new(1)];
+
+/// The register an indirect tail call jumps through: caller-saved, no
+/// argument register, and not restored by the epilogue.
+pub const TAIL_CALL_REGISTER: Gpr = Gpr::R11;
+
+/// Bytes of the register save area of a variadic function: six integer
+/// registers (8 bytes each) then eight SSE registers (16 bytes each); a
+/// `va_list`'s `gp_offset` and `fp_offset` index it.
+pub const REGISTER_SAVE_AREA_SIZE: u32 = 6 * 8 + 8 * 16;
+
+/// Where the SSE registers start in the register save area.
+pub const REGISTER_SAVE_AREA_FP_START: u32 = 6 * 8;
+
 /// SSE argument registers (float, double), in argument order.
 pub const XMM_ARGUMENT_REGISTERS: [Xmm; 8] = [
     Xmm::new(0),

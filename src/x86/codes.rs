@@ -162,6 +162,58 @@ pub fn alu(op: AluOp) -> AluCodes {
                 Code::Xor_rm64_imm32,
             ],
         },
+        AluOp::Adc => AluCodes {
+            r_rm: [
+                Code::Adc_r8_rm8,
+                Code::Adc_r16_rm16,
+                Code::Adc_r32_rm32,
+                Code::Adc_r64_rm64,
+            ],
+            rm_r: [
+                Code::Adc_rm8_r8,
+                Code::Adc_rm16_r16,
+                Code::Adc_rm32_r32,
+                Code::Adc_rm64_r64,
+            ],
+            rm_imm8: [
+                Code::Adc_rm8_imm8,
+                Code::Adc_rm16_imm8,
+                Code::Adc_rm32_imm8,
+                Code::Adc_rm64_imm8,
+            ],
+            rm_imm: [
+                Code::Adc_rm8_imm8,
+                Code::Adc_rm16_imm16,
+                Code::Adc_rm32_imm32,
+                Code::Adc_rm64_imm32,
+            ],
+        },
+        AluOp::Sbb => AluCodes {
+            r_rm: [
+                Code::Sbb_r8_rm8,
+                Code::Sbb_r16_rm16,
+                Code::Sbb_r32_rm32,
+                Code::Sbb_r64_rm64,
+            ],
+            rm_r: [
+                Code::Sbb_rm8_r8,
+                Code::Sbb_rm16_r16,
+                Code::Sbb_rm32_r32,
+                Code::Sbb_rm64_r64,
+            ],
+            rm_imm8: [
+                Code::Sbb_rm8_imm8,
+                Code::Sbb_rm16_imm8,
+                Code::Sbb_rm32_imm8,
+                Code::Sbb_rm64_imm8,
+            ],
+            rm_imm: [
+                Code::Sbb_rm8_imm8,
+                Code::Sbb_rm16_imm16,
+                Code::Sbb_rm32_imm32,
+                Code::Sbb_rm64_imm32,
+            ],
+        },
     }
 }
 

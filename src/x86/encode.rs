@@ -909,6 +909,22 @@ impl Emitter<'_> {
                 ))
             }
             InstKind::Ret { .. } => self.push(Ok(Instruction::with(Code::Retnq))),
+            InstKind::TailJump { target, .. } => match target {
+                CallTarget::Symbol(name) => {
+                    self.relocs.push(PendingReloc {
+                        instr: self.instrs.len(),
+                        kind: RelocationKind::Plt32,
+                        symbol: Symbol::Named(name.clone()),
+                        disp: 0,
+                    });
+                    // A target no short jump reaches keeps the rel32 form
+                    // the relocation fills in.
+                    self.push(Instruction::with_branch(Code::Jmp_rel32_64, 1 << 30))
+                }
+                CallTarget::Reg(r) => {
+                    self.push(Instruction::with1(Code::Jmp_rm64, reg_at(*r, Width::W64)?))
+                }
+            },
             InstKind::Ud2 => self.push(Ok(Instruction::with(Code::Ud2))),
             InstKind::Trap { breakpoint } => self.push(Ok(Instruction::with(if *breakpoint {
                 Code::Int3

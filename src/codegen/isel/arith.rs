@@ -270,6 +270,9 @@ impl Selector<'_> {
         lhs: &Value,
         rhs: &Value,
     ) -> Result<Cond, Diagnostic> {
+        if self.f.value_type(lhs) == Type::Int(128) {
+            return self.wide_compare(pred, lhs, rhs);
+        }
         let (pred, lhs, rhs) = if self.const_int(lhs).is_some() && self.const_int(rhs).is_none() {
             (swapped(pred), rhs, lhs)
         } else {

@@ -126,15 +126,7 @@ impl Selector<'_> {
         // The result members, one per direct output.
         let result_regs: Vec<Reg> = match &self.f.inst(id).ty {
             Type::Void => Vec::new(),
-            Type::Struct { fields, .. } => {
-                let mut regs = Vec::new();
-                for t in fields {
-                    let bits = self.bits_of_type(t)?;
-                    regs.push(self.vreg(container(bits)));
-                }
-                self.aggregates.insert(id.0, regs.clone());
-                regs
-            }
+            Type::Struct { .. } => self.result_leaves(id)?,
             _ => vec![self.dst(id)?],
         };
         let mut regs: Vec<(Reg, Access)> = Vec::new();

@@ -56,6 +56,8 @@ impl Selector<'_> {
     /// from `pred`, into the current block.
     pub(super) fn phi_copies(&mut self, pred: u32, succ: ir::BlockId) -> Result<(), Diagnostic> {
         let mut moves = Vec::new();
+        // Leaf copies of multi-register phis (see `aggregate`).
+        let mut leaf_moves: Vec<(Reg, Reg)> = Vec::new();
         for &id in &self.f.blocks[succ.0 as usize].insts {
             let InstKind::Phi { incoming } = &self.f.inst(id).kind else {
                 break;
@@ -63,7 +65,10 @@ impl Selector<'_> {
             let Some((value, _)) = incoming.iter().find(|(_, b)| b.0 == pred) else {
                 continue;
             };
-            if matches!(self.f.inst(id).ty, Type::Int(_) | Type::Ptr)
+            if self.is_multi_register(&self.f.inst(id).ty) {
+                let srcs = self.leaves(value)?;
+                leaf_moves.extend(self.result_leaves(id)?.into_iter().zip(srcs));
+            } else if matches!(self.f.inst(id).ty, Type::Int(_) | Type::Ptr)
                 || fp::fp_size(&self.f.inst(id).ty).is_some()
             {
                 moves.push((self.dst(id)?, value.clone()));
@@ -72,7 +77,25 @@ impl Selector<'_> {
         // A phi of this block read by another move is saved in a temporary
         // first (the parallel-copy problem: swaps, rotations); every other
         // value is copied or materialised straight into its phi.
-        let written: Vec<Reg> = moves.iter().map(|(dst, _)| *dst).collect();
+        let written: Vec<Reg> = moves
+            .iter()
+            .map(|(dst, _)| *dst)
+            .chain(leaf_moves.iter().map(|(dst, _)| *dst))
+            .collect();
+        let mut leaf_sources = Vec::with_capacity(leaf_moves.len());
+        for &(dst, src) in &leaf_moves {
+            leaf_sources.push(if src == dst {
+                None
+            } else if written.contains(&src) {
+                let t = self
+                    .mir
+                    .new_vreg_of(self.mir.class_of(src), self.width_of(src));
+                self.emit(K::Copy { dst: t, src });
+                Some(t)
+            } else {
+                Some(src)
+            });
+        }
         let mut sources = Vec::with_capacity(moves.len());
         for (dst, value) in &moves {
             let source = match value {
@@ -99,6 +122,11 @@ impl Selector<'_> {
                 None => {}
                 Some(Ok(src)) => self.emit(K::Copy { dst: *dst, src }),
                 Some(Err(value)) => self.materialize_into(*dst, &value)?,
+            }
+        }
+        for ((dst, _), source) in leaf_moves.iter().zip(leaf_sources) {
+            if let Some(src) = source {
+                self.emit(K::Copy { dst: *dst, src });
             }
         }
         Ok(())
@@ -158,7 +186,7 @@ impl Selector<'_> {
     }
 
     pub(super) fn lower_branch(&mut self, id: InstId) -> Result<(), Diagnostic> {
-        let pred = self.current.0;
+        let pred = self.inst_block[id.0 as usize];
         // Copies for a single successor go before the branch's compare.
         if let [only] = self.succs[pred as usize].as_slice() {
             let only = *only;
@@ -184,7 +212,7 @@ impl Selector<'_> {
                     return Ok(());
                 }
                 let cc = self.condition(cond)?;
-                if t.0 == pred + 1 {
+                if t.0 == self.current.0 + 1 {
                     self.emit(K::Jcc {
                         cond: cc.invert(),
                         target: e,

@@ -1,12 +1,10 @@
-//! Instruction selection for the scalar integer intrinsics and for small
-//! aggregate values (`insertvalue`/`extractvalue`).
+//! Instruction selection for the scalar integer intrinsics.
 //!
 //! In: calls of `llvm.*` integer intrinsics (min/max, `abs`, `bswap`,
 //! `bitreverse`, `ctpop`/`ctlz`/`cttz`, `fshl`/`fshr`, `*.with.overflow`,
 //! `*.sat`, `expect`, `assume`, `load.relative`, `stacksave`/`stackrestore`,
 //! `trap`/`debugtrap`, `prefetch`, `objectsize`, `memcpy`/`memset`/`memmove`,
-//! lifetime markers), and `insertvalue`/`extractvalue` over structs of
-//! scalars. Out: MIR over general-purpose virtual registers.
+//! lifetime markers). Out: MIR over general-purpose virtual registers.
 //!
 //! Rules it follows:
 //! - Only baseline x86-64 instructions: `ctlz`/`cttz` are `bsr`/`bsf` with a
@@ -14,12 +12,8 @@
 //!   sequences (no `lzcnt`/`tzcnt`/`popcnt`, whatever the target features).
 //! - Narrow operands (i8, i16) whose result depends on bits above them are
 //!   extended to 32 bits first and computed there exactly.
-//! - An aggregate value (a struct whose members are integers, pointers,
-//!   floats or doubles) is never in one register: it is a list of virtual
-//!   registers, one per member (`Selector::aggregates`). A
-//!   `{T, i1}` result of `*.with.overflow` is such a pair; `extractvalue`
-//!   copies a member out and `insertvalue` builds a new list. Nested
-//!   aggregates and multi-index paths are errors naming the instruction.
+//! - A `{T, i1}` result of `*.with.overflow` is a two-leaf aggregate
+//!   (see [`super::aggregate`]).
 //! - `prefetch` is a hint and becomes no code; `assume` none either;
 //!   `expect` is its first argument; `objectsize` is "unknown" (-1, or 0
 //!   when asked for the minimum), as LLVM folds it when it cannot know.
@@ -31,7 +25,7 @@ use crate::codegen::mir::{
     AluOp, Cond, InstKind as K, Reg, Rm, Rmi, ShiftAmount, ShiftOp, UnaryOp, Width,
 };
 use crate::error::Diagnostic;
-use crate::ir::{self, Constant, InstId, Intrinsic, OverflowArith, OverflowOp, Type, Value};
+use crate::ir::{self, Constant, InstId, Intrinsic, OverflowArith, OverflowOp, Value};
 use crate::x86::Gpr;
 
 impl Selector<'_> {
@@ -650,8 +644,7 @@ impl Selector<'_> {
                 });
             }
         }
-        self.aggregates.insert(id.0, vec![value, flag]);
-        Ok(())
+        self.define_leaves(id, &[value, flag])
     }
 
     /// `mov r, 0` (as `MovImm`, before any flags it must not disturb are set).
@@ -748,89 +741,6 @@ impl Selector<'_> {
             dst,
             src: Rm::Reg(bound),
         });
-        Ok(())
-    }
-
-    /// The member registers of an aggregate type, if its members are all
-    /// scalars this selector keeps in registers.
-    fn member_types(&self, ty: &Type) -> Option<Vec<Type>> {
-        let fields = match ty {
-            Type::Struct { fields, .. } => fields.clone(),
-            Type::Named(id) => self.module.structs.get(id.0 as usize)?.fields.clone()?,
-            Type::Array { len, elem } if *len <= 16 => vec![(**elem).clone(); *len as usize],
-            _ => return None,
-        };
-        fields
-            .iter()
-            .all(|t| self.class_of_type(t).is_some())
-            .then_some(fields)
-    }
-
-    /// The member registers of an aggregate operand.
-    fn aggregate_members(&mut self, v: &Value) -> Result<Vec<Reg>, Diagnostic> {
-        if let Value::Inst(d) = v {
-            if let Some(regs) = self.aggregates.get(&d.0) {
-                return Ok(regs.clone());
-            }
-        }
-        let ty = self.f.value_type(v);
-        let members = self
-            .member_types(&ty)
-            .ok_or_else(|| self.error("unsupported aggregate operand in code generation".into()))?;
-        match v {
-            Value::Const(Constant::Undef(_) | Constant::Poison(_) | Constant::Zero(_)) => {
-                let mut regs = Vec::with_capacity(members.len());
-                for t in &members {
-                    let c = Constant::Zero(t.clone());
-                    regs.push(self.const_reg(&c)?);
-                }
-                Ok(regs)
-            }
-            _ => Err(self.error("unsupported aggregate operand in code generation".into())),
-        }
-    }
-
-    /// `extractvalue agg, i`: a copy of member `i`'s register.
-    pub(super) fn lower_extract_value(
-        &mut self,
-        id: InstId,
-        aggregate: &Value,
-        indices: &[u32],
-    ) -> Result<(), Diagnostic> {
-        let members = self.aggregate_members(aggregate)?;
-        let [index] = indices else {
-            return Err(self.error("unsupported extractvalue of a nested member".into()));
-        };
-        let src = *members
-            .get(*index as usize)
-            .ok_or_else(|| self.error("extractvalue index out of range".into()))?;
-        let dst = self.dst(id)?;
-        self.emit(K::Copy { dst, src });
-        Ok(())
-    }
-
-    /// `insertvalue agg, v, i`: the members of `agg` with `i` replaced.
-    pub(super) fn lower_insert_value(
-        &mut self,
-        id: InstId,
-        aggregate: &Value,
-        elem: &Value,
-        indices: &[u32],
-    ) -> Result<(), Diagnostic> {
-        let mut members = self.aggregate_members(aggregate)?;
-        let [index] = indices else {
-            return Err(self.error("unsupported insertvalue of a nested member".into()));
-        };
-        let src = self.reg(elem)?;
-        let slot = members
-            .get_mut(*index as usize)
-            .ok_or_else(|| self.error("insertvalue index out of range".into()))?;
-        let class = self.mir.class_of(src);
-        let width = self.width_of(src);
-        let copy = self.mir.new_vreg_of(class, width);
-        *slot = copy;
-        self.emit(K::Copy { dst: copy, src });
-        self.aggregates.insert(id.0, members);
         Ok(())
     }
 }

@@ -8,7 +8,8 @@
 //! How values live: every IR value of type `iN` (N ≤ 64) or `ptr` has one
 //! general-purpose virtual register, 32 bits wide for N ≤ 32 and 64 bits
 //! otherwise; a `float` or `double` has one xmm virtual register (see
-//! [`fp`]). The
+//! [`fp`]); aggregates and `i128` have one register per scalar leaf (see
+//! [`aggregate`]). The
 //! bits above N in a narrow value's register are unspecified: operations
 //! that look at them (comparisons of odd widths, division, right shifts,
 //! extensions, `signext`/`zeroext` arguments and returns, `i1` stores)
@@ -30,6 +31,8 @@
 //! (values, operands, the instruction dispatch), [`calls`] (SysV argument
 //! and return placement), [`memory`] (addresses), [`arith`] (integer
 //! arithmetic and compares), [`fp`] (float and double with SSE2),
+//! [`aggregate`] and [`wide`] (multi-register values, `i128`), [`varargs`]
+//! (variadic definitions),
 //! [`intrinsics`], [`control`] (branches, phis, switches), [`records`]
 //! (debug records), [`data`] (global initialisers).
 //!
@@ -40,6 +43,7 @@
 //! copied out at entry before any debug value names it; anything this
 //! selector does not support is a [`Diagnostic`] naming it, never a panic.
 
+mod aggregate;
 mod arith;
 mod asm;
 mod calls;
@@ -52,6 +56,8 @@ mod memory;
 mod records;
 mod relative;
 mod stack;
+mod varargs;
+mod wide;
 
 use std::collections::HashMap;
 
@@ -217,6 +223,20 @@ struct Selector<'a> {
     /// The member registers of each aggregate-valued instruction (see
     /// [`intrinsics`]).
     aggregates: HashMap<u32, Vec<Reg>>,
+    /// The leaf registers of each multi-register parameter (see [`aggregate`]).
+    arg_leaves: HashMap<u32, Vec<Reg>>,
+    /// The register save area and counts of a variadic function (see [`varargs`]).
+    varargs: Option<varargs::VarargsFrame>,
+    /// The incoming stack displacement of each `byval` parameter's copy.
+    byval_homes: HashMap<u32, u32>,
+    /// The `sret` parameter and the frame slot its pointer is kept in (the
+    /// return reloads it into rax; debug info finds the variable through it).
+    sret_slot: Option<(u32, StackSlotId)>,
+    /// The MIR block IR block 0's code goes into: block 0, or the block
+    /// after a variadic function's register saves (see [`varargs`]).
+    entry_code: MBlock,
+    /// A tail jump ended the current block: the `ret` after it is dropped.
+    after_tail_jump: bool,
     /// The `lea` of each dynamic alloca, completed at the end (see [`stack`]).
     dynamic_allocas: Vec<(MBlock, usize)>,
 }
@@ -240,6 +260,12 @@ impl<'a> Selector<'a> {
             loc: 0,
             pos: f.pos,
             aggregates: HashMap::new(),
+            arg_leaves: HashMap::new(),
+            varargs: None,
+            byval_homes: HashMap::new(),
+            after_tail_jump: false,
+            entry_code: MBlock(0),
+            sret_slot: None,
             dynamic_allocas: Vec::new(),
         }
     }
@@ -297,22 +323,15 @@ impl<'a> Selector<'a> {
                 .map(|(class, width)| self.mir.new_vreg_of(class, width));
             self.values.push(reg);
         }
+        self.allocate_leaves();
         self.classify();
-        if let Some(p) = f
-            .params
-            .iter()
-            .find(|p| p.attrs.byval.is_some() || p.attrs.sret.is_some())
-        {
-            let what = if p.attrs.byval.is_some() {
-                "byval"
-            } else {
-                "sret"
-            };
-            return Err(self.error(format!("unsupported {what} parameter")));
-        }
         self.lower_params()?;
         for b in 0..f.blocks.len() {
-            self.current = MBlock(b as u32);
+            self.current = if b == 0 {
+                self.entry_code
+            } else {
+                MBlock(b as u32)
+            };
             for &id in &f.blocks[b].insts {
                 let inst = f.inst(id);
                 self.pos = inst.pos;
@@ -364,7 +383,13 @@ impl<'a> Selector<'a> {
                 .map(|i| &i.kind);
             let falls_through = !matches!(
                 ends,
-                Some(K::Jmp { .. } | K::JmpIndirect { .. } | K::Ret { .. } | K::Ud2)
+                Some(
+                    K::Jmp { .. }
+                        | K::JmpIndirect { .. }
+                        | K::Ret { .. }
+                        | K::TailJump { .. }
+                        | K::Ud2
+                )
             );
             let next_old = old as usize + 1;
             if falls_through && next_old < total && new_id[next_old] != position as u32 + 1 {
@@ -620,6 +645,9 @@ impl<'a> Selector<'a> {
             Lowering::Normal => {}
             _ => return Ok(()),
         }
+        if self.lower_multi_register(id)? {
+            return Ok(());
+        }
         match &inst.kind {
             InstKind::Binary { op, lhs, rhs, .. } => self.lower_binary(id, *op, lhs, rhs),
             InstKind::ICmp { pred, lhs, rhs } => {
@@ -689,9 +717,6 @@ impl<'a> Selector<'a> {
             } => self.lower_inline_asm(id, asm, args),
             InstKind::Gep { .. } if inst.ty != Type::Ptr => {
                 Err(self.error("unsupported instruction 'getelementptr' over vectors".into()))
-            }
-            InstKind::Call { args, .. } if args.iter().any(|a| a.attrs.byval.is_some()) => {
-                Err(self.error("unsupported byval argument".into()))
             }
             InstKind::FBinary { op, lhs, rhs, .. } => self.lower_fbinary(id, *op, lhs, rhs),
             InstKind::FNeg { value, .. } => self.lower_fneg(id, value),

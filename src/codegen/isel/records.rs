@@ -13,7 +13,11 @@ impl Selector<'_> {
     /// location here.
     pub(super) fn debug_operand(&mut self, v: &Value) -> (DbgOperand, Vec<Op>) {
         match v {
-            Value::Arg(n) => (DbgOperand::Reg(self.args[*n as usize]), Vec::new()),
+            Value::Arg(n) => match self.byval_homes.get(n) {
+                Some(&disp) => (DbgOperand::IncomingArg(disp as i32), Vec::new()),
+                None if self.arg_leaves.contains_key(n) => (DbgOperand::NoReg, Vec::new()),
+                None => (DbgOperand::Reg(self.args[*n as usize]), Vec::new()),
+            },
             Value::Const(Constant::Int { value, .. }) => {
                 (DbgOperand::Imm(*value as i64), Vec::new())
             }
@@ -69,6 +73,9 @@ impl Selector<'_> {
         if record.kind == RecordKind::Label {
             return Ok(());
         }
+        if self.lower_split_record(record) || self.lower_sret_declare(record) {
+            return Ok(());
+        }
         let debug = &self.module.debug;
         let expr = debug.expr(record.expr);
         let inlined_at = debug.location(record.loc).inlined_at;
@@ -94,7 +101,11 @@ impl Selector<'_> {
             Some(t) => (t.ops, t.fragment, true),
             None => (Vec::new(), expr.fragment(), false),
         };
-        if !defined || (declare && !matches!(operands.as_slice(), [DbgOperand::StackSlot(_)])) {
+        let memory_home = matches!(
+            operands.as_slice(),
+            [DbgOperand::StackSlot(_) | DbgOperand::IncomingArg(_)]
+        );
+        if !defined || (declare && !memory_home) {
             operands.iter_mut().for_each(|o| *o = DbgOperand::NoReg);
         }
         let variable = self.debug.intern_variable(VariableKey {
