@@ -259,7 +259,13 @@ impl UnitChecker<'_, '_> {
     }
 
     fn check_variable(&self, die: usize, promises_full_pieces: bool, problems: &mut Problems) {
-        let size = self.type_size(self.tree.inherited(die, gimli::DW_AT_type), 0);
+        // A size of 0 says nothing (a base type written without `size:`,
+        // an array of such elements): LLVM's IR verifier checks fragments
+        // only against a known variable size, and llvm-dwarfdump checks
+        // pieces against none; so the pieces are not checked either.
+        let size = self
+            .type_size(self.tree.inherited(die, gimli::DW_AT_type), 0)
+            .filter(|&size| size > 0);
         let piece_rule = PieceRule {
             size,
             promises_full_pieces,
@@ -614,7 +620,7 @@ type EntryRange<'a> = (u64, u64, gimli::Expression<Slice<'a>>);
 /// How the pieces of a variable's location are checked.
 #[derive(Clone, Copy)]
 struct PieceRule {
-    /// The variable's type size in bytes, when known.
+    /// The variable's type size in bytes, when known (never 0).
     size: Option<u64>,
     /// Whether the pieces must cover every byte (dwarfsmith's promise).
     promises_full_pieces: bool,

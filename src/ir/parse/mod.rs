@@ -58,6 +58,7 @@ pub fn parse_module(text: &str, file_name: &str) -> Result<Module, Diagnostic> {
         globals: HashMap::new(),
         slots: HashMap::new(),
         nesting: 0,
+        compile_unit_refs: Vec::new(),
     };
     // A file cut off inside a body or node is reported as cut off, even
     // when an earlier reference (to metadata that was cut away) fails first.
@@ -84,6 +85,7 @@ pub fn parse_module(text: &str, file_name: &str) -> Result<Module, Diagnostic> {
     if let Err(error) = parser.parse_items() {
         return Err(cut_off(error, &parser));
     }
+    parser.check_compile_units()?;
     let mut module = parser.module;
     renumber_attribute_groups(&mut module, file_name)?;
     Ok(module)
@@ -168,6 +170,9 @@ struct Parser<'a> {
     slots: HashMap<u32, Slot>,
     /// Depth of nested types, constants and inline metadata being read.
     nesting: u32,
+    /// The operands of `!llvm.dbg.cu` and where each is written: each must
+    /// be a DICompileUnit, which only the finished module can tell.
+    compile_unit_refs: Vec<(MdRef, u32)>,
 }
 
 /// How deep types, constants and inline metadata may nest before the input
@@ -745,7 +750,12 @@ impl<'a> Parser<'a> {
         let mut nodes = Vec::new();
         if !self.eat(Tok::Punct(b'}')) {
             loop {
+                let offset = self.offset();
                 nodes.push(self.parse_md_ref()?);
+                if name == "llvm.dbg.cu" {
+                    self.compile_unit_refs
+                        .push((nodes[nodes.len() - 1], offset));
+                }
                 if self.eat(Tok::Punct(b'}')) {
                     break;
                 }
@@ -756,6 +766,22 @@ impl<'a> Parser<'a> {
             name: name.to_string(),
             nodes,
         });
+        Ok(())
+    }
+
+    /// Every operand of `!llvm.dbg.cu` is a DICompileUnit (LLVM's verifier:
+    /// "invalid compile unit").
+    fn check_compile_units(&self) -> PResult<()> {
+        for &(target, offset) in &self.compile_unit_refs {
+            let is_unit = matches!(target, MdRef::Node(id)
+                if matches!(self.module.debug.node(id), MdNode::CompileUnit(_)));
+            if !is_unit {
+                return Err(self.error_at(
+                    offset,
+                    "invalid compile unit: !llvm.dbg.cu lists a node that is not a DICompileUnit",
+                ));
+            }
+        }
         Ok(())
     }
 
