@@ -16,6 +16,12 @@
 //!   of 0 is unknown, and pieces are not checked against it (LLVM's IR
 //!   verifier and llvm-dwarfdump-19 --verify do not either); a field the
 //!   node kind does not have (`sizx:`) is an error, as in LLVM.
+//!
+//! Seed 20261124 (the fresh run) found two more, fixed the same way:
+//! `align 127` (LLVM: "alignment is not a power of two") and a node of a
+//! kind LLVM does not have (`!DIFil9(...)`, LLVM: "expected metadata
+//! type"), both refused at 0:0 by the writer before; now errors where
+//! they are written, as is a compile unit whose `file:` is not a DIFile.
 
 mod support;
 
@@ -124,6 +130,23 @@ fn what_llvm_refuses_in_debug_metadata_is_an_error_at_its_position() {
             module(r#"!DIFile(filename: "e.c", directory: "/tmp")"#, "").replace("!{!0}", "!{!4}"),
             "in.ll:8:18: error: invalid compile unit: !llvm.dbg.cu lists a node that is not a \
              DICompileUnit",
+        ),
+        (
+            module(r#"!DIFil9(filename: "e.c", directory: "/tmp")"#, ""),
+            "in.ll:12:6: error: expected metadata type, found !DIFil9",
+        ),
+        (
+            module(r#"!DIFile(filename: "e.c", directory: "/tmp")"#, "")
+                .replace("unit: !0)", "unit: !0)\n!8 = !{}")
+                .replace("file: !1, producer", "file: !8, producer"),
+            "in.ll:8:18: error: invalid compile unit: its file is not a DIFile",
+        ),
+        (
+            module(r#"!DIFile(filename: "e.c", directory: "/tmp")"#, "").replace(
+                "define i32 @f()",
+                "@g = global i32 0, align 127\n\ndefine i32 @f()",
+            ),
+            "in.ll:4:26: error: alignment is not a power of two",
         ),
         (
             module(r#"!DIFile(filename: "e.c", directory: "/tmp")"#, "")

@@ -33,6 +33,42 @@ impl Fields<'_> {
     }
 }
 
+/// The specialised metadata node kinds LLVM 19 reads (`!DIFile(...)`);
+/// another name is an error there ("expected metadata type"), so here too.
+const SPECIALISED_NODES: &[&str] = &[
+    "DIArgList",
+    "DIAssignID",
+    "DIBasicType",
+    "DICommonBlock",
+    "DICompileUnit",
+    "DICompositeType",
+    "DIDerivedType",
+    "DIEnumerator",
+    "DIExpression",
+    "DIFile",
+    "DIGenericSubrange",
+    "DIGlobalVariable",
+    "DIGlobalVariableExpression",
+    "DIImportedEntity",
+    "DILabel",
+    "DILexicalBlock",
+    "DILexicalBlockFile",
+    "DILocalVariable",
+    "DILocation",
+    "DIMacro",
+    "DIMacroFile",
+    "DIModule",
+    "DINamespace",
+    "DIObjCProperty",
+    "DIStringType",
+    "DISubprogram",
+    "DISubrange",
+    "DISubroutineType",
+    "DITemplateTypeParameter",
+    "DITemplateValueParameter",
+    "GenericDINode",
+];
+
 impl<'a> Parser<'a> {
     /// `!N = [distinct] node` at the cursor.
     pub(super) fn parse_md_slot_def(&mut self, n: u32) -> PResult<()> {
@@ -175,6 +211,11 @@ impl<'a> Parser<'a> {
                 self.bump();
                 if matches!(kind, "DILocation" | "DIExpression" | "DIArgList") {
                     return Err(self.error_at(offset, format!("!{kind} is not allowed here")));
+                }
+                if !SPECIALISED_NODES.contains(&kind) {
+                    return Err(
+                        self.error_at(offset, format!("expected metadata type, found !{kind}"))
+                    );
                 }
                 let fields = self.parse_fields()?;
                 self.build_node(kind, fields)

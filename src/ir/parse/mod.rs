@@ -333,6 +333,16 @@ impl<'a> Parser<'a> {
         u32::try_from(v).map_err(|_| self.error_at(offset, format!("integer {v} out of range")))
     }
 
+    /// The number after `align`: a power of two, as LLVM requires.
+    fn alignment(&mut self) -> PResult<u32> {
+        let offset = self.offset();
+        let v = self.u32_value()?;
+        if !v.is_power_of_two() {
+            return Err(self.error_at(offset, "alignment is not a power of two"));
+        }
+        Ok(v)
+    }
+
     /// Skips a balanced `(...)`, `[...]` or `{...}` group starting at the cursor.
     fn skip_group(&mut self) -> PResult<()> {
         let mut depth = 0usize;
@@ -673,7 +683,7 @@ impl<'a> Parser<'a> {
             match self.peek() {
                 Tok::Ident("align") => {
                     self.bump();
-                    global.align = Some(self.u32_value()?);
+                    global.align = Some(self.alignment()?);
                 }
                 Tok::Ident("section") => {
                     self.bump();
@@ -769,17 +779,26 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// Every operand of `!llvm.dbg.cu` is a DICompileUnit (LLVM's verifier:
-    /// "invalid compile unit").
+    /// Every operand of `!llvm.dbg.cu` is a DICompileUnit whose file is a
+    /// DIFile (LLVM's verifier: "invalid compile unit", "invalid file").
     fn check_compile_units(&self) -> PResult<()> {
         for &(target, offset) in &self.compile_unit_refs {
-            let is_unit = matches!(target, MdRef::Node(id)
-                if matches!(self.module.debug.node(id), MdNode::CompileUnit(_)));
-            if !is_unit {
+            let unit = match target {
+                MdRef::Node(id) => match self.module.debug.node(id) {
+                    MdNode::CompileUnit(unit) => Some(unit),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let Some(unit) = unit else {
                 return Err(self.error_at(
                     offset,
                     "invalid compile unit: !llvm.dbg.cu lists a node that is not a DICompileUnit",
                 ));
+            };
+            let file_is_a_file = matches!(unit.file, Some(file) if matches!(self.module.debug.node(file), MdNode::File(_)));
+            if !file_is_a_file {
+                return Err(self.error_at(offset, "invalid compile unit: its file is not a DIFile"));
             }
         }
         Ok(())
