@@ -21,7 +21,10 @@
 //! `align 127` (LLVM: "alignment is not a power of two") and a node of a
 //! kind LLVM does not have (`!DIFil9(...)`, LLVM: "expected metadata
 //! type"), both refused at 0:0 by the writer before; now errors where
-//! they are written, as is a compile unit whose `file:` is not a DIFile.
+//! they are written, as is a compile unit whose `file:` is not a DIFile;
+//! and an array whose `elements:` holds no DISubrange (LLVM writes it
+//! without a subrange: unknown bounds) had its pieces checked against the
+//! size of one element: an array without bounds has no known size.
 
 mod support;
 
@@ -228,4 +231,13 @@ fn pieces_of_a_variable_whose_type_has_no_size_are_not_checked_against_it() {
     );
     let dir = tempfile::tempdir().unwrap();
     compile_clean(dir.path(), "cells.o", &text);
+    // Seed 20261124 input 254415: `int` has its size, but the array's
+    // elements are no DISubrange, so the array has no bounds in DWARF.
+    let text = text
+        .replace(
+            r#"!DIBasicType(name: "int", encoding"#,
+            r#"!DIBasicType(name: "int", size: 32, encoding"#,
+        )
+        .replace("!11 = !{!12}", "!11 = !{!7}");
+    compile_clean(dir.path(), "cells_unbounded.o", &text);
 }

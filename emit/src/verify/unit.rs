@@ -575,8 +575,10 @@ impl UnitChecker<'_, '_> {
             gimli::DW_TAG_array_type => {
                 let element = self.type_size(self.tree.attr(die, gimli::DW_AT_type), depth + 1)?;
                 let mut total = element;
+                let mut bounded = false;
                 for &child in &self.tree.dies[die].children {
                     if self.tree.tag(child) == gimli::DW_TAG_subrange_type {
+                        bounded = true;
                         let count = self
                             .tree
                             .attr(child, gimli::DW_AT_count)
@@ -591,7 +593,9 @@ impl UnitChecker<'_, '_> {
                         total = total.checked_mul(count)?;
                     }
                 }
-                Some(total)
+                // An array without a subrange has no known bounds (LLVM
+                // writes one so when the elements are no DISubrange).
+                bounded.then_some(total)
             }
             _ => self.type_size(self.tree.attr(die, gimli::DW_AT_type), depth + 1),
         }
