@@ -67,6 +67,7 @@ fn check(file: &str, function: &str, expected: Expect) {
                     bits,
                     signed,
                 } => format!("reg{register}:{}{bits}", if *signed { 'i' } else { 'u' }),
+                LocationArg::FloatRegister { register, bits } => format!("reg{register}:f{bits}"),
                 LocationArg::FrameSlot(off) => format!("cfa{off:+}"),
                 LocationArg::Constant(c) => format!("const {c}"),
                 LocationArg::EntryValue { register } => format!("entry(reg{register})"),

@@ -4,6 +4,7 @@
 //! sum_array, a breakpoint on every line with code stops there (stepping
 //! against llc-19 is in codegen_lines_gdb.rs).
 
+#[macro_use]
 mod support;
 
 use support::*;
@@ -50,22 +51,7 @@ macro_rules! corpus_tests {
     };
 }
 
-corpus_tests!(
-    arith_temps,
-    bits,
-    inlining,
-    licm,
-    many_args,
-    matrix,
-    pointers,
-    recursion,
-    select_diamond,
-    sort,
-    strings,
-    structs,
-    sum_array,
-    switch_table,
-);
+corpus_programs!(corpus_tests);
 
 #[test]
 fn o0_breakpoints_work_on_every_line_with_code() {

@@ -14,6 +14,7 @@
 //! comparison. The same judge also walks our `compile -O2` of the program's
 //! clang -O0 IR (our optimiser, then codegen): 0 wrong values there too.
 
+#[macro_use]
 mod support;
 
 use std::collections::{HashMap, HashSet};
@@ -245,19 +246,4 @@ macro_rules! variable_tests {
     };
 }
 
-variable_tests!(
-    arith_temps,
-    bits,
-    inlining,
-    licm,
-    many_args,
-    matrix,
-    pointers,
-    recursion,
-    select_diamond,
-    sort,
-    strings,
-    structs,
-    sum_array,
-    switch_table,
-);
+corpus_programs!(variable_tests);

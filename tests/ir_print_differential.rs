@@ -17,8 +17,11 @@
 //! attribute groups, byval/sret/inalloca/preallocated/swifterror/swiftself/
 //! nest/returned/align/noalias/nocapture/readonly/dereferenceable parameter
 //! attributes, calling conventions, musttail, instruction metadata
-//! attachments, call-site attribute groups).
+//! attachments, call-site attribute groups); and the real-world harness's
+//! IR: clang-19 -O2 -g of one file of each of Lua, zlib, bzip2 and lz4.
 
+#[path = "support/realworld.rs"]
+mod realworld;
 mod support;
 
 use std::path::Path;
@@ -85,6 +88,44 @@ fn fixtures_print_back_exactly() {
         let printed = our_print(dir.path(), input);
         if llvm_reading(&printed) != llvm_reading(input) {
             differing.push(input.display().to_string());
+        }
+    }
+    assert!(differing.is_empty(), "{differing:#?}");
+}
+
+#[test]
+fn real_world_ir_prints_back_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let projects = [
+        (realworld::lua(), "ltable.c"),
+        (realworld::zlib(), "inflate.c"),
+        (realworld::bzip2(), "huffman.c"),
+        (realworld::lz4(), "xxhash.c"),
+    ];
+    let mut differing = Vec::new();
+    for (project, file) in &projects {
+        let source = project
+            .sources
+            .iter()
+            .find(|s| s.file_name().is_some_and(|n| n == *file))
+            .unwrap_or_else(|| panic!("{} has no {file}", project.name));
+        let ll = dir.path().join(format!("{}_{file}.ll", project.name));
+        let out = run(Command::new("clang-19")
+            .args(["-O2", "-g", "-S", "-emit-llvm"])
+            .args(&project.cpp_flags)
+            .arg(source)
+            .arg("-o")
+            .arg(&ll));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let printed_dir = dir.path().join("printed");
+        std::fs::create_dir_all(&printed_dir).unwrap();
+        let printed = our_print(&printed_dir, &ll);
+        if llvm_reading(&printed) != llvm_reading(&ll) {
+            differing.push(ll.display().to_string());
         }
     }
     assert!(differing.is_empty(), "{differing:#?}");

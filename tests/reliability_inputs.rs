@@ -7,7 +7,7 @@ mod support;
 use std::path::Path;
 use std::process::Command;
 
-use support::{dwarfdump_verify, dwarfsmith, run};
+use support::{compile_ll, dwarfdump_verify, dwarfsmith, run};
 
 /// Sections of an object, by name, as readelf lists them.
 fn section_names(object: &Path) -> Vec<String> {
@@ -27,21 +27,7 @@ fn section_names(object: &Path) -> Vec<String> {
 fn compile(dir: &Path, name: &str, text: &str, flags: &[&str]) -> std::path::PathBuf {
     let input = dir.join(format!("{name}.ll"));
     std::fs::write(&input, text).unwrap();
-    let object = dir.join(format!("{name}{}.o", flags.concat()));
-    let mut args = vec![
-        "compile",
-        input.to_str().unwrap(),
-        "-o",
-        object.to_str().unwrap(),
-    ];
-    args.extend_from_slice(flags);
-    let out = dwarfsmith(&args);
-    assert!(
-        out.status.success(),
-        "{name}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    object
+    compile_ll(dir, &input, name, flags)
 }
 
 /// Links `object` with a C main that prints "linked" and runs it.

@@ -501,6 +501,19 @@ pub enum LocationArg {
         /// Signedness of the value.
         signed: bool,
     },
+    /// A `float` or `double` held in a DWARF register (an xmm register).
+    /// Alone it is a register location (`DW_OP_regN`). In a computed value
+    /// the operations are integer operations on the value's bits (LLVM
+    /// salvages integer operations only; an fp operand reaches one through
+    /// a salvaged no-op bitcast), so the register is read as its bits:
+    /// `DW_OP_regval_type` over the unsigned base type of `bits`. Where
+    /// typed operations cannot be used (lldb) that piece is unavailable.
+    FloatRegister {
+        /// DWARF register number.
+        register: u16,
+        /// Width of the value in bits (32 or 64).
+        bits: u16,
+    },
     /// The address `CFA + offset` (a frame slot).
     FrameSlot(i64),
     /// The value a DWARF register held on entry to the function

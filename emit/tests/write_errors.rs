@@ -229,11 +229,28 @@ fn line_row_naming_a_missing_file() {
 }
 
 #[test]
-fn empty_compilation_directory() {
+fn compilation_directory_with_a_nul_byte() {
     check(
-        |m| debug(m).comp_dir.clear(),
-        expect![[r#"line table: the compilation directory is empty or contains a NUL byte: """#]],
+        |m| debug(m).comp_dir = "/tmp\0x".to_string(),
+        expect![[r#"line table: the compilation directory contains a NUL byte: "/tmp\0x""#]],
     );
+}
+
+/// An empty compilation directory and empty file names are legal (LLVM
+/// writes `DIFile(filename: "", directory: "")` as it is): the object is
+/// written and its line table names them.
+#[test]
+fn empty_compilation_directory_and_file_names_are_written() {
+    let mut model = valid();
+    let debug = debug(&mut model);
+    debug.comp_dir.clear();
+    for file in &mut debug.files {
+        file.name.clear();
+        file.directory.clear();
+    }
+    let bytes = write(&model, &WriteOptions::default()).unwrap();
+    let problems = dwarfsmith_emit::verify::verify(&bytes);
+    assert!(problems.is_empty(), "{problems:?}");
 }
 
 #[test]

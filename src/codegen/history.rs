@@ -511,19 +511,12 @@ fn written_registers(kind: &InstKind) -> Vec<PhysReg> {
 /// The location a debug value gives its variable, and the registers it
 /// reads; `None` when it is unavailable.
 ///
-/// A float or double operand under DWARF arithmetic (a DIArgList
-/// expression, or operations after its `DW_OP_LLVM_arg`) has no location:
-/// the model's typed register reads are integer-typed, so the debugger
-/// would compute with the value's bits as an integer.
+/// A float or double operand in a register is a
+/// [`LocationArg::FloatRegister`] (read with a float base type; operations
+/// after it work on its bits, as LLVM's DIExpression operations do); one
+/// that is a constant or in a spill slot is its bits already.
 fn location_of(input: &HistoryInput, d: &DbgValue) -> Option<(Location, Vec<PhysReg>)> {
     let expr = input.table.exprs.get(d.expr as usize)?;
-    let computed = expr
-        .ops
-        .iter()
-        .any(|op| !matches!(op, Op::Arg(0) | Op::StackValue));
-    if computed && expr.args.iter().any(|a| a.float) {
-        return None;
-    }
     let mut args = Vec::with_capacity(d.operands.len());
     let mut registers = Vec::new();
     // Per operand: operations to insert after its `Arg`.
@@ -539,10 +532,17 @@ fn location_of(input: &HistoryInput, d: &DbgValue) -> Option<(Location, Vec<Phys
         match *operand {
             DbgOperand::Reg(Reg::Phys(g)) => {
                 registers.push(g);
-                args.push(LocationArg::Register {
-                    register: g.dwarf(),
-                    bits: ty.bits.div_ceil(8) * 8,
-                    signed: ty.signed,
+                args.push(if ty.float {
+                    LocationArg::FloatRegister {
+                        register: g.dwarf(),
+                        bits: ty.bits,
+                    }
+                } else {
+                    LocationArg::Register {
+                        register: g.dwarf(),
+                        bits: ty.bits.div_ceil(8) * 8,
+                        signed: ty.signed,
+                    }
                 });
                 after.push(Vec::new());
             }
@@ -709,6 +709,9 @@ mod tests {
             .map(|r| {
                 let arg = match r.location.args[0] {
                     LocationArg::Register { register, .. } => format!("reg{register}"),
+                    LocationArg::FloatRegister { register, bits } => {
+                        format!("f{bits}reg{register}")
+                    }
                     LocationArg::FrameSlot(o) => format!("cfa{o}"),
                     LocationArg::Constant(c) => format!("const{c}"),
                     LocationArg::EntryValue { register } => format!("entry{register}"),
@@ -726,7 +729,7 @@ mod tests {
     }
 
     #[test]
-    fn a_double_in_an_xmm_register_has_a_location_unless_computed_with() {
+    fn a_double_in_an_xmm_register_is_a_float_register_plain_or_computed_with() {
         let xmm1 = DbgOperand::Reg(crate::x86::Xmm::new(1).into());
         let double = |expr| {
             InstKind::DbgValue(DbgValue {
@@ -740,10 +743,21 @@ mod tests {
             mov(Gpr::Rax, 1),
             double(1),
             mov(Gpr::Rax, 2),
-            double(2), // integer arithmetic over a double's bits: none
+            double(2), // integer arithmetic over the double's bits
             mov(Gpr::Rax, 3),
         ]]);
-        assert_eq!(got, [(10, 2, 4, "reg18 Arg(0)".to_string())]);
+        assert_eq!(
+            got,
+            [
+                (10, 2, 4, "f64reg18 Arg(0)".to_string()),
+                (
+                    10,
+                    4,
+                    6,
+                    "f64reg18 Arg(0) PlusUconst(1) StackValue".to_string()
+                )
+            ]
+        );
     }
 
     #[test]

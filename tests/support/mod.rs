@@ -5,6 +5,30 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// Calls macro `$m` with the names of the corpus programs (fixtures/src/NAME.c,
+/// fixtures/ll/NAME.*.ll), one test per program.
+#[allow(unused_macros)] // only the corpus-wide test binaries use it
+macro_rules! corpus_programs {
+    ($m:ident) => {
+        $m!(
+            arith_temps,
+            bits,
+            inlining,
+            licm,
+            many_args,
+            matrix,
+            pointers,
+            recursion,
+            select_diamond,
+            sort,
+            strings,
+            structs,
+            sum_array,
+            switch_table,
+        );
+    };
+}
+
 /// Path of a file under `fixtures/`.
 pub fn fixture(relative: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -28,8 +52,13 @@ pub fn dwarfsmith(args: &[&str]) -> Output {
 /// Compiles `fixtures/ll/NAME` into `dir` with extra flags; panics with the
 /// compiler's message on failure. Returns the object path.
 pub fn compile_fixture(dir: &Path, ll_name: &str, flags: &[&str]) -> PathBuf {
-    let input = fixture(&format!("ll/{ll_name}"));
-    let object = dir.join(format!("{ll_name}{}.o", flags.concat()));
+    compile_ll(dir, &fixture(&format!("ll/{ll_name}")), ll_name, flags)
+}
+
+/// Compiles `input` to `dir/STEM<flags>.o` with the dwarfsmith binary; panics
+/// with the compiler's message on failure. Returns the object path.
+pub fn compile_ll(dir: &Path, input: &Path, stem: &str, flags: &[&str]) -> PathBuf {
+    let object = dir.join(format!("{stem}{}.o", flags.concat()));
     let mut args = vec![
         "compile",
         input.to_str().unwrap(),

@@ -259,7 +259,13 @@ impl UnitChecker<'_, '_> {
     }
 
     fn check_variable(&self, die: usize, promises_full_pieces: bool, problems: &mut Problems) {
-        let size = self.type_size(self.tree.inherited(die, gimli::DW_AT_type), 0);
+        // A size of 0 says nothing (a base type written without `size:`,
+        // an array of such elements): LLVM's IR verifier checks fragments
+        // only against a known variable size, and llvm-dwarfdump checks
+        // pieces against none; so the pieces are not checked either.
+        let size = self
+            .type_size(self.tree.inherited(die, gimli::DW_AT_type), 0)
+            .filter(|&size| size > 0);
         let piece_rule = PieceRule {
             size,
             promises_full_pieces,
@@ -569,8 +575,10 @@ impl UnitChecker<'_, '_> {
             gimli::DW_TAG_array_type => {
                 let element = self.type_size(self.tree.attr(die, gimli::DW_AT_type), depth + 1)?;
                 let mut total = element;
+                let mut bounded = false;
                 for &child in &self.tree.dies[die].children {
                     if self.tree.tag(child) == gimli::DW_TAG_subrange_type {
+                        bounded = true;
                         let count = self
                             .tree
                             .attr(child, gimli::DW_AT_count)
@@ -585,7 +593,9 @@ impl UnitChecker<'_, '_> {
                         total = total.checked_mul(count)?;
                     }
                 }
-                Some(total)
+                // An array without a subrange has no known bounds (LLVM
+                // writes one so when the elements are no DISubrange).
+                bounded.then_some(total)
             }
             _ => self.type_size(self.tree.attr(die, gimli::DW_AT_type), depth + 1),
         }
@@ -614,7 +624,7 @@ type EntryRange<'a> = (u64, u64, gimli::Expression<Slice<'a>>);
 /// How the pieces of a variable's location are checked.
 #[derive(Clone, Copy)]
 struct PieceRule {
-    /// The variable's type size in bytes, when known.
+    /// The variable's type size in bytes, when known (never 0).
     size: Option<u64>,
     /// Whether the pieces must cover every byte (dwarfsmith's promise).
     promises_full_pieces: bool,

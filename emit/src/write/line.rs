@@ -136,11 +136,13 @@ fn directory_id(
     }
 }
 
-/// gimli panics on empty paths or paths with NUL bytes; say so instead.
+/// gimli panics on paths with NUL bytes (a DWARF string ends at NUL); say
+/// so instead. An empty path is legal (`DIFile(directory: "")` is common,
+/// and LLVM writes it as it is): DWARF 5 line strings may be empty.
 fn check_path(path: &str, what: &str) -> Result<(), WriteError> {
-    if path.is_empty() || path.contains('\0') {
+    if path.contains('\0') {
         return Err(WriteError::new(format!(
-            "line table: {what} is empty or contains a NUL byte: {path:?}"
+            "line table: {what} contains a NUL byte: {path:?}"
         )));
     }
     Ok(())

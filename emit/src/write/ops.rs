@@ -31,6 +31,14 @@
 //!   memory locations (address arithmetic is pointer-sized anyway),
 //!   registers are pushed with `DW_OP_bregN 0` and constants are generic.
 //!
+//! - an fp register (`LocationArg::FloatRegister`) in a computed value is
+//!   `DW_OP_regval_type xmmN <unsigned base type of its width>`: its bits,
+//!   which the operations that follow work on, as LLVM's do (a float base
+//!   type would need `DW_OP_reinterpret` to reach the bits, which
+//!   llvm-dwarfdump-19 cannot decode, and `DW_OP_convert` would convert the
+//!   number instead); where typed operations cannot be used (lldb, memory
+//!   locations) such a piece is left empty (unavailable).
+//!
 //! `Op::Convert` becomes `DW_OP_convert` to a base type of that width and
 //! signedness; `Op::Piece(n)` becomes `DW_OP_piece n`; every other
 //! operation maps one to one.
@@ -138,12 +146,27 @@ impl Lowering<'_> {
                 LocationArg::Register { bits, signed, .. } => {
                     Some(StackType::Typed { bits, signed })
                 }
+                // Reinterpreted as its bits (see `argument`).
+                LocationArg::FloatRegister { bits, .. } => Some(StackType::Typed {
+                    bits,
+                    signed: false,
+                }),
                 _ => None,
             },
             _ => None,
         });
         if let (DebuggerTune::Gdb, true, Some(first)) = (self.tune, stack_value, first_register) {
             self.default_type = first;
+        }
+        let reads_float_register = ops.iter().any(|op| {
+            matches!(op, Op::Arg(index)
+                if matches!(self.args[*index as usize], LocationArg::FloatRegister { .. }))
+        });
+        if reads_float_register && !self.typed() {
+            // Only typed operations read an fp register's bits (lldb
+            // evaluates none, and a memory location has no use for them):
+            // that part is unavailable rather than wrong.
+            return Ok(());
         }
         for op in ops {
             self.op(*op)?;
@@ -158,7 +181,10 @@ impl Lowering<'_> {
     /// or an implicit value.
     fn single_argument(&mut self, arg: LocationArg, stack_value: bool) {
         match arg {
-            LocationArg::Register { register, .. } => self.expression.op_reg(Register(register)),
+            LocationArg::Register { register, .. }
+            | LocationArg::FloatRegister { register, .. } => {
+                self.expression.op_reg(Register(register))
+            }
             LocationArg::FrameSlot(offset) => {
                 self.expression.op_fbreg(offset);
                 if stack_value {
@@ -283,6 +309,16 @@ impl Lowering<'_> {
                     self.expression.op_breg(Register(register), 0);
                     self.stack.push(StackType::Generic);
                 }
+            }
+            LocationArg::FloatRegister { register, bits } => {
+                // Typed mode only (see `piece`): the value's bits.
+                let ty = StackType::Typed {
+                    bits,
+                    signed: false,
+                };
+                let base = self.base_types.base_type(bits, false);
+                self.expression.op_regval_type(Register(register), base);
+                self.stack.push(ty);
             }
             LocationArg::FrameSlot(offset) => {
                 self.expression.op_fbreg(offset);
@@ -448,6 +484,44 @@ mod tests {
                 e.op(DW_OP_minus);
                 e.op(DW_OP_stack_value);
             },
+        );
+    }
+
+    /// `bits(f) + j` over a float in xmm0 (DWARF 17) and an int in edi.
+    const XMM0_FLOAT: LocationArg = LocationArg::FloatRegister {
+        register: 17,
+        bits: 32,
+    };
+
+    #[test]
+    fn gdb_reads_an_fp_register_in_a_computation_as_its_bits() {
+        check(
+            &[XMM0_FLOAT, EDI],
+            &[Op::Arg(0), Op::Arg(1), Op::Plus, Op::StackValue],
+            DebuggerTune::Gdb,
+            |e, types| {
+                let bits = types.base_type(32, false);
+                e.op_regval_type(Register(17), bits);
+                let int = types.base_type(32, true);
+                e.op_regval_type(Register(5), int);
+                e.op_convert(Some(bits));
+                e.op(DW_OP_plus);
+                e.op(DW_OP_stack_value);
+            },
+        );
+        // Alone, it is a register location.
+        check(&[XMM0_FLOAT], &[Op::Arg(0)], DebuggerTune::Gdb, |e, _| {
+            e.op_reg(Register(17))
+        });
+    }
+
+    #[test]
+    fn lldb_leaves_a_computation_over_an_fp_register_unavailable() {
+        check(
+            &[XMM0_FLOAT, EDI],
+            &[Op::Arg(0), Op::Arg(1), Op::Plus, Op::StackValue],
+            DebuggerTune::Lldb,
+            |_, _| {},
         );
     }
 

@@ -358,6 +358,9 @@ pub fn location_text(location: &Location) -> String {
                     bits,
                     signed,
                 }) => format!("reg{register}:{}{bits}", if *signed { 'i' } else { 'u' }),
+                Some(LocationArg::FloatRegister { register, bits }) => {
+                    format!("reg{register}:f{bits}")
+                }
                 Some(LocationArg::FrameSlot(offset)) => format!("cfa{offset:+}"),
                 Some(LocationArg::Constant(value)) => format!("const {value}"),
                 Some(LocationArg::EntryValue { register }) => format!("entry(reg{register})"),

@@ -1,5 +1,6 @@
 //! `dwarfsmith-fuzz --inputs N --seed S`: runs the mutation harness for N
 //! inputs and prints the counts and every finding; exits 1 on a finding.
+//! `--first I --write-input FILE` writes input I alone, to reproduce it.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -25,6 +26,10 @@ struct Args {
     /// Check every Nth compiled object with llvm-dwarfdump-19 --verify (0: none).
     #[arg(long, default_value_t = 20)]
     dwarfdump_every: u64,
+    /// Write input FIRST (its .ll text or object bytes) to this file and
+    /// stop, to make a reproducer of a finding.
+    #[arg(long)]
+    write_input: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -39,6 +44,21 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let Some(path) = &args.write_input {
+        let kinds = dwarfsmith_fuzz::mutate::LL_MUTATIONS.len()
+            + dwarfsmith_fuzz::mutate::OBJECT_MUTATIONS.len();
+        let input = dwarfsmith_fuzz::input(&corpus, args.seed, args.first, &mut vec![0; kinds]);
+        let (bytes, origin) = match input {
+            dwarfsmith_fuzz::Input::Ll { text, origin, .. } => (text.into_bytes(), origin),
+            dwarfsmith_fuzz::Input::Object { bytes, origin } => (bytes, origin),
+        };
+        if let Err(e) = std::fs::write(path, bytes) {
+            eprintln!("dwarfsmith-fuzz: cannot write {}: {e}", path.display());
+            return ExitCode::FAILURE;
+        }
+        println!("{origin}");
+        return ExitCode::SUCCESS;
+    }
     let dir = tempfile::tempdir().expect("a temporary directory");
     let mut kept = Vec::new();
     let mut compiled = 0u64;
@@ -50,7 +70,7 @@ fn main() -> ExitCode {
     let end = args.first + args.inputs;
     while next < end {
         let count = batch.min(end - next);
-        let (counts, found) =
+        let (counts, mut found) =
             dwarfsmith_fuzz::run(&corpus, args.seed, next, count, |name, bytes| {
                 compiled += 1;
                 if args.dwarfdump_every > 0 && compiled.is_multiple_of(args.dwarfdump_every) {
@@ -61,18 +81,27 @@ fn main() -> ExitCode {
                 }
             });
         match dwarfsmith_fuzz::dwarfdump_verify(&kept) {
-            Ok(failing) => findings.extend(failing.into_iter().map(|(path, report)| {
-                dwarfsmith_fuzz::Finding {
-                    input: path.display().to_string(),
-                    problem: format!("llvm-dwarfdump-19 --verify: {report}"),
-                }
-            })),
+            Ok(failing) => {
+                found.extend(
+                    failing
+                        .into_iter()
+                        .map(|(path, report)| dwarfsmith_fuzz::Finding {
+                            input: path.display().to_string(),
+                            problem: format!("llvm-dwarfdump-19 --verify: {report}"),
+                        }),
+                )
+            }
             Err(e) => eprintln!("dwarfsmith-fuzz: cannot run llvm-dwarfdump-19: {e}"),
         }
         for path in kept.drain(..) {
             let _ = std::fs::remove_file(path);
         }
         accumulate(&mut totals, &counts);
+        // Findings are reported as each batch ends, so a run stopped
+        // early still tells what it found.
+        for finding in &found {
+            eprintln!("FINDING {}: {}", finding.input, finding.problem);
+        }
         findings.extend(found);
         next += count;
         eprintln!(

@@ -86,8 +86,13 @@ impl Selector<'_> {
         let declare = record.kind == RecordKind::Declare;
         for v in &record.locations {
             let (operand, ops) = self.debug_operand(v);
-            let bits = self.bits_of(v).unwrap_or(64).max(1) as u16;
-            let float = fp::fp_size(&self.f.value_type(v)).is_some();
+            let fp = fp::fp_size(&self.f.value_type(v));
+            let bits = match fp {
+                Some(mir::FpSize::F32) => 32,
+                Some(mir::FpSize::F64) => 64,
+                None => self.bits_of(v).unwrap_or(64).max(1) as u16,
+            };
+            let float = fp.is_some();
             arg_types.push(ArgType {
                 bits,
                 signed,

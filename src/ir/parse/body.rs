@@ -209,7 +209,7 @@ impl<'a> Parser<'a> {
                 }
                 Tok::Ident("align") => {
                     self.bump();
-                    function.align = Some(self.u32_value()?);
+                    function.align = Some(self.alignment()?);
                 }
                 Tok::Ident(word @ ("personality" | "prefix" | "prologue")) => {
                     self.bump();
@@ -851,7 +851,7 @@ impl<'a> Parser<'a> {
                     match self.peek() {
                         Tok::Ident("align") => {
                             self.bump();
-                            align = Some(self.u32_value()?);
+                            align = Some(self.alignment()?);
                         }
                         Tok::Ident("addrspace") => {
                             self.bump();
@@ -1089,7 +1089,7 @@ impl<'a> Parser<'a> {
         if self.is_punct(b',') && self.peek_n(1) == Tok::Ident("align") {
             self.bump();
             self.bump();
-            return Ok(Some(self.u32_value()?));
+            return Ok(Some(self.alignment()?));
         }
         Ok(None)
     }

@@ -139,7 +139,8 @@ pub fn lex(text: &str) -> Result<Vec<Token<'_>>, LexError> {
                     let close = string_end(i + 2)?;
                     (&text[i + 2..close], close + 1)
                 } else {
-                    let end = scan(i + 1, is_name_char);
+                    // `[-a-zA-Z$._0-9]+` as in LLVM: escapes only in quotes.
+                    let end = scan(i + 1, is_ident_char);
                     if end == i + 1 {
                         return Err((format!("expected a name after '{}'", b as char), offset));
                     }

@@ -33,6 +33,42 @@ impl Fields<'_> {
     }
 }
 
+/// The specialised metadata node kinds LLVM 19 reads (`!DIFile(...)`);
+/// another name is an error there ("expected metadata type"), so here too.
+const SPECIALISED_NODES: &[&str] = &[
+    "DIArgList",
+    "DIAssignID",
+    "DIBasicType",
+    "DICommonBlock",
+    "DICompileUnit",
+    "DICompositeType",
+    "DIDerivedType",
+    "DIEnumerator",
+    "DIExpression",
+    "DIFile",
+    "DIGenericSubrange",
+    "DIGlobalVariable",
+    "DIGlobalVariableExpression",
+    "DIImportedEntity",
+    "DILabel",
+    "DILexicalBlock",
+    "DILexicalBlockFile",
+    "DILocalVariable",
+    "DILocation",
+    "DIMacro",
+    "DIMacroFile",
+    "DIModule",
+    "DINamespace",
+    "DIObjCProperty",
+    "DIStringType",
+    "DISubprogram",
+    "DISubrange",
+    "DISubroutineType",
+    "DITemplateTypeParameter",
+    "DITemplateValueParameter",
+    "GenericDINode",
+];
+
 impl<'a> Parser<'a> {
     /// `!N = [distinct] node` at the cursor.
     pub(super) fn parse_md_slot_def(&mut self, n: u32) -> PResult<()> {
@@ -176,6 +212,11 @@ impl<'a> Parser<'a> {
                 if matches!(kind, "DILocation" | "DIExpression" | "DIArgList") {
                     return Err(self.error_at(offset, format!("!{kind} is not allowed here")));
                 }
+                if !SPECIALISED_NODES.contains(&kind) {
+                    return Err(
+                        self.error_at(offset, format!("expected metadata type, found !{kind}"))
+                    );
+                }
                 let fields = self.parse_fields()?;
                 self.build_node(kind, fields)
             }
@@ -240,8 +281,16 @@ impl<'a> Parser<'a> {
         Ok(match self.peek() {
             Tok::Int(_) => MdField::Int(self.int()?),
             Tok::Str(raw) => {
+                let text = decode(raw);
+                if text.contains('\0') {
+                    // DWARF strings end at the first NUL: the rest would be lost.
+                    return Err(self.error_at(
+                        self.offset(),
+                        "a debug-info string cannot contain a NUL byte",
+                    ));
+                }
                 self.bump();
-                MdField::Str(decode(raw))
+                MdField::Str(text)
             }
             Tok::Ident("null") => {
                 self.bump();
@@ -338,6 +387,18 @@ impl<'a> Parser<'a> {
             .ok_or_else(|| self.error_at(offset, format!("missing field '{name}'")))
     }
 
+    fn required_string(&self, fields: &mut Fields, name: &str) -> PResult<String> {
+        let offset = fields.offset;
+        self.field_string(fields, name)?
+            .ok_or_else(|| self.error_at(offset, format!("missing required field '{name}'")))
+    }
+
+    fn required_name(&self, fields: &mut Fields, name: &str) -> PResult<String> {
+        let offset = fields.offset;
+        self.field_name(fields, name)?
+            .ok_or_else(|| self.error_at(offset, format!("missing required field '{name}'")))
+    }
+
     fn field_name(&self, fields: &mut Fields, name: &str) -> PResult<Option<String>> {
         match fields.take(name) {
             None => Ok(None),
@@ -371,13 +432,23 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Builds a typed node from its kind and fields.
+    /// Builds a typed node from its kind and fields. As in LLVM, a field
+    /// the kind does not have is an error (`invalid field`), and so is a
+    /// missing required one; kinds that keep unmodelled fields (`other`)
+    /// take every field.
     fn build_node(&mut self, kind: &str, mut f: Fields) -> PResult<MdNode> {
-        let f = &mut f;
+        let node = self.build_node_fields(kind, &mut f)?;
+        if let Some((name, _, offset)) = f.items.first() {
+            return Err(self.error_at(*offset, format!("invalid field '{name}' of {kind}")));
+        }
+        Ok(node)
+    }
+
+    fn build_node_fields(&mut self, kind: &str, f: &mut Fields) -> PResult<MdNode> {
         Ok(match kind {
             "DICompileUnit" => MdNode::CompileUnit(DICompileUnit {
-                language: self.field_name(f, "language")?.unwrap_or_default(),
-                file: self.field_node(f, "file")?,
+                language: self.required_name(f, "language")?,
+                file: Some(self.required_node(f, "file")?),
                 producer: self.field_string(f, "producer")?,
                 is_optimized: self.field_bool(f, "isOptimized")?.unwrap_or(false),
                 emission_kind: self.field_name(f, "emissionKind")?,
@@ -387,8 +458,8 @@ impl<'a> Parser<'a> {
                 other: f.rest(),
             }),
             "DIFile" => {
-                let filename = self.field_string(f, "filename")?.unwrap_or_default();
-                let directory = self.field_string(f, "directory")?.unwrap_or_default();
+                let filename = self.required_string(f, "filename")?;
+                let directory = self.required_string(f, "directory")?;
                 let kind = self.field_name(f, "checksumkind")?;
                 let sum = self.field_string(f, "checksum")?;
                 MdNode::File(DIFile {
@@ -451,7 +522,7 @@ impl<'a> Parser<'a> {
                 flags: self.field_flags(f, "flags")?,
             }),
             "DIDerivedType" => MdNode::DerivedType(DIDerivedType {
-                tag: self.field_name(f, "tag")?.unwrap_or_default(),
+                tag: self.required_name(f, "tag")?,
                 name: self.field_string(f, "name")?,
                 scope: self.field_node(f, "scope")?,
                 file: self.field_node(f, "file")?,
@@ -464,7 +535,7 @@ impl<'a> Parser<'a> {
                 other: f.rest(),
             }),
             "DICompositeType" => MdNode::CompositeType(DICompositeType {
-                tag: self.field_name(f, "tag")?.unwrap_or_default(),
+                tag: self.required_name(f, "tag")?,
                 name: self.field_string(f, "name")?,
                 scope: self.field_node(f, "scope")?,
                 file: self.field_node(f, "file")?,

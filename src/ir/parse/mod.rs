@@ -58,6 +58,7 @@ pub fn parse_module(text: &str, file_name: &str) -> Result<Module, Diagnostic> {
         globals: HashMap::new(),
         slots: HashMap::new(),
         nesting: 0,
+        compile_unit_refs: Vec::new(),
     };
     // A file cut off inside a body or node is reported as cut off, even
     // when an earlier reference (to metadata that was cut away) fails first.
@@ -84,6 +85,7 @@ pub fn parse_module(text: &str, file_name: &str) -> Result<Module, Diagnostic> {
     if let Err(error) = parser.parse_items() {
         return Err(cut_off(error, &parser));
     }
+    parser.check_compile_units()?;
     let mut module = parser.module;
     renumber_attribute_groups(&mut module, file_name)?;
     Ok(module)
@@ -168,6 +170,9 @@ struct Parser<'a> {
     slots: HashMap<u32, Slot>,
     /// Depth of nested types, constants and inline metadata being read.
     nesting: u32,
+    /// The operands of `!llvm.dbg.cu` and where each is written: each must
+    /// be a DICompileUnit, which only the finished module can tell.
+    compile_unit_refs: Vec<(MdRef, u32)>,
 }
 
 /// How deep types, constants and inline metadata may nest before the input
@@ -326,6 +331,16 @@ impl<'a> Parser<'a> {
         let offset = self.offset();
         let v = self.int()?;
         u32::try_from(v).map_err(|_| self.error_at(offset, format!("integer {v} out of range")))
+    }
+
+    /// The number after `align`: a power of two, as LLVM requires.
+    fn alignment(&mut self) -> PResult<u32> {
+        let offset = self.offset();
+        let v = self.u32_value()?;
+        if !v.is_power_of_two() {
+            return Err(self.error_at(offset, "alignment is not a power of two"));
+        }
+        Ok(v)
     }
 
     /// Skips a balanced `(...)`, `[...]` or `{...}` group starting at the cursor.
@@ -668,7 +683,7 @@ impl<'a> Parser<'a> {
             match self.peek() {
                 Tok::Ident("align") => {
                     self.bump();
-                    global.align = Some(self.u32_value()?);
+                    global.align = Some(self.alignment()?);
                 }
                 Tok::Ident("section") => {
                     self.bump();
@@ -745,7 +760,12 @@ impl<'a> Parser<'a> {
         let mut nodes = Vec::new();
         if !self.eat(Tok::Punct(b'}')) {
             loop {
+                let offset = self.offset();
                 nodes.push(self.parse_md_ref()?);
+                if name == "llvm.dbg.cu" {
+                    self.compile_unit_refs
+                        .push((nodes[nodes.len() - 1], offset));
+                }
                 if self.eat(Tok::Punct(b'}')) {
                     break;
                 }
@@ -756,6 +776,31 @@ impl<'a> Parser<'a> {
             name: name.to_string(),
             nodes,
         });
+        Ok(())
+    }
+
+    /// Every operand of `!llvm.dbg.cu` is a DICompileUnit whose file is a
+    /// DIFile (LLVM's verifier: "invalid compile unit", "invalid file").
+    fn check_compile_units(&self) -> PResult<()> {
+        for &(target, offset) in &self.compile_unit_refs {
+            let unit = match target {
+                MdRef::Node(id) => match self.module.debug.node(id) {
+                    MdNode::CompileUnit(unit) => Some(unit),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let Some(unit) = unit else {
+                return Err(self.error_at(
+                    offset,
+                    "invalid compile unit: !llvm.dbg.cu lists a node that is not a DICompileUnit",
+                ));
+            };
+            let file_is_a_file = matches!(unit.file, Some(file) if matches!(self.module.debug.node(file), MdNode::File(_)));
+            if !file_is_a_file {
+                return Err(self.error_at(offset, "invalid compile unit: its file is not a DIFile"));
+            }
+        }
         Ok(())
     }
 

@@ -295,7 +295,7 @@ impl<'a> Parser<'a> {
                     "align" if matches!(self.peek_n(1), Tok::Int(_)) => {
                         let start = self.offset();
                         self.bump();
-                        align = Some((self.u32_value()?, self.source_since(start).to_string()));
+                        align = Some((self.alignment()?, self.source_since(start).to_string()));
                         continue;
                     }
                     "byval" | "sret" | "elementtype" if self.peek_n(1) == Tok::Punct(b'(') => {

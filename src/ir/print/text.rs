@@ -23,14 +23,26 @@ fn is_plain_identifier(name: &str) -> bool {
     ok(first) && !first.is_ascii_digit() && chars.all(ok)
 }
 
-/// Appends `sigil` and `name`, quoting the name when it is not a plain identifier.
+/// Appends `sigil` and `name`, quoting the name when it is not a plain
+/// identifier. A name keeps the escapes it was written with (the parser
+/// stores a quoted name as written, `\5C` and `\01` included; an unquoted
+/// name has no `\`), so a `\` is written back as it is; `"` and bytes
+/// outside printable ASCII are escaped.
 pub fn write_name(out: &mut String, sigil: char, name: &str) {
     out.push(sigil);
     if is_plain_identifier(name) {
         out.push_str(name);
-    } else {
-        write_quoted(out, name.as_bytes());
+        return;
     }
+    out.push('"');
+    for &b in name.as_bytes() {
+        if (0x20..0x7f).contains(&b) && b != b'"' {
+            out.push(b as char);
+        } else {
+            let _ = write!(out, "\\{b:02X}");
+        }
+    }
+    out.push('"');
 }
 
 /// Appends `"bytes"` with LLVM's escaping: printable ASCII other than `"` and

@@ -20,6 +20,9 @@
 //!   generic type);
 //! - otherwise (lldb, memory locations) registers are `DW_OP_bregN 0`
 //!   (64-bit unsigned) and constants generic;
+//! - an fp register in a typed piece is read as its bits (an unsigned
+//!   register of its width); a piece that is not typed and reads one is
+//!   written empty;
 //! - a constant reads back as `Constu`, or `Consts` when negative; an
 //!   8-byte load as `Deref`;
 //! - arguments are numbered in order of first use, identical ones shared.
@@ -131,7 +134,8 @@ impl Lowering<'_> {
         let stack_value = ops.last() == Some(&Op::StackValue);
         if let [Op::Arg(index)] | [Op::Arg(index), Op::StackValue] = *ops {
             match self.args[index as usize] {
-                LocationArg::Register { register, .. } => {
+                LocationArg::Register { register, .. }
+                | LocationArg::FloatRegister { register, .. } => {
                     self.raised.push(Raised::Arg(LocationArg::Register {
                         register,
                         bits: 64,
@@ -161,12 +165,23 @@ impl Lowering<'_> {
                 LocationArg::Register { bits, signed, .. } => {
                     Some(StackType::Typed { bits, signed })
                 }
+                LocationArg::FloatRegister { bits, .. } => Some(StackType::Typed {
+                    bits,
+                    signed: false,
+                }),
                 _ => None,
             },
             _ => None,
         });
         if let (DebuggerTune::Gdb, true, Some(first)) = (self.tune, stack_value, first_register) {
             self.default_type = first;
+        }
+        let reads_float_register = ops.iter().any(|op| {
+            matches!(op, Op::Arg(index)
+                if matches!(self.args[*index as usize], LocationArg::FloatRegister { .. }))
+        });
+        if reads_float_register && !self.typed() {
+            return Some(());
         }
         for op in ops {
             self.op(*op)?;
@@ -226,6 +241,17 @@ impl Lowering<'_> {
                         }));
                         self.stack.push(StackType::Generic);
                     }
+                }
+                LocationArg::FloatRegister { register, bits } => {
+                    self.raised.push(Raised::Arg(LocationArg::Register {
+                        register,
+                        bits: stored_bits(bits),
+                        signed: false,
+                    }));
+                    self.stack.push(StackType::Typed {
+                        bits,
+                        signed: false,
+                    });
                 }
                 LocationArg::FrameSlot(offset) => {
                     self.raised
