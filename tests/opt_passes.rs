@@ -588,6 +588,91 @@ define i32 @odd(i32 %n) {
 }
 
 #[test]
+fn inline_honours_noinline_unless_clang_o0_marked_every_function() {
+    // @keep is the programmer's noinline (clang -O2 IR): never inlined.
+    check(
+        "inline",
+        r#"
+define i32 @keep(i32 %x) #0 {
+  %y = add i32 %x, 1
+  ret i32 %y
+}
+define i32 @take(i32 %x) {
+  %y = mul i32 %x, 3
+  ret i32 %y
+}
+define i32 @main() {
+  %a = call i32 @keep(i32 1)
+  %b = call i32 @take(i32 %a)
+  ret i32 %b
+}
+attributes #0 = { noinline nounwind }
+"#,
+        expect![[r#"
+            define i32 @keep(i32 %x) #0 !dbg !5 {
+              %y = add i32 %x, 1, !dbg !8
+                #dbg_value(i32 %y, !9, !DIExpression(), !8)
+              ret i32 %y, !dbg !11
+            }
+            define i32 @take(i32 %x) !dbg !12 {
+              %y = mul i32 %x, 3, !dbg !15
+                #dbg_value(i32 %y, !16, !DIExpression(), !15)
+              ret i32 %y, !dbg !17
+            }
+            define i32 @main() !dbg !18 {
+              %a = call i32 @keep(i32 1), !dbg !21
+                #dbg_value(i32 %a, !22, !DIExpression(), !21)
+              br label %2, !dbg !23
+            1:
+                #dbg_value(i32 %y, !24, !DIExpression(), !23)
+              ret i32 %y, !dbg !25
+            2:
+              %y = mul i32 %a, 3, !dbg !26
+                #dbg_value(i32 %y, !16, !DIExpression(), !26)
+              br label %1, !dbg !23
+            }
+            attributes #0 = { noinline nounwind }
+            CheckModuleDebugify: PASS
+        "#]],
+    );
+    // clang -O0 marks every function noinline: that is not the
+    // programmer's, and -O2 on such IR inlines as if it were absent.
+    check(
+        "inline",
+        r#"
+define i32 @keep(i32 %x) #0 {
+  %y = add i32 %x, 1
+  ret i32 %y
+}
+define i32 @main() #0 {
+  %a = call i32 @keep(i32 1)
+  ret i32 %a
+}
+attributes #0 = { noinline nounwind }
+"#,
+        expect![[r#"
+            define i32 @keep(i32 %x) #0 !dbg !5 {
+              %y = add i32 %x, 1, !dbg !8
+                #dbg_value(i32 %y, !9, !DIExpression(), !8)
+              ret i32 %y, !dbg !11
+            }
+            define i32 @main() #0 !dbg !12 {
+              br label %2, !dbg !15
+            1:
+                #dbg_value(i32 %y, !16, !DIExpression(), !15)
+              ret i32 %y, !dbg !17
+            2:
+              %y = add i32 1, 1, !dbg !18
+                #dbg_value(i32 %y, !9, !DIExpression(), !18)
+              br label %1, !dbg !15
+            }
+            attributes #0 = { noinline nounwind }
+            CheckModuleDebugify: PASS
+        "#]],
+    );
+}
+
+#[test]
 fn speculate_diamonds_turns_a_diamond_into_a_select_dropping_speculated_lines() {
     check(
         "speculate-diamonds",

@@ -1,6 +1,7 @@
 //! inline: replaces a direct call of a small function defined in the module
 //! (at most [`MAX_CALLEE_INSTS`] instructions, no allocas, not varargs, not
-//! the caller itself) by a copy of its body. The caller's block is split at
+//! the caller itself, not `noinline` unless clang -O0 marked every function
+//! so) by a copy of its body. The caller's block is split at
 //! the call; the copy's returns branch to the rest, through a phi when it
 //! returns a value from several places. Callees are the bodies as they were
 //! before this pass ran, so one run inlines one level.
@@ -48,6 +49,14 @@ fn find_call(
     function: &Function,
     original: &[bool],
 ) -> Option<(BlockId, usize, usize)> {
+    // clang -O0 marks every function `noinline` (its own -O0 default, not
+    // the programmer's): when all bodies carry it, it says nothing about
+    // any one of them. Otherwise it is honoured, as LLVM's inliner does.
+    let honour_noinline = !cx
+        .bodies
+        .iter()
+        .filter(|b| !b.is_declaration())
+        .all(|b| has_function_attr(cx.module, b, "noinline"));
     for (b, block) in function.blocks.iter().enumerate() {
         for (i, &id) in block.insts.iter().enumerate() {
             if !original.get(id.0 as usize).copied().unwrap_or(false) {
@@ -79,6 +88,7 @@ fn find_call(
             );
             if body.is_declaration()
                 || interposable
+                || (honour_noinline && has_function_attr(cx.module, body, "noinline"))
                 || body.varargs
                 || body.name == function.name
                 || size > MAX_CALLEE_INSTS
@@ -92,6 +102,18 @@ fn find_call(
         }
     }
     None
+}
+
+/// Whether `function` has the attribute `name`, written inline or in one of
+/// its attribute groups.
+fn has_function_attr(module: &crate::ir::Module, function: &Function, name: &str) -> bool {
+    let attrs = &function.attrs;
+    attrs.inline_attrs.iter().any(|a| a == name)
+        || module
+            .attribute_groups
+            .iter()
+            .filter(|g| attrs.attribute_groups.contains(&g.number))
+            .any(|g| g.attrs.iter().any(|a| a == name))
 }
 
 /// The number of arguments of a call.
