@@ -57,6 +57,10 @@ impl Selector<'_> {
         self.loc = 0;
         let mut places = ArgumentPlaces::default();
         for param in &self.f.params {
+            if let Some(reg) = self.vector_param(&param.ty, &mut places)? {
+                self.args.push(reg);
+                continue;
+            }
             let fp = self.fp_size_of_type(&param.ty)?;
             let reg = match fp {
                 Some(size) => self.mir.new_xmm_vreg(size),

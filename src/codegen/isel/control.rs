@@ -101,7 +101,7 @@ impl Selector<'_> {
                 Some(Err(value)) => self.materialize_into(*dst, &value)?,
             }
         }
-        Ok(())
+        self.vector_phi_copies(pred, succ)
     }
 
     /// The width of a virtual register (64 bits for a physical one).

@@ -52,6 +52,7 @@ mod memory;
 mod records;
 mod relative;
 mod stack;
+mod vector;
 
 use std::collections::HashMap;
 
@@ -60,7 +61,7 @@ use dwarfsmith_emit::model::Op;
 use crate::codegen::mir::{
     self, Address, AddressBase, AluOp, BlockId as MBlock, CallTarget, Cond, DbgOperand, DbgValue,
     Inst as MInst, InstKind as K, Reg, Ri, Rm, Rmi, ShiftAmount, ShiftOp, StackSlotId,
-    StackSlotKind, Width,
+    StackSlotKind, UnaryOp, Width,
 };
 use crate::error::Diagnostic;
 use crate::ir::{
@@ -215,6 +216,11 @@ struct Selector<'a> {
     aggregates: HashMap<u32, Vec<Reg>>,
     /// The `lea` of each dynamic alloca, completed at the end (see [`stack`]).
     dynamic_allocas: Vec<(MBlock, usize)>,
+    /// The xmm registers (16 bytes each) of each vector-valued instruction
+    /// (see [`vector`]).
+    vector_parts: HashMap<u32, Vec<Reg>>,
+    /// The scratch slots of the vector memory fallback (see [`vector`]).
+    vector_scratch: Vec<StackSlotId>,
 }
 
 impl<'a> Selector<'a> {
@@ -237,6 +243,8 @@ impl<'a> Selector<'a> {
             pos: f.pos,
             aggregates: HashMap::new(),
             dynamic_allocas: Vec::new(),
+            vector_parts: HashMap::new(),
+            vector_scratch: Vec::new(),
         }
     }
 
@@ -293,6 +301,7 @@ impl<'a> Selector<'a> {
                 .map(|(class, width)| self.mir.new_vreg_of(class, width));
             self.values.push(reg);
         }
+        self.assign_vector_registers()?;
         self.classify();
         if let Some(p) = f
             .params
@@ -609,6 +618,9 @@ impl<'a> Selector<'a> {
         match self.lowering[id.0 as usize] {
             Lowering::Normal => {}
             _ => return Ok(()),
+        }
+        if self.involves_vectors(id) {
+            return self.lower_vector(id);
         }
         match &inst.kind {
             InstKind::Binary { op, lhs, rhs, .. } => self.lower_binary(id, *op, lhs, rhs),
