@@ -973,14 +973,17 @@ impl Selector<'_> {
         let ty = self.must_vector(if_true)?;
         if self.vector_of(cond)?.is_none() {
             // One condition: an all-ones or all-zeros mask over every part.
-            let c = self.normalized(cond, false)?;
+            // 0 or 1 (a compare fused into this select sets the flags).
             let wide = self.vreg(Width::W64);
-            self.emit(K::Extend {
+            self.emit(K::MovImm {
                 dst: wide,
-                src: Rm::Reg(c),
-                from: Width::W32,
-                to: Width::W64,
-                signed: false,
+                imm: 0,
+                width: Width::W32,
+            });
+            let cc = self.condition(cond)?;
+            self.emit(K::Setcc {
+                cond: cc,
+                dst: wide,
             });
             self.emit(K::Unary {
                 op: UnaryOp::Neg,
@@ -1460,6 +1463,23 @@ impl Selector<'_> {
         let op = base.get(1).copied().unwrap_or("");
         let values: Vec<&Value> = args.iter().map(|a| &a.value).collect();
         let ty = self.must_vector(&Value::Inst(id))?;
+        if let ("fmuladd", Lane::Fp(size), [a, b, c]) = (op, ty.lane, values.as_slice()) {
+            // A multiply, then an add (no FMA in the baseline).
+            let (mul, add) = match size {
+                FpSize::F32 => (PackedOp::MulPs, PackedOp::AddPs),
+                FpSize::F64 => (PackedOp::MulPd, PackedOp::AddPd),
+            };
+            self.packed_parts(id, mul, a, b)?;
+            let c = self.parts(c)?;
+            for (d, y) in self.result_parts(id).into_iter().zip(c) {
+                self.emit(K::Packed {
+                    op: add,
+                    dst: d,
+                    src: y,
+                });
+            }
+            return Ok(());
+        }
         let Lane::Int(bits) = ty.lane else {
             return Err(self.error(unsupported()));
         };
