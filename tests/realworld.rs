@@ -75,7 +75,7 @@ fn lua_5_4_from_clang_19() {
         "clang-19",
         dir.path(),
         expect![[r#"
-            compiled 25/33 files
+            compiled 28/33 files
             lapi.c: 3423:3: error: unsupported intrinsic 'llvm.va_start.p0'
             lauxlib.c: 621:3: error: unsupported intrinsic 'llvm.va_start.p0'
             lbaselib.c: compiled
@@ -83,11 +83,11 @@ fn lua_5_4_from_clang_19() {
             lcorolib.c: compiled
             lctype.c: compiled
             ldblib.c: compiled
-            ldebug.c: 128:3: error: unsupported instruction 'insertelement'
+            ldebug.c: 1955:3: error: unsupported intrinsic 'llvm.va_start.p0'
             ldo.c: compiled
             ldump.c: compiled
             lfunc.c: compiled
-            lgc.c: 3503:3: error: unsupported result type in code generation
+            lgc.c: compiled
             linit.c: compiled
             liolib.c: compiled
             llex.c: compiled
@@ -98,10 +98,10 @@ fn lua_5_4_from_clang_19() {
             lopcodes.c: compiled
             loslib.c: compiled
             lparser.c: compiled
-            lstate.c: 752:3: error: unsupported type <8 x i8> in code generation
+            lstate.c: compiled
             lstring.c: compiled
             lstrlib.c: compiled
-            ltable.c: 468:3: error: unsupported result type in code generation
+            ltable.c: compiled
             ltablib.c: compiled
             ltm.c: compiled
             lundump.c: compiled
@@ -126,18 +126,18 @@ fn zlib_from_clang_19() {
         "clang-19",
         dir.path(),
         expect![[r#"
-            compiled 10/16 files
+            compiled 15/16 files
             adler32.c: compiled
             compress.c: compiled
             crc32.c: compiled
-            deflate.c: 722:3: error: unsupported instruction 'insertelement'
+            deflate.c: compiled
             gzclose.c: compiled
             gzlib.c: compiled
-            gzread.c: 1576:3: error: unsupported result type in code generation
+            gzread.c: compiled
             gzwrite.c: 898:3: error: unsupported intrinsic 'llvm.va_start.p0'
-            infback.c: 1136:3: error: unsupported instruction 'insertelement'
-            inffast.c: 407:3: error: unsupported result type in code generation
-            inflate.c: 3131:3: error: unsupported instruction 'insertelement'
+            infback.c: compiled
+            inffast.c: compiled
+            inflate.c: compiled
             inftrees.c: compiled
             trees.c: compiled
             uncompr.c: compiled
@@ -157,18 +157,18 @@ fn zlib_from_clang_14() {
         "clang-14",
         dir.path(),
         expect![[r#"
-            compiled 10/16 files
+            compiled 15/16 files
             adler32.c: compiled
             compress.c: compiled
             crc32.c: compiled
-            deflate.c: 824:3: error: unsupported instruction 'insertelement'
+            deflate.c: compiled
             gzclose.c: compiled
             gzlib.c: compiled
-            gzread.c: 1644:3: error: unsupported result type in code generation
+            gzread.c: compiled
             gzwrite.c: 1034:3: error: unsupported intrinsic 'llvm.va_start'
-            infback.c: 1187:3: error: unsupported instruction 'insertelement'
-            inffast.c: 474:3: error: unsupported result type in code generation
-            inflate.c: 3170:3: error: unsupported instruction 'insertelement'
+            infback.c: compiled
+            inffast.c: compiled
+            inflate.c: compiled
             inftrees.c: compiled
             trees.c: compiled
             uncompr.c: compiled
@@ -188,13 +188,13 @@ fn lz4_from_clang_19() {
         "clang-19",
         dir.path(),
         expect![[r#"
-            compiled 1/6 files
-            lz4.c: 431:3: error: unsupported result type in code generation
+            compiled 3/6 files
+            lz4.c: timed out after 120 s
             lz4file.c: compiled
             lz4frame.c: 784:1: error: function @LZ4F_createCDict_advanced: attribute byval(%struct.LZ4F_CustomMem) on parameter 1 is not supported by code generation
             lz4hc.c: 393:3: error: unsupported type { i64, i32 } in code generation
-            xxhash.c: 318:3: error: unsupported result type in code generation
-            lz4_driver.c: 75:3: error: unsupported instruction 'extractelement'
+            xxhash.c: compiled
+            lz4_driver.c: compiled
         "#]],
     );
     let transcript = same_behaviour(&build, scratch_workload);
@@ -209,13 +209,13 @@ fn lz4_from_clang_14() {
         "clang-14",
         dir.path(),
         expect![[r#"
-            compiled 1/6 files
-            lz4.c: 454:3: error: unsupported result type in code generation
+            compiled 3/6 files
+            lz4.c: timed out after 120 s
             lz4file.c: compiled
             lz4frame.c: 761:1: error: function @LZ4F_createCDict_advanced: attribute byval(%struct.LZ4F_CustomMem) on parameter 1 is not supported by code generation
-            lz4hc.c: 398:3: error: unsupported type { i64, i32 } in code generation
-            xxhash.c: 321:3: error: unsupported result type in code generation
-            lz4_driver.c: 97:3: error: unsupported instruction 'extractelement'
+            lz4hc.c: timed out after 120 s
+            xxhash.c: compiled
+            lz4_driver.c: compiled
         "#]],
     );
     let transcript = same_behaviour(&build, scratch_workload);
@@ -230,15 +230,15 @@ fn bzip2_from_clang_19() {
         "clang-19",
         dir.path(),
         expect![[r#"
-            compiled 3/8 files
-            blocksort.c: 212:3: error: unsupported result type in code generation
+            compiled 8/8 files
+            blocksort.c: compiled
             bzlib.c: compiled
-            compress.c: 711:3: error: unsupported type <16 x i8> in code generation
+            compress.c: compiled
             crctable.c: compiled
-            decompress.c: 3546:3: error: unsupported type <16 x i8> in code generation
-            huffman.c: 42:3: error: unsupported result type in code generation
+            decompress.c: compiled
+            huffman.c: compiled
             randtable.c: compiled
-            bzip2.c: 1279:3: error: unsupported result type in code generation
+            bzip2.c: compiled
         "#]],
     );
     let transcript = same_behaviour(&build, bzip2_workload);

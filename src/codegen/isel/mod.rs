@@ -454,7 +454,8 @@ impl<'a> Selector<'a> {
                 let inst = f.inst(id);
                 match &inst.kind {
                     InstKind::Alloca { .. } => {}
-                    InstKind::ICmp { .. } if uses[i] == 1 => {
+                    // A vector compare is a mask, never flags (see [`vector`]).
+                    InstKind::ICmp { .. } if uses[i] == 1 && inst.ty == Type::Int(1) => {
                         let u = user[i].unwrap_or(id);
                         let same_block = self.inst_block[u.0 as usize] == self.inst_block[i];
                         let fusable = match &f.inst(u).kind {

@@ -177,6 +177,9 @@ impl Selector<'_> {
     fn parts(&mut self, v: &Value) -> Result<Vec<Reg>, Diagnostic> {
         let ty = self.must_vector(v)?;
         match v {
+            Value::Inst(id) if self.lowering[id.0 as usize] != Lowering::Normal => {
+                Err(self.error("internal: a vector value folded into its user".into()))
+            }
             Value::Inst(id) => self
                 .vector_parts
                 .get(&id.0)
