@@ -188,8 +188,8 @@ fn lz4_from_clang_19() {
         "clang-19",
         dir.path(),
         expect![[r#"
-            compiled 3/6 files
-            lz4.c: timed out after 120 s
+            compiled 4/6 files
+            lz4.c: compiled
             lz4file.c: compiled
             lz4frame.c: 784:1: error: function @LZ4F_createCDict_advanced: attribute byval(%struct.LZ4F_CustomMem) on parameter 1 is not supported by code generation
             lz4hc.c: 393:3: error: unsupported type { i64, i32 } in code generation

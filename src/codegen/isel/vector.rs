@@ -772,11 +772,25 @@ impl Selector<'_> {
         let Lane::Fp(size) = ty.lane else {
             return Err(self.error("internal: fneg on integers".into()));
         };
+        self.sign_mask(id, size, value, PackedOp::Xor, true)
+    }
+
+    /// `fneg` (`xor` with the sign bits) or `fabs` (`and` with all bits
+    /// but the sign) of every lane.
+    fn sign_mask(
+        &mut self,
+        id: InstId,
+        size: FpSize,
+        value: &Value,
+        op: PackedOp,
+        sign_bits: bool,
+    ) -> Result<(), Diagnostic> {
         let sign: u128 = match size {
             FpSize::F32 => 0x8000_0000_8000_0000_8000_0000_8000_0000,
             FpSize::F64 => 0x8000_0000_0000_0000_8000_0000_0000_0000,
         };
-        let id_const = self.mir.constant(&sign.to_le_bytes());
+        let mask = if sign_bits { sign } else { !sign };
+        let id_const = self.mir.constant(&mask.to_le_bytes());
         let src = self.parts(value)?;
         for (d, s) in self.result_parts(id).into_iter().zip(src) {
             let mask = self.mir.new_vector_vreg();
@@ -791,7 +805,7 @@ impl Selector<'_> {
             });
             self.emit(K::Copy { dst: d, src: s });
             self.emit(K::Packed {
-                op: PackedOp::Xor,
+                op,
                 dst: d,
                 src: mask,
             });
@@ -1466,6 +1480,9 @@ impl Selector<'_> {
         let op = base.get(1).copied().unwrap_or("");
         let values: Vec<&Value> = args.iter().map(|a| &a.value).collect();
         let ty = self.must_vector(&Value::Inst(id))?;
+        if let ("fabs", Lane::Fp(size), [a]) = (op, ty.lane, values.as_slice()) {
+            return self.sign_mask(id, size, a, PackedOp::And, false);
+        }
         if let ("fmuladd", Lane::Fp(size), [a, b, c]) = (op, ty.lane, values.as_slice()) {
             // A multiply, then an add (no FMA in the baseline).
             let (mul, add) = match size {
