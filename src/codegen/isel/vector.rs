@@ -20,7 +20,8 @@
 //! - Constants: all zero is `pxor`; anything else is loaded from the
 //!   function's constant pool (16 bytes per part).
 //! - Natively selected: integer `add`/`sub`/`and`/`or`/`xor` (`padd*`,
-//!   `psub*`, `pand`, `por`, `pxor`), `mul` of 16-bit lanes (`pmullw`),
+//!   `psub*`, `pand`, `por`, `pxor`), `mul` of 16-bit lanes (`pmullw`) and
+//!   of 32/64-bit lanes (`pmuludq` products recombined),
 //!   shifts of 16/32/64-bit lanes by a splat constant, float and double
 //!   `fadd`/`fsub`/`fmul`/`fdiv`, `icmp eq`/`ne` of 8/16/32-bit lanes
 //!   whose result is only as wide as the operands allow, bitcasts,
@@ -608,6 +609,9 @@ impl Selector<'_> {
         if let Some(p) = native {
             return self.packed_parts(id, p, lhs, rhs);
         }
+        if op == BinOp::Mul && matches!(bits, 32 | 64) {
+            return self.multiply_with_pmuludq(id, bits, lhs, rhs);
+        }
         // Shifts of 16/32/64-bit lanes by a splat constant.
         if let (Some(count), Lane::Int(16 | 32 | 64)) = (Self::splat_constant(rhs), ty.lane) {
             let shift = match (op, bits) {
@@ -649,6 +653,71 @@ impl Selector<'_> {
             self.store_int_lane(Self::lane_address(out, ty, lane), ty.lane, r);
         }
         self.reload_result(id, out);
+        Ok(())
+    }
+
+    /// `mul` of 32- or 64-bit lanes from `pmuludq`'s 32x32→64 products:
+    /// dwords multiply their even and odd lanes apart and interleave the low
+    /// halves; qwords add the cross products' low halves to the high half.
+    fn multiply_with_pmuludq(
+        &mut self,
+        id: InstId,
+        bits: u32,
+        lhs: &Value,
+        rhs: &Value,
+    ) -> Result<(), Diagnostic> {
+        let a = self.parts(lhs)?;
+        let b = self.parts(rhs)?;
+        for ((d, x), y) in self.result_parts(id).into_iter().zip(a).zip(b) {
+            let copy = |s: &mut Self, src: Reg| {
+                let t = s.mir.new_vector_vreg();
+                s.emit(K::Copy { dst: t, src });
+                t
+            };
+            let shift = |s: &mut Self, op: PackedShift, dst: Reg, imm: u8| {
+                s.emit(K::PackedShiftImm { op, dst, imm });
+            };
+            let packed = |s: &mut Self, op: PackedOp, dst: Reg, src: Reg| {
+                s.emit(K::Packed { op, dst, src });
+            };
+            if bits == 32 {
+                let even = copy(self, x);
+                packed(self, PackedOp::MulUDq, even, y);
+                let odd = copy(self, x);
+                shift(self, PackedShift::RightQ, odd, 32);
+                let y_odd = copy(self, y);
+                shift(self, PackedShift::RightQ, y_odd, 32);
+                packed(self, PackedOp::MulUDq, odd, y_odd);
+                // The low dwords of each product, side by side.
+                self.emit(K::PackedShuffleImm {
+                    op: PackedShuffle::Dwords,
+                    dst: d,
+                    src: even,
+                    imm: 0x08,
+                });
+                let high = self.mir.new_vector_vreg();
+                self.emit(K::PackedShuffleImm {
+                    op: PackedShuffle::Dwords,
+                    dst: high,
+                    src: odd,
+                    imm: 0x08,
+                });
+                packed(self, PackedOp::UnpackLoDQ, d, high);
+            } else {
+                let x_high = copy(self, x);
+                shift(self, PackedShift::RightQ, x_high, 32);
+                packed(self, PackedOp::MulUDq, x_high, y);
+                let y_high = copy(self, y);
+                shift(self, PackedShift::RightQ, y_high, 32);
+                let cross = copy(self, x);
+                packed(self, PackedOp::MulUDq, cross, y_high);
+                packed(self, PackedOp::AddQ, x_high, cross);
+                shift(self, PackedShift::LeftQ, x_high, 32);
+                self.emit(K::Copy { dst: d, src: x });
+                packed(self, PackedOp::MulUDq, d, y);
+                packed(self, PackedOp::AddQ, d, x_high);
+            }
+        }
         Ok(())
     }
 
