@@ -108,6 +108,7 @@ fn types() -> Vec<Type> {
         Type::Array {
             element: 0,
             counts: vec![Some(2), Some(3)],
+            vector: None,
         }, // 10
         Type::Enum {
             name: Some("color".to_string()),
