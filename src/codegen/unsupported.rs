@@ -266,12 +266,21 @@ const REFUSED_VECTOR_CASTS: &[CastOp] = &[
     CastOp::IntToPtr,
 ];
 
+/// The most lanes a vector may have: the vectorisers' widest SSE2 forms
+/// (`<16 x i64>`, `<64 x i8>`) fit; a lane-by-lane fallback over more would
+/// only make code nobody asked for.
+const MAX_VECTOR_LANES: u32 = 64;
+
 /// The layout of a vector type the selector keeps in xmm registers:
-/// (lanes, bytes per lane), or `None` for lanes it does not select.
+/// (lanes, bytes per lane), or `None` for lanes it does not select (or
+/// more than [`MAX_VECTOR_LANES`] of them).
 fn vector_layout(ty: &Type) -> Option<(u32, u32)> {
     let Type::Vector { len, elem } = ty else {
         return None;
     };
+    if *len > MAX_VECTOR_LANES {
+        return None;
+    }
     let lane = match &**elem {
         Type::Int(1 | 8) => 1,
         Type::Int(16) => 2,
