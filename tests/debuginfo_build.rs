@@ -168,28 +168,28 @@ fn lexical_blocks_and_types_of_a_program_with_structs() {
     check(
         "structs.O2.ll",
         expect![[r#"
-        cu structs.c in false lang 0x1d
-        file structs.c md5 true
-        type 0 Struct { name: Some("pt"), is_union: false, byte_size: Some(8), members: [Member { name: "x", ty: 1, byte_offset: 0, bit_field: None }, Member { name: "y", ty: 1, byte_offset: 4, bit_field: None }] }
-        type 1 Base { name: "int", byte_size: 4, encoding: 5 }
-        type 2 Array { element: 1, counts: [Some(4)] }
-        subprogram area line 5 function Some(0) external true return Some(1)
-          var a arg=Some(1) line=5 type=Some(0) no location
-          var b arg=Some(2) line=5 type=Some(0) no location
-          var d arg=None line=6 type=Some(0) no location
-          var cells arg=None line=9 type=Some(2) no location
-          var r arg=None line=11 type=Some(1) no location
-        subprogram midpoint line 15 function Some(1) external true return Some(0)
-          var a arg=Some(1) line=15 type=Some(0) no location
-          var b arg=Some(2) line=15 type=Some(0) no location
-          var m arg=None line=16 type=Some(0) no location
-        first rows of function 0:
-          0x0 0:0:0 stmt=true
-          0x1c 0:7:13 stmt=true
-          0x20 0:8:13 stmt=true
-          0x24 0:9:3 stmt=true
-          0x28 0:9:18 stmt=true
-          0x44 0:10:3 stmt=true
-    "#]],
+            cu structs.c in false lang 0x1d
+            file structs.c md5 true
+            type 0 Struct { name: Some("pt"), is_union: false, byte_size: Some(8), members: [Member { name: "x", ty: 1, byte_offset: 0, bit_field: None }, Member { name: "y", ty: 1, byte_offset: 4, bit_field: None }] }
+            type 1 Base { name: "int", byte_size: 4, encoding: 5 }
+            type 2 Array { element: 1, counts: [Some(4)], vector: None }
+            subprogram area line 5 function Some(0) external true return Some(1)
+              var a arg=Some(1) line=5 type=Some(0) no location
+              var b arg=Some(2) line=5 type=Some(0) no location
+              var d arg=None line=6 type=Some(0) no location
+              var cells arg=None line=9 type=Some(2) no location
+              var r arg=None line=11 type=Some(1) no location
+            subprogram midpoint line 15 function Some(1) external true return Some(0)
+              var a arg=Some(1) line=15 type=Some(0) no location
+              var b arg=Some(2) line=15 type=Some(0) no location
+              var m arg=None line=16 type=Some(0) no location
+            first rows of function 0:
+              0x0 0:0:0 stmt=true
+              0x1c 0:7:13 stmt=true
+              0x20 0:8:13 stmt=true
+              0x24 0:9:3 stmt=true
+              0x28 0:9:18 stmt=true
+              0x44 0:10:3 stmt=true
+        "#]],
     );
 }

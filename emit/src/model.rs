@@ -316,6 +316,10 @@ pub enum Type {
         element: TypeId,
         /// Element counts per dimension (`None`: unknown bound).
         counts: Vec<Option<u64>>,
+        /// A vector type (`DIFlagVector`): DW_AT_GNU_vector, and its size in
+        /// bytes where it is padded beyond its elements (as LLVM writes
+        /// it); `None` for an ordinary array.
+        vector: Option<VectorShape>,
     },
     /// DW_TAG_enumeration_type.
     Enum {
@@ -584,4 +588,12 @@ pub enum Op {
     /// pieces covering every byte (a piece with no operations before it is
     /// an empty piece: that part is unavailable).
     Piece(u64),
+}
+
+/// What makes an array type a vector type (DW_AT_GNU_vector).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VectorShape {
+    /// DW_AT_byte_size, written only when the vector is padded (its size is
+    /// larger than its elements').
+    pub padded_byte_size: Option<u64>,
 }

@@ -667,7 +667,7 @@ fn structs_by_clang() {
             type 0 pointer to t1
             type 1 base "int" size 4 encoding 0x5
             type 2 struct Some("pt") size Some(8) {x: t1 @0, y: t1 @4}
-            type 3 array of t1 counts [Some(4)]
+            type 3 array of t1 counts [Some(4)] vector None
             subprogram 0 area (function area) at 0:5 returns t1 external prototyped
               param 1 a t2 at 0:5:
                 [0x4,0xd) reg5:u64, Piece(4)

@@ -145,6 +145,15 @@ fn types() -> Vec<Type> {
         Type::Array {
             element: INT,
             counts: vec![Some(3), Some(4)],
+            vector: None,
+        },
+        // A vector type, padded (as LLVM writes a `<3 x i32>` of 16 bytes).
+        Type::Array {
+            element: INT,
+            counts: vec![Some(3)],
+            vector: Some(VectorShape {
+                padded_byte_size: Some(16),
+            }),
         },
         Type::Enum {
             name: Some("colour".into()),

@@ -460,6 +460,7 @@ fn random_type(random: &mut Random, index: usize) -> Type {
                     }
                 })
                 .collect(),
+            vector: None,
         },
         8 => Type::Enum {
             name: Some(format!("e{index}")),

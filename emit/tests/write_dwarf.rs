@@ -109,6 +109,7 @@ fn types() -> Vec<Type> {
         Type::Array {
             element: 0,
             counts: vec![Some(2), Some(3)],
+            vector: None,
         }, // 10
         Type::Enum {
             name: Some("color".to_string()),

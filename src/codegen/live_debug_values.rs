@@ -200,6 +200,31 @@ fn transfer(inst: &Inst, state: &mut Locations, moved: &mut dyn FnMut(DbgValue, 
                 ));
             }
         }
+        // A vector's spill and reload: the slot is its memory home.
+        InstKind::VecStore {
+            src: Reg::Phys(src),
+            addr,
+            bytes: 16,
+        } if addr.index.is_none() && addr.disp == 0 => {
+            if let AddressBase::Slot(slot) = addr.base {
+                new_copies.push((
+                    DbgOperand::Reg(Reg::Phys(*src)),
+                    Home::Spill(slot, Width::W64),
+                ));
+            }
+        }
+        InstKind::VecLoad {
+            dst: Reg::Phys(dst),
+            addr,
+            bytes: 16,
+        } if addr.index.is_none() && addr.disp == 0 => {
+            if let AddressBase::Slot(slot) = addr.base {
+                new_copies.push((
+                    DbgOperand::SpillSlot(slot, Width::W64),
+                    Home::Register(*dst),
+                ));
+            }
+        }
         InstKind::FpLoad {
             dst: Reg::Phys(dst),
             addr,
@@ -223,7 +248,10 @@ fn transfer(inst: &Inst, state: &mut Locations, moved: &mut dyn FnMut(DbgValue, 
         }
     });
     killed.extend(inst.kind.implicit_defs().iter().map(Home::Register));
-    if let InstKind::Store { addr, .. } | InstKind::FpStore { addr, .. } = &inst.kind {
+    if let InstKind::Store { addr, .. }
+    | InstKind::FpStore { addr, .. }
+    | InstKind::VecStore { addr, .. } = &inst.kind
+    {
         if let AddressBase::Slot(slot) = addr.base {
             killed.extend(
                 [Width::W8, Width::W16, Width::W32, Width::W64].map(|w| Home::Spill(slot, w)),

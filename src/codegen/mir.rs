@@ -104,6 +104,9 @@ pub struct VRegInfo {
     pub width: Width,
     /// The registers it may be given.
     pub class: RegClass,
+    /// An xmm register holding a whole vector (up to 16 bytes): spilled
+    /// with all 128 bits to a 16-byte slot.
+    pub vector: bool,
 }
 
 /// The precision of a scalar SSE operation (the `ss` or `sd` forms).
@@ -187,6 +190,116 @@ pub enum FpCmpPredicate {
     Nle = 6,
     /// Neither operand NaN.
     Ord = 7,
+}
+
+/// Packed SSE2 operations over whole xmm registers, `dst op= src`
+/// (integer lanes of 8, 16, 32 or 64 bits; float and double lanes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PackedOp {
+    /// paddb.
+    AddB,
+    /// paddw.
+    AddW,
+    /// paddd.
+    AddD,
+    /// paddq.
+    AddQ,
+    /// psubb.
+    SubB,
+    /// psubw.
+    SubW,
+    /// psubd.
+    SubD,
+    /// psubq.
+    SubQ,
+    /// pmullw: the low 16 bits of each word product.
+    MulLoW,
+    /// pmuludq: the 64-bit products of the even unsigned dwords.
+    MulUDq,
+    /// pand.
+    And,
+    /// pandn: `dst = !dst & src`.
+    AndNot,
+    /// por.
+    Or,
+    /// pxor.
+    Xor,
+    /// pcmpeqb.
+    CmpEqB,
+    /// pcmpeqw.
+    CmpEqW,
+    /// pcmpeqd.
+    CmpEqD,
+    /// pcmpgtb (signed).
+    CmpGtB,
+    /// pcmpgtw (signed).
+    CmpGtW,
+    /// pcmpgtd (signed).
+    CmpGtD,
+    /// punpcklbw.
+    UnpackLoBW,
+    /// punpcklwd.
+    UnpackLoWD,
+    /// punpckldq.
+    UnpackLoDQ,
+    /// punpcklqdq.
+    UnpackLoQDQ,
+    /// packsswb (signed saturation of words to bytes).
+    PackSsWB,
+    /// packssdw (signed saturation of dwords to words).
+    PackSsDW,
+    /// addps.
+    AddPs,
+    /// subps.
+    SubPs,
+    /// mulps.
+    MulPs,
+    /// divps.
+    DivPs,
+    /// addpd.
+    AddPd,
+    /// subpd.
+    SubPd,
+    /// mulpd.
+    MulPd,
+    /// divpd.
+    DivPd,
+}
+
+/// Packed shifts by an immediate count, `dst op= imm`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PackedShift {
+    /// psllw.
+    LeftW,
+    /// pslld.
+    LeftD,
+    /// psllq.
+    LeftQ,
+    /// psrlw.
+    RightW,
+    /// psrld.
+    RightD,
+    /// psrlq.
+    RightQ,
+    /// psraw.
+    ArithW,
+    /// psrad.
+    ArithD,
+    /// pslldq: the whole register left by `imm` bytes.
+    LeftBytes,
+    /// psrldq: the whole register right by `imm` bytes.
+    RightBytes,
+}
+
+/// Shuffles of one source by an immediate, `dst = shuffle(src, imm)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PackedShuffle {
+    /// pshufd: dwords.
+    Dwords,
+    /// pshuflw: the low four words (the high quadword is copied).
+    LowWords,
+    /// pshufhw: the high four words (the low quadword is copied).
+    HighWords,
 }
 
 /// A stack slot: an index into [`Function::stack_slots`].
@@ -854,6 +967,63 @@ pub enum InstKind {
         /// Source (xmm).
         src: Reg,
     },
+    /// `movd`/`movq`/`movdqu`: the low `bytes` (4, 8 or 16) of an xmm
+    /// register from memory of any alignment (the rest becomes zero).
+    VecLoad {
+        /// Destination (xmm).
+        dst: Reg,
+        /// Source address.
+        addr: Address,
+        /// Bytes loaded.
+        bytes: u8,
+    },
+    /// `movd`/`movq`/`movdqu`: the low `bytes` (4, 8 or 16) of an xmm
+    /// register to memory of any alignment.
+    VecStore {
+        /// Value stored (xmm).
+        src: Reg,
+        /// Destination address.
+        addr: Address,
+        /// Bytes stored.
+        bytes: u8,
+    },
+    /// A packed SSE2 operation `dst op= src` over whole registers.
+    Packed {
+        /// Operation.
+        op: PackedOp,
+        /// Destination and first source (xmm).
+        dst: Reg,
+        /// Second source (xmm).
+        src: Reg,
+    },
+    /// A packed shift by an immediate, `dst op= imm`.
+    PackedShiftImm {
+        /// Operation.
+        op: PackedShift,
+        /// Destination and source (xmm).
+        dst: Reg,
+        /// Count (bits, or bytes for the whole-register shifts).
+        imm: u8,
+    },
+    /// `pshufd`/`pshuflw`/`pshufhw dst, src, imm`.
+    PackedShuffleImm {
+        /// Which shuffle.
+        op: PackedShuffle,
+        /// Destination (xmm).
+        dst: Reg,
+        /// Source (xmm).
+        src: Reg,
+        /// The lane selector.
+        imm: u8,
+    },
+    /// `pmovmskb dst, src`: the top bit of each byte of `src` into the low
+    /// 16 bits of `dst` (the rest zero).
+    MoveMask {
+        /// Destination (general-purpose, 32 bits).
+        dst: Reg,
+        /// Source (xmm).
+        src: Reg,
+    },
     /// `pxor dst, dst`: +0.0 (all bits zero) without reading `dst`.
     XmmZero {
         /// Destination (xmm).
@@ -1057,7 +1227,10 @@ impl InstKind {
                     }
                 }
             }
-            InstKind::FpLoad { addr, .. } | InstKind::FpStore { addr, .. } => f(addr),
+            InstKind::FpLoad { addr, .. }
+            | InstKind::FpStore { addr, .. }
+            | InstKind::VecLoad { addr, .. }
+            | InstKind::VecStore { addr, .. } => f(addr),
             InstKind::Cmp { lhs, rhs, .. } => {
                 if let Rm::Mem(a) = lhs {
                     f(a);
@@ -1254,6 +1427,23 @@ macro_rules! reg_visitor {
                     f(dst, Access::Def);
                 }
                 InstKind::XmmZero { dst } => f(dst, Access::Def),
+                InstKind::VecLoad { dst, addr: a, .. } => {
+                    addr(a, f);
+                    f(dst, Access::Def);
+                }
+                InstKind::VecStore { src, addr: a, .. } => {
+                    f(src, Access::Use);
+                    addr(a, f);
+                }
+                InstKind::Packed { dst, src, .. } => {
+                    f(src, Access::Use);
+                    f(dst, Access::UseDef);
+                }
+                InstKind::PackedShiftImm { dst, .. } => f(dst, Access::UseDef),
+                InstKind::PackedShuffleImm { dst, src, .. } | InstKind::MoveMask { dst, src } => {
+                    f(src, Access::Use);
+                    f(dst, Access::Def);
+                }
                 InstKind::SignExtendAx { .. }
                 | InstKind::Jcc { .. }
                 | InstKind::Jmp { .. }
@@ -1333,8 +1523,27 @@ impl Function {
 
     /// A fresh virtual register of `class` holding `width` bits.
     pub fn new_vreg_of(&mut self, class: RegClass, width: Width) -> Reg {
-        self.vregs.push(VRegInfo { width, class });
+        self.vregs.push(VRegInfo {
+            width,
+            class,
+            vector: false,
+        });
         Reg::Virt(VReg(self.vregs.len() as u32 - 1))
+    }
+
+    /// A fresh xmm virtual register holding a vector (or a part of one).
+    pub fn new_vector_vreg(&mut self) -> Reg {
+        self.vregs.push(VRegInfo {
+            width: Width::W64,
+            class: RegClass::Xmm,
+            vector: true,
+        });
+        Reg::Virt(VReg(self.vregs.len() as u32 - 1))
+    }
+
+    /// Whether `reg` is a virtual register holding a vector.
+    pub fn is_vector(&self, reg: Reg) -> bool {
+        matches!(reg, Reg::Virt(v) if self.vregs[v.0 as usize].vector)
     }
 
     /// The class of `reg`.
@@ -1734,6 +1943,24 @@ impl fmt::Display for InstKind {
                 write!(f, "{dst} = MOV_FROM_XMM{} {src}", width.bits())
             }
             InstKind::XmmZero { dst } => write!(f, "{dst} = XMM_ZERO"),
+            InstKind::VecLoad { dst, addr, bytes } => write!(f, "{dst} = VLOAD{bytes} {addr}"),
+            InstKind::VecStore { src, addr, bytes } => write!(f, "VSTORE{bytes} {addr}, {src}"),
+            InstKind::Packed { op, dst, src } => write!(
+                f,
+                "{dst} = P{} {dst}, {src}",
+                format!("{op:?}").to_uppercase()
+            ),
+            InstKind::PackedShiftImm { op, dst, imm } => write!(
+                f,
+                "{dst} = PSHIFT.{} {dst}, {imm}",
+                format!("{op:?}").to_lowercase()
+            ),
+            InstKind::PackedShuffleImm { op, dst, src, imm } => write!(
+                f,
+                "{dst} = PSHUF.{} {src}, {imm}",
+                format!("{op:?}").to_lowercase()
+            ),
+            InstKind::MoveMask { dst, src } => write!(f, "{dst} = PMOVMSKB {src}"),
             InstKind::DbgValue(d) => {
                 let kind = if d.operands.len() == 1 {
                     "DBG_VALUE"

@@ -113,8 +113,10 @@ pub fn allocate(f: &mut Function) -> Result<Allocation, RegallocError> {
         // Scalar floats and doubles fit in 8 bytes as general-purpose
         // values do.
         let mut slot_of: Vec<Option<StackSlotId>> = vec![None; f.vregs.len()];
+        // A vector keeps all 16 bytes of its register.
         for &v in &spilled {
-            slot_of[v as usize] = Some(f.new_stack_slot(8, 8, StackSlotKind::Spill));
+            let size = if f.vregs[v as usize].vector { 16 } else { 8 };
+            slot_of[v as usize] = Some(f.new_stack_slot(size, size, StackSlotKind::Spill));
         }
         let widths: Vec<Width> = f.vregs.iter().map(|i| i.width).collect();
         let positions = liveness::debug_positions(f);
@@ -547,6 +549,14 @@ fn insert_spill_code(f: &mut Function, slot_of: &[Option<StackSlotId>]) {
             fold_spilled_source(&mut inst.kind, &spilled);
             if let InstKind::Copy { dst, src } = inst.kind {
                 match (spilled(&dst), spilled(&src)) {
+                    (Some(slot), None) if f.is_vector(dst) => {
+                        out.push(vector_spill(slot, src, false, inst.loc));
+                        continue;
+                    }
+                    (None, Some(slot)) if f.is_vector(src) => {
+                        out.push(vector_spill(slot, dst, true, inst.loc));
+                        continue;
+                    }
                     (Some(slot), None) => {
                         out.push(spill_store(slot, src, f.class_of(src), inst.loc));
                         continue;
@@ -582,15 +592,25 @@ fn insert_spill_code(f: &mut Function, slot_of: &[Option<StackSlotId>]) {
             let loc = inst.loc;
             for &(v, t, read, _) in &temps {
                 if read {
-                    let class = f.vregs[v.0 as usize].class;
-                    out.push(spill_load(t, class, slot_of[v.0 as usize].unwrap(), loc));
+                    let info = f.vregs[v.0 as usize];
+                    let slot = slot_of[v.0 as usize].unwrap();
+                    out.push(if info.vector {
+                        vector_spill(slot, t, true, loc)
+                    } else {
+                        spill_load(t, info.class, slot, loc)
+                    });
                 }
             }
             out.push(inst);
             for &(v, t, _, written) in &temps {
                 if written {
-                    let class = f.vregs[v.0 as usize].class;
-                    out.push(spill_store(slot_of[v.0 as usize].unwrap(), t, class, loc));
+                    let info = f.vregs[v.0 as usize];
+                    let slot = slot_of[v.0 as usize].unwrap();
+                    out.push(if info.vector {
+                        vector_spill(slot, t, false, loc)
+                    } else {
+                        spill_store(slot, t, info.class, loc)
+                    });
                 }
             }
         }
@@ -704,6 +724,26 @@ fn spill_load(dst: Reg, class: RegClass, slot: StackSlotId, loc: u32) -> Inst {
             addr,
             size: FpSize::F64,
         },
+    };
+    Inst::new(kind, loc)
+}
+
+/// Reloads (`load`) or saves a vector register from or to its 16-byte
+/// spill slot.
+fn vector_spill(slot: StackSlotId, reg: Reg, load: bool, loc: u32) -> Inst {
+    let addr = Address::slot(slot, 0);
+    let kind = if load {
+        InstKind::VecLoad {
+            dst: reg,
+            addr,
+            bytes: 16,
+        }
+    } else {
+        InstKind::VecStore {
+            src: reg,
+            addr,
+            bytes: 16,
+        }
     };
     Inst::new(kind, loc)
 }

@@ -23,7 +23,10 @@
 //! type); by the target gate: triples and datalayouts other than x86-64 ELF.
 
 use crate::error::{Diagnostic, Pos};
-use crate::ir::{Constant, Function, Global, InstKind, Linkage, Module, ParamAttrs, Value};
+use crate::ir::{
+    CastOp, Constant, FloatKind, Function, Global, InstKind, Linkage, Module, ParamAttrs, Type,
+    Value,
+};
 
 /// Parameter, argument and return attributes that change the ABI (codegen
 /// passes every such value as a plain scalar or pointer; `byval` and
@@ -201,6 +204,9 @@ fn refused_in_function(module: &Module, function: &Function) -> Option<(Pos, Str
             return at_function(format!("function attribute {attr}"));
         }
     }
+    if let Some(refused) = refused_vector_construct(module, function) {
+        return Some(refused);
+    }
     for inst in &function.insts {
         if let InstKind::Alloca {
             allocated, count, ..
@@ -229,6 +235,187 @@ fn refused_in_function(module: &Module, function: &Function) -> Option<(Pos, Str
             if let Some(what) = refused_param_attr(&arg.attrs) {
                 return at_call(format!("{what} on argument {} of a call", i + 1));
             }
+        }
+    }
+    None
+}
+
+// ---- vectors (codegen/isel/vector.rs) -----------------------------------
+
+/// The vector intrinsics selected (the name's second part: `llvm.smax.v4i32`),
+/// for integer lanes, beside the `llvm.vector.reduce.*` family.
+const VECTOR_LANE_INTRINSICS: &[&str] = &["smax", "smin", "umax", "umin", "fshl", "fshr", "abs"];
+
+/// The `llvm.vector.reduce.*` operations selected (`fmax`/`fmin` and their
+/// NaN rules are not).
+const VECTOR_REDUCTIONS: &[&str] = &[
+    "add", "mul", "and", "or", "xor", "smax", "smin", "umax", "umin", "fadd", "fmul",
+];
+
+/// Casts of vectors that are refused (no unsigned conversions between
+/// integer and floating-point lanes; no pointer casts).
+const REFUSED_VECTOR_CASTS: &[CastOp] = &[
+    CastOp::UIToFP,
+    CastOp::FPToUI,
+    CastOp::PtrToInt,
+    CastOp::IntToPtr,
+];
+
+/// The most lanes a vector may have: the vectorisers' widest SSE2 forms
+/// (`<16 x i64>`, `<64 x i8>`) fit; a lane-by-lane fallback over more would
+/// only make code nobody asked for.
+const MAX_VECTOR_LANES: u32 = 64;
+
+/// The layout of a vector type the selector keeps in xmm registers:
+/// (lanes, bytes per lane), or `None` for lanes it does not select (or
+/// more than [`MAX_VECTOR_LANES`] of them).
+fn vector_layout(ty: &Type) -> Option<(u32, u32)> {
+    let Type::Vector { len, elem } = ty else {
+        return None;
+    };
+    if *len > MAX_VECTOR_LANES {
+        return None;
+    }
+    let lane = match &**elem {
+        Type::Int(1 | 8) => 1,
+        Type::Int(16) => 2,
+        Type::Int(32) | Type::Float(FloatKind::Float) => 4,
+        Type::Int(64) | Type::Ptr | Type::Float(FloatKind::Double) => 8,
+        _ => return None,
+    };
+    Some((*len, lane))
+}
+
+/// Whether a vector lives in one xmm register and may cross a call in one
+/// (at most 16 bytes, lanes other than i1).
+fn vector_in_one_register(ty: &Type) -> bool {
+    let boolean = matches!(ty, Type::Vector { elem, .. } if **elem == Type::Int(1));
+    vector_layout(ty).is_some_and(|(len, lane)| len * lane <= 16) && !boolean
+}
+
+/// The first vector construct of `function` that code generation refuses,
+/// and where.
+fn refused_vector_construct(module: &Module, function: &Function) -> Option<(Pos, String)> {
+    let text = |ty: &Type| crate::ir::print::type_text(module, ty);
+    let is_vector = |ty: &Type| matches!(ty, Type::Vector { .. });
+    if function.blocks.is_empty() {
+        // A declaration: only calls of it pass vectors.
+        return None;
+    }
+    for (i, param) in function.params.iter().enumerate() {
+        if is_vector(&param.ty) && !vector_in_one_register(&param.ty) {
+            return Some((
+                function.pos,
+                format!("parameter {} of type {}", i + 1, text(&param.ty)),
+            ));
+        }
+    }
+    if is_vector(&function.ret_ty) && !vector_in_one_register(&function.ret_ty) {
+        return Some((
+            function.pos,
+            format!("a return of {}", text(&function.ret_ty)),
+        ));
+    }
+    for inst in &function.insts {
+        let at = |what: String| Some((inst.pos, what));
+        let operand_types: Vec<Type> = inst
+            .operands()
+            .iter()
+            .map(|v| function.value_type(v))
+            .collect();
+        let types = || std::iter::once(&inst.ty).chain(&operand_types);
+        if let Some(ty) = types().find(|t| is_vector(t) && vector_layout(t).is_none()) {
+            return at(format!("vector type {}", text(ty)));
+        }
+        if !types().any(is_vector) {
+            continue;
+        }
+        let opcode = inst.kind.opcode();
+        match &inst.kind {
+            InstKind::FBinary {
+                op: crate::ir::FBinOp::Rem,
+                ..
+            } => return at("frem on vectors".into()),
+            InstKind::Load {
+                atomic: Some(_), ..
+            }
+            | InstKind::Store {
+                atomic: Some(_), ..
+            }
+            | InstKind::AtomicRmw { .. }
+            | InstKind::CmpXchg { .. }
+            | InstKind::VaArg { .. }
+            | InstKind::Gep { .. }
+            | InstKind::ExtractValue { .. }
+            | InstKind::InsertValue { .. } => return at(format!("'{opcode}' on vectors")),
+            InstKind::Load { .. } | InstKind::Store { .. }
+                if types()
+                    .any(|t| matches!(t, Type::Vector { elem, .. } if **elem == Type::Int(1))) =>
+            {
+                return at(format!("'{opcode}' of a vector of i1"));
+            }
+            InstKind::Cast { op, .. } if REFUSED_VECTOR_CASTS.contains(op) => {
+                return at(format!("'{}' on vectors", op.name()));
+            }
+            InstKind::Cast {
+                op: CastOp::BitCast,
+                value,
+                ..
+            } => {
+                let from = function.value_type(value);
+                let boolean =
+                    |t: &Type| matches!(t, Type::Vector { elem, .. } if **elem == Type::Int(1));
+                let scalar_side = !is_vector(&from) || !is_vector(&inst.ty);
+                let vector_side = if is_vector(&from) { &from } else { &inst.ty };
+                let wide = vector_layout(vector_side).is_some_and(|(len, lane)| len * lane > 16);
+                let mixed =
+                    is_vector(&from) && is_vector(&inst.ty) && boolean(&from) != boolean(&inst.ty);
+                let scalar_to_mask = !is_vector(&from) && boolean(&inst.ty);
+                if (scalar_side && wide) || mixed || scalar_to_mask {
+                    return at(format!(
+                        "bitcast from {} to {}",
+                        text(&from),
+                        text(&inst.ty)
+                    ));
+                }
+            }
+            InstKind::Call {
+                callee,
+                args,
+                fn_ty,
+                ..
+            } => {
+                let name = module
+                    .direct_callee(callee)
+                    .map(|f| module.function(f).name.as_str())
+                    .unwrap_or("");
+                if let Some(rest) = name.strip_prefix("llvm.") {
+                    let parts: Vec<&str> = rest.split('.').collect();
+                    let honoured = match parts.as_slice() {
+                        ["vector", "reduce", op, ..] => VECTOR_REDUCTIONS.contains(op),
+                        ["usub" | "uadd", "sat", ..] => true,
+                        ["fmuladd" | "fabs", ..] => true,
+                        [op, ..] => VECTOR_LANE_INTRINSICS.contains(op),
+                        _ => false,
+                    };
+                    if !honoured {
+                        return at(format!("intrinsic @{name} on vectors"));
+                    }
+                    continue;
+                }
+                let crossing = args
+                    .iter()
+                    .map(|a| function.value_type(&a.value))
+                    .chain([inst.ty.clone()])
+                    .find(|t| is_vector(t) && !vector_in_one_register(t));
+                if let Some(ty) = crossing {
+                    return at(format!("a call passing or returning {}", text(&ty)));
+                }
+                if fn_ty.varargs {
+                    return at("a variadic call with vector arguments".into());
+                }
+            }
+            _ => {}
         }
     }
     None

@@ -164,8 +164,24 @@ impl<'a> TypeTable<'a> {
                         }),
                         _ => None,
                     })
-                    .collect();
-                Some(emit::Type::Array { element, counts })
+                    .collect::<Vec<_>>();
+                // LLVM's rule: a vector gets DW_AT_GNU_vector, and its byte
+                // size only when that is more than its elements fill.
+                let vector = t.flags.iter().any(|f| f == "DIFlagVector").then(|| {
+                    let elements_bits = counts
+                        .iter()
+                        .map(|c| c.unwrap_or(0))
+                        .product::<u64>()
+                        .saturating_mul(self.size_bits(t.base_type).unwrap_or(0));
+                    emit::VectorShape {
+                        padded_byte_size: (elements_bits < t.size).then_some(t.size / 8),
+                    }
+                });
+                Some(emit::Type::Array {
+                    element,
+                    counts,
+                    vector,
+                })
             }
             "DW_TAG_enumeration_type" => {
                 let underlying = self.type_of(t.base_type);

@@ -26,7 +26,7 @@
 use super::codes::{self, wi};
 use crate::codegen::mir::{
     Address, AddressBase, BlockId, CallTarget, FpLogicOp, FpOp, FpSize, Function, Gpr, InstKind,
-    PhysReg, Reg, Ri, Rm, Rmi, ShiftAmount, Width, Xmm,
+    PackedOp, PackedShift, PackedShuffle, PhysReg, Reg, Ri, Rm, Rmi, ShiftAmount, Width, Xmm,
 };
 use dwarfsmith_emit::model::{Relocation, RelocationKind, Symbol};
 use iced_x86::{
@@ -301,6 +301,47 @@ fn by_int_width(width: Width, codes: [Code; 2]) -> Result<Code, String> {
     }
 }
 
+/// The iced code of a packed SSE2 operation (`op xmm, xmm/m128`).
+fn packed_code(op: PackedOp) -> Code {
+    use Code::*;
+    match op {
+        PackedOp::AddB => Paddb_xmm_xmmm128,
+        PackedOp::AddW => Paddw_xmm_xmmm128,
+        PackedOp::AddD => Paddd_xmm_xmmm128,
+        PackedOp::AddQ => Paddq_xmm_xmmm128,
+        PackedOp::SubB => Psubb_xmm_xmmm128,
+        PackedOp::SubW => Psubw_xmm_xmmm128,
+        PackedOp::SubD => Psubd_xmm_xmmm128,
+        PackedOp::SubQ => Psubq_xmm_xmmm128,
+        PackedOp::MulLoW => Pmullw_xmm_xmmm128,
+        PackedOp::MulUDq => Pmuludq_xmm_xmmm128,
+        PackedOp::And => Pand_xmm_xmmm128,
+        PackedOp::AndNot => Pandn_xmm_xmmm128,
+        PackedOp::Or => Por_xmm_xmmm128,
+        PackedOp::Xor => Pxor_xmm_xmmm128,
+        PackedOp::CmpEqB => Pcmpeqb_xmm_xmmm128,
+        PackedOp::CmpEqW => Pcmpeqw_xmm_xmmm128,
+        PackedOp::CmpEqD => Pcmpeqd_xmm_xmmm128,
+        PackedOp::CmpGtB => Pcmpgtb_xmm_xmmm128,
+        PackedOp::CmpGtW => Pcmpgtw_xmm_xmmm128,
+        PackedOp::CmpGtD => Pcmpgtd_xmm_xmmm128,
+        PackedOp::UnpackLoBW => Punpcklbw_xmm_xmmm128,
+        PackedOp::UnpackLoWD => Punpcklwd_xmm_xmmm128,
+        PackedOp::UnpackLoDQ => Punpckldq_xmm_xmmm128,
+        PackedOp::UnpackLoQDQ => Punpcklqdq_xmm_xmmm128,
+        PackedOp::PackSsWB => Packsswb_xmm_xmmm128,
+        PackedOp::PackSsDW => Packssdw_xmm_xmmm128,
+        PackedOp::AddPs => Addps_xmm_xmmm128,
+        PackedOp::SubPs => Subps_xmm_xmmm128,
+        PackedOp::MulPs => Mulps_xmm_xmmm128,
+        PackedOp::DivPs => Divps_xmm_xmmm128,
+        PackedOp::AddPd => Addpd_xmm_xmmm128,
+        PackedOp::SubPd => Subpd_xmm_xmmm128,
+        PackedOp::MulPd => Mulpd_xmm_xmmm128,
+        PackedOp::DivPd => Divpd_xmm_xmmm128,
+    }
+}
+
 fn reg_at(reg: Reg, width: Width) -> Result<Register, String> {
     Ok(register(phys(reg)?, width))
 }
@@ -529,6 +570,62 @@ impl Emitter<'_> {
                 let d = xmm(*dst)?;
                 self.push(Instruction::with2(Pxor_xmm_xmmm128, d, d))
             }
+            InstKind::VecLoad { dst, addr, bytes } => {
+                let code = match bytes {
+                    4 => Movd_xmm_rm32,
+                    8 => Movq_xmm_xmmm64,
+                    16 => Movdqu_xmm_xmmm128,
+                    _ => return Err("a vector load moves 4, 8 or 16 bytes".into()),
+                };
+                self.x_xrm(code, *dst, &Rm::Mem(addr.clone()))
+            }
+            InstKind::VecStore { src, addr, bytes } => {
+                let code = match bytes {
+                    4 => Movd_rm32_xmm,
+                    8 => Movq_xmmm64_xmm,
+                    16 => Movdqu_xmmm128_xmm,
+                    _ => return Err("a vector store moves 4, 8 or 16 bytes".into()),
+                };
+                let m = self.mem(addr)?;
+                self.rm_r(code, Operand::Mem(m), xmm(*src)?)
+            }
+            InstKind::Packed { op, dst, src } => {
+                let code = packed_code(*op);
+                self.push(Instruction::with2(code, xmm(*dst)?, xmm(*src)?))
+            }
+            InstKind::PackedShiftImm { op, dst, imm } => {
+                let code = match op {
+                    PackedShift::LeftW => Psllw_xmm_imm8,
+                    PackedShift::LeftD => Pslld_xmm_imm8,
+                    PackedShift::LeftQ => Psllq_xmm_imm8,
+                    PackedShift::RightW => Psrlw_xmm_imm8,
+                    PackedShift::RightD => Psrld_xmm_imm8,
+                    PackedShift::RightQ => Psrlq_xmm_imm8,
+                    PackedShift::ArithW => Psraw_xmm_imm8,
+                    PackedShift::ArithD => Psrad_xmm_imm8,
+                    PackedShift::LeftBytes => Pslldq_xmm_imm8,
+                    PackedShift::RightBytes => Psrldq_xmm_imm8,
+                };
+                self.push(Instruction::with2(code, xmm(*dst)?, u32::from(*imm)))
+            }
+            InstKind::PackedShuffleImm { op, dst, src, imm } => {
+                let code = match op {
+                    PackedShuffle::Dwords => Pshufd_xmm_xmmm128_imm8,
+                    PackedShuffle::LowWords => Pshuflw_xmm_xmmm128_imm8,
+                    PackedShuffle::HighWords => Pshufhw_xmm_xmmm128_imm8,
+                };
+                self.push(Instruction::with3(
+                    code,
+                    xmm(*dst)?,
+                    xmm(*src)?,
+                    u32::from(*imm),
+                ))
+            }
+            InstKind::MoveMask { dst, src } => self.push(Instruction::with2(
+                Pmovmskb_r32_xmm,
+                reg_at(*dst, Width::W32)?,
+                xmm(*src)?,
+            )),
             _ => Err("not an SSE instruction".into()),
         }
     }
@@ -625,7 +722,13 @@ impl Emitter<'_> {
             | InstKind::FpConvert { .. }
             | InstKind::MovToXmm { .. }
             | InstKind::MovFromXmm { .. }
-            | InstKind::XmmZero { .. } => self.lower_sse(kind),
+            | InstKind::XmmZero { .. }
+            | InstKind::VecLoad { .. }
+            | InstKind::VecStore { .. }
+            | InstKind::Packed { .. }
+            | InstKind::PackedShiftImm { .. }
+            | InstKind::PackedShuffleImm { .. }
+            | InstKind::MoveMask { .. } => self.lower_sse(kind),
             InstKind::MovImm { dst, imm, width } => {
                 let g = phys(*dst)?;
                 let imm = *imm;

@@ -20,7 +20,7 @@ use gimli::{AttributeValue, Dwarf, Unit};
 
 use super::dwarf::{DieTree, Slice};
 use super::line::string;
-use crate::model::{BitField, Member, Type, TypeId};
+use crate::model::{BitField, Member, Type, TypeId, VectorShape};
 
 /// The unit's types and where each came from.
 pub(crate) struct TypeTable {
@@ -217,7 +217,17 @@ impl TypeReader<'_, '_> {
                     .filter(|&&child| tree.tag(child) == gimli::DW_TAG_subrange_type)
                     .map(|&child| subrange_count(tree, child))
                     .collect();
-                Type::Array { element, counts }
+                let vector =
+                    tree.attr(die, gimli::DW_AT_GNU_vector)
+                        .is_some()
+                        .then(|| VectorShape {
+                            padded_byte_size: self.byte_size(die),
+                        });
+                Type::Array {
+                    element,
+                    counts,
+                    vector,
+                }
             }
             gimli::DW_TAG_enumeration_type => {
                 let mut enumerators = Vec::new();

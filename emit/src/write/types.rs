@@ -121,7 +121,17 @@ pub fn add_types(
                     }
                 }
             }
-            Type::Array { element, counts } => {
+            Type::Array {
+                element,
+                counts,
+                vector,
+            } => {
+                if let Some(shape) = vector {
+                    attributes.push((gimli::DW_AT_GNU_vector, AttributeValue::FlagPresent));
+                    if let Some(size) = shape.padded_byte_size {
+                        attributes.push((gimli::DW_AT_byte_size, AttributeValue::Udata(size)));
+                    }
+                }
                 attributes.push((gimli::DW_AT_type, reference(*element, &what)?));
                 let index_type = *array_index_type.get_or_insert_with(|| {
                     let id = unit.add(root, gimli::DW_TAG_base_type);

@@ -243,7 +243,11 @@ fn type_text(ty: &Type) -> String {
                 members.join(", ")
             )
         }
-        Type::Array { element, counts } => format!("array of t{element} counts {counts:?}"),
+        Type::Array {
+            element,
+            counts,
+            vector,
+        } => format!("array of t{element} counts {counts:?} vector {vector:?}"),
         Type::Enum {
             name,
             underlying,

@@ -124,6 +124,10 @@ impl Selector<'_> {
         self.loc = 0;
         let mut places = ArgumentPlaces::default();
         for (n, param) in self.f.params.iter().enumerate() {
+            if let Some(reg) = self.vector_param(&param.ty, &mut places)? {
+                self.args.push(reg);
+                continue;
+            }
             if let Some(ty) = &param.attrs.byval {
                 let (size, align) = byval_layout(self.module, ty, &param.attrs);
                 let disp = places.stack(size, align);

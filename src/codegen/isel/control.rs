@@ -129,7 +129,7 @@ impl Selector<'_> {
                 self.emit(K::Copy { dst: *dst, src });
             }
         }
-        Ok(())
+        self.vector_phi_copies(pred, succ)
     }
 
     /// The width of a virtual register (64 bits for a physical one).

@@ -57,6 +57,7 @@ mod records;
 mod relative;
 mod stack;
 mod varargs;
+mod vector;
 mod wide;
 
 use std::collections::HashMap;
@@ -66,7 +67,7 @@ use dwarfsmith_emit::model::Op;
 use crate::codegen::mir::{
     self, Address, AddressBase, AluOp, BlockId as MBlock, CallTarget, Cond, DbgOperand, DbgValue,
     Inst as MInst, InstKind as K, Reg, Ri, Rm, Rmi, ShiftAmount, ShiftOp, StackSlotId,
-    StackSlotKind, Width,
+    StackSlotKind, UnaryOp, Width,
 };
 use crate::error::Diagnostic;
 use crate::ir::{
@@ -239,6 +240,11 @@ struct Selector<'a> {
     after_tail_jump: bool,
     /// The `lea` of each dynamic alloca, completed at the end (see [`stack`]).
     dynamic_allocas: Vec<(MBlock, usize)>,
+    /// The xmm registers (16 bytes each) of each vector-valued instruction
+    /// (see [`vector`]).
+    vector_parts: HashMap<u32, Vec<Reg>>,
+    /// The scratch slots of the vector memory fallback (see [`vector`]).
+    vector_scratch: Vec<StackSlotId>,
 }
 
 impl<'a> Selector<'a> {
@@ -267,6 +273,8 @@ impl<'a> Selector<'a> {
             entry_code: MBlock(0),
             sret_slot: None,
             dynamic_allocas: Vec::new(),
+            vector_parts: HashMap::new(),
+            vector_scratch: Vec::new(),
         }
     }
 
@@ -324,6 +332,7 @@ impl<'a> Selector<'a> {
             self.values.push(reg);
         }
         self.allocate_leaves();
+        self.assign_vector_registers()?;
         self.classify();
         self.lower_params()?;
         for b in 0..f.blocks.len() {
@@ -474,7 +483,8 @@ impl<'a> Selector<'a> {
                 let inst = f.inst(id);
                 match &inst.kind {
                     InstKind::Alloca { .. } => {}
-                    InstKind::ICmp { .. } if uses[i] == 1 => {
+                    // A vector compare is a mask, never flags (see [`vector`]).
+                    InstKind::ICmp { .. } if uses[i] == 1 && inst.ty == Type::Int(1) => {
                         let u = user[i].unwrap_or(id);
                         let same_block = self.inst_block[u.0 as usize] == self.inst_block[i];
                         let fusable = match &f.inst(u).kind {
@@ -644,6 +654,9 @@ impl<'a> Selector<'a> {
         match self.lowering[id.0 as usize] {
             Lowering::Normal => {}
             _ => return Ok(()),
+        }
+        if self.involves_vectors(id) {
+            return self.lower_vector(id);
         }
         if self.lower_multi_register(id)? {
             return Ok(());
