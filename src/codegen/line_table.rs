@@ -39,6 +39,9 @@
 //!   the loop test) and stopping on it would show the statement as already
 //!   run; a later, unmoved row of the same line can still be its statement
 //!   start.
+//! - prologue_end on a row that is no statement moves to the first
+//!   statement after it in its block, if any (a function breakpoint does
+//!   not stop in speculated code).
 //! - epilogue_begin marks the first instruction of each epilogue.
 
 use crate::codegen::isel::ir_loc;
@@ -204,7 +207,29 @@ pub fn line_entries(
     } else {
         mark_statements(&mut rows, &block_starts, debug);
     }
+    move_prologue_end_to_a_statement(&mut rows, &block_starts);
     rows
+}
+
+/// Moves prologue_end from a row that is no statement (moved code) to the
+/// first statement after it in the same block, if there is one: a
+/// function breakpoint must not stop in code run ahead of its statement.
+fn move_prologue_end_to_a_statement(rows: &mut [LineEntry], block_starts: &[usize]) {
+    let Some(at) = rows.iter().position(|r| r.prologue_end) else {
+        return;
+    };
+    if rows[at].is_stmt {
+        return;
+    }
+    let end = block_starts
+        .iter()
+        .copied()
+        .find(|&s| s > at)
+        .unwrap_or(rows.len());
+    if let Some(to) = (at + 1..end).find(|&r| rows[r].is_stmt) {
+        rows[at].prologue_end = false;
+        rows[to].prologue_end = true;
+    }
 }
 
 /// The row ranges of the blocks, in order.
