@@ -16,21 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use support::{fixture, link_with_driver, run};
-
-/// The corpus programs (fixtures/src/*.c without the drivers).
-fn programs() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(fixture("src"))
-        .unwrap()
-        .filter_map(|e| {
-            let name = e.unwrap().file_name().into_string().unwrap();
-            let stem = name.strip_suffix(".c")?;
-            (!stem.ends_with(".driver")).then(|| stem.to_string())
-        })
-        .collect();
-    names.sort();
-    names
-}
+use support::{corpus_programs, fixture, link_with_driver, run};
 
 /// The functions `define`d in fixtures/ll/PROGRAM.O0.ll.
 fn functions(program: &str) -> Vec<String> {
@@ -156,7 +142,7 @@ fn measure(dir: &Path, program: &str) -> (String, Vec<String>) {
 #[test]
 fn dwarfsmith_steps_in_source_order_at_least_as_well_as_llc() {
     let dir = tempfile::tempdir().unwrap();
-    let programs = programs();
+    let programs = corpus_programs();
     // Two workers (the machine's cores): each program's builds and gdb
     // runs are independent of the others'.
     let results: Vec<(String, Vec<String>)> = std::thread::scope(|scope| {
