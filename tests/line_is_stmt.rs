@@ -195,8 +195,8 @@ fn no_loop_body_statement_in_is_sorteds_preheader() {
                 .text+0x74     is_sorted+0x4                sort.c:15:3            is_stmt prologue_end
                 .text+0x80     is_sorted+0x10               sort.c:15:0            is_stmt
                 .text+0x82     is_sorted+0x12               sort.c:16:9            is_stmt
-                .text+0x9a     is_sorted+0x2a               sort.c:15:27           is_stmt
-                .text+0xa3     is_sorted+0x33               sort.c:16:9            is_stmt
+                .text+0x9c     is_sorted+0x2c               sort.c:15:27           is_stmt
+                .text+0xa5     is_sorted+0x35               sort.c:16:9            is_stmt
                 .text+0xc6     is_sorted+0x56               sort.c:19:1            is_stmt epilogue_begin"#]]
             .assert_eq(&is_sorted.join("\n"));
         }
