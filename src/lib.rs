@@ -10,6 +10,7 @@ pub mod ir;
 pub mod linecheck;
 pub mod opt;
 pub mod output;
+pub mod source_order;
 pub mod x86;
 
 use error::{Diagnostic, Pos};
@@ -58,7 +59,14 @@ pub fn compile_to_model(
     let mut module = parse_and_verify(text, file)?;
     codegen::target::check_target(&module, file)?;
     codegen::unsupported::check_module(&module, file)?;
+    // Source order is recorded before the optimiser moves anything and
+    // projected onto what it leaves (debug locations only, never code).
+    let source = (options.debug_info && options.opt_level != OptLevel::O0)
+        .then(|| source_order::record(&module));
     optimize_and_verify(&mut module, options.opt_level, file)?;
+    if let Some(source) = &source {
+        source_order::project(&mut module, source);
+    }
     if options.debug_info {
         // Debug records only: the code is the same with and without them.
         codegen::debug_prep::prepare(&mut module);

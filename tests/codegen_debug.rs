@@ -207,7 +207,7 @@ fn classify_jump_table_and_phi() {
             rows:
               0x0 2:0 stmt
               0x4 4:3 stmt prologue_end
-              0x1b 4:3 stmt
+              0x1b 0:0 
               0x22 4:3 stmt
               0x29 6:18 stmt
               0x30 7:19 stmt
@@ -371,21 +371,21 @@ fn sum_scaled_loop_ranges() {
             rows:
               0x0 2:0 stmt
               0x4 4:3 stmt prologue_end
-              0x8 4:3 stmt
+              0x8 0:0 
               0xf 4:21 stmt
               0x11 4:3 
-              0x1d 4:3 stmt
+              0x1d 0:0 
               0x31 4:3 stmt
               0x4a 4:3 stmt
-              0x4f 4:3 stmt
-              0x54 4:3 stmt
+              0x4f 0:0 
+              0x54 0:0 
               0x59 5:13 stmt
               0x5d 5:18 
               0x60 6:11 stmt
               0x63 4:27 stmt
               0x67 4:3 
-              0x70 4:3 stmt
-              0x75 4:3 stmt
+              0x70 0:0 
+              0x75 0:0 
               0x7a 8:3 stmt epilogue_begin
               0x7c 5:13 stmt
               0x80 5:18 
@@ -404,8 +404,8 @@ fn sum_scaled_loop_ranges() {
               0xb8 6:11 
               0xbb 4:27 
               0xbf 4:3 
-              0xc8 4:3 stmt
-              0xd6 4:3 stmt
+              0xc8 0:0 
+              0xd6 0:0 
             variables:
               a [0x0, 0xd8) (reg5:u64) Arg(0)
               n [0x0, 0x42) (reg4:i32) Arg(0)
@@ -466,7 +466,7 @@ fn str_len_pointer_loop() {
               0x7 4:10 stmt
               0xa 5:6 
               0xe 4:3 
-              0x12 4:3 stmt
+              0x12 0:0 
               0x17 6:28 stmt
               0x1a 6:3 epilogue_begin
             variables:

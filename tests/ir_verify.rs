@@ -381,6 +381,8 @@ fn inline_first_into(module: &mut Module, caller: &str) {
         inlined_at: Some(caller_loc),
         implicit_code: false,
         distinct: false,
+        atom_group: 0,
+        atom_rank: 0,
     });
     let f = second(module);
     let mul = f.blocks[1].insts[0];

@@ -1,6 +1,7 @@
 //! Stepping with gdb `next` through every corpus function: dwarfsmith on
-//! clang's -O2 IR against llc-19 on the same IR, each scored against the
-//! line order of llc-19's -O0 build.
+//! clang's -O2 IR, and dwarfsmith's own -O2 of clang's -O0 IR, against
+//! llc-19 on clang's -O2 IR, each scored against the line order of
+//! llc-19's -O0 build.
 //!
 //! Score of a run: over consecutive stops (a, b) with a != b in one
 //! function, the share where line b is stopped at after line a somewhere
@@ -15,21 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use support::{fixture, link_with_driver, run};
-
-/// The corpus programs (fixtures/src/*.c without the drivers).
-fn programs() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(fixture("src"))
-        .unwrap()
-        .filter_map(|e| {
-            let name = e.unwrap().file_name().into_string().unwrap();
-            let stem = name.strip_suffix(".c")?;
-            (!stem.ends_with(".driver")).then(|| stem.to_string())
-        })
-        .collect();
-    names.sort();
-    names
-}
+use support::{corpus_programs, fixture, link_with_driver, run};
 
 /// The functions `define`d in fixtures/ll/PROGRAM.O0.ll.
 fn functions(program: &str) -> Vec<String> {
@@ -108,42 +95,98 @@ fn score(
     (ordered, total, distinct)
 }
 
-#[test]
-fn dwarfsmith_steps_in_source_order_at_least_as_well_as_llc() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut report = String::new();
-    let mut worse = Vec::new();
-    for program in programs() {
-        let functions = functions(&program);
-        let reference = link_with_driver(
-            dir.path(),
-            &llc(dir.path(), &format!("{program}.O0.ll"), "-O0"),
-            &program,
-        );
-        let theirs = link_with_driver(
-            dir.path(),
-            &llc(dir.path(), &format!("{program}.O2.ll"), "-O2"),
-            &program,
-        );
-        let ours = link_with_driver(
-            dir.path(),
-            &ours(dir.path(), &format!("{program}.O2.ll")),
-            &program,
-        );
-        let reference = steps(&reference, &functions);
-        let (llc_ordered, llc_total, llc_distinct) = score(&steps(&theirs, &functions), &reference);
-        let (our_ordered, our_total, our_distinct) = score(&steps(&ours, &functions), &reference);
-        let ratio = |a: usize, b: usize| if b == 0 { 1.0 } else { a as f64 / b as f64 };
-        let (llc_score, our_score) = (ratio(llc_ordered, llc_total), ratio(our_ordered, our_total));
+/// The scores of one program: llc-19 on clang's -O2 IR, dwarfsmith on the
+/// same IR, and dwarfsmith's own -O2 of clang's -O0 IR, each against the
+/// -O0 reference. Returns the report line and what falls below llc-19.
+fn measure(dir: &Path, program: &str) -> (String, Vec<String>) {
+    let functions = functions(program);
+    let exe = |object: PathBuf| link_with_driver(dir, &object, program);
+    let reference = steps(
+        &exe(llc(dir, &format!("{program}.O0.ll"), "-O0")),
+        &functions,
+    );
+    let runs = [
+        ("llc-19", exe(llc(dir, &format!("{program}.O2.ll"), "-O2"))),
+        ("dwarfsmith", exe(ours(dir, &format!("{program}.O2.ll")))),
+        (
+            "dwarfsmith-own-O2",
+            exe(ours(dir, &format!("{program}.O0.ll"))),
+        ),
+    ];
+    let scores: Vec<(&str, (usize, usize, usize))> = runs
+        .iter()
+        .map(|(name, exe)| (*name, score(&steps(exe, &functions), &reference)))
+        .collect();
+    let ratio = |a: usize, b: usize| if b == 0 { 1.0 } else { a as f64 / b as f64 };
+    let mut report = format!("{program:<16}");
+    for (name, (ordered, total, distinct)) in &scores {
+        let value = ratio(*ordered, *total);
         report.push_str(&format!(
-            "{program:<16} llc-19 {llc_ordered}/{llc_total} = {llc_score:.3}, {llc_distinct} lines; dwarfsmith {our_ordered}/{our_total} = {our_score:.3}, {our_distinct} lines\n"
+            " {name} {ordered}/{total} = {value:.3}, {distinct} lines;"
         ));
-        if our_score < llc_score || our_distinct < llc_distinct {
+    }
+    let (_, (llc_ordered, llc_total, llc_distinct)) = scores[0];
+    let mut worse = Vec::new();
+    for (name, (ordered, total, distinct)) in &scores[1..] {
+        let lower = ratio(*ordered, *total) < ratio(llc_ordered, llc_total);
+        if lower || *distinct < llc_distinct {
+            let why = if lower { "lower score" } else { "fewer lines" };
             worse.push(format!(
-                "{program}: llc-19 {llc_ordered}/{llc_total}, {llc_distinct} lines; dwarfsmith {our_ordered}/{our_total}, {our_distinct} lines"
+                "{program}: {why}: llc-19 {llc_ordered}/{llc_total}, {llc_distinct} lines; {name} {ordered}/{total}, {distinct} lines"
             ));
         }
     }
+    (report, worse)
+}
+
+#[test]
+fn dwarfsmith_steps_in_source_order_at_least_as_well_as_llc() {
+    let dir = tempfile::tempdir().unwrap();
+    let programs = corpus_programs();
+    // Two workers (the machine's cores): each program's builds and gdb
+    // runs are independent of the others'.
+    let results: Vec<(String, Vec<String>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = [0, 1]
+            .map(|worker| {
+                let (dir, programs) = (dir.path(), &programs);
+                scope.spawn(move || {
+                    programs
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| i % 2 == worker)
+                        .map(|(i, program)| (i, measure(dir, program)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .into_iter()
+            .collect();
+        let mut all: Vec<_> = workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap())
+            .collect();
+        all.sort_by_key(|(i, _)| *i);
+        all.into_iter().map(|(_, r)| r).collect()
+    });
+    let report: String = results
+        .iter()
+        .map(|(line, _)| format!("{line}\n"))
+        .collect();
+    let worse: Vec<String> = results.into_iter().flat_map(|(_, w)| w).collect();
     println!("{report}");
-    assert_eq!(worse, Vec::<String>::new(), "{report}");
+    // On clang's -O2 IR dwarfsmith is never below llc-19. Our own -O2 of
+    // the -O0 IR scores 1.000 everywhere but stops at fewer lines in two
+    // programs: simplifycfg turns their if/else into a select with line 0
+    // and isel fuses the compare (the `if` line) into it, so the `if`
+    // line has no row; the speculated arms keep their lines without
+    // is_stmt (source order). Pinned so that a change shows.
+    let (own, theirs): (Vec<String>, Vec<String>) = worse
+        .into_iter()
+        .partition(|w| w.contains("dwarfsmith-own-O2"));
+    assert_eq!(theirs, Vec::<String>::new(), "{report}");
+    let own_programs: Vec<&str> = own.iter().map(|w| w.split(':').next().unwrap()).collect();
+    assert_eq!(own_programs, ["bits", "select_diamond"], "{report}");
+    assert!(
+        own.iter().all(|w| w.contains(": fewer lines: ")),
+        "{report}"
+    );
 }

@@ -10,38 +10,7 @@ use dwarfsmith::linecheck::{check_line_table, format_findings, format_lines, lis
 use dwarfsmith::{CompileOptions, DebuggerTune, OptLevel};
 use dwarfsmith_emit::model::LineRow;
 use expect_test::expect;
-use support::{dwarfsmith, fixture, run};
-
-/// The corpus programs (fixtures/src/*.c without the drivers).
-fn programs() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(fixture("src"))
-        .unwrap()
-        .filter_map(|e| {
-            let name = e.unwrap().file_name().into_string().unwrap();
-            let stem = name.strip_suffix(".c")?;
-            (!stem.ends_with(".driver")).then(|| stem.to_string())
-        })
-        .collect();
-    names.sort();
-    names
-}
-
-/// Builds fixtures/src/PROGRAM.c with `compiler` and `flags` into `dir`.
-fn build_c(dir: &Path, compiler: &str, program: &str, flags: &[&str]) -> PathBuf {
-    let object = dir.join(format!("{program}.{compiler}{}.o", flags.concat()));
-    let out = run(Command::new(compiler)
-        .args(["-g", "-c"])
-        .args(flags)
-        .arg(fixture(&format!("src/{program}.c")))
-        .arg("-o")
-        .arg(&object));
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    object
-}
+use support::{build_c, corpus_programs, dwarfsmith, fixture, run};
 
 /// Builds fixtures/ll/NAME with llc-19 -O2 into `dir`.
 fn build_llc(dir: &Path, ll_name: &str) -> PathBuf {
@@ -217,7 +186,7 @@ fn a_planted_out_of_order_is_stmt_row_is_flagged() {
 fn nothing_found_on_o0_objects_of_the_corpus() {
     let dir = tempfile::tempdir().unwrap();
     let mut failures = String::new();
-    for program in programs() {
+    for program in corpus_programs() {
         let gcc = std::fs::read(build_c(dir.path(), "gcc", &program, &["-O0"])).unwrap();
         let clang = std::fs::read(build_c(dir.path(), "clang-19", &program, &["-O0"])).unwrap();
         let ours = build_ours(&format!("{program}.O0.ll"), OptLevel::O0);
@@ -246,7 +215,7 @@ fn nothing_found_on_o0_objects_of_the_corpus() {
 #[test]
 fn optimised_objects_of_the_corpus_are_checked() {
     let dir = tempfile::tempdir().unwrap();
-    for program in programs() {
+    for program in corpus_programs() {
         let reference = std::fs::read(build_c(dir.path(), "clang-19", &program, &["-O0"])).unwrap();
         let gcc = std::fs::read(build_c(dir.path(), "gcc", &program, &["-O2"])).unwrap();
         let llc = std::fs::read(build_llc(dir.path(), &format!("{program}.O2.ll"))).unwrap();

@@ -12,25 +12,40 @@
 //! - A row starts wherever the source location changes, at every block
 //!   start (so a branch lands on a row boundary, where a debugger stops),
 //!   at the first instruction after the prologue and at each epilogue.
-//! - An instruction without a location continues the row before it (line 0
-//!   when there is none).
+//! - An instruction without a location continues the row before it in its
+//!   block; a block that starts without one (a phi's copies on an edge, a
+//!   merged return value) starts a line-0 row, as llc does, rather than
+//!   borrowing the line of whatever block precedes it in memory.
 //! - Prologue instructions, and unlocated instructions before the first
 //!   located one (argument copies and stores), get the subprogram's
 //!   scopeLine, as llc does; prologue_end marks the first located
 //!   instruction after them, where a debugger's function breakpoint goes.
-//! - is_stmt marks the first row of each source line within a block: a
-//!   line already started earlier in the same block (code interleaved by
-//!   scheduling) is not a new statement, and line 0 never is. Nor is a row
-//!   that sits inside another line's run: when the line before it in the
-//!   block comes back after it, the row's code was moved there (hoisted or
-//!   speculated into the middle of that statement, like a loop body's
-//!   `p++` computed before the loop test) and stopping on it would show the
-//!   statement as already run; a later, unmoved row of the same line can
-//!   still be its statement start.
+//! - is_stmt, in a function with `keyInstructions: true` (LLVM 21+): for
+//!   each atom (`atomGroup` with `inlinedAt`), the instructions of its
+//!   lowest `atomRank`; of those, the last in each block is a statement,
+//!   and its is_stmt floats up to the first row of the run of rows with
+//!   its line just before it in the block. Calls are always statements;
+//!   nothing else is. This is LLVM 21's rule.
+//! - is_stmt otherwise marks the first row of each source line within a
+//!   block (so of an unrolled or duplicated line, the first copy in the
+//!   block): a line already started earlier in the same block (code
+//!   interleaved by scheduling) is not a new statement, and line 0 never
+//!   is. Nor is a row whose location the source-order decision found out
+//!   of order (`DebugInfo::out_of_order`: hoisted out of a loop, sunk,
+//!   speculated; see `source_order`), nor a row that sits inside another
+//!   line's run: when the line before it in the block comes back after
+//!   it, the row's code was moved there (hoisted or speculated into the
+//!   middle of that statement, like a loop body's `p++` computed before
+//!   the loop test) and stopping on it would show the statement as already
+//!   run; a later, unmoved row of the same line can still be its statement
+//!   start.
+//! - prologue_end on a row that is no statement moves to the first
+//!   statement after it in its block, if any (a function breakpoint does
+//!   not stop in speculated code).
 //! - epilogue_begin marks the first instruction of each epilogue.
 
 use crate::codegen::isel::ir_loc;
-use crate::codegen::mir::Function;
+use crate::codegen::mir::{Function, InstKind};
 use crate::ir::{DebugInfo, LocId, MdId, MdNode};
 
 /// What the line table needs to know of one machine instruction.
@@ -46,6 +61,8 @@ pub struct LineInput {
     pub prologue: bool,
     /// The first instruction of an epilogue.
     pub epilogue_begin: bool,
+    /// A call (always a statement under Key Instructions).
+    pub call: bool,
 }
 
 /// One row of a function's line table.
@@ -92,6 +109,7 @@ pub fn inputs_of(
                 block_start: first,
                 prologue: b == 0 && i < prologue_len,
                 epilogue_begin: epilogue_starts.contains(&(b, i)),
+                call: matches!(inst.kind, InstKind::Call { .. }),
             });
             first = false;
         }
@@ -109,7 +127,8 @@ pub fn scope_file(debug: &DebugInfo, scope: MdId) -> Option<MdId> {
     }
 }
 
-/// The rows of one function. `subprogram` gives the prologue's line.
+/// The rows of one function. `subprogram` gives the prologue's line and
+/// whether Key Instructions decide is_stmt.
 pub fn line_entries(
     inputs: &[LineInput],
     debug: &DebugInfo,
@@ -121,6 +140,8 @@ pub fn line_entries(
     let mut rows: Vec<LineEntry> = Vec::new();
     // Where each block's rows start in `rows`.
     let mut block_starts: Vec<usize> = Vec::new();
+    // The row each input belongs to.
+    let mut row_of: Vec<usize> = Vec::with_capacity(inputs.len());
     let mut previous: Option<(Option<LocId>, Option<MdId>, u32, u32)> = None;
     let mut after_prologue = false;
     for input in inputs {
@@ -138,6 +159,7 @@ pub fn line_entries(
                     let l = debug.location(id);
                     (Some(id), scope_file(debug, l.scope), l.line, l.column)
                 }
+                None if input.block_start => (None, prologue_file, 0, 0),
                 None => previous.unwrap_or((None, prologue_file, 0, 0)),
             }
         };
@@ -148,6 +170,7 @@ pub fn line_entries(
         let changed = previous != Some((loc, file, line, column));
         previous = Some((loc, file, line, column));
         if !(changed || input.block_start || prologue_end || input.epilogue_begin) {
+            row_of.push(rows.len() - 1);
             continue;
         }
         let row = LineEntry {
@@ -175,30 +198,124 @@ pub fn line_entries(
             }
             _ => rows.push(row),
         }
+        row_of.push(rows.len() - 1);
     }
     block_starts.retain(|&start| start < rows.len());
     block_starts.dedup();
-    mark_statements(&mut rows, &block_starts);
+    if sp.is_some_and(|s| s.key_instructions()) {
+        mark_key_instructions(&mut rows, &block_starts, inputs, &row_of, debug);
+    } else {
+        mark_statements(&mut rows, &block_starts, debug);
+    }
+    move_prologue_end_to_a_statement(&mut rows, &block_starts);
     rows
 }
 
-/// Sets is_stmt on each block's statement starts (see the module rules).
-fn mark_statements(rows: &mut [LineEntry], block_starts: &[usize]) {
+/// Moves prologue_end from a row that is no statement (moved code) to the
+/// first statement after it in the same block, if there is one: a
+/// function breakpoint must not stop in code run ahead of its statement.
+fn move_prologue_end_to_a_statement(rows: &mut [LineEntry], block_starts: &[usize]) {
+    let Some(at) = rows.iter().position(|r| r.prologue_end) else {
+        return;
+    };
+    if rows[at].is_stmt {
+        return;
+    }
+    let end = block_starts
+        .iter()
+        .copied()
+        .find(|&s| s > at)
+        .unwrap_or(rows.len());
+    if let Some(to) = (at + 1..end).find(|&r| rows[r].is_stmt) {
+        rows[at].prologue_end = false;
+        rows[to].prologue_end = true;
+    }
+}
+
+/// The row ranges of the blocks, in order.
+fn block_ranges(rows: usize, block_starts: &[usize]) -> Vec<std::ops::Range<usize>> {
     let mut bounds: Vec<usize> = block_starts.to_vec();
     if bounds.first() != Some(&0) {
         bounds.insert(0, 0);
     }
-    bounds.push(rows.len());
-    for window in bounds.windows(2) {
-        let block = &mut rows[window[0]..window[1]];
+    bounds.push(rows);
+    bounds.windows(2).map(|w| w[0]..w[1]).collect()
+}
+
+/// Sets is_stmt on each block's statement starts (see the module rules).
+fn mark_statements(rows: &mut [LineEntry], block_starts: &[usize], debug: &DebugInfo) {
+    for range in block_ranges(rows.len(), block_starts) {
+        let block = &mut rows[range];
         let lines: Vec<u32> = block.iter().map(|row| row.line).collect();
         let mut started: Vec<u32> = Vec::new();
         for (i, row) in block.iter_mut().enumerate() {
-            if row.line != 0 && !started.contains(&row.line) && !inside_another_run(&lines, i) {
+            let moved = row.loc.is_some_and(|l| debug.out_of_order.contains(&l));
+            if row.line != 0
+                && !moved
+                && !started.contains(&row.line)
+                && !inside_another_run(&lines, i)
+            {
                 row.is_stmt = true;
                 started.push(row.line);
             }
         }
+    }
+}
+
+/// Sets is_stmt by Key Instructions (see the module rules).
+fn mark_key_instructions(
+    rows: &mut [LineEntry],
+    block_starts: &[usize],
+    inputs: &[LineInput],
+    row_of: &[usize],
+    debug: &DebugInfo,
+) {
+    // The atom of an input: (group, inlined_at) and rank.
+    let atom = |input: &LineInput| {
+        let l = debug.location(ir_loc(input.loc)?);
+        (l.atom_group != 0 && l.atom_rank != 0)
+            .then_some(((l.atom_group, l.inlined_at), l.atom_rank))
+    };
+    let mut lowest: std::collections::HashMap<(u64, Option<LocId>), u8> = Default::default();
+    for input in inputs {
+        if let Some((key, rank)) = atom(input) {
+            let best = lowest.entry(key).or_insert(rank);
+            *best = (*best).min(rank);
+        }
+    }
+    let ranges = block_ranges(rows.len(), block_starts);
+    let block_of = |row: usize| ranges.iter().position(|r| r.contains(&row)).unwrap_or(0);
+    // The last input of each atom's lowest rank in each block, and calls.
+    let mut last_in_block: std::collections::BTreeMap<(usize, (u64, Option<LocId>)), usize> =
+        Default::default();
+    let mut statements: Vec<usize> = Vec::new();
+    for (i, input) in inputs.iter().enumerate() {
+        let row = row_of[i];
+        if input.call && input.loc != 0 {
+            statements.push(row);
+        }
+        if let Some((key, rank)) = atom(input) {
+            if lowest.get(&key) == Some(&rank) {
+                last_in_block.insert((block_of(row), key), row);
+            }
+        }
+    }
+    statements.extend(last_in_block.values());
+    // The opening row (the prologue's scopeLine) stays a statement.
+    if rows.first().is_some_and(|r| r.loc.is_none() && r.line != 0) {
+        statements.push(0);
+    }
+    for row in statements {
+        if rows[row].line == 0 {
+            continue;
+        }
+        // Float up through the rows of the same line just before it.
+        let first = ranges[block_of(row)].start;
+        let mut top = row;
+        while top > first && rows[top - 1].line == rows[row].line {
+            top -= 1;
+        }
+        rows[top].is_stmt = true;
     }
 }
 
@@ -279,6 +396,8 @@ mod tests {
                 inlined_at: None,
                 implicit_code: false,
                 distinct: false,
+                atom_group: 0,
+                atom_rank: 0,
             });
         }
         (debug, sp)
@@ -291,6 +410,7 @@ mod tests {
             block_start: false,
             prologue: false,
             epilogue_begin: false,
+            call: false,
         }
     }
 

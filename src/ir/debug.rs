@@ -15,7 +15,7 @@
 //!   `DW_OP_LLVM_arg 0, ...`; the printer shortens it again. Expressions
 //!   outside records (DIGlobalVariableExpression) are stored as written.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use super::value::{Constant, Value};
 
@@ -57,6 +57,12 @@ pub struct DILocation {
     pub implicit_code: bool,
     /// Written `distinct`: never merged with an equal location.
     pub distinct: bool,
+    /// Key Instructions (LLVM 21+) `atomGroup:`: instructions of a function
+    /// with the same group and `inlined_at` make one source atom; 0: none.
+    pub atom_group: u64,
+    /// Key Instructions `atomRank:`: the is_stmt preference within the
+    /// atom, 1 highest; 0 with no group.
+    pub atom_rank: u8,
 }
 
 /// One operation of a DIExpression.
@@ -318,6 +324,14 @@ pub struct DISubprogram {
 }
 
 impl DISubprogram {
+    /// Whether `keyInstructions: true` (LLVM 21+): is_stmt follows the
+    /// Key Instructions metadata (`atomGroup`, `atomRank`) of its code.
+    pub fn key_instructions(&self) -> bool {
+        self.other
+            .iter()
+            .any(|(name, value)| name == "keyInstructions" && *value == MdField::Bool(true))
+    }
+
     /// Whether `spFlags` has `DISPFlagDefinition`.
     pub fn is_definition(&self) -> bool {
         self.sp_flags.iter().any(|f| f == "DISPFlagDefinition")
@@ -588,6 +602,11 @@ pub struct DebugInfo {
     pub locations: Vec<DILocation>,
     /// Every expression, by [`ExprId`].
     pub exprs: Vec<DIExpression>,
+    /// Locations of code the source-order decision found out of order for
+    /// its block (hoisted, sunk, speculated): the line stays, is_stmt never
+    /// (see `source_order`). Each is a `distinct` copy of the location the
+    /// code had in the source.
+    pub out_of_order: BTreeSet<LocId>,
     location_index: HashMap<DILocation, LocId>,
     expr_index: HashMap<DIExpression, ExprId>,
 }

@@ -87,6 +87,8 @@ fn merge_same_inlining(debug: &mut DebugInfo, a: LocId, b: LocId) -> LocId {
         inlined_at: la.inlined_at,
         implicit_code: false,
         distinct: false,
+        atom_group: 0,
+        atom_rank: 0,
     })
 }
 

@@ -150,6 +150,8 @@ pub fn apply(module: &mut Module, file_name: &str) -> DebugifyState {
                     inlined_at: None,
                     implicit_code: false,
                     distinct: false,
+                    atom_group: 0,
+                    atom_rank: 0,
                 });
                 let is_phi = matches!(module.functions[f].inst(id).kind, InstKind::Phi { .. });
                 if !is_phi {

@@ -202,3 +202,35 @@ pub fn gcc_link(exe: &Path, inputs: &[PathBuf], flags: &[&str]) {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// The corpus programs: fixtures/src/*.c without the drivers, sorted.
+pub fn corpus_programs() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(fixture("src"))
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().into_string().unwrap();
+            let stem = name.strip_suffix(".c")?;
+            (!stem.ends_with(".driver")).then(|| stem.to_string())
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+/// Builds fixtures/src/PROGRAM.c with `compiler` (gcc, clang-19...), `-g -c`
+/// and `flags` into `dir`; returns the object's path.
+pub fn build_c(dir: &Path, compiler: &str, program: &str, flags: &[&str]) -> PathBuf {
+    let object = dir.join(format!("{program}.{compiler}{}.o", flags.concat()));
+    let out = run(Command::new(compiler)
+        .args(["-g", "-c"])
+        .args(flags)
+        .arg(fixture(&format!("src/{program}.c")))
+        .arg("-o")
+        .arg(&object));
+    assert!(
+        out.status.success(),
+        "{compiler}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    object
+}

@@ -169,13 +169,16 @@ impl Selector<'_> {
         let block = self.mir.new_block();
         self.edge_blocks.insert((pred, succ.0), block);
         self.edge_order.push((pred, block));
-        let saved = self.current;
+        let saved = (self.current, self.loc);
         self.current = block;
+        // The copies of an edge belong to no statement: a line-0 row, as
+        // llc gives them, not the branch's line in a loop's preheader.
+        self.loc = 0;
         self.phi_copies(pred, succ)?;
         self.emit(K::Jmp {
             target: MBlock(succ.0),
         });
-        self.current = saved;
+        (self.current, self.loc) = saved;
         Ok(block)
     }
 

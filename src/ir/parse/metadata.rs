@@ -612,6 +612,18 @@ impl<'a> Parser<'a> {
             }
         };
         let implicit_code = self.field_bool(&mut f, "isImplicitCode")?.unwrap_or(false);
+        // Key Instructions: the group is 61 bits and the rank 3, as in LLVM.
+        let atom_group = self.field_u64(&mut f, "atomGroup")?;
+        if atom_group >= 1 << 61 {
+            return Err(self.error_at(f.offset, "field 'atomGroup' out of range"));
+        }
+        let atom_rank = match u8::try_from(self.field_u32(&mut f, "atomRank")?) {
+            Ok(rank) if rank <= 7 => rank,
+            _ => return Err(self.error_at(f.offset, "field 'atomRank' out of range")),
+        };
+        if let Some((name, _, offset)) = f.items.first() {
+            return Err(self.error_at(*offset, format!("invalid field '{name}' of DILocation")));
+        }
         Ok(self.module.debug.intern_location(DILocation {
             line,
             column,
@@ -619,6 +631,8 @@ impl<'a> Parser<'a> {
             inlined_at,
             implicit_code,
             distinct,
+            atom_group,
+            atom_rank,
         }))
     }
 

@@ -186,6 +186,12 @@ impl MetadataSlots {
         if loc.implicit_code {
             fields.raw("isImplicitCode", "true");
         }
+        if loc.atom_group != 0 {
+            fields.int("atomGroup", loc.atom_group as i128);
+        }
+        if loc.atom_rank != 0 {
+            fields.int("atomRank", loc.atom_rank as i128);
+        }
         fields.close();
     }
 

@@ -1,0 +1,204 @@
+//! is_stmt decided from source order and from Key Instructions: what the
+//! line table of dwarfsmith's objects says, and what gdb and addr2line do
+//! with it.
+
+mod support;
+
+use std::process::Command;
+
+use dwarfsmith::linecheck::{check_line_table, format_findings, format_lines, list_lines};
+use dwarfsmith::{CompileOptions, DebuggerTune, OptLevel};
+use expect_test::expect;
+use support::{dwarfsmith, fixture, gdb_batch, link_with_driver, run};
+
+fn compile(text: &str, name: &str, opt_level: OptLevel) -> Vec<u8> {
+    let options = CompileOptions {
+        opt_level,
+        debug_info: true,
+        debugger_tune: DebuggerTune::Gdb,
+    };
+    dwarfsmith::compile(text, name, &options).unwrap()
+}
+
+fn lines_of(bytes: &[u8]) -> String {
+    format_lines(&list_lines(bytes).unwrap(), false)
+}
+
+fn key_instructions_ll() -> String {
+    std::fs::read_to_string(fixture("lines/key_instructions.ll")).unwrap()
+}
+
+#[test]
+fn key_instructions_put_is_stmt_on_each_atoms_key_instruction() {
+    let text = key_instructions_ll();
+    // The add (line 3) is only the store's backup (rank 2): no is_stmt,
+    // and prologue_end moves on to the store, the statement. The branch's
+    // is_stmt floats up to its compare, the start of its line's run.
+    expect![[r#"
+        address        function                     file:line:column       flags
+        .text+0x0      store_sum                    key_instructions.c:1:0 is_stmt
+        .text+0x4      store_sum+0x4                key_instructions.c:3:7 
+        .text+0x9      store_sum+0x9                key_instructions.c:2:6 is_stmt prologue_end
+        .text+0xb      store_sum+0xb                key_instructions.c:4:7 is_stmt
+        .text+0xf      store_sum+0xf                key_instructions.c:4:13 is_stmt
+        .text+0x15     store_sum+0x15               key_instructions.c:5:1 is_stmt epilogue_begin
+        .text+0x17     -                            key_instructions.c:5:1 is_stmt end_sequence
+    "#]]
+    .assert_eq(&lines_of(&compile(
+        &text,
+        "key_instructions.ll",
+        OptLevel::O0,
+    )));
+    // Without keyInstructions: true the atoms are ignored (LLVM's rule):
+    // every line's first row in a block is a statement.
+    let plain = text.replace(", keyInstructions: true", "");
+    assert_ne!(plain, text);
+    expect![[r#"
+        address        function                     file:line:column       flags
+        .text+0x0      store_sum                    key_instructions.c:1:0 is_stmt
+        .text+0x4      store_sum+0x4                key_instructions.c:3:7 is_stmt prologue_end
+        .text+0x9      store_sum+0x9                key_instructions.c:2:6 is_stmt
+        .text+0xb      store_sum+0xb                key_instructions.c:4:7 is_stmt
+        .text+0xf      store_sum+0xf                key_instructions.c:4:13 is_stmt
+        .text+0x15     store_sum+0x15               key_instructions.c:5:1 is_stmt epilogue_begin
+        .text+0x17     -                            key_instructions.c:5:1 is_stmt end_sequence
+    "#]]
+    .assert_eq(&lines_of(&compile(
+        &plain,
+        "key_instructions.ll",
+        OptLevel::O0,
+    )));
+}
+
+#[test]
+fn key_instructions_metadata_prints_back_and_is_range_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = fixture("lines/key_instructions.ll");
+    let out = dwarfsmith(&["opt", input.to_str().unwrap(), "-o", "-"]);
+    assert!(out.status.success());
+    let printed = String::from_utf8(out.stdout).unwrap();
+    let locations: Vec<&str> = printed
+        .lines()
+        .filter(|l| l.contains("DILocation"))
+        .collect();
+    expect![[r#"
+        !7 = !DILocation(line: 3, column: 7, scope: !4, atomGroup: 1, atomRank: 2)
+        !8 = !DILocation(line: 2, column: 6, scope: !4, atomGroup: 1, atomRank: 1)
+        !9 = !DILocation(line: 4, column: 7, scope: !4, atomGroup: 2, atomRank: 2)
+        !10 = !DILocation(line: 4, column: 7, scope: !4, atomGroup: 2, atomRank: 1)
+        !11 = !DILocation(line: 4, column: 13, scope: !4, atomGroup: 3, atomRank: 1)
+        !12 = !DILocation(line: 4, column: 13, scope: !4)
+        !13 = !DILocation(line: 5, column: 1, scope: !4, atomGroup: 4, atomRank: 1)"#]]
+    .assert_eq(&locations.join("\n"));
+    assert!(printed.contains("keyInstructions: true"));
+    // atomRank is 3 bits in LLVM; a misspelt field is not silently dropped.
+    for (from, to, message) in [
+        (
+            "atomRank: 2)",
+            "atomRank: 8)",
+            "error: field 'atomRank' out of range",
+        ),
+        (
+            "atomRank: 2)",
+            "atomRonk: 2)",
+            "error: invalid field 'atomRonk' of DILocation",
+        ),
+    ] {
+        let bad = dir.path().join("bad.ll");
+        std::fs::write(&bad, key_instructions_ll().replacen(from, to, 1)).unwrap();
+        let out = dwarfsmith(&["opt", bad.to_str().unwrap(), "-o", "-"]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success());
+        assert!(
+            stderr.contains("bad.ll:38:") && stderr.contains(message),
+            "{stderr}"
+        );
+    }
+}
+
+/// Our -O2 of clang's -O0 IR of select_diamond.c speculates both arms of
+/// `pick`'s if/else into a select: the arms keep their lines (an address
+/// in them names the statement) but not is_stmt, and a breakpoint on the
+/// function stops at the return's statement, not in the speculated arm.
+#[test]
+fn speculated_code_keeps_its_line_without_is_stmt() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixture("ll/select_diamond.O0.ll")).unwrap();
+    let bytes = compile(&text, "select_diamond.O0.ll", OptLevel::O2);
+    expect![[r#"
+        address        function                     file:line:column       flags
+        .text+0x0      pick                         select_diamond.c:3:0   is_stmt
+        .text+0x4      pick+0x4                     select_diamond.c:6:11  
+        .text+0x7      pick+0x7                     select_diamond.c:8:11  
+        .text+0xa      pick+0xa                     select_diamond.c:0:0   
+        .text+0xf      pick+0xf                     select_diamond.c:9:12  is_stmt prologue_end
+        .text+0x12     pick+0x12                    select_diamond.c:9:3   
+        .text+0x15     pick+0x15                    select_diamond.c:9:3   epilogue_begin
+        .text+0x17     -                            select_diamond.c:9:3   end_sequence
+        .text+0x20     abs_diff                     select_diamond.c:12:0  is_stmt
+        .text+0x24     abs_diff+0x4                 select_diamond.c:13:13 is_stmt prologue_end
+        .text+0x26     abs_diff+0x6                 select_diamond.c:16:9  
+        .text+0x2d     abs_diff+0xd                 select_diamond.c:0:0   
+        .text+0x35     abs_diff+0x15                select_diamond.c:17:3  is_stmt
+        .text+0x38     abs_diff+0x18                select_diamond.c:17:3  epilogue_begin
+        .text+0x3a     -                            select_diamond.c:17:3  end_sequence
+    "#]]
+    .assert_eq(&lines_of(&bytes));
+    let object = dir.path().join("select_diamond.o");
+    std::fs::write(&object, &bytes).unwrap();
+    let out = run(Command::new("addr2line")
+        .arg("-e")
+        .arg(&object)
+        .args(["0x4", "0x7", "0x26"]));
+    let named: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l.rsplit(':').next().unwrap().to_string())
+        .collect();
+    assert_eq!(named, ["6", "8", "16"]);
+    let exe = link_with_driver(dir.path(), &object, "select_diamond");
+    let stops = gdb_batch(&exe, &["break pick", "run", "info line *$pc"]);
+    assert!(
+        stops.contains("Line 9 of \"./select_diamond.c\""),
+        "gdb stopped elsewhere:\n{stops}"
+    );
+}
+
+/// is_sorted's loop: no is_stmt row of the loop body's line (16) before
+/// the loop runs, in our -O2 of clang's -O2 IR and of its -O0 IR: phi
+/// copies on the edge into the loop are line 0, as llc makes them.
+#[test]
+fn no_loop_body_statement_in_is_sorteds_preheader() {
+    let reference = compile(
+        &std::fs::read_to_string(fixture("ll/sort.O0.ll")).unwrap(),
+        "sort.O0.ll",
+        OptLevel::O0,
+    );
+    for input in ["sort.O2.ll", "sort.O0.ll"] {
+        let text = std::fs::read_to_string(fixture(&format!("ll/{input}"))).unwrap();
+        let bytes = compile(&text, input, OptLevel::O2);
+        let findings = check_line_table(&bytes, Some(&reference)).unwrap();
+        assert!(
+            findings.is_empty(),
+            "{input}: {}",
+            format_findings(&findings, false)
+        );
+        let listing = lines_of(&bytes);
+        let is_sorted: Vec<&str> = listing
+            .lines()
+            .filter(|l| l.contains(" is_sorted") && l.contains("is_stmt"))
+            .collect();
+        // The edge into the loop (after the peeled first comparison) has
+        // only line-0 rows: none of line 16 with is_stmt outside the loop.
+        if input == "sort.O2.ll" {
+            expect![[r#"
+                .text+0x70     is_sorted                    sort.c:14:0            is_stmt
+                .text+0x74     is_sorted+0x4                sort.c:15:3            is_stmt prologue_end
+                .text+0x80     is_sorted+0x10               sort.c:15:0            is_stmt
+                .text+0x82     is_sorted+0x12               sort.c:16:9            is_stmt
+                .text+0x9c     is_sorted+0x2c               sort.c:15:27           is_stmt
+                .text+0xa5     is_sorted+0x35               sort.c:16:9            is_stmt
+                .text+0xc6     is_sorted+0x56               sort.c:19:1            is_stmt epilogue_begin"#]]
+            .assert_eq(&is_sorted.join("\n"));
+        }
+    }
+}
