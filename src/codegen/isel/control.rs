@@ -158,7 +158,9 @@ impl Selector<'_> {
     }
 
     pub(super) fn lower_branch(&mut self, id: InstId) -> Result<(), Diagnostic> {
-        let pred = self.current.0;
+        // The IR block; code before the branch may have moved selection on
+        // to a block of its own (an atomic loop's exit).
+        let pred = self.inst_block[id.0 as usize];
         // Copies for a single successor go before the branch's compare.
         if let [only] = self.succs[pred as usize].as_slice() {
             let only = *only;
@@ -184,7 +186,7 @@ impl Selector<'_> {
                     return Ok(());
                 }
                 let cc = self.condition(cond)?;
-                if t.0 == pred + 1 {
+                if t.0 == self.current.0 + 1 {
                     self.emit(K::Jcc {
                         cond: cc.invert(),
                         target: e,

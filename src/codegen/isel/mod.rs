@@ -42,6 +42,7 @@
 
 mod arith;
 mod asm;
+mod atomic;
 mod calls;
 mod control;
 mod data;
@@ -73,6 +74,7 @@ use crate::x86::abi::{
 };
 use crate::x86::{Gpr, PhysReg};
 
+use atomic::is_atomic;
 pub use data::{select_data, symbol_binding};
 pub use debug::{ArgType, DebugExpr, DebugTable, VariableKey};
 
@@ -610,6 +612,9 @@ impl<'a> Selector<'a> {
             Lowering::Normal => {}
             _ => return Ok(()),
         }
+        if is_atomic(&inst.kind) && self.lower_atomic(id)? {
+            return Ok(());
+        }
         match &inst.kind {
             InstKind::Binary { op, lhs, rhs, .. } => self.lower_binary(id, *op, lhs, rhs),
             InstKind::ICmp { pred, lhs, rhs } => {
@@ -666,12 +671,6 @@ impl<'a> Selector<'a> {
                 Err(self.error(format!("unsupported instruction '{}'", op.name())))
             }
             InstKind::Cast { op, value, .. } => self.lower_cast(id, *op, value),
-            InstKind::Load {
-                atomic: Some(_), ..
-            } => Err(self.error("unsupported instruction 'load atomic'".into())),
-            InstKind::Store {
-                atomic: Some(_), ..
-            } => Err(self.error("unsupported instruction 'store atomic'".into())),
             InstKind::Call {
                 callee: Value::Const(Constant::InlineAsm(asm)),
                 args,
@@ -713,12 +712,12 @@ impl<'a> Selector<'a> {
             InstKind::ExtractElement { .. }
             | InstKind::InsertElement { .. }
             | InstKind::ShuffleVector { .. }
-            | InstKind::CmpXchg { .. }
-            | InstKind::AtomicRmw { .. }
-            | InstKind::Fence { .. }
             | InstKind::VaArg { .. }
             | InstKind::IndirectBr { .. } => {
                 Err(self.error(format!("unsupported instruction '{}'", inst.kind.opcode())))
+            }
+            InstKind::CmpXchg { .. } | InstKind::AtomicRmw { .. } | InstKind::Fence { .. } => {
+                Err(self.error("internal: atomic instruction not selected".into()))
             }
             InstKind::Freeze { value } => {
                 let dst = self.dst(id)?;
