@@ -11,6 +11,8 @@
 //! all-zero global goes to `.bss`, a `constant` one to `.rodata`, one with
 //! `section "name"` to that section; `llvm.metadata` globals
 //! (`@llvm.used`, `@llvm.compiler.used`) produce nothing;
+//! a `blockaddress` is an R_X86_64_64 against a placeholder the caller
+//! resolves once the function is laid out ([`block_address_label`]);
 //! `@llvm.global_ctors`/`@llvm.global_dtors` become `.init_array` /
 //! `.fini_array` entries (`.init_array.N` for a priority N other than
 //! 65535, as llc-19 names them; gcc pads N to five digits, and the linker
@@ -23,7 +25,8 @@ use dwarfsmith_emit::model::{
 
 use crate::error::Diagnostic;
 use crate::ir::{
-    BinOp, CastOp, ConstExpr, Constant, FloatKind, Global, Linkage, Module, SymbolAttrs, Type,
+    BinOp, BlockId, CastOp, ConstExpr, Constant, FloatKind, FuncId, Global, Linkage, Module,
+    SymbolAttrs, Type,
 };
 
 /// The priority llc leaves out of the section name (`.init_array`).
@@ -83,6 +86,22 @@ pub fn select_data(module: &Module) -> Result<Vec<DataObject>, Diagnostic> {
         });
     }
     Ok(objects)
+}
+
+/// The prefix of a block address's placeholder name (see [`block_address_label`]).
+const BLOCK_ADDRESS_PREFIX: &str = ".Lblockaddress$";
+
+/// The placeholder symbol a data relocation names for `blockaddress(@f,
+/// %b)` until the function is laid out: code generation replaces it with
+/// a relocation against the block's code ([`block_address_of`]).
+pub fn block_address_label(func: FuncId, block: BlockId) -> String {
+    format!("{BLOCK_ADDRESS_PREFIX}{}${}", func.0, block.0)
+}
+
+/// The function and block a [`block_address_label`] names.
+pub fn block_address_of(name: &str) -> Option<(FuncId, BlockId)> {
+    let (func, block) = name.strip_prefix(BLOCK_ADDRESS_PREFIX)?.split_once('$')?;
+    Some((FuncId(func.parse().ok()?), BlockId(block.parse().ok()?)))
 }
 
 /// The ELF binding and visibility of a symbol with this linkage and these
@@ -257,6 +276,15 @@ impl DataWriter<'_> {
                 for (i, e) in elems.iter().enumerate() {
                     self.write(e, offset + i * stride)?;
                 }
+                Ok(())
+            }
+            Constant::BlockAddress { func, block } if self.module.size_of(&c.ty()) == 8 => {
+                self.relocations.push(Relocation {
+                    offset: offset as u64,
+                    kind: RelocationKind::Abs64,
+                    symbol: Symbol::Named(block_address_label(*func, *block)),
+                    addend: 0,
+                });
                 Ok(())
             }
             Constant::Vector { .. } | Constant::BlockAddress { .. } | Constant::InlineAsm(_) => {

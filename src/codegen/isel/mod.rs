@@ -75,7 +75,7 @@ use crate::x86::abi::{
 use crate::x86::{Gpr, PhysReg};
 
 use atomic::is_atomic;
-pub use data::{select_data, symbol_binding};
+pub use data::{block_address_of, select_data, symbol_binding};
 pub use debug::{ArgType, DebugExpr, DebugTable, VariableKey};
 
 /// What instruction selection makes of one function.
@@ -85,6 +85,8 @@ pub struct SelectedFunction {
     pub mir: mir::Function,
     /// The meaning of its `DbgValue`s' `variable` and `expr` numbers.
     pub debug: DebugTable,
+    /// The MIR block of each IR block (where a `blockaddress` points).
+    pub ir_blocks: Vec<MBlock>,
 }
 
 /// Options of instruction selection.
@@ -116,6 +118,7 @@ pub fn select_function(
     Ok(SelectedFunction {
         mir: s.mir,
         debug: s.debug,
+        ir_blocks: s.ir_blocks,
     })
 }
 
@@ -217,6 +220,11 @@ struct Selector<'a> {
     aggregates: HashMap<u32, Vec<Reg>>,
     /// The `lea` of each dynamic alloca, completed at the end (see [`stack`]).
     dynamic_allocas: Vec<(MBlock, usize)>,
+    /// The MIR block of each IR block, once laid out.
+    ir_blocks: Vec<MBlock>,
+    /// The register each phi of an `indirectbr` destination receives its
+    /// incoming value in (see [`control`]).
+    phi_incoming: HashMap<u32, Reg>,
 }
 
 impl<'a> Selector<'a> {
@@ -239,6 +247,8 @@ impl<'a> Selector<'a> {
             pos: f.pos,
             aggregates: HashMap::new(),
             dynamic_allocas: Vec::new(),
+            ir_blocks: Vec::new(),
+            phi_incoming: HashMap::new(),
         }
     }
 
@@ -296,6 +306,7 @@ impl<'a> Selector<'a> {
             self.values.push(reg);
         }
         self.classify();
+        self.prepare_indirect_destinations();
         if let Some(p) = f
             .params
             .iter()
@@ -406,6 +417,9 @@ impl<'a> Selector<'a> {
                 *target = MBlock(new_id[target.0 as usize]);
             }
         }
+        self.ir_blocks = (0..self.f.blocks.len())
+            .map(|b| MBlock(new_id[b]))
+            .collect();
     }
 
     /// Decides which instructions are fused or folded into their users,
@@ -655,7 +669,7 @@ impl<'a> Selector<'a> {
                 });
                 Ok(())
             }
-            InstKind::Phi { .. } => Ok(()),
+            InstKind::Phi { .. } => self.lower_indirect_phi(id),
             InstKind::Cast { op, value, .. } if self.lower_fp_cast(id, *op, value)? => Ok(()),
             InstKind::Cast { op, .. }
                 if !matches!(
@@ -712,8 +726,7 @@ impl<'a> Selector<'a> {
             InstKind::ExtractElement { .. }
             | InstKind::InsertElement { .. }
             | InstKind::ShuffleVector { .. }
-            | InstKind::VaArg { .. }
-            | InstKind::IndirectBr { .. } => {
+            | InstKind::VaArg { .. } => {
                 Err(self.error(format!("unsupported instruction '{}'", inst.kind.opcode())))
             }
             InstKind::CmpXchg { .. } | InstKind::AtomicRmw { .. } | InstKind::Fence { .. } => {
@@ -779,6 +792,9 @@ impl<'a> Selector<'a> {
             } => self.lower_call(id, callee, args, fn_ty),
             InstKind::Br { .. } | InstKind::CondBr { .. } | InstKind::Switch { .. } => {
                 self.lower_branch(id)
+            }
+            InstKind::IndirectBr { address, dests } => {
+                self.lower_indirect_branch(id, address, dests)
             }
             InstKind::Ret { value } => {
                 let mut uses: Vec<PhysReg> = Vec::new();
