@@ -413,41 +413,6 @@ impl Selector<'_> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn dense_runs_become_tables_and_outliers_single_compares() {
-        let cases = |values: &[i64]| -> Vec<(i64, MBlock)> {
-            values.iter().map(|&v| (v, MBlock(0))).collect()
-        };
-        let shape = |values: &[i64]| -> Vec<Vec<i64>> {
-            switch_clusters(&cases(values))
-                .iter()
-                .map(|run| run.iter().map(|&(v, _)| v).collect())
-                .collect()
-        };
-        // switch_table.c's classify: 0..4 and 7 in one table, 100 alone.
-        assert_eq!(
-            shape(&[0, 1, 2, 3, 4, 7, 100]),
-            [vec![0, 1, 2, 3, 4, 7], vec![100]]
-        );
-        // Too few cases for a table.
-        assert_eq!(shape(&[1, 2, 3]), [vec![1], vec![2], vec![3]]);
-        // Sparse: no table.
-        assert_eq!(
-            shape(&[0, 10, 20, 30]),
-            [vec![0], vec![10], vec![20], vec![30]]
-        );
-        // Two tables.
-        assert_eq!(
-            shape(&[-3, -2, -1, 0, 1000, 1001, 1002, 1004]),
-            [vec![-3, -2, -1, 0], vec![1000, 1001, 1002, 1004]]
-        );
-    }
-}
-
 impl Selector<'_> {
     /// Gives each phi of an `indirectbr` destination its incoming register.
     pub(super) fn prepare_indirect_destinations(&mut self) {
@@ -515,5 +480,40 @@ impl Selector<'_> {
         let table = mir::JumpTableId(self.mir.jump_tables.len() as u32 - 1);
         self.emit(K::JmpIndirect { target, table });
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dense_runs_become_tables_and_outliers_single_compares() {
+        let cases = |values: &[i64]| -> Vec<(i64, MBlock)> {
+            values.iter().map(|&v| (v, MBlock(0))).collect()
+        };
+        let shape = |values: &[i64]| -> Vec<Vec<i64>> {
+            switch_clusters(&cases(values))
+                .iter()
+                .map(|run| run.iter().map(|&(v, _)| v).collect())
+                .collect()
+        };
+        // switch_table.c's classify: 0..4 and 7 in one table, 100 alone.
+        assert_eq!(
+            shape(&[0, 1, 2, 3, 4, 7, 100]),
+            [vec![0, 1, 2, 3, 4, 7], vec![100]]
+        );
+        // Too few cases for a table.
+        assert_eq!(shape(&[1, 2, 3]), [vec![1], vec![2], vec![3]]);
+        // Sparse: no table.
+        assert_eq!(
+            shape(&[0, 10, 20, 30]),
+            [vec![0], vec![10], vec![20], vec![30]]
+        );
+        // Two tables.
+        assert_eq!(
+            shape(&[-3, -2, -1, 0, 1000, 1001, 1002, 1004]),
+            [vec![-3, -2, -1, 0], vec![1000, 1001, 1002, 1004]]
+        );
     }
 }
