@@ -15,7 +15,9 @@
 //! `fastcc` (the C convention here), `unnamed_addr`, global alignment,
 //! external, internal, private, weak, weak_odr, linkonce and linkonce_odr
 //! linkage (without comdat), hidden and protected visibility, `section` on
-//! global variables, function attribute groups other
+//! global variables, `thread_local` globals in every TLS model (see
+//! `isel/tls.rs`), atomics, `indirectbr` and `blockaddress`, function
+//! attribute groups other
 //! than those listed. Refused earlier, by the parser: aliases and ifuncs,
 //! and pointers in an address space other than 0 (the IR has one pointer
 //! type); by the target gate: triples and datalayouts other than x86-64 ELF.
@@ -82,7 +84,6 @@ const MAX_OBJECT_SIZE: u64 = (1 << 31) - 1;
 #[allow(clippy::type_complexity)]
 const REFUSED_SYMBOL_ATTRS: &[(&str, fn(&crate::ir::SymbolAttrs) -> Option<String>)] = &[
     ("DLL storage class", |a| a.dll_storage.clone()),
-    ("thread-local storage", |a| a.thread_local.clone()),
     ("address space", |a| {
         a.addrspace
             .filter(|&n| n != 0)

@@ -14,7 +14,10 @@
 //!   (`.init_array*`/`.fini_array*` typed SHT_INIT_ARRAY/SHT_FINI_ARRAY); one
 //!   with an empty name gets no symbol (constructor lists).
 //! - Symbols carry the model's binding: STB_WEAK for weak definitions and
-//!   the visibility in `st_other`.
+//!   the visibility in `st_other`; thread-local data objects (`.tdata`,
+//!   `.tbss`) and undefined symbols named by TLS relocations are STT_TLS.
+//! - A thread-local variable's DWARF location is `DW_OP_const8u` with an
+//!   R_X86_64_DTPOFF64 relocation (see `thread_local_locations`).
 //! - Relocations against [`Symbol::FunctionData`] and [`Symbol::FunctionCode`]
 //!   become relocations against the `.rodata` / `.text` section symbol with
 //!   the position folded into the addend; names that no function or data
@@ -189,12 +192,14 @@ impl ElfBuilder {
             }
             DataSection::ReadOnly => StandardSection::ReadOnlyDataWithRel,
             DataSection::Bss => StandardSection::UninitializedData,
+            DataSection::ThreadLocal => StandardSection::Tls,
+            DataSection::ThreadLocalBss => StandardSection::UninitializedTls,
         };
         let section = match &data.section_name {
             Some(name) => self.named_section(name, data.section),
             None => self.object.section_id(standard),
         };
-        let offset = if data.section == DataSection::Bss {
+        let offset = if data.section.is_bss() {
             self.object
                 .append_section_bss(section, data.bytes.len() as u64, data.align)
         } else {
@@ -205,11 +210,16 @@ impl ElfBuilder {
         if data.name.is_empty() {
             return Ok(());
         }
+        let kind = if data.section.is_thread_local() {
+            SymbolKind::Tls
+        } else {
+            SymbolKind::Data
+        };
         self.define(
             &data.name,
             data.global,
             data.binding,
-            SymbolKind::Data,
+            kind,
             section,
             offset,
             data.bytes.len() as u64,
@@ -227,6 +237,8 @@ impl ElfBuilder {
             DataSection::Data => SectionKind::Data,
             DataSection::ReadOnly => SectionKind::ReadOnlyData,
             DataSection::Bss => SectionKind::UninitializedData,
+            DataSection::ThreadLocal => SectionKind::Tls,
+            DataSection::ThreadLocalBss => SectionKind::UninitializedTls,
         };
         let id = self
             .object
@@ -359,7 +371,7 @@ impl ElfBuilder {
         }
         for (index, data) in model.data.iter().enumerate() {
             let (section, base) = self.data_places[index];
-            if data.section == DataSection::Bss && !data.relocations.is_empty() {
+            if data.section.is_bss() && !data.relocations.is_empty() {
                 return Err(WriteError::new(format!(
                     "data object `{}`: relocations in .bss",
                     data.name
@@ -396,6 +408,11 @@ impl ElfBuilder {
             RelocationKind::Plt32 => (elf::R_X86_64_PLT32, 4),
             RelocationKind::GotPcRelX => (elf::R_X86_64_REX_GOTPCRELX, 4),
             RelocationKind::Abs64 => (elf::R_X86_64_64, 8),
+            RelocationKind::TlsGd => (elf::R_X86_64_TLSGD, 4),
+            RelocationKind::TlsLd => (elf::R_X86_64_TLSLD, 4),
+            RelocationKind::DtpOff32 => (elf::R_X86_64_DTPOFF32, 4),
+            RelocationKind::GotTpOff => (elf::R_X86_64_GOTTPOFF, 4),
+            RelocationKind::TpOff32 => (elf::R_X86_64_TPOFF32, 4),
         };
         if relocation.offset + size > len as u64 {
             return Err(WriteError::new(format!(
@@ -404,6 +421,11 @@ impl ElfBuilder {
             )));
         }
         let (symbol, addend) = self.resolve(model, layout, &relocation.symbol, what)?;
+        if relocation.kind.is_thread_local()
+            && self.object.symbol(symbol).section == SymbolSection::Undefined
+        {
+            self.object.symbol_mut(symbol).kind = SymbolKind::Tls;
+        }
         self.object
             .add_relocation(
                 section,
@@ -478,8 +500,11 @@ impl ElfBuilder {
             } else {
                 1
             };
-            self.object
-                .append_section_data(object_id, section.bytes.slice(), align);
+            let mut bytes = section.bytes.slice().to_vec();
+            if id == gimli::SectionId::DebugInfo {
+                thread_local_locations(model, section, &mut bytes)?;
+            }
+            self.object.append_section_data(object_id, &bytes, align);
             ids.insert(id, object_id);
             Ok(())
         })?;
@@ -504,7 +529,13 @@ impl ElfBuilder {
                         }
                     }
                 };
+                let thread_local = matches!(
+                    relocation.target,
+                    RelocationTarget::Symbol(other) if other != TEXT_SYMBOL
+                        && is_thread_local_symbol(model, other)
+                );
                 let r_type = match (relocation.eh_pe, relocation.size) {
+                    (None, 8) if thread_local => elf::R_X86_64_DTPOFF64,
                     (Some(pe), 4) if pe.application() == gimli::DW_EH_PE_pcrel => {
                         elf::R_X86_64_PC32
                     }
@@ -532,6 +563,47 @@ impl ElfBuilder {
             Ok(())
         })
     }
+}
+
+/// Whether gimli symbol `symbol` is a thread-local data object's.
+fn is_thread_local_symbol(model: &ObjectModel, symbol: usize) -> bool {
+    symbol
+        .checked_sub(data_symbol(0))
+        .and_then(|index| model.data.get(index))
+        .is_some_and(|data| data.section.is_thread_local())
+}
+
+/// Rewrites each `DW_OP_addr` of a thread-local variable in `.debug_info`
+/// into `DW_OP_const8u`: the relocation (R_X86_64_DTPOFF64) then gives the
+/// variable's offset in its TLS block, which the following
+/// `DW_OP_GNU_push_tls_address`/`DW_OP_form_tls_address` turns into the
+/// thread's address, as gcc and clang describe TLS variables.
+fn thread_local_locations(
+    model: &ObjectModel,
+    section: &RelocatedSection,
+    bytes: &mut [u8],
+) -> Result<(), WriteError> {
+    for relocation in &section.relocations {
+        let RelocationTarget::Symbol(symbol) = relocation.target else {
+            continue;
+        };
+        if symbol == TEXT_SYMBOL || !is_thread_local_symbol(model, symbol) {
+            continue;
+        }
+        match relocation.offset.checked_sub(1).map(|at| &mut bytes[at]) {
+            Some(opcode) if *opcode == gimli::DW_OP_addr.0 && relocation.size == 8 => {
+                *opcode = gimli::DW_OP_const8u.0;
+            }
+            _ => {
+                return Err(WriteError::new(format!(
+                    ".debug_info: the address of a thread-local variable at {:#x} is not a \
+                     DW_OP_addr operand",
+                    relocation.offset
+                )))
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Checks that `offset` lies within `function`'s code (its end included).

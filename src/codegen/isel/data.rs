@@ -7,8 +7,9 @@
 //! (`symbol + addend`), R_X86_64_PC32 for a 32-bit difference between a
 //! symbol and the global itself (relative lookup tables:
 //! `trunc (sub (ptrtoint @x, ptrtoint @table))`).
-//! Promise: declarations (no initializer) produce nothing; a writable
-//! all-zero global goes to `.bss`, a `constant` one to `.rodata`, one with
+//! Promise: declarations (no initializer) produce nothing; a
+//! `thread_local` global goes to `.tdata`, or `.tbss` when all zero; a
+//! writable all-zero global goes to `.bss`, a `constant` one to `.rodata`, one with
 //! `section "name"` to that section; `llvm.metadata` globals
 //! (`@llvm.used`, `@llvm.compiler.used`) produce nothing;
 //! a `blockaddress` is an R_X86_64_64 against a placeholder the caller
@@ -66,7 +67,13 @@ pub fn select_data(module: &Module) -> Result<Vec<DataObject>, Diagnostic> {
             .section
             .as_deref()
             .is_some_and(|name| name == ".bss" || name.starts_with(".bss."));
-        let section = if global.constant && !named_bss {
+        let section = if global.attrs.thread_local.is_some() {
+            if zero {
+                DataSection::ThreadLocalBss
+            } else {
+                DataSection::ThreadLocal
+            }
+        } else if global.constant && !named_bss {
             DataSection::ReadOnly
         } else if zero && (global.section.is_none() || named_bss) {
             DataSection::Bss
@@ -344,6 +351,16 @@ impl DataWriter<'_> {
                 ..Symbolic::default()
             }),
             Constant::Null | Constant::Zero(_) => Ok(Symbolic::default()),
+            Constant::Global(crate::ir::GlobalRef::Var(g))
+                if self.module.global(*g).attrs.thread_local.is_some() =>
+            {
+                Err(self.error(format!(
+                    "the address of thread-local @{} in the initializer of @{} (it differs per \
+                     thread)",
+                    self.module.global(*g).name,
+                    self.global.name
+                )))
+            }
             Constant::Global(g) => Ok(Symbolic {
                 plus: Some(self.module.symbol_name(*g).to_string()),
                 ..Symbolic::default()

@@ -1,5 +1,5 @@
 //! Addresses: globals (RIP-relative, or through the GOT when they may be
-//! preempted), constant expressions, allocas and GEPs folded into x86
+//! preempted; thread-local ones per [`super::tls`]), constant expressions, allocas and GEPs folded into x86
 //! addressing modes.
 //!
 //! In: pointer values. Out: MIR [`Address`] operands (and the `lea`s and
@@ -14,6 +14,15 @@ impl Selector<'_> {
         g: GlobalRef,
         disp: i64,
     ) -> Result<Address, Diagnostic> {
+        if let GlobalRef::Var(id) = g {
+            let global = self.module.global(id);
+            if global.attrs.thread_local.is_some() {
+                let base = self.thread_local_address(global)?;
+                let disp = i32::try_from(disp)
+                    .map_err(|_| self.error("address displacement out of range".into()))?;
+                return Ok(Address::reg(base, disp));
+            }
+        }
         let name = self.module.symbol_name(g).to_string();
         let local = match g {
             GlobalRef::Var(id) => {

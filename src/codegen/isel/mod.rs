@@ -53,6 +53,7 @@ mod memory;
 mod records;
 mod relative;
 mod stack;
+mod tls;
 
 use std::collections::HashMap;
 
@@ -626,7 +627,7 @@ impl<'a> Selector<'a> {
             Lowering::Normal => {}
             _ => return Ok(()),
         }
-        if is_atomic(&inst.kind) && self.lower_atomic(id)? {
+        if is_atomic(&inst.kind) && self.lower_atomic(id)? || self.lower_threadlocal_address(id)? {
             return Ok(());
         }
         match &inst.kind {
