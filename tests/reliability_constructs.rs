@@ -77,10 +77,6 @@ const REFUSED: &[(&str, &str, &str)] = &[
      "case.ll:2:1: error: function @f: personality function (exception handling) (personality) is not supported by code generation"),
     ("dllexport", "define dllexport void @f() {\n  ret void\n}\n",
      "case.ll:1:1: error: function @f: DLL storage class (dllexport) is not supported by code generation"),
-    ("common linkage", "@g = common global i32 0, align 4\n",
-     "case.ll:1:1: error: global @g: common linkage is not supported by code generation"),
-    ("extern_weak linkage", "@g = extern_weak global i32\n",
-     "case.ll:1:1: error: global @g: extern_weak linkage is not supported by code generation"),
     ("available_externally linkage", "define available_externally i32 @f() {\n  ret i32 1\n}\n",
      "case.ll:1:1: error: function @f: available_externally linkage is not supported by code generation"),
     ("function alignment above 16", "define void @f() align 64 {\n  ret void\n}\n",
@@ -97,6 +93,10 @@ const REFUSED: &[(&str, &str, &str)] = &[
 
 /// (construct, .ll text, C driver, exact program output).
 const COMPILED: &[(&str, &str, &str, &str)] = &[
+    ("common linkage", "@g = common global i32 0, align 4\ndefine i32 @f() {\n  %v = load i32, ptr @g\n  ret i32 %v\n}\n",
+     "int f(void);\nint g = 42;\nint main(void) { printf(\"%d\\n\", f()); }\n", "42\n"),
+    ("extern_weak linkage", "@g = extern_weak global i32\ndeclare extern_weak i32 @h()\ndefine i32 @f() {\n  %a = icmp eq ptr @g, null\n  %b = icmp eq ptr @h, null\n  %c = and i1 %a, %b\n  %r = select i1 %c, i32 42, i32 0\n  ret i32 %r\n}\n",
+     "int f(void);\nint main(void) { printf(\"%d\\n\", f()); }\n", "42\n"),
     ("thread_local", "@t = thread_local global i32 40, align 4\ndefine i32 @f() {\n  %v = load i32, ptr @t\n  %r = add i32 %v, 2\n  store i32 %r, ptr @t\n  ret i32 %r\n}\n",
      "int f(void);\nextern __thread int t;\nint main(void) { int r = f(); printf(\"%d %d\\n\", r, t); }\n", "42 42\n"),
     ("thread_local(initialexec)", "@t = thread_local(initialexec) global i32 40\ndefine i32 @f() {\n  %p = call ptr @llvm.threadlocal.address.p0(ptr @t)\n  %v = load i32, ptr %p\n  %r = add i32 %v, 2\n  ret i32 %r\n}\ndeclare ptr @llvm.threadlocal.address.p0(ptr)\n",

@@ -20,6 +20,10 @@ pub struct ObjectModel {
     pub data: Vec<DataObject>,
     /// DWARF for the compile unit; `None` for an object built with `-g0`.
     pub debug: Option<DebugInfo>,
+    /// Names referred to but not defined here that bind weakly (LLVM
+    /// `extern_weak`): undefined STB_WEAK symbols, which resolve to 0 when
+    /// nothing defines them.
+    pub weak_references: Vec<String>,
 }
 
 /// One function's machine code with what the linker and unwinder need.
@@ -211,6 +215,10 @@ pub enum DataSection {
     ReadOnly,
     /// Zero-initialised, writable.
     Bss,
+    /// A common symbol (SHN_COMMON, LLVM `common` linkage): the linker
+    /// allocates it, merged with other objects' commons of its name; its
+    /// value is its alignment.
+    Common,
     /// Thread-local, initialised (`.tdata`, SHF_TLS; its symbol STT_TLS).
     ThreadLocal,
     /// Thread-local, zero-initialised (`.tbss`, SHF_TLS, SHT_NOBITS).
@@ -220,7 +228,10 @@ pub enum DataSection {
 impl DataSection {
     /// Whether the object occupies no file space (SHT_NOBITS).
     pub fn is_bss(self) -> bool {
-        matches!(self, DataSection::Bss | DataSection::ThreadLocalBss)
+        matches!(
+            self,
+            DataSection::Bss | DataSection::ThreadLocalBss | DataSection::Common
+        )
     }
 
     /// Whether the object is thread-local.

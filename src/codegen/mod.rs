@@ -76,6 +76,7 @@ pub fn compile_module(
 ) -> Result<CompiledModule, Diagnostic> {
     let mut object = ObjectModel {
         data: isel::select_data(module)?,
+        weak_references: isel::weak_references(module),
         ..ObjectModel::default()
     };
     let mut functions = Vec::new();

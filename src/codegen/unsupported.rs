@@ -13,8 +13,8 @@
 //! Honoured today, for contrast: parameter hints (`noalias`, `nocapture`,
 //! `readonly`, `dereferenceable`, `align` without `byval`, `returned`...),
 //! `fastcc` (the C convention here), `unnamed_addr`, global alignment,
-//! external, internal, private, weak, weak_odr, linkonce and linkonce_odr
-//! linkage (without comdat), hidden and protected visibility, `section` on
+//! external, internal, private, weak, weak_odr, linkonce, linkonce_odr,
+//! common and extern_weak linkage (without comdat), hidden and protected visibility, `section` on
 //! global variables, `thread_local` globals in every TLS model (see
 //! `isel/tls.rs`), atomics, `indirectbr` and `blockaddress`, function
 //! attribute groups other
@@ -53,14 +53,9 @@ const REFUSED_FUNCTION_ATTRS: &[&str] = &[
     "\"patchable-function-entry\"",
 ];
 
-/// Linkages the object writer cannot express (it has local, global and
-/// weak definitions only: no common symbols, no weak references, no
-/// discarded bodies).
-const REFUSED_LINKAGES: &[Linkage] = &[
-    Linkage::Common,
-    Linkage::ExternWeak,
-    Linkage::AvailableExternally,
-];
+/// Linkages the object writer cannot express (it has local, global, weak
+/// and common definitions and weak references, but no discarded bodies).
+const REFUSED_LINKAGES: &[Linkage] = &[Linkage::AvailableExternally];
 
 /// The `appending` globals code generation honours: the `llvm.metadata`
 /// lists (no data) and the constructor/destructor lists (`.init_array`,

@@ -488,3 +488,18 @@ fn relocation_kind(kind: u32) -> Option<RelocationKind> {
         _ => None,
     }
 }
+
+/// The names of the undefined weak symbols (LLVM `extern_weak`), sorted.
+pub(super) fn weak_references(object: &ElfObject) -> Vec<String> {
+    let mut names: Vec<String> = object
+        .symbols
+        .iter()
+        .filter(|s| {
+            s.binding == sym::STB_WEAK && s.section.is_none() && s.size == 0 && !s.name.is_empty()
+        })
+        .map(|s| s.name.clone())
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}

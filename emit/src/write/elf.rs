@@ -13,6 +13,9 @@
 //! - A data object with an explicit section name goes to that section
 //!   (`.init_array*`/`.fini_array*` typed SHT_INIT_ARRAY/SHT_FINI_ARRAY); one
 //!   with an empty name gets no symbol (constructor lists).
+//! - A [`DataSection::Common`] object is a common symbol (SHN_COMMON, its
+//!   alignment as its value); an undefined symbol the model lists among
+//!   its weak references is STB_WEAK.
 //! - Symbols carry the model's binding: STB_WEAK for weak definitions and
 //!   the visibility in `st_other`; thread-local data objects (`.tdata`,
 //!   `.tbss`) and undefined symbols named by TLS relocations are STT_TLS.
@@ -192,6 +195,7 @@ impl ElfBuilder {
             }
             DataSection::ReadOnly => StandardSection::ReadOnlyDataWithRel,
             DataSection::Bss => StandardSection::UninitializedData,
+            DataSection::Common => return self.add_common(data),
             DataSection::ThreadLocal => StandardSection::Tls,
             DataSection::ThreadLocalBss => StandardSection::UninitializedTls,
         };
@@ -226,6 +230,56 @@ impl ElfBuilder {
         )
     }
 
+    /// A common symbol: no section, its alignment as its value.
+    fn add_common(&mut self, data: &DataObject) -> Result<(), WriteError> {
+        if self.symbols.contains_key(&data.name) {
+            return Err(WriteError::new(format!(
+                "symbol `{}` is defined twice",
+                data.name
+            )));
+        }
+        if !data.relocations.is_empty() || data.bytes.iter().any(|&b| b != 0) {
+            return Err(WriteError::new(format!(
+                "common symbol `{}` has contents",
+                data.name
+            )));
+        }
+        let id = self.object.add_common_symbol(
+            object::write::Symbol {
+                name: data.name.as_bytes().to_vec(),
+                value: 0,
+                size: 0,
+                kind: SymbolKind::Data,
+                scope: SymbolScope::Dynamic,
+                weak: data.binding.weak,
+                section: SymbolSection::Undefined,
+                flags: SymbolFlags::None,
+            },
+            data.bytes.len() as u64,
+            data.align,
+        );
+        // STT_OBJECT as llc and gcc type common symbols (not STT_COMMON).
+        let binding = if data.binding.weak {
+            elf::STB_WEAK
+        } else {
+            elf::STB_GLOBAL
+        };
+        let st_other = match data.binding.visibility {
+            Visibility::Default => elf::STV_DEFAULT,
+            Visibility::Internal => elf::STV_INTERNAL,
+            Visibility::Hidden => elf::STV_HIDDEN,
+            Visibility::Protected => elf::STV_PROTECTED,
+        };
+        self.object.symbol_mut(id).flags = SymbolFlags::Elf {
+            st_info: elf::SymbolInfo::new(binding, elf::STT_OBJECT),
+            st_other: st_other.into(),
+        };
+        self.symbols.insert(data.name.clone(), id);
+        // No place: a common symbol has no contents to relocate.
+        self.data_places.push((self.text, 0));
+        Ok(())
+    }
+
     /// The section called `name` (made on first use), typed by its name:
     /// `.init_array*`/`.fini_array*` are SHT_INIT_ARRAY/SHT_FINI_ARRAY,
     /// others follow the data object's kind.
@@ -236,7 +290,7 @@ impl ElfBuilder {
         let section_kind = match kind {
             DataSection::Data => SectionKind::Data,
             DataSection::ReadOnly => SectionKind::ReadOnlyData,
-            DataSection::Bss => SectionKind::UninitializedData,
+            DataSection::Bss | DataSection::Common => SectionKind::UninitializedData,
             DataSection::ThreadLocal => SectionKind::Tls,
             DataSection::ThreadLocalBss => SectionKind::UninitializedTls,
         };
@@ -312,8 +366,9 @@ impl ElfBuilder {
         };
     }
 
-    /// The symbol for `name`, declaring it undefined if nothing defines it.
-    fn named(&mut self, name: &str) -> SymbolId {
+    /// The symbol for `name`, declaring it undefined if nothing defines it
+    /// (weak when the model lists it among its weak references).
+    fn named(&mut self, model: &ObjectModel, name: &str) -> SymbolId {
         if let Some(&id) = self.symbols.get(name) {
             return id;
         }
@@ -323,7 +378,7 @@ impl ElfBuilder {
             size: 0,
             kind: SymbolKind::Unknown,
             scope: SymbolScope::Dynamic,
-            weak: false,
+            weak: model.weak_references.iter().any(|w| w == name),
             section: SymbolSection::Undefined,
             flags: SymbolFlags::None,
         });
@@ -448,7 +503,7 @@ impl ElfBuilder {
         what: &str,
     ) -> Result<(SymbolId, i64), WriteError> {
         match *symbol {
-            Symbol::Named(ref name) => Ok((self.named(name), 0)),
+            Symbol::Named(ref name) => Ok((self.named(model, name), 0)),
             Symbol::FunctionData(index) => match self.function_rodata.get(index) {
                 Some(&Some((rodata, offset))) => {
                     Ok((self.object.section_symbol(rodata), offset as i64))

@@ -7,8 +7,8 @@
 //! (`symbol + addend`), R_X86_64_PC32 for a 32-bit difference between a
 //! symbol and the global itself (relative lookup tables:
 //! `trunc (sub (ptrtoint @x, ptrtoint @table))`).
-//! Promise: declarations (no initializer) produce nothing; a
-//! `thread_local` global goes to `.tdata`, or `.tbss` when all zero; a
+//! Promise: declarations (no initializer) produce nothing; a `common`
+//! global is a common symbol; a `thread_local` global goes to `.tdata`, or `.tbss` when all zero; a
 //! writable all-zero global goes to `.bss`, a `constant` one to `.rodata`, one with
 //! `section "name"` to that section; `llvm.metadata` globals
 //! (`@llvm.used`, `@llvm.compiler.used`) produce nothing;
@@ -67,7 +67,9 @@ pub fn select_data(module: &Module) -> Result<Vec<DataObject>, Diagnostic> {
             .section
             .as_deref()
             .is_some_and(|name| name == ".bss" || name.starts_with(".bss."));
-        let section = if global.attrs.thread_local.is_some() {
+        let section = if global.linkage == Linkage::Common {
+            DataSection::Common
+        } else if global.attrs.thread_local.is_some() {
             if zero {
                 DataSection::ThreadLocalBss
             } else {
@@ -109,6 +111,21 @@ pub fn block_address_label(func: FuncId, block: BlockId) -> String {
 pub fn block_address_of(name: &str) -> Option<(FuncId, BlockId)> {
     let (func, block) = name.strip_prefix(BLOCK_ADDRESS_PREFIX)?.split_once('$')?;
     Some((FuncId(func.parse().ok()?), BlockId(block.parse().ok()?)))
+}
+
+/// The names the module declares `extern_weak` (undefined weak symbols).
+pub fn weak_references(module: &Module) -> Vec<String> {
+    let globals = module
+        .globals
+        .iter()
+        .filter(|g| g.linkage == Linkage::ExternWeak)
+        .map(|g| g.name.clone());
+    let functions = module
+        .functions
+        .iter()
+        .filter(|f| f.linkage == Linkage::ExternWeak)
+        .map(|f| f.name.clone());
+    globals.chain(functions).collect()
 }
 
 /// The ELF binding and visibility of a symbol with this linkage and these

@@ -24,16 +24,32 @@ impl Selector<'_> {
             }
         }
         let name = self.module.symbol_name(g).to_string();
-        let local = match g {
+        // As llc decides: a symbol that cannot be preempted is reached
+        // directly; a preemptible one (not dso_local in a PIC or PIE module)
+        // through the GOT. Without a "PIC Level" every definition is
+        // direct, and declarations still use the GOT (gcc links PIE).
+        let pic = matches!(
+            self.module.module_flag("PIC Level"),
+            Some(ir::MdOperand::Value(Constant::Int { value, .. })) if *value != 0
+        );
+        let (dso_local, linkage, attrs, defined) = match g {
             GlobalRef::Var(id) => {
                 let global = self.module.global(id);
-                global.dso_local || global.linkage.is_local() || global.initializer.is_some()
+                let defined = global.initializer.is_some() && global.linkage != ir::Linkage::Common;
+                (global.dso_local, global.linkage, &global.attrs, defined)
             }
             GlobalRef::Func(id) => {
                 let func = self.module.function(id);
-                func.dso_local || func.linkage.is_local() || !func.is_declaration()
+                (
+                    func.dso_local,
+                    func.linkage,
+                    &func.attrs,
+                    !func.is_declaration(),
+                )
             }
         };
+        let hidden = matches!(attrs.visibility.as_deref(), Some("hidden" | "protected"));
+        let local = dso_local || linkage.is_local() || hidden || (!pic && defined);
         let disp = i32::try_from(disp)
             .map_err(|_| self.error("address displacement out of range".into()))?;
         if local {

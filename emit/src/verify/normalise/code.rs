@@ -133,6 +133,7 @@ enum OutputSection {
     ReadOnly,
     ReadOnlyWithRelocations,
     Bss,
+    Common,
     ThreadLocal,
     ThreadLocalBss,
 }
@@ -143,6 +144,7 @@ fn output_section(data: &DataObject) -> OutputSection {
         DataSection::ReadOnly if data.relocations.is_empty() => OutputSection::ReadOnly,
         DataSection::ReadOnly => OutputSection::ReadOnlyWithRelocations,
         DataSection::Bss => OutputSection::Bss,
+        DataSection::Common => OutputSection::Common,
         DataSection::ThreadLocal => OutputSection::ThreadLocal,
         DataSection::ThreadLocalBss => OutputSection::ThreadLocalBss,
     }
