@@ -19,77 +19,16 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use support::{dwarfdump_verify, dwarfsmith, fixture, run};
+use support::{
+    clang_ir, compile_ir, dwarfdump_verify, fixture, gcc_link_and_run, readelf, run, symbol_kinds,
+};
 
-/// The IR of globals_lib.c as clang-19 -O2 -g prints it, written into `dir`.
-fn lib_ir(dir: &Path) -> PathBuf {
-    let ll = dir.join("globals_lib.ll");
-    let out = run(Command::new("clang-19")
-        .args(["-O2", "-g", "-S", "-emit-llvm", "-o"])
-        .arg(&ll)
-        .arg(fixture("src/globals/globals_lib.c")));
-    assert!(
-        out.status.success(),
-        "clang-19: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    ll
-}
-
-/// Our object of globals_lib.c.
-fn our_object(dir: &Path, ll: &Path) -> PathBuf {
-    let object = dir.join("globals_lib.o");
-    let out = dwarfsmith(&[
-        "compile",
-        ll.to_str().unwrap(),
-        "-o",
-        object.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "dwarfsmith: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    object
-}
-
-fn gcc_link_and_run(dir: &Path, name: &str, inputs: &[PathBuf]) -> String {
-    let exe = dir.join(name);
-    let out = run(Command::new("gcc")
-        .arg("-O0")
-        .args(inputs)
-        .arg("-o")
-        .arg(&exe));
-    assert!(
-        out.status.success(),
-        "gcc: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out = run(&mut Command::new(&exe));
-    assert!(out.status.success(), "{name} exited with {}", out.status);
-    String::from_utf8(out.stdout).unwrap()
-}
-
-/// `readelf -W` output for `flag` of `object`.
-fn readelf(flag: &str, object: &Path) -> String {
-    let out = run(Command::new("readelf").arg("-W").arg(flag).arg(object));
-    assert!(out.status.success());
-    String::from_utf8(out.stdout).unwrap()
-}
-
-/// (type, binding, visibility) of each named symbol in `readelf -s` output.
-fn symbol_kinds(symbols: &str, names: &[&str]) -> Vec<(String, String)> {
-    names
-        .iter()
-        .map(|name| {
-            let row = symbols
-                .lines()
-                .find(|line| line.split_whitespace().nth(7) == Some(name))
-                .unwrap_or_else(|| panic!("no symbol {name} in\n{symbols}"));
-            let fields: Vec<&str> = row.split_whitespace().collect();
-            (name.to_string(), fields[3..6].join(" "))
-        })
-        .collect()
+/// Our object of globals_lib.c, from clang-19 -O2 -g IR (the IR file
+/// beside it in `dir`), and the IR's path.
+fn lib_object(dir: &Path) -> (PathBuf, PathBuf) {
+    let ir = clang_ir(dir, "src/globals/globals_lib.c", &["-O2", "-g"]);
+    let object = compile_ir(dir, "globals_lib", &ir, &[]);
+    (object, dir.join("globals_lib.ll"))
 }
 
 /// Name and type of the constructor and destructor sections, in order.
@@ -112,8 +51,7 @@ fn structor_sections(sections: &str) -> Vec<String> {
 #[test]
 fn globals_link_and_run_like_gcc() {
     let dir = tempfile::tempdir().unwrap();
-    let ll = lib_ir(dir.path());
-    let ours = our_object(dir.path(), &ll);
+    let (ours, _) = lib_object(dir.path());
     let main_o = dir.path().join("globals_main.o");
     let out = run(Command::new("gcc")
         .args(["-O0", "-c", "-o"])
@@ -127,8 +65,9 @@ fn globals_link_and_run_like_gcc() {
             fixture("src/globals/globals_main.c"),
             fixture("src/globals/globals_lib.c"),
         ],
+        &["-O0"],
     );
-    let got = gcc_link_and_run(dir.path(), "ours.exe", &[main_o, ours.clone()]);
+    let got = gcc_link_and_run(dir.path(), "ours.exe", &[main_o, ours.clone()], &[]);
     assert_eq!(got, expected);
     // The run itself shows the order: what gcc's build prints.
     assert!(expected.starts_with(
@@ -143,8 +82,7 @@ fn globals_link_and_run_like_gcc() {
 #[test]
 fn symbols_and_sections_match_llc() {
     let dir = tempfile::tempdir().unwrap();
-    let ll = lib_ir(dir.path());
-    let ours = our_object(dir.path(), &ll);
+    let (ours, ll) = lib_object(dir.path());
     let theirs = dir.path().join("llc.o");
     let out = run(Command::new("llc-19")
         .args(["-O2", "-filetype=obj", "-o"])
