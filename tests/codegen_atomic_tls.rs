@@ -214,14 +214,14 @@ fn thread_locals_in_executables_and_shared_objects() {
             &format!("{clang}-pic"),
         );
         let library = dir.path().join(format!("lib{clang}tls.so"));
-        gcc_link(&library, &[so_object.clone()], &["-shared"]);
+        gcc_link(&library, std::slice::from_ref(&so_object), &["-shared"]);
         let so_exe = dir.path().join(format!("{clang}-so.exe"));
         let rpath = format!("-Wl,-rpath,{}", dir.path().display());
         let search = format!("-L{}", dir.path().display());
         let link = format!("-l{clang}tls");
         gcc_link(
             &so_exe,
-            &[main_c.clone()],
+            std::slice::from_ref(&main_c),
             &[&search, &link, &rpath, "-pthread"],
         );
         assert_eq!(run_program(&so_exe), expected, "{clang} shared object");
