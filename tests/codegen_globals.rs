@@ -11,7 +11,8 @@
 //! `llvm.load.relative`), `section` and `align` on globals. The object's
 //! symbols are bound and seen as llc-19 binds them (same type, binding and
 //! visibility), its constructor sections are named and typed as llc-19's,
-//! the relative table is PC32 relocations with the addends llc uses, and
+//! the relative table is PC32 relocations with the addends llc uses, the
+//! string constants are in a mergeable `.rodata.str1.1` as llc's, and
 //! `llvm-dwarfdump-19 --verify` is clean.
 
 mod support;
@@ -137,6 +138,22 @@ fn symbols_and_sections_match_llc() {
         ]
     );
     assert!(our_sections.contains(" .data.custom "), "{our_sections}");
+    // The unnamed_addr string constants are mergeable, as llc places them:
+    // type, entry size, flags and alignment of `.rodata.str1.1`.
+    let strings = |sections: &str| {
+        sections
+            .lines()
+            .find(|l| l.contains(" .rodata.str1.1 "))
+            .map(|l| {
+                let fields: Vec<&str> = l.split(']').nth(1).unwrap().split_whitespace().collect();
+                format!("{} {} {} {}", fields[1], fields[5], fields[6], fields[9])
+            })
+    };
+    assert_eq!(
+        strings(&our_sections),
+        Some("PROGBITS 01 AMS 1".to_string())
+    );
+    assert_eq!(strings(&our_sections), strings(&readelf("-S", &theirs)));
     // The relative lookup table: five PC32 fields, each `str - table`, the
     // addend the entry's own offset (llc's addends also carry the string's
     // offset in its merged section, which we do not use).

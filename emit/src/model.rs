@@ -213,6 +213,10 @@ pub enum DataSection {
     Data,
     /// Read-only.
     ReadOnly,
+    /// A read-only NUL-terminated string of bytes the linker may merge
+    /// with equal ones (`.rodata.str1.1`: SHF_MERGE | SHF_STRINGS, entry
+    /// size 1); byte aligned, no relocations.
+    Strings,
     /// Zero-initialised, writable.
     Bss,
     /// A common symbol (SHN_COMMON, LLVM `common` linkage): the linker

@@ -297,6 +297,10 @@ fn data_object(
         DataSection::ThreadLocal
     } else if section.kind == section_header::SHT_NOBITS {
         DataSection::Bss
+    } else if section.flags & u64::from(section_header::SHF_MERGE | section_header::SHF_STRINGS)
+        == u64::from(section_header::SHF_MERGE | section_header::SHF_STRINGS)
+    {
+        DataSection::Strings
     } else if section.name.starts_with(".data.rel.ro") {
         DataSection::ReadOnly
     } else if section.flags & u64::from(section_header::SHF_WRITE) != 0 {

@@ -13,6 +13,8 @@
 //! - A data object with an explicit section name goes to that section
 //!   (`.init_array*`/`.fini_array*` typed SHT_INIT_ARRAY/SHT_FINI_ARRAY); one
 //!   with an empty name gets no symbol (constructor lists).
+//! - [`DataSection::Strings`] objects go to `.rodata.str1.1` (SHF_MERGE |
+//!   SHF_STRINGS, entry size 1), where the linker merges equal strings.
 //! - A [`DataSection::Common`] object is a common symbol (SHN_COMMON, its
 //!   alignment as its value); an undefined symbol the model lists among
 //!   its weak references is STB_WEAK.
@@ -46,6 +48,9 @@ use crate::model::{
     DataObject, DataSection, Function, ObjectModel, Relocation as ModelRelocation, RelocationKind,
     Symbol, SymbolBinding, Visibility,
 };
+
+/// The section of [`DataSection::Strings`] objects (as llc names it).
+const STRINGS_SECTION: &str = ".rodata.str1.1";
 
 /// Alignment of every function in `.text`.
 pub const FUNCTION_ALIGN: u64 = 16;
@@ -196,6 +201,17 @@ impl ElfBuilder {
             DataSection::ReadOnly => StandardSection::ReadOnlyDataWithRel,
             DataSection::Bss => StandardSection::UninitializedData,
             DataSection::Common => return self.add_common(data),
+            DataSection::Strings => {
+                if !data.relocations.is_empty() || data.bytes.last() != Some(&0) {
+                    return Err(WriteError::new(format!(
+                        "data object `{}`: a mergeable string must end in NUL and have no \
+                         relocations",
+                        data.name
+                    )));
+                }
+                let section = self.strings_section();
+                return self.add_placed(data, section);
+            }
             DataSection::ThreadLocal => StandardSection::Tls,
             DataSection::ThreadLocalBss => StandardSection::UninitializedTls,
         };
@@ -203,6 +219,29 @@ impl ElfBuilder {
             Some(name) => self.named_section(name, data.section),
             None => self.object.section_id(standard),
         };
+        self.add_placed(data, section)
+    }
+
+    /// `.rodata.str1.1`, made on first use.
+    fn strings_section(&mut self) -> object::write::SectionId {
+        if let Some(&id) = self.named_sections.get(STRINGS_SECTION) {
+            return id;
+        }
+        let id = self.object.add_section(
+            Vec::new(),
+            STRINGS_SECTION.as_bytes().to_vec(),
+            SectionKind::ReadOnlyString,
+        );
+        self.named_sections.insert(STRINGS_SECTION.to_string(), id);
+        id
+    }
+
+    /// Appends a data object to `section` and defines its symbol.
+    fn add_placed(
+        &mut self,
+        data: &DataObject,
+        section: object::write::SectionId,
+    ) -> Result<(), WriteError> {
         let offset = if data.section.is_bss() {
             self.object
                 .append_section_bss(section, data.bytes.len() as u64, data.align)
@@ -291,6 +330,7 @@ impl ElfBuilder {
             DataSection::Data => SectionKind::Data,
             DataSection::ReadOnly => SectionKind::ReadOnlyData,
             DataSection::Bss | DataSection::Common => SectionKind::UninitializedData,
+            DataSection::Strings => SectionKind::ReadOnlyString,
             DataSection::ThreadLocal => SectionKind::Tls,
             DataSection::ThreadLocalBss => SectionKind::UninitializedTls,
         };

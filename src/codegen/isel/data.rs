@@ -75,6 +75,8 @@ pub fn select_data(module: &Module) -> Result<Vec<DataObject>, Diagnostic> {
             } else {
                 DataSection::ThreadLocal
             }
+        } else if is_mergeable_string(global, &writer.bytes, &writer.relocations) {
+            DataSection::Strings
         } else if global.constant && !named_bss {
             DataSection::ReadOnly
         } else if zero && (global.section.is_none() || named_bss) {
@@ -111,6 +113,24 @@ pub fn block_address_label(func: FuncId, block: BlockId) -> String {
 pub fn block_address_of(name: &str) -> Option<(FuncId, BlockId)> {
     let (func, block) = name.strip_prefix(BLOCK_ADDRESS_PREFIX)?.split_once('$')?;
     Some((FuncId(func.parse().ok()?), BlockId(block.parse().ok()?)))
+}
+
+/// Whether `global` is a C string the linker may merge with equal ones, as
+/// LLVM decides for `.rodata.str1.1`: a private or internal `unnamed_addr`
+/// constant array of `i8` in no explicit section, byte aligned, holding
+/// one NUL-terminated string without other NULs.
+fn is_mergeable_string(global: &Global, bytes: &[u8], relocations: &[Relocation]) -> bool {
+    let bytes_type = matches!(&global.ty, Type::Array { elem, .. } if **elem == Type::Int(8));
+    global.constant
+        && global.unnamed_addr == crate::ir::UnnamedAddr::Global
+        && global.linkage.is_local()
+        && global.section.is_none()
+        && global.attrs.thread_local.is_none()
+        && global.align.unwrap_or(1) == 1
+        && bytes_type
+        && relocations.is_empty()
+        && bytes.last() == Some(&0)
+        && !bytes[..bytes.len() - 1].contains(&0)
 }
 
 /// The names the module declares `extern_weak` (undefined weak symbols).

@@ -134,6 +134,7 @@ enum OutputSection {
     ReadOnlyWithRelocations,
     Bss,
     Common,
+    Strings,
     ThreadLocal,
     ThreadLocalBss,
 }
@@ -145,6 +146,7 @@ fn output_section(data: &DataObject) -> OutputSection {
         DataSection::ReadOnly => OutputSection::ReadOnlyWithRelocations,
         DataSection::Bss => OutputSection::Bss,
         DataSection::Common => OutputSection::Common,
+        DataSection::Strings => OutputSection::Strings,
         DataSection::ThreadLocal => OutputSection::ThreadLocal,
         DataSection::ThreadLocalBss => OutputSection::ThreadLocalBss,
     }
