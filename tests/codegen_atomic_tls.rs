@@ -312,11 +312,13 @@ fn computed_goto_interpreter_runs() {
     );
     assert_eq!(
         expected,
-        "emit 5\nemit 4\nemit 3\nemit 2\nemit 1\ncountdown -> 21001\nemit 84\nemit 84\narith -> 9003\n"
+        "emit 5\nemit 4\nemit 3\nemit 2\nemit 1\ncountdown -> 21001\nemit 84\nemit 84\narith -> 9003\n\
+         pick 10 20 30\n"
     );
     for clang in CLANGS {
         let (object, ir) = our_object(dir.path(), clang, "linkage/goto_lib.c", &[], clang);
         assert!(ir.contains("indirectbr") && ir.contains("blockaddress(@run"));
+        assert!(ir.contains("blockaddress(@pick"), "{clang}: {ir}");
         let got = gcc_link_and_run(
             dir.path(),
             &format!("{clang}.exe"),

@@ -146,12 +146,15 @@ pub fn compile_module(
     Ok(CompiledModule { object, functions })
 }
 
-/// Points each data relocation against a `blockaddress` placeholder at the
-/// block's code ([`isel::block_address_of`]); a placeholder naming no
-/// compiled block stays an undefined symbol the linker names.
+/// Points each relocation against a `blockaddress` placeholder (in data,
+/// or a `lea` of one in code) at the block's code
+/// ([`isel::block_address_of`]); a placeholder naming no compiled block
+/// stays an undefined symbol the linker names.
 fn resolve_block_addresses(object: &mut ObjectModel, block_offsets: &[Option<(usize, Vec<u64>)>]) {
-    for data in &mut object.data {
-        for relocation in &mut data.relocations {
+    let code = object.functions.iter_mut().map(|f| &mut f.relocations);
+    let data = object.data.iter_mut().map(|d| &mut d.relocations);
+    for relocations in code.chain(data) {
+        for relocation in relocations.iter_mut() {
             let dwarfsmith_emit::model::Symbol::Named(name) = &relocation.symbol else {
                 continue;
             };

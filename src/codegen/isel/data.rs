@@ -105,7 +105,7 @@ const BLOCK_ADDRESS_PREFIX: &str = ".Lblockaddress$";
 /// The placeholder symbol a data relocation names for `blockaddress(@f,
 /// %b)` until the function is laid out: code generation replaces it with
 /// a relocation against the block's code ([`block_address_of`]).
-pub fn block_address_label(func: FuncId, block: BlockId) -> String {
+pub(super) fn block_address_label(func: FuncId, block: BlockId) -> String {
     format!("{BLOCK_ADDRESS_PREFIX}{}${}", func.0, block.0)
 }
 

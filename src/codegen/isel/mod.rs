@@ -583,6 +583,19 @@ impl<'a> Selector<'a> {
                 self.emit(K::MovImm { dst, imm: 0, width });
                 Ok(dst)
             }
+            Constant::BlockAddress { func, block } => {
+                let dst = self.vreg(Width::W64);
+                let label = data::block_address_label(*func, *block);
+                self.emit(K::Lea {
+                    dst,
+                    addr: Address {
+                        base: AddressBase::Symbol(label),
+                        index: None,
+                        disp: 0,
+                    },
+                });
+                Ok(dst)
+            }
             Constant::Global(_) | Constant::Expr(_) => {
                 if let Constant::Expr(e) = c {
                     if let ConstExpr::Cast { value, .. } = &**e {
