@@ -4,7 +4,7 @@
 //! drivers and run; each program prints exactly what the gcc -O0 build of
 //! the same sources prints. Objects are checked against llc-19 for the same
 //! IR (symbol types and bindings, TLS relocations), against
-//! `llvm-dwarfdump-19 --verify`, and under gdb (TLS variables print their
+//! `llvm-dwarfdump-19 --verify` and `dwarfsmith verify`, and under gdb (TLS variables print their
 //! thread's values); `-g` and `-g0` give the same `.text`.
 
 mod support;
@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use support::{
-    clang_ir, compile_ir, dwarfdump_verify, fixture, gcc_link, gcc_link_and_run, gdb_batch,
-    readelf, run, run_program, symbol_kinds, text_section,
+    clang_ir, compile_ir, dwarfdump_verify, dwarfsmith, fixture, gcc_link, gcc_link_and_run,
+    gdb_batch, readelf, run, run_program, symbol_kinds, text_section,
 };
 
 /// The clang versions whose IR is compiled.
@@ -73,10 +73,19 @@ fn text_relocations(object: &Path) -> BTreeSet<(String, String)> {
         .collect()
 }
 
-/// Asserts the object's DWARF verifies and its `.text` is the same with -g0.
+/// Asserts the object passes `llvm-dwarfdump-19 --verify` and `dwarfsmith
+/// verify`, and its `.text` is the same with -g0.
 fn check_debug_and_g0(dir: &Path, object: &Path, ir: &str) {
     let (clean, report) = dwarfdump_verify(object);
     assert!(clean, "{}: {report}", object.display());
+    let ours = dwarfsmith(&["verify", object.to_str().unwrap()]);
+    assert!(
+        ours.status.success(),
+        "dwarfsmith verify {}: {}{}",
+        object.display(),
+        String::from_utf8_lossy(&ours.stdout),
+        String::from_utf8_lossy(&ours.stderr)
+    );
     let g0 = compile_ir(dir, "g0", ir, &["-g0"]);
     assert_eq!(
         text_section(dir, object),
