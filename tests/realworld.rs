@@ -75,7 +75,7 @@ fn lua_5_4_from_clang_19() {
         "clang-19",
         dir.path(),
         expect![[r#"
-            compiled 25/33 files
+            compiled 26/33 files
             lapi.c: 3423:3: error: unsupported intrinsic 'llvm.va_start.p0'
             lauxlib.c: 621:3: error: unsupported intrinsic 'llvm.va_start.p0'
             lbaselib.c: compiled
@@ -106,7 +106,7 @@ fn lua_5_4_from_clang_19() {
             ltm.c: compiled
             lundump.c: compiled
             lutf8lib.c: compiled
-            lvm.c: 18:1: error: unsupported constant ptr in the initializer of @luaV_execute.disptab
+            lvm.c: compiled
             lzio.c: compiled
             lua_main.c: compiled
         "#]],
