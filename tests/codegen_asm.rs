@@ -6,17 +6,17 @@
 //! (two outputs pinned to eax/edx), cpuid (four pinned outputs, inputs in
 //! eax and ecx, rbx saved because cpuid writes it), `bswap $0`,
 //! `lock; xaddl`, `pause`, an immediate (`rolq $$4`), an early-clobber
-//! output with inputs pinned to esi/edi and a named clobber. A template
-//! outside the table is an error quoting it with file:line:col.
+//! output with inputs pinned to esi/edi and a named clobber, and `x`
+//! operands (a double and a float in xmm registers across empty templates).
+//! A template outside the table, or one naming an xmm operand, is an error
+//! quoting it with file:line:col.
+
+mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use dwarfsmith::{compile, CompileOptions, DebuggerTune, OptLevel};
-
-fn fixture(relative: &str) -> String {
-    format!("{}/fixtures/{relative}", env!("CARGO_MANIFEST_DIR"))
-}
+use support::{clang_ir, dwarfdump_verify, fixture, gcc_link, run_program};
 
 fn options() -> CompileOptions {
     CompileOptions {
@@ -26,57 +26,30 @@ fn options() -> CompileOptions {
     }
 }
 
-fn clang_ir(dir: &Path, source: &str) -> String {
-    let ll = dir.join("asm_lib.ll");
-    let out = Command::new("clang-19")
-        .args(["-O2", "-g", "-S", "-emit-llvm", "-o"])
-        .arg(&ll)
-        .arg(source)
-        .output()
-        .expect("clang-19 runs");
-    assert!(
-        out.status.success(),
-        "clang-19: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    std::fs::read_to_string(ll).unwrap()
-}
-
-fn link_and_run(exe: &Path, inputs: &[PathBuf], extra: &[&str]) -> String {
-    let out = Command::new("gcc")
-        .args(extra)
-        .args(inputs)
-        .arg("-o")
-        .arg(exe)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "gcc: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out = Command::new(exe).output().unwrap();
-    assert!(out.status.success(), "{} failed", exe.display());
-    String::from_utf8(out.stdout).unwrap()
+fn link_and_run(exe: &Path, inputs: &[PathBuf], flags: &[&str]) -> String {
+    gcc_link(exe, inputs, flags);
+    run_program(exe)
 }
 
 #[test]
 fn inline_asm_runs_exactly_like_the_gcc_build() {
     let dir = tempfile::tempdir().unwrap();
-    let ir = clang_ir(dir.path(), &fixture("src/asm/asm_lib.c"));
+    let ir = clang_ir(dir.path(), "src/asm/asm_lib.c", &["-O2", "-g"]);
     for text in [
         r#"asm sideeffect "", "r,*m,~{memory}"#,
         r#"asm sideeffect "rdtsc", "={ax},={dx}"#,
         r#"asm sideeffect "cpuid", "={ax},={bx},={cx},={dx},{ax},{cx}"#,
         r#"asm "bswap $0", "=r,0"#,
         r#"asm sideeffect "lock; xaddl $0, $1", "=r,=*m,0,*m,~{memory},~{cc}"#,
+        r#"asm sideeffect "", "=x,0"#,
+        r#"asm sideeffect "", "x,~{memory}"#,
     ] {
         assert!(ir.contains(text), "clang no longer emits {text}");
     }
     let bytes = compile(&ir, "asm_lib.ll", &options()).unwrap_or_else(|e| panic!("{e}"));
     let object = dir.path().join("asm_lib.o");
     std::fs::write(&object, bytes).unwrap();
-    let main = PathBuf::from(fixture("src/asm/asm_main.c"));
+    let main = fixture("src/asm/asm_main.c");
     let got = link_and_run(
         &dir.path().join("ours"),
         &[main.clone(), object.clone()],
@@ -84,7 +57,7 @@ fn inline_asm_runs_exactly_like_the_gcc_build() {
     );
     let expected = link_and_run(
         &dir.path().join("reference"),
-        &[PathBuf::from(fixture("src/asm/asm_lib.c")), main],
+        &[fixture("src/asm/asm_lib.c"), main],
         &["-O0"],
     );
     assert_eq!(got, expected);
@@ -95,16 +68,13 @@ fn inline_asm_runs_exactly_like_the_gcc_build() {
         "bswap 44332211",
         "xadd old 10 new 15",
         "sum 45 rot 18 pinned 7",
+        "keep_fp 12.125",
     ] {
         assert!(got.lines().any(|l| l == line), "missing {line:?} in\n{got}");
     }
     assert!(got.contains("cpuid same 1 vendor "));
-    let verify = Command::new("llvm-dwarfdump-19")
-        .arg("--verify")
-        .arg(&object)
-        .output()
-        .unwrap();
-    assert!(String::from_utf8_lossy(&verify.stdout).contains("No errors."));
+    let (clean, report) = dwarfdump_verify(&object);
+    assert!(clean, "{report}");
 }
 
 #[test]
@@ -114,10 +84,12 @@ fn a_template_outside_the_table_is_an_error_quoting_it() {
     std::fs::write(
         &source,
         "int f(int x) { asm(\"popcntl %1, %0\" : \"=r\"(x) : \"r\"(x)); return x; }\n\
-         int g(int x) { asm(\"\" : \"=x\"(x)); return x; }\n",
+         int g(int x) { asm(\"\" : \"=x\"(x)); return x; }\n\
+         double h(double x, double y) { asm(\"addsd %1, %0\" : \"+x\"(x) : \"x\"(y)); return x; }\n",
     )
     .unwrap();
-    let ir = clang_ir(dir.path(), source.to_str().unwrap());
+    // An absolute path: `fixture` joins it onto nothing.
+    let ir = clang_ir(dir.path(), source.to_str().unwrap(), &["-O2", "-g"]);
     let err = compile(&ir, "bad.ll", &options()).unwrap_err().to_string();
     assert!(
         err.contains(r#"unsupported inline asm "popcntl $1, $0" ("=r,r,~{dirflag},~{fpsr},~{flags}"): instruction 'popcntl $1, $0'"#),
@@ -129,4 +101,14 @@ fn a_template_outside_the_table_is_an_error_quoting_it() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("output constraint 'x'"), "{err}");
+    // An xmm operand is honoured for empty templates only: naming it in an
+    // instruction is an error, never a general-purpose register.
+    let h_only = g_only.replace(r#""=x,~{dirflag}"#, r#""=r,~{dirflag}"#);
+    let err = compile(&h_only, "bad.ll", &options())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains(r#"unsupported inline asm "addsd $1, $0" ("=x,x,0,~{dirflag},~{fpsr},~{flags}"): xmm operand $1 in an instruction"#),
+        "{err}"
+    );
 }

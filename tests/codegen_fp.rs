@@ -178,7 +178,7 @@ fn x86_fp80_arithmetic_is_an_error_naming_the_instruction() {
     let error = compile(ir, "ld.ll", &options(false)).unwrap_err();
     assert_eq!(
         error.to_string(),
-        "ld.ll:3:3: error: unsupported instruction 'fadd' on x86_fp80 \
+        "ld.ll:3:3: error: function @inc: unsupported instruction 'fadd' on x86_fp80 \
          (x86_fp80 is a storage type; x87 arithmetic is not generated)"
     );
 }

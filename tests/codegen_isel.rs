@@ -243,7 +243,7 @@ fn unsupported_input_is_a_diagnostic_naming_it() {
                  }\n";
     assert_eq!(
         error_of(ctpop),
-        "bad.ll:3:3: error: unsupported intrinsic 'llvm.ctpop.i24'"
+        "bad.ll:3:3: error: function @f: unsupported intrinsic 'llvm.ctpop.i24'"
     );
     let unknown = "declare i32 @llvm.frobnicate.i32(i32)\n\
                    define i32 @f(i32 %x) {\n\
@@ -252,14 +252,14 @@ fn unsupported_input_is_a_diagnostic_naming_it() {
                    }\n";
     assert_eq!(
         error_of(unknown),
-        "bad.ll:3:3: error: unsupported intrinsic 'llvm.frobnicate.i32'"
+        "bad.ll:3:3: error: function @f: unsupported intrinsic 'llvm.frobnicate.i32'"
     );
     let nested = "define i32 @f({ i32, { i32, i32 } } %s) {\n\
                   \x20 ret i32 0\n\
                   }\n";
     assert_eq!(
         error_of(nested),
-        "bad.ll:1:1: error: unsupported type { i32, { i32, i32 } } in code generation"
+        "bad.ll:1:1: error: function @f: unsupported type { i32, { i32, i32 } } in code generation"
     );
     let wide = "define i128 @f(i128 %x) {\n\
                 \x20 %y = add i128 %x, 1\n\
@@ -267,7 +267,7 @@ fn unsupported_input_is_a_diagnostic_naming_it() {
                 }\n";
     assert_eq!(
         error_of(wide),
-        "bad.ll:1:1: error: unsupported type i128 in code generation"
+        "bad.ll:1:1: error: function @f: unsupported type i128 in code generation"
     );
 }
 

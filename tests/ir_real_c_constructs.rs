@@ -716,21 +716,21 @@ fn instruction_selection_names_each_new_instruction_it_does_not_lower() {
         "declare void @g(ptr byval(i64))\ndefine void @f(ptr %p) {\n  call void @g(ptr byval(i64) %p)\n  ret void\n}\n",
     ));
     expect![[r#"
-        new.ll:2:3: error: unsupported instruction 'extractelement'
-        new.ll:2:3: error: unsupported instruction 'insertelement'
-        new.ll:2:3: error: unsupported instruction 'shufflevector'
-        new.ll:2:3: error: unsupported instruction 'load atomic'
-        new.ll:2:3: error: unsupported instruction 'store atomic'
-        new.ll:2:3: error: unsupported instruction 'cmpxchg'
-        new.ll:2:3: error: unsupported instruction 'atomicrmw'
-        new.ll:2:3: error: unsupported instruction 'fence'
-        new.ll:2:3: error: unsupported instruction 'va_arg'
-        new.ll:2:3: error: unsupported inline asm "hlt" ("~{memory}"): instruction 'hlt'
-        new.ll:2:3: error: unsupported instruction 'indirectbr'
-        new.ll:1:1: error: unsupported byval parameter
-        new.ll:2:3: error: unsupported instruction 'getelementptr' over vectors
-        new.ll:1:1: error: unsupported sret parameter
-        new.ll:3:3: error: unsupported byval argument"#]]
+        new.ll:2:3: error: function @f: unsupported instruction 'extractelement'
+        new.ll:2:3: error: function @f: unsupported instruction 'insertelement'
+        new.ll:2:3: error: function @f: unsupported instruction 'shufflevector'
+        new.ll:2:3: error: function @f: unsupported instruction 'load atomic'
+        new.ll:2:3: error: function @f: unsupported instruction 'store atomic'
+        new.ll:2:3: error: function @f: unsupported instruction 'cmpxchg'
+        new.ll:2:3: error: function @f: unsupported instruction 'atomicrmw'
+        new.ll:2:3: error: function @f: unsupported instruction 'fence'
+        new.ll:2:3: error: function @f: unsupported instruction 'va_arg'
+        new.ll:2:3: error: function @f: unsupported inline asm "hlt" ("~{memory}"): instruction 'hlt'
+        new.ll:2:3: error: function @f: unsupported instruction 'indirectbr'
+        new.ll:1:1: error: function @f: unsupported byval parameter
+        new.ll:2:3: error: function @f: unsupported instruction 'getelementptr' over vectors
+        new.ll:1:1: error: function @f: unsupported sret parameter
+        new.ll:3:3: error: function @f: unsupported byval argument"#]]
     .assert_eq(&errors.join("\n"));
 }
 
@@ -808,4 +808,60 @@ fn the_optimiser_leaves_the_blocks_of_a_computed_goto_alone() {
         }
     "#]]
     .assert_eq(&printed);
+}
+
+#[test]
+fn dbg_addr_is_upgraded_to_a_dbg_value_of_the_address_with_a_deref() {
+    // LLVM 14-15's `llvm.dbg.addr`, as LLVM 16's upgrade rewrites it: the
+    // variable is in memory at the address from this point on. DW_OP_deref
+    // goes before a fragment.
+    check(
+        r#"define i32 @f(i32 %a) !dbg !6 {
+  %x = alloca i64, align 8
+  call void @llvm.dbg.addr(metadata ptr %x, metadata !9, metadata !DIExpression()), !dbg !11
+  call void @llvm.dbg.addr(metadata ptr %x, metadata !9, metadata !DIExpression(DW_OP_LLVM_fragment, 0, 32)), !dbg !11
+  store i64 0, ptr %x, align 8, !dbg !11
+  ret i32 %a, !dbg !11
+}
+
+declare void @llvm.dbg.addr(metadata, metadata, metadata)
+
+!llvm.dbg.cu = !{!0}
+!llvm.module.flags = !{!3, !4}
+
+!0 = distinct !DICompileUnit(language: DW_LANG_C11, file: !1, producer: "clang version 14.0.6", isOptimized: false, runtimeVersion: 0, emissionKind: FullDebug, splitDebugInlining: false, nameTableKind: None)
+!1 = !DIFile(filename: "a.c", directory: "/tmp")
+!3 = !{i32 7, !"Dwarf Version", i32 5}
+!4 = !{i32 2, !"Debug Info Version", i32 3}
+!6 = distinct !DISubprogram(name: "f", scope: !1, file: !1, line: 1, type: !7, scopeLine: 1, spFlags: DISPFlagDefinition, unit: !0)
+!7 = !DISubroutineType(types: !8)
+!8 = !{null}
+!9 = !DILocalVariable(name: "x", scope: !6, file: !1, line: 1, type: !10)
+!10 = !DIBasicType(name: "long", size: 64, encoding: DW_ATE_signed)
+!11 = !DILocation(line: 1, column: 1, scope: !6)
+"#,
+        expect![[r#"
+            define i32 @f(i32 %a) !dbg !4 {
+              %x = alloca i64, align 8
+                #dbg_value(ptr %x, !7, !DIExpression(DW_OP_deref), !9)
+                #dbg_value(ptr %x, !7, !DIExpression(DW_OP_deref, DW_OP_LLVM_fragment, 0, 32), !9)
+              store i64 0, ptr %x, align 8, !dbg !9
+              ret i32 %a, !dbg !9
+            }
+
+            !llvm.dbg.cu = !{!0}
+            !llvm.module.flags = !{!2, !3}
+
+            !0 = distinct !DICompileUnit(language: DW_LANG_C11, file: !1, producer: "clang version 14.0.6", isOptimized: false, emissionKind: FullDebug, runtimeVersion: 0, splitDebugInlining: false, nameTableKind: None)
+            !1 = !DIFile(filename: "a.c", directory: "/tmp")
+            !2 = !{i32 7, !"Dwarf Version", i32 5}
+            !3 = !{i32 2, !"Debug Info Version", i32 3}
+            !4 = distinct !DISubprogram(name: "f", scope: !1, file: !1, line: 1, type: !5, scopeLine: 1, spFlags: DISPFlagDefinition, unit: !0)
+            !5 = !DISubroutineType(types: !6)
+            !6 = !{null}
+            !7 = !DILocalVariable(name: "x", scope: !4, file: !1, line: 1, type: !8)
+            !8 = !DIBasicType(name: "long", size: 64, encoding: DW_ATE_signed)
+            !9 = !DILocation(line: 1, column: 1, scope: !4)
+        "#]],
+    );
 }

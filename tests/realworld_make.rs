@@ -146,12 +146,12 @@ fn make_with_dwarfsmith_cc_builds_lua_or_stops_at_the_first_failure() {
         })
         .collect();
     expect![[r#"
-        lapi.o: lapi.c:570:3: error: unsupported intrinsic 'llvm.va_start.p0' (clang's IR for it, line 3423 column 3)
-        lauxlib.o: lauxlib.c:237:3: error: unsupported intrinsic 'llvm.va_start.p0' (clang's IR for it, line 621 column 3)
-        ldebug.o: ldebug.c:92:5: error: unsupported instruction 'insertelement' (clang's IR for it, line 128 column 3)
-        lgc.o: lgc.c:187:12: error: unsupported result type in code generation (clang's IR for it, line 3503 column 3)
-        lobject.o: lobject.c:552:3: error: unsupported intrinsic 'llvm.va_start.p0' (clang's IR for it, line 1741 column 3)
-        lstate.o: lstate.c:394:14: error: unsupported type <8 x i8> in code generation (clang's IR for it, line 752 column 3)
-        ltable.o: ltable.c:529:20: error: unsupported result type in code generation (clang's IR for it, line 468 column 3)
+        lapi.o: lapi.c:570:3: error: function @lua_pushfstring: unsupported intrinsic 'llvm.va_start.p0' (clang's IR for it, line 3423 column 3)
+        lauxlib.o: lauxlib.c:237:3: error: function @luaL_error: unsupported intrinsic 'llvm.va_start.p0' (clang's IR for it, line 621 column 3)
+        ldebug.o: ldebug.c:92:5: error: function @luaG_getfuncline: unsupported instruction 'insertelement' (clang's IR for it, line 128 column 3)
+        lgc.o: lgc.c:187:12: error: function @atomic: unsupported result type <2 x i8> of 'load' in code generation (clang's IR for it, line 3503 column 3)
+        lobject.o: lobject.c:552:3: error: function @luaO_pushfstring: unsupported intrinsic 'llvm.va_start.p0' (clang's IR for it, line 1741 column 3)
+        lstate.o: lstate.c:394:14: error: function @lua_newstate: unsupported type <8 x i8> in code generation (clang's IR for it, line 752 column 3)
+        ltable.o: ltable.c:529:20: error: function @luaH_resize: unsupported result type <2 x ptr> of 'load' in code generation (clang's IR for it, line 468 column 3)
         lvm.o: ljumptab.h:19: error: unsupported constant ptr in the initializer of @luaV_execute.disptab (clang's IR for it, line 18 column 1)"#]].assert_eq(&report.join("\n"));
 }

@@ -419,8 +419,21 @@ pub struct Member {
     pub name: String,
     /// Type.
     pub ty: TypeId,
-    /// Offset in bytes from the start of the aggregate.
+    /// Offset in bytes from the start of the aggregate (for a bitfield, the
+    /// byte holding its first bit).
     pub byte_offset: u64,
+    /// For a bitfield member, its bit size and bit offset.
+    pub bit_field: Option<BitField>,
+}
+
+/// Where a bitfield member's bits are: written as DW_AT_bit_size and
+/// DW_AT_data_bit_offset (DWARF 4+), as LLVM writes them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BitField {
+    /// Width in bits.
+    pub bit_size: u64,
+    /// Offset in bits from the start of the aggregate.
+    pub data_bit_offset: u64,
 }
 
 /// Index into [`DebugInfo::subprograms`].

@@ -425,10 +425,29 @@ fn random_type(random: &mut Random, index: usize) -> Type {
                 Some(random.below(64))
             },
             members: (0..random.below(4))
-                .map(|m| Member {
-                    name: format!("m{m}"),
-                    ty: earlier(random),
-                    byte_offset: 4 * m,
+                .map(|m| {
+                    let name = format!("m{m}");
+                    let ty = earlier(random);
+                    if random.below(3) == 0 {
+                        // A bitfield: its byte offset is where its first bit is.
+                        let data_bit_offset = 32 * m + random.below(24);
+                        Member {
+                            name,
+                            ty,
+                            byte_offset: data_bit_offset / 8,
+                            bit_field: Some(BitField {
+                                bit_size: 1 + random.below(8),
+                                data_bit_offset,
+                            }),
+                        }
+                    } else {
+                        Member {
+                            name,
+                            ty,
+                            byte_offset: 4 * m,
+                            bit_field: None,
+                        }
+                    }
                 })
                 .collect(),
         },

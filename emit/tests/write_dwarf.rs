@@ -75,6 +75,7 @@ fn types() -> Vec<Type> {
         name: name.to_string(),
         ty,
         byte_offset,
+        bit_field: None,
     };
     vec![
         base("int", 4, 5),           // 0

@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use dwarfsmith_emit::model::{self as emit, Member, TypeId};
+use dwarfsmith_emit::model::{self as emit, BitField, Member, TypeId};
 
 use crate::ir::debug::{DICompositeType, MdField, MdNode};
 use crate::ir::{DebugInfo, MdId, MdOperand, MdRef};
@@ -133,6 +133,14 @@ impl<'a> TypeTable<'a> {
                                     name: m.name.clone().unwrap_or_default(),
                                     ty,
                                     byte_offset: m.offset / 8,
+                                    bit_field: m
+                                        .flags
+                                        .iter()
+                                        .any(|f| f == "DIFlagBitField")
+                                        .then_some(BitField {
+                                            bit_size: m.size,
+                                            data_bit_offset: m.offset,
+                                        }),
                                 });
                             }
                         }

@@ -269,6 +269,20 @@ fn assert_ran(output: &Output, what: &str) {
 /// from that IR by the `dwarfsmith` binary, both programs; checks every
 /// dwarfsmith object with `dwarfsmith verify` and one `llvm-dwarfdump --verify` run.
 pub fn build(project: &Project, clang: &str, dwarfsmith: &Path, dir: &Path) -> Build {
+    build_with(project, clang, &["-O2", "-g"], &[], dwarfsmith, dir)
+}
+
+/// [`build`] with the IR made by `clang IR_FLAGS` and compiled by
+/// `dwarfsmith compile COMPILE_FLAGS` (for example clang's `-O0` IR
+/// optimised by our own `-O2`).
+pub fn build_with(
+    project: &Project,
+    clang: &str,
+    ir_flags: &[&str],
+    compile_flags: &[&str],
+    dwarfsmith: &Path,
+    dir: &Path,
+) -> Build {
     for sub in ["gcc", "ir", "ds"] {
         std::fs::create_dir_all(dir.join(sub)).unwrap();
     }
@@ -282,7 +296,8 @@ pub fn build(project: &Project, clang: &str, dwarfsmith: &Path, dir: &Path) -> B
             .arg(dir.join(format!("gcc/{}.o", stem(source))));
         front.push(gcc);
         let mut ir = Command::new(clang);
-        ir.args(["-O2", "-g", "-w", "-S", "-emit-llvm"])
+        ir.args(ir_flags)
+            .args(["-w", "-S", "-emit-llvm"])
             .args(&project.cpp_flags)
             .arg(source)
             .arg("-o")
@@ -312,6 +327,7 @@ pub fn build(project: &Project, clang: &str, dwarfsmith: &Path, dir: &Path) -> B
                     "-o",
                     &format!("ds/{name}.o"),
                 ])
+                .args(compile_flags)
                 .current_dir(dir);
             command
         })

@@ -20,7 +20,7 @@ use gimli::{AttributeValue, Dwarf, Unit};
 
 use super::dwarf::{DieTree, Slice};
 use super::line::string;
-use crate::model::{Member, Type, TypeId};
+use crate::model::{BitField, Member, Type, TypeId};
 
 /// The unit's types and where each came from.
 pub(crate) struct TypeTable {
@@ -194,6 +194,7 @@ impl TypeReader<'_, '_> {
                         name: self.name(child)?.unwrap_or_default(),
                         ty,
                         byte_offset: member_offset(tree, child),
+                        bit_field: bit_field(tree, child),
                     });
                 }
                 let declaration = tree.attr(die, gimli::DW_AT_declaration).is_some();
@@ -296,6 +297,18 @@ fn member_offset(tree: &DieTree<'_>, member: usize) -> u64 {
     tree.attr(member, gimli::DW_AT_data_bit_offset)
         .and_then(|v| v.udata_value())
         .map_or(0, |bits| bits / 8)
+}
+
+/// The bit size and offset of a bitfield member (DWARF 4+ form).
+fn bit_field(tree: &DieTree<'_>, member: usize) -> Option<BitField> {
+    let bit_size = tree.attr(member, gimli::DW_AT_bit_size)?.udata_value()?;
+    let data_bit_offset = tree
+        .attr(member, gimli::DW_AT_data_bit_offset)?
+        .udata_value()?;
+    Some(BitField {
+        bit_size,
+        data_bit_offset,
+    })
 }
 
 fn subrange_count(tree: &DieTree<'_>, subrange: usize) -> Option<u64> {

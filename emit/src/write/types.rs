@@ -106,10 +106,19 @@ pub fn add_types(
                         gimli::DW_AT_type,
                         reference(member.ty, &format!("{what} member `{}`", member.name))?,
                     );
-                    entry.set(
-                        gimli::DW_AT_data_member_location,
-                        AttributeValue::Udata(member.byte_offset),
-                    );
+                    match member.bit_field {
+                        Some(bits) => {
+                            entry.set(gimli::DW_AT_bit_size, AttributeValue::Udata(bits.bit_size));
+                            entry.set(
+                                gimli::DW_AT_data_bit_offset,
+                                AttributeValue::Udata(bits.data_bit_offset),
+                            );
+                        }
+                        None => entry.set(
+                            gimli::DW_AT_data_member_location,
+                            AttributeValue::Udata(member.byte_offset),
+                        ),
+                    }
                 }
             }
             Type::Array { element, counts } => {

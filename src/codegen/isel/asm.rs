@@ -15,8 +15,11 @@
 //!   physical register. Clobbers of named registers are definitions of the
 //!   statement; `~{memory}`, `~{cc}`, `~{flags}`, `~{dirflag}`, `~{fpsr}`
 //!   need nothing (no value is kept in flags or cached from memory across
-//!   an instruction). Anything else (`x`, alternatives, …) is an error
-//!   quoting the constraint.
+//!   an instruction). `x` puts a float, double or vector value in an xmm
+//!   register (as input, output, `+x` tied, or early clobber); a template
+//!   instruction that names such an operand is an error, so `x` serves the
+//!   empty-template idioms (`asm volatile("" : "+x"(v))`) exactly. Anything
+//!   else (alternatives, xmm clobbers…) is an error quoting the constraint.
 //! - Templates are split at `;` and newlines into instructions; `$N` and
 //!   `${N:k|q|w|b}` name operands, `%reg` registers, `$$imm` immediates,
 //!   `lock` prefixes the next instruction. Each instruction must be one
@@ -25,7 +28,7 @@
 
 use super::{container, exact_width, Selector};
 use crate::codegen::mir::{
-    Access, Address, AsmInstr, AsmOperand, InlineAsm, InstKind as K, Reg, RegSet, Ri,
+    Access, Address, AsmInstr, AsmOperand, InlineAsm, InstKind as K, Reg, RegClass, RegSet, Ri,
     StackSlotKind, Width,
 };
 use crate::error::Diagnostic;
@@ -40,6 +43,10 @@ enum Place {
     Reg(usize, Width),
     /// A pinned physical register.
     Fixed(Gpr, Width),
+    /// `regs[index]` of the statement, an xmm register (`x`): the
+    /// statement may keep a float, double or vector there; templates cannot
+    /// name it (only operand-free and empty templates use `x` operands).
+    Xmm(usize),
     /// Memory.
     Mem(Address),
     /// A constant.
@@ -143,7 +150,13 @@ impl Selector<'_> {
                 };
                 next_result += 1;
                 let width = self.width_of(dst);
-                let place = if let Some(g) = pinned(codes) {
+                let place = if self.is_xmm_operand(codes, dst) {
+                    if c.early_clobber {
+                        return Err(bad(self, format!("early-clobber output '{codes}'")));
+                    }
+                    regs.push((dst, Access::Def));
+                    Place::Xmm(regs.len() - 1)
+                } else if let Some(g) = pinned(codes) {
                     defs.insert(g);
                     after.push((dst, Reg::from(g)));
                     Place::Fixed(g, width)
@@ -198,8 +211,20 @@ impl Selector<'_> {
                         uses.insert(g);
                         places.push(Place::Fixed(g, width));
                     }
+                    Some(Place::Xmm(index)) => {
+                        let dst = regs[index].0;
+                        self.emit(K::Copy { dst, src });
+                        regs[index].1 = Access::UseDef;
+                        places.push(Place::Xmm(index));
+                    }
                     _ => return Err(bad(self, format!("tied operand '{codes}'"))),
                 }
+                continue;
+            }
+            if codes.contains('x') && self.value_is_xmm(value) {
+                let r = self.reg(value)?;
+                regs.push((r, Access::Use));
+                places.push(Place::Xmm(regs.len() - 1));
                 continue;
             }
             let bits = self.bits_of(value)?;
@@ -251,6 +276,21 @@ impl Selector<'_> {
     }
 }
 
+impl Selector<'_> {
+    /// Whether an output constraint puts `dst` in an xmm register.
+    fn is_xmm_operand(&self, codes: &str, dst: Reg) -> bool {
+        codes.contains('x') && self.mir.class_of(dst) == RegClass::Xmm
+    }
+
+    /// Whether `value` is of a type that lives in an xmm register.
+    fn value_is_xmm(&self, value: &ir::Value) -> bool {
+        matches!(
+            self.f.value_type(value),
+            Type::Float(ir::FloatKind::Float | ir::FloatKind::Double) | Type::Vector { .. }
+        )
+    }
+}
+
 /// An operand of a template instruction before its code is chosen.
 fn operand(text: &str, places: &[Place]) -> Result<AsmOperand, String> {
     let text = text.trim();
@@ -290,6 +330,7 @@ fn operand(text: &str, places: &[Place]) -> Result<AsmOperand, String> {
                 Some(Place::Fixed(g, w)) => Ok(AsmOperand::Fixed(*g, width.unwrap_or(*w))),
                 Some(Place::Mem(a)) => Ok(AsmOperand::Mem(a.clone())),
                 Some(Place::Imm(i)) => Ok(AsmOperand::Imm(*i)),
+                Some(Place::Xmm(_)) => Err(format!("xmm operand ${n} in an instruction")),
                 None => Err(format!("operand ${n} does not exist")),
             };
         }

@@ -115,7 +115,11 @@ pub fn select_function(
 ) -> Result<SelectedFunction, Diagnostic> {
     let f = module.function(func);
     let mut s = Selector::new(module, f, options);
-    s.run()?;
+    // Every refusal names the function it is in, as the gate's do.
+    s.run().map_err(|mut d| {
+        d.message = format!("function @{}: {}", f.name, d.message);
+        d
+    })?;
     Ok(SelectedFunction {
         mir: s.mir,
         debug: s.debug,
@@ -625,8 +629,14 @@ impl<'a> Selector<'a> {
 
     /// The destination register of instruction `id`.
     fn dst(&self, id: InstId) -> Result<Reg, Diagnostic> {
-        self.values[id.0 as usize]
-            .ok_or_else(|| self.error("unsupported result type in code generation".into()))
+        self.values[id.0 as usize].ok_or_else(|| {
+            let inst = self.f.inst(id);
+            self.error(format!(
+                "unsupported result type {} of '{}' in code generation",
+                type_name(self.module, &inst.ty),
+                inst.kind.opcode()
+            ))
+        })
     }
 
     // ---- instructions ---------------------------------------------------

@@ -97,8 +97,12 @@ impl<'a> Parser<'a> {
         function: &Function,
         scope: &mut Scope<'a>,
     ) -> PResult<DebugRecord> {
+        // `llvm.dbg.addr` (LLVM 14-15): the variable is in memory at the
+        // address from here on. LLVM 16 upgrades it to a dbg.value of the
+        // address with DW_OP_deref appended; so do we.
+        let is_addr = kind == "addr";
         let kind = match kind {
-            "value" => RecordKind::Value,
+            "value" | "addr" => RecordKind::Value,
             "declare" => RecordKind::Declare,
             "assign" => RecordKind::Assign,
             "label" => RecordKind::Label,
@@ -128,7 +132,10 @@ impl<'a> Parser<'a> {
             let variable = self.parse_node_ref()?;
             self.expect_punct(b',')?;
             self.expect_word("metadata")?;
-            let expr = self.parse_record_expr(&location)?;
+            let mut expr = self.parse_record_expr(&location)?;
+            if is_addr {
+                expr = self.append_deref(expr);
+            }
             let assign = if kind == RecordKind::Assign {
                 self.expect_punct(b',')?;
                 self.expect_word("metadata")?;
@@ -250,6 +257,20 @@ impl<'a> Parser<'a> {
         ops.push(ExprOp::Arg(0));
         ops.extend(expr.ops.iter().cloned());
         Ok(self.module.debug.intern_expr(DIExpression { ops }))
+    }
+}
+
+impl Parser<'_> {
+    /// `expr` with DW_OP_deref appended before any fragment, as LLVM's
+    /// `DIExpression::append` places it.
+    fn append_deref(&mut self, expr: ExprId) -> ExprId {
+        let mut ops = self.module.debug.expr(expr).ops.clone();
+        let at = match ops.last() {
+            Some(ExprOp::Fragment { .. }) => ops.len() - 1,
+            _ => ops.len(),
+        };
+        ops.insert(at, ExprOp::Deref);
+        self.module.debug.intern_expr(DIExpression { ops })
     }
 }
 
