@@ -410,7 +410,10 @@ fn build_through_our_optimiser(project: &Project, dir: &Path, status: Expect) ->
 #[test]
 fn lua_5_4_through_our_optimiser() {
     let dir = tempfile::tempdir().unwrap();
-    let build = build_through_our_optimiser(&realworld::lua(), dir.path(), expect![[r#"
+    let build = build_through_our_optimiser(
+        &realworld::lua(),
+        dir.path(),
+        expect![[r#"
         compiled 28/33 files
         lapi.c: 2411:3: error: function @lua_pushfstring: unsupported intrinsic 'llvm.va_start.p0'
         lauxlib.c: 668:3: error: function @luaL_error: unsupported intrinsic 'llvm.va_start.p0'
@@ -445,14 +448,18 @@ fn lua_5_4_through_our_optimiser() {
         lvm.c: 39:1: error: unsupported constant ptr in the initializer of @luaV_execute.disptab
         lzio.c: compiled
         lua_main.c: compiled
-    "#]]);
+    "#]],
+    );
     same_behaviour(&build, lua_workload);
 }
 
 #[test]
 fn zlib_through_our_optimiser() {
     let dir = tempfile::tempdir().unwrap();
-    let build = build_through_our_optimiser(&realworld::zlib(), dir.path(), expect![[r#"
+    let build = build_through_our_optimiser(
+        &realworld::zlib(),
+        dir.path(),
+        expect![[r#"
         compiled 15/16 files
         adler32.c: compiled
         compress.c: compiled
@@ -470,7 +477,8 @@ fn zlib_through_our_optimiser() {
         uncompr.c: compiled
         zutil.c: compiled
         zlib_driver.c: compiled
-    "#]]);
+    "#]],
+    );
     let transcript = same_behaviour(&build, scratch_workload);
     assert!(transcript.contains("all round trips ok"), "{transcript}");
 }
@@ -478,7 +486,10 @@ fn zlib_through_our_optimiser() {
 #[test]
 fn lz4_through_our_optimiser() {
     let dir = tempfile::tempdir().unwrap();
-    let build = build_through_our_optimiser(&realworld::lz4(), dir.path(), expect![[r#"
+    let build = build_through_our_optimiser(
+        &realworld::lz4(),
+        dir.path(),
+        expect![[r#"
         compiled 3/6 files
         lz4.c: timed out after 120 s
         lz4file.c: compiled
@@ -486,7 +497,8 @@ fn lz4_through_our_optimiser() {
         lz4hc.c: timed out after 120 s
         xxhash.c: compiled
         lz4_driver.c: compiled
-    "#]]);
+    "#]],
+    );
     let transcript = same_behaviour(&build, scratch_workload);
     assert!(transcript.contains("all round trips ok"), "{transcript}");
 }
@@ -494,7 +506,10 @@ fn lz4_through_our_optimiser() {
 #[test]
 fn bzip2_through_our_optimiser() {
     let dir = tempfile::tempdir().unwrap();
-    let build = build_through_our_optimiser(&realworld::bzip2(), dir.path(), expect![[r#"
+    let build = build_through_our_optimiser(
+        &realworld::bzip2(),
+        dir.path(),
+        expect![[r#"
         compiled 8/8 files
         blocksort.c: compiled
         bzlib.c: compiled
@@ -504,7 +519,8 @@ fn bzip2_through_our_optimiser() {
         huffman.c: compiled
         randtable.c: compiled
         bzip2.c: compiled
-    "#]]);
+    "#]],
+    );
     let transcript = same_behaviour(&build, bzip2_workload);
     assert_eq!(
         transcript.matches("round trip ok").count(),
