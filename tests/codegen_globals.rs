@@ -11,7 +11,8 @@
 //! `llvm.load.relative`), `section` and `align` on globals. The object's
 //! symbols are bound and seen as llc-19 binds them (same type, binding and
 //! visibility), its constructor sections are named and typed as llc-19's,
-//! the relative table is PC32 relocations with the addends llc uses, and
+//! the relative table is PC32 relocations with the addends llc uses, the
+//! string constants are in a mergeable `.rodata.str1.1` as llc's, and
 //! `llvm-dwarfdump-19 --verify` is clean.
 
 mod support;
@@ -19,77 +20,16 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use support::{dwarfdump_verify, dwarfsmith, fixture, run};
+use support::{
+    clang_ir, compile_ir, dwarfdump_verify, fixture, gcc_link_and_run, readelf, run, symbol_kinds,
+};
 
-/// The IR of globals_lib.c as clang-19 -O2 -g prints it, written into `dir`.
-fn lib_ir(dir: &Path) -> PathBuf {
-    let ll = dir.join("globals_lib.ll");
-    let out = run(Command::new("clang-19")
-        .args(["-O2", "-g", "-S", "-emit-llvm", "-o"])
-        .arg(&ll)
-        .arg(fixture("src/globals/globals_lib.c")));
-    assert!(
-        out.status.success(),
-        "clang-19: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    ll
-}
-
-/// Our object of globals_lib.c.
-fn our_object(dir: &Path, ll: &Path) -> PathBuf {
-    let object = dir.join("globals_lib.o");
-    let out = dwarfsmith(&[
-        "compile",
-        ll.to_str().unwrap(),
-        "-o",
-        object.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "dwarfsmith: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    object
-}
-
-fn gcc_link_and_run(dir: &Path, name: &str, inputs: &[PathBuf]) -> String {
-    let exe = dir.join(name);
-    let out = run(Command::new("gcc")
-        .arg("-O0")
-        .args(inputs)
-        .arg("-o")
-        .arg(&exe));
-    assert!(
-        out.status.success(),
-        "gcc: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out = run(&mut Command::new(&exe));
-    assert!(out.status.success(), "{name} exited with {}", out.status);
-    String::from_utf8(out.stdout).unwrap()
-}
-
-/// `readelf -W` output for `flag` of `object`.
-fn readelf(flag: &str, object: &Path) -> String {
-    let out = run(Command::new("readelf").arg("-W").arg(flag).arg(object));
-    assert!(out.status.success());
-    String::from_utf8(out.stdout).unwrap()
-}
-
-/// (type, binding, visibility) of each named symbol in `readelf -s` output.
-fn symbol_kinds(symbols: &str, names: &[&str]) -> Vec<(String, String)> {
-    names
-        .iter()
-        .map(|name| {
-            let row = symbols
-                .lines()
-                .find(|line| line.split_whitespace().nth(7) == Some(name))
-                .unwrap_or_else(|| panic!("no symbol {name} in\n{symbols}"));
-            let fields: Vec<&str> = row.split_whitespace().collect();
-            (name.to_string(), fields[3..6].join(" "))
-        })
-        .collect()
+/// Our object of globals_lib.c, from clang-19 -O2 -g IR (the IR file
+/// beside it in `dir`), and the IR's path.
+fn lib_object(dir: &Path) -> (PathBuf, PathBuf) {
+    let ir = clang_ir(dir, "src/globals/globals_lib.c", &["-O2", "-g"]);
+    let object = compile_ir(dir, "globals_lib", &ir, &[]);
+    (object, dir.join("globals_lib.ll"))
 }
 
 /// Name and type of the constructor and destructor sections, in order.
@@ -112,8 +52,7 @@ fn structor_sections(sections: &str) -> Vec<String> {
 #[test]
 fn globals_link_and_run_like_gcc() {
     let dir = tempfile::tempdir().unwrap();
-    let ll = lib_ir(dir.path());
-    let ours = our_object(dir.path(), &ll);
+    let (ours, _) = lib_object(dir.path());
     let main_o = dir.path().join("globals_main.o");
     let out = run(Command::new("gcc")
         .args(["-O0", "-c", "-o"])
@@ -127,8 +66,9 @@ fn globals_link_and_run_like_gcc() {
             fixture("src/globals/globals_main.c"),
             fixture("src/globals/globals_lib.c"),
         ],
+        &["-O0"],
     );
-    let got = gcc_link_and_run(dir.path(), "ours.exe", &[main_o, ours.clone()]);
+    let got = gcc_link_and_run(dir.path(), "ours.exe", &[main_o, ours.clone()], &[]);
     assert_eq!(got, expected);
     // The run itself shows the order: what gcc's build prints.
     assert!(expected.starts_with(
@@ -143,8 +83,7 @@ fn globals_link_and_run_like_gcc() {
 #[test]
 fn symbols_and_sections_match_llc() {
     let dir = tempfile::tempdir().unwrap();
-    let ll = lib_ir(dir.path());
-    let ours = our_object(dir.path(), &ll);
+    let (ours, ll) = lib_object(dir.path());
     let theirs = dir.path().join("llc.o");
     let out = run(Command::new("llc-19")
         .args(["-O2", "-filetype=obj", "-o"])
@@ -199,6 +138,22 @@ fn symbols_and_sections_match_llc() {
         ]
     );
     assert!(our_sections.contains(" .data.custom "), "{our_sections}");
+    // The unnamed_addr string constants are mergeable, as llc places them:
+    // type, entry size, flags and alignment of `.rodata.str1.1`.
+    let strings = |sections: &str| {
+        sections
+            .lines()
+            .find(|l| l.contains(" .rodata.str1.1 "))
+            .map(|l| {
+                let fields: Vec<&str> = l.split(']').nth(1).unwrap().split_whitespace().collect();
+                format!("{} {} {} {}", fields[1], fields[5], fields[6], fields[9])
+            })
+    };
+    assert_eq!(
+        strings(&our_sections),
+        Some("PROGBITS 01 AMS 1".to_string())
+    );
+    assert_eq!(strings(&our_sections), strings(&readelf("-S", &theirs)));
     // The relative lookup table: five PC32 fields, each `str - table`, the
     // addend the entry's own offset (llc's addends also carry the string's
     // offset in its merged section, which we do not use).
@@ -224,5 +179,49 @@ fn symbols_and_sections_match_llc() {
             ".str.11 c",
             ".str.12 10"
         ]
+    );
+}
+
+/// Quoted names with LLVM's escapes: `@"\01name"` is the symbol `name` (the
+/// `\01` marker says "no mangling", and ELF has none to suppress) and a `\XX`
+/// escape is that byte; gcc-compiled code links against both, and llc-19
+/// names them the same.
+#[test]
+fn escaped_and_unmangled_names_are_the_symbols_llc_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let ir = "target triple = \"x86_64-pc-linux-gnu\"\n\
+              @\"\\01plain_counter\" = global i32 41, align 4\n\
+              define i32 @\"\\01bump\"() {\n\
+              \x20 %v = load i32, ptr @\"\\01plain_counter\", align 4\n\
+              \x20 %w = add i32 %v, 1\n\
+              \x20 store i32 %w, ptr @\"\\01plain_counter\", align 4\n\
+              \x20 ret i32 %w\n\
+              }\n\
+              define i32 @\"with\\2Edot\"() {\n\
+              \x20 ret i32 7\n\
+              }\n";
+    let ours = compile_ir(dir.path(), "names", ir, &[]);
+    let ll = dir.path().join("names.ll");
+    let reference = dir.path().join("names.llc.o");
+    let out = run(Command::new("llc-19")
+        .args(["-O2", "-filetype=obj", "-relocation-model=pic", "-o"])
+        .arg(&reference)
+        .arg(&ll));
+    assert!(out.status.success(), "llc-19 failed");
+    let names = ["plain_counter", "bump", "with.dot"];
+    assert_eq!(
+        symbol_kinds(&readelf("-s", &ours), &names),
+        symbol_kinds(&readelf("-s", &reference), &names)
+    );
+    let main = dir.path().join("main.c");
+    std::fs::write(
+        &main,
+        "#include <stdio.h>\nint bump(void); extern int plain_counter;\n\
+         int main(void) { bump(); printf(\"%d\\n\", bump() + plain_counter); return 0; }\n",
+    )
+    .unwrap();
+    assert_eq!(
+        gcc_link_and_run(dir.path(), "names", &[main, ours], &[]),
+        "86\n"
     );
 }

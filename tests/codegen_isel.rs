@@ -303,7 +303,7 @@ fn globals_become_data_objects() {
         })
         .collect();
     expect![[r#"
-        s ReadOnly global=false align=1 [68, 69, 00] []
+        s Strings global=false align=1 [68, 69, 00] []
         p Data global=true align=4 [07, 00, 00, 00, fe, ff, ff, ff] []
         q Data global=true align=8 [00, 00, 00, 00, 00, 00, 00, 00] ["0:Abs64Named(\"s\")+1"]
         z Bss global=false align=2 [00, 00, 00, 00] []"#]]

@@ -85,7 +85,7 @@ fn lua_5_4_from_clang_19() {
         "clang-19",
         dir.path(),
         expect![[r#"
-            compiled 32/33 files
+            compiled 33/33 files
             lapi.c: compiled
             lauxlib.c: compiled
             lbaselib.c: compiled
@@ -116,7 +116,7 @@ fn lua_5_4_from_clang_19() {
             ltm.c: compiled
             lundump.c: compiled
             lutf8lib.c: compiled
-            lvm.c: 18:1: error: unsupported constant ptr in the initializer of @luaV_execute.disptab
+            lvm.c: compiled
             lzio.c: compiled
             lua_main.c: compiled
         "#]],
@@ -414,7 +414,7 @@ fn lua_5_4_through_our_optimiser() {
         &realworld::lua(),
         dir.path(),
         expect![[r#"
-            compiled 32/33 files
+            compiled 33/33 files
             lapi.c: compiled
             lauxlib.c: compiled
             lbaselib.c: compiled
@@ -445,7 +445,7 @@ fn lua_5_4_through_our_optimiser() {
             ltm.c: compiled
             lundump.c: compiled
             lutf8lib.c: compiled
-            lvm.c: 39:1: error: unsupported constant ptr in the initializer of @luaV_execute.disptab
+            lvm.c: compiled
             lzio.c: compiled
             lua_main.c: compiled
         "#]],

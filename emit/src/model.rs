@@ -20,6 +20,10 @@ pub struct ObjectModel {
     pub data: Vec<DataObject>,
     /// DWARF for the compile unit; `None` for an object built with `-g0`.
     pub debug: Option<DebugInfo>,
+    /// Names referred to but not defined here that bind weakly (LLVM
+    /// `extern_weak`): undefined STB_WEAK symbols, which resolve to 0 when
+    /// nothing defines them.
+    pub weak_references: Vec<String>,
 }
 
 /// One function's machine code with what the linker and unwinder need.
@@ -75,6 +79,50 @@ pub enum RelocationKind {
     GotPcRelX,
     /// R_X86_64_64: absolute 64-bit address.
     Abs64,
+    /// R_X86_64_TLSGD: RIP-relative GOT entry pair of a thread-local
+    /// symbol (general dynamic: `data16 lea rdi, [rip + x@TLSGD]`).
+    TlsGd,
+    /// R_X86_64_TLSLD: RIP-relative GOT entry pair of the module's TLS
+    /// block (local dynamic: `lea rdi, [rip + x@TLSLD]`).
+    TlsLd,
+    /// R_X86_64_DTPOFF32: a thread-local symbol's offset in its module's
+    /// TLS block (local dynamic, after `__tls_get_addr`).
+    DtpOff32,
+    /// R_X86_64_GOTTPOFF: RIP-relative GOT entry holding a thread-local
+    /// symbol's offset from the thread pointer (initial exec).
+    GotTpOff,
+    /// R_X86_64_TPOFF32: a thread-local symbol's offset from the thread
+    /// pointer (local exec).
+    TpOff32,
+}
+
+impl RelocationKind {
+    /// Whether the relocation names a thread-local symbol (so an undefined
+    /// symbol it names is STT_TLS).
+    pub fn is_thread_local(self) -> bool {
+        matches!(
+            self,
+            RelocationKind::TlsGd
+                | RelocationKind::TlsLd
+                | RelocationKind::DtpOff32
+                | RelocationKind::GotTpOff
+                | RelocationKind::TpOff32
+        )
+    }
+
+    /// Whether the field holds a value relative to its own address (the
+    /// addend of a field in code then accounts for the instruction's end).
+    pub fn is_pc_relative(self) -> bool {
+        matches!(
+            self,
+            RelocationKind::Pc32
+                | RelocationKind::Plt32
+                | RelocationKind::GotPcRelX
+                | RelocationKind::TlsGd
+                | RelocationKind::TlsLd
+                | RelocationKind::GotTpOff
+        )
+    }
 }
 
 /// One relocation: patch `offset` with the address of `symbol` + `addend`
@@ -165,8 +213,35 @@ pub enum DataSection {
     Data,
     /// Read-only.
     ReadOnly,
+    /// A read-only NUL-terminated string of bytes the linker may merge
+    /// with equal ones (`.rodata.str1.1`: SHF_MERGE | SHF_STRINGS, entry
+    /// size 1); byte aligned, no relocations.
+    Strings,
     /// Zero-initialised, writable.
     Bss,
+    /// A common symbol (SHN_COMMON, LLVM `common` linkage): the linker
+    /// allocates it, merged with other objects' commons of its name; its
+    /// value is its alignment.
+    Common,
+    /// Thread-local, initialised (`.tdata`, SHF_TLS; its symbol STT_TLS).
+    ThreadLocal,
+    /// Thread-local, zero-initialised (`.tbss`, SHF_TLS, SHT_NOBITS).
+    ThreadLocalBss,
+}
+
+impl DataSection {
+    /// Whether the object occupies no file space (SHT_NOBITS).
+    pub fn is_bss(self) -> bool {
+        matches!(
+            self,
+            DataSection::Bss | DataSection::ThreadLocalBss | DataSection::Common
+        )
+    }
+
+    /// Whether the object is thread-local.
+    pub fn is_thread_local(self) -> bool {
+        matches!(self, DataSection::ThreadLocal | DataSection::ThreadLocalBss)
+    }
 }
 
 /// A global variable or constant.

@@ -608,6 +608,7 @@ fn everything() -> ObjectModel {
         ..row(30, 25, 1, true)
     });
     ObjectModel {
+        weak_references: Vec::new(),
         functions: vec![f, g],
         data,
         debug: Some(DebugInfo {

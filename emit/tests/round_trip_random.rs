@@ -145,6 +145,7 @@ fn model(random: &mut Random) -> ObjectModel {
         })
         .collect();
     ObjectModel {
+        weak_references: Vec::new(),
         functions: vec![Function {
             name: "f".into(),
             global: true,
@@ -362,6 +363,7 @@ fn code_model(random: &mut Random) -> ObjectModel {
         })
         .collect();
     ObjectModel {
+        weak_references: Vec::new(),
         functions,
         data,
         debug: None,
@@ -640,6 +642,7 @@ fn debug_model(random: &mut Random) -> ObjectModel {
         })
         .collect();
     ObjectModel {
+        weak_references: Vec::new(),
         functions,
         data,
         debug: Some(DebugInfo {

@@ -30,6 +30,7 @@ fn two_functions() -> ObjectModel {
         ..Function::default()
     };
     ObjectModel {
+        weak_references: Vec::new(),
         functions: vec![function("first"), function("second")],
         data: vec![],
         debug: Some(DebugInfo {

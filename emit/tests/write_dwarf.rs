@@ -448,6 +448,7 @@ fn representative_model() -> ObjectModel {
     let mut epilogue = row(62, 0, 15, 1, true);
     epilogue.epilogue_begin = true;
     ObjectModel {
+        weak_references: Vec::new(),
         functions: vec![calc, helper],
         data: vec![
             DataObject {

@@ -13,6 +13,7 @@ use expect_test::{expect, Expect};
 /// in edi over [0, 4).
 fn valid() -> ObjectModel {
     ObjectModel {
+        weak_references: Vec::new(),
         functions: vec![Function {
             name: "f".to_string(),
             global: true,

@@ -276,6 +276,7 @@ fn program() -> ObjectModel {
         ),
     ];
     ObjectModel {
+        weak_references: Vec::new(),
         functions: vec![compute, main],
         data: vec![DataObject {
             binding: Default::default(),

@@ -59,6 +59,7 @@ fn hello_model() -> ObjectModel {
         ..Function::default()
     };
     ObjectModel {
+        weak_references: Vec::new(),
         functions: vec![helper, main],
         data: vec![DataObject {
             binding: Default::default(),
@@ -217,6 +218,7 @@ fn tables_model() -> ObjectModel {
         relocations,
     };
     ObjectModel {
+        weak_references: Vec::new(),
         functions: vec![pick(), main],
         data: vec![
             data(

@@ -1059,8 +1059,49 @@ pub enum InstKind {
     /// An inline asm statement: machine instructions chosen from its
     /// template, over the registers of its operands.
     InlineAsm(Box<InlineAsm>),
+    /// A step of a thread-local variable's address, in the exact sequence
+    /// the linker relaxes (see [`TlsAccess`]).
+    ThreadLocal {
+        /// Which sequence.
+        access: TlsAccess,
+        /// The thread-local symbol.
+        symbol: String,
+        /// The address computed (`None` for the `__tls_get_addr` calls,
+        /// whose result is in rax).
+        dst: Option<Reg>,
+        /// The TLS block address a local-dynamic offset is added to.
+        base: Option<Reg>,
+    },
     /// DBG_VALUE / DBG_VALUE_LIST.
     DbgValue(DbgValue),
+}
+
+/// The instruction sequences of the x86-64 TLS models.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TlsAccess {
+    /// General dynamic: `data16 lea rdi, [rip + x@TLSGD]; data16 data16
+    /// rex64 call __tls_get_addr@PLT` (a call: clobbers the caller-saved
+    /// registers; the address is in rax).
+    GeneralDynamic,
+    /// Local dynamic, the module's block: `lea rdi, [rip + x@TLSLD]; call
+    /// __tls_get_addr@PLT` (a call; the block's address is in rax).
+    LocalDynamicBlock,
+    /// Local dynamic, the variable: `lea dst, [base + x@DTPOFF]`.
+    LocalDynamicOffset,
+    /// Initial exec: `mov dst, fs:[0]; add dst, [rip + x@GOTTPOFF]`.
+    InitialExec,
+    /// Local exec: `mov dst, fs:[0]; lea dst, [dst + x@TPOFF]`.
+    LocalExec,
+}
+
+impl TlsAccess {
+    /// Whether the sequence calls `__tls_get_addr`.
+    pub fn is_call(self) -> bool {
+        matches!(
+            self,
+            TlsAccess::GeneralDynamic | TlsAccess::LocalDynamicBlock
+        )
+    }
 }
 
 /// The selected form of one inline asm statement.
@@ -1278,6 +1319,9 @@ impl InstKind {
             InstKind::Div { .. } | InstKind::MulWide { .. } => gprs(&[Gpr::Rax, Gpr::Rdx]),
             InstKind::InlineAsm(asm) => asm.defs,
             InstKind::Call { rets, clobbers, .. } => RegSet::of(rets).union(*clobbers),
+            InstKind::ThreadLocal { access, .. } if access.is_call() => {
+                crate::x86::abi::CALLER_SAVED
+            }
             InstKind::Pop { reg } => gprs(&[*reg]),
             _ => RegSet::EMPTY,
         }
@@ -1385,6 +1429,14 @@ macro_rules! reg_visitor {
                 InstKind::BitScan { dst, src, .. } => {
                     rm(src, f);
                     f(dst, Access::Def);
+                }
+                InstKind::ThreadLocal { dst, base, .. } => {
+                    if let Some(base) = base {
+                        f(base, Access::Use);
+                    }
+                    if let Some(dst) = dst {
+                        f(dst, Access::Def);
+                    }
                 }
                 InstKind::Call { target, .. } | InstKind::TailJump { target, .. } => {
                     if let CallTarget::Reg(r) = target {
@@ -1862,6 +1914,21 @@ impl fmt::Display for InstKind {
                 width.bits()
             ),
             InstKind::MulWide { width, src } => write!(f, "MUL{} {src}", width.bits()),
+            InstKind::ThreadLocal {
+                access,
+                symbol,
+                dst,
+                base,
+            } => {
+                if let Some(dst) = dst {
+                    write!(f, "{dst} = ")?;
+                }
+                write!(f, "TLS_{access:?} @{symbol}")?;
+                match base {
+                    Some(base) => write!(f, ", {base}"),
+                    None => Ok(()),
+                }
+            }
             InstKind::InlineAsm(asm) => {
                 write!(f, "INLINEASM {:?}", asm.template)?;
                 for (r, access) in &asm.regs {

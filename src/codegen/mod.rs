@@ -76,9 +76,13 @@ pub fn compile_module(
 ) -> Result<CompiledModule, Diagnostic> {
     let mut object = ObjectModel {
         data: isel::select_data(module)?,
+        weak_references: isel::weak_references(module),
         ..ObjectModel::default()
     };
     let mut functions = Vec::new();
+    // Per IR function: its index in `object.functions` and the code offset
+    // of each of its IR blocks (for `blockaddress` in data).
+    let mut block_offsets: Vec<Option<(usize, Vec<u64>)>> = vec![None; module.functions.len()];
     let isel_options = isel::IselOptions {
         debug_info: options.debug_info,
     };
@@ -98,6 +102,14 @@ pub fn compile_module(
             pos: f.pos,
             message: format!("in function '{}': {e}", f.name),
         })?;
+        block_offsets[index] = Some((
+            object.functions.len(),
+            selected
+                .ir_blocks
+                .iter()
+                .map(|b| u64::from(finished.block_offsets[b.0 as usize]))
+                .collect(),
+        ));
         let code_size = finished.code.len() as u64;
         let (line_entries, variable_ranges) = if options.debug_info {
             let inputs = line_table::inputs_of(
@@ -130,5 +142,34 @@ pub fn compile_module(
             code_size,
         });
     }
+    resolve_block_addresses(&mut object, &block_offsets);
     Ok(CompiledModule { object, functions })
+}
+
+/// Points each relocation against a `blockaddress` placeholder (in data,
+/// or a `lea` of one in code) at the block's code
+/// ([`isel::block_address_of`]); a placeholder naming no compiled block
+/// stays an undefined symbol the linker names.
+fn resolve_block_addresses(object: &mut ObjectModel, block_offsets: &[Option<(usize, Vec<u64>)>]) {
+    let code = object.functions.iter_mut().map(|f| &mut f.relocations);
+    let data = object.data.iter_mut().map(|d| &mut d.relocations);
+    for relocations in code.chain(data) {
+        for relocation in relocations.iter_mut() {
+            let dwarfsmith_emit::model::Symbol::Named(name) = &relocation.symbol else {
+                continue;
+            };
+            let Some((func, block)) = isel::block_address_of(name) else {
+                continue;
+            };
+            let place = block_offsets.get(func.0 as usize).and_then(Option::as_ref);
+            if let Some((function, offsets)) = place {
+                if let Some(&offset) = offsets.get(block.0 as usize) {
+                    relocation.symbol = dwarfsmith_emit::model::Symbol::FunctionCode {
+                        function: *function,
+                        offset,
+                    };
+                }
+            }
+        }
+    }
 }

@@ -15,9 +15,11 @@
 //! `sret` (copied and returned per SysV by `isel::calls`), `musttail` calls
 //! (real tail calls; one isel cannot honour is an error naming it),
 //! `fastcc` (the C convention here), `unnamed_addr`, global alignment,
-//! external, internal, private, weak, weak_odr, linkonce and linkonce_odr
-//! linkage (without comdat), hidden and protected visibility, `section` on
-//! global variables, function attribute groups other
+//! external, internal, private, weak, weak_odr, linkonce, linkonce_odr,
+//! common and extern_weak linkage (without comdat), hidden and protected visibility, `section` on
+//! global variables, `thread_local` globals in every TLS model (see
+//! `isel/tls.rs`), atomics, `indirectbr` and `blockaddress`, function
+//! attribute groups other
 //! than those listed. Refused earlier, by the parser: aliases and ifuncs,
 //! and pointers in an address space other than 0 (the IR has one pointer
 //! type); by the target gate: triples and datalayouts other than x86-64 ELF.
@@ -53,14 +55,9 @@ const REFUSED_FUNCTION_ATTRS: &[&str] = &[
     "\"patchable-function-entry\"",
 ];
 
-/// Linkages the object writer cannot express (it has local, global and
-/// weak definitions only: no common symbols, no weak references, no
-/// discarded bodies).
-const REFUSED_LINKAGES: &[Linkage] = &[
-    Linkage::Common,
-    Linkage::ExternWeak,
-    Linkage::AvailableExternally,
-];
+/// Linkages the object writer cannot express (it has local, global, weak
+/// and common definitions and weak references, but no discarded bodies).
+const REFUSED_LINKAGES: &[Linkage] = &[Linkage::AvailableExternally];
 
 /// The `appending` globals code generation honours: the `llvm.metadata`
 /// lists (no data) and the constructor/destructor lists (`.init_array`,
@@ -84,7 +81,6 @@ const MAX_OBJECT_SIZE: u64 = (1 << 31) - 1;
 #[allow(clippy::type_complexity)]
 const REFUSED_SYMBOL_ATTRS: &[(&str, fn(&crate::ir::SymbolAttrs) -> Option<String>)] = &[
     ("DLL storage class", |a| a.dll_storage.clone()),
-    ("thread-local storage", |a| a.thread_local.clone()),
     ("address space", |a| {
         a.addrspace
             .filter(|&n| n != 0)

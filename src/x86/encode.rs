@@ -26,7 +26,8 @@
 use super::codes::{self, wi};
 use crate::codegen::mir::{
     Address, AddressBase, BlockId, CallTarget, FpLogicOp, FpOp, FpSize, Function, Gpr, InstKind,
-    PackedOp, PackedShift, PackedShuffle, PhysReg, Reg, Ri, Rm, Rmi, ShiftAmount, Width, Xmm,
+    PackedOp, PackedShift, PackedShuffle, PhysReg, Reg, Ri, Rm, Rmi, ShiftAmount, TlsAccess, Width,
+    Xmm,
 };
 use dwarfsmith_emit::model::{Relocation, RelocationKind, Symbol};
 use iced_x86::{
@@ -177,11 +178,18 @@ pub fn encode(f: &Function, function_index: usize) -> Result<Encoded, EncodeErro
                 i64::from(offset_of(r.instr)) + constants.displacement_offset() as i64
             }
         };
+        // A PC-relative field counts from the instruction's end; an
+        // absolute one (a TLS offset) is the symbol's value plus `disp`.
+        let addend = if r.kind.is_pc_relative() {
+            r.disp + field - end
+        } else {
+            r.disp
+        };
         relocations.push(Relocation {
             offset: field as u64,
             kind: r.kind,
             symbol: r.symbol.clone(),
-            addend: r.disp + field - end,
+            addend,
         });
     }
 
@@ -1061,6 +1069,12 @@ impl Emitter<'_> {
                 }
             }
             InstKind::InlineAsm(asm) => self.inline_asm(asm),
+            InstKind::ThreadLocal {
+                access,
+                symbol,
+                dst,
+                base,
+            } => self.thread_local(*access, symbol, *dst, *base),
             InstKind::MulWide { width, src } => {
                 const MUL: [Code; 4] = [
                     Code::INVALID,
@@ -1130,6 +1144,94 @@ impl Emitter<'_> {
         Ok(())
     }
 }
+
+impl Emitter<'_> {
+    /// The instructions of one TLS access sequence (see [`TlsAccess`]), in
+    /// the forms the linker recognises and relaxes; the operand-size and
+    /// REX prefixes that pad the general-dynamic sequence to its fixed
+    /// length are data bytes before iced's `lea` and `call`.
+    fn thread_local(
+        &mut self,
+        access: TlsAccess,
+        symbol: &str,
+        dst: Option<Reg>,
+        base: Option<Reg>,
+    ) -> Result<(), String> {
+        let reloc = |instr, kind| PendingReloc {
+            instr,
+            kind,
+            symbol: Symbol::Named(symbol.to_string()),
+            disp: 0,
+        };
+        let rip = MemoryOperand::with_base_displ(Register::RIP, 0);
+        let dst = || phys(dst.ok_or("a TLS address without a destination")?);
+        match access {
+            TlsAccess::GeneralDynamic | TlsAccess::LocalDynamicBlock => {
+                let general = access == TlsAccess::GeneralDynamic;
+                if general {
+                    self.instrs.push(Instruction::with_declare_byte_1(0x66));
+                }
+                let kind = if general {
+                    RelocationKind::TlsGd
+                } else {
+                    RelocationKind::TlsLd
+                };
+                self.relocs.push(reloc(self.instrs.len(), kind));
+                self.push(Instruction::with2(Code::Lea_r64_m, Register::RDI, rip))?;
+                if general {
+                    self.instrs
+                        .push(Instruction::with_declare_byte_3(0x66, 0x66, 0x48));
+                }
+                self.relocs.push(PendingReloc {
+                    symbol: Symbol::Named(TLS_GET_ADDR.into()),
+                    ..reloc(self.instrs.len(), RelocationKind::Plt32)
+                });
+                self.push(Instruction::with_branch(Code::Call_rel32_64, 0))
+            }
+            TlsAccess::LocalDynamicOffset => {
+                let base = base.ok_or("a local-dynamic offset without its block")?;
+                let base = reg_at(base, Width::W64)?;
+                let d = register(dst()?, Width::W64);
+                self.relocs
+                    .push(reloc(self.instrs.len(), RelocationKind::DtpOff32));
+                let m =
+                    MemoryOperand::new(base, Register::None, 1, 0, DISP32, false, Register::None);
+                self.push(Instruction::with2(Code::Lea_r64_m, d, m))
+            }
+            TlsAccess::InitialExec | TlsAccess::LocalExec => {
+                let d = register(dst()?, Width::W64);
+                let thread_pointer = MemoryOperand::new(
+                    Register::None,
+                    Register::None,
+                    1,
+                    0,
+                    DISP32,
+                    false,
+                    Register::FS,
+                );
+                self.push(Instruction::with2(Code::Mov_r64_rm64, d, thread_pointer))?;
+                if access == TlsAccess::InitialExec {
+                    self.relocs
+                        .push(reloc(self.instrs.len(), RelocationKind::GotTpOff));
+                    self.push(Instruction::with2(Code::Add_r64_rm64, d, rip))
+                } else {
+                    self.relocs
+                        .push(reloc(self.instrs.len(), RelocationKind::TpOff32));
+                    let m =
+                        MemoryOperand::new(d, Register::None, 1, 0, DISP32, false, Register::None);
+                    self.push(Instruction::with2(Code::Lea_r64_m, d, m))
+                }
+            }
+        }
+    }
+}
+
+/// iced's displacement size that forces a 32-bit displacement under 64-bit
+/// addressing (the field a TLS relocation fills).
+const DISP32: u32 = 8;
+
+/// The function general- and local-dynamic TLS accesses call.
+const TLS_GET_ADDR: &str = "__tls_get_addr";
 
 fn valid(code: Code, message: &str) -> Result<Code, String> {
     if code == Code::INVALID {

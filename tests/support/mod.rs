@@ -234,3 +234,53 @@ pub fn build_c(dir: &Path, compiler: &str, program: &str, flags: &[&str]) -> Pat
     );
     object
 }
+
+/// failure. Returns the object path.
+pub fn compile_ir(dir: &Path, name: &str, text: &str, flags: &[&str]) -> PathBuf {
+    let ll = dir.join(format!("{name}.ll"));
+    std::fs::write(&ll, text).unwrap();
+    let object = dir.join(format!("{name}.o"));
+    let mut args = vec![
+        "compile",
+        ll.to_str().unwrap(),
+        "-o",
+        object.to_str().unwrap(),
+    ];
+    args.extend_from_slice(flags);
+    let out = dwarfsmith(&args);
+    assert!(
+        out.status.success(),
+        "dwarfsmith {args:?} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    object
+}
+
+/// `readelf -W FLAG object`, asserting it succeeded.
+pub fn readelf(flag: &str, object: &Path) -> String {
+    let out = run(Command::new("readelf").arg("-W").arg(flag).arg(object));
+    assert!(out.status.success(), "readelf {flag} {}", object.display());
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// its standard output (it must exit with 0).
+pub fn gcc_link_and_run(dir: &Path, name: &str, inputs: &[PathBuf], flags: &[&str]) -> String {
+    let exe = dir.join(name);
+    gcc_link(&exe, inputs, flags);
+    run_program(&exe)
+}
+
+/// (type, binding, visibility) of each named symbol in `readelf -s` output.
+pub fn symbol_kinds(symbols: &str, names: &[&str]) -> Vec<(String, String)> {
+    names
+        .iter()
+        .map(|name| {
+            let row = symbols
+                .lines()
+                .find(|line| line.split_whitespace().nth(7) == Some(name))
+                .unwrap_or_else(|| panic!("no symbol {name} in\n{symbols}"));
+            let fields: Vec<&str> = row.split_whitespace().collect();
+            (name.to_string(), fields[3..6].join(" "))
+        })
+        .collect()
+}

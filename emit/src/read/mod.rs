@@ -95,5 +95,6 @@ pub fn read(bytes: &[u8]) -> Result<ObjectModel, ReadError> {
         functions: code.functions,
         data: code.data,
         debug,
+        weak_references: object::weak_references(&object),
     })
 }

@@ -290,8 +290,17 @@ fn data_object(
     size: u64,
 ) -> PlacedData {
     let section = &object.sections[index];
-    let kind = if section.kind == section_header::SHT_NOBITS {
+    let tls = section.flags & u64::from(section_header::SHF_TLS) != 0;
+    let kind = if tls && section.kind == section_header::SHT_NOBITS {
+        DataSection::ThreadLocalBss
+    } else if tls {
+        DataSection::ThreadLocal
+    } else if section.kind == section_header::SHT_NOBITS {
         DataSection::Bss
+    } else if section.flags & u64::from(section_header::SHF_MERGE | section_header::SHF_STRINGS)
+        == u64::from(section_header::SHF_MERGE | section_header::SHF_STRINGS)
+    {
+        DataSection::Strings
     } else if section.name.starts_with(".data.rel.ro") {
         DataSection::ReadOnly
     } else if section.flags & u64::from(section_header::SHF_WRITE) != 0 {
@@ -459,7 +468,7 @@ enum Field {
 /// absolute field, nowhere.
 fn shift(kind: RelocationKind, field: Field) -> i64 {
     match (kind, field) {
-        (RelocationKind::Abs64, _) => 0,
+        (kind, _) if !kind.is_pc_relative() => 0,
         (_, Field::Code) => 4,
         (_, Field::Data(offset)) => -(offset as i64),
     }
@@ -475,6 +484,26 @@ fn relocation_kind(kind: u32) -> Option<RelocationKind> {
             Some(RelocationKind::GotPcRelX)
         }
         reloc::R_X86_64_64 => Some(RelocationKind::Abs64),
+        reloc::R_X86_64_TLSGD => Some(RelocationKind::TlsGd),
+        reloc::R_X86_64_TLSLD => Some(RelocationKind::TlsLd),
+        reloc::R_X86_64_DTPOFF32 => Some(RelocationKind::DtpOff32),
+        reloc::R_X86_64_GOTTPOFF => Some(RelocationKind::GotTpOff),
+        reloc::R_X86_64_TPOFF32 => Some(RelocationKind::TpOff32),
         _ => None,
     }
+}
+
+/// The names of the undefined weak symbols (LLVM `extern_weak`), sorted.
+pub(super) fn weak_references(object: &ElfObject) -> Vec<String> {
+    let mut names: Vec<String> = object
+        .symbols
+        .iter()
+        .filter(|s| {
+            s.binding == sym::STB_WEAK && s.section.is_none() && s.size == 0 && !s.name.is_empty()
+        })
+        .map(|s| s.name.clone())
+        .collect();
+    names.sort();
+    names.dedup();
+    names
 }

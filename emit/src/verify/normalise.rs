@@ -60,10 +60,29 @@ pub fn normalise(model: &ObjectModel, options: &WriteOptions) -> ObjectModel {
         }
         debug
     });
+    // Only referenced weak names get a symbol; the reader lists them sorted.
+    let referenced = |name: &String| {
+        let named =
+            |r: &crate::model::Relocation| r.symbol == crate::model::Symbol::Named(name.clone());
+        model
+            .functions
+            .iter()
+            .any(|f| f.relocations.iter().any(named) || f.rodata_relocations.iter().any(named))
+            || model.data.iter().any(|d| d.relocations.iter().any(named))
+    };
+    let mut weak_references: Vec<String> = model
+        .weak_references
+        .iter()
+        .filter(|name| referenced(name))
+        .cloned()
+        .collect();
+    weak_references.sort();
+    weak_references.dedup();
     ObjectModel {
         functions: code.functions,
         data: code.data,
         debug,
+        weak_references,
     }
 }
 

@@ -13,8 +13,16 @@
 //! - A data object with an explicit section name goes to that section
 //!   (`.init_array*`/`.fini_array*` typed SHT_INIT_ARRAY/SHT_FINI_ARRAY); one
 //!   with an empty name gets no symbol (constructor lists).
+//! - [`DataSection::Strings`] objects go to `.rodata.str1.1` (SHF_MERGE |
+//!   SHF_STRINGS, entry size 1), where the linker merges equal strings.
+//! - A [`DataSection::Common`] object is a common symbol (SHN_COMMON, its
+//!   alignment as its value); an undefined symbol the model lists among
+//!   its weak references is STB_WEAK.
 //! - Symbols carry the model's binding: STB_WEAK for weak definitions and
-//!   the visibility in `st_other`.
+//!   the visibility in `st_other`; thread-local data objects (`.tdata`,
+//!   `.tbss`) and undefined symbols named by TLS relocations are STT_TLS.
+//! - A thread-local variable's DWARF location is `DW_OP_const8u` with an
+//!   R_X86_64_DTPOFF64 relocation (see `thread_local_locations`).
 //! - Relocations against [`Symbol::FunctionData`] and [`Symbol::FunctionCode`]
 //!   become relocations against the `.rodata` / `.text` section symbol with
 //!   the position folded into the addend; names that no function or data
@@ -40,6 +48,9 @@ use crate::model::{
     DataObject, DataSection, Function, ObjectModel, Relocation as ModelRelocation, RelocationKind,
     Symbol, SymbolBinding, Visibility,
 };
+
+/// The section of [`DataSection::Strings`] objects (as llc names it).
+const STRINGS_SECTION: &str = ".rodata.str1.1";
 
 /// Alignment of every function in `.text`.
 pub const FUNCTION_ALIGN: u64 = 16;
@@ -189,12 +200,49 @@ impl ElfBuilder {
             }
             DataSection::ReadOnly => StandardSection::ReadOnlyDataWithRel,
             DataSection::Bss => StandardSection::UninitializedData,
+            DataSection::Common => return self.add_common(data),
+            DataSection::Strings => {
+                if !data.relocations.is_empty() || data.bytes.last() != Some(&0) {
+                    return Err(WriteError::new(format!(
+                        "data object `{}`: a mergeable string must end in NUL and have no \
+                         relocations",
+                        data.name
+                    )));
+                }
+                let section = self.strings_section();
+                return self.add_placed(data, section);
+            }
+            DataSection::ThreadLocal => StandardSection::Tls,
+            DataSection::ThreadLocalBss => StandardSection::UninitializedTls,
         };
         let section = match &data.section_name {
             Some(name) => self.named_section(name, data.section),
             None => self.object.section_id(standard),
         };
-        let offset = if data.section == DataSection::Bss {
+        self.add_placed(data, section)
+    }
+
+    /// `.rodata.str1.1`, made on first use.
+    fn strings_section(&mut self) -> object::write::SectionId {
+        if let Some(&id) = self.named_sections.get(STRINGS_SECTION) {
+            return id;
+        }
+        let id = self.object.add_section(
+            Vec::new(),
+            STRINGS_SECTION.as_bytes().to_vec(),
+            SectionKind::ReadOnlyString,
+        );
+        self.named_sections.insert(STRINGS_SECTION.to_string(), id);
+        id
+    }
+
+    /// Appends a data object to `section` and defines its symbol.
+    fn add_placed(
+        &mut self,
+        data: &DataObject,
+        section: object::write::SectionId,
+    ) -> Result<(), WriteError> {
+        let offset = if data.section.is_bss() {
             self.object
                 .append_section_bss(section, data.bytes.len() as u64, data.align)
         } else {
@@ -205,15 +253,70 @@ impl ElfBuilder {
         if data.name.is_empty() {
             return Ok(());
         }
+        let kind = if data.section.is_thread_local() {
+            SymbolKind::Tls
+        } else {
+            SymbolKind::Data
+        };
         self.define(
             &data.name,
             data.global,
             data.binding,
-            SymbolKind::Data,
+            kind,
             section,
             offset,
             data.bytes.len() as u64,
         )
+    }
+
+    /// A common symbol: no section, its alignment as its value.
+    fn add_common(&mut self, data: &DataObject) -> Result<(), WriteError> {
+        if self.symbols.contains_key(&data.name) {
+            return Err(WriteError::new(format!(
+                "symbol `{}` is defined twice",
+                data.name
+            )));
+        }
+        if !data.relocations.is_empty() || data.bytes.iter().any(|&b| b != 0) {
+            return Err(WriteError::new(format!(
+                "common symbol `{}` has contents",
+                data.name
+            )));
+        }
+        let id = self.object.add_common_symbol(
+            object::write::Symbol {
+                name: data.name.as_bytes().to_vec(),
+                value: 0,
+                size: 0,
+                kind: SymbolKind::Data,
+                scope: SymbolScope::Dynamic,
+                weak: data.binding.weak,
+                section: SymbolSection::Undefined,
+                flags: SymbolFlags::None,
+            },
+            data.bytes.len() as u64,
+            data.align,
+        );
+        // STT_OBJECT as llc and gcc type common symbols (not STT_COMMON).
+        let binding = if data.binding.weak {
+            elf::STB_WEAK
+        } else {
+            elf::STB_GLOBAL
+        };
+        let st_other = match data.binding.visibility {
+            Visibility::Default => elf::STV_DEFAULT,
+            Visibility::Internal => elf::STV_INTERNAL,
+            Visibility::Hidden => elf::STV_HIDDEN,
+            Visibility::Protected => elf::STV_PROTECTED,
+        };
+        self.object.symbol_mut(id).flags = SymbolFlags::Elf {
+            st_info: elf::SymbolInfo::new(binding, elf::STT_OBJECT),
+            st_other: st_other.into(),
+        };
+        self.symbols.insert(data.name.clone(), id);
+        // No place: a common symbol has no contents to relocate.
+        self.data_places.push((self.text, 0));
+        Ok(())
     }
 
     /// The section called `name` (made on first use), typed by its name:
@@ -226,7 +329,10 @@ impl ElfBuilder {
         let section_kind = match kind {
             DataSection::Data => SectionKind::Data,
             DataSection::ReadOnly => SectionKind::ReadOnlyData,
-            DataSection::Bss => SectionKind::UninitializedData,
+            DataSection::Bss | DataSection::Common => SectionKind::UninitializedData,
+            DataSection::Strings => SectionKind::ReadOnlyString,
+            DataSection::ThreadLocal => SectionKind::Tls,
+            DataSection::ThreadLocalBss => SectionKind::UninitializedTls,
         };
         let id = self
             .object
@@ -263,7 +369,7 @@ impl ElfBuilder {
             return Err(WriteError::new(format!("symbol `{name}` is defined twice")));
         }
         let id = self.object.add_symbol(object::write::Symbol {
-            name: name.as_bytes().to_vec(),
+            name: symbol_bytes(name),
             value,
             size,
             kind,
@@ -300,18 +406,19 @@ impl ElfBuilder {
         };
     }
 
-    /// The symbol for `name`, declaring it undefined if nothing defines it.
-    fn named(&mut self, name: &str) -> SymbolId {
+    /// The symbol for `name`, declaring it undefined if nothing defines it
+    /// (weak when the model lists it among its weak references).
+    fn named(&mut self, model: &ObjectModel, name: &str) -> SymbolId {
         if let Some(&id) = self.symbols.get(name) {
             return id;
         }
         let id = self.object.add_symbol(object::write::Symbol {
-            name: name.as_bytes().to_vec(),
+            name: symbol_bytes(name),
             value: 0,
             size: 0,
             kind: SymbolKind::Unknown,
             scope: SymbolScope::Dynamic,
-            weak: false,
+            weak: model.weak_references.iter().any(|w| w == name),
             section: SymbolSection::Undefined,
             flags: SymbolFlags::None,
         });
@@ -359,7 +466,7 @@ impl ElfBuilder {
         }
         for (index, data) in model.data.iter().enumerate() {
             let (section, base) = self.data_places[index];
-            if data.section == DataSection::Bss && !data.relocations.is_empty() {
+            if data.section.is_bss() && !data.relocations.is_empty() {
                 return Err(WriteError::new(format!(
                     "data object `{}`: relocations in .bss",
                     data.name
@@ -396,6 +503,11 @@ impl ElfBuilder {
             RelocationKind::Plt32 => (elf::R_X86_64_PLT32, 4),
             RelocationKind::GotPcRelX => (elf::R_X86_64_REX_GOTPCRELX, 4),
             RelocationKind::Abs64 => (elf::R_X86_64_64, 8),
+            RelocationKind::TlsGd => (elf::R_X86_64_TLSGD, 4),
+            RelocationKind::TlsLd => (elf::R_X86_64_TLSLD, 4),
+            RelocationKind::DtpOff32 => (elf::R_X86_64_DTPOFF32, 4),
+            RelocationKind::GotTpOff => (elf::R_X86_64_GOTTPOFF, 4),
+            RelocationKind::TpOff32 => (elf::R_X86_64_TPOFF32, 4),
         };
         if relocation.offset + size > len as u64 {
             return Err(WriteError::new(format!(
@@ -404,6 +516,11 @@ impl ElfBuilder {
             )));
         }
         let (symbol, addend) = self.resolve(model, layout, &relocation.symbol, what)?;
+        if relocation.kind.is_thread_local()
+            && self.object.symbol(symbol).section == SymbolSection::Undefined
+        {
+            self.object.symbol_mut(symbol).kind = SymbolKind::Tls;
+        }
         self.object
             .add_relocation(
                 section,
@@ -426,7 +543,7 @@ impl ElfBuilder {
         what: &str,
     ) -> Result<(SymbolId, i64), WriteError> {
         match *symbol {
-            Symbol::Named(ref name) => Ok((self.named(name), 0)),
+            Symbol::Named(ref name) => Ok((self.named(model, name), 0)),
             Symbol::FunctionData(index) => match self.function_rodata.get(index) {
                 Some(&Some((rodata, offset))) => {
                     Ok((self.object.section_symbol(rodata), offset as i64))
@@ -478,8 +595,11 @@ impl ElfBuilder {
             } else {
                 1
             };
-            self.object
-                .append_section_data(object_id, section.bytes.slice(), align);
+            let mut bytes = section.bytes.slice().to_vec();
+            if id == gimli::SectionId::DebugInfo {
+                thread_local_locations(model, section, &mut bytes)?;
+            }
+            self.object.append_section_data(object_id, &bytes, align);
             ids.insert(id, object_id);
             Ok(())
         })?;
@@ -504,7 +624,13 @@ impl ElfBuilder {
                         }
                     }
                 };
+                let thread_local = matches!(
+                    relocation.target,
+                    RelocationTarget::Symbol(other) if other != TEXT_SYMBOL
+                        && is_thread_local_symbol(model, other)
+                );
                 let r_type = match (relocation.eh_pe, relocation.size) {
+                    (None, 8) if thread_local => elf::R_X86_64_DTPOFF64,
                     (Some(pe), 4) if pe.application() == gimli::DW_EH_PE_pcrel => {
                         elf::R_X86_64_PC32
                     }
@@ -532,6 +658,47 @@ impl ElfBuilder {
             Ok(())
         })
     }
+}
+
+/// Whether gimli symbol `symbol` is a thread-local data object's.
+fn is_thread_local_symbol(model: &ObjectModel, symbol: usize) -> bool {
+    symbol
+        .checked_sub(data_symbol(0))
+        .and_then(|index| model.data.get(index))
+        .is_some_and(|data| data.section.is_thread_local())
+}
+
+/// Rewrites each `DW_OP_addr` of a thread-local variable in `.debug_info`
+/// into `DW_OP_const8u`: the relocation (R_X86_64_DTPOFF64) then gives the
+/// variable's offset in its TLS block, which the following
+/// `DW_OP_GNU_push_tls_address`/`DW_OP_form_tls_address` turns into the
+/// thread's address, as gcc and clang describe TLS variables.
+fn thread_local_locations(
+    model: &ObjectModel,
+    section: &RelocatedSection,
+    bytes: &mut [u8],
+) -> Result<(), WriteError> {
+    for relocation in &section.relocations {
+        let RelocationTarget::Symbol(symbol) = relocation.target else {
+            continue;
+        };
+        if symbol == TEXT_SYMBOL || !is_thread_local_symbol(model, symbol) {
+            continue;
+        }
+        match relocation.offset.checked_sub(1).map(|at| &mut bytes[at]) {
+            Some(opcode) if *opcode == gimli::DW_OP_addr.0 && relocation.size == 8 => {
+                *opcode = gimli::DW_OP_const8u.0;
+            }
+            _ => {
+                return Err(WriteError::new(format!(
+                    ".debug_info: the address of a thread-local variable at {:#x} is not a \
+                     DW_OP_addr operand",
+                    relocation.offset
+                )))
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Checks that `offset` lies within `function`'s code (its end included).
@@ -568,4 +735,34 @@ mod tests {
             }
         );
     }
+}
+
+/// The bytes of the ELF symbol for a name as LLVM IR writes it: `\XX` hex
+/// escapes (from quoted names such as `@"\01foo"`) decoded, and LLVM's
+/// leading `\01` ("use this name as it is") dropped, as llc does: ELF adds
+/// no prefix that it would suppress.
+fn symbol_bytes(name: &str) -> Vec<u8> {
+    let bytes = name.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'\\', Some(byte)) => {
+                out.push(byte);
+                i += 3;
+            }
+            (byte, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    if out.first() == Some(&1) {
+        out.remove(0);
+    }
+    out
 }

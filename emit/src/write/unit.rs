@@ -447,6 +447,17 @@ impl UnitBuilder<'_> {
                     symbol: data_symbol(data),
                     addend: 0,
                 });
+                // A thread-local variable: its offset in the module's TLS
+                // block, then the debugger adds the thread's block address
+                // (as clang does: the GNU opcode when tuning for gdb). The
+                // ELF writer turns this DW_OP_addr into DW_OP_const8u with
+                // an R_X86_64_DTPOFF64 relocation.
+                if self.model.data[data].section.is_thread_local() {
+                    location.op(match self.options.debugger_tune {
+                        super::DebuggerTune::Gdb => gimli::DW_OP_GNU_push_tls_address,
+                        super::DebuggerTune::Lldb => gimli::DW_OP_form_tls_address,
+                    });
+                }
                 self.set(
                     die,
                     gimli::DW_AT_location,

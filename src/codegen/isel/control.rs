@@ -1,6 +1,14 @@
 //! Control flow: branches, phi elimination on edges (edge blocks for
-//! critical edges, two-phase copies for swaps), and switches as binary
-//! searches over case runs with jump tables for dense ones.
+//! critical edges, two-phase copies for swaps), switches as binary
+//! searches over case runs with jump tables for dense ones, and
+//! `indirectbr` (computed goto) as `jmp` through a register.
+//!
+//! An `indirectbr` edge cannot get an edge block (the address names the
+//! block itself), so a destination's phis take their values as LLVM's phi
+//! elimination gives them: every predecessor writes an incoming register
+//! of the phi, and the block copies it into the phi's register first.
+//! Writing another destination's incoming register is then harmless,
+//! since it is read only at that block's entry.
 //!
 //! In: IR terminators and phis. Out: MIR jumps, compares, copies and jump
 //! tables.
@@ -71,7 +79,11 @@ impl Selector<'_> {
             } else if matches!(self.f.inst(id).ty, Type::Int(_) | Type::Ptr)
                 || fp::fp_size(&self.f.inst(id).ty).is_some()
             {
-                moves.push((self.dst(id)?, value.clone()));
+                let dst = match self.phi_incoming.get(&id.0) {
+                    Some(&incoming) => incoming,
+                    None => self.dst(id)?,
+                };
+                moves.push((dst, value.clone()));
             }
         }
         // A phi of this block read by another move is saved in a temporary
@@ -189,6 +201,8 @@ impl Selector<'_> {
     }
 
     pub(super) fn lower_branch(&mut self, id: InstId) -> Result<(), Diagnostic> {
+        // The IR block; code before the branch may have moved selection on
+        // to a block of its own (an atomic loop's exit).
         let pred = self.inst_block[id.0 as usize];
         // Copies for a single successor go before the branch's compare.
         if let [only] = self.succs[pred as usize].as_slice() {
@@ -427,6 +441,76 @@ impl Selector<'_> {
             target: entry,
             table: table_id,
         });
+    }
+}
+
+impl Selector<'_> {
+    /// Gives each phi of an `indirectbr` destination its incoming register.
+    pub(super) fn prepare_indirect_destinations(&mut self) {
+        let f = self.f;
+        for inst in &f.insts {
+            let InstKind::IndirectBr { dests, .. } = &inst.kind else {
+                continue;
+            };
+            for dest in dests {
+                for &id in &f.blocks[dest.0 as usize].insts {
+                    if !matches!(f.inst(id).kind, InstKind::Phi { .. }) {
+                        break;
+                    }
+                    let Some(Some(phi)) = self.values.get(id.0 as usize) else {
+                        continue;
+                    };
+                    if self.phi_incoming.contains_key(&id.0) {
+                        continue;
+                    }
+                    let class = self.mir.class_of(*phi);
+                    let width = self.width_of(*phi);
+                    let incoming = self.mir.new_vreg_of(class, width);
+                    self.phi_incoming.insert(id.0, incoming);
+                }
+            }
+        }
+    }
+
+    /// A phi: nothing at its block's entry, unless its block is an
+    /// `indirectbr` destination, which copies its incoming register.
+    pub(super) fn lower_indirect_phi(&mut self, id: InstId) -> Result<(), Diagnostic> {
+        if let Some(&incoming) = self.phi_incoming.get(&id.0) {
+            let dst = self.dst(id)?;
+            self.emit(K::Copy { dst, src: incoming });
+        }
+        Ok(())
+    }
+
+    /// `indirectbr`: the phi copies of every destination, then `jmp` through
+    /// the address (a `blockaddress` of one of `dests`). The destinations
+    /// are listed as a jump table of the MIR function so every later stage
+    /// sees them as successors.
+    pub(super) fn lower_indirect_branch(
+        &mut self,
+        id: InstId,
+        address: &Value,
+        dests: &[ir::BlockId],
+    ) -> Result<(), Diagnostic> {
+        let pred = self.inst_block[id.0 as usize];
+        let target = self.reg(address)?;
+        let mut seen = Vec::new();
+        for &dest in dests {
+            if !seen.contains(&dest) {
+                seen.push(dest);
+                self.phi_copies(pred, dest)?;
+            }
+        }
+        if seen.is_empty() {
+            self.emit(K::Ud2);
+            return Ok(());
+        }
+        self.mir
+            .jump_tables
+            .push(seen.iter().map(|d| MBlock(d.0)).collect());
+        let table = mir::JumpTableId(self.mir.jump_tables.len() as u32 - 1);
+        self.emit(K::JmpIndirect { target, table });
+        Ok(())
     }
 }
 

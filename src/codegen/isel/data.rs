@@ -7,10 +7,13 @@
 //! (`symbol + addend`), R_X86_64_PC32 for a 32-bit difference between a
 //! symbol and the global itself (relative lookup tables:
 //! `trunc (sub (ptrtoint @x, ptrtoint @table))`).
-//! Promise: declarations (no initializer) produce nothing; a writable
-//! all-zero global goes to `.bss`, a `constant` one to `.rodata`, one with
+//! Promise: declarations (no initializer) produce nothing; a `common`
+//! global is a common symbol; a `thread_local` global goes to `.tdata`, or `.tbss` when all zero; a
+//! writable all-zero global goes to `.bss`, a `constant` one to `.rodata`, one with
 //! `section "name"` to that section; `llvm.metadata` globals
 //! (`@llvm.used`, `@llvm.compiler.used`) produce nothing;
+//! a `blockaddress` is an R_X86_64_64 against a placeholder the caller
+//! resolves once the function is laid out ([`block_address_label`]);
 //! `@llvm.global_ctors`/`@llvm.global_dtors` become `.init_array` /
 //! `.fini_array` entries (`.init_array.N` for a priority N other than
 //! 65535, as llc-19 names them; gcc pads N to five digits, and the linker
@@ -23,7 +26,8 @@ use dwarfsmith_emit::model::{
 
 use crate::error::Diagnostic;
 use crate::ir::{
-    BinOp, CastOp, ConstExpr, Constant, FloatKind, Global, Linkage, Module, SymbolAttrs, Type,
+    BinOp, BlockId, CastOp, ConstExpr, Constant, FloatKind, FuncId, Global, Linkage, Module,
+    SymbolAttrs, Type,
 };
 
 /// The priority llc leaves out of the section name (`.init_array`).
@@ -63,7 +67,17 @@ pub fn select_data(module: &Module) -> Result<Vec<DataObject>, Diagnostic> {
             .section
             .as_deref()
             .is_some_and(|name| name == ".bss" || name.starts_with(".bss."));
-        let section = if global.constant && !named_bss {
+        let section = if global.linkage == Linkage::Common {
+            DataSection::Common
+        } else if global.attrs.thread_local.is_some() {
+            if zero {
+                DataSection::ThreadLocalBss
+            } else {
+                DataSection::ThreadLocal
+            }
+        } else if is_mergeable_string(global, &writer.bytes, &writer.relocations) {
+            DataSection::Strings
+        } else if global.constant && !named_bss {
             DataSection::ReadOnly
         } else if zero && (global.section.is_none() || named_bss) {
             DataSection::Bss
@@ -83,6 +97,55 @@ pub fn select_data(module: &Module) -> Result<Vec<DataObject>, Diagnostic> {
         });
     }
     Ok(objects)
+}
+
+/// The prefix of a block address's placeholder name (see [`block_address_label`]).
+const BLOCK_ADDRESS_PREFIX: &str = ".Lblockaddress$";
+
+/// The placeholder symbol a data relocation names for `blockaddress(@f,
+/// %b)` until the function is laid out: code generation replaces it with
+/// a relocation against the block's code ([`block_address_of`]).
+pub(super) fn block_address_label(func: FuncId, block: BlockId) -> String {
+    format!("{BLOCK_ADDRESS_PREFIX}{}${}", func.0, block.0)
+}
+
+/// The function and block a [`block_address_label`] names.
+pub fn block_address_of(name: &str) -> Option<(FuncId, BlockId)> {
+    let (func, block) = name.strip_prefix(BLOCK_ADDRESS_PREFIX)?.split_once('$')?;
+    Some((FuncId(func.parse().ok()?), BlockId(block.parse().ok()?)))
+}
+
+/// Whether `global` is a C string the linker may merge with equal ones, as
+/// LLVM decides for `.rodata.str1.1`: a private or internal `unnamed_addr`
+/// constant array of `i8` in no explicit section, byte aligned, holding
+/// one NUL-terminated string without other NULs.
+fn is_mergeable_string(global: &Global, bytes: &[u8], relocations: &[Relocation]) -> bool {
+    let bytes_type = matches!(&global.ty, Type::Array { elem, .. } if **elem == Type::Int(8));
+    global.constant
+        && global.unnamed_addr == crate::ir::UnnamedAddr::Global
+        && global.linkage.is_local()
+        && global.section.is_none()
+        && global.attrs.thread_local.is_none()
+        && global.align.unwrap_or(1) == 1
+        && bytes_type
+        && relocations.is_empty()
+        && bytes.last() == Some(&0)
+        && !bytes[..bytes.len() - 1].contains(&0)
+}
+
+/// The names the module declares `extern_weak` (undefined weak symbols).
+pub fn weak_references(module: &Module) -> Vec<String> {
+    let globals = module
+        .globals
+        .iter()
+        .filter(|g| g.linkage == Linkage::ExternWeak)
+        .map(|g| g.name.clone());
+    let functions = module
+        .functions
+        .iter()
+        .filter(|f| f.linkage == Linkage::ExternWeak)
+        .map(|f| f.name.clone());
+    globals.chain(functions).collect()
 }
 
 /// The ELF binding and visibility of a symbol with this linkage and these
@@ -259,6 +322,15 @@ impl DataWriter<'_> {
                 }
                 Ok(())
             }
+            Constant::BlockAddress { func, block } if self.module.size_of(&c.ty()) == 8 => {
+                self.relocations.push(Relocation {
+                    offset: offset as u64,
+                    kind: RelocationKind::Abs64,
+                    symbol: Symbol::Named(block_address_label(*func, *block)),
+                    addend: 0,
+                });
+                Ok(())
+            }
             Constant::Vector { .. } | Constant::BlockAddress { .. } | Constant::InlineAsm(_) => {
                 Err(self.error(format!(
                     "unsupported constant {} in the initializer of @{}",
@@ -316,6 +388,16 @@ impl DataWriter<'_> {
                 ..Symbolic::default()
             }),
             Constant::Null | Constant::Zero(_) => Ok(Symbolic::default()),
+            Constant::Global(crate::ir::GlobalRef::Var(g))
+                if self.module.global(*g).attrs.thread_local.is_some() =>
+            {
+                Err(self.error(format!(
+                    "the address of thread-local @{} in the initializer of @{} (it differs per \
+                     thread)",
+                    self.module.global(*g).name,
+                    self.global.name
+                )))
+            }
             Constant::Global(g) => Ok(Symbolic {
                 plus: Some(self.module.symbol_name(*g).to_string()),
                 ..Symbolic::default()

@@ -1,5 +1,5 @@
 //! Addresses: globals (RIP-relative, or through the GOT when they may be
-//! preempted), constant expressions, allocas and GEPs folded into x86
+//! preempted; thread-local ones per [`super::tls`]), constant expressions, allocas and GEPs folded into x86
 //! addressing modes.
 //!
 //! In: pointer values. Out: MIR [`Address`] operands (and the `lea`s and
@@ -14,17 +14,42 @@ impl Selector<'_> {
         g: GlobalRef,
         disp: i64,
     ) -> Result<Address, Diagnostic> {
+        if let GlobalRef::Var(id) = g {
+            let global = self.module.global(id);
+            if global.attrs.thread_local.is_some() {
+                let base = self.thread_local_address(global)?;
+                let disp = i32::try_from(disp)
+                    .map_err(|_| self.error("address displacement out of range".into()))?;
+                return Ok(Address::reg(base, disp));
+            }
+        }
         let name = self.module.symbol_name(g).to_string();
-        let local = match g {
+        // As llc decides: a symbol that cannot be preempted is reached
+        // directly; a preemptible one (not dso_local in a PIC or PIE module)
+        // through the GOT. Without a "PIC Level" every definition is
+        // direct, and declarations still use the GOT (gcc links PIE).
+        let pic = matches!(
+            self.module.module_flag("PIC Level"),
+            Some(ir::MdOperand::Value(Constant::Int { value, .. })) if *value != 0
+        );
+        let (dso_local, linkage, attrs, defined) = match g {
             GlobalRef::Var(id) => {
                 let global = self.module.global(id);
-                global.dso_local || global.linkage.is_local() || global.initializer.is_some()
+                let defined = global.initializer.is_some() && global.linkage != ir::Linkage::Common;
+                (global.dso_local, global.linkage, &global.attrs, defined)
             }
             GlobalRef::Func(id) => {
                 let func = self.module.function(id);
-                func.dso_local || func.linkage.is_local() || !func.is_declaration()
+                (
+                    func.dso_local,
+                    func.linkage,
+                    &func.attrs,
+                    !func.is_declaration(),
+                )
             }
         };
+        let hidden = matches!(attrs.visibility.as_deref(), Some("hidden" | "protected"));
+        let local = dso_local || linkage.is_local() || hidden || (!pic && defined);
         let disp = i32::try_from(disp)
             .map_err(|_| self.error("address displacement out of range".into()))?;
         if local {

@@ -46,6 +46,7 @@
 mod aggregate;
 mod arith;
 mod asm;
+mod atomic;
 mod calls;
 mod control;
 mod data;
@@ -56,6 +57,7 @@ mod memory;
 mod records;
 mod relative;
 mod stack;
+mod tls;
 mod varargs;
 mod vector;
 mod wide;
@@ -80,7 +82,8 @@ use crate::x86::abi::{
 };
 use crate::x86::{Gpr, PhysReg};
 
-pub use data::{select_data, symbol_binding};
+use atomic::is_atomic;
+pub use data::{block_address_of, select_data, symbol_binding, weak_references};
 pub use debug::{ArgType, DebugExpr, DebugTable, VariableKey};
 
 /// What instruction selection makes of one function.
@@ -90,6 +93,8 @@ pub struct SelectedFunction {
     pub mir: mir::Function,
     /// The meaning of its `DbgValue`s' `variable` and `expr` numbers.
     pub debug: DebugTable,
+    /// The MIR block of each IR block (where a `blockaddress` points).
+    pub ir_blocks: Vec<MBlock>,
 }
 
 /// Options of instruction selection.
@@ -125,6 +130,7 @@ pub fn select_function(
     Ok(SelectedFunction {
         mir: s.mir,
         debug: s.debug,
+        ir_blocks: s.ir_blocks,
     })
 }
 
@@ -245,6 +251,11 @@ struct Selector<'a> {
     vector_parts: HashMap<u32, Vec<Reg>>,
     /// The scratch slots of the vector memory fallback (see [`vector`]).
     vector_scratch: Vec<StackSlotId>,
+    /// The MIR block of each IR block, once laid out.
+    ir_blocks: Vec<MBlock>,
+    /// The register each phi of an `indirectbr` destination receives its
+    /// incoming value in (see [`control`]).
+    phi_incoming: HashMap<u32, Reg>,
 }
 
 impl<'a> Selector<'a> {
@@ -275,6 +286,8 @@ impl<'a> Selector<'a> {
             dynamic_allocas: Vec::new(),
             vector_parts: HashMap::new(),
             vector_scratch: Vec::new(),
+            ir_blocks: Vec::new(),
+            phi_incoming: HashMap::new(),
         }
     }
 
@@ -334,6 +347,7 @@ impl<'a> Selector<'a> {
         self.allocate_leaves();
         self.assign_vector_registers()?;
         self.classify();
+        self.prepare_indirect_destinations();
         self.lower_params()?;
         for b in 0..f.blocks.len() {
             self.current = if b == 0 {
@@ -442,6 +456,9 @@ impl<'a> Selector<'a> {
                 *target = MBlock(new_id[target.0 as usize]);
             }
         }
+        self.ir_blocks = (0..self.f.blocks.len())
+            .map(|b| MBlock(new_id[b]))
+            .collect();
     }
 
     /// Decides which instructions are fused or folded into their users,
@@ -605,6 +622,19 @@ impl<'a> Selector<'a> {
                 self.emit(K::MovImm { dst, imm: 0, width });
                 Ok(dst)
             }
+            Constant::BlockAddress { func, block } => {
+                let dst = self.vreg(Width::W64);
+                let label = data::block_address_label(*func, *block);
+                self.emit(K::Lea {
+                    dst,
+                    addr: Address {
+                        base: AddressBase::Symbol(label),
+                        index: None,
+                        disp: 0,
+                    },
+                });
+                Ok(dst)
+            }
             Constant::Global(_) | Constant::Expr(_) => {
                 if let Constant::Expr(e) = c {
                     if let ConstExpr::Cast { value, .. } = &**e {
@@ -658,7 +688,10 @@ impl<'a> Selector<'a> {
         if self.involves_vectors(id) {
             return self.lower_vector(id);
         }
-        if self.lower_multi_register(id)? {
+        if self.lower_multi_register(id)?
+            || is_atomic(&inst.kind) && self.lower_atomic(id)?
+            || self.lower_threadlocal_address(id)?
+        {
             return Ok(());
         }
         match &inst.kind {
@@ -701,7 +734,7 @@ impl<'a> Selector<'a> {
                 });
                 Ok(())
             }
-            InstKind::Phi { .. } => Ok(()),
+            InstKind::Phi { .. } => self.lower_indirect_phi(id),
             InstKind::Cast { op, value, .. } if self.lower_fp_cast(id, *op, value)? => Ok(()),
             InstKind::Cast { op, .. }
                 if !matches!(
@@ -717,12 +750,6 @@ impl<'a> Selector<'a> {
                 Err(self.error(format!("unsupported instruction '{}'", op.name())))
             }
             InstKind::Cast { op, value, .. } => self.lower_cast(id, *op, value),
-            InstKind::Load {
-                atomic: Some(_), ..
-            } => Err(self.error("unsupported instruction 'load atomic'".into())),
-            InstKind::Store {
-                atomic: Some(_), ..
-            } => Err(self.error("unsupported instruction 'store atomic'".into())),
             InstKind::Call {
                 callee: Value::Const(Constant::InlineAsm(asm)),
                 args,
@@ -761,12 +788,11 @@ impl<'a> Selector<'a> {
             InstKind::ExtractElement { .. }
             | InstKind::InsertElement { .. }
             | InstKind::ShuffleVector { .. }
-            | InstKind::CmpXchg { .. }
-            | InstKind::AtomicRmw { .. }
-            | InstKind::Fence { .. }
-            | InstKind::VaArg { .. }
-            | InstKind::IndirectBr { .. } => {
+            | InstKind::VaArg { .. } => {
                 Err(self.error(format!("unsupported instruction '{}'", inst.kind.opcode())))
+            }
+            InstKind::CmpXchg { .. } | InstKind::AtomicRmw { .. } | InstKind::Fence { .. } => {
+                Err(self.error("internal: atomic instruction not selected".into()))
             }
             InstKind::Freeze { value } => {
                 let dst = self.dst(id)?;
@@ -828,6 +854,9 @@ impl<'a> Selector<'a> {
             } => self.lower_call(id, callee, args, fn_ty),
             InstKind::Br { .. } | InstKind::CondBr { .. } | InstKind::Switch { .. } => {
                 self.lower_branch(id)
+            }
+            InstKind::IndirectBr { address, dests } => {
+                self.lower_indirect_branch(id, address, dests)
             }
             InstKind::Ret { value } => {
                 let mut uses: Vec<PhysReg> = Vec::new();

@@ -24,7 +24,7 @@
 //!   (or the function's name at its first byte) with the rest in the
 //!   addend, or `FunctionData` of the function whose rodata holds it.
 
-use crate::model::{DataObject, DataSection, Function, Relocation, RelocationKind, Symbol};
+use crate::model::{DataObject, DataSection, Function, Relocation, Symbol};
 
 /// Alignment of each function in `.text` (write/elf.rs `FUNCTION_ALIGN`).
 const FUNCTION_ALIGN: u64 = 16;
@@ -133,6 +133,10 @@ enum OutputSection {
     ReadOnly,
     ReadOnlyWithRelocations,
     Bss,
+    Common,
+    Strings,
+    ThreadLocal,
+    ThreadLocalBss,
 }
 
 fn output_section(data: &DataObject) -> OutputSection {
@@ -141,6 +145,10 @@ fn output_section(data: &DataObject) -> OutputSection {
         DataSection::ReadOnly if data.relocations.is_empty() => OutputSection::ReadOnly,
         DataSection::ReadOnly => OutputSection::ReadOnlyWithRelocations,
         DataSection::Bss => OutputSection::Bss,
+        DataSection::Common => OutputSection::Common,
+        DataSection::Strings => OutputSection::Strings,
+        DataSection::ThreadLocal => OutputSection::ThreadLocal,
+        DataSection::ThreadLocalBss => OutputSection::ThreadLocalBss,
     }
 }
 
@@ -183,7 +191,7 @@ fn normal_data(
             data_order[index] = normal.len();
             normal.push(DataObject {
                 align: section_align(section),
-                bytes: if object.section == DataSection::Bss {
+                bytes: if object.section.is_bss() {
                     vec![0; object.bytes.len()]
                 } else {
                     object.bytes.clone()
@@ -201,7 +209,7 @@ fn normal_data(
 /// in data, nowhere for an absolute field.
 fn shift(relocation: &Relocation, in_code: bool) -> i64 {
     match (relocation.kind, in_code) {
-        (RelocationKind::Abs64, _) => 0,
+        (kind, _) if !kind.is_pc_relative() => 0,
         (_, true) => 4,
         (_, false) => -(relocation.offset as i64),
     }
