@@ -713,30 +713,6 @@ pub fn check_code_offset(function: &Function, offset: u64, what: &str) -> Result
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn functions_are_sixteen_byte_aligned_in_order() {
-        let function = |len| Function {
-            code: vec![0xc3; len],
-            ..Function::default()
-        };
-        let model = ObjectModel {
-            functions: vec![function(5), function(16), function(1)],
-            ..ObjectModel::default()
-        };
-        assert_eq!(
-            Layout::of(&model),
-            Layout {
-                function_offsets: vec![0, 16, 32],
-                text_size: 33
-            }
-        );
-    }
-}
-
 /// The bytes of the ELF symbol for a name as LLVM IR writes it: `\XX` hex
 /// escapes (from quoted names such as `@"\01foo"`) decoded, and LLVM's
 /// leading `\01` ("use this name as it is") dropped, as llc does: ELF adds
@@ -765,4 +741,37 @@ fn symbol_bytes(name: &str) -> Vec<u8> {
         out.remove(0);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn functions_are_sixteen_byte_aligned_in_order() {
+        let function = |len| Function {
+            code: vec![0xc3; len],
+            ..Function::default()
+        };
+        let model = ObjectModel {
+            functions: vec![function(5), function(16), function(1)],
+            ..ObjectModel::default()
+        };
+        assert_eq!(
+            Layout::of(&model),
+            Layout {
+                function_offsets: vec![0, 16, 32],
+                text_size: 33
+            }
+        );
+    }
+
+    #[test]
+    fn symbol_names_decode_llvm_escapes_and_drop_the_no_mangle_marker() {
+        assert_eq!(super::symbol_bytes("plain"), b"plain");
+        assert_eq!(super::symbol_bytes("\\01foo"), b"foo");
+        assert_eq!(super::symbol_bytes("with\\2Edot"), b"with.dot");
+        assert_eq!(super::symbol_bytes("a\\5Cb"), b"a\\b");
+        assert_eq!(super::symbol_bytes("trailing\\"), b"trailing\\");
+    }
 }
