@@ -202,3 +202,100 @@ fn no_loop_body_statement_in_is_sorteds_preheader() {
         }
     }
 }
+
+/// licm.c's `int foo = *bar;` (line 6): our -O2 of clang's -O0 IR hoists
+/// the load out of the loop (nothing in the loop writes memory). The load
+/// keeps line 6 without is_stmt, so addr2line on it names line 6 while
+/// gdb, stepping the function with `next`, never stops at line 6 before
+/// the loop's first iteration (line 7).
+#[test]
+fn hoisted_load_keeps_its_line_without_is_stmt() {
+    let dir = tempfile::tempdir().unwrap();
+    let object = support::compile_fixture(dir.path(), "licm.O0.ll", &["-O2"]);
+    let listing = lines_of(&std::fs::read(&object).unwrap());
+    let accumulate: Vec<&str> = listing
+        .lines()
+        .filter(|l| l.contains(" accumulate"))
+        .collect();
+    expect![[r#"
+        .text+0x0      accumulate                   licm.c:3:0             is_stmt
+        .text+0x4      accumulate+0x4               licm.c:5:8             is_stmt prologue_end
+        .text+0x8      accumulate+0x8               licm.c:0:0             
+        .text+0xf      accumulate+0xf               licm.c:6:15            
+        .text+0x11     accumulate+0x11              licm.c:5:3             is_stmt
+        .text+0x1e     accumulate+0x1e              licm.c:7:18            is_stmt
+        .text+0x25     accumulate+0x25              licm.c:7:11            
+        .text+0x28     accumulate+0x28              licm.c:5:27            is_stmt
+        .text+0x2c     accumulate+0x2c              licm.c:5:3             
+        .text+0x31     accumulate+0x31              licm.c:5:3             is_stmt
+        .text+0x34     accumulate+0x34              licm.c:9:3             is_stmt epilogue_begin"#]]
+    .assert_eq(&accumulate.join("\n"));
+    // The line-6 row is the hoisted load, in front of the loop (0x1e).
+    let load_row = accumulate.iter().find(|l| l.contains("licm.c:6:")).unwrap();
+    let address = load_row
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .trim_start_matches(".text+");
+    let disassembly = run(Command::new("objdump")
+        .args(["-d", "--no-show-raw-insn"])
+        .arg(&object));
+    let text = String::from_utf8_lossy(&disassembly.stdout);
+    let label = format!("{}:", &address[2..]);
+    let instruction = text
+        .lines()
+        .find(|l| l.trim_start().starts_with(&label))
+        .unwrap();
+    assert!(
+        instruction.contains("mov") && instruction.contains("(%rdi)"),
+        "not the load of *bar: {instruction}"
+    );
+    let out = run(Command::new("addr2line")
+        .arg("-e")
+        .arg(&object)
+        .arg(address));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim_end(),
+        "././licm.c:6"
+    );
+    // Both calls: accumulate(&y, 0), whose loop never runs, then
+    // accumulate(&x, 10); the program's output is unchanged.
+    let exe = link_with_driver(dir.path(), &object, "licm");
+    let output = run(&mut Command::new(&exe));
+    let expected = std::fs::read_to_string(fixture("expected/licm.out")).unwrap();
+    assert_eq!(String::from_utf8_lossy(&output.stdout), expected);
+    // With the source found, every line gdb prints goes to stdout, in order.
+    let sources = format!("directory {}", fixture("src").display());
+    let mut commands = vec![&sources[..], "break accumulate", "run", "next", "continue"];
+    commands.extend(["next"; 6]);
+    let session = gdb_batch(&exe, &commands);
+    // The line of each stop: "N\t..." after `next`, "at ./licm.c:N" at
+    // the breakpoint (whose source line gdb then echoes); a new call
+    // starts at each breakpoint.
+    let mut calls: Vec<Vec<u32>> = Vec::new();
+    let mut echo = false;
+    for line in session.lines() {
+        if line.starts_with("Breakpoint 1, accumulate") {
+            let at = line.rsplit(':').next().unwrap().parse().unwrap();
+            calls.push(vec![at]);
+            echo = true;
+        } else if let Some((number, _)) = line.split_once('\t') {
+            if let (Ok(n), Some(call)) = (number.parse::<u32>(), calls.last_mut()) {
+                if !std::mem::take(&mut echo) {
+                    call.push(n);
+                }
+            }
+        }
+    }
+    assert_eq!(calls.len(), 2, "{session}");
+    // No iteration: the loop's header, then the return.
+    assert_eq!(calls[0], [5, 9], "{session}");
+    let first_body = calls[1].iter().position(|&l| l == 7);
+    assert!(first_body.is_some(), "{session}");
+    assert!(
+        !calls[1][..first_body.unwrap()].contains(&6),
+        "gdb stopped at line 6 before the loop ran: {:?}",
+        calls[1]
+    );
+    assert_eq!(calls[1], [5, 7, 5, 7, 5, 7, 5], "{session}");
+}
