@@ -40,6 +40,7 @@ fn key_instructions_put_is_stmt_on_each_atoms_key_instruction() {
         .text+0x4      store_sum+0x4                key_instructions.c:3:7 
         .text+0x9      store_sum+0x9                key_instructions.c:2:6 is_stmt prologue_end
         .text+0xb      store_sum+0xb                key_instructions.c:4:7 is_stmt
+        .text+0xd      store_sum+0xd                key_instructions.c:4:7 
         .text+0xf      store_sum+0xf                key_instructions.c:4:13 is_stmt
         .text+0x15     store_sum+0x15               key_instructions.c:5:1 is_stmt epilogue_begin
         .text+0x17     -                            key_instructions.c:5:1 is_stmt end_sequence
@@ -59,6 +60,7 @@ fn key_instructions_put_is_stmt_on_each_atoms_key_instruction() {
         .text+0x4      store_sum+0x4                key_instructions.c:3:7 is_stmt prologue_end
         .text+0x9      store_sum+0x9                key_instructions.c:2:6 is_stmt
         .text+0xb      store_sum+0xb                key_instructions.c:4:7 is_stmt
+        .text+0xd      store_sum+0xd                key_instructions.c:4:7 
         .text+0xf      store_sum+0xf                key_instructions.c:4:13 is_stmt
         .text+0x15     store_sum+0x15               key_instructions.c:5:1 is_stmt epilogue_begin
         .text+0x17     -                            key_instructions.c:5:1 is_stmt end_sequence
@@ -118,8 +120,9 @@ fn key_instructions_metadata_prints_back_and_is_range_checked() {
 
 /// Our -O2 of clang's -O0 IR of select_diamond.c speculates both arms of
 /// `pick`'s if/else into a select: the arms keep their lines (an address
-/// in them names the statement) but not is_stmt, and a breakpoint on the
-/// function stops at the return's statement, not in the speculated arm.
+/// in them names the statement) but not is_stmt; the compare fused into
+/// the select keeps the `if`'s line (5), where a breakpoint on the
+/// function stops, not in a speculated arm.
 #[test]
 fn speculated_code_keeps_its_line_without_is_stmt() {
     let dir = tempfile::tempdir().unwrap();
@@ -130,8 +133,9 @@ fn speculated_code_keeps_its_line_without_is_stmt() {
         .text+0x0      pick                         select_diamond.c:3:0   is_stmt
         .text+0x4      pick+0x4                     select_diamond.c:6:11  
         .text+0x7      pick+0x7                     select_diamond.c:8:11  
-        .text+0xa      pick+0xa                     select_diamond.c:0:0   
-        .text+0xf      pick+0xf                     select_diamond.c:9:12  is_stmt prologue_end
+        .text+0xa      pick+0xa                     select_diamond.c:5:9   is_stmt prologue_end
+        .text+0xc      pick+0xc                     select_diamond.c:0:0   
+        .text+0xf      pick+0xf                     select_diamond.c:9:12  is_stmt
         .text+0x12     pick+0x12                    select_diamond.c:9:3   
         .text+0x15     pick+0x15                    select_diamond.c:9:3   epilogue_begin
         .text+0x17     -                            select_diamond.c:9:3   end_sequence
@@ -139,6 +143,8 @@ fn speculated_code_keeps_its_line_without_is_stmt() {
         .text+0x24     abs_diff+0x4                 select_diamond.c:13:13 is_stmt prologue_end
         .text+0x26     abs_diff+0x6                 select_diamond.c:16:9  
         .text+0x2d     abs_diff+0xd                 select_diamond.c:0:0   
+        .text+0x30     abs_diff+0x10                select_diamond.c:14:15 is_stmt
+        .text+0x32     abs_diff+0x12                select_diamond.c:0:0   
         .text+0x35     abs_diff+0x15                select_diamond.c:17:3  is_stmt
         .text+0x38     abs_diff+0x18                select_diamond.c:17:3  epilogue_begin
         .text+0x3a     -                            select_diamond.c:17:3  end_sequence
@@ -158,7 +164,7 @@ fn speculated_code_keeps_its_line_without_is_stmt() {
     let exe = link_with_driver(dir.path(), &object, "select_diamond");
     let stops = gdb_batch(&exe, &["break pick", "run", "info line *$pc"]);
     assert!(
-        stops.contains("Line 9 of \"./select_diamond.c\""),
+        stops.contains("Line 5 of \"./select_diamond.c\""),
         "gdb stopped elsewhere:\n{stops}"
     );
 }
@@ -192,7 +198,7 @@ fn no_loop_body_statement_in_is_sorteds_preheader() {
         if input == "sort.O2.ll" {
             expect![[r#"
                 .text+0x70     is_sorted                    sort.c:14:0            is_stmt
-                .text+0x74     is_sorted+0x4                sort.c:15:3            is_stmt prologue_end
+                .text+0x74     is_sorted+0x4                sort.c:15:21           is_stmt prologue_end
                 .text+0x80     is_sorted+0x10               sort.c:15:0            is_stmt
                 .text+0x82     is_sorted+0x12               sort.c:16:9            is_stmt
                 .text+0x9c     is_sorted+0x2c               sort.c:15:27           is_stmt
@@ -219,14 +225,16 @@ fn hoisted_load_keeps_its_line_without_is_stmt() {
         .collect();
     expect![[r#"
         .text+0x0      accumulate                   licm.c:3:0             is_stmt
-        .text+0x4      accumulate+0x4               licm.c:5:8             is_stmt prologue_end
+        .text+0x4      accumulate+0x4               licm.c:5:21            
+        .text+0x6      accumulate+0x6               licm.c:5:8             is_stmt prologue_end
         .text+0x8      accumulate+0x8               licm.c:0:0             
         .text+0xf      accumulate+0xf               licm.c:6:15            
         .text+0x11     accumulate+0x11              licm.c:5:3             is_stmt
         .text+0x1e     accumulate+0x1e              licm.c:7:18            is_stmt
         .text+0x25     accumulate+0x25              licm.c:7:11            
         .text+0x28     accumulate+0x28              licm.c:5:27            is_stmt
-        .text+0x2c     accumulate+0x2c              licm.c:5:3             
+        .text+0x2c     accumulate+0x2c              licm.c:5:21            
+        .text+0x2f     accumulate+0x2f              licm.c:5:3             
         .text+0x31     accumulate+0x31              licm.c:5:3             is_stmt
         .text+0x34     accumulate+0x34              licm.c:9:3             is_stmt epilogue_begin"#]]
     .assert_eq(&accumulate.join("\n"));
