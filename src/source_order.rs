@@ -139,19 +139,26 @@ pub fn project(module: &mut Module, order: &SourceOrder) -> usize {
         let Some(source) = order.functions.get(&function.name) else {
             continue;
         };
-        for b in 0..function.blocks.len() {
-            let insts: Vec<(InstId, Option<Origin>)> = function.blocks[b]
-                .insts
-                .iter()
-                .map(|&id| {
-                    let pos = function.inst(id).pos;
-                    (id, source.origins.get(&(pos.line, pos.col)).copied())
-                })
-                .collect();
-            let Some(home) = home_block(&insts, source.blocks.len()) else {
+        let origins: Vec<Vec<(InstId, Option<Origin>)>> = function
+            .blocks
+            .iter()
+            .map(|block| {
+                block
+                    .insts
+                    .iter()
+                    .map(|&id| {
+                        let pos = function.inst(id).pos;
+                        (id, source.origins.get(&(pos.line, pos.col)).copied())
+                    })
+                    .collect()
+            })
+            .collect();
+        let preds = cfg::predecessors(function);
+        for (b, insts) in origins.iter().enumerate() {
+            let Some(home) = home_block(&origins, &preds, b, source.blocks.len()) else {
                 continue;
             };
-            for &(id, origin) in &insts {
+            for &(id, origin) in insts {
                 if matches!(function.inst(id).kind, InstKind::Phi { .. }) {
                     continue;
                 }
@@ -193,11 +200,25 @@ fn same_place(dropped: &DILocation, source: &DILocation) -> bool {
     dropped.scope == source.scope && dropped.inlined_at == source.inlined_at
 }
 
-/// The home of a block with these instructions: its terminator's origin
-/// block, else the origin block most of them have.
-fn home_block(insts: &[(InstId, Option<Origin>)], blocks: usize) -> Option<usize> {
+/// The home of block `b` (`origins`: every block's instructions with their
+/// origins): its terminator's origin block; else, for a block a pass made
+/// in front of another (a loop's new preheader), the origin of its only
+/// predecessor's terminator, the block it runs in step with; else the
+/// origin block most of its instructions have.
+fn home_block(
+    origins: &[Vec<(InstId, Option<Origin>)>],
+    preds: &[Vec<crate::ir::BlockId>],
+    b: usize,
+    blocks: usize,
+) -> Option<usize> {
+    let insts = &origins[b];
     if let Some((_, Some(origin))) = insts.last() {
         return Some(origin.block);
+    }
+    if let [pred] = preds[b][..] {
+        if let Some((_, Some(origin))) = origins[pred.0 as usize].last() {
+            return Some(origin.block);
+        }
     }
     let mut counts = vec![0usize; blocks];
     for (_, origin) in insts {

@@ -253,6 +253,8 @@ fn pick_select_ranges() {
             rows:
               0x0 3:0 stmt
               0x4 5:7 stmt prologue_end
+              0xa 5:9 
+              0xc 5:7 
               0xf 9:12 stmt
               0x12 9:3 
               0x15 9:3 epilogue_begin
@@ -370,7 +372,8 @@ fn sum_scaled_loop_ranges() {
               d6: jmp short 0x7c
             rows:
               0x0 2:0 stmt
-              0x4 4:3 stmt prologue_end
+              0x4 4:21 stmt prologue_end
+              0x6 4:3 
               0x8 0:0 
               0xf 4:21 stmt
               0x11 4:3 

@@ -40,6 +40,7 @@ fn key_instructions_put_is_stmt_on_each_atoms_key_instruction() {
         .text+0x4      store_sum+0x4                key_instructions.c:3:7 
         .text+0x9      store_sum+0x9                key_instructions.c:2:6 is_stmt prologue_end
         .text+0xb      store_sum+0xb                key_instructions.c:4:7 is_stmt
+        .text+0xd      store_sum+0xd                key_instructions.c:4:7 
         .text+0xf      store_sum+0xf                key_instructions.c:4:13 is_stmt
         .text+0x15     store_sum+0x15               key_instructions.c:5:1 is_stmt epilogue_begin
         .text+0x17     -                            key_instructions.c:5:1 is_stmt end_sequence
@@ -59,6 +60,7 @@ fn key_instructions_put_is_stmt_on_each_atoms_key_instruction() {
         .text+0x4      store_sum+0x4                key_instructions.c:3:7 is_stmt prologue_end
         .text+0x9      store_sum+0x9                key_instructions.c:2:6 is_stmt
         .text+0xb      store_sum+0xb                key_instructions.c:4:7 is_stmt
+        .text+0xd      store_sum+0xd                key_instructions.c:4:7 
         .text+0xf      store_sum+0xf                key_instructions.c:4:13 is_stmt
         .text+0x15     store_sum+0x15               key_instructions.c:5:1 is_stmt epilogue_begin
         .text+0x17     -                            key_instructions.c:5:1 is_stmt end_sequence
@@ -118,8 +120,9 @@ fn key_instructions_metadata_prints_back_and_is_range_checked() {
 
 /// Our -O2 of clang's -O0 IR of select_diamond.c speculates both arms of
 /// `pick`'s if/else into a select: the arms keep their lines (an address
-/// in them names the statement) but not is_stmt, and a breakpoint on the
-/// function stops at the return's statement, not in the speculated arm.
+/// in them names the statement) but not is_stmt; the compare fused into
+/// the select keeps the `if`'s line (5), where a breakpoint on the
+/// function stops, not in a speculated arm.
 #[test]
 fn speculated_code_keeps_its_line_without_is_stmt() {
     let dir = tempfile::tempdir().unwrap();
@@ -130,8 +133,9 @@ fn speculated_code_keeps_its_line_without_is_stmt() {
         .text+0x0      pick                         select_diamond.c:3:0   is_stmt
         .text+0x4      pick+0x4                     select_diamond.c:6:11  
         .text+0x7      pick+0x7                     select_diamond.c:8:11  
-        .text+0xa      pick+0xa                     select_diamond.c:0:0   
-        .text+0xf      pick+0xf                     select_diamond.c:9:12  is_stmt prologue_end
+        .text+0xa      pick+0xa                     select_diamond.c:5:9   is_stmt prologue_end
+        .text+0xc      pick+0xc                     select_diamond.c:0:0   
+        .text+0xf      pick+0xf                     select_diamond.c:9:12  is_stmt
         .text+0x12     pick+0x12                    select_diamond.c:9:3   
         .text+0x15     pick+0x15                    select_diamond.c:9:3   epilogue_begin
         .text+0x17     -                            select_diamond.c:9:3   end_sequence
@@ -139,6 +143,8 @@ fn speculated_code_keeps_its_line_without_is_stmt() {
         .text+0x24     abs_diff+0x4                 select_diamond.c:13:13 is_stmt prologue_end
         .text+0x26     abs_diff+0x6                 select_diamond.c:16:9  
         .text+0x2d     abs_diff+0xd                 select_diamond.c:0:0   
+        .text+0x30     abs_diff+0x10                select_diamond.c:14:15 is_stmt
+        .text+0x32     abs_diff+0x12                select_diamond.c:0:0   
         .text+0x35     abs_diff+0x15                select_diamond.c:17:3  is_stmt
         .text+0x38     abs_diff+0x18                select_diamond.c:17:3  epilogue_begin
         .text+0x3a     -                            select_diamond.c:17:3  end_sequence
@@ -158,7 +164,7 @@ fn speculated_code_keeps_its_line_without_is_stmt() {
     let exe = link_with_driver(dir.path(), &object, "select_diamond");
     let stops = gdb_batch(&exe, &["break pick", "run", "info line *$pc"]);
     assert!(
-        stops.contains("Line 9 of \"./select_diamond.c\""),
+        stops.contains("Line 5 of \"./select_diamond.c\""),
         "gdb stopped elsewhere:\n{stops}"
     );
 }
@@ -192,7 +198,7 @@ fn no_loop_body_statement_in_is_sorteds_preheader() {
         if input == "sort.O2.ll" {
             expect![[r#"
                 .text+0x70     is_sorted                    sort.c:14:0            is_stmt
-                .text+0x74     is_sorted+0x4                sort.c:15:3            is_stmt prologue_end
+                .text+0x74     is_sorted+0x4                sort.c:15:21           is_stmt prologue_end
                 .text+0x80     is_sorted+0x10               sort.c:15:0            is_stmt
                 .text+0x82     is_sorted+0x12               sort.c:16:9            is_stmt
                 .text+0x9c     is_sorted+0x2c               sort.c:15:27           is_stmt
@@ -201,4 +207,103 @@ fn no_loop_body_statement_in_is_sorteds_preheader() {
             .assert_eq(&is_sorted.join("\n"));
         }
     }
+}
+
+/// licm.c's `int foo = *bar;` (line 6): our -O2 of clang's -O0 IR hoists
+/// the load out of the loop (nothing in the loop writes memory). The load
+/// keeps line 6 without is_stmt, so addr2line on it names line 6 while
+/// gdb, stepping the function with `next`, never stops at line 6 before
+/// the loop's first iteration (line 7).
+#[test]
+fn hoisted_load_keeps_its_line_without_is_stmt() {
+    let dir = tempfile::tempdir().unwrap();
+    let object = support::compile_fixture(dir.path(), "licm.O0.ll", &["-O2"]);
+    let listing = lines_of(&std::fs::read(&object).unwrap());
+    let accumulate: Vec<&str> = listing
+        .lines()
+        .filter(|l| l.contains(" accumulate"))
+        .collect();
+    expect![[r#"
+        .text+0x0      accumulate                   licm.c:3:0             is_stmt
+        .text+0x4      accumulate+0x4               licm.c:5:21            
+        .text+0x6      accumulate+0x6               licm.c:5:8             is_stmt prologue_end
+        .text+0x8      accumulate+0x8               licm.c:0:0             
+        .text+0xf      accumulate+0xf               licm.c:6:15            
+        .text+0x11     accumulate+0x11              licm.c:5:3             is_stmt
+        .text+0x1e     accumulate+0x1e              licm.c:7:18            is_stmt
+        .text+0x25     accumulate+0x25              licm.c:7:11            
+        .text+0x28     accumulate+0x28              licm.c:5:27            is_stmt
+        .text+0x2c     accumulate+0x2c              licm.c:5:21            
+        .text+0x2f     accumulate+0x2f              licm.c:5:3             
+        .text+0x31     accumulate+0x31              licm.c:5:3             is_stmt
+        .text+0x34     accumulate+0x34              licm.c:9:3             is_stmt epilogue_begin"#]]
+    .assert_eq(&accumulate.join("\n"));
+    // The line-6 row is the hoisted load, in front of the loop (0x1e).
+    let load_row = accumulate.iter().find(|l| l.contains("licm.c:6:")).unwrap();
+    let address = load_row
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .trim_start_matches(".text+");
+    let disassembly = run(Command::new("objdump")
+        .args(["-d", "--no-show-raw-insn"])
+        .arg(&object));
+    let text = String::from_utf8_lossy(&disassembly.stdout);
+    let label = format!("{}:", &address[2..]);
+    let instruction = text
+        .lines()
+        .find(|l| l.trim_start().starts_with(&label))
+        .unwrap();
+    assert!(
+        instruction.contains("mov") && instruction.contains("(%rdi)"),
+        "not the load of *bar: {instruction}"
+    );
+    let out = run(Command::new("addr2line")
+        .arg("-e")
+        .arg(&object)
+        .arg(address));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim_end(),
+        "././licm.c:6"
+    );
+    // Both calls: accumulate(&y, 0), whose loop never runs, then
+    // accumulate(&x, 10); the program's output is unchanged.
+    let exe = link_with_driver(dir.path(), &object, "licm");
+    let output = run(&mut Command::new(&exe));
+    let expected = std::fs::read_to_string(fixture("expected/licm.out")).unwrap();
+    assert_eq!(String::from_utf8_lossy(&output.stdout), expected);
+    // With the source found, every line gdb prints goes to stdout, in order.
+    let sources = format!("directory {}", fixture("src").display());
+    let mut commands = vec![&sources[..], "break accumulate", "run", "next", "continue"];
+    commands.extend(["next"; 6]);
+    let session = gdb_batch(&exe, &commands);
+    // The line of each stop: "N\t..." after `next`, "at ./licm.c:N" at
+    // the breakpoint (whose source line gdb then echoes); a new call
+    // starts at each breakpoint.
+    let mut calls: Vec<Vec<u32>> = Vec::new();
+    let mut echo = false;
+    for line in session.lines() {
+        if line.starts_with("Breakpoint 1, accumulate") {
+            let at = line.rsplit(':').next().unwrap().parse().unwrap();
+            calls.push(vec![at]);
+            echo = true;
+        } else if let Some((number, _)) = line.split_once('\t') {
+            if let (Ok(n), Some(call)) = (number.parse::<u32>(), calls.last_mut()) {
+                if !std::mem::take(&mut echo) {
+                    call.push(n);
+                }
+            }
+        }
+    }
+    assert_eq!(calls.len(), 2, "{session}");
+    // No iteration: the loop's header, then the return.
+    assert_eq!(calls[0], [5, 9], "{session}");
+    let first_body = calls[1].iter().position(|&l| l == 7);
+    assert!(first_body.is_some(), "{session}");
+    assert!(
+        !calls[1][..first_body.unwrap()].contains(&6),
+        "gdb stopped at line 6 before the loop ran: {:?}",
+        calls[1]
+    );
+    assert_eq!(calls[1], [5, 7, 5, 7, 5, 7, 5], "{session}");
 }

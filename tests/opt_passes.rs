@@ -1116,3 +1116,100 @@ declare void @g(ptr)
         "#]],
     );
 }
+
+#[test]
+fn licm_hoists_a_load_only_when_the_loop_writes_no_memory_and_the_load_runs_on_every_exit() {
+    // %p's load is hoisted, with its line dropped (line 4 goes missing):
+    // nothing in the loop writes memory and its block, the header,
+    // dominates the loop's only exiting block. %q's is not (the store to
+    // %out may write what it reads), nor %r's (its block does not run on
+    // every way out).
+    check(
+        "licm",
+        r#"
+define i32 @f(ptr %p, ptr %q, ptr %r, ptr %out, i32 %n) {
+entry:
+  br label %loop
+loop:
+  %i = phi i32 [ 0, %entry ], [ %next, %latch ]
+  %acc = phi i32 [ 0, %entry ], [ %sum, %latch ]
+  %a = load i32, ptr %p
+  %odd = and i32 %i, 1
+  %c = icmp eq i32 %odd, 0
+  br i1 %c, label %then, label %latch
+then:
+  %b = load i32, ptr %r
+  br label %latch
+latch:
+  %x = phi i32 [ %b, %then ], [ 0, %loop ]
+  %s = add i32 %acc, %a
+  %sum = add i32 %s, %x
+  %next = add i32 %i, 1
+  %done = icmp eq i32 %next, %n
+  br i1 %done, label %exit, label %loop
+exit:
+  br label %store_loop
+store_loop:
+  %j = phi i32 [ 0, %exit ], [ %jnext, %store_loop ]
+  %v = load i32, ptr %q
+  store i32 %v, ptr %out
+  %jnext = add i32 %j, 1
+  %jdone = icmp eq i32 %jnext, %n
+  br i1 %jdone, label %end, label %store_loop
+end:
+  ret i32 %sum
+}
+"#,
+        expect![[r#"
+            define i32 @f(ptr %p, ptr %q, ptr %r, ptr %out, i32 %n) !dbg !5 {
+            entry:
+              %a = load i32, ptr %p, !dbg !8
+              br label %loop, !dbg !9
+            loop:
+              %i = phi i32 [ 0, %entry ], [ %next, %latch ], !dbg !10
+              %acc = phi i32 [ 0, %entry ], [ %sum, %latch ], !dbg !11
+                #dbg_value(i32 %i, !12, !DIExpression(), !10)
+                #dbg_value(i32 %acc, !14, !DIExpression(), !11)
+                #dbg_value(i32 %a, !15, !DIExpression(), !16)
+              %odd = and i32 %i, 1, !dbg !17
+                #dbg_value(i32 %odd, !18, !DIExpression(), !17)
+              %c = icmp eq i32 %odd, 0, !dbg !19
+                #dbg_value(i1 %c, !20, !DIExpression(), !19)
+              br i1 %c, label %then, label %latch, !dbg !22
+            then:
+              %b = load i32, ptr %r, !dbg !23
+                #dbg_value(i32 %b, !24, !DIExpression(), !23)
+              br label %latch, !dbg !25
+            latch:
+              %x = phi i32 [ %b, %then ], [ 0, %loop ], !dbg !26
+                #dbg_value(i32 %x, !27, !DIExpression(), !26)
+              %s = add i32 %acc, %a, !dbg !28
+                #dbg_value(i32 %s, !29, !DIExpression(), !28)
+              %sum = add i32 %s, %x, !dbg !30
+                #dbg_value(i32 %sum, !31, !DIExpression(), !30)
+              %next = add i32 %i, 1, !dbg !32
+                #dbg_value(i32 %next, !33, !DIExpression(), !32)
+              %done = icmp eq i32 %next, %n, !dbg !34
+                #dbg_value(i1 %done, !35, !DIExpression(), !34)
+              br i1 %done, label %exit, label %loop, !dbg !36
+            exit:
+              br label %store_loop, !dbg !37
+            store_loop:
+              %j = phi i32 [ 0, %exit ], [ %jnext, %store_loop ], !dbg !38
+                #dbg_value(i32 %j, !39, !DIExpression(), !38)
+              %v = load i32, ptr %q, !dbg !40
+                #dbg_value(i32 %v, !41, !DIExpression(), !40)
+              store i32 %v, ptr %out, !dbg !42
+              %jnext = add i32 %j, 1, !dbg !43
+                #dbg_value(i32 %jnext, !44, !DIExpression(), !43)
+              %jdone = icmp eq i32 %jnext, %n, !dbg !45
+                #dbg_value(i1 %jdone, !46, !DIExpression(), !45)
+              br i1 %jdone, label %end, label %store_loop, !dbg !47
+            end:
+              ret i32 %sum, !dbg !48
+            }
+            WARNING: Missing line 4
+            CheckModuleDebugify: PASS
+        "#]],
+    );
+}

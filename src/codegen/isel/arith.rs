@@ -309,13 +309,25 @@ impl Selector<'_> {
 
     /// Sets the flags from an `i1` condition and returns the condition code
     /// meaning "true": a fused compare, or a test of the value's low bit.
+    /// A fused compare keeps its own source line (the `if`'s), as LLVM's
+    /// selection does; one without a line takes its user's.
     pub(super) fn condition(&mut self, cond: &Value) -> Result<Cond, Diagnostic> {
         if let Value::Inst(id) = cond {
             if self.lowering[id.0 as usize] == Lowering::FusedCompare {
-                let InstKind::ICmp { pred, lhs, rhs } = &self.f.inst(*id).kind else {
+                let icmp = self.f.inst(*id);
+                let InstKind::ICmp { pred, lhs, rhs } = &icmp.kind else {
                     return Err(self.error("internal: fused value is not a compare".into()));
                 };
-                return self.compare(*pred, lhs, rhs);
+                let user_loc = self.loc;
+                if icmp
+                    .dbg
+                    .is_some_and(|l| self.module.debug.location(l).line != 0)
+                {
+                    self.loc = mir_loc(icmp.dbg);
+                }
+                let flags = self.compare(*pred, lhs, rhs);
+                self.loc = user_loc;
+                return flags;
             }
         }
         let r = self.reg(cond)?;
