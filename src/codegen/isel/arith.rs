@@ -45,6 +45,40 @@ pub(super) fn is_signed(pred: ICmpPred) -> bool {
 }
 
 impl Selector<'_> {
+    /// `dst = a OP b` for sdiv/udiv/srem/urem at `width`: the dividend in
+    /// rax (sign- or zero-extended into rdx), `div`/`idiv`, the quotient or
+    /// remainder copied out.
+    pub(super) fn divide(&mut self, op: BinOp, width: Width, a: Reg, b: Reg, dst: Reg) {
+        let signed = matches!(op, BinOp::SDiv | BinOp::SRem);
+        self.emit(K::Copy {
+            dst: Reg::from(Gpr::Rax),
+            src: a,
+        });
+        if signed {
+            self.emit(K::SignExtendAx { width });
+        } else {
+            self.emit(K::MovImm {
+                dst: Reg::from(Gpr::Rdx),
+                imm: 0,
+                width: Width::W32,
+            });
+        }
+        self.emit(K::Div {
+            signed,
+            width,
+            divisor: Rm::Reg(b),
+        });
+        let result = if matches!(op, BinOp::SDiv | BinOp::UDiv) {
+            Gpr::Rax
+        } else {
+            Gpr::Rdx
+        };
+        self.emit(K::Copy {
+            dst,
+            src: Reg::from(result),
+        });
+    }
+
     /// `reg` (an integer of `bits` bits with unspecified upper bits)
     /// extended to fill `to`; returns `reg` itself when it already does.
     pub(super) fn extend(&mut self, reg: Reg, bits: u32, to: Width, signed: bool) -> Reg {
@@ -193,33 +227,7 @@ impl Selector<'_> {
                 let signed = matches!(op, BinOp::SDiv | BinOp::SRem);
                 let a = self.normalized(lhs, signed)?;
                 let b = self.normalized(rhs, signed)?;
-                self.emit(K::Copy {
-                    dst: Reg::from(Gpr::Rax),
-                    src: a,
-                });
-                if signed {
-                    self.emit(K::SignExtendAx { width });
-                } else {
-                    self.emit(K::MovImm {
-                        dst: Reg::from(Gpr::Rdx),
-                        imm: 0,
-                        width: Width::W32,
-                    });
-                }
-                self.emit(K::Div {
-                    signed,
-                    width,
-                    divisor: Rm::Reg(b),
-                });
-                let result = if matches!(op, BinOp::SDiv | BinOp::UDiv) {
-                    Gpr::Rax
-                } else {
-                    Gpr::Rdx
-                };
-                self.emit(K::Copy {
-                    dst,
-                    src: Reg::from(result),
-                });
+                self.divide(op, width, a, b, dst);
                 Ok(())
             }
             _ => Err(self.error(format!("unsupported instruction '{}'", op.name()))),

@@ -776,34 +776,7 @@ impl Selector<'_> {
                 });
             }
             _ => {
-                let signed = matches!(op, BinOp::SDiv | BinOp::SRem);
-                self.emit(K::Copy {
-                    dst: Reg::from(Gpr::Rax),
-                    src: a,
-                });
-                if signed {
-                    self.emit(K::SignExtendAx { width });
-                } else {
-                    self.emit(K::MovImm {
-                        dst: Reg::from(Gpr::Rdx),
-                        imm: 0,
-                        width: Width::W32,
-                    });
-                }
-                self.emit(K::Div {
-                    signed,
-                    width,
-                    divisor: Rm::Reg(b),
-                });
-                let result = if matches!(op, BinOp::SDiv | BinOp::UDiv) {
-                    Gpr::Rax
-                } else {
-                    Gpr::Rdx
-                };
-                self.emit(K::Copy {
-                    dst,
-                    src: Reg::from(result),
-                });
+                self.divide(op, width, a, b, dst);
             }
         }
         Ok(dst)
