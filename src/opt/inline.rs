@@ -35,7 +35,15 @@ pub fn run(cx: &mut PassCx, function: &mut Function) -> bool {
     // for the next run, so mutual recursion cannot make this loop forever.
     let original: Vec<bool> = (0..function.insts.len()).map(|_| true).collect();
     let mut changed = false;
-    while let Some((block, index, callee)) = find_call(cx, function, &original) {
+    // clang -O0 marks every function `noinline` (its own -O0 default, not
+    // the programmer's): when all bodies carry it, it says nothing about
+    // any one of them. Otherwise it is honoured, as LLVM's inliner does.
+    let honour_noinline = !cx
+        .bodies
+        .iter()
+        .filter(|b| !b.is_declaration())
+        .all(|b| has_function_attr(cx.module, b, "noinline"));
+    while let Some((block, index, callee)) = find_call(cx, function, &original, honour_noinline) {
         inline_call(cx, function, block, index, callee);
         changed = true;
     }
@@ -48,15 +56,8 @@ fn find_call(
     cx: &PassCx,
     function: &Function,
     original: &[bool],
+    honour_noinline: bool,
 ) -> Option<(BlockId, usize, usize)> {
-    // clang -O0 marks every function `noinline` (its own -O0 default, not
-    // the programmer's): when all bodies carry it, it says nothing about
-    // any one of them. Otherwise it is honoured, as LLVM's inliner does.
-    let honour_noinline = !cx
-        .bodies
-        .iter()
-        .filter(|b| !b.is_declaration())
-        .all(|b| has_function_attr(cx.module, b, "noinline"));
     for (b, block) in function.blocks.iter().enumerate() {
         for (i, &id) in block.insts.iter().enumerate() {
             if !original.get(id.0 as usize).copied().unwrap_or(false) {
