@@ -136,14 +136,16 @@ fn no_finding_where_llvm_dwarfdump_is_clean() {
     assert_eq!(false_positives, "");
 }
 
-/// How many files of each real-world project the test samples (evenly
-/// spread over its sorted sources, so every run takes the same ones): four
-/// objects each, kept small for the test's time.
-const REAL_WORLD_FILES_PER_PROJECT: usize = 4;
-
-/// gcc -O0/-O2 and clang-19 -O0/-O2 objects of a sample of each real-world
-/// project's C files (Lua, zlib, bzip2, lz4, found with `cargo metadata`):
-/// no finding where llvm-dwarfdump-19 --verify is clean.
+/// gcc -O0/-O2 and clang-19 -O0/-O2 objects of every C file of the
+/// real-world projects (Lua, zlib, bzip2, lz4, found with `cargo
+/// metadata`): no finding where llvm-dwarfdump-19 --verify is clean.
+///
+/// llvm-dwarfdump-19 cannot judge gcc -O2 objects in a test's time: its
+/// call-site check walks each `DW_TAG_call_site`'s parents by a linear
+/// scan, which takes minutes on one of them (bzip2's blocksort.c: over
+/// 30 s of CPU before it is killed). Those objects are compilers' own
+/// output all the same, so dwarfsmith verify must find nothing on them
+/// either; the other three builds are judged by llvm-dwarfdump.
 #[test]
 fn no_finding_on_real_world_objects_where_llvm_dwarfdump_is_clean() {
     let dir = tempfile::tempdir().unwrap();
@@ -155,9 +157,7 @@ fn no_finding_on_real_world_objects_where_llvm_dwarfdump_is_clean() {
         realworld::bzip2(),
         realworld::lz4(),
     ] {
-        let sources = &project.sources;
-        let step = sources.len().div_ceil(REAL_WORLD_FILES_PER_PROJECT).max(1);
-        for source in sources.iter().step_by(step) {
+        for source in &project.sources {
             let stem = source.file_stem().unwrap().to_str().unwrap();
             for compiler in ["gcc", "clang-19"] {
                 for level in ["-O0", "-O2"] {
@@ -166,18 +166,18 @@ fn no_finding_on_real_world_objects_where_llvm_dwarfdump_is_clean() {
                         .join(format!("{}.{stem}.{compiler}{level}.o", project.name));
                     let mut command = Command::new(compiler);
                     command
-                        .args(["-g", "-c", level])
+                        .args(["-g", "-w", "-c", level])
                         .args(&project.cpp_flags)
                         .arg(source)
                         .arg("-o")
                         .arg(&object);
                     commands.push(command);
-                    objects.push(object);
+                    objects.push((object, compiler == "gcc" && level == "-O2"));
                 }
             }
         }
     }
-    for (output, object) in realworld::run_all(commands).iter().zip(&objects) {
+    for (output, (object, _)) in realworld::run_all(commands).iter().zip(&objects) {
         assert!(
             output.status.success(),
             "{}: {}",
@@ -185,25 +185,38 @@ fn no_finding_on_real_world_objects_where_llvm_dwarfdump_is_clean() {
             String::from_utf8_lossy(&output.stderr)
         );
     }
-    let verdicts = llvm_verdict_each(&objects);
+    let judged: Vec<PathBuf> = objects
+        .iter()
+        .filter(|(_, gcc_o2)| !gcc_o2)
+        .map(|(object, _)| object.clone())
+        .collect();
+    let mut verdicts = llvm_verdict_each(&judged).into_iter();
     let mut false_positives = String::new();
-    let mut compared = 0;
-    for (object, verdict) in objects.iter().zip(&verdicts) {
-        if *verdict == Some(true) {
-            compared += 1;
-            let (clean, problems) = ours_clean(&std::fs::read(object).unwrap());
-            if !clean {
-                false_positives.push_str(&format!("{}:\n{problems}\n", object.display()));
-            }
+    let (mut clean_under_llvm, mut unjudged) = (0, 0);
+    for (object, gcc_o2) in &objects {
+        let verdict = if *gcc_o2 {
+            None
+        } else {
+            verdicts.next().unwrap()
+        };
+        match verdict {
+            Some(false) => continue,
+            Some(true) => clean_under_llvm += 1,
+            None => unjudged += 1,
+        }
+        let (clean, problems) = ours_clean(&std::fs::read(object).unwrap());
+        if !clean {
+            false_positives.push_str(&format!("{}:\n{problems}\n", object.display()));
         }
     }
     println!(
-        "{compared} of {} real-world objects clean under llvm-dwarfdump-19",
-        objects.len()
+        "{} real-world objects: {clean_under_llvm} clean under llvm-dwarfdump-19, {unjudged} it cannot judge in time (gcc -O2, or a run that hung); dwarfsmith verify finds problems in {} of these",
+        objects.len(),
+        false_positives.matches(":\n").count()
     );
     assert!(
-        compared >= objects.len() / 2,
-        "llvm-dwarfdump-19 judged too few objects"
+        clean_under_llvm >= judged.len() * 9 / 10,
+        "llvm-dwarfdump-19 judged too few objects clean"
     );
     assert_eq!(false_positives, "");
 }
@@ -419,11 +432,12 @@ fn corrupted_objects_llvm_dwarfdump_rejects_are_rejected() {
 
 /// The false positives once reported on real C: a string literal's address
 /// described with DW_OP_addr (it lies in `.rodata.str1.1`, which no symbol
-/// names), gcc's row at the very end of a section before end_sequence, and
-/// clang's sequences in `-ffunction-sections` objects beside an empty
-/// `.text`.
+/// names), a function's address held as a value (gcc -O2 on Lua's
+/// ldblib.c and lstate.c: `DW_OP_addr hookf, DW_OP_stack_value`), gcc's
+/// row at the very end of a section before end_sequence, and clang's
+/// sequences in `-ffunction-sections` objects beside an empty `.text`.
 #[test]
-fn no_finding_on_string_literal_values_and_section_end_rows() {
+fn no_finding_on_address_values_and_section_end_rows() {
     let dir = tempfile::tempdir().unwrap();
     let source = dir.path().join("literals.c");
     std::fs::write(
@@ -432,7 +446,10 @@ fn no_finding_on_string_literal_values_and_section_end_rows() {
          static const char *pick(int x) { return x ? \"yes\" : \"no\"; }\n\
          void f(int x) { const char *msg = \"hello\"; use(msg); use(msg); use(pick(x)); }\n\
          __attribute__((cold, noinline)) void fail(const char *m) { fprintf(stderr, \"%s\\n\", m); abort(); }\n\
-         int g(int *a, int n) { int s = 0; for (int i = 0; i < n; i++) { if (a[i] < 0) fail(\"neg\"); s += a[i]; } return s; }\n",
+         int g(int *a, int n) { int s = 0; for (int i = 0; i < n; i++) { if (a[i] < 0) fail(\"neg\"); s += a[i]; } return s; }\n\
+         typedef void (*hook_t)(int);\nvoid sethook(hook_t);\n\
+         static void hookf(int x) { use(x ? \"a\" : \"b\"); }\n\
+         void h(void) { hook_t k = hookf; sethook(k); use(\"y\"); sethook(k); }\n",
     )
     .unwrap();
     let mut found = String::new();

@@ -503,9 +503,12 @@ impl UnitChecker<'_, '_> {
         }
     }
 
-    /// A `DW_OP_addr` must point into a data object (an STT_OBJECT symbol)
-    /// or into a data section's bytes no symbol names (a string literal in
-    /// `.rodata.str1.1`, whose address clang and gcc describe as a value).
+    /// A `DW_OP_addr` must point into a data object (an STT_OBJECT symbol),
+    /// into a data section's bytes no symbol names (a string literal in
+    /// `.rodata.str1.1`, whose address clang and gcc describe as a value),
+    /// or at the start of a function (an STT_FUNC symbol: a function's
+    /// address held as a value, `DW_OP_addr f, DW_OP_stack_value`, as gcc
+    /// describes a function pointer whose register it optimised away).
     fn check_data_address(&self, die: usize, address: u64, problems: &mut Problems) {
         let in_data_section = self.object.sections.iter().any(|section| {
             section.is_data()
@@ -514,11 +517,18 @@ impl UnitChecker<'_, '_> {
         });
         let inside = in_data_section
             || self.object.symbols.iter().any(|symbol| {
-                if symbol.kind != goblin::elf::sym::STT_OBJECT || symbol.section.is_none() {
+                if symbol.section.is_none() {
                     return false;
                 }
                 let start = self.object.symbol_address(symbol);
-                address == start || (address > start && address < start.saturating_add(symbol.size))
+                match symbol.kind {
+                    goblin::elf::sym::STT_OBJECT => {
+                        address == start
+                            || (address > start && address < start.saturating_add(symbol.size))
+                    }
+                    goblin::elf::sym::STT_FUNC => address == start,
+                    _ => false,
+                }
             });
         if !inside {
             problems.add(format!(
