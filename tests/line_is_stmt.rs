@@ -32,15 +32,15 @@ fn key_instructions_ll() -> String {
 fn key_instructions_put_is_stmt_on_each_atoms_key_instruction() {
     let text = key_instructions_ll();
     // The add (line 3) is only the store's backup (rank 2): no is_stmt,
-    // and prologue_end moves on to the store, the statement. The branch's
-    // is_stmt floats up to its compare, the start of its line's run.
+    // and prologue_end moves on to the store, the statement. The branch
+    // and its compare (both 4:7, ranks 1 and 2) make one row, a statement:
+    // a second location at the same line and column is no new row.
     expect![[r#"
         address        function                     file:line:column       flags
         .text+0x0      store_sum                    key_instructions.c:1:0 is_stmt
         .text+0x4      store_sum+0x4                key_instructions.c:3:7 
         .text+0x9      store_sum+0x9                key_instructions.c:2:6 is_stmt prologue_end
         .text+0xb      store_sum+0xb                key_instructions.c:4:7 is_stmt
-        .text+0xd      store_sum+0xd                key_instructions.c:4:7 
         .text+0xf      store_sum+0xf                key_instructions.c:4:13 is_stmt
         .text+0x15     store_sum+0x15               key_instructions.c:5:1 is_stmt epilogue_begin
         .text+0x17     -                            key_instructions.c:5:1 is_stmt end_sequence
@@ -60,7 +60,6 @@ fn key_instructions_put_is_stmt_on_each_atoms_key_instruction() {
         .text+0x4      store_sum+0x4                key_instructions.c:3:7 is_stmt prologue_end
         .text+0x9      store_sum+0x9                key_instructions.c:2:6 is_stmt
         .text+0xb      store_sum+0xb                key_instructions.c:4:7 is_stmt
-        .text+0xd      store_sum+0xd                key_instructions.c:4:7 
         .text+0xf      store_sum+0xf                key_instructions.c:4:13 is_stmt
         .text+0x15     store_sum+0x15               key_instructions.c:5:1 is_stmt epilogue_begin
         .text+0x17     -                            key_instructions.c:5:1 is_stmt end_sequence
@@ -306,4 +305,65 @@ fn hoisted_load_keeps_its_line_without_is_stmt() {
         calls[1]
     );
     assert_eq!(calls[1], [5, 7, 5, 7, 5, 7, 5], "{session}");
+}
+
+/// Our compile of clang's -O2 IR of inlining.c: `energy`'s loop is
+/// unrolled twice with clamp and square inlined into each copy. In the
+/// unrolled block (from 0x81) each line's statement is its first copy
+/// (18, then the inlined 10, 11 and 4, then 19 and the increment 17:27);
+/// the second copy keeps its lines for addr2line but no is_stmt, so a
+/// breakpoint on a line of the body stops in the first iteration the
+/// block runs, not the last.
+#[test]
+fn unrolled_and_inlined_lines_are_statements_on_their_first_copy() {
+    let text = std::fs::read_to_string(fixture("ll/inlining.O2.ll")).unwrap();
+    let bytes = compile(&text, "inlining.O2.ll", OptLevel::O2);
+    expect![[r#"
+        address        function                     file:line:column       flags
+        .text+0x0      energy                       inlining.c:15:0        is_stmt
+        .text+0x4      energy+0x4                   inlining.c:17:21       is_stmt prologue_end
+        .text+0x6      energy+0x6                   inlining.c:17:3        
+        .text+0x8      energy+0x8                   inlining.c:0:0         
+        .text+0xf      energy+0xf                   inlining.c:17:21       is_stmt
+        .text+0x11     energy+0x11                  inlining.c:17:3        
+        .text+0x1d     energy+0x1d                  inlining.c:0:0         
+        .text+0x31     energy+0x31                  inlining.c:17:3        is_stmt
+        .text+0x4a     energy+0x4a                  inlining.c:17:3        is_stmt
+        .text+0x4f     energy+0x4f                  inlining.c:0:0         
+        .text+0x54     energy+0x54                  inlining.c:18:19       is_stmt
+        .text+0x58     energy+0x58                  inlining.c:10:7        is_stmt
+        .text+0x66     energy+0x66                  inlining.c:11:7        is_stmt
+        .text+0x75     energy+0x75                  inlining.c:4:14        is_stmt
+        .text+0x7c     energy+0x7c                  inlining.c:19:7        is_stmt
+        .text+0x7f     energy+0x7f                  inlining.c:21:3        is_stmt epilogue_begin
+        .text+0x81     energy+0x81                  inlining.c:18:19       is_stmt
+        .text+0x85     energy+0x85                  inlining.c:10:7        is_stmt
+        .text+0x95     energy+0x95                  inlining.c:11:7        is_stmt
+        .text+0xa5     energy+0xa5                  inlining.c:4:14        is_stmt
+        .text+0xac     energy+0xac                  inlining.c:19:7        is_stmt
+        .text+0xaf     energy+0xaf                  inlining.c:17:27       is_stmt
+        .text+0xb6     energy+0xb6                  inlining.c:18:19       
+        .text+0xba     energy+0xba                  inlining.c:10:7        
+        .text+0xc9     energy+0xc9                  inlining.c:11:7        
+        .text+0xd9     energy+0xd9                  inlining.c:4:14        
+        .text+0xe0     energy+0xe0                  inlining.c:19:7        
+        .text+0xe6     energy+0xe6                  inlining.c:17:27       
+        .text+0xea     energy+0xea                  inlining.c:17:3        
+        .text+0xf3     energy+0xf3                  inlining.c:0:0         
+        .text+0x101    -                            inlining.c:0:0         end_sequence
+    "#]]
+    .assert_eq(&lines_of(&bytes));
+    // The second copy still names its lines, the inlined ones included.
+    let dir = tempfile::tempdir().unwrap();
+    let object = dir.path().join("inlining.o");
+    std::fs::write(&object, &bytes).unwrap();
+    let out = run(Command::new("addr2line")
+        .arg("-e")
+        .arg(&object)
+        .args(["0xb6", "0xba", "0xc9", "0xd9", "0xe0"]));
+    let named: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l.rsplit(':').next().unwrap().to_string())
+        .collect();
+    assert_eq!(named, ["18", "10", "11", "4", "19"]);
 }

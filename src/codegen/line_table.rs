@@ -9,7 +9,8 @@
 //! Out: [`LineEntry`] rows in address order.
 //!
 //! The rules:
-//! - A row starts wherever the source location changes, at every block
+//! - A row starts wherever the source position (file, line, column)
+//!   changes, or the location's source-order verdict does, at every block
 //!   start (so a branch lands on a row boundary, where a debugger stops),
 //!   at the first instruction after the prologue and at each epilogue.
 //! - An instruction without a location continues the row before it in its
@@ -144,6 +145,7 @@ pub fn line_entries(
     let mut row_of: Vec<usize> = Vec::with_capacity(inputs.len());
     let mut previous: Option<(Option<LocId>, Option<MdId>, u32, u32)> = None;
     let mut after_prologue = false;
+    let moved = |loc: Option<LocId>| loc.is_some_and(|l| debug.out_of_order.contains(&l));
     for input in inputs {
         if input.block_start {
             block_starts.push(rows.len());
@@ -167,7 +169,11 @@ pub fn line_entries(
         if !in_prologue {
             after_prologue = true;
         }
-        let changed = previous != Some((loc, file, line, column));
+        // A new location at the same file:line:column (another atom of
+        // the same statement, a merged copy) is no new row unless one of
+        // the two was moved out of order, which decides is_stmt.
+        let key = (file, line, column, moved(loc));
+        let changed = previous.map(|(l, f, n, c)| (f, n, c, moved(l))) != Some(key);
         previous = Some((loc, file, line, column));
         if !(changed || input.block_start || prologue_end || input.epilogue_begin) {
             row_of.push(rows.len() - 1);
