@@ -465,7 +465,7 @@ fn partition(module: &Module, accesses: &[Access], size: u64) -> Option<Vec<Piec
 }
 
 /// The size in bits of a local variable's type (through typedefs and qualifiers).
-fn variable_size_bits(module: &Module, variable: MdId) -> Option<u64> {
+pub(super) fn variable_size_bits(module: &Module, variable: MdId) -> Option<u64> {
     let mut node = module.debug.variable(variable)?.ty?;
     for _ in 0..64 {
         match module.debug.node(node) {
