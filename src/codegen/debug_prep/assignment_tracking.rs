@@ -18,8 +18,11 @@
 //! - nowhere, lowered to a value record over `poison`.
 //!
 //! A store without `!DIAssignID` to a variable's stack home puts the variable
-//! in memory (as LLVM does). At a join, predecessors that agree keep their
-//! state; any disagreement gives "nowhere".
+//! in memory (as LLVM does). At a join (LLVM's rule), the location kind is
+//! kept where every predecessor has the same (memory, or the same value),
+//! else it is "nowhere"; the assignments memory and debug info hold are kept
+//! where the predecessors agree, else they are unknown. So a variable that
+//! lives in memory around a loop stays there, whichever store last wrote it.
 
 use std::collections::HashMap;
 
@@ -227,15 +230,15 @@ fn join(
             let state = if block.0 == 0 || known.is_empty() {
                 initial.clone()
             } else {
-                let first = &known[0][key];
-                if known.iter().all(|s| &s[key] == first) {
-                    first.clone()
-                } else {
-                    State {
-                        memory: agree(known.iter().map(|s| s[key].memory)),
-                        debug: agree(known.iter().map(|s| s[key].debug)),
-                        kind: Kind::Nowhere,
-                    }
+                let first = &known[0][key].kind;
+                State {
+                    memory: agree(known.iter().map(|s| s[key].memory)),
+                    debug: agree(known.iter().map(|s| s[key].debug)),
+                    kind: if known.iter().all(|s| &s[key].kind == first) {
+                        first.clone()
+                    } else {
+                        Kind::Nowhere
+                    },
                 }
             };
             (*key, state)
