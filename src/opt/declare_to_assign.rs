@@ -69,6 +69,85 @@ pub fn run(cx: &mut PassCx, function: &mut Function) -> bool {
     if tracked.is_empty() {
         return false;
     }
+    let empty_expr = empty_expr(cx);
+    // Markers to insert after each instruction: the allocas' first.
+    let mut after: HashMap<InstId, Vec<DebugRecord>> = HashMap::new();
+    for &alloca in placed.iter().filter(|id| tracked.contains_key(id)) {
+        let variables = &tracked[&alloca];
+        let assign_id = cx.module.debug.add_node(true, MdNode::AssignId);
+        let markers = variables
+            .iter()
+            .map(|t| DebugRecord {
+                kind: RecordKind::Assign,
+                variable: t.declare.variable,
+                locations: vec![Value::Const(Constant::Undef(Type::Int(1)))],
+                expr: t.declare.expr,
+                loc: t.declare.loc,
+                assign: Some(AssignLink {
+                    id: assign_id,
+                    address: Value::Inst(alloca),
+                    address_expr: empty_expr,
+                }),
+            })
+            .collect();
+        function.inst_mut(alloca).assign_id = Some(assign_id);
+        after.insert(alloca, markers);
+    }
+    after.extend(link_writes(cx, function, &tracked, &placed));
+    // The declares go; the markers go after what they mark.
+    for block in 0..function.blocks.len() {
+        for id in function.blocks[block].insts.clone() {
+            function.inst_mut(id).records.retain(|r| {
+                !(r.kind == RecordKind::Declare
+                    && r.locations.len() == 1
+                    && r.locations[0]
+                        .as_inst()
+                        .is_some_and(|a| tracked.contains_key(&a)))
+            });
+        }
+    }
+    insert_after(function, after);
+    set_flag(cx);
+    true
+}
+
+/// Puts each instruction's markers in front of the next instruction's
+/// records (the written instructions are never terminators).
+fn insert_after(function: &mut Function, mut after: HashMap<InstId, Vec<DebugRecord>>) {
+    for block in 0..function.blocks.len() {
+        let insts = function.blocks[block].insts.clone();
+        for (i, &id) in insts.iter().enumerate() {
+            if let (Some(mut markers), Some(&next)) = (after.remove(&id), insts.get(i + 1)) {
+                let next = function.inst_mut(next);
+                markers.append(&mut next.records);
+                next.records = markers;
+            }
+        }
+    }
+}
+
+/// `!DIExpression()` as an address expression.
+fn empty_expr(cx: &mut PassCx) -> ExprId {
+    cx.module.debug.intern_expr(DIExpression {
+        ops: vec![ExprOp::Arg(0)],
+    })
+}
+
+/// Links the untagged writes among `writes` that write a tracked alloca
+/// (through a constant-offset pointer) to markers of the alloca's
+/// variables: each such store, `memset`, `memcpy` or `memmove` gets a new
+/// DIAssignID, and the markers to put after it are returned by instruction.
+fn link_writes(
+    cx: &mut PassCx,
+    function: &mut Function,
+    tracked: &HashMap<InstId, Vec<Tracked>>,
+    writes: &[InstId],
+) -> HashMap<InstId, Vec<DebugRecord>> {
+    let placed: Vec<InstId> = function
+        .blocks
+        .iter()
+        .flat_map(|b| b.insts.clone())
+        .collect();
     // Pointers into each tracked alloca, with their constant byte offsets.
     let mut derived: HashMap<InstId, (InstId, u64)> =
         tracked.keys().map(|&a| (a, (a, 0))).collect();
@@ -90,35 +169,14 @@ pub fn run(cx: &mut PassCx, function: &mut Function) -> bool {
             }
         }
     }
-    let empty_expr = cx.module.debug.intern_expr(DIExpression {
-        ops: vec![ExprOp::Arg(0)],
-    });
-    // Markers to insert after each instruction.
+    let empty_expr = empty_expr(cx);
     let mut after: HashMap<InstId, Vec<DebugRecord>> = HashMap::new();
-    for &id in &placed {
+    for &id in writes {
         let inst = function.inst(id);
+        if inst.assign_id.is_some() {
+            continue;
+        }
         let write = match &inst.kind {
-            InstKind::Alloca { .. } if tracked.contains_key(&id) => {
-                let assign_id = cx.module.debug.add_node(true, MdNode::AssignId);
-                let markers = tracked[&id]
-                    .iter()
-                    .map(|t| DebugRecord {
-                        kind: RecordKind::Assign,
-                        variable: t.declare.variable,
-                        locations: vec![Value::Const(Constant::Undef(Type::Int(1)))],
-                        expr: t.declare.expr,
-                        loc: t.declare.loc,
-                        assign: Some(AssignLink {
-                            id: assign_id,
-                            address: Value::Inst(id),
-                            address_expr: empty_expr,
-                        }),
-                    })
-                    .collect();
-                function.inst_mut(id).assign_id = Some(assign_id);
-                after.insert(id, markers);
-                continue;
-            }
             InstKind::Store { value, ptr, .. } => {
                 let bytes = cx.module.store_size(&function.value_type(value));
                 Some((ptr.clone(), bytes, value.clone()))
@@ -172,27 +230,49 @@ pub fn run(cx: &mut PassCx, function: &mut Function) -> bool {
             after.insert(id, markers);
         }
     }
-    // The declares go; each instruction's markers go in front of the next
-    // instruction's records (a store is never a terminator).
-    for block in 0..function.blocks.len() {
-        let insts = function.blocks[block].insts.clone();
-        for (i, &id) in insts.iter().enumerate() {
-            function.inst_mut(id).records.retain(|r| {
-                !(r.kind == RecordKind::Declare
-                    && r.locations.len() == 1
-                    && r.locations[0]
-                        .as_inst()
-                        .is_some_and(|a| tracked.contains_key(&a)))
-            });
-            if let (Some(mut markers), Some(&next)) = (after.remove(&id), insts.get(i + 1)) {
-                let next = function.inst_mut(next);
-                markers.append(&mut next.records);
-                next.records = markers;
+    after
+}
+
+/// LLVM's rule for inlined stores: a store of the copied body `copied` that
+/// writes an alloca of the caller whose variables are tracked (the alloca
+/// carries markers) is an assignment to those variables: it gets a new
+/// DIAssignID and markers of them right after it.
+pub(super) fn track_inlined_stores(cx: &mut PassCx, function: &mut Function, copied: &[InstId]) {
+    let mut tracked: HashMap<InstId, Vec<Tracked>> = HashMap::new();
+    let placed = function.blocks.iter().flat_map(|b| &b.insts);
+    for inst in placed.map(|&id| function.inst(id)) {
+        for record in &inst.records {
+            let Some(link) = &record.assign else { continue };
+            let Some(alloca) = link.address.as_inst() else {
+                continue;
+            };
+            let of_alloca = function.inst(alloca).assign_id == Some(link.id)
+                && matches!(function.inst(alloca).kind, InstKind::Alloca { .. });
+            if !of_alloca || cx.module.debug.expr(link.address_expr).ops != [ExprOp::Arg(0)] {
+                continue;
+            }
+            let as_declare = DebugRecord {
+                kind: RecordKind::Declare,
+                locations: vec![link.address.clone()],
+                assign: None,
+                ..record.clone()
+            };
+            if let Some((alloca, t)) = trackable(cx, function, &as_declare) {
+                let variables = tracked.entry(alloca).or_default();
+                if !variables
+                    .iter()
+                    .any(|v| v.declare.variable == t.declare.variable)
+                {
+                    variables.push(t);
+                }
             }
         }
     }
-    set_flag(cx);
-    true
+    if tracked.is_empty() {
+        return;
+    }
+    let after = link_writes(cx, function, &tracked, copied);
+    insert_after(function, after);
 }
 
 /// The alloca a declare describes and what of the variable it holds, when
