@@ -465,3 +465,30 @@ pub fn replace_all_uses_with(
         }
     }
 }
+
+/// LLVM's `mergeDIAssignID`: when the instructions `merged` are folded into
+/// `kept` (stores a pass merges into one), their assignments become one:
+/// `kept` carries one DIAssignID (its own, else the first of `merged`'s) and
+/// every marker linked to any of their DIAssignIDs is linked to it.
+pub fn merge_assign_ids(function: &mut Function, kept: InstId, merged: &[InstId]) {
+    let ids: Vec<MdId> = std::iter::once(kept)
+        .chain(merged.iter().copied())
+        .filter_map(|id| function.inst(id).assign_id)
+        .collect();
+    let Some(&one) = ids.first() else {
+        return;
+    };
+    function.inst_mut(kept).assign_id = Some(one);
+    for &id in merged {
+        function.inst_mut(id).assign_id = None;
+    }
+    for inst in &mut function.insts {
+        for record in &mut inst.records {
+            if let Some(link) = &mut record.assign {
+                if ids.contains(&link.id) {
+                    link.id = one;
+                }
+            }
+        }
+    }
+}

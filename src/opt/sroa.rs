@@ -271,6 +271,7 @@ fn split(cx: &mut PassCx, function: &mut Function, alloca: InstId) -> bool {
         };
         let loc = function.inst(access.inst).dbg;
         let (block, mut index) = position(function, access.inst);
+        let first_index = index;
         let mut add = |function: &mut Function, kind: InstKind, ty: Type| {
             let mut inst = Inst::new(kind, ty);
             inst.dbg = loc;
@@ -364,6 +365,11 @@ fn split(cx: &mut PassCx, function: &mut Function, alloca: InstId) -> bool {
                 replace.insert(access.inst, value);
             }
         }
+        // The access's records stay where they were: before its pieces.
+        let first_new = function.blocks[block.0 as usize].insts[first_index];
+        let mut records = std::mem::take(&mut function.inst_mut(access.inst).records);
+        records.append(&mut function.inst_mut(first_new).records);
+        function.inst_mut(first_new).records = records;
         dead.push(access.inst);
     }
 

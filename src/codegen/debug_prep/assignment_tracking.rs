@@ -102,11 +102,20 @@ pub fn lower_function(function: &mut Function, debug: &mut DebugInfo) {
         for record in &inst.records {
             if let (RecordKind::Assign, Some(link)) = (record.kind, &record.assign) {
                 let key = key_of(debug, record);
-                homes.entry(key).or_insert_with(|| Home {
+                // A marker whose address was killed (DSE) names no home; any
+                // other marker of the fragment does.
+                let killed = |address: &Value| matches!(address, Value::Const(_));
+                let home = Home {
                     address: link.address.clone(),
                     address_expr: link.address_expr,
                     loc: record.loc,
-                });
+                };
+                match homes.get(&key) {
+                    Some(old) if !killed(&old.address) || killed(&home.address) => {}
+                    _ => {
+                        homes.insert(key, home);
+                    }
+                }
                 tagged.entry(link.id).or_default().push(key);
             }
         }

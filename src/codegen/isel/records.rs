@@ -113,6 +113,20 @@ impl Selector<'_> {
         if !defined || (declare && !memory_home) {
             operands.iter_mut().for_each(|o| *o = DbgOperand::NoReg);
         }
+        // A value record that reads the variable from a stack home
+        // (`DW_OP_deref` of its address, as assignment tracking's lowering
+        // states "in memory") is that memory location, as for LLVM.
+        let in_memory = !declare
+            && memory_home
+            && matches!(
+                ops.as_slice(),
+                [Op::Arg(0), Op::Deref] | [Op::Arg(0), Op::PlusUconst(_), Op::Deref]
+            );
+        let ops = if in_memory {
+            ops[..ops.len() - 1].to_vec()
+        } else {
+            ops
+        };
         let variable = self.debug.intern_variable(VariableKey {
             variable: record.variable,
             inlined_at,
@@ -128,7 +142,7 @@ impl Selector<'_> {
             variable,
             operands,
             expr,
-            indirect: declare,
+            indirect: declare || in_memory,
         }));
         self.loc = loc;
         Ok(())
