@@ -602,49 +602,68 @@ fn the_tracking_passes_lose_no_location_under_debugify_each() {
     }
 }
 
+/// Compiles fixtures/opt/STEM.O0.ll with `-O2 FLAG`, links it with
+/// STEM.driver.c, and returns what one gdb run prints for `commands`.
+fn gdb_on(stem: &str, flag: &str, commands: &[&str]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let input = fixture(&format!("opt/{stem}.O0.ll"));
+    let object = compile_ll(dir.path(), &input, stem, &["-O2", flag]);
+    let exe = dir.path().join(stem);
+    let out = run(std::process::Command::new("gcc")
+        .arg("-g")
+        .arg(fixture(&format!("opt/{stem}.driver.c")))
+        .arg(&object)
+        .arg("-o")
+        .arg(&exe));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut gdb = std::process::Command::new("gdb");
+    gdb.args(["-nx", "-batch"]);
+    for command in commands {
+        gdb.args(["-ex", command]);
+    }
+    String::from_utf8_lossy(&run(gdb.arg(&exe)).stdout).into_owned()
+}
+
 #[test]
 fn gdb_reads_an_escaped_struct_from_memory_with_tracking_on_and_off() {
     // at_tail's `s` stays in memory (its address goes to `use`); with
     // tracking on, the lowering's "in memory" (a value record with
-    // DW_OP_deref of the slot) is a memory location, so gdb reads all 16
-    // bytes, as it does from the declare with tracking off.
-    let dir = tempfile::tempdir().unwrap();
+    // DW_OP_deref of the slot) of a 16-byte variable is a memory location,
+    // so gdb reads all 16 bytes, as it does from the declare with tracking
+    // off.
     for flag in ["--assignment-tracking=true", "--assignment-tracking=false"] {
-        let object = compile_ll(
-            dir.path(),
-            &fixture("opt/at_tail.O0.ll"),
-            "at_tail",
-            &["-O2", flag],
-        );
-        let exe = dir.path().join(format!("at_tail{flag}"));
-        let out = run(std::process::Command::new("gcc")
-            .arg("-g")
-            .arg(fixture("opt/at_tail.driver.c"))
-            .arg(&object)
-            .arg("-o")
-            .arg(&exe));
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let out = run(std::process::Command::new("gdb")
-            .args([
-                "-nx",
-                "-batch",
-                "-ex",
-                "break use",
-                "-ex",
-                "run",
-                "-ex",
-                "up",
-            ])
-            .args(["-ex", "print s"])
-            .arg(&exe));
-        let text = String::from_utf8_lossy(&out.stdout);
+        let text = gdb_on("at_tail", flag, &["break use", "run", "up", "print s"]);
         assert!(
             text.contains("$1 = {a = 0, b = 0, c = 0, d = 7}"),
             "{flag}:\n{text}"
         );
     }
+}
+
+#[test]
+fn gdb_shows_the_value_a_deleted_store_assigned_with_tracking_on() {
+    // at_dse: `int x = a; x = b + 1; g(&x);` DSE deletes the store of `a`.
+    // On line 4 (before `x = b + 1` runs) x is 5 (f(5, 7)). With tracking
+    // on the unlinked marker says so; with it off the declare points at
+    // memory the deleted store never wrote (printed for comparison).
+    let on = gdb_on(
+        "at_dse",
+        "--assignment-tracking=true",
+        &["break at_dse.c:4", "run", "print x"],
+    );
+    assert!(on.contains("$1 = 5"), "{on}");
+    let off = gdb_on(
+        "at_dse",
+        "--assignment-tracking=false",
+        &["break at_dse.c:4", "run", "print x"],
+    );
+    println!(
+        "x on line 4: tracking on: {}; off: {}",
+        on.lines().last().unwrap_or(""),
+        off.lines().last().unwrap_or("")
+    );
 }

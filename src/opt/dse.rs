@@ -213,7 +213,7 @@ fn shorten(cx: &mut PassCx, function: &mut Function, call: InstId, length: i64) 
             }
             let (offset, size) = match cx.module.debug.expr(record.expr).fragment() {
                 Some(fragment) => fragment,
-                None => match super::sroa::variable_size_bits(cx.module, record.variable) {
+                None => match super::debug_update::variable_size_bits(cx.module, record.variable) {
                     Some(size) => (0, size),
                     None => continue,
                 },

@@ -204,7 +204,7 @@ fn split(cx: &mut PassCx, function: &mut Function, alloca: InstId) -> bool {
         }
     }
     for declare in declares.iter().chain(&markers) {
-        match variable_size_bits(cx.module, declare.variable) {
+        match super::debug_update::variable_size_bits(cx.module, declare.variable) {
             Some(bits) if pieces.iter().all(|p| p.end * 8 <= bits) => {
                 var_bits.insert(declare.variable, bits);
             }
@@ -562,19 +562,4 @@ fn partition(module: &Module, accesses: &[Access], size: u64) -> Option<Vec<Piec
         }
     }
     Some(pieces)
-}
-
-/// The size in bits of a local variable's type (through typedefs and qualifiers).
-pub(super) fn variable_size_bits(module: &Module, variable: MdId) -> Option<u64> {
-    let mut node = module.debug.variable(variable)?.ty?;
-    for _ in 0..64 {
-        match module.debug.node(node) {
-            MdNode::BasicType(t) => return Some(t.size),
-            MdNode::CompositeType(t) => return Some(t.size),
-            MdNode::DerivedType(t) if t.tag == "DW_TAG_pointer_type" => return Some(64),
-            MdNode::DerivedType(t) => node = t.base_type?,
-            _ => return None,
-        }
-    }
-    None
 }
