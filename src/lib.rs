@@ -41,7 +41,32 @@ pub struct CompileOptions {
 
 /// Compiles LLVM IR text to the bytes of an ELF x86-64 relocatable object.
 pub fn compile(text: &str, file: &str, options: &CompileOptions) -> Result<Vec<u8>, Diagnostic> {
-    let object = compile_to_model(text, file, options)?;
+    compile_with(text, file, options, OptimiserOptions::default())
+}
+
+/// The optimiser's choices besides the level (`compile --assignment-tracking=false`).
+#[derive(Clone, Copy, Debug)]
+pub struct OptimiserOptions {
+    /// Run declare-to-assign first at -O1/-O2 (on by default).
+    pub assignment_tracking: bool,
+}
+
+impl Default for OptimiserOptions {
+    fn default() -> Self {
+        OptimiserOptions {
+            assignment_tracking: true,
+        }
+    }
+}
+
+/// [`compile`] with the optimiser's choices.
+pub fn compile_with(
+    text: &str,
+    file: &str,
+    options: &CompileOptions,
+    optimiser: OptimiserOptions,
+) -> Result<Vec<u8>, Diagnostic> {
+    let object = compile_to_model_with(text, file, options, optimiser)?;
     dwarfsmith_emit::write::write(&object, &write_options(options)).map_err(|error| Diagnostic {
         file: file.to_string(),
         pos: Pos::default(),
@@ -56,6 +81,16 @@ pub fn compile_to_model(
     file: &str,
     options: &CompileOptions,
 ) -> Result<dwarfsmith_emit::model::ObjectModel, Diagnostic> {
+    compile_to_model_with(text, file, options, OptimiserOptions::default())
+}
+
+/// [`compile_to_model`] with the optimiser's choices.
+pub fn compile_to_model_with(
+    text: &str,
+    file: &str,
+    options: &CompileOptions,
+    optimiser: OptimiserOptions,
+) -> Result<dwarfsmith_emit::model::ObjectModel, Diagnostic> {
     let mut module = parse_and_verify(text, file)?;
     codegen::target::check_target(&module, file)?;
     codegen::unsupported::check_module(&module, file)?;
@@ -63,7 +98,7 @@ pub fn compile_to_model(
     // projected onto what it leaves (debug locations only, never code).
     let source = (options.debug_info && options.opt_level != OptLevel::O0)
         .then(|| source_order::record(&module));
-    optimize_and_verify(&mut module, options.opt_level, file)?;
+    optimize_and_verify(&mut module, options.opt_level, optimiser, file)?;
     if let Some(source) = &source {
         source_order::project(&mut module, source);
     }
@@ -106,6 +141,7 @@ pub fn opt(text: &str, file: &str, syntax: ir::print::DebugSyntax) -> Result<Str
 fn optimize_and_verify(
     module: &mut ir::Module,
     level: OptLevel,
+    optimiser: OptimiserOptions,
     file: &str,
 ) -> Result<(), Diagnostic> {
     let level = match level {
@@ -113,7 +149,7 @@ fn optimize_and_verify(
         OptLevel::O1 => 1,
         OptLevel::O2 => 2,
     };
-    opt::command::optimize(module, level);
+    opt::command::optimize(module, level, optimiser.assignment_tracking);
     ir::verify::verify_module(module).map_err(|mut error| {
         error.file = file.to_string();
         error.message = format!(

@@ -40,6 +40,10 @@ enum Command {
         /// The debugger the DWARF is tuned for.
         #[arg(long = "debugger-tune", value_enum, default_value_t = Tune::Gdb)]
         debugger_tune: Tune,
+        /// Assignment tracking (declare-to-assign first at -O1/-O2); false keeps dbg.declare.
+        #[arg(long = "assignment-tracking", value_name = "BOOL", default_value_t = true,
+              action = clap::ArgAction::Set)]
+        assignment_tracking: bool,
     },
     /// Parse, verify and print IN.ll back as LLVM IR.
     Opt {
@@ -121,6 +125,10 @@ struct OptFlags {
     /// With --debugify-each: write the per-pass counts as CSV (LLVM's columns).
     #[arg(long = "debugify-export", value_name = "FILE.csv")]
     debugify_export: Option<PathBuf>,
+    /// Assignment tracking (declare-to-assign first at -O1/-O2); false keeps dbg.declare.
+    #[arg(long = "assignment-tracking", value_name = "BOOL", default_value_t = true,
+          action = clap::ArgAction::Set)]
+    assignment_tracking: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -159,6 +167,7 @@ fn run(cli: Cli) -> Result<(), String> {
             level,
             debug_level,
             debugger_tune,
+            assignment_tracking,
         } => {
             let opt_level = match level.as_str() {
                 "0" => OptLevel::O0,
@@ -180,8 +189,12 @@ fn run(cli: Cli) -> Result<(), String> {
                 },
             };
             let text = read_input(&input)?;
-            let bytes = dwarfsmith::compile(&text, &input.display().to_string(), &options)
-                .map_err(|e| e.to_string())?;
+            let optimiser = dwarfsmith::OptimiserOptions {
+                assignment_tracking,
+            };
+            let bytes =
+                dwarfsmith::compile_with(&text, &input.display().to_string(), &options, optimiser)
+                    .map_err(|e| e.to_string())?;
             dwarfsmith::output::write_output(&output, &bytes)
         }
         Command::Opt {
@@ -282,6 +295,7 @@ fn run_opt(
         check_debugify: flags.check_debugify,
         debugify_each: flags.debugify_each,
         syntax,
+        no_assignment_tracking: !flags.assignment_tracking,
     };
     let mut module = dwarfsmith::parse_and_verify(text, &file).map_err(|e| e.to_string())?;
     let report = dwarfsmith::opt::command::run_request(&mut module, &request, &file)?;

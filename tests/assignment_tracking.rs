@@ -1,6 +1,9 @@
-//! Assignment tracking on structs.O2.ll, whose `area` keeps an array in
-//! memory through stores tagged with !DIAssignID: after lowering, every
-//! assign record has become a value record stating where each fragment lives.
+//! Assignment tracking's lowering: on structs.O2.ll, whose `area` keeps an
+//! array in memory through stores tagged with !DIAssignID, every assign
+//! record becomes a value record stating where each fragment lives; on
+//! hand-written functions, a store DSE deleted leaves the variable in the
+//! value it assigned until the next store, and a variable stored on both
+//! ways into a loop stays in memory at its header.
 
 use dwarfsmith::codegen::debug_prep::assignment_tracking::lower_module;
 use dwarfsmith::ir::parse::parse_module;
@@ -68,4 +71,130 @@ fn assign_records_become_memory_and_value_locations() {
         }
     "#]]
     .assert_eq(&function_text(&printed, "area"));
+}
+
+/// Lowers the assign records of `text` (after running `passes` on it) and
+/// returns the printed functions.
+fn lowered_after(passes: &str, text: &str) -> String {
+    let mut module = dwarfsmith::parse_and_verify(text, "test.ll").unwrap();
+    let options = dwarfsmith::opt::PipelineOptions {
+        verify_each: true,
+        ..Default::default()
+    };
+    let passes = dwarfsmith::opt::parse_passes(passes).unwrap();
+    dwarfsmith::opt::run_pipeline(&mut module, &passes, &options).unwrap();
+    lower_module(&mut module);
+    dwarfsmith::ir::verify::verify_module(&module).unwrap();
+    let printed = print_module(&module, DebugSyntax::Records);
+    printed
+        .lines()
+        .filter(|l| !l.starts_with('!') && !l.starts_with("declare") && !l.is_empty())
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// The metadata of the hand-written functions below: `x` is an int.
+const METADATA: &str = r#"
+declare void @g(ptr)
+
+!llvm.dbg.cu = !{!0}
+!llvm.module.flags = !{!3, !4}
+!0 = distinct !DICompileUnit(language: DW_LANG_C11, file: !1, emissionKind: FullDebug)
+!1 = !DIFile(filename: "t.c", directory: "/")
+!3 = !{i32 2, !"Debug Info Version", i32 3}
+!4 = !{i32 7, !"debug-info-assignment-tracking", i1 true}
+!5 = distinct !DISubprogram(name: "f", scope: !1, file: !1, line: 1, type: !6, unit: !0, spFlags: DISPFlagDefinition)
+!6 = !DISubroutineType(types: !{null})
+!7 = !DIBasicType(name: "int", size: 32, encoding: DW_ATE_signed)
+!8 = !DILocalVariable(name: "x", scope: !5, file: !1, line: 2, type: !7)
+!9 = !DILocation(line: 2, column: 3, scope: !5)
+!10 = distinct !DIAssignID()
+!11 = distinct !DIAssignID()
+!12 = distinct !DIAssignID()
+"#;
+
+#[test]
+fn a_store_dse_deletes_leaves_its_value_in_a_register_until_the_next_store() {
+    // x = a; x = b; g(&x): DSE deletes the first store and unlinks its
+    // marker, so between the two x is the value `a`, not the stale memory;
+    // after the second store it is in memory again.
+    let text = format!(
+        r#"
+define void @f(i32 %a, i32 %b) !dbg !5 {{
+  %x = alloca i32, align 4, !DIAssignID !10
+    #dbg_assign(i1 undef, !8, !DIExpression(), !10, ptr %x, !DIExpression(), !9)
+  store i32 %a, ptr %x, align 4, !dbg !9, !DIAssignID !11
+    #dbg_assign(i32 %a, !8, !DIExpression(), !11, ptr %x, !DIExpression(), !9)
+  %c = add i32 %b, 1, !dbg !9
+  store i32 %c, ptr %x, align 4, !dbg !9, !DIAssignID !12
+    #dbg_assign(i32 %c, !8, !DIExpression(), !12, ptr %x, !DIExpression(), !9)
+  call void @g(ptr %x), !dbg !9
+  ret void, !dbg !9
+}}
+{METADATA}"#
+    );
+    expect![[r#"
+        define void @f(i32 %a, i32 %b) !dbg !4 {
+          %x = alloca i32, align 4, !DIAssignID !7
+            #dbg_value(ptr %x, !8, !DIExpression(DW_OP_deref), !10)
+            #dbg_value(i32 %a, !8, !DIExpression(), !10)
+          %c = add i32 %b, 1, !dbg !10
+          store i32 %c, ptr %x, align 4, !dbg !10, !DIAssignID !11
+            #dbg_value(ptr %x, !8, !DIExpression(DW_OP_deref), !10)
+          call void @g(ptr %x), !dbg !10
+          ret void, !dbg !10
+        }
+    "#]]
+    .assert_eq(&lowered_after("dse", &text));
+}
+
+#[test]
+fn a_variable_stored_on_both_ways_into_a_loop_stays_in_memory_at_its_header() {
+    // Different stores (assignments) reach the header from the entry and
+    // the latch; both leave x in memory, so it stays there (LLVM's join).
+    let text = format!(
+        r#"
+define void @f(i32 %n) !dbg !5 {{
+  %x = alloca i32, align 4, !DIAssignID !10
+    #dbg_assign(i1 undef, !8, !DIExpression(), !10, ptr %x, !DIExpression(), !9)
+  store i32 0, ptr %x, align 4, !dbg !9, !DIAssignID !11
+    #dbg_assign(i32 0, !8, !DIExpression(), !11, ptr %x, !DIExpression(), !9)
+  br label %loop, !dbg !9
+
+loop:
+  call void @g(ptr %x), !dbg !9
+  %v = load i32, ptr %x, align 4, !dbg !9
+  %w = add i32 %v, 1, !dbg !9
+  store i32 %w, ptr %x, align 4, !dbg !9, !DIAssignID !12
+    #dbg_assign(i32 %w, !8, !DIExpression(), !12, ptr %x, !DIExpression(), !9)
+  %more = icmp slt i32 %w, %n, !dbg !9
+  br i1 %more, label %loop, label %done, !dbg !9
+
+done:
+  ret void, !dbg !9
+}}
+{METADATA}"#
+    );
+    expect![[r#"
+        define void @f(i32 %n) !dbg !4 {
+          %x = alloca i32, align 4, !DIAssignID !7
+            #dbg_value(ptr %x, !8, !DIExpression(DW_OP_deref), !10)
+          store i32 0, ptr %x, align 4, !dbg !10, !DIAssignID !11
+            #dbg_value(ptr %x, !8, !DIExpression(DW_OP_deref), !10)
+          br label %loop, !dbg !10
+        loop:
+            #dbg_value(ptr %x, !8, !DIExpression(DW_OP_deref), !10)
+          call void @g(ptr %x), !dbg !10
+          %v = load i32, ptr %x, align 4, !dbg !10
+          %w = add i32 %v, 1, !dbg !10
+          store i32 %w, ptr %x, align 4, !dbg !10, !DIAssignID !12
+            #dbg_value(ptr %x, !8, !DIExpression(DW_OP_deref), !10)
+          %more = icmp slt i32 %w, %n, !dbg !10
+          br i1 %more, label %loop, label %done, !dbg !10
+        done:
+            #dbg_value(ptr %x, !8, !DIExpression(DW_OP_deref), !10)
+          ret void, !dbg !10
+        }
+    "#]]
+    .assert_eq(&lowered_after("", &text));
 }

@@ -12,7 +12,9 @@
 //! initializer shows gcc's 0xFE fill pattern until it is assigned). The same
 //! walk over llc-19's object of the same IR is reported beside ours for
 //! comparison. The same judge also walks our `compile -O2` of the program's
-//! clang -O0 IR (our optimiser, then codegen): 0 wrong values there too.
+//! clang -O0 IR (our optimiser, then codegen): 0 wrong values there too; and
+//! the same with `--assignment-tracking=false`, printed beside it: tracking
+//! on must show at least as many correct values as off.
 
 #[macro_use]
 mod support;
@@ -222,6 +224,32 @@ fn check(program: &str) {
         optimised.available,
         optimised.optimized_out,
         optimised.wrong.len()
+    );
+    // The same without assignment tracking (dbg.declare through the passes).
+    let untracked_dir = dir.path().join("untracked");
+    std::fs::create_dir(&untracked_dir).unwrap();
+    let untracked_object = compile_fixture(
+        &untracked_dir,
+        &format!("{program}.O0.ll"),
+        &["-O2", "--assignment-tracking=false"],
+    );
+    let untracked_exe = link_with_driver(&untracked_dir, &untracked_object, program);
+    let untracked = judge(&walk(&untracked_exe, &anchor, CHECKED_HITS), &reference);
+    let correct = |t: &Tally| t.available - t.wrong.len();
+    println!(
+        "{program}: assignment tracking on: {} correct, {} wrong, {} optimized out; off: {} correct, {} wrong, {} optimized out",
+        correct(&optimised),
+        optimised.wrong.len(),
+        optimised.optimized_out,
+        correct(&untracked),
+        untracked.wrong.len(),
+        untracked.optimized_out
+    );
+    assert!(
+        correct(&optimised) >= correct(&untracked),
+        "{program}: assignment tracking shows fewer correct values ({}) than without it ({})",
+        correct(&optimised),
+        correct(&untracked)
     );
     assert!(
         optimised.wrong.is_empty(),

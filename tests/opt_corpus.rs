@@ -4,7 +4,7 @@
 //! passes llvm-dwarfdump --verify, and its `.text` is identical with -g0.
 //! `opt -O2` output passes `opt-19 -passes=verify`, and
 //! `opt --debugify-each -O2 --debugify-export` writes LLVM's CSV with no
-//! missing location for the passes whose rule is preserve (sroa, mem2reg, inline,
+//! missing location for the passes whose rule is preserve (declare-to-assign, sroa, mem2reg, inline,
 //! simplifycfg, dce, loop-rotate); the merge and drop passes' counts are
 //! printed.
 
@@ -87,6 +87,7 @@ fn check(program: &str) {
     assert_eq!(
         names,
         [
+            "declare-to-assign",
             "sroa",
             "mem2reg",
             "instcombine",
@@ -113,7 +114,13 @@ fn check(program: &str) {
     for row in rows.iter().filter(|r| {
         matches!(
             r[0],
-            "sroa" | "mem2reg" | "simplifycfg" | "inline" | "dce" | "loop-rotate"
+            "declare-to-assign"
+                | "sroa"
+                | "mem2reg"
+                | "simplifycfg"
+                | "inline"
+                | "dce"
+                | "loop-rotate"
         )
     }) {
         assert_eq!(row[2], "0", "{program}: {} lost locations: {csv}", row[0]);

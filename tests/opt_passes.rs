@@ -265,6 +265,7 @@ fn the_o2_pipeline_csv_of_sum_array_shows_only_merges_losing_lines() {
     let report = run_pipeline(&mut module, &dwarfsmith::opt::level_pipeline(2), &options).unwrap();
     expect![[r#"
         Pass Name,# of missing debug values,# of missing locations,Missing/Expected value ratio,Missing/Expected location ratio
+        declare-to-assign,0,0,0.000000e+00,0.000000e+00
         sroa,0,0,0.000000e+00,0.000000e+00
         mem2reg,12,0,2.400000e-01,0.000000e+00
         instcombine,0,0,0.000000e+00,0.000000e+00
@@ -323,7 +324,7 @@ fn opt_command_line_prints_stops_and_checks() {
     assert_eq!(
         String::from_utf8(out.stderr).unwrap(),
         format!(
-            "{}: error: unknown pass 'nosuchpass' (known: sroa, mem2reg, instcombine, simplifycfg, speculate-diamonds, inline, early-cse, licm, loop-rotate, lsr, dce, dse, split-backedges)\n",
+            "{}: error: unknown pass 'nosuchpass' (known: declare-to-assign, sroa, mem2reg, instcombine, simplifycfg, speculate-diamonds, inline, early-cse, licm, loop-rotate, lsr, dce, dse, split-backedges)\n",
             input.display()
         )
     );

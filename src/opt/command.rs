@@ -8,7 +8,7 @@
 use crate::ir::print::DebugSyntax;
 use crate::ir::Module;
 
-use super::{debugify, level_pipeline, parse_passes, run_pipeline, PipelineOptions};
+use super::{debugify, level_pipeline, parse_passes, run_pipeline, Pass, PipelineOptions};
 
 /// One `opt` run's choices.
 #[derive(Clone, Debug, Default)]
@@ -31,6 +31,8 @@ pub struct OptRequest {
     pub debugify_each: bool,
     /// The debug syntax of printed dumps.
     pub syntax: DebugSyntax,
+    /// `--assignment-tracking=false`: leave declare-to-assign out.
+    pub no_assignment_tracking: bool,
 }
 
 /// What an `opt` run produced besides the module.
@@ -52,6 +54,7 @@ pub fn run_request(
         Some(list) => parse_passes(list).map_err(|e| format!("{file}: error: {e}"))?,
         None => request.level.map(level_pipeline).unwrap_or_default(),
     };
+    let passes = with_assignment_tracking(passes, !request.no_assignment_tracking);
     for name in request.print_after.iter().chain(request.stop_after.iter()) {
         if super::pass_by_name(name).is_none() {
             return Err(format!("{file}: error: unknown pass '{name}'"));
@@ -87,9 +90,18 @@ pub fn run_request(
     Ok(report)
 }
 
-/// The `compile -O1/-O2` pipeline: the level's passes, nothing printed.
-pub fn optimize(module: &mut Module, level: u8) {
-    let passes = level_pipeline(level);
+/// The pipeline without declare-to-assign when assignment tracking is off.
+fn with_assignment_tracking(passes: Vec<&'static Pass>, on: bool) -> Vec<&'static Pass> {
+    passes
+        .into_iter()
+        .filter(|p| on || p.name != "declare-to-assign")
+        .collect()
+}
+
+/// The `compile -O1/-O2` pipeline: the level's passes (without
+/// declare-to-assign when `assignment_tracking` is off), nothing printed.
+pub fn optimize(module: &mut Module, level: u8, assignment_tracking: bool) {
+    let passes = with_assignment_tracking(level_pipeline(level), assignment_tracking);
     for pass in passes {
         super::run_pass(module, pass);
     }

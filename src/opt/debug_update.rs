@@ -465,3 +465,45 @@ pub fn replace_all_uses_with(
         }
     }
 }
+
+/// LLVM's `mergeDIAssignID`: when the instructions `merged` are folded into
+/// `kept` (stores a pass merges into one), their assignments become one:
+/// `kept` carries one DIAssignID (its own, else the first of `merged`'s) and
+/// every marker linked to any of their DIAssignIDs is linked to it.
+pub fn merge_assign_ids(function: &mut Function, kept: InstId, merged: &[InstId]) {
+    let ids: Vec<MdId> = std::iter::once(kept)
+        .chain(merged.iter().copied())
+        .filter_map(|id| function.inst(id).assign_id)
+        .collect();
+    let Some(&one) = ids.first() else {
+        return;
+    };
+    function.inst_mut(kept).assign_id = Some(one);
+    for &id in merged {
+        function.inst_mut(id).assign_id = None;
+    }
+    for inst in &mut function.insts {
+        for record in &mut inst.records {
+            if let Some(link) = &mut record.assign {
+                if ids.contains(&link.id) {
+                    link.id = one;
+                }
+            }
+        }
+    }
+}
+
+/// The size in bits of a local variable's type (through typedefs and qualifiers).
+pub fn variable_size_bits(module: &Module, variable: MdId) -> Option<u64> {
+    let mut node = module.debug.variable(variable)?.ty?;
+    for _ in 0..64 {
+        match module.debug.node(node) {
+            MdNode::BasicType(t) => return Some(t.size),
+            MdNode::CompositeType(t) => return Some(t.size),
+            MdNode::DerivedType(t) if t.tag == "DW_TAG_pointer_type" => return Some(64),
+            MdNode::DerivedType(t) => node = t.base_type?,
+            _ => return None,
+        }
+    }
+    None
+}

@@ -11,23 +11,62 @@
 //! variable still happened at that point, as the stored value says) but are
 //! unlinked: their address becomes `poison`, because the memory no longer
 //! holds that value, and the store's DIAssignID goes with it.
+//!
+//! A partly dead write: a `memset`, `memcpy` or `memmove` of constant length
+//! whose end a later store in the block overwrites (nothing reading memory
+//! in between) is shortened to the bytes still live (LLVM's tail
+//! shortening). Its markers stay linked (the live part is still written
+//! there); each gets an unlinked copy for the dead fragment of its variable
+//! with a `poison` address (LLVM's `shortenAssignment`): that part of the
+//! variable is not in memory until the later store writes it.
 
 use std::collections::HashMap;
 
-use crate::ir::{Constant, Function, InstId, InstKind, MdId, Type, Value};
+use crate::ir::{
+    Constant, DIExpression, ExprOp, Function, InstId, InstKind, Intrinsic, MdId, MdNode, Type,
+    Value,
+};
 
 use super::edit::remove_insts;
 use super::PassCx;
 
-/// Runs DSE on one function; true when a store was deleted.
-pub fn run(_cx: &mut PassCx, function: &mut Function) -> bool {
+/// A memory intrinsic not yet read: the call, the base and byte range it writes.
+struct PendingWrite {
+    call: InstId,
+    base: Value,
+    start: i64,
+    end: i64,
+}
+
+/// Runs DSE on one function; true when a store was deleted or shortened.
+pub fn run(cx: &mut PassCx, function: &mut Function) -> bool {
     let mut dead = vec![false; function.insts.len()];
     let mut unlinked: Vec<MdId> = Vec::new();
+    // Memory intrinsics to shorten: the call and its new length.
+    let mut shortened: Vec<(InstId, i64)> = Vec::new();
     for block in &function.blocks {
         // The last store through each pointer value since memory was last read.
         let mut pending: HashMap<Value, (InstId, Type)> = HashMap::new();
+        let mut pending_writes: Vec<PendingWrite> = Vec::new();
         for &id in &block.insts {
             let inst = function.inst(id);
+            if let InstKind::Store { value, ptr, .. } = &inst.kind {
+                let (base, start) = base_and_offset(cx, function, ptr);
+                let end = start + cx.module.store_size(&function.value_type(value)) as i64;
+                for write in pending_writes.iter_mut().filter(|w| w.base == base) {
+                    if start > write.start && start < write.end && end >= write.end {
+                        write.end = start;
+                        shortened.retain(|(call, _)| *call != write.call);
+                        shortened.push((write.call, start - write.start));
+                    }
+                }
+            }
+            if let Some(write) = memory_write(cx, function, id) {
+                pending.clear();
+                pending_writes.clear();
+                pending_writes.push(write);
+                continue;
+            }
             match &inst.kind {
                 InstKind::Store {
                     value,
@@ -61,12 +100,18 @@ pub fn run(_cx: &mut PassCx, function: &mut Function) -> bool {
                 | InstKind::ExtractValue { .. }
                 | InstKind::InsertValue { .. }
                 | InstKind::Freeze { .. } => {}
-                _ => pending.clear(),
+                _ => {
+                    pending.clear();
+                    pending_writes.clear();
+                }
             }
         }
     }
+    for &(call, length) in &shortened {
+        shorten(cx, function, call, length);
+    }
     if unlinked.is_empty() && !dead.iter().any(|&d| d) {
-        return false;
+        return !shortened.is_empty();
     }
     for inst in &mut function.insts {
         for record in &mut inst.records {
@@ -84,4 +129,116 @@ pub fn run(_cx: &mut PassCx, function: &mut Function) -> bool {
     }
     remove_insts(function, &dead);
     true
+}
+
+/// The base pointer `ptr` is a constant byte offset from (through GEPs).
+fn base_and_offset(cx: &PassCx, function: &Function, ptr: &Value) -> (Value, i64) {
+    let mut base = ptr.clone();
+    let mut offset = 0i64;
+    for _ in 0..64 {
+        let Some(id) = base.as_inst() else { break };
+        let InstKind::Gep {
+            source,
+            base: next,
+            indices,
+            ..
+        } = &function.inst(id).kind
+        else {
+            break;
+        };
+        let Some(delta) = cx.module.gep_const_offset(source, indices) else {
+            break;
+        };
+        offset += delta;
+        base = next.clone();
+    }
+    (base, offset)
+}
+
+/// The bytes a non-volatile `memset`, `memcpy` or `memmove` of constant
+/// length writes.
+fn memory_write(cx: &PassCx, function: &Function, id: InstId) -> Option<PendingWrite> {
+    let InstKind::Call { callee, args, .. } = &function.inst(id).kind else {
+        return None;
+    };
+    if !matches!(
+        cx.intrinsic(callee),
+        Some(Intrinsic::Memset | Intrinsic::Memcpy | Intrinsic::Memmove)
+    ) {
+        return None;
+    }
+    let volatile = args.get(3).map(|a| &a.value);
+    let length = match (args.get(2).map(|a| &a.value), volatile) {
+        (Some(Value::Const(length)), Some(Value::Const(v))) if v.zext_value() == Some(0) => {
+            i64::try_from(length.zext_value()?).ok()?
+        }
+        _ => return None,
+    };
+    let (base, start) = base_and_offset(cx, function, &args[0].value);
+    Some(PendingWrite {
+        call: id,
+        base,
+        start,
+        end: start + length,
+    })
+}
+
+/// Shortens memory intrinsic `call` to its first `length` bytes; each of
+/// its markers gets an unlinked copy for the dead bytes' fragment of its
+/// variable, with a `poison` address.
+fn shorten(cx: &mut PassCx, function: &mut Function, call: InstId, length: i64) {
+    let InstKind::Call { args, .. } = &function.inst(call).kind else {
+        return;
+    };
+    let old_length = match &args[2].value {
+        Value::Const(c) => c.zext_value().unwrap_or(0) as i64,
+        _ => return,
+    };
+    let bits = match function.value_type(&args[2].value) {
+        Type::Int(bits) => bits,
+        _ => return,
+    };
+    if let InstKind::Call { args, .. } = &mut function.inst_mut(call).kind {
+        args[2].value = Value::int(bits, i128::from(length));
+    }
+    let Some(id) = function.inst(call).assign_id else {
+        return;
+    };
+    for inst in 0..function.insts.len() {
+        let mut records = Vec::new();
+        for record in &function.insts[inst].records {
+            records.push(record.clone());
+            if record.assign.as_ref().map(|a| a.id) != Some(id) {
+                continue;
+            }
+            let (offset, size) = match cx.module.debug.expr(record.expr).fragment() {
+                Some(fragment) => fragment,
+                None => match super::debug_update::variable_size_bits(cx.module, record.variable) {
+                    Some(size) => (0, size),
+                    None => continue,
+                },
+            };
+            let dead_start = offset + length as u64 * 8;
+            let dead_end = (offset + old_length as u64 * 8).min(offset + size);
+            if dead_start >= dead_end {
+                continue;
+            }
+            let mut ops: Vec<ExprOp> = cx.module.debug.expr(record.expr).ops.clone();
+            if let Some(ExprOp::Fragment { .. }) = ops.last() {
+                ops.pop();
+            }
+            ops.push(ExprOp::Fragment {
+                offset: dead_start,
+                size: dead_end - dead_start,
+            });
+            let mut dead = record.clone();
+            dead.expr = cx.module.debug.intern_expr(DIExpression { ops });
+            if let Some(link) = &mut dead.assign {
+                link.id = cx.module.debug.add_node(true, MdNode::AssignId);
+                link.address = Value::Const(Constant::Poison(Type::Ptr));
+            }
+            records.push(dead);
+        }
+        function.insts[inst].records = records;
+    }
 }

@@ -12,7 +12,11 @@
 //! the scope builder writes DW_TAG_inlined_subroutine, nested for code that
 //! was already inlined); copied debug records get the same treatment and keep
 //! their variables; copied stores and `#dbg_assign`s get fresh DIAssignIDs
-//! (an inlined store is a new assignment). The call's own debug uses follow
+//! (an inlined store is a new assignment), and a copied store that writes
+//! an alloca of the caller whose variables carry markers gets a DIAssignID
+//! and markers of those variables (LLVM's rule for inlined stores: an
+//! assignment through a pointer argument is an assignment to the caller's
+//! variable). The call's own debug uses follow
 //! its result (RAUW). A call without a location is not inlined into a
 //! function with debug info (there would be no `inlinedAt` to give).
 
@@ -274,6 +278,11 @@ fn inline_call(
     jump.records = call_inst.records.clone();
     let jump = function.add_inst(jump);
     function.blocks[block.0 as usize].insts.push(jump);
+    if keep_debug {
+        let mut copied: Vec<InstId> = value_map.values().copied().collect();
+        copied.sort_unstable();
+        super::declare_to_assign::track_inlined_stores(cx, function, &copied);
+    }
 
     // The call's result: the returned value, through a phi when there are several.
     if !call_inst.ty.is_void() {

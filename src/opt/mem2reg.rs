@@ -11,10 +11,16 @@
 //! the value they read (their debug uses follow); no location is dropped:
 //! the removed instructions have no code left to carry one.
 //!
+//! Assignment tracking (LLVM's rule for promoting an alloca with
+//! `#dbg_assign`s): every variable a marker of the alloca describes gets a
+//! `#dbg_value` of the stored value after each store to it (tagged or not)
+//! and of each inserted phi, like a declared one; the markers linked to the
+//! alloca or its stores go; a marker of it linked to nothing (its store was
+//! deleted) becomes a `#dbg_value` of its value where it stands.
+//!
 //! A `#dbg_value` of a promoted alloca's address becomes `poison` (the
-//! address is gone). An alloca named by a `#dbg_assign` or whose stores
-//! carry a DIAssignID is left alone, as is one whose declare expression is
-//! not a plain location or fragment.
+//! address is gone). An alloca whose declare or marker expression is not a
+//! plain location or fragment is left alone.
 
 use std::collections::HashMap;
 
@@ -89,6 +95,22 @@ fn find_candidates(cx: &PassCx, function: &Function) -> Vec<Candidate> {
                             c.declares.push(record.clone());
                         }
                     }
+                } else if let Some(a) = plain_marker_alloca(cx, record) {
+                    // A marker of the alloca: its variable gets a dbg.value
+                    // at each store, like a declare's.
+                    if let Some(Some(c)) = index.get(&a).map(|&i| candidates[i].as_mut()) {
+                        if !c.declares.iter().any(|d| d.variable == record.variable) {
+                            c.declares.push(DebugRecord {
+                                kind: RecordKind::Value,
+                                locations: Vec::new(),
+                                assign: None,
+                                ..record.clone()
+                            });
+                        }
+                    }
+                    for value in &record.locations {
+                        reject(&mut candidates, value);
+                    }
                 } else if record.kind != RecordKind::Value {
                     for value in record.values() {
                         reject(&mut candidates, value);
@@ -120,7 +142,7 @@ fn find_candidates(cx: &PassCx, function: &Function) -> Vec<Candidate> {
                         let same_type = candidates[i]
                             .as_ref()
                             .is_some_and(|c| c.ty == function.value_type(value));
-                        if *volatile || atomic.is_some() || !same_type || inst.assign_id.is_some() {
+                        if *volatile || atomic.is_some() || !same_type {
                             candidates[i] = None;
                         }
                     }
@@ -139,6 +161,21 @@ fn find_candidates(cx: &PassCx, function: &Function) -> Vec<Candidate> {
         }
     }
     candidates.into_iter().flatten().collect()
+}
+
+/// The alloca a `#dbg_assign` names as its address, when its address
+/// expression is empty and its value expression is plain (at most a fragment).
+fn plain_marker_alloca(cx: &PassCx, record: &DebugRecord) -> Option<InstId> {
+    let link = record.assign.as_ref()?;
+    let address_expr = cx.module.debug.expr(link.address_expr);
+    if record.kind != RecordKind::Assign
+        || address_expr.ops != [ExprOp::Arg(0)]
+        || record.locations.len() != 1
+        || !declare_is_plain(cx, record)
+    {
+        return None;
+    }
+    link.address.as_inst()
 }
 
 /// Whether a declare's expression is `DW_OP_LLVM_arg 0` with at most a fragment.
@@ -367,15 +404,32 @@ fn promote(function: &mut Function, candidates: &[Candidate]) {
     for candidate in candidates {
         dead[candidate.alloca.0 as usize] = true;
     }
-    // The declares of promoted allocas go; a debug value of an alloca's
-    // address has nothing left to describe.
+    // The declares of promoted allocas go, and so do the markers linked to
+    // them or to their stores (each store's now stands as a dbg.value); a
+    // marker of one linked to nothing (its store was deleted) is a plain
+    // statement of the value, a dbg.value where it stands. A debug value of
+    // an alloca's address has nothing left to describe.
     let promoted = |v: &Value| slot_of(v).is_some();
+    let linked: std::collections::HashSet<crate::ir::MdId> =
+        function.insts.iter().filter_map(|i| i.assign_id).collect();
     for block in 0..n {
         for &id in &function.blocks[block].insts.clone() {
             let records = &mut function.inst_mut(id).records;
             records.retain(|r| {
-                !(r.kind == RecordKind::Declare && r.locations.first().is_some_and(promoted))
+                let declare =
+                    r.kind == RecordKind::Declare && r.locations.first().is_some_and(promoted);
+                let linked_marker = r
+                    .assign
+                    .as_ref()
+                    .is_some_and(|a| promoted(&a.address) && linked.contains(&a.id));
+                !(declare || linked_marker)
             });
+            for record in records.iter_mut() {
+                if record.assign.as_ref().is_some_and(|a| promoted(&a.address)) {
+                    record.kind = RecordKind::Value;
+                    record.assign = None;
+                }
+            }
             for record in records.iter_mut() {
                 for location in record.locations.iter_mut() {
                     if promoted(location) {

@@ -19,6 +19,7 @@ pub mod debugify;
 pub mod edit;
 
 mod dce;
+mod declare_to_assign;
 mod dse;
 mod early_cse;
 mod inline;
@@ -73,6 +74,11 @@ pub struct Pass {
 
 /// Every pass, by name.
 pub const PASSES: &[Pass] = &[
+    Pass {
+        name: "declare-to-assign",
+        run: declare_to_assign::run,
+        needs_bodies: false,
+    },
     Pass {
         name: "sroa",
         run: sroa::run,
@@ -141,9 +147,16 @@ pub const PASSES: &[Pass] = &[
 ];
 
 /// The passes of `-O1`.
-const O1: &[&str] = &["mem2reg", "instcombine", "simplifycfg", "dce"];
+const O1: &[&str] = &[
+    "declare-to-assign",
+    "mem2reg",
+    "instcombine",
+    "simplifycfg",
+    "dce",
+];
 /// The passes of `-O2` (and `-O3`).
 const O2: &[&str] = &[
+    "declare-to-assign",
     "sroa",
     "mem2reg",
     "instcombine",

@@ -11,16 +11,25 @@
 //! (no fragment when one piece is the whole variable); the instructions that
 //! split a wide access keep its location (preserve: same statement, same
 //! block). GEPs into the aggregate go; a debug value of one becomes `poison`.
-//! Allocas with assignment-tracking links, escaping addresses, variable
-//! indices, overlapping accesses of different types, or declares that are
-//! not plain (or of a variable whose size is unknown) are left alone.
+//!
+//! Assignment tracking (LLVM SROA's rule for `#dbg_assign`): the alloca's
+//! marker is cloned per piece, with the piece's fragment and a new
+//! DIAssignID the piece's alloca carries; a store that stays whole gets a
+//! new DIAssignID and its markers follow it to the piece; a split store's
+//! markers are cloned per piece store, each with the part it writes, the
+//! piece's fragment and the piece store's new DIAssignID. A marker linked
+//! to nothing left loses its address (`poison`).
+//!
+//! Allocas with escaping addresses, variable indices, overlapping accesses
+//! of different types, declares or markers that are not plain (or of a
+//! variable whose size is unknown) are left alone.
 
 use std::collections::HashMap;
 
 use crate::ir::cfg::DomTree;
 use crate::ir::{
-    ArithFlags, BinOp, BlockId, CastOp, Constant, DIExpression, DebugRecord, ExprOp, Function,
-    Inst, InstId, InstKind, Intrinsic, MdId, MdNode, Module, RecordKind, Type, Value,
+    ArithFlags, AssignLink, BinOp, BlockId, CastOp, Constant, DIExpression, DebugRecord, ExprOp,
+    Function, Inst, InstId, InstKind, Intrinsic, MdId, MdNode, Module, RecordKind, Type, Value,
 };
 
 use super::edit::{remove_insts, replace_through_map};
@@ -78,6 +87,7 @@ fn split(cx: &mut PassCx, function: &mut Function, alloca: InstId) -> bool {
     let mut accesses = Vec::new();
     let mut dead = Vec::new();
     let mut declares: Vec<DebugRecord> = Vec::new();
+    let mut markers: Vec<DebugRecord> = Vec::new();
     let offset_of = |derived: &HashMap<InstId, u64>, v: &Value| {
         v.as_inst().and_then(|id| derived.get(&id).copied())
     };
@@ -104,6 +114,9 @@ fn split(cx: &mut PassCx, function: &mut Function, alloca: InstId) -> bool {
                         declares.push(record.clone())
                     }
                     RecordKind::Value => {}
+                    RecordKind::Assign if is_plain_marker(cx, record, &derived) => {
+                        markers.push(record.clone())
+                    }
                     _ => return false,
                 }
             }
@@ -145,10 +158,7 @@ fn split(cx: &mut PassCx, function: &mut Function, alloca: InstId) -> bool {
                     volatile: false,
                     atomic: None,
                     ..
-                } if offset_of(&derived, ptr).is_some()
-                    && offset_of(&derived, value).is_none()
-                    && inst.assign_id.is_none() =>
-                {
+                } if offset_of(&derived, ptr).is_some() && offset_of(&derived, value).is_none() => {
                     accesses.push(Access {
                         inst: id,
                         offset: offset_of(&derived, ptr).unwrap_or(0),
@@ -185,9 +195,16 @@ fn split(cx: &mut PassCx, function: &mut Function, alloca: InstId) -> bool {
         return false;
     };
     // Every declare must describe a variable of known size covering the pieces.
+    let alloca_id = function.inst(alloca).assign_id;
     let mut var_bits: HashMap<MdId, u64> = HashMap::new();
-    for declare in &declares {
-        match variable_size_bits(cx.module, declare.variable) {
+    for marker in &markers {
+        let of_alloca = marker.assign.as_ref().map(|a| a.id) == alloca_id;
+        if of_alloca && cx.module.debug.expr(marker.expr).fragment().is_some() {
+            return false;
+        }
+    }
+    for declare in declares.iter().chain(&markers) {
+        match super::debug_update::variable_size_bits(cx.module, declare.variable) {
             Some(bits) if pieces.iter().all(|p| p.end * 8 <= bits) => {
                 var_bits.insert(declare.variable, bits);
             }
@@ -217,6 +234,7 @@ fn split(cx: &mut PassCx, function: &mut Function, alloca: InstId) -> bool {
             .as_ref()
             .map(|n| format!("{n}.sroa.{k}"));
         inst.dbg = function.inst(alloca).dbg;
+        inst.assign_id = alloca_id.map(|_| cx.module.debug.add_node(true, MdNode::AssignId));
         let id = function.add_inst(inst);
         function.blocks[0].insts.insert(entry_pos + 1 + k, id);
         new_allocas.push(id);
@@ -224,7 +242,11 @@ fn split(cx: &mut PassCx, function: &mut Function, alloca: InstId) -> bool {
     let piece_at = |start: u64| pieces.iter().position(|p| p.start == start);
 
     let mut replace: HashMap<InstId, Value> = HashMap::new();
+    // For each tagged store: the pieces it now writes, with each piece
+    // store's new DIAssignID and (for a split store) the part it writes.
+    let mut store_links: HashMap<MdId, Vec<(usize, MdId, Option<Value>)>> = HashMap::new();
     for access in &accesses {
+        let old_id = function.inst(access.inst).assign_id;
         let end = access.offset + cx.module.store_size(&access.ty);
         let first = piece_at(access.offset).unwrap_or(0);
         let spanned: Vec<usize> = (first..pieces.len())
@@ -236,6 +258,11 @@ fn split(cx: &mut PassCx, function: &mut Function, alloca: InstId) -> bool {
             {
                 *ptr = Value::Inst(new_allocas[first]);
             }
+            if let Some(old_id) = old_id {
+                let new_id = cx.module.debug.add_node(true, MdNode::AssignId);
+                function.inst_mut(access.inst).assign_id = Some(new_id);
+                store_links.insert(old_id, vec![(first, new_id, None)]);
+            }
             continue;
         }
         let wide_bits = match access.ty {
@@ -244,6 +271,7 @@ fn split(cx: &mut PassCx, function: &mut Function, alloca: InstId) -> bool {
         };
         let loc = function.inst(access.inst).dbg;
         let (block, mut index) = position(function, access.inst);
+        let first_index = index;
         let mut add = |function: &mut Function, kind: InstKind, ty: Type| {
             let mut inst = Inst::new(kind, ty);
             inst.dbg = loc;
@@ -276,10 +304,10 @@ fn split(cx: &mut PassCx, function: &mut Function, alloca: InstId) -> bool {
                     },
                     pieces[k].ty.clone(),
                 ));
-                add(
+                let store = add(
                     function,
                     InstKind::Store {
-                        value: part,
+                        value: part.clone(),
                         ptr: Value::Inst(new_allocas[k]),
                         align: None,
                         volatile: false,
@@ -287,6 +315,14 @@ fn split(cx: &mut PassCx, function: &mut Function, alloca: InstId) -> bool {
                     },
                     Type::Void,
                 );
+                if let Some(old_id) = old_id {
+                    let new_id = cx.module.debug.add_node(true, MdNode::AssignId);
+                    function.inst_mut(store).assign_id = Some(new_id);
+                    store_links
+                        .entry(old_id)
+                        .or_default()
+                        .push((k, new_id, Some(part)));
+                }
             }
         } else {
             let mut combined: Option<Value> = None;
@@ -329,6 +365,11 @@ fn split(cx: &mut PassCx, function: &mut Function, alloca: InstId) -> bool {
                 replace.insert(access.inst, value);
             }
         }
+        // The access's records stay where they were: before its pieces.
+        let first_new = function.blocks[block.0 as usize].insts[first_index];
+        let mut records = std::mem::take(&mut function.inst_mut(access.inst).records);
+        records.append(&mut function.inst_mut(first_new).records);
+        function.inst_mut(first_new).records = records;
         dead.push(access.inst);
     }
 
@@ -342,14 +383,9 @@ fn split(cx: &mut PassCx, function: &mut Function, alloca: InstId) -> bool {
         let records = std::mem::take(&mut function.inst_mut(id).records);
         let mut kept = Vec::with_capacity(records.len());
         for record in records {
-            let is_ours = record.kind == RecordKind::Declare
-                && record.locations.first() == Some(&Value::Inst(alloca));
-            if !is_ours {
-                kept.push(record);
-                continue;
-            }
             let bits = var_bits.get(&record.variable).copied().unwrap_or(0);
-            for (k, piece) in pieces.iter().enumerate() {
+            let mut piece_expr = |k: usize| {
+                let piece = &pieces[k];
                 let mut ops = vec![ExprOp::Arg(0)];
                 let piece_bits = (piece.end - piece.start) * 8;
                 if !(piece.start == 0 && piece_bits == bits) {
@@ -358,10 +394,56 @@ fn split(cx: &mut PassCx, function: &mut Function, alloca: InstId) -> bool {
                         size: piece_bits,
                     });
                 }
-                let mut declare = record.clone();
-                declare.locations = vec![Value::Inst(new_allocas[k])];
-                declare.expr = cx.module.debug.intern_expr(DIExpression { ops });
-                kept.push(declare);
+                cx.module.debug.intern_expr(DIExpression { ops })
+            };
+            let is_ours = record.kind == RecordKind::Declare
+                && record.locations.first() == Some(&Value::Inst(alloca));
+            if is_ours {
+                for (k, &new_alloca) in new_allocas.iter().enumerate() {
+                    let mut declare = record.clone();
+                    declare.locations = vec![Value::Inst(new_alloca)];
+                    declare.expr = piece_expr(k);
+                    kept.push(declare);
+                }
+                continue;
+            }
+            let link = match &record.assign {
+                Some(link) if offset_of(&derived, &link.address).is_some() => link.clone(),
+                _ => {
+                    kept.push(record);
+                    continue;
+                }
+            };
+            if Some(link.id) == alloca_id {
+                // The alloca's marker: one per piece, linked to its alloca.
+                for (k, &new_alloca) in new_allocas.iter().enumerate() {
+                    let mut marker = record.clone();
+                    marker.expr = piece_expr(k);
+                    marker.assign = Some(AssignLink {
+                        id: function.inst(new_alloca).assign_id.unwrap_or(link.id),
+                        address: Value::Inst(new_alloca),
+                        ..link.clone()
+                    });
+                    kept.push(marker);
+                }
+            } else if let Some(links) = store_links.get(&link.id) {
+                // A store's marker: one per piece store, with its new id.
+                for (k, new_id, part) in links {
+                    let mut marker = record.clone();
+                    if let Some(part) = part {
+                        marker.locations = vec![part.clone()];
+                        marker.expr = piece_expr(*k);
+                    }
+                    marker.assign = Some(AssignLink {
+                        id: *new_id,
+                        address: Value::Inst(new_allocas[*k]),
+                        ..link.clone()
+                    });
+                    kept.push(marker);
+                }
+            } else {
+                // Linked to nothing left: its address goes (below).
+                kept.push(record);
             }
         }
         function.inst_mut(id).records = kept;
@@ -379,6 +461,24 @@ fn split(cx: &mut PassCx, function: &mut Function, alloca: InstId) -> bool {
     }
     remove_insts(function, &is_dead);
     true
+}
+
+/// Whether `record` is a `#dbg_assign` whose address is a pointer into the
+/// alloca (`derived`) with an empty address expression, whose value does
+/// not name such a pointer, and whose value expression is plain (at most a
+/// fragment).
+fn is_plain_marker(cx: &PassCx, record: &DebugRecord, derived: &HashMap<InstId, u64>) -> bool {
+    let Some(link) = &record.assign else {
+        return false;
+    };
+    let into = |v: &Value| v.as_inst().is_some_and(|id| derived.contains_key(&id));
+    into(&link.address)
+        && cx.module.debug.expr(link.address_expr).ops == [ExprOp::Arg(0)]
+        && !record.locations.iter().any(into)
+        && matches!(
+            cx.module.debug.expr(record.expr).ops.as_slice(),
+            [ExprOp::Arg(0)] | [ExprOp::Arg(0), ExprOp::Fragment { .. }]
+        )
 }
 
 /// `op lhs, rhs` without flags.
@@ -462,19 +562,4 @@ fn partition(module: &Module, accesses: &[Access], size: u64) -> Option<Vec<Piec
         }
     }
     Some(pieces)
-}
-
-/// The size in bits of a local variable's type (through typedefs and qualifiers).
-fn variable_size_bits(module: &Module, variable: MdId) -> Option<u64> {
-    let mut node = module.debug.variable(variable)?.ty?;
-    for _ in 0..64 {
-        match module.debug.node(node) {
-            MdNode::BasicType(t) => return Some(t.size),
-            MdNode::CompositeType(t) => return Some(t.size),
-            MdNode::DerivedType(t) if t.tag == "DW_TAG_pointer_type" => return Some(64),
-            MdNode::DerivedType(t) => node = t.base_type?,
-            _ => return None,
-        }
-    }
-    None
 }

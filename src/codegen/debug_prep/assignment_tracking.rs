@@ -18,8 +18,11 @@
 //! - nowhere, lowered to a value record over `poison`.
 //!
 //! A store without `!DIAssignID` to a variable's stack home puts the variable
-//! in memory (as LLVM does). At a join, predecessors that agree keep their
-//! state; any disagreement gives "nowhere".
+//! in memory (as LLVM does). At a join (LLVM's rule), the location kind is
+//! kept where every predecessor has the same (memory, or the same value),
+//! else it is "nowhere"; the assignments memory and debug info hold are kept
+//! where the predecessors agree, else they are unknown. So a variable that
+//! lives in memory around a loop stays there, whichever store last wrote it.
 
 use std::collections::HashMap;
 
@@ -99,11 +102,20 @@ pub fn lower_function(function: &mut Function, debug: &mut DebugInfo) {
         for record in &inst.records {
             if let (RecordKind::Assign, Some(link)) = (record.kind, &record.assign) {
                 let key = key_of(debug, record);
-                homes.entry(key).or_insert_with(|| Home {
+                // A marker whose address was killed (DSE) names no home; any
+                // other marker of the fragment does.
+                let killed = |address: &Value| matches!(address, Value::Const(_));
+                let home = Home {
                     address: link.address.clone(),
                     address_expr: link.address_expr,
                     loc: record.loc,
-                });
+                };
+                match homes.get(&key) {
+                    Some(old) if !killed(&old.address) || killed(&home.address) => {}
+                    _ => {
+                        homes.insert(key, home);
+                    }
+                }
                 tagged.entry(link.id).or_default().push(key);
             }
         }
@@ -227,15 +239,15 @@ fn join(
             let state = if block.0 == 0 || known.is_empty() {
                 initial.clone()
             } else {
-                let first = &known[0][key];
-                if known.iter().all(|s| &s[key] == first) {
-                    first.clone()
-                } else {
-                    State {
-                        memory: agree(known.iter().map(|s| s[key].memory)),
-                        debug: agree(known.iter().map(|s| s[key].debug)),
-                        kind: Kind::Nowhere,
-                    }
+                let first = &known[0][key].kind;
+                State {
+                    memory: agree(known.iter().map(|s| s[key].memory)),
+                    debug: agree(known.iter().map(|s| s[key].debug)),
+                    kind: if known.iter().all(|s| &s[key].kind == first) {
+                        first.clone()
+                    } else {
+                        Kind::Nowhere
+                    },
                 }
             };
             (*key, state)

@@ -113,6 +113,27 @@ impl Selector<'_> {
         if !defined || (declare && !memory_home) {
             operands.iter_mut().for_each(|o| *o = DbgOperand::NoReg);
         }
+        // A value record that reads a variable wider than a register from
+        // a stack home (`DW_OP_deref` of its address, as assignment
+        // tracking's lowering states "in memory") is a memory location
+        // there, for the whole function as a declare's (a computed value of
+        // it would hold only 8 bytes); narrower ones stay computed values
+        // with their ranges.
+        let bits = fragment
+            .map(|(_, size)| size)
+            .or_else(|| crate::opt::debug_update::variable_size_bits(self.module, record.variable));
+        let in_memory = !declare
+            && memory_home
+            && bits.is_some_and(|bits| bits > 64)
+            && matches!(
+                ops.as_slice(),
+                [Op::Arg(0), Op::Deref] | [Op::Arg(0), Op::PlusUconst(_), Op::Deref]
+            );
+        let ops = if in_memory {
+            ops[..ops.len() - 1].to_vec()
+        } else {
+            ops
+        };
         let variable = self.debug.intern_variable(VariableKey {
             variable: record.variable,
             inlined_at,
@@ -128,7 +149,7 @@ impl Selector<'_> {
             variable,
             operands,
             expr,
-            indirect: declare,
+            indirect: declare || in_memory,
         }));
         self.loc = loc;
         Ok(())
