@@ -40,6 +40,9 @@ enum Command {
         /// The debugger the DWARF is tuned for.
         #[arg(long = "debugger-tune", value_enum, default_value_t = Tune::Gdb)]
         debugger_tune: Tune,
+        /// Also give every MIR definition a synthetic DBG_VALUE after instruction selection and report on stderr which lost their location ranges.
+        #[arg(long = "mir-debugify")]
+        mir_debugify: bool,
     },
     /// Parse, verify and print IN.ll back as LLVM IR.
     Opt {
@@ -159,6 +162,7 @@ fn run(cli: Cli) -> Result<(), String> {
             level,
             debug_level,
             debugger_tune,
+            mir_debugify,
         } => {
             let opt_level = match level.as_str() {
                 "0" => OptLevel::O0,
@@ -182,6 +186,13 @@ fn run(cli: Cli) -> Result<(), String> {
             let text = read_input(&input)?;
             let bytes = dwarfsmith::compile(&text, &input.display().to_string(), &options)
                 .map_err(|e| e.to_string())?;
+            if mir_debugify {
+                let name = input.display().to_string();
+                let report =
+                    dwarfsmith::codegen::mir_debugify::report_for_input(&text, &name, opt_level)
+                        .map_err(|e| e.to_string())?;
+                eprint!("{report}");
+            }
             dwarfsmith::output::write_output(&output, &bytes)
         }
         Command::Opt {

@@ -28,7 +28,9 @@ mod loop_rotate;
 mod loops;
 mod lsr;
 mod mem2reg;
+mod mldst_motion;
 mod simplifycfg;
+mod sink;
 mod split_backedges;
 mod sroa;
 
@@ -131,6 +133,26 @@ pub const PASSES: &[Pass] = &[
     Pass {
         name: "dse",
         run: dse::run,
+        needs_bodies: false,
+    },
+    Pass {
+        name: "sink",
+        run: sink::run,
+        needs_bodies: false,
+    },
+    Pass {
+        name: "mldst-motion",
+        run: mldst_motion::run,
+        needs_bodies: false,
+    },
+    Pass {
+        name: "hoist-common",
+        run: simplifycfg::run_hoist,
+        needs_bodies: false,
+    },
+    Pass {
+        name: "tail-dup",
+        run: simplifycfg::run_tail_dup,
         needs_bodies: false,
     },
     Pass {
