@@ -100,7 +100,7 @@ struct OptFlags {
     /// Run the -O1 or -O2 (-O3) pipeline.
     #[arg(short = 'O', value_name = "LEVEL")]
     level: Option<String>,
-    /// Run these passes in order (sroa, mem2reg, instcombine, simplifycfg, speculate-diamonds, inline, early-cse, licm, dce).
+    /// Run these passes in order (sroa, mem2reg, instcombine, simplifycfg, hoist-common, mldst-motion, speculate-diamonds, inline, early-cse, licm, sink, tail-dup, dce, ...).
     #[arg(long = "passes", value_name = "A,B,C")]
     passes: Option<String>,
     /// Print the module to stderr after every pass.

@@ -5,8 +5,8 @@
 //! `opt -O2` output passes `opt-19 -passes=verify`, and
 //! `opt --debugify-each -O2 --debugify-export` writes LLVM's CSV with no
 //! missing location for the passes whose rule is preserve (sroa, mem2reg, inline,
-//! simplifycfg, dce, loop-rotate); the merge and drop passes' counts are
-//! printed.
+//! simplifycfg, dce, loop-rotate, sink, tail-dup); the merge and drop
+//! passes' counts are printed.
 
 mod support;
 
@@ -94,6 +94,8 @@ fn check(program: &str) {
             "inline",
             "instcombine",
             "simplifycfg",
+            "hoist-common",
+            "mldst-motion",
             "speculate-diamonds",
             "loop-rotate",
             "early-cse",
@@ -103,7 +105,9 @@ fn check(program: &str) {
             "licm",
             "dce",
             "instcombine",
+            "sink",
             "simplifycfg",
+            "tail-dup",
             "dce",
             "split-backedges"
         ]
@@ -113,7 +117,14 @@ fn check(program: &str) {
     for row in rows.iter().filter(|r| {
         matches!(
             r[0],
-            "sroa" | "mem2reg" | "simplifycfg" | "inline" | "dce" | "loop-rotate"
+            "sroa"
+                | "mem2reg"
+                | "simplifycfg"
+                | "inline"
+                | "dce"
+                | "loop-rotate"
+                | "sink"
+                | "tail-dup"
         )
     }) {
         assert_eq!(row[2], "0", "{program}: {} lost locations: {csv}", row[0]);

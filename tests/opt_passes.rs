@@ -272,6 +272,8 @@ fn the_o2_pipeline_csv_of_sum_array_shows_only_merges_losing_lines() {
         inline,0,0,0.000000e+00,0.000000e+00
         instcombine,0,0,0.000000e+00,0.000000e+00
         simplifycfg,0,0,0.000000e+00,0.000000e+00
+        hoist-common,0,0,0.000000e+00,0.000000e+00
+        mldst-motion,0,0,0.000000e+00,0.000000e+00
         speculate-diamonds,0,0,0.000000e+00,0.000000e+00
         loop-rotate,0,0,0.000000e+00,0.000000e+00
         early-cse,0,1,0.000000e+00,2.702703e-02
@@ -281,7 +283,9 @@ fn the_o2_pipeline_csv_of_sum_array_shows_only_merges_losing_lines() {
         licm,0,0,0.000000e+00,0.000000e+00
         dce,0,0,0.000000e+00,0.000000e+00
         instcombine,0,0,0.000000e+00,0.000000e+00
+        sink,0,0,0.000000e+00,0.000000e+00
         simplifycfg,0,0,0.000000e+00,0.000000e+00
+        tail-dup,0,0,0.000000e+00,0.000000e+00
         dce,0,0,0.000000e+00,0.000000e+00
         split-backedges,0,2,0.000000e+00,5.555556e-02
     "#]].assert_eq(&report.csv());
@@ -323,7 +327,7 @@ fn opt_command_line_prints_stops_and_checks() {
     assert_eq!(
         String::from_utf8(out.stderr).unwrap(),
         format!(
-            "{}: error: unknown pass 'nosuchpass' (known: sroa, mem2reg, instcombine, simplifycfg, speculate-diamonds, inline, early-cse, licm, loop-rotate, lsr, dce, dse, split-backedges)\n",
+            "{}: error: unknown pass 'nosuchpass' (known: sroa, mem2reg, instcombine, simplifycfg, speculate-diamonds, inline, early-cse, licm, loop-rotate, lsr, dce, dse, sink, mldst-motion, hoist-common, tail-dup, split-backedges)\n",
             input.display()
         )
     );

@@ -101,17 +101,23 @@ pub fn report(module: &Module) -> Result<String, Diagnostic> {
             spill_stores: &finished.spill_stores,
             table: &table,
         });
-        // Where each marker (a last use) ended up: its one DBG_VALUE of a
-        // constant (the `$noreg` after the use keeps LiveDebugValues from
-        // restating it in other blocks).
-        let mut placed = vec![None; table.variables.len()];
+        // Where each marker (a last use) ended up, with the instruction it
+        // stands before: its one DBG_VALUE of a constant (the `$noreg` after
+        // the use keeps LiveDebugValues from restating it in other blocks).
+        // A marker with no instruction after it in its block marks a use
+        // the machine passes removed (a coalesced copy): nothing to check.
+        let mut placed: Vec<Option<(u64, String)>> = vec![None; table.variables.len()];
         for (b, block) in finished.mir.blocks.iter().enumerate() {
             for (i, inst) in block.insts.iter().enumerate() {
-                if let InstKind::DbgValue(d) = &inst.kind {
-                    if d.operands == [DbgOperand::Imm(0)] {
-                        placed[d.variable as usize] =
-                            Some(u64::from(finished.inst_offsets[b][i].0));
-                    }
+                let InstKind::DbgValue(d) = &inst.kind else {
+                    continue;
+                };
+                if d.operands != [DbgOperand::Imm(0)] {
+                    continue;
+                }
+                if let Some(user) = block.insts[i + 1..].iter().find(|x| !x.is_debug()) {
+                    let offset = u64::from(finished.inst_offsets[b][i].0);
+                    placed[d.variable as usize] = Some((offset, user.kind.to_string()));
                 }
             }
         }
@@ -129,14 +135,12 @@ pub fn report(module: &Module) -> Result<String, Diagnostic> {
                 warnings += 1;
                 continue;
             }
-            let Some(use_at) = s.marker.and_then(|m| placed[m as usize]) else {
+            let Some((use_at, user)) = s.marker.and_then(|m| placed[m as usize].clone()) else {
                 continue;
             };
             if own.iter().any(|r| r.start <= use_at && use_at < r.end) {
                 continue;
             }
-            let user =
-                instruction_at(&finished.mir, &finished.inst_offsets, use_at).unwrap_or_default();
             out.push_str(&format!(
                 "WARNING: Partially missing variable {} in function {}: no location at its use by `{user}` (defined by `{}`)\n",
                 s.number, f.name, s.def
@@ -303,17 +307,4 @@ fn arg_type(mir: &Function, reg: Reg) -> Option<ArgType> {
         signed: false,
         float: info.class == RegClass::Xmm,
     })
-}
-
-/// The text of the (non-debug) instruction of `mir` that starts at `offset`.
-fn instruction_at(mir: &Function, offsets: &[Vec<(u32, u32)>], offset: u64) -> Option<String> {
-    for (b, block) in mir.blocks.iter().enumerate() {
-        for (i, inst) in block.insts.iter().enumerate() {
-            let (start, len) = offsets[b][i];
-            if len > 0 && u64::from(start) == offset {
-                return Some(format!("{}", inst.kind));
-            }
-        }
-    }
-    None
 }

@@ -163,7 +163,14 @@ pub const PASSES: &[Pass] = &[
 ];
 
 /// The passes of `-O1`.
-const O1: &[&str] = &["mem2reg", "instcombine", "simplifycfg", "dce"];
+const O1: &[&str] = &[
+    "mem2reg",
+    "instcombine",
+    "simplifycfg",
+    "hoist-common",
+    "sink",
+    "dce",
+];
 /// The passes of `-O2` (and `-O3`).
 const O2: &[&str] = &[
     "sroa",
@@ -173,6 +180,8 @@ const O2: &[&str] = &[
     "inline",
     "instcombine",
     "simplifycfg",
+    "hoist-common",
+    "mldst-motion",
     "speculate-diamonds",
     "loop-rotate",
     "early-cse",
@@ -182,7 +191,9 @@ const O2: &[&str] = &[
     "licm",
     "dce",
     "instcombine",
+    "sink",
     "simplifycfg",
+    "tail-dup",
     "dce",
     "split-backedges",
 ];
