@@ -5,7 +5,7 @@
 //! `opt -O2` output passes `opt-19 -passes=verify`, and
 //! `opt --debugify-each -O2 --debugify-export` writes LLVM's CSV with no
 //! missing location for the passes whose rule is preserve (sroa, mem2reg, inline,
-//! simplifycfg, dce, loop-rotate, sink, tail-dup); the merge and drop
+//! simplifycfg, dce, loop-rotate, sink); the merge and drop
 //! passes' counts are printed.
 
 mod support;
@@ -107,7 +107,6 @@ fn check(program: &str) {
             "instcombine",
             "sink",
             "simplifycfg",
-            "tail-dup",
             "dce",
             "split-backedges"
         ]
@@ -117,14 +116,7 @@ fn check(program: &str) {
     for row in rows.iter().filter(|r| {
         matches!(
             r[0],
-            "sroa"
-                | "mem2reg"
-                | "simplifycfg"
-                | "inline"
-                | "dce"
-                | "loop-rotate"
-                | "sink"
-                | "tail-dup"
+            "sroa" | "mem2reg" | "simplifycfg" | "inline" | "dce" | "loop-rotate" | "sink"
         )
     }) {
         assert_eq!(row[2], "0", "{program}: {} lost locations: {csv}", row[0]);

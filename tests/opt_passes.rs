@@ -285,7 +285,6 @@ fn the_o2_pipeline_csv_of_sum_array_shows_only_merges_losing_lines() {
         instcombine,0,0,0.000000e+00,0.000000e+00
         sink,0,0,0.000000e+00,0.000000e+00
         simplifycfg,0,0,0.000000e+00,0.000000e+00
-        tail-dup,0,0,0.000000e+00,0.000000e+00
         dce,0,0,0.000000e+00,0.000000e+00
         split-backedges,0,2,0.000000e+00,5.555556e-02
     "#]].assert_eq(&report.csv());
