@@ -44,6 +44,9 @@ enum Command {
         #[arg(long = "assignment-tracking", value_name = "BOOL", default_value_t = true,
               action = clap::ArgAction::Set)]
         assignment_tracking: bool,
+        /// Also give every MIR definition a synthetic DBG_VALUE after instruction selection and report on stderr which lost their location ranges.
+        #[arg(long = "mir-debugify")]
+        mir_debugify: bool,
     },
     /// Parse, verify and print IN.ll back as LLVM IR.
     Opt {
@@ -101,7 +104,7 @@ struct OptFlags {
     /// Run the -O1 or -O2 (-O3) pipeline.
     #[arg(short = 'O', value_name = "LEVEL")]
     level: Option<String>,
-    /// Run these passes in order (sroa, mem2reg, instcombine, simplifycfg, speculate-diamonds, inline, early-cse, licm, dce).
+    /// Run these passes in order (sroa, mem2reg, instcombine, simplifycfg, hoist-common, mldst-motion, speculate-diamonds, inline, early-cse, licm, sink, tail-dup, dce, ...).
     #[arg(long = "passes", value_name = "A,B,C")]
     passes: Option<String>,
     /// Print the module to stderr after every pass.
@@ -168,6 +171,7 @@ fn run(cli: Cli) -> Result<(), String> {
             debug_level,
             debugger_tune,
             assignment_tracking,
+            mir_debugify,
         } => {
             let opt_level = match level.as_str() {
                 "0" => OptLevel::O0,
@@ -195,6 +199,14 @@ fn run(cli: Cli) -> Result<(), String> {
             let bytes =
                 dwarfsmith::compile_with(&text, &input.display().to_string(), &options, optimiser)
                     .map_err(|e| e.to_string())?;
+            if mir_debugify {
+                let name = input.display().to_string();
+                let report = dwarfsmith::codegen::mir_debugify::report_for_input(
+                    &text, &name, opt_level, optimiser,
+                )
+                .map_err(|e| e.to_string())?;
+                eprint!("{report}");
+            }
             dwarfsmith::output::write_output(&output, &bytes)
         }
         Command::Opt {

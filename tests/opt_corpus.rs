@@ -5,7 +5,7 @@
 //! `opt -O2` output passes `opt-19 -passes=verify`, and
 //! `opt --debugify-each -O2 --debugify-export` writes LLVM's CSV with no
 //! missing location for the passes whose rule is preserve (declare-to-assign, sroa, mem2reg, inline,
-//! simplifycfg, dce, loop-rotate); the merge and drop passes' counts are
+//! simplifycfg, dce, loop-rotate, sink); the merge and drop passes' counts are
 //! printed.
 
 mod support;
@@ -95,6 +95,8 @@ fn check(program: &str) {
             "inline",
             "instcombine",
             "simplifycfg",
+            "hoist-common",
+            "mldst-motion",
             "speculate-diamonds",
             "loop-rotate",
             "early-cse",
@@ -104,6 +106,7 @@ fn check(program: &str) {
             "licm",
             "dce",
             "instcombine",
+            "sink",
             "simplifycfg",
             "dce",
             "split-backedges"
@@ -121,6 +124,7 @@ fn check(program: &str) {
                 | "inline"
                 | "dce"
                 | "loop-rotate"
+                | "sink"
         )
     }) {
         assert_eq!(row[2], "0", "{program}: {} lost locations: {csv}", row[0]);

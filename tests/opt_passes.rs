@@ -273,6 +273,8 @@ fn the_o2_pipeline_csv_of_sum_array_shows_only_merges_losing_lines() {
         inline,0,0,0.000000e+00,0.000000e+00
         instcombine,0,0,0.000000e+00,0.000000e+00
         simplifycfg,0,0,0.000000e+00,0.000000e+00
+        hoist-common,0,0,0.000000e+00,0.000000e+00
+        mldst-motion,0,0,0.000000e+00,0.000000e+00
         speculate-diamonds,0,0,0.000000e+00,0.000000e+00
         loop-rotate,0,0,0.000000e+00,0.000000e+00
         early-cse,0,1,0.000000e+00,2.702703e-02
@@ -282,6 +284,7 @@ fn the_o2_pipeline_csv_of_sum_array_shows_only_merges_losing_lines() {
         licm,0,0,0.000000e+00,0.000000e+00
         dce,0,0,0.000000e+00,0.000000e+00
         instcombine,0,0,0.000000e+00,0.000000e+00
+        sink,0,0,0.000000e+00,0.000000e+00
         simplifycfg,0,0,0.000000e+00,0.000000e+00
         dce,0,0,0.000000e+00,0.000000e+00
         split-backedges,0,2,0.000000e+00,5.555556e-02
@@ -324,7 +327,7 @@ fn opt_command_line_prints_stops_and_checks() {
     assert_eq!(
         String::from_utf8(out.stderr).unwrap(),
         format!(
-            "{}: error: unknown pass 'nosuchpass' (known: declare-to-assign, sroa, mem2reg, instcombine, simplifycfg, speculate-diamonds, inline, early-cse, licm, loop-rotate, lsr, dce, dse, split-backedges)\n",
+            "{}: error: unknown pass 'nosuchpass' (known: declare-to-assign, sroa, mem2reg, instcombine, simplifycfg, speculate-diamonds, inline, early-cse, licm, loop-rotate, lsr, dce, dse, sink, mldst-motion, hoist-common, tail-dup, split-backedges)\n",
             input.display()
         )
     );
@@ -1210,6 +1213,292 @@ end:
               ret i32 %sum, !dbg !48
             }
             WARNING: Missing line 4
+            CheckModuleDebugify: PASS
+        "#]],
+    );
+}
+
+#[test]
+fn sink_moves_values_into_the_one_arm_that_uses_them_leaving_salvaged_or_undefined_values() {
+    check(
+        "sink",
+        r#"
+define i32 @f(i32 %a, i32 %b, i1 %c) {
+entry:
+  %x = add i32 %a, %b
+  %y = udiv i32 %a, %b
+  %z = mul i32 %y, 3
+  br i1 %c, label %then, label %else
+then:
+  %r = add i32 %x, %z
+  ret i32 %r
+else:
+  ret i32 0
+}
+"#,
+        expect![[r#"
+            define i32 @f(i32 %a, i32 %b, i1 %c) !dbg !5 {
+            entry:
+                #dbg_value(!DIArgList(i32 %a, i32 %b), !8, !DIExpression(DW_OP_LLVM_arg, 0, DW_OP_LLVM_arg, 1, DW_OP_plus, DW_OP_stack_value), !10)
+                #dbg_value(i32 poison, !11, !DIExpression(), !12)
+                #dbg_value(i32 poison, !13, !DIExpression(DW_OP_constu, 3, DW_OP_mul, DW_OP_stack_value), !14)
+              br i1 %c, label %then, label %else, !dbg !15
+            then:
+              %x = add i32 %a, %b, !dbg !10
+                #dbg_value(i32 %x, !8, !DIExpression(), !10)
+              %y = udiv i32 %a, %b, !dbg !12
+                #dbg_value(i32 %y, !11, !DIExpression(), !12)
+                #dbg_value(i32 %y, !13, !DIExpression(DW_OP_constu, 3, DW_OP_mul, DW_OP_stack_value), !14)
+              %z = mul i32 %y, 3, !dbg !14
+                #dbg_value(i32 %z, !13, !DIExpression(), !14)
+              %r = add i32 %x, %z, !dbg !16
+                #dbg_value(i32 %r, !17, !DIExpression(), !16)
+              ret i32 %r, !dbg !18
+            else:
+              ret i32 0, !dbg !19
+            }
+            CheckModuleDebugify: PASS
+        "#]],
+    );
+}
+
+#[test]
+fn mldst_motion_hoists_the_arms_first_loads_and_sinks_their_last_stores_with_merged_lines() {
+    check(
+        "mldst-motion",
+        r#"
+define void @f(ptr %p, i1 %c, i32 %a) {
+entry:
+  br i1 %c, label %then, label %else
+then:
+  %l1 = load i32, ptr %p, align 4
+  %x = add i32 %l1, 1
+  store i32 %x, ptr %p, align 4
+  br label %join
+else:
+  %l2 = load i32, ptr %p, align 4
+  %y = mul i32 %l2, %a
+  store i32 %y, ptr %p, align 4
+  br label %join
+join:
+  ret void
+}
+"#,
+        expect![[r#"
+            define void @f(ptr %p, i1 %c, i32 %a) !dbg !5 {
+            entry:
+              %l1 = load i32, ptr %p, align 4, !dbg !8
+              br i1 %c, label %then, label %else, !dbg !9
+            then:
+                #dbg_value(i32 %l1, !10, !DIExpression(), !12)
+              %x = add i32 %l1, 1, !dbg !13
+                #dbg_value(i32 %x, !14, !DIExpression(), !13)
+              br label %join, !dbg !15
+            else:
+                #dbg_value(i32 %l1, !16, !DIExpression(), !17)
+              %y = mul i32 %l1, %a, !dbg !18
+                #dbg_value(i32 %y, !19, !DIExpression(), !18)
+              br label %join, !dbg !20
+            join:
+              %0 = phi i32 [ %x, %then ], [ %y, %else ]
+              store i32 %0, ptr %p, align 4, !dbg !8
+              ret void, !dbg !21
+            }
+            WARNING: Missing line 2
+            WARNING: Missing line 4
+            CheckModuleDebugify: PASS
+        "#]],
+    );
+}
+
+#[test]
+fn mldst_motion_gives_the_merged_store_one_assign_id_and_relinks_both_arms_markers() {
+    check_real(
+        "mldst-motion",
+        r#"
+define void @f(i1 %c, i32 %a, i32 %b) !dbg !5 {
+entry:
+  %x = alloca i32, align 4, !DIAssignID !10
+    #dbg_assign(i1 undef, !8, !DIExpression(), !10, ptr %x, !DIExpression(), !9)
+  br i1 %c, label %then, label %else, !dbg !9
+then:
+  store i32 %a, ptr %x, align 4, !dbg !13, !DIAssignID !11
+    #dbg_assign(i32 %a, !8, !DIExpression(), !11, ptr %x, !DIExpression(), !13)
+  br label %join, !dbg !13
+else:
+  store i32 %b, ptr %x, align 4, !dbg !14, !DIAssignID !12
+    #dbg_assign(i32 %b, !8, !DIExpression(), !12, ptr %x, !DIExpression(), !14)
+  br label %join, !dbg !14
+join:
+  call void @g(ptr %x), !dbg !9
+  ret void, !dbg !9
+}
+
+declare void @g(ptr)
+
+!llvm.dbg.cu = !{!0}
+!llvm.module.flags = !{!3, !4}
+!0 = distinct !DICompileUnit(language: DW_LANG_C11, file: !1, emissionKind: FullDebug)
+!1 = !DIFile(filename: "t.c", directory: "/")
+!3 = !{i32 2, !"Debug Info Version", i32 3}
+!4 = !{i32 7, !"debug-info-assignment-tracking", i1 true}
+!5 = distinct !DISubprogram(name: "f", scope: !1, file: !1, line: 1, type: !6, unit: !0, spFlags: DISPFlagDefinition)
+!6 = !DISubroutineType(types: !{null})
+!7 = !DIBasicType(name: "int", size: 32, encoding: DW_ATE_signed)
+!8 = !DILocalVariable(name: "x", scope: !5, file: !1, line: 2, type: !7)
+!9 = !DILocation(line: 2, column: 3, scope: !5)
+!10 = distinct !DIAssignID()
+!11 = distinct !DIAssignID()
+!12 = distinct !DIAssignID()
+!13 = !DILocation(line: 3, column: 5, scope: !5)
+!14 = !DILocation(line: 4, column: 5, scope: !5)
+"#,
+        expect![[r#"
+            define void @f(i1 %c, i32 %a, i32 %b) !dbg !4 {
+            entry:
+              %x = alloca i32, align 4, !DIAssignID !7
+                #dbg_assign(i1 undef, !8, !DIExpression(), !7, ptr %x, !DIExpression(), !10)
+              br i1 %c, label %then, label %else, !dbg !10
+            then:
+                #dbg_assign(i32 %a, !8, !DIExpression(), !11, ptr %x, !DIExpression(), !12)
+              br label %join, !dbg !12
+            else:
+                #dbg_assign(i32 %b, !8, !DIExpression(), !11, ptr %x, !DIExpression(), !13)
+              br label %join, !dbg !13
+            join:
+              %0 = phi i32 [ %a, %then ], [ %b, %else ]
+              store i32 %0, ptr %x, align 4, !dbg !14, !DIAssignID !11
+              call void @g(ptr %x), !dbg !10
+              ret void, !dbg !10
+            }
+            declare void @g(ptr)
+            !8 = !DILocalVariable(name: "x", scope: !4, file: !1, line: 2, type: !9)
+            !10 = !DILocation(line: 2, column: 3, scope: !4)
+            !12 = !DILocation(line: 3, column: 5, scope: !4)
+            !13 = !DILocation(line: 4, column: 5, scope: !4)
+            !14 = !DILocation(line: 0, scope: !4)
+        "#]],
+    );
+}
+
+#[test]
+fn hoist_common_moves_what_both_arms_begin_with_above_the_branch_dropping_its_line() {
+    check(
+        "hoist-common",
+        r#"
+define i32 @g(i32 %a, i32 %b, i1 %c) {
+entry:
+  br i1 %c, label %then, label %else
+then:
+  %x = add i32 %a, %b
+  %y = mul i32 %x, 2
+  br label %join
+else:
+  %x2 = add i32 %a, %b
+  %y2 = mul i32 %x2, 3
+  br label %join
+join:
+  %p = phi i32 [ %y, %then ], [ %y2, %else ]
+  ret i32 %p
+}
+"#,
+        expect![[r#"
+            define i32 @g(i32 %a, i32 %b, i1 %c) !dbg !5 {
+            entry:
+              %x = add i32 %a, %b, !dbg !8
+              br i1 %c, label %then, label %else, !dbg !9
+            then:
+                #dbg_value(i32 %x, !10, !DIExpression(), !12)
+              %y = mul i32 %x, 2, !dbg !13
+                #dbg_value(i32 %y, !14, !DIExpression(), !13)
+              br label %join, !dbg !15
+            else:
+                #dbg_value(i32 %x, !16, !DIExpression(), !17)
+              %y2 = mul i32 %x, 3, !dbg !18
+                #dbg_value(i32 %y2, !19, !DIExpression(), !18)
+              br label %join, !dbg !20
+            join:
+              %p = phi i32 [ %y, %then ], [ %y2, %else ], !dbg !21
+                #dbg_value(i32 %p, !22, !DIExpression(), !21)
+              ret i32 %p, !dbg !23
+            }
+            WARNING: Missing line 2
+            CheckModuleDebugify: PASS
+        "#]],
+    );
+}
+
+#[test]
+fn tail_dup_copies_a_small_return_block_and_a_small_branching_block_into_their_predecessors() {
+    check(
+        "tail-dup",
+        r#"
+define i32 @h(i32 %a, i1 %c) {
+entry:
+  br i1 %c, label %then, label %else
+then:
+  %x = add i32 %a, 1
+  br label %exit
+else:
+  %y = mul i32 %a, 3
+  br label %exit
+exit:
+  %p = phi i32 [ %x, %then ], [ %y, %else ]
+  %q = add i32 %p, 7
+  ret i32 %q
+}
+
+define i32 @k(i32 %a, i1 %c, i1 %d) {
+entry:
+  br i1 %c, label %then, label %else
+then:
+  br label %mid
+else:
+  br label %mid
+mid:
+  %p = phi i32 [ 1, %then ], [ 2, %else ]
+  %q = add i32 %p, %a
+  br label %exit
+exit:
+  %r = phi i32 [ %q, %mid ]
+  ret i32 %r
+}
+"#,
+        expect![[r#"
+            define i32 @h(i32 %a, i1 %c) !dbg !5 {
+            entry:
+              br i1 %c, label %then, label %else, !dbg !8
+            then:
+              %x = add i32 %a, 1, !dbg !9
+                #dbg_value(i32 %x, !10, !DIExpression(), !9)
+                #dbg_value(i32 %x, !12, !DIExpression(), !13)
+              %q = add i32 %x, 7, !dbg !14
+                #dbg_value(i32 %q, !15, !DIExpression(), !14)
+              ret i32 %q, !dbg !16
+            else:
+              %y = mul i32 %a, 3, !dbg !17
+                #dbg_value(i32 %y, !18, !DIExpression(), !17)
+                #dbg_value(i32 %y, !12, !DIExpression(), !13)
+              %q.1 = add i32 %y, 7, !dbg !14
+                #dbg_value(i32 %q.1, !15, !DIExpression(), !14)
+              ret i32 %q.1, !dbg !16
+            }
+            define i32 @k(i32 %a, i1 %c, i1 %d) !dbg !19 {
+            entry:
+              br i1 %c, label %then, label %else, !dbg !22
+            then:
+                #dbg_value(i32 1, !23, !DIExpression(), !24)
+              %q = add i32 1, %a, !dbg !25
+                #dbg_value(i32 %q, !26, !DIExpression(), !25)
+                #dbg_value(i32 %q, !27, !DIExpression(), !28)
+              ret i32 %q, !dbg !29
+            else:
+                #dbg_value(i32 2, !23, !DIExpression(), !24)
+              %q.1 = add i32 2, %a, !dbg !25
+                #dbg_value(i32 %q.1, !26, !DIExpression(), !25)
+                #dbg_value(i32 %q.1, !27, !DIExpression(), !28)
+              ret i32 %q.1, !dbg !29
+            }
             CheckModuleDebugify: PASS
         "#]],
     );

@@ -22,6 +22,7 @@ pub mod line_table;
 pub mod live_debug_values;
 pub mod liveness;
 pub mod mir;
+pub mod mir_debugify;
 pub mod pipeline;
 pub mod regalloc;
 pub mod target;

@@ -29,7 +29,9 @@ mod loop_rotate;
 mod loops;
 mod lsr;
 mod mem2reg;
+mod mldst_motion;
 mod simplifycfg;
+mod sink;
 mod split_backedges;
 mod sroa;
 
@@ -140,6 +142,26 @@ pub const PASSES: &[Pass] = &[
         needs_bodies: false,
     },
     Pass {
+        name: "sink",
+        run: sink::run,
+        needs_bodies: false,
+    },
+    Pass {
+        name: "mldst-motion",
+        run: mldst_motion::run,
+        needs_bodies: false,
+    },
+    Pass {
+        name: "hoist-common",
+        run: simplifycfg::run_hoist,
+        needs_bodies: false,
+    },
+    Pass {
+        name: "tail-dup",
+        run: simplifycfg::run_tail_dup,
+        needs_bodies: false,
+    },
+    Pass {
         name: "split-backedges",
         run: split_backedges::run,
         needs_bodies: false,
@@ -152,9 +174,16 @@ const O1: &[&str] = &[
     "mem2reg",
     "instcombine",
     "simplifycfg",
+    "hoist-common",
+    "sink",
     "dce",
 ];
-/// The passes of `-O2` (and `-O3`).
+/// The passes of `-O2` (and `-O3`). `tail-dup` is not among them: on
+/// -O0 IR it copies the shared return block's `ret` into the blocks that
+/// branch to it, `source_order` then takes that `ret`'s origin (the return
+/// block) as each such block's home, and the statements before it count as
+/// moved and lose is_stmt (gdb could no longer stop on them: the
+/// e2e_variables walk of recursion.c stopped 150 times instead of 450).
 const O2: &[&str] = &[
     "declare-to-assign",
     "sroa",
@@ -164,6 +193,8 @@ const O2: &[&str] = &[
     "inline",
     "instcombine",
     "simplifycfg",
+    "hoist-common",
+    "mldst-motion",
     "speculate-diamonds",
     "loop-rotate",
     "early-cse",
@@ -173,6 +204,7 @@ const O2: &[&str] = &[
     "licm",
     "dce",
     "instcombine",
+    "sink",
     "simplifycfg",
     "dce",
     "split-backedges",

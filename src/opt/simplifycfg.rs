@@ -23,11 +23,20 @@
 //! go (they describe assignments made on one path only; kept above the
 //! branch they would be wrong on the other); the selects get line 0 in the
 //! branch's scope, and the phis' debug uses follow them (RAUW).
+//!
+//! Two more separate passes, for the same reason: `hoist-common`
+//! ([`run_hoist`]: the instructions both successors begin with move above
+//! the branch; rule: drop) and `tail-dup` ([`run_tail_dup`]: a small block
+//! ending in `ret` or `br` is copied into its unconditionally-branching
+//! predecessors; rule: preserve).
+
+use std::collections::HashMap;
 
 use crate::ir::cfg::{predecessors, reverse_post_order};
 use crate::ir::{BinOp, BlockId, Constant, DILocation, Function, Inst, InstId, InstKind, Value};
 
-use super::edit::{phi_count, remove_blocks, remove_phi_incoming, replace_through_map};
+use super::debug_update::{dropped_location, replace_all_uses_with};
+use super::edit::{phi_count, remove_at, remove_blocks, remove_phi_incoming, replace_through_map};
 use super::PassCx;
 
 /// Runs simplifycfg on one function until nothing changes (bounded). The
@@ -484,4 +493,251 @@ fn fold_diamonds(cx: &mut PassCx, function: &mut Function) -> bool {
         changed = true;
     }
     changed
+}
+
+/// The most instructions (phis and terminator aside) a block may hold to be
+/// duplicated into its predecessors by `tail-dup`.
+pub const MAX_TAIL_DUPLICATED: usize = 3;
+
+/// The `hoist-common` pass: when both successors of a conditional branch
+/// have it as their only predecessor and begin with the same instruction
+/// (same operation, operands, flags and type: an operation without memory
+/// effects, or a plain load or store), that instruction moves above the
+/// branch once and the other copy goes, its uses (debug ones too) following
+/// the hoisted one (RAUW). Repeated while the arms still begin alike.
+///
+/// Debug-info rule: drop, as issue 8 asks ("hoisting common code from
+/// successors (drop)"). LLVM's SimplifyCFG merges here instead
+/// (`applyMergedLocation`: the same line when both copies have it, else
+/// line 0); we drop to line 0 in the instruction's scope even when the two
+/// lines agree, because the hoisted instruction now runs before the branch
+/// has decided, in the head's statement, and a stepping debugger must not
+/// stop on an arm's line on the path that never takes it (the line can come
+/// back without is_stmt through `source_order`). The arms' debug records
+/// stay in the arms, where they were in program order, so each arm still
+/// describes only its own assignments. Stores carrying a `!DIAssignID` are
+/// left where they are: two linked stores would need their IDs merged,
+/// which is mldst-motion's job.
+pub fn run_hoist(cx: &mut PassCx, function: &mut Function) -> bool {
+    let preds = predecessors(function);
+    let mut changed = false;
+    for h in 0..function.blocks.len() {
+        let head = BlockId(h as u32);
+        let Some(InstKind::CondBr {
+            if_true, if_false, ..
+        }) = function.terminator(head).map(|t| t.kind.clone())
+        else {
+            continue;
+        };
+        let arms_ok = if_true != if_false
+            && [if_true, if_false].iter().all(|&arm| {
+                arm != head && preds[arm.0 as usize] == [head] && phi_count(function, arm) == 0
+            });
+        if !arms_ok {
+            continue;
+        }
+        for _ in 0..MAX_HOISTED {
+            let (a, b) = (
+                function.block(if_true).insts[0],
+                function.block(if_false).insts[0],
+            );
+            let (ia, ib) = (function.inst(a), function.inst(b));
+            if ia.kind != ib.kind || ia.ty != ib.ty || !hoistable(ia) || !hoistable(ib) {
+                break;
+            }
+            remove_at(function, if_true, 0);
+            remove_at(function, if_false, 0);
+            let dropped = dropped_location(cx.module, function.inst(a).dbg);
+            function.inst_mut(a).dbg = dropped;
+            let head_insts = &mut function.blocks[h].insts;
+            head_insts.insert(head_insts.len() - 1, a);
+            replace_all_uses_with(&mut cx.module.debug, function, b, &Value::Inst(a));
+            changed = true;
+        }
+    }
+    changed
+}
+
+/// The most instructions `hoist-common` hoists from one pair of arms.
+const MAX_HOISTED: usize = 8;
+
+/// Whether an instruction that begins both arms may run before the branch
+/// instead: no terminator, phi or alloca, no call; loads and stores only
+/// when plain, and stores only without a `!DIAssignID`.
+fn hoistable(inst: &Inst) -> bool {
+    match &inst.kind {
+        InstKind::Binary { .. }
+        | InstKind::ICmp { .. }
+        | InstKind::FCmp { .. }
+        | InstKind::FBinary { .. }
+        | InstKind::FNeg { .. }
+        | InstKind::Cast { .. }
+        | InstKind::Gep { .. }
+        | InstKind::Select { .. }
+        | InstKind::ExtractValue { .. }
+        | InstKind::InsertValue { .. }
+        | InstKind::ExtractElement { .. }
+        | InstKind::InsertElement { .. }
+        | InstKind::ShuffleVector { .. }
+        | InstKind::Freeze { .. } => true,
+        InstKind::Load {
+            volatile, atomic, ..
+        } => !volatile && atomic.is_none(),
+        InstKind::Store {
+            volatile, atomic, ..
+        } => !volatile && atomic.is_none() && inst.assign_id.is_none(),
+        _ => false,
+    }
+}
+
+/// The `tail-dup` pass: a small block (at most [`MAX_TAIL_DUPLICATED`]
+/// instructions besides its phis and terminator) that ends in `ret` or in
+/// `br` to another block, whose predecessors all end in `br` to it, is
+/// copied into each predecessor in place of that `br`, and goes. Its phis
+/// become, in each copy, the value coming from that predecessor; the
+/// successor of a `br`-ending block gets one phi entry per copy. A block
+/// whose values are used outside it (other than by its successor's phis,
+/// or by any debug record) is left alone, as are loop shapes (a
+/// predecessor that is its successor, or itself).
+///
+/// Debug-info rule: preserve: each copy keeps the location of the
+/// instruction it copies (it is the same statement, now on one path), and
+/// the block's debug records are copied with it, their values following
+/// the copies. The predecessor's removed `br` gives its records to the
+/// front of the copied code, as when simplifycfg merges a block into its
+/// predecessor. A copied store keeps its `!DIAssignID` (cloning keeps the
+/// ID: the markers in the block are copied with it, one per path).
+pub fn run_tail_dup(_cx: &mut PassCx, function: &mut Function) -> bool {
+    let mut changed = false;
+    let mut b = 1;
+    while b < function.blocks.len() {
+        if tail_duplicate(function, BlockId(b as u32)) {
+            changed = true;
+        } else {
+            b += 1;
+        }
+    }
+    changed
+}
+
+/// Duplicates `block` into its predecessors when `tail-dup` may (see
+/// [`run_tail_dup`]); true when it did (the block is gone then).
+fn tail_duplicate(function: &mut Function, block: BlockId) -> bool {
+    let preds = predecessors(function);
+    let my_preds = preds[block.0 as usize].clone();
+    let insts = function.block(block).insts.clone();
+    let phis = phi_count(function, block);
+    let Some(&term) = insts.last() else {
+        return false;
+    };
+    let dest = match &function.inst(term).kind {
+        InstKind::Ret { .. } => None,
+        InstKind::Br { dest } if *dest != block && !my_preds.contains(dest) => Some(*dest),
+        _ => return false,
+    };
+    let small = insts.len() - phis - 1 <= MAX_TAIL_DUPLICATED;
+    let preds_ok = my_preds.len() >= 2
+        && my_preds.iter().all(|&p| {
+            p != block
+                && matches!(
+                    function.terminator(p).map(|t| &t.kind),
+                    Some(InstKind::Br { .. })
+                )
+        });
+    let copyable = insts[phis..].iter().all(|&i| {
+        !matches!(
+            function.inst(i).kind,
+            InstKind::Alloca { .. } | InstKind::Phi { .. }
+        )
+    });
+    if !small || !preds_ok || !copyable || used_outside(function, block, dest) {
+        return false;
+    }
+    let dest_phis: Vec<InstId> = dest
+        .map(|d| function.block(d).insts[..phi_count(function, d)].to_vec())
+        .unwrap_or_default();
+    for &pred in &my_preds {
+        let mut map: HashMap<InstId, Value> = HashMap::new();
+        for &phi in &insts[..phis] {
+            if let InstKind::Phi { incoming } = &function.inst(phi).kind {
+                if let Some((value, _)) = incoming.iter().find(|(_, from)| *from == pred) {
+                    map.insert(phi, value.clone());
+                }
+            }
+        }
+        let remap = |map: &HashMap<InstId, Value>, value: &mut Value| {
+            if let Value::Inst(id) = value {
+                if let Some(new) = map.get(id) {
+                    *value = new.clone();
+                }
+            }
+        };
+        let pred_term = function.blocks[pred.0 as usize].insts.pop().unwrap_or(term);
+        let mut leading = std::mem::take(&mut function.inst_mut(pred_term).records);
+        for &phi in &insts[..phis] {
+            leading.extend(function.inst(phi).records.iter().cloned());
+        }
+        for (n, &original) in insts[phis..].iter().enumerate() {
+            let mut copy = function.inst(original).clone();
+            for operand in copy.operands_mut() {
+                remap(&map, operand);
+            }
+            for record in &mut copy.records {
+                for value in record.values_mut() {
+                    remap(&map, value);
+                }
+            }
+            if n == 0 {
+                leading.append(&mut copy.records);
+                copy.records = std::mem::take(&mut leading);
+            }
+            let id = function.add_inst(copy);
+            function.blocks[pred.0 as usize].insts.push(id);
+            map.insert(original, Value::Inst(id));
+        }
+        for &phi in &dest_phis {
+            let InstKind::Phi { incoming } = &function.inst(phi).kind else {
+                continue;
+            };
+            let from_block: Vec<Value> = incoming
+                .iter()
+                .filter(|(_, from)| *from == block)
+                .map(|(v, _)| v.clone())
+                .collect();
+            for mut value in from_block {
+                remap(&map, &mut value);
+                if let InstKind::Phi { incoming } = &mut function.inst_mut(phi).kind {
+                    incoming.push((value, pred));
+                }
+            }
+        }
+    }
+    for &phi in &dest_phis {
+        if let InstKind::Phi { incoming } = &mut function.inst_mut(phi).kind {
+            incoming.retain(|(_, from)| *from != block);
+        }
+    }
+    let mut keep = vec![true; function.blocks.len()];
+    keep[block.0 as usize] = false;
+    remove_blocks(function, &keep);
+    true
+}
+
+/// Whether a value `block` defines is used outside it: by code other than
+/// the phis of `dest`, or by a debug record of another block.
+fn used_outside(function: &Function, block: BlockId, dest: Option<BlockId>) -> bool {
+    let own = &function.block(block).insts;
+    let defined = |v: &Value| matches!(v, Value::Inst(id) if own.contains(id));
+    function.blocks.iter().enumerate().any(|(b, other)| {
+        if b == block.0 as usize {
+            return false;
+        }
+        other.insts.iter().any(|&id| {
+            let inst = function.inst(id);
+            let phi_of_dest =
+                Some(BlockId(b as u32)) == dest && matches!(inst.kind, InstKind::Phi { .. });
+            (!phi_of_dest && inst.operands().iter().any(|v| defined(v)))
+                || inst.records.iter().any(|r| r.values().any(&defined))
+        })
+    })
 }
