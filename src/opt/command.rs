@@ -89,8 +89,5 @@ pub fn run_request(
 
 /// The `compile -O1/-O2` pipeline: the level's passes, nothing printed.
 pub fn optimize(module: &mut Module, level: u8) {
-    let passes = level_pipeline(level);
-    for pass in passes {
-        super::run_pass(module, pass);
-    }
+    super::run_passes(module, &level_pipeline(level));
 }
