@@ -372,9 +372,11 @@ fn walk_block(
                 let location = &locations[b][i];
                 // A restatement of the open location (LiveDebugValues puts
                 // them at block starts) changes nothing.
-                let restated = state.iter().any(|(k, open)| {
-                    *k == d.variable && location.as_ref().is_some_and(|(l, _)| *l == open.location)
-                });
+                let first = state.partition_point(|(k, _)| *k < d.variable);
+                let restated = state[first..]
+                    .iter()
+                    .take_while(|(k, _)| *k == d.variable)
+                    .any(|(_, open)| location.as_ref().is_some_and(|(l, _)| *l == open.location));
                 if restated {
                     continue;
                 }
