@@ -36,7 +36,7 @@ use crate::codegen::mir::{
     Access, AluOp, BlockId, DbgOperand, DbgValue, Function, InstKind, Reg, Rmi, StackSlotId,
     UnaryOp,
 };
-use crate::x86::{Gpr, PhysReg};
+use crate::x86::{Gpr, PhysReg, RegSet};
 
 /// One address range over which a variable (or a fragment of it) is at a
 /// location.
@@ -95,6 +95,7 @@ pub fn variable_ranges(input: &HistoryInput) -> Vec<VariableRange> {
     let mir = input.mir;
     let n = mir.blocks.len();
     let declares = declared_variables(input);
+    let locations = debug_value_locations(input);
     let stores: HashMap<(usize, usize), StackSlotId> = input
         .spill_stores
         .iter()
@@ -107,28 +108,66 @@ pub fn variable_ranges(input: &HistoryInput) -> Vec<VariableRange> {
             preds[s.0 as usize].push(b);
         }
     }
+    let mut succs = vec![Vec::new(); n];
+    for (b, block_preds) in preds.iter().enumerate() {
+        for &p in block_preds {
+            succs[p].push(b);
+        }
+    }
     // Forward dataflow: a location is live into a block when every
-    // (visited) predecessor ends with it.
+    // (visited) predecessor ends with it. A block is walked again only when
+    // a predecessor's exit changed since its last walk (its entry, and so
+    // its exit, are otherwise what they were).
     let mut outs: Vec<Option<State>> = vec![None; n];
+    let mut dirty = vec![true; n];
     let mut changed = true;
     let mut rounds = 0;
     while changed && rounds < 64 {
         changed = false;
         rounds += 1;
         for (b, block_preds) in preds.iter().enumerate() {
+            if !dirty[b] {
+                continue;
+            }
+            dirty[b] = false;
             let entry = block_entry(b, block_preds, &outs);
-            let out = walk_block(input, b, entry, &declares, &stores, &mut |_| {});
+            let out = walk_block(input, b, entry, &locations, &declares, &stores, None);
             if outs[b].as_ref() != Some(&out) {
                 outs[b] = Some(out);
                 changed = true;
+                for &s in &succs[b] {
+                    dirty[s] = true;
+                }
             }
         }
     }
-    // Final walk: record the ranges.
+    // Final walk: record the ranges. A location open at a block's end that
+    // the next block (in layout) starts with continues into it as one range
+    // rather than two touching ones to merge below.
+    let mut entries: Vec<State> = preds
+        .iter()
+        .enumerate()
+        .map(|(b, block_preds)| block_entry(b, block_preds, &outs))
+        .collect();
     let mut ranges = Vec::new();
-    for (b, block_preds) in preds.iter().enumerate() {
-        let entry = block_entry(b, block_preds, &outs);
-        walk_block(input, b, entry, &declares, &stores, &mut |r| ranges.push(r));
+    let mut carried: Vec<(u32, u64)> = Vec::new();
+    for b in 0..n {
+        let entry = std::mem::take(&mut entries[b]);
+        let carried_in = std::mem::take(&mut carried);
+        walk_block(
+            input,
+            b,
+            entry,
+            &locations,
+            &declares,
+            &stores,
+            Some(Record {
+                emit: &mut |r| ranges.push(r),
+                carried_in: &carried_in,
+                next_entry: entries.get(b + 1),
+                carried_out: &mut carried,
+            }),
+        );
     }
     for (key, location) in declares {
         ranges.push(VariableRange {
@@ -153,6 +192,29 @@ pub fn variable_ranges(input: &HistoryInput) -> Vec<VariableRange> {
         }
     }
     merged
+}
+
+/// The location ([`location_of`]) of every debug value, by block and
+/// instruction (`None` for other instructions and unavailable locations),
+/// worked out once for all the walks.
+type DebugValueLocations = Vec<Vec<Option<(Location, Vec<PhysReg>)>>>;
+
+fn debug_value_locations(input: &HistoryInput) -> DebugValueLocations {
+    input
+        .mir
+        .blocks
+        .iter()
+        .map(|block| {
+            block
+                .insts
+                .iter()
+                .map(|inst| match &inst.kind {
+                    InstKind::DbgValue(d) => location_of(input, d),
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// Variables with a declare: a frame-slot location for the whole function.
@@ -188,20 +250,44 @@ fn block_entry(b: usize, preds: &[usize], outs: &[Option<State>]) -> State {
     };
     let mut state = first.clone();
     for other in known {
-        state.retain(|entry| other.contains(entry));
+        // Both are sorted by key: a merge.
+        let mut rest = other.as_slice();
+        state.retain(|entry| {
+            let at = rest.partition_point(|(k, _)| *k < entry.0);
+            rest = &rest[at..];
+            rest.iter()
+                .take_while(|(k, _)| *k == entry.0)
+                .any(|e| e == entry)
+        });
     }
     state
 }
 
-/// Walks block `b` from `state`, reporting closed ranges to `emit`, and
-/// returns the state at its end.
+/// What the final walk of a block records besides its exit state.
+struct Record<'r> {
+    /// Where closed ranges go.
+    emit: &'r mut dyn FnMut(VariableRange),
+    /// Entries open since before this block (carried over from the previous
+    /// one), with the offset their range starts at.
+    carried_in: &'r [(u32, u64)],
+    /// The entry state of the next block in layout, if any.
+    next_entry: Option<&'r State>,
+    /// Out: the entries open at this block's end that the next block starts
+    /// with, with their range's start (their range is not closed here).
+    carried_out: &'r mut Vec<(u32, u64)>,
+}
+
+/// Walks block `b` from `state`, reporting closed ranges through `record`
+/// (when given: the dataflow rounds only need the exit state), and returns
+/// the state at its end (without `record`).
 fn walk_block(
     input: &HistoryInput,
     b: usize,
     mut state: State,
+    locations: &DebugValueLocations,
     declares: &HashMap<u32, Location>,
     spill_stores: &HashMap<(usize, usize), StackSlotId>,
-    emit: &mut dyn FnMut(VariableRange),
+    record: Option<Record>,
 ) -> State {
     let table = input.table;
     let block_start = u64::from(input.block_offsets[b]);
@@ -209,8 +295,21 @@ fn walk_block(
         .block_offsets
         .get(b + 1)
         .map_or(input.code_size, |&o| u64::from(o));
+    let recording = record.is_some();
+    let (mut emit, carried_in, next_entry, carried_out) = match record {
+        Some(r) => (
+            Some(r.emit),
+            r.carried_in,
+            r.next_entry,
+            Some(r.carried_out),
+        ),
+        None => (None, &[][..], None, None),
+    };
     // Start offset of each open entry.
     let mut starts: HashMap<u32, u64> = state.iter().map(|(k, _)| (*k, block_start)).collect();
+    for &(k, start) in carried_in {
+        starts.insert(k, start);
+    }
     let mut close = |state: &mut State,
                      starts: &mut HashMap<u32, u64>,
                      keep: &dyn Fn(u32, &Open) -> bool,
@@ -219,12 +318,15 @@ fn walk_block(
             if keep(*k, open) {
                 return true;
             }
-            emit(VariableRange {
-                key: table.variables[*k as usize],
-                start: starts.remove(k).unwrap_or(at),
-                end: at,
-                location: open.location.clone(),
-            });
+            let start = starts.remove(k).unwrap_or(at);
+            if let Some(emit) = emit.as_mut() {
+                emit(VariableRange {
+                    key: table.variables[*k as usize],
+                    start,
+                    end: at,
+                    location: open.location.clone(),
+                });
+            }
             false
         });
     };
@@ -234,7 +336,7 @@ fn walk_block(
     // registers hold the same values since entry (and no earlier debug value
     // of the same variable says otherwise).
     let mut in_entry_setup = b == 0;
-    let mut written_in_setup: Vec<PhysReg> = Vec::new();
+    let mut written_in_setup = RegSet::EMPTY;
     let mut seen_in_setup: Vec<u32> = Vec::new();
     for (i, inst) in input.mir.blocks[b].insts.iter().enumerate() {
         let (offset, len) = input.inst_offsets[b][i];
@@ -242,7 +344,7 @@ fn walk_block(
         if !inst.is_debug() {
             in_entry_setup &= inst.loc == 0 || is_frame_setup(&inst.kind);
             if in_entry_setup {
-                written_in_setup.extend(written_registers(&inst.kind));
+                written_in_setup = written_in_setup.union(written_registers(&inst.kind));
             }
         }
         let from_entry = match &inst.kind {
@@ -253,7 +355,7 @@ fn walk_block(
                     .any(|k| same_or_overlapping(&table.variables[*k as usize], &key));
                 seen_in_setup.push(d.variable);
                 let registers_intact = d.operands.iter().all(|o| match o {
-                    DbgOperand::Reg(Reg::Phys(g)) => !written_in_setup.contains(g),
+                    DbgOperand::Reg(Reg::Phys(g)) => !written_in_setup.contains(*g),
                     _ => true,
                 });
                 first_of_variable && registers_intact
@@ -267,19 +369,21 @@ fn walk_block(
                     continue;
                 }
                 let key = table.variables[d.variable as usize];
-                let location = location_of(input, d);
+                let location = &locations[b][i];
                 // A restatement of the open location (LiveDebugValues puts
                 // them at block starts) changes nothing.
-                let restated = state.iter().any(|(k, open)| {
-                    *k == d.variable && location.as_ref().is_some_and(|(l, _)| *l == open.location)
-                });
+                let first = state.partition_point(|(k, _)| *k < d.variable);
+                let restated = state[first..]
+                    .iter()
+                    .take_while(|(k, _)| *k == d.variable)
+                    .any(|(_, open)| location.as_ref().is_some_and(|(l, _)| *l == open.location));
                 if restated {
                     continue;
                 }
                 let overlaps =
                     |k: u32, _: &Open| !same_or_overlapping(&table.variables[k as usize], &key);
                 close(&mut state, &mut starts, &overlaps, offset);
-                if let Some((location, registers)) = location {
+                if let Some((location, registers)) = location.clone() {
                     let spill_slots = d
                         .operands
                         .iter()
@@ -317,7 +421,7 @@ fn walk_block(
                     continue;
                 }
                 let survives = |_: u32, open: &Open| {
-                    !open.registers.iter().any(|r| clobbered.contains(r))
+                    !open.registers.iter().any(|r| clobbered.contains(*r))
                         && !stored.is_some_and(|slot| open.spill_slots.contains(&slot))
                 };
                 // Locations an invertible update of their register leaves
@@ -338,9 +442,25 @@ fn walk_block(
             }
         }
     }
-    let out = state.clone();
-    close(&mut state, &mut starts, &|_, _| false, block_end);
-    out
+    let (true, Some(carried_out)) = (recording, carried_out) else {
+        return state;
+    };
+    let continues = |k: u32, open: &Open| {
+        next_entry.is_some_and(|next| {
+            let at = next.partition_point(|(other, _)| *other < k);
+            next[at..]
+                .iter()
+                .take_while(|(other, _)| *other == k)
+                .any(|(_, o)| o == open)
+        })
+    };
+    for (k, open) in &state {
+        if continues(*k, open) {
+            carried_out.push((*k, starts.get(k).copied().unwrap_or(block_end)));
+        }
+    }
+    close(&mut state, &mut starts, &continues, block_end);
+    Vec::new()
 }
 
 /// Whether an instruction only sets up the frame (writes rsp or rbp alone).
@@ -402,7 +522,7 @@ fn undo_update(kind: &InstKind, open: &Open) -> Option<Open> {
     };
     // Only the one register may change, and nothing else may be lost.
     let written = written_registers(kind);
-    if written.iter().any(|w| *w != dst) || !open.spill_slots.is_empty() {
+    if written.iter().any(|w| w != dst) || !open.spill_slots.is_empty() {
         return None;
     }
     let location = &open.location;
@@ -498,11 +618,11 @@ fn same_or_overlapping(a: &VariableKey, b: &VariableKey) -> bool {
 }
 
 /// Physical registers an instruction writes (explicitly or implicitly).
-fn written_registers(kind: &InstKind) -> Vec<PhysReg> {
-    let mut out: Vec<PhysReg> = kind.implicit_defs().iter().collect();
+fn written_registers(kind: &InstKind) -> RegSet {
+    let mut out = kind.implicit_defs();
     kind.visit_regs(&mut |r, access| {
         if let (Reg::Phys(g), Access::Def | Access::UseDef) = (r, access) {
-            out.push(g);
+            out.insert(g);
         }
     });
     out

@@ -21,7 +21,7 @@
 //! grows with instructions × live variables; the dataflow revisits a block
 //! only when a predecessor's exit state changed.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use super::mir::{
     Access, AddressBase, BlockId, DbgOperand, DbgValue, FpSize, Function, Inst, InstKind, PhysReg,
@@ -52,8 +52,9 @@ struct Live {
     copies: Vec<Home>,
 }
 
-/// Live variable locations by variable id.
-type Locations = HashMap<u32, Live>;
+/// Live variable locations by variable id (in id order, the order
+/// locations are moved in).
+type Locations = BTreeMap<u32, Live>;
 
 /// Runs the pass over `function` (see the module documentation).
 pub fn run(function: &mut Function) {
@@ -73,26 +74,33 @@ pub fn run(function: &mut Function) {
     let order = reverse_post_order(&successors);
 
     let mut exits: Vec<Option<Locations>> = vec![None; blocks];
-    let mut entries: Vec<Locations> = vec![Locations::new(); blocks];
+    // A block is visited again only when a predecessor's exit changed.
+    let mut dirty = vec![true; blocks];
     let mut changed = true;
     while changed {
         changed = false;
         for &block in &order {
-            let entry = meet(block, &predecessors[block], &exits);
-            let mut state = entry.clone();
+            if !dirty[block] {
+                continue;
+            }
+            dirty[block] = false;
+            let mut state = meet(block, &predecessors[block], &exits);
             for inst in &function.blocks[block].insts {
                 transfer(inst, &mut state, &mut |_, _| {});
             }
-            entries[block] = entry;
             if exits[block].as_ref() != Some(&state) {
                 exits[block] = Some(state);
                 changed = true;
+                for s in &successors[block] {
+                    dirty[s.0 as usize] = true;
+                }
             }
         }
     }
 
+    // The exits are final, so each block's entry is what the last visit saw.
     for &block in &order {
-        let mut state = entries[block].clone();
+        let mut state = meet(block, &predecessors[block], &exits);
         let old = std::mem::take(&mut function.blocks[block].insts);
         let mut insts = Vec::with_capacity(old.len() + state.len());
         if block != 0 {
@@ -240,49 +248,51 @@ fn transfer(inst: &Inst, state: &mut Locations, moved: &mut dyn FnMut(DbgValue, 
         _ => {}
     }
 
-    // Everything this instruction overwrites.
-    let mut killed: Vec<Home> = Vec::new();
+    // Everything this instruction overwrites: registers, and a spill slot
+    // at every width.
+    let mut killed_registers = inst.kind.implicit_defs();
     inst.kind.visit_regs(&mut |reg, access| {
         if let (Reg::Phys(reg), Access::Def | Access::UseDef) = (reg, access) {
-            killed.push(Home::Register(reg));
+            killed_registers.insert(reg);
         }
     });
-    killed.extend(inst.kind.implicit_defs().iter().map(Home::Register));
-    if let InstKind::Store { addr, .. }
-    | InstKind::FpStore { addr, .. }
-    | InstKind::VecStore { addr, .. } = &inst.kind
-    {
-        if let AddressBase::Slot(slot) = addr.base {
-            killed.extend(
-                [Width::W8, Width::W16, Width::W32, Width::W64].map(|w| Home::Spill(slot, w)),
-            );
-        }
-    }
+    let killed_slot = match &inst.kind {
+        InstKind::Store { addr, .. }
+        | InstKind::FpStore { addr, .. }
+        | InstKind::VecStore { addr, .. } => match addr.base {
+            AddressBase::Slot(slot) => Some(slot),
+            _ => None,
+        },
+        _ => None,
+    };
+    let killed = |home: &Home| match *home {
+        Home::Register(reg) => killed_registers.contains(reg),
+        Home::Spill(slot, _) => killed_slot == Some(slot),
+    };
 
-    let mut variables: Vec<u32> = state.keys().copied().collect();
-    variables.sort_unstable();
-    for variable in variables {
-        let live = state.get_mut(&variable).expect("listed above");
-        live.copies.retain(|c| !killed.contains(c));
-        let overwritten = live
-            .value
-            .operands
-            .iter()
-            .any(|o| home_of(*o).is_some_and(|home| killed.contains(&home)));
-        if !overwritten {
-            continue;
-        }
-        // The value's home is overwritten: follow a surviving copy, if any.
-        match live.copies.first().copied() {
-            Some(copy) if live.value.operands.len() == 1 => {
-                live.value.operands[0] = copy.operand();
-                live.copies.remove(0);
-                moved(live.value.clone(), live.loc);
+    if !killed_registers.is_empty() || killed_slot.is_some() {
+        // In variable order (BTreeMap::retain visits keys ascending).
+        state.retain(|_, live| {
+            live.copies.retain(|c| !killed(c));
+            let overwritten = live
+                .value
+                .operands
+                .iter()
+                .any(|o| home_of(*o).is_some_and(|home| killed(&home)));
+            if !overwritten {
+                return true;
             }
-            _ => {
-                state.remove(&variable);
+            // The value's home is overwritten: follow a surviving copy, if any.
+            match live.copies.first().copied() {
+                Some(copy) if live.value.operands.len() == 1 => {
+                    live.value.operands[0] = copy.operand();
+                    live.copies.remove(0);
+                    moved(live.value.clone(), live.loc);
+                    true
+                }
+                _ => false,
             }
-        }
+        });
     }
     for (from, to) in new_copies {
         for live in state.values_mut() {

@@ -82,51 +82,139 @@ impl Inst {
 
     /// Every value operand, in operand order (phi incoming values included;
     /// debug record operands are not: they are not uses by the code).
-    pub fn operands(&self) -> Vec<&Value> {
+    /// Up to three are kept inline, so the common case does not allocate.
+    pub fn operands(&self) -> Operands<'_> {
         match &self.kind {
             InstKind::Binary { lhs, rhs, .. }
             | InstKind::ICmp { lhs, rhs, .. }
             | InstKind::FBinary { lhs, rhs, .. }
-            | InstKind::FCmp { lhs, rhs, .. } => vec![lhs, rhs],
+            | InstKind::FCmp { lhs, rhs, .. } => Operands::inline(&[lhs, rhs]),
             InstKind::Select {
                 cond,
                 if_true,
                 if_false,
-            } => vec![cond, if_true, if_false],
-            InstKind::Phi { incoming } => incoming.iter().map(|(v, _)| v).collect(),
+            } => Operands::inline(&[cond, if_true, if_false]),
+            InstKind::Phi { incoming } => Operands::collect(incoming.iter().map(|(v, _)| v)),
             InstKind::Cast { value, .. }
             | InstKind::FNeg { value, .. }
-            | InstKind::VaArg { list: value } => vec![value],
-            InstKind::ExtractElement { vector, index } => vec![vector, index],
+            | InstKind::VaArg { list: value } => Operands::inline(&[value]),
+            InstKind::ExtractElement { vector, index } => Operands::inline(&[vector, index]),
             InstKind::InsertElement {
                 vector,
                 elem,
                 index,
-            } => vec![vector, elem, index],
-            InstKind::ShuffleVector { lhs, rhs, .. } => vec![lhs, rhs],
-            InstKind::ExtractValue { aggregate, .. } => vec![aggregate],
+            } => Operands::inline(&[vector, elem, index]),
+            InstKind::ShuffleVector { lhs, rhs, .. } => Operands::inline(&[lhs, rhs]),
+            InstKind::ExtractValue { aggregate, .. } => Operands::inline(&[aggregate]),
             InstKind::InsertValue {
                 aggregate, elem, ..
-            } => vec![aggregate, elem],
-            InstKind::CmpXchg { ptr, cmp, new, .. } => vec![ptr, cmp, new],
-            InstKind::AtomicRmw { ptr, value, .. } => vec![ptr, value],
-            InstKind::Fence { .. } => Vec::new(),
-            InstKind::IndirectBr { address, .. } => vec![address],
-            InstKind::Load { ptr, .. } => vec![ptr],
-            InstKind::Store { value, ptr, .. } => vec![value, ptr],
+            } => Operands::inline(&[aggregate, elem]),
+            InstKind::CmpXchg { ptr, cmp, new, .. } => Operands::inline(&[ptr, cmp, new]),
+            InstKind::AtomicRmw { ptr, value, .. } => Operands::inline(&[ptr, value]),
+            InstKind::Fence { .. } => Operands::inline(&[]),
+            InstKind::IndirectBr { address, .. } => Operands::inline(&[address]),
+            InstKind::Load { ptr, .. } => Operands::inline(&[ptr]),
+            InstKind::Store { value, ptr, .. } => Operands::inline(&[value, ptr]),
             InstKind::Gep { base, indices, .. } => {
-                std::iter::once(base).chain(indices.iter()).collect()
+                Operands::collect(std::iter::once(base).chain(indices.iter()))
             }
-            InstKind::Alloca { count, .. } => count.iter().collect(),
-            InstKind::Call { callee, args, .. } => std::iter::once(callee)
-                .chain(args.iter().map(|a| &a.value))
-                .collect(),
-            InstKind::CondBr { cond, .. } => vec![cond],
-            InstKind::Switch { value, .. } => vec![value],
-            InstKind::Ret { value } => value.iter().collect(),
-            InstKind::Br { .. } | InstKind::Unreachable => Vec::new(),
-            InstKind::Freeze { value } => vec![value],
+            InstKind::Alloca { count, .. } => Operands::collect(count.iter()),
+            InstKind::Call { callee, args, .. } => {
+                Operands::collect(std::iter::once(callee).chain(args.iter().map(|a| &a.value)))
+            }
+            InstKind::CondBr { cond, .. } => Operands::inline(&[cond]),
+            InstKind::Switch { value, .. } => Operands::inline(&[value]),
+            InstKind::Ret { value } => Operands::collect(value.iter()),
+            InstKind::Br { .. } | InstKind::Unreachable => Operands::inline(&[]),
+            InstKind::Freeze { value } => Operands::inline(&[value]),
         }
+    }
+}
+
+/// Fills the unused inline places of an [`Operands`] (never read).
+static NO_OPERAND: Value = Value::Arg(0);
+
+/// How many operands [`Operands`] keeps without allocating.
+const INLINE_OPERANDS: usize = 3;
+
+/// The value operands of one instruction ([`Inst::operands`]): a slice of
+/// references, kept inline when there are at most three.
+#[derive(Clone, Debug)]
+pub struct Operands<'a> {
+    /// How many of `inline` are operands (unused when `heap` is non-empty).
+    len: usize,
+    /// The operands of an instruction with few of them.
+    inline: [&'a Value; INLINE_OPERANDS],
+    /// The operands of an instruction with more than fit inline.
+    heap: Vec<&'a Value>,
+}
+
+impl<'a> Operands<'a> {
+    fn inline(values: &[&'a Value]) -> Operands<'a> {
+        let mut inline = [&NO_OPERAND; INLINE_OPERANDS];
+        inline[..values.len()].copy_from_slice(values);
+        Operands {
+            len: values.len(),
+            inline,
+            heap: Vec::new(),
+        }
+    }
+
+    fn collect(values: impl Iterator<Item = &'a Value>) -> Operands<'a> {
+        let mut operands = Operands::inline(&[]);
+        for value in values {
+            if operands.len < INLINE_OPERANDS {
+                operands.inline[operands.len] = value;
+                operands.len += 1;
+            } else {
+                if operands.heap.is_empty() {
+                    operands.heap.extend_from_slice(&operands.inline);
+                }
+                operands.heap.push(value);
+            }
+        }
+        operands
+    }
+}
+
+impl<'a> std::ops::Deref for Operands<'a> {
+    type Target = [&'a Value];
+
+    fn deref(&self) -> &[&'a Value] {
+        if self.heap.is_empty() {
+            &self.inline[..self.len]
+        } else {
+            &self.heap
+        }
+    }
+}
+
+impl<'a> IntoIterator for Operands<'a> {
+    type Item = &'a Value;
+    type IntoIter = OperandsIter<'a>;
+
+    fn into_iter(self) -> OperandsIter<'a> {
+        OperandsIter {
+            operands: self,
+            next: 0,
+        }
+    }
+}
+
+/// The iterator of [`Operands`] by value.
+#[derive(Clone, Debug)]
+pub struct OperandsIter<'a> {
+    operands: Operands<'a>,
+    next: usize,
+}
+
+impl<'a> Iterator for OperandsIter<'a> {
+    type Item = &'a Value;
+
+    fn next(&mut self) -> Option<&'a Value> {
+        let value = self.operands.get(self.next).copied()?;
+        self.next += 1;
+        Some(value)
     }
 }
 

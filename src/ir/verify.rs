@@ -57,7 +57,8 @@ pub fn verify_module(module: &Module) -> Result<(), Diagnostic> {
         let checker = Checker {
             module,
             function,
-            names: LocalNames::assign(function),
+            names: std::cell::OnceCell::new(),
+            placed: std::cell::OnceCell::new(),
             assign_owners: &assign_owners,
             subprogram_owners: &subprogram_owners,
         };
@@ -132,7 +133,10 @@ fn check_abi_attributes(function: &Function) -> Result<(), Diagnostic> {
 struct Checker<'a> {
     module: &'a Module,
     function: &'a Function,
-    names: LocalNames,
+    /// The printed names, worked out when a message first needs one.
+    names: std::cell::OnceCell<LocalNames>,
+    /// Whether each instruction is in a block, by [`InstId`].
+    placed: std::cell::OnceCell<Vec<bool>>,
     /// For each `!DIAssignID` attached to an instruction: the function
     /// (by name) holding that instruction.
     assign_owners: &'a HashMap<MdId, &'a str>,
@@ -168,6 +172,27 @@ fn assign_id_owners(module: &Module) -> HashMap<MdId, &str> {
 }
 
 impl Checker<'_> {
+    /// The names the function's values and blocks print as.
+    fn names(&self) -> &LocalNames {
+        self.names.get_or_init(|| LocalNames::assign(self.function))
+    }
+
+    /// Whether instruction `id` is in one of the function's blocks.
+    fn is_placed(&self, id: InstId) -> bool {
+        let placed = self.placed.get_or_init(|| {
+            let mut placed = vec![false; self.function.insts.len()];
+            for block in &self.function.blocks {
+                for id in &block.insts {
+                    if let Some(slot) = placed.get_mut(id.0 as usize) {
+                        *slot = true;
+                    }
+                }
+            }
+            placed
+        });
+        placed.get(id.0 as usize).copied().unwrap_or(false)
+    }
+
     /// An error about the function, at `inst`'s position if known.
     fn error(&self, inst: Option<InstId>, message: String) -> Diagnostic {
         let pos = inst
@@ -190,7 +215,7 @@ impl Checker<'_> {
         let Some(inst) = self.function.insts.get(id.0 as usize) else {
             return format!("instruction #{}", id.0);
         };
-        match self.names.insts.get(id.0 as usize) {
+        match self.names().insts.get(id.0 as usize) {
             Some(Some(name)) => format!("`{name} = {}`", opcode(&inst.kind)),
             _ => format!("`{}`", opcode(&inst.kind)),
         }
@@ -198,19 +223,19 @@ impl Checker<'_> {
 
     /// The printed name of a block (`%4`).
     fn block_text(&self, block: usize) -> &str {
-        self.names.blocks.get(block).map_or("%<missing>", |s| s)
+        self.names().blocks.get(block).map_or("%<missing>", |s| s)
     }
 
     /// The printed name of a local value (`%9`), or a description of a constant.
     fn value_text(&self, value: &Value) -> String {
         match value {
             Value::Arg(n) => self
-                .names
+                .names()
                 .args
                 .get(*n as usize)
                 .cloned()
                 .unwrap_or_else(|| format!("argument #{n}")),
-            Value::Inst(id) => match self.names.insts.get(id.0 as usize) {
+            Value::Inst(id) => match self.names().insts.get(id.0 as usize) {
                 Some(Some(name)) => name.clone(),
                 _ => format!("instruction #{}", id.0),
             },

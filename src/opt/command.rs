@@ -102,7 +102,5 @@ fn with_assignment_tracking(passes: Vec<&'static Pass>, on: bool) -> Vec<&'stati
 /// declare-to-assign when `assignment_tracking` is off), nothing printed.
 pub fn optimize(module: &mut Module, level: u8, assignment_tracking: bool) {
     let passes = with_assignment_tracking(level_pipeline(level), assignment_tracking);
-    for pass in passes {
-        super::run_pass(module, pass);
-    }
+    super::run_passes(module, &passes);
 }

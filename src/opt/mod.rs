@@ -286,11 +286,13 @@ pub fn run_pipeline(
     options: &PipelineOptions,
 ) -> Result<PipelineReport, String> {
     let mut report = PipelineReport::default();
+    // Neither the passes nor debugify make a `blockaddress` constant.
+    let block_addresses = has_block_addresses(module);
     for pass in passes {
         let state = options
             .debugify_each
             .then(|| debugify::apply(module, &options.file_name));
-        run_pass(module, pass);
+        run_pass(module, pass, block_addresses);
         if let Some(state) = &state {
             if let Some(check) = debugify::check(module, Some(state)) {
                 report.checks.push((pass.name.to_string(), check));
@@ -362,8 +364,25 @@ fn block_addressed_functions(module: &Module, functions: &[Function]) -> Vec<Fun
     out
 }
 
-/// Runs one pass over every function definition, in module order.
-pub fn run_pass(module: &mut Module, pass: &Pass) -> bool {
+/// Whether any `blockaddress` constant is in the module: when none is, no
+/// pass makes one (passes only move, copy or delete constants), so
+/// [`run_passes`] need not look again before each pass.
+fn has_block_addresses(module: &Module) -> bool {
+    !block_addressed_functions(module, &module.functions).is_empty()
+}
+
+/// Runs `passes` in order over every function definition.
+pub fn run_passes(module: &mut Module, passes: &[&Pass]) {
+    let block_addresses = has_block_addresses(module);
+    for pass in passes {
+        run_pass(module, pass, block_addresses);
+    }
+}
+
+/// Runs one pass over every function definition, in module order;
+/// `block_addresses` says whether the module may hold `blockaddress`
+/// constants ([`has_block_addresses`]).
+fn run_pass(module: &mut Module, pass: &Pass, block_addresses: bool) -> bool {
     let mut functions = std::mem::take(&mut module.functions);
     let intrinsics: Vec<Option<Intrinsic>> = functions
         .iter()
@@ -380,7 +399,11 @@ pub fn run_pass(module: &mut Module, pass: &Pass) -> bool {
         bodies: &bodies,
     };
     let mut changed = false;
-    let block_addressed = block_addressed_functions(cx.module, &functions);
+    let block_addressed = if block_addresses {
+        block_addressed_functions(cx.module, &functions)
+    } else {
+        Vec::new()
+    };
     for (index, function) in functions.iter_mut().enumerate() {
         // A function whose blocks are named by `blockaddress` constants
         // (computed goto) is left as it is: passes renumber and remove

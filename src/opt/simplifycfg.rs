@@ -364,8 +364,9 @@ pub fn run_speculate(cx: &mut PassCx, function: &mut Function) -> bool {
 /// Folds two-armed diamonds and triangles into selects (see the module doc).
 fn fold_diamonds(cx: &mut PassCx, function: &mut Function) -> bool {
     let mut changed = false;
+    // Predecessors as of the last fold (recomputed only after one).
+    let mut preds = predecessors(function);
     for h in 0..function.blocks.len() {
-        let preds = predecessors(function);
         let head = BlockId(h as u32);
         let Some(&branch) = function.blocks[h].insts.last() else {
             continue;
@@ -491,6 +492,7 @@ fn fold_diamonds(cx: &mut PassCx, function: &mut Function) -> bool {
         // The head now jumps to the join; the arms are unreachable.
         function.inst_mut(branch).kind = InstKind::Br { dest: join };
         changed = true;
+        preds = predecessors(function);
     }
     changed
 }

@@ -24,7 +24,7 @@
 //! where the predecessors agree, else they are unknown. So a variable that
 //! lives in memory around a loop stays there, whichever store last wrote it.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::ir::cfg;
 use crate::ir::value::Constant;
@@ -96,7 +96,9 @@ fn key_of(debug: &DebugInfo, record: &DebugRecord) -> Key {
 /// Lowers the assign records of one function.
 pub fn lower_function(function: &mut Function, debug: &mut DebugInfo) {
     // The tracked fragments, their homes, and which fragments each assign id tags.
-    let mut homes: HashMap<Key, Home> = HashMap::new();
+    // In key order: a store reports the fragments it overwrites in that
+    // order (a HashMap's order made the output differ from run to run).
+    let mut homes: BTreeMap<Key, Home> = BTreeMap::new();
     let mut tagged: HashMap<MdId, Vec<Key>> = HashMap::new();
     for inst in &function.insts {
         for record in &inst.records {
@@ -271,7 +273,7 @@ fn transfer(
     debug: &DebugInfo,
     inst: crate::ir::InstId,
     tagged: &HashMap<MdId, Vec<Key>>,
-    homes: &HashMap<Key, Home>,
+    homes: &BTreeMap<Key, Home>,
     state: &mut HashMap<Key, State>,
     report: &mut dyn FnMut(Key, &State),
 ) {

@@ -29,6 +29,8 @@ pub fn recover_dead_operands(module: &mut crate::ir::Module) {
 }
 
 fn recover_in_function(function: &mut Function, debug: &mut DebugInfo) {
+    // No instruction changes below, so the reads are indexed once.
+    let reads = Reads::index(function);
     for b in 0..function.blocks.len() {
         let insts = function.blocks[b].insts.clone();
         for (position, &inst) in insts.iter().enumerate() {
@@ -40,7 +42,7 @@ fn recover_in_function(function: &mut Function, debug: &mut DebugInfo) {
                 for k in 0..locations.len() {
                     let dead = locations[k].clone();
                     if !matches!(dead, Value::Inst(_) | Value::Arg(_))
-                        || read_after(function, b, position, &dead)
+                        || reads.read_after(b, position, &dead)
                     {
                         continue;
                     }
@@ -49,7 +51,7 @@ fn recover_in_function(function: &mut Function, debug: &mut DebugInfo) {
                     else {
                         continue;
                     };
-                    if !read_after(function, b, position, &Value::Inst(consumer)) {
+                    if !reads.read_after(b, position, &Value::Inst(consumer)) {
                         continue;
                     }
                     locations[k] = Value::Inst(consumer);
@@ -100,14 +102,59 @@ fn recover_in_function(function: &mut Function, debug: &mut DebugInfo) {
     }
 }
 
-/// Whether any instruction of block `block` from `position` on, or of any
-/// other block, reads `value`.
-fn read_after(function: &Function, block: usize, position: usize, value: &Value) -> bool {
-    let reads = |i: &InstId| function.inst(*i).operands().contains(&value);
-    function.blocks.iter().enumerate().any(|(b, other)| {
-        let from = if b == block { position } else { 0 };
-        other.insts[from..].iter().any(reads)
-    })
+/// Where each instruction result and argument is read: per value, each
+/// block reading it with the last position in that block that does.
+struct Reads {
+    /// By instruction id: `(block, last position)` pairs.
+    insts: Vec<Vec<(usize, usize)>>,
+    /// By argument number: `(block, last position)` pairs.
+    args: Vec<Vec<(usize, usize)>>,
+}
+
+impl Reads {
+    fn index(function: &Function) -> Reads {
+        let mut reads = Reads {
+            insts: vec![Vec::new(); function.insts.len()],
+            args: vec![Vec::new(); function.params.len()],
+        };
+        for (b, block) in function.blocks.iter().enumerate() {
+            for (position, &inst) in block.insts.iter().enumerate() {
+                for operand in function.inst(inst).operands() {
+                    let Some(entries) = reads.entries_mut(operand) else {
+                        continue;
+                    };
+                    match entries.last_mut() {
+                        Some((last_block, last)) if *last_block == b => *last = position,
+                        _ => entries.push((b, position)),
+                    }
+                }
+            }
+        }
+        reads
+    }
+
+    fn entries_mut(&mut self, value: &Value) -> Option<&mut Vec<(usize, usize)>> {
+        match value {
+            Value::Inst(id) => self.insts.get_mut(id.0 as usize),
+            Value::Arg(n) => self.args.get_mut(*n as usize),
+            Value::Const(_) => None,
+        }
+    }
+
+    /// Whether any instruction of block `block` from `position` on, or of
+    /// any other block, reads `value`.
+    fn read_after(&self, block: usize, position: usize, value: &Value) -> bool {
+        let entries = match value {
+            Value::Inst(id) => self.insts.get(id.0 as usize),
+            Value::Arg(n) => self.args.get(*n as usize),
+            Value::Const(_) => None,
+        };
+        entries.is_some_and(|entries| {
+            entries
+                .iter()
+                .any(|&(b, last)| b != block || last >= position)
+        })
+    }
 }
 
 /// The last instruction before the record that reads `dead`, when it is

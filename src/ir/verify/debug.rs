@@ -43,10 +43,14 @@ pub(super) fn check_debug_info(c: &Checker) -> Result<(), Diagnostic> {
     for (b, block) in f.blocks.iter().enumerate() {
         for &id in &block.insts {
             let inst = f.inst(id);
-            let where_ = format!("{} in block {}", c.inst_text(id), c.block_text(b));
+            // Only an error needs the text.
+            let where_ = || format!("{} in block {}", c.inst_text(id), c.block_text(b));
             if let Some(loc) = inst.dbg {
                 check_location(c, subprogram, loc).map_err(|p| {
-                    c.error(Some(id), format!("{where_} has a !dbg location that {p}"))
+                    c.error(
+                        Some(id),
+                        format!("{} has a !dbg location that {p}", where_()),
+                    )
                 })?;
             }
             if let Some(assign) = inst.assign_id {
@@ -54,7 +58,8 @@ pub(super) fn check_debug_info(c: &Checker) -> Result<(), Diagnostic> {
                     return Err(c.error(
                         Some(id),
                         format!(
-                            "{where_} has a !DIAssignID that is {}",
+                            "{} has a !DIAssignID that is {}",
+                            where_(),
                             node_text(c, assign)
                         ),
                     ));
@@ -63,7 +68,10 @@ pub(super) fn check_debug_info(c: &Checker) -> Result<(), Diagnostic> {
             if matches!(inst.kind, InstKind::Phi { .. }) && !inst.records.is_empty() {
                 return Err(c.error(
                     Some(id),
-                    format!("{where_} has debug records attached; they belong after the phis"),
+                    format!(
+                        "{} has debug records attached; they belong after the phis",
+                        where_()
+                    ),
                 ));
             }
             for record in &inst.records {
@@ -71,9 +79,10 @@ pub(super) fn check_debug_info(c: &Checker) -> Result<(), Diagnostic> {
                     c.error(
                         Some(id),
                         format!(
-                            "#dbg_{} of {} before {where_}: {p}",
+                            "#dbg_{} of {} before {}: {p}",
                             kind_name(record.kind),
-                            variable_text(c, record.variable)
+                            variable_text(c, record.variable),
+                            where_()
                         ),
                     )
                 })?;
@@ -182,13 +191,13 @@ fn check_operand(c: &Checker, value: &Value) -> Result<(), String> {
             let plural = if count == 1 { "" } else { "s" };
             format!("it uses argument #{n}, but the function has {count} parameter{plural}")
         }
-        Value::Inst(id) => match (f.insts.get(id.0 as usize), c.names.insts.get(id.0 as usize)) {
-            (None, _) => format!("it uses instruction #{}, which does not exist", id.0),
-            (Some(_), Some(Some(_))) => return Ok(()),
-            (Some(inst), _) if inst.ty.is_void() => {
+        Value::Inst(id) => match f.insts.get(id.0 as usize) {
+            None => format!("it uses instruction #{}, which does not exist", id.0),
+            Some(inst) if !inst.ty.is_void() && c.is_placed(*id) => return Ok(()),
+            Some(inst) if inst.ty.is_void() => {
                 format!("it uses {}, which has no result", c.inst_text(*id))
             }
-            (Some(_), _) => format!(
+            Some(_) => format!(
                 "it uses instruction #{}, which is in no block (deleted without salvaging its debug uses?)",
                 id.0
             ),
