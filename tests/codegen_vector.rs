@@ -309,6 +309,13 @@ fn every_native_form_is_selected_without_the_lane_by_lane_fallback() {
         })
         .collect();
     assert_eq!(names.len(), 244);
+    // And -g does not change the code.
+    let with = compile_to_model(&ir, "native.ll", &options(true)).unwrap();
+    let without = compile_to_model(&ir, "native.ll", &options(false)).unwrap();
+    assert_eq!(with.functions.len(), 244);
+    for (a, b) in with.functions.iter().zip(&without.functions) {
+        assert_eq!(a.code, b.code, "@{}", a.name);
+    }
     for name in names {
         let mir = selected(&ir, name);
         // The fallback goes through scratch stack slots.
