@@ -248,6 +248,61 @@ pub enum PackedOp {
     PackSsWB,
     /// packssdw (signed saturation of dwords to words).
     PackSsDW,
+    /// packuswb (unsigned saturation of signed words to bytes).
+    PackUsWB,
+    /// punpckhbw.
+    UnpackHiBW,
+    /// punpckhwd.
+    UnpackHiWD,
+    /// punpckhdq.
+    UnpackHiDQ,
+    /// punpckhqdq.
+    UnpackHiQDQ,
+    /// pminub.
+    MinUB,
+    /// pmaxub.
+    MaxUB,
+    /// pminsw.
+    MinSW,
+    /// pmaxsw.
+    MaxSW,
+    /// paddusb (unsigned saturation).
+    AddUsB,
+    /// paddusw (unsigned saturation).
+    AddUsW,
+    /// psubusb (unsigned saturation).
+    SubUsB,
+    /// psubusw (unsigned saturation).
+    SubUsW,
+    /// paddsb (signed saturation).
+    AddSsB,
+    /// paddsw (signed saturation).
+    AddSsW,
+    /// psubsb (signed saturation).
+    SubSsB,
+    /// psubsw (signed saturation).
+    SubSsW,
+    /// cmpps with a predicate: each float lane becomes an all-ones or
+    /// all-zeros mask.
+    CmpPs(FpCmpPredicate),
+    /// cmppd with a predicate: each double lane becomes a mask.
+    CmpPd(FpCmpPredicate),
+    /// shufps with its immediate: dwords 0-1 from `dst`, 2-3 from `src`.
+    ShufPs(u8),
+    /// cvtdq2ps: `dst` becomes `src`'s signed dwords as floats.
+    CvtDq2Ps,
+    /// cvttps2dq: `dst` becomes `src`'s floats truncated to signed dwords.
+    CvtTPs2Dq,
+    /// cvtdq2pd: `dst` becomes `src`'s two low signed dwords as doubles.
+    CvtDq2Pd,
+    /// cvttpd2dq: `dst`'s low two dwords become `src`'s doubles truncated
+    /// (the high two zero).
+    CvtTPd2Dq,
+    /// cvtps2pd: `dst` becomes `src`'s two low floats as doubles.
+    CvtPs2Pd,
+    /// cvtpd2ps: `dst`'s low two floats become `src`'s doubles rounded
+    /// (the high two zero).
+    CvtPd2Ps,
     /// addps.
     AddPs,
     /// subps.

@@ -339,6 +339,32 @@ fn packed_code(op: PackedOp) -> Code {
         PackedOp::UnpackLoQDQ => Punpcklqdq_xmm_xmmm128,
         PackedOp::PackSsWB => Packsswb_xmm_xmmm128,
         PackedOp::PackSsDW => Packssdw_xmm_xmmm128,
+        PackedOp::PackUsWB => Packuswb_xmm_xmmm128,
+        PackedOp::UnpackHiBW => Punpckhbw_xmm_xmmm128,
+        PackedOp::UnpackHiWD => Punpckhwd_xmm_xmmm128,
+        PackedOp::UnpackHiDQ => Punpckhdq_xmm_xmmm128,
+        PackedOp::UnpackHiQDQ => Punpckhqdq_xmm_xmmm128,
+        PackedOp::MinUB => Pminub_xmm_xmmm128,
+        PackedOp::MaxUB => Pmaxub_xmm_xmmm128,
+        PackedOp::MinSW => Pminsw_xmm_xmmm128,
+        PackedOp::MaxSW => Pmaxsw_xmm_xmmm128,
+        PackedOp::AddUsB => Paddusb_xmm_xmmm128,
+        PackedOp::AddUsW => Paddusw_xmm_xmmm128,
+        PackedOp::SubUsB => Psubusb_xmm_xmmm128,
+        PackedOp::SubUsW => Psubusw_xmm_xmmm128,
+        PackedOp::AddSsB => Paddsb_xmm_xmmm128,
+        PackedOp::AddSsW => Paddsw_xmm_xmmm128,
+        PackedOp::SubSsB => Psubsb_xmm_xmmm128,
+        PackedOp::SubSsW => Psubsw_xmm_xmmm128,
+        PackedOp::CmpPs(_) => Cmpps_xmm_xmmm128_imm8,
+        PackedOp::CmpPd(_) => Cmppd_xmm_xmmm128_imm8,
+        PackedOp::ShufPs(_) => Shufps_xmm_xmmm128_imm8,
+        PackedOp::CvtDq2Ps => Cvtdq2ps_xmm_xmmm128,
+        PackedOp::CvtTPs2Dq => Cvttps2dq_xmm_xmmm128,
+        PackedOp::CvtDq2Pd => Cvtdq2pd_xmm_xmmm64,
+        PackedOp::CvtTPd2Dq => Cvttpd2dq_xmm_xmmm128,
+        PackedOp::CvtPs2Pd => Cvtps2pd_xmm_xmmm64,
+        PackedOp::CvtPd2Ps => Cvtpd2ps_xmm_xmmm128,
         PackedOp::AddPs => Addps_xmm_xmmm128,
         PackedOp::SubPs => Subps_xmm_xmmm128,
         PackedOp::MulPs => Mulps_xmm_xmmm128,
@@ -599,7 +625,15 @@ impl Emitter<'_> {
             }
             InstKind::Packed { op, dst, src } => {
                 let code = packed_code(*op);
-                self.push(Instruction::with2(code, xmm(*dst)?, xmm(*src)?))
+                let imm = match op {
+                    PackedOp::CmpPs(p) | PackedOp::CmpPd(p) => Some(*p as u32),
+                    PackedOp::ShufPs(imm) => Some(u32::from(*imm)),
+                    _ => None,
+                };
+                match imm {
+                    Some(imm) => self.push(Instruction::with3(code, xmm(*dst)?, xmm(*src)?, imm)),
+                    None => self.push(Instruction::with2(code, xmm(*dst)?, xmm(*src)?)),
+                }
             }
             InstKind::PackedShiftImm { op, dst, imm } => {
                 let code = match op {

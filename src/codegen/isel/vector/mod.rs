@@ -20,25 +20,38 @@
 //! - Constants: all zero is `pxor`; anything else is loaded from the
 //!   function's constant pool (16 bytes per part).
 //! - Natively selected: integer `add`/`sub`/`and`/`or`/`xor` (`padd*`,
-//!   `psub*`, `pand`, `por`, `pxor`), `mul` of 16-bit lanes (`pmullw`) and
-//!   of 32/64-bit lanes (`pmuludq` products recombined),
-//!   shifts of 16/32/64-bit lanes by a splat constant, float and double
-//!   `fadd`/`fsub`/`fmul`/`fdiv`, `icmp eq`/`ne` of 8/16/32-bit lanes
-//!   whose result is only as wide as the operands allow, bitcasts,
-//!   splat shuffles, selects on a scalar condition (`pand`/`pandn`/`por`),
-//!   `<16 x i1>` to `i16` (`pmovmskb`).
+//!   `psub*`, `pand`, `por`, `pxor`), `mul` of 8-bit lanes (word
+//!   multiplies of the interleaved bytes), 16-bit lanes (`pmullw`) and
+//!   32/64-bit lanes (`pmuludq` products recombined), shifts by constants
+//!   (splat or per lane, `ashr` of 8- and 64-bit lanes included), float and
+//!   double `fadd`/`fsub`/`fmul`/`fdiv`, bitcasts, selects on a scalar
+//!   condition (`pand`/`pandn`/`por`), `<16 x i1>` to `i16` (`pmovmskb`);
+//!   and, in [`native`], compares, selects on vector conditions,
+//!   zext/sext/trunc, `sitofp`/`fptosi` through 32-bit lanes, `fpext`/
+//!   `fptrunc`, inserts and extracts at constant indices, the shuffles a
+//!   part-by-part pattern covers, min/max, saturating add/sub of unsigned
+//!   lanes, abs, funnel shifts by constants and the integer reductions.
 //! - Everything else goes through memory: the operands are stored to
 //!   scratch slots of the frame, each lane is computed with the scalar
 //!   instructions (the same semantics as the scalar selector: extension
 //!   before division, right shifts and compares; NaN-correct `ucomis`
 //!   flags for `fcmp`), written to a result slot and the result loaded
 //!   back. A variable lane index is masked to the scratch slot's size, so
-//!   a poison index never writes outside it.
-//! - Reductions (`llvm.vector.reduce.*`) fold the lanes in lane order
-//!   (which is also the strict order `fadd`/`fmul` require without
+//!   a poison index never writes outside it. What still goes this way:
+//!   division and remainder, shifts by a variable amount, conversions
+//!   from or to 64-bit integer lanes, inserts and
+//!   extracts at a variable index, shuffles of 8/16-bit lanes (or from
+//!   three or more parts) no pattern matches, loads and stores of sizes
+//!   other than 4, 8 and 16 bytes, `fadd`/`fmul` reductions (kept in lane
+//!   order) and `mul` reductions, reductions of `<N x i1>`.
+//! - Integer reductions (`llvm.vector.reduce.*`) halve the live bytes
+//!   with `psrldq` and the operation; `fadd`/`fmul` reductions fold the
+//!   lanes in lane order (the strict order they require without
 //!   `reassoc`).
 //! - Arguments and results of up to 16 bytes go in xmm registers per SysV;
 //!   anything else (wider vectors, vectors on the stack) is a diagnostic.
+
+mod native;
 
 use super::*;
 use crate::codegen::mir::{FpOp, FpSize, PackedOp, PackedShift, PackedShuffle};
@@ -640,6 +653,9 @@ impl Selector<'_> {
                 }
             }
         }
+        if ty.lane != Lane::Bool && self.native_binary(id, op, bits, lhs, rhs)? {
+            return Ok(());
+        }
         // Lane by lane.
         let signed = matches!(op, BinOp::SDiv | BinOp::SRem | BinOp::AShr);
         let a_slot = self.spill_to_scratch(lhs, 0)?;
@@ -864,6 +880,9 @@ impl Selector<'_> {
         lhs: &Value,
         rhs: &Value,
     ) -> Result<(), Diagnostic> {
+        if self.native_compare(id)? {
+            return Ok(());
+        }
         let ty = self.must_vector(lhs)?;
         // eq/ne of byte lanes: the mask is the result's layout already.
         if matches!(ty.lane, Lane::Int(8) | Lane::Bool)
@@ -929,6 +948,9 @@ impl Selector<'_> {
         lhs: &Value,
         rhs: &Value,
     ) -> Result<(), Diagnostic> {
+        if self.native_compare(id)? {
+            return Ok(());
+        }
         let ty = self.must_vector(lhs)?;
         let Lane::Fp(size) = ty.lane else {
             return Err(self.error("internal: fcmp on integers".into()));
@@ -1089,6 +1111,9 @@ impl Selector<'_> {
             }
             return Ok(());
         }
+        if self.native_select(id, cond, if_true, if_false)? {
+            return Ok(());
+        }
         let cond_ty = self.must_vector(cond)?;
         let c_slot = self.spill_to_scratch(cond, 0)?;
         let t_slot = self.spill_to_scratch(if_true, 1)?;
@@ -1199,6 +1224,9 @@ impl Selector<'_> {
                 Ok(())
             }
             (CastOp::ZExt | CastOp::SExt | CastOp::Trunc, Some(a), Some(b)) => {
+                if self.native_int_cast(id, op, value, a, b)? {
+                    return Ok(());
+                }
                 let signed = op == CastOp::SExt;
                 let a_slot = self.spill_to_scratch(value, 0)?;
                 let out = self.scratch(RESULT_SCRATCH, b.scratch_bytes());
@@ -1249,6 +1277,9 @@ impl Selector<'_> {
         a: VecTy,
         b: VecTy,
     ) -> Result<(), Diagnostic> {
+        if self.native_fp_cast(id, op, value, a, b)? {
+            return Ok(());
+        }
         let a_slot = self.spill_to_scratch(value, 0)?;
         let out = self.scratch(RESULT_SCRATCH, b.scratch_bytes());
         for lane in 0..a.lanes {
@@ -1353,6 +1384,9 @@ impl Selector<'_> {
         vector: &Value,
         index: &Value,
     ) -> Result<(), Diagnostic> {
+        if self.native_extract(id, vector, index)? {
+            return Ok(());
+        }
         let ty = self.must_vector(vector)?;
         let dst = self.dst(id)?;
         let slot = self.spill_to_scratch(vector, 0)?;
@@ -1374,6 +1408,9 @@ impl Selector<'_> {
         elem: &Value,
         index: &Value,
     ) -> Result<(), Diagnostic> {
+        if self.native_insert(id, vector, elem, index)? {
+            return Ok(());
+        }
         let ty = self.must_vector(vector)?;
         let slot = self.scratch(RESULT_SCRATCH, ty.scratch_bytes());
         let parts = self.parts(vector)?;
@@ -1420,6 +1457,9 @@ impl Selector<'_> {
                 return Ok(());
             }
         }
+        if self.native_shuffle(id, lhs, rhs, mask)? {
+            return Ok(());
+        }
         let lane = raw(ty.lane);
         let data = VecTy {
             lanes: ty.lanes,
@@ -1450,6 +1490,11 @@ impl Selector<'_> {
     /// shuffle makes one.
     fn splat_lane_zero(&mut self, v: &Value, ty: VecTy) -> Result<Option<Reg>, Diagnostic> {
         let src = self.parts(v)?[0];
+        Ok(Some(self.splat_register(src, ty)))
+    }
+
+    /// A register whose every lane of `ty`'s size is lane 0 of `src`.
+    fn splat_register(&mut self, src: Reg, ty: VecTy) -> Reg {
         let dst = self.mir.new_vector_vreg();
         match ty.lane.bytes() {
             1 => {
@@ -1502,7 +1547,7 @@ impl Selector<'_> {
                 imm: 0x44,
             }),
         }
-        Ok(Some(dst))
+        dst
     }
 
     // ---- intrinsics ----------------------------------------------------------
@@ -1557,6 +1602,9 @@ impl Selector<'_> {
         }
         if values.len() != arity {
             return Err(self.error(unsupported()));
+        }
+        if self.native_int_intrinsic(id, op, bits, &values)? {
+            return Ok(());
         }
         let signed = matches!(op, "smax" | "smin" | "abs");
         let slots: Vec<StackSlotId> = if op == "abs" {
@@ -1845,6 +1893,9 @@ impl Selector<'_> {
                 let [vector] = args else {
                     return Err(self.error(unsupported()));
                 };
+                if self.native_reduce(id, op, &vector.value)? {
+                    return Ok(());
+                }
                 let ty = self.must_vector(&vector.value)?;
                 let lane = match ty.lane {
                     Lane::Fp(_) => return Err(self.error(unsupported())),
