@@ -75,7 +75,9 @@ pub fn select_data(module: &Module) -> Result<Vec<DataObject>, Diagnostic> {
             } else {
                 DataSection::ThreadLocal
             }
-        } else if is_mergeable_string(global, &writer.bytes, &writer.relocations) {
+        } else if global.attrs.comdat.is_none()
+            && is_mergeable_string(global, &writer.bytes, &writer.relocations)
+        {
             DataSection::Strings
         } else if global.constant && !named_bss {
             DataSection::ReadOnly
@@ -94,6 +96,8 @@ pub fn select_data(module: &Module) -> Result<Vec<DataObject>, Diagnostic> {
             align: align.max(1),
             bytes: writer.bytes,
             relocations: writer.relocations,
+            comdat: comdat_group(&global.name, &global.attrs),
+            aliases: Vec::new(),
         });
     }
     Ok(objects)
@@ -165,6 +169,15 @@ pub fn symbol_binding(linkage: Linkage, attrs: &SymbolAttrs) -> SymbolBinding {
     SymbolBinding { weak, visibility }
 }
 
+/// The COMDAT group of a symbol: `comdat` names the symbol's own group,
+/// `comdat($c)` group `c`.
+pub fn comdat_group(name: &str, attrs: &SymbolAttrs) -> Option<String> {
+    attrs
+        .comdat
+        .as_ref()
+        .map(|group| group.clone().unwrap_or_else(|| name.to_string()))
+}
+
 /// The `.init_array`/`.fini_array` objects of `@llvm.global_ctors` or
 /// `@llvm.global_dtors`: one symbol-less object per priority, its entries
 /// in the array's order.
@@ -208,6 +221,8 @@ fn structors(
                 by_priority.push((
                     priority,
                     DataObject {
+                        aliases: Vec::new(),
+                        comdat: None,
                         name: String::new(),
                         global: false,
                         binding: SymbolBinding::default(),
