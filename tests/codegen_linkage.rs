@@ -155,3 +155,69 @@ fn inline_definitions_in_comdat_groups_link_once_like_llc() {
         "{gdb}"
     );
 }
+
+/// (type, binding, visibility) and size of each named symbol.
+fn symbol_rows(object: &Path, names: &[&str]) -> Vec<String> {
+    let symbols = readelf("-s", object);
+    names
+        .iter()
+        .map(|name| {
+            let row = symbols
+                .lines()
+                .find(|line| line.split_whitespace().nth(7) == Some(name))
+                .unwrap_or_else(|| panic!("no symbol {name} in\n{symbols}"));
+            let fields: Vec<&str> = row.split_whitespace().collect();
+            format!(
+                "{name}: {} value {} size {}",
+                fields[3..6].join(" "),
+                fields[1],
+                fields[2]
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn aliases_are_symbols_at_their_aliasees_like_llc() {
+    let dir = tempfile::tempdir().unwrap();
+    let ll = fixture("src/linkage/aliases.ll");
+    let ir = std::fs::read_to_string(&ll).unwrap();
+    let ours = compile_ir(dir.path(), "aliases", &ir, &["-g0"]);
+    let llc = dir.path().join("aliases.llc.o");
+    let out = run(Command::new("llc-19")
+        .args(["-filetype=obj", "-o"])
+        .arg(&llc)
+        .arg(&ll));
+    assert!(out.status.success(), "llc-19: {out:?}");
+    let data = [
+        "table",
+        "table_alias",
+        "third",
+        "third_again",
+        "overridden",
+        "t",
+        "t_alias",
+    ];
+    assert_eq!(symbol_rows(&ours, &data), symbol_rows(&llc, &data));
+    // Function aliases: same type, binding and value as llc's (sizes are
+    // the code's, which differs).
+    let functions = ["add_one", "increment", "local_increment"];
+    let kinds = |object: &Path| {
+        symbol_rows(object, &functions)
+            .into_iter()
+            .map(|row| row.split(" size ").next().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(kinds(&ours), kinds(&llc));
+
+    // gcc-compiled main reads the data aliases (one at an offset, one of
+    // an alias, one thread-local), calls the function alias, and
+    // overrides the weak alias with a strong definition.
+    let exe = dir.path().join("aliases");
+    gcc_link(
+        &exe,
+        &[fixture("src/linkage/aliases_main.c"), ours.clone()],
+        &[],
+    );
+    assert_eq!(run_program(&exe), "40 30 30 7 42\n1070\n");
+}

@@ -63,7 +63,8 @@ pub struct Function {
 }
 
 /// A further symbol at an address inside a function or data object (LLVM
-/// `@a = alias T, ptr @f`, possibly at an offset: `getelementptr`).
+/// `@a = alias T, ptr @f`, possibly at an offset: `getelementptr`). Its
+/// `st_size` is the whole object's, as the assembler's `.set` gives it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Alias {
     /// Symbol name.
@@ -74,8 +75,6 @@ pub struct Alias {
     pub binding: SymbolBinding,
     /// Byte offset from the start of the function or data object.
     pub offset: u64,
-    /// `st_size`: the size of the alias's value type.
-    pub size: u64,
 }
 
 /// What a relocation refers to.

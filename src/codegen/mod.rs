@@ -145,6 +145,7 @@ pub fn compile_module(
         });
     }
     resolve_block_addresses(&mut object, &block_offsets);
+    isel::attach_aliases(module, &mut object)?;
     Ok(CompiledModule { object, functions })
 }
 

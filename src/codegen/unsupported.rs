@@ -20,7 +20,8 @@
 //! and protected visibility, `section` on functions and global variables, `thread_local` globals in every TLS model (see
 //! `isel/tls.rs`), atomics, `indirectbr` and `blockaddress`, function
 //! attribute groups other
-//! than those listed. Refused earlier, by the parser: aliases and ifuncs,
+//! than those listed, aliases (symbols placed by `isel::attach_aliases`).
+//! Refused earlier, by the parser: ifuncs,
 //! and pointers in an address space other than 0 (the IR has one pointer
 //! type); by the target gate: triples and datalayouts other than x86-64 ELF.
 

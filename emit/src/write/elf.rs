@@ -257,17 +257,18 @@ impl ElfBuilder {
                 function.code.len() as u64,
             )?;
             let what = format!("function `{}`", function.name);
-            self.define_aliases(&function.aliases, SymbolKind::Text, section, offset, &what)?;
+            let symbol = (SymbolKind::Text, function.code.len() as u64);
+            self.define_aliases(&function.aliases, symbol, section, offset, &what)?;
         }
         Ok(())
     }
 
-    /// Defines `aliases` of a function or data object placed at `base` in
-    /// `section`.
+    /// Defines `aliases` of a function or data object of `size` bytes
+    /// placed at `base` in `section`.
     fn define_aliases(
         &mut self,
         aliases: &[Alias],
-        kind: SymbolKind,
+        (kind, size): (SymbolKind, u64),
         section: SectionId,
         base: u64,
         what: &str,
@@ -283,7 +284,7 @@ impl ElfBuilder {
                 kind,
                 section,
                 base + alias.offset,
-                alias.size,
+                size,
             )?;
         }
         Ok(())
@@ -481,7 +482,8 @@ impl ElfBuilder {
             data.bytes.len() as u64,
         )?;
         let what = format!("data object `{}`", data.name);
-        self.define_aliases(&data.aliases, kind, section, offset, &what)
+        let symbol = (kind, data.bytes.len() as u64);
+        self.define_aliases(&data.aliases, symbol, section, offset, &what)
     }
 
     /// A common symbol: no section, its alignment as its value.

@@ -241,6 +241,13 @@ impl Selector<'_> {
             }
             symbol = Some(name.clone());
         }
+        // A call of an alias is a direct call of the alias's symbol.
+        if let Value::Const(ir::Constant::Global(ir::GlobalRef::Var(global))) = callee {
+            let global = self.module.global(*global);
+            if global.is_alias() {
+                symbol = Some(global.name.clone());
+            }
+        }
         self.call(id, symbol, callee, args, fn_ty.varargs)
     }
 

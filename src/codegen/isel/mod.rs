@@ -83,7 +83,9 @@ use crate::x86::abi::{
 use crate::x86::{Gpr, PhysReg};
 
 use atomic::is_atomic;
-pub use data::{block_address_of, comdat_group, select_data, symbol_binding, weak_references};
+pub use data::{
+    attach_aliases, block_address_of, comdat_group, select_data, symbol_binding, weak_references,
+};
 pub use debug::{ArgType, DebugExpr, DebugTable, VariableKey};
 
 /// What instruction selection makes of one function.
