@@ -9,7 +9,8 @@
 //! `i128` arithmetic, division, shifts, compares, min/max, a loop-carried
 //! `i128` (a phi), loads and stores, arguments in register pairs and on the
 //! stack, variadic definitions reading ints and doubles past the register
-//! save area (and through `va_copy`), and `musttail` mutual recursion
+//! save area (and through `va_copy`), `va_arg` of structs of every class
+//! and of `long double` as clang lowers it itself (`va_structs_lib.c`), and `musttail` mutual recursion
 //! 50,000,000 calls deep (`tail.c`, `tail_odd.c`, direct and indirect); the
 //! callees also from clang-14 IR. Every program's output equals the gcc
 //! build's exactly (gcc -O0, except the two tail-call files at -O2: without sibling calls
@@ -411,4 +412,29 @@ fn clang_14_callees_run_like_gcc() {
     let ours = dir.join("ours14");
     gcc_link(&ours, &objects, &[]);
     assert_eq!(run_program(&ours), run_program(&reference));
+}
+
+#[test]
+fn va_arg_of_structs_and_long_double_as_clang_lowers_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let ir = ir_of(dir.path(), "va_structs_lib");
+    // clang lowers va_arg itself; the long double's overflow slot is
+    // aligned with llvm.ptrmask.
+    assert!(!ir.contains(" va_arg "), "{ir}");
+    assert!(ir.contains("@llvm.ptrmask.p0.i64"), "{ir}");
+    let ours = our_object(dir.path(), "va_structs_lib");
+    let (clean, report) = dwarfdump_verify(&ours);
+    assert!(clean, "{report}");
+    let main = fixture("abi/va_structs_main.c");
+    let expected = "782 1.25\n15\n-2.50\n";
+    let gcc_exe = dir.path().join("gcc_va_structs");
+    gcc_link(
+        &gcc_exe,
+        &[gcc_object(dir.path(), "va_structs_lib"), main.clone()],
+        &[],
+    );
+    assert_eq!(run_program(&gcc_exe), expected);
+    let exe = dir.path().join("va_structs");
+    gcc_link(&exe, &[ours, main], &[]);
+    assert_eq!(run_program(&exe), expected);
 }

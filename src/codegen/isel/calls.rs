@@ -230,6 +230,7 @@ impl Selector<'_> {
             let name = &self.module.function(fid).name;
             if name.starts_with("llvm.") {
                 if self.lower_varargs_intrinsic(name, args)?
+                    || self.lower_ptrmask(id, name, args)?
                     || self.lower_wide_intrinsic(id, name, args)?
                 {
                     return Ok(());
