@@ -854,6 +854,8 @@ impl<'a> Selector<'a> {
                 fn_ty,
                 ..
             } => self.lower_call(id, callee, args, fn_ty),
+            // A sibling call jumped away: the branch to the return is dead.
+            InstKind::Br { .. } if std::mem::take(&mut self.after_tail_jump) => Ok(()),
             InstKind::Br { .. } | InstKind::CondBr { .. } | InstKind::Switch { .. } => {
                 self.lower_branch(id)
             }
