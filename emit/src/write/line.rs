@@ -1,6 +1,6 @@
 //! The DWARF 5 line program: file entries and rows.
 //!
-//! In: the model's files and per-function [`LineRow`]s, and the `.text` layout.
+//! In: the model's files and per-function [`LineRow`]s, and the code layout.
 //! Out: a `gimli::write::LineProgram` and the line-table file id of each
 //! model file.
 //! Promises:

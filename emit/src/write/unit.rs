@@ -1,13 +1,15 @@
 //! The compile unit's DIE tree: unit root, types, subprograms, scopes and
 //! variables.
 //!
-//! In: the model's [`DebugInfo`], the `.text` layout and the write options.
+//! In: the model's [`DebugInfo`], the code layout and the write options.
 //! Out: a `gimli::write::DwarfUnit` ready to be written (DWARF 5, 32-bit
 //! format, 8-byte addresses), with its line program, range lists and
 //! location lists.
 //! Promises:
 //! - the unit root has producer, language, name, comp_dir, stmt_list and,
-//!   when there is code, low_pc/high_pc over all of `.text`;
+//!   when there is code, low_pc/high_pc over its one code section, or
+//!   low_pc 0 and DW_AT_ranges (one start/length per section) when the
+//!   code spans several (named sections, COMDAT groups);
 //! - children of the root: the model's types in order, then the
 //!   subprograms in order, then the global variables (location
 //!   `DW_OP_addr` of their data object's symbol, none when optimised out),
