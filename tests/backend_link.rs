@@ -65,6 +65,8 @@ fn build_object(dir: &Path, debug: bool) -> PathBuf {
         model.functions.push(done.to_model(true));
     }
     model.data.push(DataObject {
+        aliases: Vec::new(),
+        comdat: None,
         binding: Default::default(),
         section_name: None,
         name: "local_table".into(),

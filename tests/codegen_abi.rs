@@ -9,7 +9,10 @@
 //! `i128` arithmetic, division, shifts, compares, min/max, a loop-carried
 //! `i128` (a phi), loads and stores, arguments in register pairs and on the
 //! stack, variadic definitions reading ints and doubles past the register
-//! save area (and through `va_copy`), and `musttail` mutual recursion
+//! save area (and through `va_copy`), `va_arg` of structs of every class
+//! and of `long double` as clang lowers it itself (`va_structs_lib.c`),
+//! `tail` calls made jumps where the ABI allows (`sibling.c`: 10,000,000
+//! calls deep between our code and gcc's), and `musttail` mutual recursion
 //! 50,000,000 calls deep (`tail.c`, `tail_odd.c`, direct and indirect); the
 //! callees also from clang-14 IR. Every program's output equals the gcc
 //! build's exactly (gcc -O0, except the two tail-call files at -O2: without sibling calls
@@ -133,7 +136,7 @@ fn abi_cases_run_like_gcc_with_gcc_as_caller_and_as_callee() {
 #[test]
 fn debug_info_does_not_change_the_code() {
     let dir = tempfile::tempdir().unwrap();
-    for name in SOURCES {
+    for name in SOURCES.into_iter().chain(["sibling", "va_structs_lib"]) {
         let ir = ir_of(dir.path(), name);
         let file = format!("{name}.ll");
         let with = compile_to_model(&ir, &file, &options(true)).unwrap();
@@ -411,4 +414,71 @@ fn clang_14_callees_run_like_gcc() {
     let ours = dir.join("ours14");
     gcc_link(&ours, &objects, &[]);
     assert_eq!(run_program(&ours), run_program(&reference));
+}
+
+#[test]
+fn va_arg_of_structs_and_long_double_as_clang_lowers_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let ir = ir_of(dir.path(), "va_structs_lib");
+    // clang lowers va_arg itself; the long double's overflow slot is
+    // aligned with llvm.ptrmask.
+    assert!(!ir.contains(" va_arg "), "{ir}");
+    assert!(ir.contains("@llvm.ptrmask.p0.i64"), "{ir}");
+    let ours = our_object(dir.path(), "va_structs_lib");
+    let (clean, report) = dwarfdump_verify(&ours);
+    assert!(clean, "{report}");
+    let main = fixture("abi/va_structs_main.c");
+    let expected = "782 1.25\n15\n-2.50\n";
+    let gcc_exe = dir.path().join("gcc_va_structs");
+    gcc_link(
+        &gcc_exe,
+        &[gcc_object(dir.path(), "va_structs_lib"), main.clone()],
+        &[],
+    );
+    assert_eq!(run_program(&gcc_exe), expected);
+    let exe = dir.path().join("va_structs");
+    gcc_link(&exe, &[ours, main], &[]);
+    assert_eq!(run_program(&exe), expected);
+}
+
+#[test]
+fn tail_calls_become_jumps_where_the_abi_allows() {
+    let dir = tempfile::tempdir().unwrap();
+    let ir = ir_of(dir.path(), "sibling");
+    assert!(ir.contains("tail call i64 @step_down"), "{ir}");
+    let ours = our_object(dir.path(), "sibling");
+    let (clean, report) = dwarfdump_verify(&ours);
+    assert!(clean, "{report}");
+    // count_down's call (its result reaches `ret` through a phi) is a jump;
+    // sum7's passes an argument on the stack and stays a call.
+    let disassembly = run(Command::new("objdump")
+        .args(["-dr", "--no-show-raw-insn"])
+        .arg(&ours));
+    let disassembly = String::from_utf8_lossy(&disassembly.stdout);
+    let transfers: Vec<String> = disassembly
+        .lines()
+        .filter(|line| line.contains("R_X86_64_PLT32"))
+        .map(|line| line.split_whitespace().last().unwrap().to_string())
+        .collect();
+    assert_eq!(transfers, ["step_down-0x4", "add7-0x4"], "{disassembly}");
+    let call_lines: Vec<&str> = disassembly
+        .lines()
+        .filter(|line| line.contains("\tcall") || line.contains("\tjmp "))
+        .collect();
+    assert_eq!(
+        call_lines.iter().filter(|l| l.contains("call")).count(),
+        1,
+        "{disassembly}"
+    );
+    // 10,000,000 calls deep between our count_down and gcc's step_down: no
+    // stack overflow only if both sides jump.
+    let exe = dir.path().join("sibling");
+    let main = dir.path().join("sibling_main.o");
+    let out = run(Command::new("gcc")
+        .args(["-O2", "-c", "-o"])
+        .arg(&main)
+        .arg(fixture("abi/sibling_main.c")));
+    assert!(out.status.success(), "{out:?}");
+    gcc_link(&exe, &[ours, main], &[]);
+    assert_eq!(run_program(&exe), "5000000 42\n");
 }

@@ -409,3 +409,46 @@ fn common_and_weak_references_match_llc() {
     let with = gcc_link_and_run(dir.path(), "with", &[ours, driver, defs], &[]);
     assert_eq!(with, "count_all 7 (value 35, hook 1)\n");
 }
+
+#[test]
+fn sixteen_byte_compare_exchange_under_two_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let main_c = fixture("linkage/atomic128_main.c");
+    let lib = "linkage/atomic128_lib.c";
+    let expected = gcc_link_and_run(
+        dir.path(),
+        "gcc.exe",
+        &[fixture(lib), main_c.clone()],
+        &["-O0", "-mcx16", "-pthread", "-latomic"],
+    );
+    assert_eq!(expected, "high 200000 low 300000\n");
+    let (object, ir) = our_object(dir.path(), "clang-19", lib, &["-mcx16"], "cx16");
+    assert!(ir.contains("cmpxchg ptr @counter, i128"), "{ir}");
+    let disassembly = run(Command::new("objdump").arg("-d").arg(&object));
+    let disassembly = String::from_utf8_lossy(&disassembly.stdout);
+    assert_eq!(
+        disassembly.matches("lock cmpxchg16b").count(),
+        2,
+        "{disassembly}"
+    );
+    let got = gcc_link_and_run(
+        dir.path(),
+        "cx16.exe",
+        &[object.clone(), main_c.clone()],
+        &["-pthread"],
+    );
+    assert_eq!(got, expected);
+    check_debug_and_g0(dir.path(), &object, &ir);
+
+    // Without cx16 LLVM calls libatomic: refused, naming the function.
+    let ir = ir_of(dir.path(), "clang-19", lib, &["-O2", "-g"]);
+    let ll = dir.path().join("nocx16.ll");
+    std::fs::write(&ll, &ir).unwrap();
+    let out = dwarfsmith(&["compile", ll.to_str().unwrap(), "-o", "/dev/null"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("__atomic_compare_exchange_16") && stderr.contains("function @add128"),
+        "{stderr}"
+    );
+}

@@ -12,7 +12,7 @@
 //!
 //! Inputs: every `fixtures/ll/*.ll`, and `tests/data/print_constructs.ll`,
 //! which holds every module-level construct the parser accepts
-//! (thread-local modes, visibility, DLL storage, comdats, sections,
+//! (thread-local modes, visibility, DLL storage, comdats, aliases, sections,
 //! partitions, alignment, address spaces, gc, prefix, prologue, personality,
 //! attribute groups, byval/sret/inalloca/preallocated/swifterror/swiftself/
 //! nest/returned/align/noalias/nocapture/readonly/dereferenceable parameter
@@ -70,6 +70,10 @@ fn every_module_level_construct_prints_back() {
     assert!(theirs.contains("thread_local(initialexec)"), "{theirs}");
     assert!(theirs.contains("byval(%struct.S)"), "{theirs}");
     assert!(theirs.contains("!tbaa"), "{theirs}");
+    assert!(
+        theirs.contains("@alias_own = weak unnamed_addr alias i8, getelementptr"),
+        "{theirs}"
+    );
     assert_eq!(llvm_reading(&printed), theirs);
 }
 

@@ -14,7 +14,8 @@
 /// A whole relocatable object: code, data, and (optionally) debug info.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ObjectModel {
-    /// Functions, laid out one after another in `.text` in this order.
+    /// Functions, laid out one after another in `.text` in this order (or
+    /// in sections of their own: [`Function::section_name`], [`Function::comdat`]).
     pub functions: Vec<Function>,
     /// Global data objects (`.data`, `.rodata`, `.bss`).
     pub data: Vec<DataObject>,
@@ -49,6 +50,31 @@ pub struct Function {
     pub rodata: Vec<u8>,
     /// Relocations against `rodata` (jump-table entries).
     pub rodata_relocations: Vec<Relocation>,
+    /// An explicit section for the code (LLVM `section "name"`) instead of
+    /// `.text`; functions naming one section share it, except those in a
+    /// COMDAT group.
+    pub section_name: Option<String>,
+    /// The COMDAT group the code belongs to, by signature name: the code
+    /// then gets a section of its own (the explicit name, else
+    /// `.text.NAME`) in that group, as llc places it.
+    pub comdat: Option<String>,
+    /// Further symbols for this code (LLVM aliases of the function).
+    pub aliases: Vec<Alias>,
+}
+
+/// A further symbol at an address inside a function or data object (LLVM
+/// `@a = alias T, ptr @f`, possibly at an offset: `getelementptr`). Its
+/// `st_size` is the whole object's, as the assembler's `.set` gives it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Alias {
+    /// Symbol name.
+    pub name: String,
+    /// `true` for STB_GLOBAL, `false` for STB_LOCAL.
+    pub global: bool,
+    /// Weak binding and visibility of the symbol.
+    pub binding: SymbolBinding,
+    /// Byte offset from the start of the function or data object.
+    pub offset: u64,
 }
 
 /// What a relocation refers to.
@@ -266,6 +292,12 @@ pub struct DataObject {
     pub bytes: Vec<u8>,
     /// Relocations against `bytes` (pointers to other symbols).
     pub relocations: Vec<Relocation>,
+    /// The COMDAT group the object belongs to, by signature name: it then
+    /// gets a section of its own (the explicit name, else its standard
+    /// section's name with `.NAME` appended) in that group, as llc places it.
+    pub comdat: Option<String>,
+    /// Further symbols for this object (LLVM aliases of the global).
+    pub aliases: Vec<Alias>,
 }
 
 /// DWARF 5 content for the one compile unit of the object.

@@ -295,6 +295,9 @@ fn every_op_locations() -> Vec<LocationEntry> {
 /// A model using every type, scope kind, location kind and operation.
 fn everything() -> ObjectModel {
     let f = Function {
+        aliases: Vec::new(),
+        comdat: None,
+        section_name: None,
         name: "f".into(),
         global: true,
         binding: Default::default(),
@@ -392,6 +395,8 @@ fn everything() -> ObjectModel {
     };
     let data = vec![
         DataObject {
+            aliases: Vec::new(),
+            comdat: None,
             binding: Default::default(),
             section_name: None,
             name: "counter".into(),
@@ -407,6 +412,8 @@ fn everything() -> ObjectModel {
             }],
         },
         DataObject {
+            aliases: Vec::new(),
+            comdat: None,
             binding: Default::default(),
             section_name: None,
             name: "message".into(),
@@ -417,6 +424,8 @@ fn everything() -> ObjectModel {
             relocations: vec![],
         },
         DataObject {
+            aliases: Vec::new(),
+            comdat: None,
             binding: Default::default(),
             section_name: None,
             name: "table".into(),

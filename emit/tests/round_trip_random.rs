@@ -343,6 +343,8 @@ fn code_model(random: &mut Random) -> ObjectModel {
             let len = 8 + random.below(24);
             let mut data_target = |random: &mut Random| target(random, &lengths, data_count);
             DataObject {
+                aliases: Vec::new(),
+                comdat: None,
                 name: format!("d{i}"),
                 global: random.below(2) == 0,
                 binding: Default::default(),
@@ -620,6 +622,8 @@ fn debug_model(random: &mut Random) -> ObjectModel {
         .collect();
     let data: Vec<DataObject> = (0..random.below(3))
         .map(|i| DataObject {
+            aliases: Vec::new(),
+            comdat: None,
             binding: Default::default(),
             section_name: None,
             name: format!("g{i}"),

@@ -452,6 +452,8 @@ fn representative_model() -> ObjectModel {
         functions: vec![calc, helper],
         data: vec![
             DataObject {
+                aliases: Vec::new(),
+                comdat: None,
                 binding: Default::default(),
                 section_name: None,
                 name: "unrelated".to_string(),
@@ -462,6 +464,8 @@ fn representative_model() -> ObjectModel {
                 relocations: vec![],
             },
             DataObject {
+                aliases: Vec::new(),
+                comdat: None,
                 binding: Default::default(),
                 section_name: None,
                 name: "counter".to_string(),

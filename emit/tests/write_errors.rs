@@ -128,6 +128,8 @@ fn symbol_defined_twice() {
     check(
         |m| {
             m.data.push(DataObject {
+                aliases: Vec::new(),
+                comdat: None,
                 binding: Default::default(),
                 section_name: None,
                 name: "f".to_string(),
@@ -147,6 +149,8 @@ fn alignment_not_a_power_of_two() {
     check(
         |m| {
             m.data.push(DataObject {
+                aliases: Vec::new(),
+                comdat: None,
                 binding: Default::default(),
                 section_name: None,
                 name: "d".to_string(),

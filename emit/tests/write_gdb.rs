@@ -279,6 +279,8 @@ fn program() -> ObjectModel {
         weak_references: Vec::new(),
         functions: vec![compute, main],
         data: vec![DataObject {
+            aliases: Vec::new(),
+            comdat: None,
             binding: Default::default(),
             section_name: None,
             name: "counter".to_string(),

@@ -62,6 +62,8 @@ fn hello_model() -> ObjectModel {
         weak_references: Vec::new(),
         functions: vec![helper, main],
         data: vec![DataObject {
+            aliases: Vec::new(),
+            comdat: None,
             binding: Default::default(),
             section_name: None,
             name: "message".to_string(),
@@ -208,6 +210,8 @@ fn tables_model() -> ObjectModel {
         ..Function::default()
     };
     let data = |name: &str, section, bytes: Vec<u8>, relocations| DataObject {
+        aliases: Vec::new(),
+        comdat: None,
         binding: Default::default(),
         section_name: None,
         name: name.to_string(),

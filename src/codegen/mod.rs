@@ -135,6 +135,8 @@ pub fn compile_module(
         };
         let mut function = finished.to_model(!f.linkage.is_local());
         function.binding = isel::symbol_binding(f.linkage, &f.attrs);
+        function.section_name = f.section.clone();
+        function.comdat = isel::comdat_group(&f.name, &f.attrs);
         object.functions.push(function);
         functions.push(FunctionDebug {
             ir_function: index,
@@ -144,6 +146,7 @@ pub fn compile_module(
         });
     }
     resolve_block_addresses(&mut object, &block_offsets);
+    isel::attach_aliases(module, &mut object)?;
     Ok(CompiledModule { object, functions })
 }
 

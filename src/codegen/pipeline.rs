@@ -88,6 +88,7 @@ impl FinishedFunction {
             cfi: self.cfi.clone(),
             rodata: self.rodata.clone(),
             rodata_relocations: self.rodata_relocations.clone(),
+            ..model::Function::default()
         }
     }
 }

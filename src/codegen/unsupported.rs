@@ -16,11 +16,12 @@
 //! (real tail calls; one isel cannot honour is an error naming it),
 //! `fastcc` (the C convention here), `unnamed_addr`, global alignment,
 //! external, internal, private, weak, weak_odr, linkonce, linkonce_odr,
-//! common and extern_weak linkage (without comdat), hidden and protected visibility, `section` on
-//! global variables, `thread_local` globals in every TLS model (see
+//! common and extern_weak linkage, COMDAT groups of kind `any`, hidden
+//! and protected visibility, `section` on functions and global variables, `thread_local` globals in every TLS model (see
 //! `isel/tls.rs`), atomics, `indirectbr` and `blockaddress`, function
 //! attribute groups other
-//! than those listed. Refused earlier, by the parser: aliases and ifuncs,
+//! than those listed, aliases (symbols placed by `isel::attach_aliases`).
+//! Refused earlier, by the parser: ifuncs,
 //! and pointers in an address space other than 0 (the IR has one pointer
 //! type); by the target gate: triples and datalayouts other than x86-64 ELF.
 
@@ -85,9 +86,6 @@ const REFUSED_SYMBOL_ATTRS: &[(&str, fn(&crate::ir::SymbolAttrs) -> Option<Strin
         a.addrspace
             .filter(|&n| n != 0)
             .map(|n| format!("addrspace({n})"))
-    }),
-    ("comdat", |a| {
-        a.comdat.as_ref().map(|_| "comdat".to_string())
     }),
     ("partition", |a| {
         a.partition.as_ref().map(|p| format!("partition \"{p}\""))
@@ -160,6 +158,19 @@ fn refused_in_global(module: &Module, global: &Global) -> Option<String> {
         return Some(format!("{} linkage", global.linkage.keyword()));
     }
     refused_symbol_attr(&global.attrs)
+        .or_else(|| refused_comdat(module, &global.name, &global.attrs))
+}
+
+/// A COMDAT group whose selection kind ELF cannot express: only `any` is
+/// a GRP_COMDAT group (the others are COFF's).
+fn refused_comdat(module: &Module, name: &str, attrs: &crate::ir::SymbolAttrs) -> Option<String> {
+    let group = attrs.comdat.as_ref()?.as_deref().unwrap_or(name);
+    let kind = module
+        .comdats
+        .iter()
+        .find(|comdat| comdat.name == group)
+        .map_or("any", |comdat| comdat.kind.as_str());
+    (kind != "any").then(|| format!("comdat ${group} with selection kind {kind}"))
 }
 
 /// What is refused in a function (its symbol, signature, attributes or
@@ -169,15 +180,14 @@ fn refused_in_function(module: &Module, function: &Function) -> Option<(Pos, Str
     if REFUSED_LINKAGES.contains(&function.linkage) {
         return at_function(format!("{} linkage", function.linkage.keyword()));
     }
-    if let Some(section) = &function.section {
-        return at_function(format!("section \"{section}\""));
-    }
     if let Some(align) = function.align.filter(|&a| a > MAX_FUNCTION_ALIGN) {
         return at_function(format!(
             "align {align} (functions are {MAX_FUNCTION_ALIGN}-byte aligned)"
         ));
     }
-    if let Some(what) = refused_symbol_attr(&function.attrs) {
+    if let Some(what) = refused_symbol_attr(&function.attrs)
+        .or_else(|| refused_comdat(module, &function.name, &function.attrs))
+    {
         return at_function(what);
     }
     if let Some(what) = refused_param_attr(&function.ret_attrs) {

@@ -198,6 +198,17 @@ pub struct Global {
     pub attrs: SymbolAttrs,
     /// Where the global was read from.
     pub pos: Pos,
+    /// For an alias (`@a = alias T, ptr ALIASEE`), the aliasee: a global
+    /// or a constant expression over one (`getelementptr`); `ty` is then
+    /// the alias's value type and `initializer` is `None`.
+    pub aliasee: Option<Constant>,
+}
+
+impl Global {
+    /// Whether this is an alias of another global's address.
+    pub fn is_alias(&self) -> bool {
+        self.aliasee.is_some()
+    }
 }
 
 /// A function parameter.

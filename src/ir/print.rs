@@ -157,7 +157,10 @@ fn write_globals(out: &mut String, module: &Module, slots: &MetadataSlots) {
     for global in &module.globals {
         write_name(out, '@', &global.name);
         out.push_str(" = ");
-        if global.initializer.is_none() && global.linkage == crate::ir::Linkage::External {
+        if global.initializer.is_none()
+            && !global.is_alias()
+            && global.linkage == crate::ir::Linkage::External
+        {
             out.push_str("external ");
         }
         write_linkage(out, global.linkage, global.dso_local);
@@ -168,6 +171,20 @@ fn write_globals(out: &mut String, module: &Module, slots: &MetadataSlots) {
         if !unnamed.is_empty() {
             out.push_str(&unnamed[1..]);
             out.push(' ');
+        }
+        if let Some(aliasee) = &global.aliasee {
+            out.push_str("alias ");
+            write_type(out, module, &global.ty);
+            out.push_str(", ");
+            // A constant expression goes without its type, as LLVM prints it.
+            if !matches!(aliasee, crate::ir::Constant::Expr(_)) {
+                write_type(out, module, &aliasee.ty());
+                out.push(' ');
+            }
+            write_constant(out, module, aliasee);
+            symbol::write_global_placement(out, &global.attrs);
+            out.push('\n');
+            continue;
         }
         symbol::write_global_storage(out, &global.attrs);
         out.push_str(if global.constant {

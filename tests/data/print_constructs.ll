@@ -18,6 +18,10 @@ $own = comdat any
 @ext = external externally_initialized global i32
 @dll = dllexport global i32 7
 @typed = global i32 8, !type !8
+@alias_c = hidden alias i32, ptr @c
+@alias_own = weak unnamed_addr alias i8, getelementptr (i8, ptr @own, i64 2)
+@alias_tls = internal thread_local(localexec) alias i32, ptr @tls_le
+@alias_fn = dso_local alias void (ptr, ptr, ptr, ptr), ptr @byval_sret, partition "part"
 
 define void @byval_sret(ptr noalias sret(%struct.S) align 8 %out, ptr byval(%struct.S) align 8 %in, ptr nocapture readonly dereferenceable(24) %p, ptr inalloca(i32) %q) #0 {
   ret void

@@ -104,6 +104,9 @@ pub(crate) fn read_code_and_data(object: &ElfObject) -> CodeAndData {
         .map(|(index, placed)| {
             let chunk = chunks.iter().find(|c| c.function == index);
             Function {
+                aliases: Vec::new(),
+                comdat: None,
+                section_name: None,
                 name: placed.name.clone(),
                 global: placed.global,
                 binding: Default::default(),
@@ -317,6 +320,8 @@ fn data_object(
     };
     PlacedData {
         object: DataObject {
+            aliases: Vec::new(),
+            comdat: None,
             binding: Default::default(),
             section_name: None,
             name,

@@ -5,7 +5,17 @@
 //! Out: the bytes of an ELF x86-64 relocatable object.
 //! Promises:
 //! - `.text` holds the functions in model order, each 16-byte aligned
-//!   (padding is `nop`), each with an STT_FUNC symbol of its code size.
+//!   (padding is `nop`), each with an STT_FUNC symbol of its code size;
+//!   a function naming a section goes there (shared by all that name it),
+//!   one in a COMDAT group to a section of its own (`.text.NAME` unless it
+//!   names one), its jump tables to `.rodata.NAME` in the same group.
+//! - A data object in a COMDAT group gets a section of its own (its
+//!   explicit name, else `.data.NAME`, `.bss.NAME`, `.rodata.NAME`...);
+//!   each group is an SHT_GROUP (GRP_COMDAT) section whose members carry
+//!   SHF_GROUP, its signature the symbol of its name (a local one at the
+//!   start of its first member when nothing defines the name), as llc.
+//! - Aliases are further symbols of their function's or object's kind at
+//!   its address plus their offset, with their own size and binding.
 //! - `.rodata` holds each function's own rodata (8-byte aligned, in function
 //!   order) and then the read-only data objects; read-only data objects with
 //!   absolute relocations go to `.data.rel.ro` instead, so PIE links need no
@@ -27,7 +37,8 @@
 //!   become relocations against the `.rodata` / `.text` section symbol with
 //!   the position folded into the addend; names that no function or data
 //!   object defines become undefined global symbols.
-//! - Every debug-section relocation is against a section symbol (or, for a
+//! - Every debug-section relocation is against a section symbol (the code
+//!   section's for code addresses), or, for a
 //!   global variable's `DW_OP_addr`, its data object's symbol): 8-byte
 //!   fields use R_X86_64_64, 4-byte fields R_X86_64_32, and `.eh_frame`'s
 //!   PC-relative pointers R_X86_64_PC32.
@@ -35,18 +46,20 @@
 
 use std::collections::HashMap;
 
-use gimli::write::{RelocationTarget, Sections};
-use object::write::{Object, Relocation, StandardSection, SymbolId, SymbolSection};
+use gimli::write::{Address, RelocationTarget, Sections};
+use object::write::{
+    Comdat, Object, Relocation, SectionId, StandardSection, SymbolId, SymbolSection,
+};
 use object::{
-    elf, Architecture, BinaryFormat, Endianness, RelocationFlags, SectionKind, SymbolFlags,
-    SymbolKind, SymbolScope,
+    elf, Architecture, BinaryFormat, ComdatKind, Endianness, RelocationFlags, SectionKind,
+    SymbolFlags, SymbolKind, SymbolScope,
 };
 
-use super::relocate::{data_symbol, RelocatedSection, TEXT_SYMBOL};
+use super::relocate::{code_symbol, GimliSymbol, RelocatedSection};
 use super::WriteError;
 use crate::model::{
-    DataObject, DataSection, Function, ObjectModel, Relocation as ModelRelocation, RelocationKind,
-    Symbol, SymbolBinding, Visibility,
+    Alias, DataObject, DataSection, Function, ObjectModel, Relocation as ModelRelocation,
+    RelocationKind, Symbol, SymbolBinding, Visibility,
 };
 
 /// The section of [`DataSection::Strings`] objects (as llc names it).
@@ -57,28 +70,91 @@ pub const FUNCTION_ALIGN: u64 = 16;
 /// Alignment of each function's own rodata (jump tables) in `.rodata`.
 pub const FUNCTION_RODATA_ALIGN: u64 = 8;
 
-/// Where each function lands in `.text`.
+/// The standard code section, index 0 of [`Layout::code_sections`].
+const TEXT_SECTION: &str = ".text";
+
+/// One section holding code.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CodeSection {
+    /// Section name (`.text`, `.text.NAME`, or an explicit one).
+    pub name: String,
+    /// The COMDAT group it belongs to, by signature name.
+    pub comdat: Option<String>,
+    /// Size in bytes (end of its last function).
+    pub size: u64,
+}
+
+/// Where each function lands: which code section, at what offset.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Layout {
-    /// Offset of `functions[i]` from the start of `.text`.
+    /// Offset of `functions[i]` from the start of its code section.
     pub function_offsets: Vec<u64>,
-    /// Size of `.text` (end of the last function).
-    pub text_size: u64,
+    /// The code section of `functions[i]` (index into `code_sections`).
+    pub function_sections: Vec<usize>,
+    /// The code sections: `.text` first, then the others in the order of
+    /// their first function. Functions naming one section without a COMDAT
+    /// group share it; a function in a COMDAT group has a section of its
+    /// own (`.text.NAME` unless it names one), as llc places it.
+    pub code_sections: Vec<CodeSection>,
 }
 
 impl Layout {
-    /// Lays the functions out one after another, each [`FUNCTION_ALIGN`]-aligned.
+    /// Lays the functions out one after another in their sections, each
+    /// [`FUNCTION_ALIGN`]-aligned.
     pub fn of(model: &ObjectModel) -> Layout {
-        let mut function_offsets = Vec::with_capacity(model.functions.len());
-        let mut end = 0u64;
+        let mut layout = Layout {
+            function_offsets: Vec::with_capacity(model.functions.len()),
+            function_sections: Vec::with_capacity(model.functions.len()),
+            code_sections: vec![CodeSection {
+                name: TEXT_SECTION.to_string(),
+                comdat: None,
+                size: 0,
+            }],
+        };
         for function in &model.functions {
-            let start = end.next_multiple_of(FUNCTION_ALIGN);
-            function_offsets.push(start);
-            end = start + function.code.len() as u64;
+            let section = layout.section_for(function);
+            let code_section = &mut layout.code_sections[section];
+            let start = code_section.size.next_multiple_of(FUNCTION_ALIGN);
+            code_section.size = start + function.code.len() as u64;
+            layout.function_offsets.push(start);
+            layout.function_sections.push(section);
         }
-        Layout {
-            function_offsets,
-            text_size: end,
+        layout
+    }
+
+    /// The index of `function`'s code section, made if it is new.
+    fn section_for(&mut self, function: &Function) -> usize {
+        let name = match (&function.comdat, &function.section_name) {
+            (Some(_), Some(name)) => name.clone(),
+            (Some(_), None) => {
+                let name = String::from_utf8_lossy(&symbol_bytes(&function.name)).into_owned();
+                format!("{TEXT_SECTION}.{name}")
+            }
+            (None, Some(name)) => name.clone(),
+            (None, None) => return 0,
+        };
+        if function.comdat.is_none() {
+            let shared = self
+                .code_sections
+                .iter()
+                .position(|s| s.comdat.is_none() && s.name == name);
+            if let Some(index) = shared {
+                return index;
+            }
+        }
+        self.code_sections.push(CodeSection {
+            name,
+            comdat: function.comdat.clone(),
+            size: 0,
+        });
+        self.code_sections.len() - 1
+    }
+
+    /// The address of byte `offset` of function `function`, for gimli.
+    pub fn address(&self, function: usize, offset: u64) -> Address {
+        Address::Symbol {
+            symbol: code_symbol(self.function_sections[function]),
+            addend: (self.function_offsets[function] + offset) as i64,
         }
     }
 }
@@ -94,6 +170,7 @@ pub fn write_object(
     builder.add_rodata_and_data(model)?;
     builder.add_code_relocations(model, layout)?;
     builder.add_gimli_sections(model, sections)?;
+    builder.add_comdat_groups()?;
     let gnu_stack =
         builder
             .object
@@ -111,7 +188,11 @@ pub fn write_object(
 /// The object under construction and what has been placed in it.
 struct ElfBuilder {
     object: Object<'static>,
-    text: object::write::SectionId,
+    /// The ELF section of each code section of the layout (`.text` first).
+    code: Vec<SectionId>,
+    /// COMDAT groups by signature name, in order of first use, with their
+    /// member sections.
+    groups: Vec<(String, Vec<SectionId>)>,
     /// Defined and undefined symbols by name.
     symbols: HashMap<String, SymbolId>,
     /// `.rodata` and offset of each function's own rodata (`None`: it has none).
@@ -128,7 +209,8 @@ impl ElfBuilder {
         let text = object.section_id(StandardSection::Text);
         ElfBuilder {
             object,
-            text,
+            code: vec![text],
+            groups: Vec::new(),
             symbols: HashMap::new(),
             function_rodata: Vec::new(),
             data_places: Vec::new(),
@@ -137,23 +219,122 @@ impl ElfBuilder {
     }
 
     fn add_text(&mut self, model: &ObjectModel, layout: &Layout) -> Result<(), WriteError> {
-        let mut bytes = Vec::with_capacity(layout.text_size as usize);
-        for (function, &offset) in model.functions.iter().zip(&layout.function_offsets) {
-            bytes.resize(offset as usize, 0x90);
-            bytes.extend_from_slice(&function.code);
+        for code_section in &layout.code_sections[1..] {
+            let id = self.object.add_section(
+                Vec::new(),
+                code_section.name.as_bytes().to_vec(),
+                SectionKind::Text,
+            );
+            self.code.push(id);
+            if let Some(group) = &code_section.comdat {
+                self.join_group(group, id);
+            }
         }
-        self.object
-            .append_section_data(self.text, &bytes, FUNCTION_ALIGN);
-        for (function, &offset) in model.functions.iter().zip(&layout.function_offsets) {
+        for (index, code_section) in layout.code_sections.iter().enumerate() {
+            let mut bytes = Vec::with_capacity(code_section.size as usize);
+            for (function, _) in model
+                .functions
+                .iter()
+                .enumerate()
+                .filter(|&(f, _)| layout.function_sections[f] == index)
+            {
+                bytes.resize(layout.function_offsets[function] as usize, 0x90);
+                bytes.extend_from_slice(&model.functions[function].code);
+            }
+            self.object
+                .append_section_data(self.code[index], &bytes, FUNCTION_ALIGN);
+        }
+        for (index, function) in model.functions.iter().enumerate() {
+            let section = self.code[layout.function_sections[index]];
+            let offset = layout.function_offsets[index];
             self.define(
                 &function.name,
                 function.global,
                 function.binding,
                 SymbolKind::Text,
-                self.text,
+                section,
                 offset,
                 function.code.len() as u64,
             )?;
+            let what = format!("function `{}`", function.name);
+            let symbol = (SymbolKind::Text, function.code.len() as u64);
+            self.define_aliases(&function.aliases, symbol, section, offset, &what)?;
+        }
+        Ok(())
+    }
+
+    /// Defines `aliases` of a function or data object of `size` bytes
+    /// placed at `base` in `section`.
+    fn define_aliases(
+        &mut self,
+        aliases: &[Alias],
+        (kind, size): (SymbolKind, u64),
+        section: SectionId,
+        base: u64,
+        what: &str,
+    ) -> Result<(), WriteError> {
+        for alias in aliases {
+            if alias.name.is_empty() {
+                return Err(WriteError::new(format!("{what}: an alias without a name")));
+            }
+            self.define(
+                &alias.name,
+                alias.global,
+                alias.binding,
+                kind,
+                section,
+                base + alias.offset,
+                size,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Adds `section` to COMDAT group `group` (made on first use).
+    fn join_group(&mut self, group: &str, section: SectionId) {
+        match self.groups.iter_mut().find(|(name, _)| name == group) {
+            Some((_, members)) => members.push(section),
+            None => self.groups.push((group.to_string(), vec![section])),
+        }
+    }
+
+    /// Writes the COMDAT groups: SHF_GROUP on every member, and a
+    /// SHT_GROUP section whose signature is the symbol of the group's
+    /// name, or (when nothing here defines that name) a local one at the
+    /// start of its first member, as llc does.
+    fn add_comdat_groups(&mut self) -> Result<(), WriteError> {
+        for (name, members) in std::mem::take(&mut self.groups) {
+            for &member in &members {
+                let object::SectionFlags::Elf { sh_type, sh_flags } =
+                    self.object.section_flags(self.object.section(member))
+                else {
+                    return Err(WriteError::new(format!(
+                        "COMDAT group `{name}`: a member section has no ELF flags"
+                    )));
+                };
+                self.object.section_mut(member).flags = object::SectionFlags::Elf {
+                    sh_type,
+                    sh_flags: sh_flags | elf::SHF_GROUP,
+                };
+            }
+            let symbol = match self.symbols.get(&name) {
+                Some(&id) => id,
+                None => self.object.add_symbol(object::write::Symbol {
+                    name: symbol_bytes(&name),
+                    value: 0,
+                    size: 0,
+                    kind: SymbolKind::Label,
+                    scope: SymbolScope::Compilation,
+                    weak: false,
+                    section: SymbolSection::Section(members[0]),
+                    flags: SymbolFlags::None,
+                }),
+            };
+            self.object.add_comdat(Comdat {
+                kind: ComdatKind::Any,
+                symbol,
+                sections: members,
+            });
         }
         Ok(())
     }
@@ -163,7 +344,22 @@ impl ElfBuilder {
             let placed = if function.rodata.is_empty() {
                 None
             } else {
-                let rodata = self.object.section_id(StandardSection::ReadOnlyData);
+                // A function in a COMDAT group keeps its rodata in the
+                // group, so that nothing kept refers to discarded code.
+                let rodata = match &function.comdat {
+                    Some(group) => {
+                        let name =
+                            String::from_utf8_lossy(&symbol_bytes(&function.name)).into_owned();
+                        let id = self.object.add_section(
+                            Vec::new(),
+                            format!(".rodata.{name}").into_bytes(),
+                            SectionKind::ReadOnlyData,
+                        );
+                        self.join_group(group, id);
+                        id
+                    }
+                    None => self.object.section_id(StandardSection::ReadOnlyData),
+                };
                 let offset = self.object.append_section_data(
                     rodata,
                     &function.rodata,
@@ -200,7 +396,15 @@ impl ElfBuilder {
             }
             DataSection::ReadOnly => StandardSection::ReadOnlyDataWithRel,
             DataSection::Bss => StandardSection::UninitializedData,
+            DataSection::Common if data.comdat.is_some() => {
+                return Err(WriteError::new(format!(
+                    "common symbol `{}` cannot be in a COMDAT group",
+                    data.name
+                )))
+            }
             DataSection::Common => return self.add_common(data),
+            // In a COMDAT group a string gets a section of its own.
+            DataSection::Strings if data.comdat.is_some() => StandardSection::ReadOnlyData,
             DataSection::Strings => {
                 if !data.relocations.is_empty() || data.bytes.last() != Some(&0) {
                     return Err(WriteError::new(format!(
@@ -215,9 +419,19 @@ impl ElfBuilder {
             DataSection::ThreadLocal => StandardSection::Tls,
             DataSection::ThreadLocalBss => StandardSection::UninitializedTls,
         };
-        let section = match &data.section_name {
-            Some(name) => self.named_section(name, data.section),
-            None => self.object.section_id(standard),
+        let section = match (&data.comdat, &data.section_name) {
+            (Some(group), name) => {
+                let (standard_name, kind) = standard_section_name(standard);
+                let name = name.clone().unwrap_or_else(|| {
+                    let symbol = String::from_utf8_lossy(&symbol_bytes(&data.name)).into_owned();
+                    format!("{standard_name}.{symbol}")
+                });
+                let id = self.new_section(&name, kind);
+                self.join_group(group, id);
+                id
+            }
+            (None, Some(name)) => self.named_section(name, data.section),
+            (None, None) => self.object.section_id(standard),
         };
         self.add_placed(data, section)
     }
@@ -266,7 +480,10 @@ impl ElfBuilder {
             section,
             offset,
             data.bytes.len() as u64,
-        )
+        )?;
+        let what = format!("data object `{}`", data.name);
+        let symbol = (kind, data.bytes.len() as u64);
+        self.define_aliases(&data.aliases, symbol, section, offset, &what)
     }
 
     /// A common symbol: no section, its alignment as its value.
@@ -315,7 +532,7 @@ impl ElfBuilder {
         };
         self.symbols.insert(data.name.clone(), id);
         // No place: a common symbol has no contents to relocate.
-        self.data_places.push((self.text, 0));
+        self.data_places.push((self.code[0], 0));
         Ok(())
     }
 
@@ -334,9 +551,17 @@ impl ElfBuilder {
             DataSection::ThreadLocal => SectionKind::Tls,
             DataSection::ThreadLocalBss => SectionKind::UninitializedTls,
         };
+        let id = self.new_section(name, section_kind);
+        self.named_sections.insert(name.to_string(), id);
+        id
+    }
+
+    /// A new section called `name` of `kind`, typed by its name:
+    /// `.init_array*`/`.fini_array*` are SHT_INIT_ARRAY/SHT_FINI_ARRAY.
+    fn new_section(&mut self, name: &str, kind: SectionKind) -> SectionId {
         let id = self
             .object
-            .add_section(Vec::new(), name.as_bytes().to_vec(), section_kind);
+            .add_section(Vec::new(), name.as_bytes().to_vec(), kind);
         let array_type = if name == ".init_array" || name.starts_with(".init_array.") {
             Some(elf::SHT_INIT_ARRAY)
         } else if name == ".fini_array" || name.starts_with(".fini_array.") {
@@ -350,7 +575,6 @@ impl ElfBuilder {
                 sh_flags: elf::SHF_ALLOC | elf::SHF_WRITE,
             };
         }
-        self.named_sections.insert(name.to_string(), id);
         id
     }
 
@@ -433,12 +657,13 @@ impl ElfBuilder {
     ) -> Result<(), WriteError> {
         for (index, function) in model.functions.iter().enumerate() {
             let base = layout.function_offsets[index];
+            let section = self.code[layout.function_sections[index]];
             let what = format!("function `{}`", function.name);
             for relocation in &function.relocations {
                 self.add_model_relocation(
                     model,
                     layout,
-                    self.text,
+                    section,
                     base,
                     function.code.len(),
                     relocation,
@@ -560,10 +785,8 @@ impl ElfBuilder {
                 };
                 check_code_offset(target, offset, what)?;
                 let start = layout.function_offsets[function];
-                Ok((
-                    self.object.section_symbol(self.text),
-                    (start + offset) as i64,
-                ))
+                let section = self.code[layout.function_sections[function]];
+                Ok((self.object.section_symbol(section), (start + offset) as i64))
             }
         }
     }
@@ -606,7 +829,16 @@ impl ElfBuilder {
         sections.for_each(|id, section| -> Result<(), WriteError> {
             for relocation in &section.relocations {
                 let symbol = match relocation.target {
-                    RelocationTarget::Symbol(TEXT_SYMBOL) => self.object.section_symbol(self.text),
+                    RelocationTarget::Symbol(symbol) => match GimliSymbol::of(symbol) {
+                        GimliSymbol::Code(section) => match self.code.get(section) {
+                            Some(&section) => self.object.section_symbol(section),
+                            None => unreachable!("gimli was given no code section {section}"),
+                        },
+                        GimliSymbol::Data(index) => match model.data.get(index) {
+                            Some(data) => self.symbols[&data.name],
+                            None => unreachable!("gimli was given no data object {index}"),
+                        },
+                    },
                     RelocationTarget::Section(target) => match ids.get(&target) {
                         Some(&target) => self.object.section_symbol(target),
                         None => {
@@ -617,17 +849,10 @@ impl ElfBuilder {
                             )))
                         }
                     },
-                    RelocationTarget::Symbol(other) => {
-                        match model.data.get(other - data_symbol(0)) {
-                            Some(data) => self.symbols[&data.name],
-                            None => unreachable!("gimli was given no symbol {other}"),
-                        }
-                    }
                 };
                 let thread_local = matches!(
                     relocation.target,
-                    RelocationTarget::Symbol(other) if other != TEXT_SYMBOL
-                        && is_thread_local_symbol(model, other)
+                    RelocationTarget::Symbol(other) if is_thread_local_symbol(model, other)
                 );
                 let r_type = match (relocation.eh_pe, relocation.size) {
                     (None, 8) if thread_local => elf::R_X86_64_DTPOFF64,
@@ -660,12 +885,28 @@ impl ElfBuilder {
     }
 }
 
+/// The name and section kind of a standard data section, for the name of
+/// a COMDAT member (`.data.NAME`, as llc names it).
+fn standard_section_name(section: StandardSection) -> (&'static str, SectionKind) {
+    match section {
+        StandardSection::Data => (".data", SectionKind::Data),
+        StandardSection::ReadOnlyDataWithRel => (".data.rel.ro", SectionKind::ReadOnlyDataWithRel),
+        StandardSection::UninitializedData => (".bss", SectionKind::UninitializedData),
+        StandardSection::Tls => (".tdata", SectionKind::Tls),
+        StandardSection::UninitializedTls => (".tbss", SectionKind::UninitializedTls),
+        _ => (".rodata", SectionKind::ReadOnlyData),
+    }
+}
+
 /// Whether gimli symbol `symbol` is a thread-local data object's.
 fn is_thread_local_symbol(model: &ObjectModel, symbol: usize) -> bool {
-    symbol
-        .checked_sub(data_symbol(0))
-        .and_then(|index| model.data.get(index))
-        .is_some_and(|data| data.section.is_thread_local())
+    match GimliSymbol::of(symbol) {
+        GimliSymbol::Code(_) => false,
+        GimliSymbol::Data(index) => model
+            .data
+            .get(index)
+            .is_some_and(|data| data.section.is_thread_local()),
+    }
 }
 
 /// Rewrites each `DW_OP_addr` of a thread-local variable in `.debug_info`
@@ -682,7 +923,7 @@ fn thread_local_locations(
         let RelocationTarget::Symbol(symbol) = relocation.target else {
             continue;
         };
-        if symbol == TEXT_SYMBOL || !is_thread_local_symbol(model, symbol) {
+        if !is_thread_local_symbol(model, symbol) {
             continue;
         }
         match relocation.offset.checked_sub(1).map(|at| &mut bytes[at]) {
@@ -757,13 +998,11 @@ mod tests {
             functions: vec![function(5), function(16), function(1)],
             ..ObjectModel::default()
         };
-        assert_eq!(
-            Layout::of(&model),
-            Layout {
-                function_offsets: vec![0, 16, 32],
-                text_size: 33
-            }
-        );
+        let layout = Layout::of(&model);
+        assert_eq!(layout.function_offsets, vec![0, 16, 32]);
+        assert_eq!(layout.function_sections, vec![0, 0, 0]);
+        assert_eq!(layout.code_sections[0].size, 33);
+        assert_eq!(layout.code_sections.len(), 1);
     }
 
     #[test]

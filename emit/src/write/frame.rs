@@ -1,20 +1,19 @@
 //! Call-frame information: `.eh_frame` from each function's [`CfiRow`]s.
 //!
-//! In: the functions, their `.text` layout and CFI rows.
+//! In: the functions, their layout in code sections and CFI rows.
 //! Out: an `.eh_frame` section (written by `gimli::write::FrameTable`) with
 //! one CIE holding the SysV x86-64 initial rules (CFA = rsp + 8, return
 //! address at CFA - 8) and one FDE per non-empty function.
 //! Promise: FDE addresses are PC-relative 4-byte pointers relocated against
-//! `.text`, so the object links into a PIE and gdb can unwind through it.
+//! the function's code section, so the object links into a PIE and gdb can unwind through it.
 
 use gimli::write::{
-    Address, CallFrameInstruction, CommonInformationEntry, EhFrame, FrameDescriptionEntry,
-    FrameTable,
+    CallFrameInstruction, CommonInformationEntry, EhFrame, FrameDescriptionEntry, FrameTable,
 };
 use gimli::{Encoding, Format, Register, X86_64};
 
 use super::elf::{check_code_offset, Layout};
-use super::relocate::{RelocatedSection, TEXT_SYMBOL};
+use super::relocate::RelocatedSection;
 use super::WriteError;
 use crate::model::{CfiInstruction, ObjectModel};
 
@@ -36,18 +35,13 @@ pub fn write_eh_frame(
     cie.add_instruction(CallFrameInstruction::Offset(X86_64::RA, -8));
     let cie = table.add_cie(cie);
 
-    for (function, &start) in model.functions.iter().zip(&layout.function_offsets) {
+    for (index, function) in model.functions.iter().enumerate() {
         if function.code.is_empty() {
             continue;
         }
         let what = format!("CFI of `{}`", function.name);
-        let mut fde = FrameDescriptionEntry::new(
-            Address::Symbol {
-                symbol: TEXT_SYMBOL,
-                addend: start as i64,
-            },
-            function.code.len() as u32,
-        );
+        let mut fde =
+            FrameDescriptionEntry::new(layout.address(index, 0), function.code.len() as u32);
         let mut previous = 0;
         for row in &function.cfi {
             check_code_offset(function, row.offset, &what)?;

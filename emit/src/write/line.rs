@@ -1,6 +1,6 @@
 //! The DWARF 5 line program: file entries and rows.
 //!
-//! In: the model's files and per-function [`LineRow`]s, and the `.text` layout.
+//! In: the model's files and per-function [`LineRow`]s, and the code layout.
 //! Out: a `gimli::write::LineProgram` and the line-table file id of each
 //! model file.
 //! Promises:
@@ -13,13 +13,10 @@
 //!   address and ending (`DW_LNE_end_sequence`) at its end; rows keep
 //!   is_stmt, prologue_end and epilogue_begin as given.
 
-use gimli::write::{
-    Address, DirectoryId, FileId, FileInfo, LineProgram, LineString, LineStringTable,
-};
+use gimli::write::{DirectoryId, FileId, FileInfo, LineProgram, LineString, LineStringTable};
 use gimli::{Encoding, LineEncoding};
 
 use super::elf::Layout;
-use super::relocate::TEXT_SYMBOL;
 use super::WriteError;
 use crate::model::{DebugInfo, ObjectModel, SourceFile};
 
@@ -67,10 +64,7 @@ pub fn line_program(
             continue;
         }
         let what = format!("line rows of `{}`", function.name);
-        program.begin_sequence(Some(Address::Symbol {
-            symbol: TEXT_SYMBOL,
-            addend: layout.function_offsets[index] as i64,
-        }));
+        program.begin_sequence(Some(layout.address(index, 0)));
         let mut previous = 0;
         for row in rows {
             if row.offset < previous || row.offset >= function.code.len() as u64 {

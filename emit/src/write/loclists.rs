@@ -11,7 +11,6 @@
 
 use gimli::write::{Address, Expression, LocationList};
 
-use super::relocate::TEXT_SYMBOL;
 use super::WriteError;
 use crate::model::{Location, LocationEntry};
 
@@ -34,7 +33,7 @@ pub fn merge_adjacent(entries: &[LocationEntry]) -> Vec<LocationEntry> {
 /// `function_len` bytes of code; `None` when there are no entries.
 pub fn location_list(
     entries: &[LocationEntry],
-    function_start: u64,
+    function_start: Address,
     function_len: u64,
     lower: &mut dyn FnMut(&Location) -> Result<Expression, WriteError>,
     what: &str,
@@ -45,10 +44,7 @@ pub fn location_list(
     }
     let mut previous_end = 0;
     let mut list = vec![gimli::write::Location::BaseAddress {
-        address: Address::Symbol {
-            symbol: TEXT_SYMBOL,
-            addend: function_start as i64,
-        },
+        address: function_start,
     }];
     for entry in &entries {
         if entry.start > entry.end || entry.start < previous_end || entry.end > function_len {

@@ -22,8 +22,11 @@
 //! - every relocation of the model becomes an ELF relocation, every function
 //!   an STT_FUNC symbol with its size, every data object an STT_OBJECT;
 //! - every address and cross-section offset in `.eh_frame` and the debug
-//!   sections is an ELF relocation (against the `.text` section symbol or
+//!   sections is an ELF relocation (against the code section's symbol or
 //!   the target section's symbol), so the contents hold zeros there;
+//! - a unit whose code spans several sections (named sections, COMDAT
+//!   groups) has `DW_AT_low_pc` 0 and a `DW_AT_ranges` list of one
+//!   `DW_RLE_start_length` per section, as llc writes it;
 //! - writing with or without debug info gives the same `.text`, `.rodata`,
 //!   `.data` and `.eh_frame` bytes.
 //!

@@ -8,14 +8,37 @@
 use gimli::write::{EndianVec, RelocateWriter, Relocation};
 use gimli::LittleEndian;
 
-/// gimli's symbol number for the start of `.text`: every code address the
-/// debug and unwind sections hold is `.text + addend`.
-pub const TEXT_SYMBOL: usize = 0;
+/// gimli's symbol number for the start of code section `section` of the
+/// layout (0 is `.text`): every code address the debug and unwind sections
+/// hold is `section + addend`.
+pub fn code_symbol(section: usize) -> usize {
+    2 * section
+}
 
 /// gimli's symbol number for data object `index` of the model (the
 /// address of a global variable).
 pub fn data_symbol(index: usize) -> usize {
-    1 + index
+    2 * index + 1
+}
+
+/// What a gimli symbol number stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GimliSymbol {
+    /// The start of code section `n` of the layout.
+    Code(usize),
+    /// Data object `n` of the model.
+    Data(usize),
+}
+
+impl GimliSymbol {
+    /// The symbol a number made by [`code_symbol`] or [`data_symbol`] names.
+    pub fn of(symbol: usize) -> GimliSymbol {
+        if symbol.is_multiple_of(2) {
+            GimliSymbol::Code(symbol / 2)
+        } else {
+            GimliSymbol::Data(symbol / 2)
+        }
+    }
 }
 
 /// One section's bytes and the relocations against them.

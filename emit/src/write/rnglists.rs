@@ -1,6 +1,6 @@
 //! Address ranges of scopes: `DW_AT_low_pc`/`DW_AT_high_pc` or `DW_AT_ranges`.
 //!
-//! In: half-open ranges as offsets in one function, and the `.text` layout.
+//! In: half-open ranges as offsets in one function, and its address.
 //! Out: the attributes to put on the DIE.
 //! Promise: empty ranges are dropped; one range becomes low_pc (relocated
 //! address) and high_pc (a length); several become a `.debug_rnglists`
@@ -9,14 +9,13 @@
 
 use gimli::write::{Address, AttributeValue, Range, RangeList, RangeListTable};
 
-use super::relocate::TEXT_SYMBOL;
 use super::WriteError;
 
 /// The attributes describing `ranges` of the function starting at
-/// `function_start` in `.text`, whose code is `function_len` bytes long.
+/// `function_start` (the address of its first byte), whose code is `function_len` bytes long.
 pub fn range_attributes(
     ranges: &[(u64, u64)],
-    function_start: u64,
+    function_start: Address,
     function_len: u64,
     table: &mut RangeListTable,
     what: &str,
@@ -34,10 +33,7 @@ pub fn range_attributes(
         .copied()
         .filter(|(start, end)| start != end)
         .collect();
-    let address = |offset: u64| Address::Symbol {
-        symbol: TEXT_SYMBOL,
-        addend: (function_start + offset) as i64,
-    };
+    let address = |offset: u64| offset_address(function_start, offset);
     Ok(match ranges[..] {
         [] => Vec::new(),
         [(start, end)] => vec![
@@ -59,4 +55,15 @@ pub fn range_attributes(
             )]
         }
     })
+}
+
+/// The address `offset` bytes after `start`.
+pub fn offset_address(start: Address, offset: u64) -> Address {
+    match start {
+        Address::Constant(address) => Address::Constant(address + offset),
+        Address::Symbol { symbol, addend } => Address::Symbol {
+            symbol,
+            addend: addend + offset as i64,
+        },
+    }
 }

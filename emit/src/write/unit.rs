@@ -1,13 +1,15 @@
 //! The compile unit's DIE tree: unit root, types, subprograms, scopes and
 //! variables.
 //!
-//! In: the model's [`DebugInfo`], the `.text` layout and the write options.
+//! In: the model's [`DebugInfo`], the code layout and the write options.
 //! Out: a `gimli::write::DwarfUnit` ready to be written (DWARF 5, 32-bit
 //! format, 8-byte addresses), with its line program, range lists and
 //! location lists.
 //! Promises:
 //! - the unit root has producer, language, name, comp_dir, stmt_list and,
-//!   when there is code, low_pc/high_pc over all of `.text`;
+//!   when there is code, low_pc/high_pc over its one code section, or
+//!   low_pc 0 and DW_AT_ranges (one start/length per section) when the
+//!   code spans several (named sections, COMDAT groups);
 //! - children of the root: the model's types in order, then the
 //!   subprograms in order, then the global variables (location
 //!   `DW_OP_addr` of their data object's symbol, none when optimised out),
@@ -25,11 +27,13 @@
 
 use std::collections::HashMap;
 
-use gimli::write::{Address, AttributeValue, DwarfUnit, Expression, FileId, UnitEntryId};
+use gimli::write::{
+    Address, AttributeValue, DwarfUnit, Expression, FileId, Range, RangeList, UnitEntryId,
+};
 use gimli::{Encoding, Format};
 
 use super::elf::Layout;
-use super::relocate::{data_symbol, TEXT_SYMBOL};
+use super::relocate::{code_symbol, data_symbol};
 use super::types::{add_types, ExpressionBaseTypes};
 use super::{line, loclists, ops, rnglists, WriteError, WriteOptions};
 use crate::model::{
@@ -100,13 +104,6 @@ impl UnitBuilder<'_> {
         self.dwarf.unit.get_mut(die).set(name, value);
     }
 
-    fn text_address(&self, offset: u64) -> AttributeValue {
-        AttributeValue::Address(Address::Symbol {
-            symbol: TEXT_SYMBOL,
-            addend: offset as i64,
-        })
-    }
-
     fn add_root_attributes(&mut self) {
         let root = self.dwarf.unit.root();
         let producer = self.string(&self.debug.producer);
@@ -120,14 +117,41 @@ impl UnitBuilder<'_> {
         self.set(root, gimli::DW_AT_name, name);
         let comp_dir = self.string(&self.debug.comp_dir);
         self.set(root, gimli::DW_AT_comp_dir, comp_dir);
-        if self.layout.text_size > 0 {
-            let low_pc = self.text_address(0);
-            self.set(root, gimli::DW_AT_low_pc, low_pc);
-            self.set(
-                root,
-                gimli::DW_AT_high_pc,
-                AttributeValue::Udata(self.layout.text_size),
-            );
+        let with_code: Vec<(usize, u64)> = (self.layout.code_sections.iter())
+            .map(|section| section.size)
+            .enumerate()
+            .filter(|&(_, size)| size > 0)
+            .collect();
+        let start = |section: usize| Address::Symbol {
+            symbol: code_symbol(section),
+            addend: 0,
+        };
+        match with_code[..] {
+            [] => {}
+            [(section, size)] => {
+                let low_pc = AttributeValue::Address(start(section));
+                self.set(root, gimli::DW_AT_low_pc, low_pc);
+                self.set(root, gimli::DW_AT_high_pc, AttributeValue::Udata(size));
+            }
+            _ => {
+                // Code in several sections: low_pc 0 and a range per
+                // section, as llc describes such a unit.
+                let list = with_code
+                    .iter()
+                    .map(|&(section, length)| Range::StartLength {
+                        begin: start(section),
+                        length,
+                    })
+                    .collect();
+                let ranges = self.dwarf.unit.ranges.add(RangeList(list));
+                let low_pc = AttributeValue::Address(Address::Constant(0));
+                self.set(root, gimli::DW_AT_low_pc, low_pc);
+                self.set(
+                    root,
+                    gimli::DW_AT_ranges,
+                    AttributeValue::RangeListRef(ranges),
+                );
+            }
         }
     }
 
@@ -149,13 +173,10 @@ impl UnitBuilder<'_> {
             })
     }
 
-    /// Start in `.text` and code length of function `index`.
-    fn function_extent(&self, index: usize, what: &str) -> Result<(u64, u64), WriteError> {
+    /// Address and code length of function `index`.
+    fn function_extent(&self, index: usize, what: &str) -> Result<(Address, u64), WriteError> {
         match self.model.functions.get(index) {
-            Some(function) => Ok((
-                self.layout.function_offsets[index],
-                function.code.len() as u64,
-            )),
+            Some(function) => Ok((self.layout.address(index, 0), function.code.len() as u64)),
             None => Err(WriteError::new(format!(
                 "{what} refers to function {index}, which does not exist"
             ))),
@@ -210,8 +231,7 @@ impl UnitBuilder<'_> {
         match subprogram.function {
             Some(function) => {
                 let (start, len) = self.function_extent(function, &what)?;
-                let low_pc = self.text_address(start);
-                self.set(die, gimli::DW_AT_low_pc, low_pc);
+                self.set(die, gimli::DW_AT_low_pc, AttributeValue::Address(start));
                 self.set(die, gimli::DW_AT_high_pc, AttributeValue::Udata(len));
                 let mut frame_base = Expression::new();
                 frame_base.op(gimli::DW_OP_call_frame_cfa);

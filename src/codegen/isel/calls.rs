@@ -3,7 +3,9 @@
 //! rest on the stack in argument order; aggregates leaf by leaf, `i128` in
 //! a register pair or 16 aligned stack bytes, `byval` copies on the
 //! stack), variadic calls' `%al`, results in rax/rdx and xmm0/xmm1, `sret`
-//! pointers returned in rax, and `musttail` calls as jumps.
+//! pointers returned in rax, `musttail` calls as jumps, and `tail` calls
+//! as jumps too where the ABI allows (sibling calls: see
+//! `Selector::is_sibling_call`); a call of an alias calls its symbol.
 //!
 //! In: the IR function's parameters and its call instructions. Out: copies
 //! from and to the ABI's physical registers, stack argument loads and
@@ -230,6 +232,7 @@ impl Selector<'_> {
             let name = &self.module.function(fid).name;
             if name.starts_with("llvm.") {
                 if self.lower_varargs_intrinsic(name, args)?
+                    || self.lower_ptrmask(id, name, args)?
                     || self.lower_wide_intrinsic(id, name, args)?
                 {
                     return Ok(());
@@ -240,6 +243,13 @@ impl Selector<'_> {
                 return self.lower_intrinsic(id, name, args);
             }
             symbol = Some(name.clone());
+        }
+        // A call of an alias is a direct call of the alias's symbol.
+        if let Value::Const(ir::Constant::Global(ir::GlobalRef::Var(global))) = callee {
+            let global = self.module.global(*global);
+            if global.is_alias() {
+                symbol = Some(global.name.clone());
+            }
         }
         self.call(id, symbol, callee, args, fn_ty.varargs)
     }
@@ -338,6 +348,7 @@ impl Selector<'_> {
         if must_tail && self.f.varargs {
             return Err(self.error("unsupported musttail call in a variadic function".into()));
         }
+        let tail_jump = must_tail || (places.stack_bytes == 0 && self.is_sibling_call(id));
         for (ptr, size, disp) in byval_copies {
             self.copy_bytes(Address::reg(ptr, 0), outgoing_at(disp), size);
         }
@@ -354,7 +365,7 @@ impl Selector<'_> {
         }
         self.mir.outgoing_args_size = self.mir.outgoing_args_size.max(places.stack_bytes);
         let target = match target {
-            CallTarget::Reg(r) if must_tail => {
+            CallTarget::Reg(r) if tail_jump => {
                 let jump: Reg = TAIL_CALL_REGISTER.into();
                 self.emit(K::Copy { dst: jump, src: r });
                 CallTarget::Reg(jump)
@@ -378,7 +389,7 @@ impl Selector<'_> {
             });
             used.push(Gpr::Rax.into());
         }
-        if must_tail {
+        if tail_jump {
             self.emit(K::TailJump { target, args: used });
             self.after_tail_jump = true;
             return Ok(());
@@ -397,6 +408,88 @@ impl Selector<'_> {
             });
         }
         Ok(())
+    }
+
+    /// Whether call `id` (its arguments all in registers) may be a jump
+    /// after the epilogue (a sibling call), as llc makes a `tail` call
+    /// where the ABI allows: it is marked `tail` (the callee reads none
+    /// of this frame's allocas), the `ret` right after it returns its
+    /// result unchanged (or both are void), extended at least as the
+    /// function promises; no `byval` or `sret` argument, no `sret`
+    /// parameter of this function, not variadic, one result register or
+    /// none, and no alloca selected as stack code (dynamic or
+    /// over-aligned: the frame's rsp would not be the fixed one).
+    fn is_sibling_call(&self, id: InstId) -> bool {
+        let inst = self.f.inst(id);
+        let InstKind::Call {
+            tail: ir::TailKind::Tail,
+            args,
+            ret_attrs,
+            ..
+        } = &inst.kind
+        else {
+            return false;
+        };
+        let block = &self.f.blocks[self.inst_block[id.0 as usize] as usize];
+        let next = block
+            .insts
+            .iter()
+            .position(|&i| i == id)
+            .and_then(|at| block.insts.get(at + 1));
+        let this_block = ir::BlockId(self.inst_block[id.0 as usize]);
+        let returns_result = match next.map(|&next| &self.f.inst(next).kind) {
+            Some(InstKind::Ret { value }) => self.returns_call(id, value.as_ref(), None),
+            // A branch to a block that only returns (through a phi), as
+            // llc's return duplication makes a sibling call of it.
+            Some(InstKind::Br { dest }) => {
+                let insts = &self.f.block(*dest).insts;
+                let phis = insts
+                    .iter()
+                    .take_while(|&&i| matches!(self.f.inst(i).kind, InstKind::Phi { .. }))
+                    .count();
+                match insts[phis..] {
+                    [ret] => match &self.f.inst(ret).kind {
+                        InstKind::Ret { value } => {
+                            self.returns_call(id, value.as_ref(), Some(this_block))
+                        }
+                        _ => false,
+                    },
+                    _ => false,
+                }
+            }
+            _ => false,
+        };
+        let extended = (!self.f.ret_attrs.signext || ret_attrs.signext)
+            && (!self.f.ret_attrs.zeroext || ret_attrs.zeroext);
+        returns_result
+            && extended
+            && !self.f.varargs
+            && self.sret_slot.is_none()
+            && !self.is_multi_register(&inst.ty)
+            && args
+                .iter()
+                .all(|a| a.attrs.byval.is_none() && a.attrs.sret.is_none())
+            && !self.f.insts.iter().any(|i| self.needs_stack_code(&i.kind))
+    }
+
+    /// Whether `ret value` returns call `id`'s result unchanged (both void,
+    /// or the call itself, or a phi taking the call from `from`).
+    fn returns_call(&self, id: InstId, value: Option<&Value>, from: Option<ir::BlockId>) -> bool {
+        let call_ty = &self.f.inst(id).ty;
+        let Some(value) = value else {
+            return *call_ty == Type::Void;
+        };
+        let Value::Inst(returned) = value else {
+            return false;
+        };
+        let same = match (&self.f.inst(*returned).kind, from) {
+            _ if *returned == id => true,
+            (InstKind::Phi { incoming }, Some(from)) => incoming
+                .iter()
+                .any(|(v, b)| *b == from && *v == Value::Inst(id)),
+            _ => false,
+        };
+        same && *call_ty == self.f.ret_ty
     }
 
     /// The registers receiving call `id`'s result and the physical

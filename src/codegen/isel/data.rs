@@ -21,7 +21,8 @@
 //! [`SymbolBinding`].
 
 use dwarfsmith_emit::model::{
-    DataObject, DataSection, Relocation, RelocationKind, Symbol, SymbolBinding, Visibility,
+    Alias, DataObject, DataSection, ObjectModel, Relocation, RelocationKind, Symbol, SymbolBinding,
+    Visibility,
 };
 
 use crate::error::Diagnostic;
@@ -75,7 +76,9 @@ pub fn select_data(module: &Module) -> Result<Vec<DataObject>, Diagnostic> {
             } else {
                 DataSection::ThreadLocal
             }
-        } else if is_mergeable_string(global, &writer.bytes, &writer.relocations) {
+        } else if global.attrs.comdat.is_none()
+            && is_mergeable_string(global, &writer.bytes, &writer.relocations)
+        {
             DataSection::Strings
         } else if global.constant && !named_bss {
             DataSection::ReadOnly
@@ -94,6 +97,8 @@ pub fn select_data(module: &Module) -> Result<Vec<DataObject>, Diagnostic> {
             align: align.max(1),
             bytes: writer.bytes,
             relocations: writer.relocations,
+            comdat: comdat_group(&global.name, &global.attrs),
+            aliases: Vec::new(),
         });
     }
     Ok(objects)
@@ -165,6 +170,101 @@ pub fn symbol_binding(linkage: Linkage, attrs: &SymbolAttrs) -> SymbolBinding {
     SymbolBinding { weak, visibility }
 }
 
+/// Gives every alias of the module (`@a = alias T, ptr @x`, possibly at
+/// an offset: `getelementptr (i8, ptr @x, i64 8)`, or of another alias) a
+/// symbol on the function or data object it names: at the object's
+/// address plus the offset, with the alias's own linkage and visibility.
+/// An aliasee that is not an address inside a function or data object
+/// defined here is an error naming the alias.
+pub fn attach_aliases(module: &Module, object: &mut ObjectModel) -> Result<(), Diagnostic> {
+    for global in module.globals.iter().filter(|g| g.is_alias()) {
+        let error = |message: String| Diagnostic {
+            file: String::new(),
+            pos: global.pos,
+            message: format!("alias @{}: {message}", global.name),
+        };
+        let (target, offset) = alias_target(module, global)?;
+        let offset = u64::try_from(offset)
+            .map_err(|_| error(format!("a negative offset ({offset}) from @{target}")))?;
+        let alias = Alias {
+            name: global.name.clone(),
+            global: !global.linkage.is_local(),
+            binding: symbol_binding(global.linkage, &global.attrs),
+            offset,
+        };
+        if let Some(function) = object.functions.iter_mut().find(|f| f.name == target) {
+            function.aliases.push(alias);
+        } else if let Some(data) = object
+            .data
+            .iter_mut()
+            .find(|d| d.name == target && d.section != DataSection::Common)
+        {
+            data.aliases.push(alias);
+        } else {
+            return Err(error(format!(
+                "the aliasee @{target} is not a function or variable defined here with a place in this object"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The symbol an alias's address is in and the offset from it, through
+/// aliases of aliases.
+fn alias_target(module: &Module, alias: &Global) -> Result<(String, i64), Diagnostic> {
+    let mut current = alias;
+    let mut offset = 0i64;
+    for _ in 0..=module.globals.len() {
+        let writer = DataWriter {
+            module,
+            global: current,
+            bytes: Vec::new(),
+            relocations: Vec::new(),
+        };
+        let Some(aliasee) = &current.aliasee else {
+            break;
+        };
+        // A thread-local aliasee is named directly (its address is no
+        // constant an initializer could hold, but a symbol can alias it).
+        let value = match aliasee {
+            Constant::Global(g) => Symbolic {
+                plus: Some(module.symbol_name(*g).to_string()),
+                ..Symbolic::default()
+            },
+            _ => writer.evaluate(aliasee)?,
+        };
+        let (Some(symbol), None) = (value.plus, value.minus) else {
+            break;
+        };
+        offset = offset.wrapping_add(value.addend);
+        match module
+            .globals
+            .iter()
+            .find(|g| g.name == symbol && g.is_alias())
+        {
+            Some(next) => current = next,
+            None => return Ok((symbol, offset)),
+        }
+    }
+    Err(Diagnostic {
+        file: String::new(),
+        pos: alias.pos,
+        message: format!(
+            "alias @{}: the aliasee is not an address inside a global (or the aliases form a cycle)",
+            alias.name
+        ),
+    })
+}
+
+/// The COMDAT group of a symbol: `comdat` names the symbol's own group,
+/// `comdat($c)` group `c`.
+pub fn comdat_group(name: &str, attrs: &SymbolAttrs) -> Option<String> {
+    attrs
+        .comdat
+        .as_ref()
+        .map(|group| group.clone().unwrap_or_else(|| name.to_string()))
+}
+
 /// The `.init_array`/`.fini_array` objects of `@llvm.global_ctors` or
 /// `@llvm.global_dtors`: one symbol-less object per priority, its entries
 /// in the array's order.
@@ -208,6 +308,8 @@ fn structors(
                 by_priority.push((
                     priority,
                     DataObject {
+                        aliases: Vec::new(),
+                        comdat: None,
                         name: String::new(),
                         global: false,
                         binding: SymbolBinding::default(),

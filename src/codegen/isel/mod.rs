@@ -83,7 +83,9 @@ use crate::x86::abi::{
 use crate::x86::{Gpr, PhysReg};
 
 use atomic::is_atomic;
-pub use data::{block_address_of, select_data, symbol_binding, weak_references};
+pub use data::{
+    attach_aliases, block_address_of, comdat_group, select_data, symbol_binding, weak_references,
+};
 pub use debug::{ArgType, DebugExpr, DebugTable, VariableKey};
 
 /// What instruction selection makes of one function.
@@ -852,6 +854,8 @@ impl<'a> Selector<'a> {
                 fn_ty,
                 ..
             } => self.lower_call(id, callee, args, fn_ty),
+            // A sibling call jumped away: the branch to the return is dead.
+            InstKind::Br { .. } if std::mem::take(&mut self.after_tail_jump) => Ok(()),
             InstKind::Br { .. } | InstKind::CondBr { .. } | InstKind::Switch { .. } => {
                 self.lower_branch(id)
             }

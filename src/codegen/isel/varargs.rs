@@ -14,7 +14,8 @@
 //! a `cmov` picks the register save area while its offset is in range,
 //! else the overflow area; the offsets advance the same way. Integers up
 //! to 64 bits, pointers, floats and doubles are read; other types are
-//! errors naming the type (clang expands those itself).
+//! errors naming the type (clang expands those itself, aligning the
+//! overflow pointer of a `long double` with `llvm.ptrmask`, an `and`).
 
 use super::calls::ArgumentPlaces;
 use super::*;
@@ -106,6 +107,35 @@ impl Selector<'_> {
 
     /// `llvm.va_start`, `llvm.va_end`, `llvm.va_copy`; `false` for any
     /// other intrinsic.
+    /// `llvm.ptrmask.p0.i64(ptr p, i64 mask)`: `p & mask`, which clang's
+    /// own `va_arg` lowering uses to align the overflow-area pointer of
+    /// an over-aligned argument (`long double`). Returns `false` for any
+    /// other intrinsic.
+    pub(super) fn lower_ptrmask(
+        &mut self,
+        id: InstId,
+        name: &str,
+        args: &[ir::CallArg],
+    ) -> Result<bool, Diagnostic> {
+        let [pointer, mask] = args else {
+            return Ok(false);
+        };
+        if name != "llvm.ptrmask.p0.i64" {
+            return Ok(false);
+        }
+        let dst = self.dst(id)?;
+        let src = self.reg(&pointer.value)?;
+        let mask = self.rmi(&mask.value)?;
+        self.emit(K::Copy { dst, src });
+        self.emit(K::Alu {
+            op: AluOp::And,
+            width: Width::W64,
+            dst,
+            src: mask,
+        });
+        Ok(true)
+    }
+
     pub(super) fn lower_varargs_intrinsic(
         &mut self,
         name: &str,

@@ -645,10 +645,19 @@ impl<'a> Parser<'a> {
         let constant = match self.peek() {
             Tok::Ident("global") => false,
             Tok::Ident("constant") => true,
-            Tok::Ident(word @ ("alias" | "ifunc")) => {
+            Tok::Ident("alias") => {
+                let mut alias = placeholder_global(name);
+                alias.linkage = linkage;
+                alias.dso_local = dso_local;
+                alias.unnamed_addr = unnamed_addr;
+                alias.attrs = attrs;
+                alias.pos = self.pos_of(offset);
+                return self.parse_alias(alias, offset);
+            }
+            Tok::Ident("ifunc") => {
                 return Err(self.error_at(
                     self.offset(),
-                    format!("'@{name}' is an {word}: aliases and ifuncs are not supported"),
+                    format!("'@{name}' is an ifunc: ifuncs are not supported"),
                 ))
             }
             _ => return Err(self.expected("'global' or 'constant'")),
@@ -678,6 +687,7 @@ impl<'a> Parser<'a> {
             dbg: Vec::new(),
             attrs,
             pos: self.pos_of(offset),
+            aliasee: None,
         };
         while self.eat(Tok::Punct(b',')) {
             match self.peek() {
@@ -714,6 +724,35 @@ impl<'a> Parser<'a> {
             return Err(self.error_at(offset, format!("'@{name}' is a function")));
         };
         self.module.globals[id.0 as usize] = global;
+        Ok(())
+    }
+
+    /// The rest of `@a = ... alias T, ptr ALIASEE[, partition "p"]`, from
+    /// `alias` on.
+    fn parse_alias(&mut self, mut alias: Global, offset: u32) -> PResult<()> {
+        self.bump();
+        alias.ty = self.parse_type()?;
+        self.expect_punct(b',')?;
+        // `ptr @g`, or a constant expression written without its type
+        // (`getelementptr (i8, ptr @g, i64 8)`), as LLVM prints them.
+        let aliasee_ty = match self.peek() {
+            Tok::Ident(word) if ty::is_value_word(word) => Type::Ptr,
+            _ => self.parse_type()?,
+        };
+        alias.aliasee = Some(self.parse_constant(&aliasee_ty)?);
+        while self.eat(Tok::Punct(b',')) {
+            match self.peek() {
+                Tok::Ident("partition") => {
+                    self.bump();
+                    alias.attrs.partition = Some(self.string()?);
+                }
+                _ => return Err(self.expected("an alias attribute")),
+            }
+        }
+        let Some(GlobalRef::Var(id)) = self.globals.get(alias.name.as_str()).copied() else {
+            return Err(self.error_at(offset, format!("'@{}' is a function", alias.name)));
+        };
+        self.module.globals[id.0 as usize] = alias;
         Ok(())
     }
 
@@ -853,6 +892,7 @@ fn placeholder_global(name: &str) -> Global {
         dbg: Vec::new(),
         attrs: SymbolAttrs::default(),
         pos: Pos::default(),
+        aliasee: None,
     }
 }
 

@@ -17,7 +17,7 @@ use crate::ir::value::{
 const MAX_VECTOR_LANES: u32 = 1 << 16;
 
 /// Words that start a value rather than an attribute.
-fn is_value_word(word: &str) -> bool {
+pub(super) fn is_value_word(word: &str) -> bool {
     matches!(
         word,
         "null"
