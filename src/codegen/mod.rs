@@ -22,10 +22,12 @@ pub mod line_table;
 pub mod live_debug_values;
 pub mod liveness;
 pub mod mir;
+pub mod peephole;
 pub mod pipeline;
 pub mod regalloc;
 pub mod target;
 pub mod unsupported;
+pub mod zext;
 
 use dwarfsmith_emit::model::ObjectModel;
 
