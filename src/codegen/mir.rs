@@ -732,6 +732,15 @@ pub enum InstKind {
         /// The address computed.
         addr: Address,
     },
+    /// `lea dst32, [addr]`: the low 32 bits of the address, zero-extended
+    /// (a 32-bit `add` that keeps its operands and the flags; made after
+    /// allocation by [`crate::codegen::peephole`]).
+    Lea32 {
+        /// Destination.
+        dst: Reg,
+        /// The address computed.
+        addr: Address,
+    },
     /// `dst op= src`.
     Alu {
         /// Operation.
@@ -1263,7 +1272,8 @@ impl InstKind {
         match self {
             InstKind::Load { addr, .. }
             | InstKind::Store { addr, .. }
-            | InstKind::Lea { addr, .. } => f(addr),
+            | InstKind::Lea { addr, .. }
+            | InstKind::Lea32 { addr, .. } => f(addr),
             InstKind::Extend {
                 src: Rm::Mem(a), ..
             }
@@ -1433,7 +1443,7 @@ macro_rules! reg_visitor {
                     rm(src, f);
                     f(dst, partial_def(*to));
                 }
-                InstKind::Lea { dst, addr: a } => {
+                InstKind::Lea { dst, addr: a } | InstKind::Lea32 { dst, addr: a } => {
                     addr(a, f);
                     f(dst, Access::Def);
                 }
@@ -1844,6 +1854,7 @@ impl fmt::Display for InstKind {
                 from.bits()
             ),
             InstKind::Lea { dst, addr } => write!(f, "{dst} = LEA {addr}"),
+            InstKind::Lea32 { dst, addr } => write!(f, "{dst} = LEA32 {addr}"),
             InstKind::Alu {
                 op,
                 width,

@@ -23,10 +23,12 @@ pub mod live_debug_values;
 pub mod liveness;
 pub mod mir;
 pub mod mir_debugify;
+pub mod peephole;
 pub mod pipeline;
 pub mod regalloc;
 pub mod target;
 pub mod unsupported;
+pub mod zext;
 
 use dwarfsmith_emit::model::ObjectModel;
 

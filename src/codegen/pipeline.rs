@@ -7,8 +7,10 @@
 //! prologue and epilogues, debug values rewritten), where each of its
 //! instructions landed, the code with relocations, jump tables, and CFI.
 //!
-//! The stages, in order: [`regalloc::allocate`] (liveness, linear scan,
-//! spilling, debug-value rewriting), [`frame::lower_frame`] (layout,
+//! The stages, in order: [`zext::run`] (32 → 64-bit zero extensions the
+//! x86 already did become copies), [`regalloc::allocate`] (liveness, linear scan,
+//! spilling, debug-value rewriting), LiveDebugValues, [`peephole::run`]
+//! (copy + add → `lea`, jumps to the fall-through block), [`frame::lower_frame`] (layout,
 //! prologue/epilogue, frame addresses), [`encode::encode`] (x86-64 through
 //! iced-x86), then
 //! the CFI points become byte offsets. Promise: debug instructions change
@@ -20,6 +22,7 @@ use super::mir::{
     StackSlotKind, Width,
 };
 use super::regalloc::{self, Allocation, RegallocError};
+use super::{peephole, zext};
 use crate::x86::encode::{self, EncodeError};
 use dwarfsmith_emit::model::{self, CfiRow, Relocation};
 use std::collections::HashMap;
@@ -123,8 +126,10 @@ pub fn finish_function(
     options: &FinishOptions,
 ) -> Result<FinishedFunction, FinishError> {
     check_preconditions(&f).map_err(FinishError::Invalid)?;
+    zext::run(&mut f);
     let allocation = regalloc::allocate(&mut f).map_err(FinishError::Regalloc)?;
     crate::codegen::live_debug_values::run(&mut f);
+    peephole::run(&mut f);
     let frame = frame::lower_frame(&mut f, allocation.callee_saved_used);
     let encoded = encode::encode(&f, options.function_index).map_err(FinishError::Encode)?;
     let cfi = frame

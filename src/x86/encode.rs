@@ -6,7 +6,9 @@
 //! of every MIR instruction, block offsets, relocations, and the jump
 //! tables as read-only data with their relocations.
 //!
-//! Each MIR instruction becomes zero (debug values) or one iced
+//! Each MIR instruction becomes zero (debug values; a `jmp` to where
+//! execution falls through anyway, whose `jcc` before it may be inverted:
+//! see [`fallthrough_jumps`]) or one iced
 //! `Instruction` (SSE2 ones included: `movss`/`movsd`, arithmetic,
 //! `ucomis`/`comis`, `cmpss`/`cmpsd`, conversions, `movd`/`movq`, packed
 //! logic, `pxor`, and `movaps` for a copy between xmm registers); [`BlockEncoder`] resolves branches to blocks (choosing
@@ -34,6 +36,7 @@ use iced_x86::{
     BlockEncoder, BlockEncoderOptions, Code, IcedError, Instruction, InstructionBlock,
     MemoryOperand, Register,
 };
+use std::collections::HashMap;
 use std::fmt;
 
 /// An encoded function.
@@ -129,12 +132,21 @@ pub fn encode(f: &Function, function_index: usize) -> Result<Encoded, EncodeErro
     // (first iced instruction, how many) of every MIR instruction.
     let mut first_instr: Vec<Vec<(usize, usize)>> = Vec::with_capacity(f.blocks.len());
     let mut block_first = Vec::with_capacity(f.blocks.len());
-    for block in &f.blocks {
+    let fallthrough = fallthrough_jumps(f);
+    for (b, block) in f.blocks.iter().enumerate() {
         block_first.push(em.instrs.len());
         let mut firsts = Vec::with_capacity(block.insts.len());
-        for inst in &block.insts {
+        for (i, inst) in block.insts.iter().enumerate() {
             let first = em.instrs.len();
-            em.lower(&inst.kind).map_err(|message| EncodeError {
+            let kind = match fallthrough.get(&(b, i)) {
+                Some(None) => {
+                    firsts.push((first, 0));
+                    continue;
+                }
+                Some(Some(kind)) => kind,
+                None => &inst.kind,
+            };
+            em.lower(kind).map_err(|message| EncodeError {
                 message: format!("`{}` in `{}`: {message}", inst.kind, f.name),
             })?;
             firsts.push((first, em.instrs.len() - first));
@@ -236,6 +248,58 @@ pub fn encode(f: &Function, function_index: usize) -> Result<Encoded, EncodeErro
         jump_table_offsets: em.jump_table_offsets,
         constant_offsets: em.constant_offsets,
     })
+}
+
+/// The jumps that need no bytes, by (block, instruction): `None` for a
+/// `jmp` to the block execution falls into anyway (the blocks between emit
+/// no code), `Some(j!cc other)` for the `jcc` of `jcc that; jmp other`
+/// when `that` is such a block (its `jmp` then `None`). The MIR keeps both
+/// jumps, so every pass reading the final function still sees the same
+/// control flow; only the bytes change (the encoding of the same paths).
+fn fallthrough_jumps(f: &Function) -> HashMap<(usize, usize), Option<InstKind>> {
+    let n = f.blocks.len();
+    let code = |b: usize| -> Vec<usize> {
+        let insts = &f.blocks[b].insts;
+        (0..insts.len()).filter(|&i| !insts[i].is_debug()).collect()
+    };
+    // reached[b]: the block with code that execution reaches entering `b`.
+    let mut reached = vec![n; n + 1];
+    for b in (0..n).rev() {
+        reached[b] = if code(b).is_empty() {
+            reached[b + 1]
+        } else {
+            b
+        };
+    }
+    let falls_to = |b: usize, target: BlockId| {
+        let t = target.0 as usize;
+        t > b && reached[t] == reached[b + 1]
+    };
+    let mut out = HashMap::new();
+    for b in 0..n {
+        let code = code(b);
+        let Some(&last) = code.last() else { continue };
+        let InstKind::Jmp { target: other } = f.blocks[b].insts[last].kind else {
+            continue;
+        };
+        if falls_to(b, other) {
+            out.insert((b, last), None);
+            continue;
+        }
+        if let [.., jcc, _] = code[..] {
+            if let InstKind::Jcc { cond, target } = f.blocks[b].insts[jcc].kind {
+                if falls_to(b, target) {
+                    let inverted = InstKind::Jcc {
+                        cond: cond.invert(),
+                        target: other,
+                    };
+                    out.insert((b, jcc), Some(inverted));
+                    out.insert((b, last), None);
+                }
+            }
+        }
+    }
+    out
 }
 
 fn iced(e: IcedError) -> String {
@@ -868,6 +932,10 @@ impl Emitter<'_> {
             InstKind::Lea { dst, addr } => {
                 let m = self.mem(addr)?;
                 self.r_rm(Code::Lea_r64_m, reg_at(*dst, Width::W64)?, Operand::Mem(m))
+            }
+            InstKind::Lea32 { dst, addr } => {
+                let m = self.mem(addr)?;
+                self.r_rm(Code::Lea_r32_m, reg_at(*dst, Width::W32)?, Operand::Mem(m))
             }
             InstKind::Alu {
                 op,

@@ -1,0 +1,306 @@
+//! Small rewrites of allocated code that allocation leaves behind.
+//!
+//! In: a MIR function over physical registers, after register allocation
+//! and LiveDebugValues, before frame lowering. Out: the same function with
+//! - a copy followed by an addition to the copy (`mov d, s; add d, c` or
+//!   `add d, r`, what a two-address `add` becomes when its first operand
+//!   stays live) fused into one `lea d, [s + c]` / `[s + r]` (32-bit adds
+//!   into [`InstKind::Lea32`], which zero-extends as the `add` did), where
+//!   the flags the `add` set are dead: the next instruction of the block
+//!   that touches flags writes them without reading them, or the block
+//!   returns first;
+//! - `jcc t` falling through into a block that holds nothing but
+//!   `jmp other` (an edge block whose copies were coalesced) and that
+//!   nothing else reaches, with `t` the block after it: `j!cc other`, falling
+//!   through the emptied block into `t`. The debug values of such a block
+//!   only restate its one predecessor's locations (LiveDebugValues put them
+//!   there), so no path sees a location it did not see before.
+//!
+//! The rule: decisions read non-debug instructions only, so debug
+//! information never changes the code. A debug value between a fused copy
+//! and its `add` that names the copy's destination names its source instead
+//! (they held the same value there); debug values in the blocks a removed
+//! jump skipped sit at the address it jumped to, as before.
+
+use super::mir::{
+    Address, AddressBase, AluOp, DbgOperand, Function, Inst, InstKind, PhysReg, Reg, Rmi, Width,
+};
+
+/// Runs both rewrites over `f` (a `jmp` to the block that follows
+/// anyway is left to the encoder, which emits no bytes for it).
+pub fn run(f: &mut Function) {
+    for block in &mut f.blocks {
+        fuse_copy_add(&mut block.insts);
+    }
+    branch_over_jump_blocks(f);
+}
+
+/// `mov d, s; add d, x` → `lea d, [s + x]` where the flags are dead.
+fn fuse_copy_add(insts: &mut Vec<Inst>) {
+    let mut i = 0;
+    while i < insts.len() {
+        let InstKind::Copy {
+            dst: d @ Reg::Phys(PhysReg::Gpr(_)),
+            src: s,
+        } = insts[i].kind
+        else {
+            i += 1;
+            continue;
+        };
+        let Some(j) = (i + 1..insts.len()).find(|&j| !insts[j].is_debug()) else {
+            break;
+        };
+        let Some(fused) = lea_of(&insts[j].kind, d, s) else {
+            i += 1;
+            continue;
+        };
+        if d == s || !flags_dead_after(insts, j) {
+            i += 1;
+            continue;
+        }
+        insts[j].kind = fused;
+        for inst in &mut insts[i + 1..j] {
+            if let InstKind::DbgValue(value) = &mut inst.kind {
+                for operand in &mut value.operands {
+                    if *operand == DbgOperand::Reg(d) {
+                        *operand = DbgOperand::Reg(s);
+                    }
+                }
+            }
+        }
+        insts.remove(i);
+    }
+}
+
+/// The `lea` computing what `add`/`sub` `kind` leaves in `d` when `d`
+/// started as a copy of `s`.
+fn lea_of(kind: &InstKind, d: Reg, s: Reg) -> Option<InstKind> {
+    let InstKind::Alu {
+        op,
+        width,
+        dst,
+        src,
+    } = kind
+    else {
+        return None;
+    };
+    if *dst != d || !matches!(width, Width::W32 | Width::W64) {
+        return None;
+    }
+    let addr = match (op, src) {
+        (AluOp::Add, Rmi::Imm(c)) => Address::reg(s, *c),
+        (AluOp::Sub, Rmi::Imm(c)) if *c != i32::MIN => Address::reg(s, -*c),
+        (AluOp::Add, Rmi::Reg(r)) if *r != d => Address {
+            base: AddressBase::Reg(s),
+            index: Some((*r, 1)),
+            disp: 0,
+        },
+        _ => return None,
+    };
+    Some(match width {
+        Width::W32 => InstKind::Lea32 { dst: d, addr },
+        _ => InstKind::Lea { dst: d, addr },
+    })
+}
+
+/// Whether the flags written by `insts[at]` are dead: before anything of
+/// the block reads them, an instruction overwrites them without reading
+/// them, or the function returns. An instruction not known to leave the
+/// flags unread counts as reading them.
+fn flags_dead_after(insts: &[Inst], at: usize) -> bool {
+    for inst in insts[at + 1..].iter().filter(|i| !i.is_debug()) {
+        match &inst.kind {
+            InstKind::Alu { op, .. } => return !matches!(op, AluOp::Adc | AluOp::Sbb),
+            InstKind::Cmp { .. }
+            | InstKind::Test { .. }
+            | InstKind::FpCmp { .. }
+            | InstKind::Call { .. }
+            | InstKind::Ret { .. }
+            | InstKind::TailJump { .. }
+            | InstKind::Ud2 => return true,
+            InstKind::Copy { .. }
+            | InstKind::MovImm { .. }
+            | InstKind::Load { .. }
+            | InstKind::Store { .. }
+            | InstKind::Extend { .. }
+            | InstKind::Lea { .. }
+            | InstKind::Lea32 { .. }
+            | InstKind::FpLoad { .. }
+            | InstKind::FpStore { .. }
+            | InstKind::MovToXmm { .. }
+            | InstKind::MovFromXmm { .. } => {}
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// `jcc t` then (falling through) a block of only `jmp other` that
+/// nothing else reaches, `t` next: `j!cc other`, the `jmp` removed.
+fn branch_over_jump_blocks(f: &mut Function) {
+    let n = f.blocks.len();
+    let mut targeted = vec![false; n];
+    for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+        if let InstKind::Jmp { target } | InstKind::Jcc { target, .. } = inst.kind {
+            targeted[target.0 as usize] = true;
+        }
+    }
+    for table in &f.jump_tables {
+        for target in table {
+            targeted[target.0 as usize] = true;
+        }
+    }
+    let code = |f: &Function, b: usize| -> Vec<usize> {
+        let insts = &f.blocks[b].insts;
+        (0..insts.len()).filter(|&i| !insts[i].is_debug()).collect()
+    };
+    for a in 0..n {
+        let Some(&jcc) = code(f, a).last() else {
+            continue;
+        };
+        let InstKind::Jcc { cond, target } = f.blocks[a].insts[jcc].kind else {
+            continue;
+        };
+        // The block with code that `a` falls into, through empty blocks
+        // nothing branches to.
+        let Some(b) = (a + 1..n).find(|&b| targeted[b] || !code(f, b).is_empty()) else {
+            continue;
+        };
+        if targeted[b] {
+            continue;
+        }
+        let jump = code(f, b);
+        let [only] = jump[..] else { continue };
+        let InstKind::Jmp { target: other } = f.blocks[b].insts[only].kind else {
+            continue;
+        };
+        // `t` must be where execution goes on once the `jmp` is gone (right
+        // after: the debug values of an empty block between would describe
+        // its own predecessors, not `a`).
+        if target.0 as usize != b + 1 || other == target {
+            continue;
+        }
+        f.blocks[a].insts[jcc].kind = InstKind::Jcc {
+            cond: cond.invert(),
+            target: other,
+        };
+        f.blocks[b].insts.remove(only);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codegen::mir::{BlockId, Cond, DbgValue, Gpr, Rm};
+
+    fn gpr(g: Gpr) -> Reg {
+        Reg::Phys(PhysReg::Gpr(g))
+    }
+
+    fn block(kinds: Vec<InstKind>) -> Vec<Inst> {
+        kinds.into_iter().map(|k| Inst::new(k, 0)).collect()
+    }
+
+    fn debug_in(reg: Reg) -> InstKind {
+        InstKind::DbgValue(DbgValue {
+            variable: 0,
+            operands: vec![DbgOperand::Reg(reg)],
+            expr: 0,
+            indirect: false,
+        })
+    }
+
+    fn copy_add(width: Width, then: InstKind) -> Vec<Inst> {
+        block(vec![
+            InstKind::Copy {
+                dst: gpr(Gpr::Rax),
+                src: gpr(Gpr::Rdi),
+            },
+            debug_in(gpr(Gpr::Rax)),
+            InstKind::Alu {
+                op: AluOp::Add,
+                width,
+                dst: gpr(Gpr::Rax),
+                src: Rmi::Imm(1),
+            },
+            then,
+        ])
+    }
+
+    #[test]
+    fn copy_then_add_becomes_lea_when_the_flags_are_dead() {
+        let cmp = InstKind::Cmp {
+            width: Width::W32,
+            lhs: Rm::Reg(gpr(Gpr::Rax)),
+            rhs: Rmi::Imm(3),
+        };
+        let mut insts = copy_add(Width::W32, cmp.clone());
+        fuse_copy_add(&mut insts);
+        let kinds: Vec<InstKind> = insts.into_iter().map(|i| i.kind).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                // The debug value between now names the copy's source.
+                debug_in(gpr(Gpr::Rdi)),
+                InstKind::Lea32 {
+                    dst: gpr(Gpr::Rax),
+                    addr: Address::reg(gpr(Gpr::Rdi), 1),
+                },
+                cmp,
+            ]
+        );
+        let mut insts = copy_add(Width::W64, InstKind::Ret { uses: vec![] });
+        fuse_copy_add(&mut insts);
+        assert!(matches!(insts[1].kind, InstKind::Lea { .. }));
+    }
+
+    #[test]
+    fn the_add_stays_when_its_flags_may_be_read() {
+        for then in [
+            InstKind::Jcc {
+                cond: Cond::E,
+                target: BlockId(1),
+            },
+            InstKind::Jmp { target: BlockId(1) },
+            InstKind::Setcc {
+                cond: Cond::B,
+                dst: gpr(Gpr::Rcx),
+            },
+        ] {
+            let mut insts = copy_add(Width::W64, then);
+            let before = insts.clone();
+            fuse_copy_add(&mut insts);
+            assert_eq!(insts, before);
+        }
+    }
+
+    #[test]
+    fn a_branch_over_a_lone_jump_is_inverted() {
+        let mut f = Function::new("f");
+        for _ in 0..4 {
+            f.new_block();
+        }
+        f.blocks[0].insts = block(vec![InstKind::Jcc {
+            cond: Cond::E,
+            target: BlockId(2),
+        }]);
+        f.blocks[1].insts = block(vec![InstKind::Jmp { target: BlockId(3) }]);
+        f.blocks[2].insts = block(vec![InstKind::Ud2]);
+        f.blocks[3].insts = block(vec![InstKind::Ret { uses: vec![] }]);
+        let mut reached = f.clone();
+        branch_over_jump_blocks(&mut f);
+        assert_eq!(
+            f.blocks[0].insts[0].kind,
+            InstKind::Jcc {
+                cond: Cond::Ne,
+                target: BlockId(3),
+            }
+        );
+        assert!(f.blocks[1].insts.is_empty());
+        // Not when another branch reaches the jump block.
+        reached.blocks[2].insts = block(vec![InstKind::Jmp { target: BlockId(1) }]);
+        let before = reached.clone();
+        branch_over_jump_blocks(&mut reached);
+        assert_eq!(reached, before);
+    }
+}
