@@ -138,31 +138,30 @@ fn offsets_two_operand_expressions() {
         expect![[r#"
                0: push rbp
                1: mov rbp, rsp
-               4: mov rax, rsi
-               7: add eax, edi
-               9: sub esi, edi
-               b: shl eax, 3
-               e: shl esi, 2
-              11: add esi, eax
-              13: mov rax, rsi
-              16: pop rbp
-              17: ret
+               4: lea eax, [rsi+rdi]
+               7: sub esi, edi
+               9: shl eax, 3
+               c: shl esi, 2
+               f: add esi, eax
+              11: mov rax, rsi
+              14: pop rbp
+              15: ret
             rows:
               0x0 10:0 stmt
               0x4 11:15 stmt prologue_end
-              0x9 12:16 stmt
-              0xb 13:20 stmt
-              0xe 14:22 stmt
-              0x11 15:17 stmt
-              0x13 15:3 
-              0x16 15:3 epilogue_begin
+              0x7 12:16 stmt
+              0x9 13:20 stmt
+              0xc 14:22 stmt
+              0xf 15:17 stmt
+              0x11 15:3 
+              0x14 15:3 epilogue_begin
             variables:
-              a [0x0, 0x18) (reg5:i32) Arg(0)
-              b [0x0, 0xb) (reg4:i32) Arg(0)
-              b [0xb, 0x11) (reg4:i32, reg5:i32) Arg(0) Arg(1) Plus StackValue
-              b [0x11, 0x18) (entry(reg4)) Arg(0) StackValue
-              sum [0x9, 0xe) (reg0:i32) Arg(0)
-              scaled [0xe, 0x16) (reg0:i32) Arg(0)
+              a [0x0, 0x16) (reg5:i32) Arg(0)
+              b [0x0, 0x9) (reg4:i32) Arg(0)
+              b [0x9, 0xf) (reg4:i32, reg5:i32) Arg(0) Arg(1) Plus StackValue
+              b [0xf, 0x16) (entry(reg4)) Arg(0) StackValue
+              sum [0x7, 0xc) (reg0:i32) Arg(0)
+              scaled [0xc, 0x14) (reg0:i32) Arg(0)
         "#]],
     );
 }

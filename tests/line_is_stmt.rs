@@ -39,11 +39,11 @@ fn key_instructions_put_is_stmt_on_each_atoms_key_instruction() {
         address        function                     file:line:column       flags
         .text+0x0      store_sum                    key_instructions.c:1:0 is_stmt
         .text+0x4      store_sum+0x4                key_instructions.c:3:7 
-        .text+0x9      store_sum+0x9                key_instructions.c:2:6 is_stmt prologue_end
-        .text+0xb      store_sum+0xb                key_instructions.c:4:7 is_stmt
-        .text+0xf      store_sum+0xf                key_instructions.c:4:13 is_stmt
-        .text+0x15     store_sum+0x15               key_instructions.c:5:1 is_stmt epilogue_begin
-        .text+0x17     -                            key_instructions.c:5:1 is_stmt end_sequence
+        .text+0x7      store_sum+0x7                key_instructions.c:2:6 is_stmt prologue_end
+        .text+0x9      store_sum+0x9                key_instructions.c:4:7 is_stmt
+        .text+0xd      store_sum+0xd                key_instructions.c:4:13 is_stmt
+        .text+0x13     store_sum+0x13               key_instructions.c:5:1 is_stmt epilogue_begin
+        .text+0x15     -                            key_instructions.c:5:1 is_stmt end_sequence
     "#]]
     .assert_eq(&lines_of(&compile(
         &text,
@@ -58,11 +58,11 @@ fn key_instructions_put_is_stmt_on_each_atoms_key_instruction() {
         address        function                     file:line:column       flags
         .text+0x0      store_sum                    key_instructions.c:1:0 is_stmt
         .text+0x4      store_sum+0x4                key_instructions.c:3:7 is_stmt prologue_end
-        .text+0x9      store_sum+0x9                key_instructions.c:2:6 is_stmt
-        .text+0xb      store_sum+0xb                key_instructions.c:4:7 is_stmt
-        .text+0xf      store_sum+0xf                key_instructions.c:4:13 is_stmt
-        .text+0x15     store_sum+0x15               key_instructions.c:5:1 is_stmt epilogue_begin
-        .text+0x17     -                            key_instructions.c:5:1 is_stmt end_sequence
+        .text+0x7      store_sum+0x7                key_instructions.c:2:6 is_stmt
+        .text+0x9      store_sum+0x9                key_instructions.c:4:7 is_stmt
+        .text+0xd      store_sum+0xd                key_instructions.c:4:13 is_stmt
+        .text+0x13     store_sum+0x13               key_instructions.c:5:1 is_stmt epilogue_begin
+        .text+0x15     -                            key_instructions.c:5:1 is_stmt end_sequence
     "#]]
     .assert_eq(&lines_of(&compile(
         &plain,
@@ -196,13 +196,13 @@ fn no_loop_body_statement_in_is_sorteds_preheader() {
         // only line-0 rows: none of line 16 with is_stmt outside the loop.
         if input == "sort.O2.ll" {
             expect![[r#"
-                .text+0x70     is_sorted                    sort.c:14:0            is_stmt
-                .text+0x74     is_sorted+0x4                sort.c:15:21           is_stmt prologue_end
-                .text+0x80     is_sorted+0x10               sort.c:15:0            is_stmt
-                .text+0x82     is_sorted+0x12               sort.c:16:9            is_stmt
-                .text+0x9c     is_sorted+0x2c               sort.c:15:27           is_stmt
-                .text+0xa5     is_sorted+0x35               sort.c:16:9            is_stmt
-                .text+0xc6     is_sorted+0x56               sort.c:19:1            is_stmt epilogue_begin"#]]
+                .text+0x60     is_sorted                    sort.c:14:0            is_stmt
+                .text+0x64     is_sorted+0x4                sort.c:15:21           is_stmt prologue_end
+                .text+0x70     is_sorted+0x10               sort.c:15:0            is_stmt
+                .text+0x72     is_sorted+0x12               sort.c:16:9            is_stmt
+                .text+0x8a     is_sorted+0x2a               sort.c:15:27           is_stmt
+                .text+0x93     is_sorted+0x33               sort.c:16:9            is_stmt
+                .text+0xb4     is_sorted+0x54               sort.c:19:1            is_stmt epilogue_begin"#]]
             .assert_eq(&is_sorted.join("\n"));
         }
     }
@@ -229,13 +229,13 @@ fn hoisted_load_keeps_its_line_without_is_stmt() {
         .text+0x8      accumulate+0x8               licm.c:0:0             
         .text+0xf      accumulate+0xf               licm.c:6:15            
         .text+0x11     accumulate+0x11              licm.c:5:3             is_stmt
-        .text+0x1e     accumulate+0x1e              licm.c:7:18            is_stmt
-        .text+0x25     accumulate+0x25              licm.c:7:11            
-        .text+0x28     accumulate+0x28              licm.c:5:27            is_stmt
-        .text+0x2c     accumulate+0x2c              licm.c:5:21            
-        .text+0x2f     accumulate+0x2f              licm.c:5:3             
-        .text+0x31     accumulate+0x31              licm.c:5:3             is_stmt
-        .text+0x34     accumulate+0x34              licm.c:9:3             is_stmt epilogue_begin"#]]
+        .text+0x1c     accumulate+0x1c              licm.c:7:18            is_stmt
+        .text+0x23     accumulate+0x23              licm.c:7:11            
+        .text+0x26     accumulate+0x26              licm.c:5:27            is_stmt
+        .text+0x2a     accumulate+0x2a              licm.c:5:21            
+        .text+0x2d     accumulate+0x2d              licm.c:5:3             
+        .text+0x2f     accumulate+0x2f              licm.c:5:3             is_stmt
+        .text+0x32     accumulate+0x32              licm.c:9:3             is_stmt epilogue_begin"#]]
     .assert_eq(&accumulate.join("\n"));
     // The line-6 row is the hoisted load, in front of the loop (0x1e).
     let load_row = accumulate.iter().find(|l| l.contains("licm.c:6:")).unwrap();
@@ -347,10 +347,10 @@ fn unrolled_and_inlined_lines_are_statements_on_their_first_copy() {
         .text+0xc9     energy+0xc9                  inlining.c:11:7        
         .text+0xd9     energy+0xd9                  inlining.c:4:14        
         .text+0xe0     energy+0xe0                  inlining.c:19:7        
-        .text+0xe6     energy+0xe6                  inlining.c:17:27       
-        .text+0xea     energy+0xea                  inlining.c:17:3        
-        .text+0xf3     energy+0xf3                  inlining.c:0:0         
-        .text+0x101    -                            inlining.c:0:0         end_sequence
+        .text+0xe4     energy+0xe4                  inlining.c:17:27       
+        .text+0xe8     energy+0xe8                  inlining.c:17:3        
+        .text+0xf1     energy+0xf1                  inlining.c:0:0         
+        .text+0xff     -                            inlining.c:0:0         end_sequence
     "#]]
     .assert_eq(&lines_of(&bytes));
     // The second copy still names its lines, the inlined ones included.

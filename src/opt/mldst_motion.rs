@@ -29,9 +29,9 @@
 //! markers still name the store that makes their assignment.
 
 use crate::ir::cfg::predecessors;
-use crate::ir::{BlockId, Function, Inst, InstId, InstKind, MdId, Value};
+use crate::ir::{BlockId, Function, Inst, InstId, InstKind, Value};
 
-use super::debug_update::{merge_locations, replace_all_uses_with};
+use super::debug_update::{merge_assign_ids, merge_locations, replace_all_uses_with};
 use super::edit::{inst_blocks, phi_count, remove_at};
 use super::PassCx;
 
@@ -237,11 +237,7 @@ fn sink_store(
         function.inst(lid).dbg,
         function.inst(rid).dbg,
     );
-    let assign_id = merge_assign_ids(
-        function,
-        function.inst(lid).assign_id,
-        function.inst(rid).assign_id,
-    );
+    merge_assign_ids(function, lid, &[rid]);
     remove_at(function, left, li);
     remove_at(function, right, ri);
     let at = phi_count(function, join);
@@ -263,27 +259,7 @@ fn sink_store(
         *value = stored;
     }
     store.dbg = merged;
-    store.assign_id = assign_id;
     let at = phi_count(function, join);
     function.blocks[join.0 as usize].insts.insert(at, lid);
     true
-}
-
-/// The one `!DIAssignID` of a store merged from stores with IDs `a` and
-/// `b`: the first present, with every marker linked to the other relinked
-/// to it.
-fn merge_assign_ids(function: &mut Function, a: Option<MdId>, b: Option<MdId>) -> Option<MdId> {
-    let kept = a.or(b)?;
-    if let Some(other) = b.filter(|&b| b != kept) {
-        for inst in &mut function.insts {
-            for record in &mut inst.records {
-                if let Some(link) = &mut record.assign {
-                    if link.id == other {
-                        link.id = kept;
-                    }
-                }
-            }
-        }
-    }
-    Some(kept)
 }
