@@ -727,12 +727,26 @@ impl Selector<'_> {
 
     /// One part shifted lane by lane by constant counts (each below `bits`).
     fn shift_by_constants(&mut self, op: BinOp, bits: u32, x: Reg, counts: &[u32]) -> Reg {
+        self.per_distinct_count(bits, counts, x, |s, c| s.shift_lanes_by(op, bits, x, c))
+    }
+
+    /// Lane by lane constant counts (`bits`-wide lanes): `lanes_by(c)`
+    /// computes every lane with count `c`; the lanes are then picked by
+    /// mask and joined, one computation per distinct count (`fallback` when
+    /// there are no lanes).
+    fn per_distinct_count(
+        &mut self,
+        bits: u32,
+        counts: &[u32],
+        fallback: Reg,
+        mut lanes_by: impl FnMut(&mut Self, u32) -> Reg,
+    ) -> Reg {
         let mut distinct: Vec<u32> = counts.to_vec();
         distinct.sort_unstable();
         distinct.dedup();
         let mut result: Option<Reg> = None;
         for &c in &distinct {
-            let value = self.shift_lanes_by(op, bits, x, c);
+            let value = lanes_by(self, c);
             if distinct.len() == 1 {
                 return value;
             }
@@ -753,7 +767,7 @@ impl Selector<'_> {
                 }
             });
         }
-        result.unwrap_or(x)
+        result.unwrap_or(fallback)
     }
 
     /// Every lane of `x` shifted by `c` (below `bits`).
@@ -1431,13 +1445,9 @@ impl Selector<'_> {
             32 => (PackedShift::LeftD, PackedShift::RightD),
             _ => (PackedShift::LeftQ, PackedShift::RightQ),
         };
-        let mut distinct: Vec<u32> = counts.to_vec();
-        distinct.sort_unstable();
-        distinct.dedup();
-        let mut result: Option<Reg> = None;
-        for &c in &distinct {
+        self.per_distinct_count(bits, counts, a, |s, c| {
             // fshl: a << c | b >> (bits - c); fshr: a << (bits - c) | b >> c.
-            let value = if c == 0 {
+            if c == 0 {
                 if left {
                     a
                 } else {
@@ -1445,32 +1455,12 @@ impl Selector<'_> {
                 }
             } else {
                 let (up, down) = if left { (c, bits - c) } else { (bits - c, c) };
-                let hi = self.shifted(shl, a, up as u8);
-                let lo = self.shifted(shr, b, down as u8);
-                self.packed(PackedOp::Or, hi, lo);
+                let hi = s.shifted(shl, a, up as u8);
+                let lo = s.shifted(shr, b, down as u8);
+                s.packed(PackedOp::Or, hi, lo);
                 hi
-            };
-            if distinct.len() == 1 {
-                return value;
             }
-            let mut mask = [0u8; 16];
-            let lane_bytes = (bits / 8) as usize;
-            for (i, &k) in counts.iter().enumerate() {
-                if k == c {
-                    mask[i * lane_bytes..(i + 1) * lane_bytes].fill(0xff);
-                }
-            }
-            let mask = self.const_bytes(mask);
-            let picked = self.packed_new(PackedOp::And, value, mask);
-            result = Some(match result {
-                None => picked,
-                Some(r) => {
-                    self.packed(PackedOp::Or, r, picked);
-                    r
-                }
-            });
-        }
-        result.unwrap_or(a)
+        })
     }
 
     /// An integer `llvm.vector.reduce.*` (add, and, or, xor, min/max) of a
