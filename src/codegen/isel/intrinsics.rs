@@ -207,25 +207,37 @@ impl Selector<'_> {
         let rb = self.normalized(b, signed)?;
         let width = container(bits);
         self.emit(K::Copy { dst, src: ra });
+        self.min_max_in_place(intrinsic, width, dst, rb);
+        Ok(())
+    }
+
+    /// `dst = which(dst, other)` for `which` one of smax, smin, umax, umin
+    /// (operands already extended to `width`): compare, then take `other`
+    /// with a cmov when `dst` is not already the answer.
+    pub(super) fn min_max_in_place(
+        &mut self,
+        which: Intrinsic,
+        width: Width,
+        dst: Reg,
+        other: Reg,
+    ) {
         self.emit(K::Cmp {
             width,
-            lhs: Rm::Reg(ra),
-            rhs: Rmi::Reg(rb),
+            lhs: Rm::Reg(dst),
+            rhs: Rmi::Reg(other),
         });
-        // Take b when a is not already the answer.
-        let take_b = match intrinsic {
+        let take_other = match which {
             Intrinsic::SMax => Cond::L,
             Intrinsic::SMin => Cond::G,
             Intrinsic::UMax => Cond::B,
             _ => Cond::A,
         };
         self.emit(K::Cmov {
-            cond: take_b,
+            cond: take_other,
             width,
             dst,
-            src: Rm::Reg(rb),
+            src: Rm::Reg(other),
         });
-        Ok(())
     }
 
     /// A constant as an ALU operand at `width`: an immediate when the

@@ -1694,25 +1694,7 @@ impl Selector<'_> {
                                 });
                             }
                         }
-                        _ => {
-                            let cond = match op {
-                                "smax" => Cond::L,
-                                "smin" => Cond::G,
-                                "umax" => Cond::B,
-                                _ => Cond::A,
-                            };
-                            self.emit(K::Cmp {
-                                width,
-                                lhs: Rm::Reg(r),
-                                rhs: Rmi::Reg(b),
-                            });
-                            self.emit(K::Cmov {
-                                cond,
-                                width,
-                                dst: r,
-                                src: Rm::Reg(b),
-                            });
-                        }
+                        _ => self.min_max_in_place(min_max_of(op), width, r, b),
                     }
                     r
                 }
@@ -1928,25 +1910,7 @@ impl Selector<'_> {
                                 src: Rmi::Reg(x),
                             });
                         }
-                        _ => {
-                            let cond = match op {
-                                "smax" => Cond::L,
-                                "smin" => Cond::G,
-                                "umax" => Cond::B,
-                                _ => Cond::A,
-                            };
-                            self.emit(K::Cmp {
-                                width,
-                                lhs: Rm::Reg(dst),
-                                rhs: Rmi::Reg(x),
-                            });
-                            self.emit(K::Cmov {
-                                cond,
-                                width,
-                                dst,
-                                src: Rm::Reg(x),
-                            });
-                        }
+                        _ => self.min_max_in_place(min_max_of(op), width, dst, x),
                     }
                 }
                 Ok(())
@@ -2134,5 +2098,16 @@ fn raw(lane: Lane) -> Lane {
     match lane {
         Lane::Fp(size) => Lane::Int(size.bits()),
         other => other,
+    }
+}
+
+/// The min/max intrinsic a lane operation's name (`smax`, `smin`, `umax`,
+/// `umin`) stands for.
+fn min_max_of(op: &str) -> ir::Intrinsic {
+    match op {
+        "smax" => ir::Intrinsic::SMax,
+        "smin" => ir::Intrinsic::SMin,
+        "umax" => ir::Intrinsic::UMax,
+        _ => ir::Intrinsic::UMin,
     }
 }
