@@ -11,6 +11,31 @@ use std::collections::HashMap;
 
 use crate::ir::{Block, BlockId, Function, Inst, InstId, InstKind, Value};
 
+/// Whether an instruction of this kind only computes a value from its
+/// operands: no memory access, no call, no control flow, not a phi. Such
+/// an instruction may move to any place its operands reach (division may
+/// trap, so a pass moving one onto a path where it did not run must check
+/// that itself).
+pub fn computes_only(kind: &InstKind) -> bool {
+    matches!(
+        kind,
+        InstKind::Binary { .. }
+            | InstKind::ICmp { .. }
+            | InstKind::FCmp { .. }
+            | InstKind::FBinary { .. }
+            | InstKind::FNeg { .. }
+            | InstKind::Cast { .. }
+            | InstKind::Gep { .. }
+            | InstKind::Select { .. }
+            | InstKind::ExtractValue { .. }
+            | InstKind::InsertValue { .. }
+            | InstKind::ExtractElement { .. }
+            | InstKind::InsertElement { .. }
+            | InstKind::ShuffleVector { .. }
+            | InstKind::Freeze { .. }
+    )
+}
+
 /// The block of every instruction that is placed in a block, by [`InstId`].
 pub fn inst_blocks(function: &Function) -> Vec<Option<BlockId>> {
     let mut blocks = vec![None; function.insts.len()];

@@ -32,7 +32,7 @@ use crate::ir::cfg::predecessors;
 use crate::ir::{BlockId, Function, Inst, InstId, InstKind, Value};
 
 use super::debug_update::{merge_assign_ids, merge_locations, replace_all_uses_with};
-use super::edit::{inst_blocks, phi_count, remove_at};
+use super::edit::{computes_only, inst_blocks, phi_count, remove_at};
 use super::PassCx;
 
 /// The most loads hoisted or stores sunk per diamond (each round rescans
@@ -95,25 +95,7 @@ fn diamond(
 /// Whether an instruction may read or write memory (or have another effect
 /// an access must not move across).
 fn touches_memory(kind: &InstKind) -> bool {
-    !matches!(
-        kind,
-        InstKind::Binary { .. }
-            | InstKind::ICmp { .. }
-            | InstKind::FCmp { .. }
-            | InstKind::FBinary { .. }
-            | InstKind::FNeg { .. }
-            | InstKind::Cast { .. }
-            | InstKind::Gep { .. }
-            | InstKind::Select { .. }
-            | InstKind::Phi { .. }
-            | InstKind::ExtractValue { .. }
-            | InstKind::InsertValue { .. }
-            | InstKind::ExtractElement { .. }
-            | InstKind::InsertElement { .. }
-            | InstKind::ShuffleVector { .. }
-            | InstKind::Freeze { .. }
-            | InstKind::Br { .. }
-    )
+    !(computes_only(kind) || matches!(kind, InstKind::Phi { .. } | InstKind::Br { .. }))
 }
 
 /// Whether `value` is defined outside both arms (so it is available in the

@@ -36,7 +36,9 @@ use crate::ir::cfg::{predecessors, reverse_post_order};
 use crate::ir::{BinOp, BlockId, Constant, DILocation, Function, Inst, InstId, InstKind, Value};
 
 use super::debug_update::{dropped_location, replace_all_uses_with};
-use super::edit::{phi_count, remove_at, remove_blocks, remove_phi_incoming, replace_through_map};
+use super::edit::{
+    computes_only, phi_count, remove_at, remove_blocks, remove_phi_incoming, replace_through_map,
+};
 use super::PassCx;
 
 /// Runs simplifycfg on one function until nothing changes (bounded). The
@@ -568,20 +570,7 @@ const MAX_HOISTED: usize = 8;
 /// when plain, and stores only without a `!DIAssignID`.
 fn hoistable(inst: &Inst) -> bool {
     match &inst.kind {
-        InstKind::Binary { .. }
-        | InstKind::ICmp { .. }
-        | InstKind::FCmp { .. }
-        | InstKind::FBinary { .. }
-        | InstKind::FNeg { .. }
-        | InstKind::Cast { .. }
-        | InstKind::Gep { .. }
-        | InstKind::Select { .. }
-        | InstKind::ExtractValue { .. }
-        | InstKind::InsertValue { .. }
-        | InstKind::ExtractElement { .. }
-        | InstKind::InsertElement { .. }
-        | InstKind::ShuffleVector { .. }
-        | InstKind::Freeze { .. } => true,
+        kind if computes_only(kind) => true,
         InstKind::Load {
             volatile, atomic, ..
         } => !volatile && atomic.is_none(),

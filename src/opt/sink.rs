@@ -25,7 +25,7 @@ use crate::ir::cfg::predecessors;
 use crate::ir::{BlockId, DebugRecord, Function, InstId, InstKind, RecordKind, Value};
 
 use super::debug_update::salvage_debug_uses;
-use super::edit::{inst_blocks, phi_count, remove_at};
+use super::edit::{computes_only, inst_blocks, phi_count, remove_at};
 use super::PassCx;
 
 /// Runs sinking on one function; true when an instruction moved.
@@ -50,7 +50,7 @@ pub fn run(cx: &mut PassCx, function: &mut Function) -> bool {
         while index > 0 {
             index -= 1;
             let id = function.blocks[b].insts[index];
-            if !sinkable(&function.inst(id).kind) {
+            if !computes_only(&function.inst(id).kind) {
                 continue;
             }
             let Some(target) = single_user_block(function, &blocks, &users[id.0 as usize]) else {
@@ -66,28 +66,6 @@ pub fn run(cx: &mut PassCx, function: &mut Function) -> bool {
         }
     }
     changed
-}
-
-/// Whether an instruction may move to a successor: it yields a value and
-/// neither touches memory nor has another effect.
-fn sinkable(kind: &InstKind) -> bool {
-    matches!(
-        kind,
-        InstKind::Binary { .. }
-            | InstKind::ICmp { .. }
-            | InstKind::FCmp { .. }
-            | InstKind::FBinary { .. }
-            | InstKind::FNeg { .. }
-            | InstKind::Cast { .. }
-            | InstKind::Gep { .. }
-            | InstKind::Select { .. }
-            | InstKind::ExtractValue { .. }
-            | InstKind::InsertValue { .. }
-            | InstKind::ExtractElement { .. }
-            | InstKind::InsertElement { .. }
-            | InstKind::ShuffleVector { .. }
-            | InstKind::Freeze { .. }
-    )
 }
 
 /// The placed instructions whose code operands name each instruction.
