@@ -332,25 +332,26 @@ fn unrolled_and_inlined_lines_are_statements_on_their_first_copy() {
         .text+0x4f     energy+0x4f                  inlining.c:0:0         
         .text+0x54     energy+0x54                  inlining.c:18:19       is_stmt
         .text+0x58     energy+0x58                  inlining.c:10:7        is_stmt
-        .text+0x66     energy+0x66                  inlining.c:11:7        is_stmt
-        .text+0x75     energy+0x75                  inlining.c:4:14        is_stmt
-        .text+0x7c     energy+0x7c                  inlining.c:19:7        is_stmt
-        .text+0x7f     energy+0x7f                  inlining.c:21:3        is_stmt epilogue_begin
-        .text+0x81     energy+0x81                  inlining.c:18:19       is_stmt
-        .text+0x85     energy+0x85                  inlining.c:10:7        is_stmt
-        .text+0x95     energy+0x95                  inlining.c:11:7        is_stmt
-        .text+0xa5     energy+0xa5                  inlining.c:4:14        is_stmt
-        .text+0xac     energy+0xac                  inlining.c:19:7        is_stmt
-        .text+0xaf     energy+0xaf                  inlining.c:17:27       is_stmt
-        .text+0xb6     energy+0xb6                  inlining.c:18:19       
-        .text+0xba     energy+0xba                  inlining.c:10:7        
-        .text+0xc9     energy+0xc9                  inlining.c:11:7        
-        .text+0xd9     energy+0xd9                  inlining.c:4:14        
-        .text+0xe0     energy+0xe0                  inlining.c:19:7        
-        .text+0xe4     energy+0xe4                  inlining.c:17:27       
-        .text+0xe8     energy+0xe8                  inlining.c:17:3        
-        .text+0xf1     energy+0xf1                  inlining.c:0:0         
-        .text+0xff     -                            inlining.c:0:0         end_sequence
+        .text+0x62     energy+0x62                  inlining.c:11:7        is_stmt
+        .text+0x6f     energy+0x6f                  inlining.c:4:14        is_stmt
+        .text+0x75     energy+0x75                  inlining.c:19:7        is_stmt
+        .text+0x78     energy+0x78                  inlining.c:21:3        is_stmt
+        .text+0x7b     energy+0x7b                  inlining.c:21:3        is_stmt epilogue_begin
+        .text+0x7d     energy+0x7d                  inlining.c:18:19       is_stmt
+        .text+0x81     energy+0x81                  inlining.c:10:7        is_stmt
+        .text+0x8e     energy+0x8e                  inlining.c:11:7        is_stmt
+        .text+0x9b     energy+0x9b                  inlining.c:4:14        is_stmt
+        .text+0xa2     energy+0xa2                  inlining.c:19:7        is_stmt
+        .text+0xa5     energy+0xa5                  inlining.c:17:27       is_stmt
+        .text+0xac     energy+0xac                  inlining.c:18:19       
+        .text+0xb0     energy+0xb0                  inlining.c:10:7        
+        .text+0xbc     energy+0xbc                  inlining.c:11:7        
+        .text+0xc9     energy+0xc9                  inlining.c:4:14        
+        .text+0xd0     energy+0xd0                  inlining.c:19:7        
+        .text+0xd3     energy+0xd3                  inlining.c:17:27       
+        .text+0xd7     energy+0xd7                  inlining.c:17:3        
+        .text+0xe0     energy+0xe0                  inlining.c:0:0         
+        .text+0xee     -                            inlining.c:0:0         end_sequence
     "#]]
     .assert_eq(&lines_of(&bytes));
     // The second copy still names its lines, the inlined ones included.
@@ -360,7 +361,7 @@ fn unrolled_and_inlined_lines_are_statements_on_their_first_copy() {
     let out = run(Command::new("addr2line")
         .arg("-e")
         .arg(&object)
-        .args(["0xb6", "0xba", "0xc9", "0xd9", "0xe0"]));
+        .args(["0xac", "0xb0", "0xbc", "0xc9", "0xd0"]));
     let named: Vec<String> = String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| l.rsplit(':').next().unwrap().to_string())
