@@ -29,16 +29,30 @@
 //! pass made (no `pos`), inlined code (origins of another function) and
 //! instructions without a source line are left as they are; reordering
 //! inside one block is the line table's own rule.
+//!
+//! Functions of a compile unit with `isOptimized: true` (IR someone else
+//! optimised) have no source order to record; for them [`record`] reads it
+//! from their debug records instead ([`records`]: code sunk below a later
+//! declaration of its scope), and [`project`] treats the instructions it
+//! finds the same way: a `distinct` copy of their location, listed in
+//! `DebugInfo::out_of_order`.
 
-use std::collections::HashMap;
+mod records;
 
-use crate::ir::{cfg, DILocation, DebugInfo, InstId, InstKind, LocId, MdId, MdNode, Module};
+use std::collections::{HashMap, HashSet};
+
+use crate::ir::{
+    cfg, DILocation, DebugInfo, Function, InstId, InstKind, LocId, MdId, MdNode, Module,
+};
 
 /// The source order of a module's unoptimised functions.
 #[derive(Clone, Debug, Default)]
 pub struct SourceOrder {
     /// By function name.
     functions: HashMap<String, SourceFunction>,
+    /// For optimised functions, by name: the `pos` of each instruction
+    /// their debug records place after its statement's turn.
+    sunk: HashMap<String, HashSet<(u32, u32)>>,
 }
 
 /// The source CFG of positions of one function.
@@ -77,7 +91,14 @@ struct Origin {
 pub fn record(module: &Module) -> SourceOrder {
     let mut order = SourceOrder::default();
     for function in &module.functions {
-        if function.is_declaration() || !unoptimised(&module.debug, function.subprogram) {
+        if function.is_declaration() {
+            continue;
+        }
+        if !unoptimised(&module.debug, function.subprogram) {
+            let sunk = records::sunk_instructions(function, &module.debug);
+            if !sunk.is_empty() {
+                order.sunk.insert(function.name.clone(), sunk);
+            }
             continue;
         }
         let successors: Vec<Vec<usize>> = cfg::successors(function)
@@ -136,6 +157,9 @@ pub fn project(module: &mut Module, order: &SourceOrder) -> usize {
     let mut moved = 0;
     let debug = &mut module.debug;
     for function in &mut module.functions {
+        if let Some(sunk) = order.sunk.get(&function.name) {
+            moved += mark_sunk(function, debug, sunk);
+        }
         let Some(source) = order.functions.get(&function.name) else {
             continue;
         };
@@ -180,18 +204,48 @@ pub fn project(module: &mut Module, order: &SourceOrder) -> usize {
                     }
                     _ => continue,
                 };
-                let copy = DILocation {
-                    distinct: true,
-                    ..debug.location(kept).clone()
-                };
-                let copy = debug.intern_location(copy);
-                debug.out_of_order.insert(copy);
-                function.inst_mut(id).dbg = Some(copy);
+                function.inst_mut(id).dbg = Some(out_of_order_copy(debug, kept));
                 moved += 1;
             }
         }
     }
     moved
+}
+
+/// Gives each instruction of `function` whose `pos` is in `sunk` (and
+/// that still has a line) an out-of-order copy of its location; returns
+/// how many.
+fn mark_sunk(function: &mut Function, debug: &mut DebugInfo, sunk: &HashSet<(u32, u32)>) -> usize {
+    let mut moved = 0;
+    for b in 0..function.blocks.len() {
+        for i in 0..function.blocks[b].insts.len() {
+            let id = function.blocks[b].insts[i];
+            let inst = function.inst(id);
+            if !sunk.contains(&(inst.pos.line, inst.pos.col)) {
+                continue;
+            }
+            let Some(loc) = inst.dbg else {
+                continue;
+            };
+            if debug.out_of_order.contains(&loc) || debug.location(loc).line == 0 {
+                continue;
+            }
+            function.inst_mut(id).dbg = Some(out_of_order_copy(debug, loc));
+            moved += 1;
+        }
+    }
+    moved
+}
+
+/// A `distinct` copy of `loc`, listed in `DebugInfo::out_of_order`.
+fn out_of_order_copy(debug: &mut DebugInfo, loc: LocId) -> LocId {
+    let copy = DILocation {
+        distinct: true,
+        ..debug.location(loc).clone()
+    };
+    let copy = debug.intern_location(copy);
+    debug.out_of_order.insert(copy);
+    copy
 }
 
 /// Whether a line-0 location is the source location with its line dropped

@@ -1,0 +1,203 @@
+//! Source order projected from debug records, for IR someone else
+//! optimised (clang -O2).
+//!
+//! In: one function of a compile unit with `isOptimized: true`, as read.
+//! Its instructions' order is the optimiser's, but its debug records
+//! (`#dbg_value`, `#dbg_assign`, `#dbg_label`) sit where the assignments
+//! and labels happened in source order, and each record names a variable
+//! (or label) whose own `line:` and `scope:` are exact, even where the
+//! record's `!dbg` is line 0 or the declaration line.
+//! Out: the input positions (`pos`) of the instructions whose line belongs
+//! to a statement that source order runs *before* the point where they now
+//! sit (code sunk past later statements, into a branch or past a loop).
+//!
+//! The rule. A record of a variable declared at line L in scope S says
+//! that the source position has passed line L in S: a C declaration comes
+//! before every use in its scope, so later code of S (and of the scopes
+//! inside it) is at line L or below it only after a jump back (a loop, a
+//! `goto`). So, per block, in reverse post-order over the forward edges
+//! (a loop's back edges and other retreating edges do not count):
+//! - the position entering a block is, per (scope, inlined-at), the lowest
+//!   of its forward predecessors' positions, and only for scopes all of
+//!   them have passed;
+//! - a record with a location (not `undef`/`poison`, so not a lifetime
+//!   marker) or a label raises its scope's position to its line and
+//!   forgets the positions of the scopes inside that one: an assignment
+//!   to an outer variable (a loop's `i++`) may be the jump back into a
+//!   nested scope (an unrolled body's next copy). A parameter's record
+//!   sets the position to the function's line instead: a parameter
+//!   assigned again is where a tail call became a loop;
+//! - an instruction with a line M is *out of order* when its scope, or a
+//!   scope around it in the same inlined instance and file, has passed a
+//!   line above M: its statement ran before that declaration did.
+//!   It keeps its line (an address in it still names the statement) and
+//!   `source_order::project` takes its is_stmt away.
+//!
+//! Phis and instructions without a line are never judged; nor are
+//! declares (`#dbg_declare` sits with its alloca in the entry block, far
+//! from the declaration).
+
+use std::collections::{HashMap, HashSet};
+
+use crate::codegen::line_table::scope_file;
+use crate::ir::{cfg, DebugInfo, Function, InstKind, LocId, MdId, MdNode, RecordKind};
+
+/// A scope of one inlined instance (`None`: the function's own code).
+type ScopeKey = (MdId, Option<LocId>);
+
+/// Per scope, the highest declaration line the source position has passed.
+type Position = HashMap<ScopeKey, u32>;
+
+/// The `pos` (line, column) of every instruction of `function` whose line
+/// source order runs before the place it sits (see the module rule).
+pub fn sunk_instructions(function: &Function, debug: &DebugInfo) -> HashSet<(u32, u32)> {
+    let mut found = HashSet::new();
+    let order = cfg::reverse_post_order(function);
+    let mut rank = vec![usize::MAX; function.blocks.len()];
+    for (i, b) in order.iter().enumerate() {
+        rank[b.0 as usize] = i;
+    }
+    let preds = cfg::predecessors(function);
+    let mut exits: Vec<Option<Position>> = vec![None; function.blocks.len()];
+    for &block in &order {
+        let b = block.0 as usize;
+        let mut position = entry_position(&preds[b], &rank, rank[b], &exits);
+        for &id in &function.blocks[b].insts {
+            let inst = function.inst(id);
+            for record in &inst.records {
+                if let Some(record) = record_position(record, debug) {
+                    passed(&mut position, record, debug);
+                }
+            }
+            if matches!(inst.kind, InstKind::Phi { .. }) || inst.pos.line == 0 {
+                continue;
+            }
+            if let Some(loc) = inst.dbg {
+                if ran_before(&position, loc, debug) {
+                    found.insert((inst.pos.line, inst.pos.col));
+                }
+            }
+        }
+        exits[b] = Some(position);
+    }
+    found
+}
+
+/// The position entering a block: the meet of its forward predecessors'
+/// exits (a scope all of them passed, at the lowest line).
+fn entry_position(
+    preds: &[crate::ir::BlockId],
+    rank: &[usize],
+    own_rank: usize,
+    exits: &[Option<Position>],
+) -> Position {
+    let mut forward = preds
+        .iter()
+        .filter(|p| rank[p.0 as usize] < own_rank)
+        .filter_map(|p| exits[p.0 as usize].as_ref());
+    let Some(first) = forward.next() else {
+        return Position::new();
+    };
+    let mut position = first.clone();
+    for other in forward {
+        position.retain(|key, line| match other.get(key) {
+            Some(&l) => {
+                *line = (*line).min(l);
+                true
+            }
+            None => false,
+        });
+    }
+    position
+}
+
+/// What a record says of the source position.
+#[derive(Clone, Copy)]
+struct RecordPosition {
+    /// The scope of its variable or label.
+    scope: ScopeKey,
+    /// The declaration's line.
+    line: u32,
+    /// The variable is a parameter.
+    parameter: bool,
+}
+
+/// The scope and line a record says the source has reached, if any.
+fn record_position(record: &crate::ir::DebugRecord, debug: &DebugInfo) -> Option<RecordPosition> {
+    let inlined_at = debug.location(record.loc).inlined_at;
+    let (scope, line, parameter) = match record.kind {
+        RecordKind::Value | RecordKind::Assign => {
+            if record.locations.is_empty()
+                || record.locations.iter().any(|v| v.is_undef_or_poison())
+            {
+                return None;
+            }
+            let variable = debug.variable(record.variable)?;
+            (variable.scope, variable.line, variable.arg.is_some())
+        }
+        RecordKind::Label => match debug.node(record.variable) {
+            MdNode::Label(label) => (label.scope, label.line, false),
+            _ => return None,
+        },
+        RecordKind::Declare => return None,
+    };
+    (line != 0).then_some(RecordPosition {
+        scope: (scope, inlined_at),
+        line,
+        parameter,
+    })
+}
+
+/// Moves `key`'s position to `line` (see the rule) and forgets the scopes
+/// inside it.
+fn passed(position: &mut Position, record: RecordPosition, debug: &DebugInfo) {
+    let key = record.scope;
+    position.retain(|&(scope, inlined_at), _| {
+        inlined_at != key.1 || scope == key.0 || !encloses(debug, key.0, scope)
+    });
+    let at = position.entry(key).or_insert(record.line);
+    *at = if record.parameter {
+        record.line
+    } else {
+        (*at).max(record.line)
+    };
+}
+
+/// Whether `outer` is `inner` or a scope around it.
+fn encloses(debug: &DebugInfo, outer: MdId, inner: MdId) -> bool {
+    let mut scope = Some(inner);
+    // Scopes form a tree; the bound guards against a malformed cycle.
+    for _ in 0..=debug.nodes.len() {
+        match scope {
+            Some(s) if s == outer => return true,
+            Some(s) => scope = debug.parent_scope(s),
+            None => return false,
+        }
+    }
+    false
+}
+
+/// Whether the statement at `loc` ran before `position` (see the rule).
+fn ran_before(position: &Position, loc: LocId, debug: &DebugInfo) -> bool {
+    let location = debug.location(loc);
+    if location.line == 0 || position.is_empty() {
+        return false;
+    }
+    let file = scope_file(debug, location.scope);
+    let mut scope = Some(location.scope);
+    // Scopes form a tree; the bound guards against a malformed cycle.
+    for _ in 0..=debug.nodes.len() {
+        let Some(s) = scope else {
+            return false;
+        };
+        if position
+            .get(&(s, location.inlined_at))
+            .is_some_and(|&line| line > location.line)
+            && scope_file(debug, s) == file
+        {
+            return true;
+        }
+        scope = debug.parent_scope(s);
+    }
+    false
+}
