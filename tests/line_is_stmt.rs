@@ -368,3 +368,104 @@ fn unrolled_and_inlined_lines_are_statements_on_their_first_copy() {
         .collect();
     assert_eq!(named, ["18", "10", "11", "4", "19"]);
 }
+
+/// clang -O2 IR of fixtures/lines/sunk.c: instcombine sank `a * b + 7`
+/// (line 3) past scaled_sum's loop and `x / y` (line 12) into
+/// quotient_or_rest's else branch, both keeping their lines. Their debug
+/// records say the source had already passed a later declaration of the
+/// same scope (`int s` at line 4 on every path out of the loop, `int w`
+/// at line 13 before the branch), so the sunk code keeps its line without
+/// is_stmt: gdb's `next` goes from the loop to line 8 and from the `if` to
+/// line 17 without stopping at the statement that ran earlier in source.
+#[test]
+fn code_sunk_in_clang_o2_ir_keeps_its_line_without_is_stmt() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixture("lines/sunk.O2.ll")).unwrap();
+    let bytes = compile(&text, "sunk.O2.ll", OptLevel::O2);
+    let listing = lines_of(&bytes);
+    let sunk: Vec<&str> = listing
+        .lines()
+        .filter(|l| l.contains("sunk.c:3:") || l.contains("sunk.c:12:"))
+        .collect();
+    expect![[r#"
+        .text+0xd2     scaled_sum+0xd2              sunk.c:3:17            
+        .text+0xd5     scaled_sum+0xd5              sunk.c:3:21            
+        .text+0x10c    quotient_or_rest+0xc         sunk.c:12:13           "#]]
+    .assert_eq(&sunk.join("\n"));
+    let quotient_or_rest: Vec<&str> = listing
+        .lines()
+        .filter(|l| l.contains(" quotient_or_rest"))
+        .collect();
+    expect![[r#"
+        .text+0x100    quotient_or_rest             sunk.c:11:0            is_stmt
+        .text+0x104    quotient_or_rest+0x4         sunk.c:13:13           is_stmt prologue_end
+        .text+0x107    quotient_or_rest+0x7         sunk.c:14:9            is_stmt
+        .text+0x10a    quotient_or_rest+0xa         sunk.c:14:7            
+        .text+0x10c    quotient_or_rest+0xc         sunk.c:12:13           
+        .text+0x112    quotient_or_rest+0x12        sunk.c:17:14           is_stmt
+        .text+0x114    quotient_or_rest+0x14        sunk.c:17:5            
+        .text+0x117    quotient_or_rest+0x17        sunk.c:19:1            is_stmt
+        .text+0x11a    quotient_or_rest+0x1a        sunk.c:19:1            epilogue_begin"#]]
+    .assert_eq(&quotient_or_rest.join("\n"));
+    let object = dir.path().join("sunk.o");
+    std::fs::write(&object, &bytes).unwrap();
+    // An address in the sunk code still names its statement.
+    let out = run(Command::new("addr2line")
+        .arg("-e")
+        .arg(&object)
+        .args(["0xd2", "0x10c"]));
+    let named: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l.rsplit(':').next().unwrap().to_string())
+        .collect();
+    assert_eq!(named, ["3", "12"]);
+    let exe = dir.path().join("sunk");
+    let out = run(Command::new("gcc")
+        .arg("-g")
+        .arg(fixture("lines/sunk.driver.c"))
+        .arg(&object)
+        .arg("-o")
+        .arg(&exe));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let output = run(&mut Command::new(&exe));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "676\n20 -1\n");
+    // scaled_sum(v, 10, 2, 3), then quotient_or_rest(2, 6) (the last
+    // argument first, as gcc evaluates them), then quotient_or_rest(20, 6).
+    let sources = format!("directory {}", fixture("lines").display());
+    let mut commands = vec![&sources[..], "break scaled_sum", "run"];
+    commands.extend(["next"; 7]);
+    commands.extend(["break quotient_or_rest", "continue", "next", "next"]);
+    commands.extend(["continue", "next", "next", "next"]);
+    let session = gdb_batch(&exe, &commands);
+    // The line of each stop: "N\t..." after `next`, ":N" at a breakpoint
+    // (whose source line gdb then echoes).
+    let mut calls: Vec<Vec<u32>> = Vec::new();
+    let mut echo = false;
+    for line in session.lines() {
+        let hit = line.starts_with("Breakpoint ") && !line.contains(": file ");
+        if hit {
+            let at = line.rsplit(':').next().unwrap().parse().unwrap();
+            calls.push(vec![at]);
+            echo = true;
+        } else if let Some((number, _)) = line.split_once('\t') {
+            if let (Ok(n), Some(call)) = (number.parse::<u32>(), calls.last_mut()) {
+                if !std::mem::take(&mut echo) {
+                    call.push(n);
+                }
+            }
+        }
+    }
+    assert_eq!(
+        calls,
+        [
+            vec![5, 6, 5, 6, 5, 6, 5, 8],
+            vec![13, 14, 19],
+            vec![13, 14, 17, 19]
+        ],
+        "{session}"
+    );
+}
