@@ -201,3 +201,54 @@ fn ran_before(position: &Position, loc: LocId, debug: &DebugInfo) -> bool {
     }
     false
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::parse::parse_module;
+
+    /// Per function with sunk code, the source lines of its sunk
+    /// instructions, in block order.
+    fn sunk_lines(text: &str) -> Vec<(String, Vec<u32>)> {
+        let module = parse_module(text, "test.ll").unwrap();
+        let mut out = Vec::new();
+        for function in module.functions.iter().filter(|f| !f.is_declaration()) {
+            let sunk = sunk_instructions(function, &module.debug);
+            let lines: Vec<u32> = function
+                .blocks
+                .iter()
+                .flat_map(|b| &b.insts)
+                .map(|&id| function.inst(id))
+                .filter(|inst| sunk.contains(&(inst.pos.line, inst.pos.col)))
+                .map(|inst| module.debug.location(inst.dbg.unwrap()).line)
+                .collect();
+            if !lines.is_empty() {
+                out.push((function.name.clone(), lines));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn code_sunk_below_a_later_declaration_is_found() {
+        // `a * b + 7` (line 3) below the loop that follows `int s` (4);
+        // `x / y` (line 12) in the else branch, after `int w` (13).
+        let text = include_str!("../../fixtures/lines/sunk.O2.ll");
+        assert_eq!(
+            sunk_lines(text),
+            [
+                ("scaled_sum".to_string(), vec![3, 3]),
+                ("quotient_or_rest".to_string(), vec![12]),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_parameter_assigned_again_starts_the_function_over() {
+        // fib and gcd: a tail call made a loop, whose block assigns the
+        // parameters again after `int a`/`unsigned r` and then runs the
+        // `if` of the function's first line: the next call, not sunk code.
+        let text = include_str!("../../fixtures/ll/recursion.O2.ll");
+        assert_eq!(sunk_lines(text), []);
+    }
+}
