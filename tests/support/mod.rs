@@ -203,9 +203,20 @@ pub fn gcc_link(exe: &Path, inputs: &[PathBuf], flags: &[&str]) {
     );
 }
 
-/// The corpus programs: fixtures/src/*.c without the drivers, sorted.
+/// Defines `LISTED_PROGRAMS` from the names `corpus_programs!` passes.
+macro_rules! listed_programs {
+    ($($name:ident),* $(,)?) => {
+        /// The corpus programs as `corpus_programs!` lists them.
+        const LISTED_PROGRAMS: &[&str] = &[$(stringify!($name)),*];
+    };
+}
+corpus_programs!(listed_programs);
+
+/// The corpus programs (the one list in `corpus_programs!`), sorted; panics
+/// if fixtures/src/*.c (without the drivers) holds a different set, so the
+/// macro's per-program tests and the run-time loops cannot drift apart.
 pub fn corpus_programs() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(fixture("src"))
+    let mut on_disk: Vec<String> = std::fs::read_dir(fixture("src"))
         .unwrap()
         .filter_map(|e| {
             let name = e.unwrap().file_name().into_string().unwrap();
@@ -213,8 +224,13 @@ pub fn corpus_programs() -> Vec<String> {
             (!stem.ends_with(".driver")).then(|| stem.to_string())
         })
         .collect();
-    names.sort();
-    names
+    on_disk.sort();
+    let listed: Vec<String> = LISTED_PROGRAMS.iter().map(|s| s.to_string()).collect();
+    assert_eq!(
+        listed, on_disk,
+        "corpus_programs! in tests/support/mod.rs must list exactly fixtures/src/*.c"
+    );
+    listed
 }
 
 /// Builds fixtures/src/PROGRAM.c with `compiler` (gcc, clang-19...), `-g -c`
