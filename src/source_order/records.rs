@@ -21,12 +21,13 @@
 //!   of its forward predecessors' positions, and only for scopes all of
 //!   them have passed;
 //! - a record with a location (not `undef`/`poison`, so not a lifetime
-//!   marker) or a label raises its scope's position to its line and
-//!   forgets the positions of the scopes inside that one: an assignment
-//!   to an outer variable (a loop's `i++`) may be the jump back into a
-//!   nested scope (an unrolled body's next copy). A parameter's record
-//!   sets the position to the function's line instead: a parameter
-//!   assigned again is where a tail call became a loop;
+//!   marker) raises its scope's position to its line and forgets the
+//!   positions of the scopes inside that one: an assignment to an outer
+//!   variable (a loop's `i++`) may be the jump back into a nested scope
+//!   (an unrolled body's next copy). A label's record, and a parameter's,
+//!   sets the position to its line instead: a label is a jump target,
+//!   where the source is whatever jumped there, and a parameter assigned
+//!   again is where a tail call became a loop;
 //! - an instruction with a line M is *out of order* when its scope, or a
 //!   scope around it in the same inlined instance and file, has passed a
 //!   line above M: its statement ran before that declaration did.
@@ -118,14 +119,16 @@ struct RecordPosition {
     scope: ScopeKey,
     /// The declaration's line.
     line: u32,
-    /// The variable is a parameter.
-    parameter: bool,
+    /// The position is exactly `line`, not at least it: a label (a jump
+    /// target) or a parameter (assigned again where a tail call became a
+    /// loop, the function starts over).
+    exact: bool,
 }
 
 /// The scope and line a record says the source has reached, if any.
 fn record_position(record: &crate::ir::DebugRecord, debug: &DebugInfo) -> Option<RecordPosition> {
     let inlined_at = debug.location(record.loc).inlined_at;
-    let (scope, line, parameter) = match record.kind {
+    let (scope, line, exact) = match record.kind {
         RecordKind::Value | RecordKind::Assign => {
             if record.locations.is_empty()
                 || record.locations.iter().any(|v| v.is_undef_or_poison())
@@ -136,7 +139,7 @@ fn record_position(record: &crate::ir::DebugRecord, debug: &DebugInfo) -> Option
             (variable.scope, variable.line, variable.arg.is_some())
         }
         RecordKind::Label => match debug.node(record.variable) {
-            MdNode::Label(label) => (label.scope, label.line, false),
+            MdNode::Label(label) => (label.scope, label.line, true),
             _ => return None,
         },
         RecordKind::Declare => return None,
@@ -144,7 +147,7 @@ fn record_position(record: &crate::ir::DebugRecord, debug: &DebugInfo) -> Option
     (line != 0).then_some(RecordPosition {
         scope: (scope, inlined_at),
         line,
-        parameter,
+        exact,
     })
 }
 
@@ -156,7 +159,7 @@ fn passed(position: &mut Position, record: RecordPosition, debug: &DebugInfo) {
         inlined_at != key.1 || scope == key.0 || !encloses(debug, key.0, scope)
     });
     let at = position.entry(key).or_insert(record.line);
-    *at = if record.parameter {
+    *at = if record.exact {
         record.line
     } else {
         (*at).max(record.line)
