@@ -21,7 +21,7 @@
 //! grows with instructions × live variables; the dataflow revisits a block
 //! only when a predecessor's exit state changed.
 
-use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use super::mir::{
     Access, AddressBase, BlockId, DbgOperand, DbgValue, FpSize, Function, Inst, InstKind, PhysReg,
@@ -45,16 +45,17 @@ impl Home {
 }
 
 /// A variable's location at a point, with the other homes of its value.
+/// The value is shared: states are copied from block to block.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Live {
-    value: DbgValue,
+    value: Rc<DbgValue>,
     loc: u32,
     copies: Vec<Home>,
 }
 
-/// Live variable locations by variable id (in id order, the order
-/// locations are moved in).
-type Locations = BTreeMap<u32, Live>;
+/// Live variable locations, sorted by variable id (the order locations are
+/// moved in), one per variable.
+type Locations = Vec<(u32, Live)>;
 
 /// Runs the pass over `function` (see the module documentation).
 pub fn run(function: &mut Function) {
@@ -72,6 +73,21 @@ pub fn run(function: &mut Function) {
         }
     }
     let order = reverse_post_order(&successors);
+    // Each debug instruction's value, shared by every visit of its block.
+    let values: Vec<Vec<Option<Rc<DbgValue>>>> = function
+        .blocks
+        .iter()
+        .map(|block| {
+            block
+                .insts
+                .iter()
+                .map(|inst| match &inst.kind {
+                    InstKind::DbgValue(value) => Some(Rc::new(value.clone())),
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect();
 
     let mut exits: Vec<Option<Locations>> = vec![None; blocks];
     // A block is visited again only when a predecessor's exit changed.
@@ -85,8 +101,8 @@ pub fn run(function: &mut Function) {
             }
             dirty[block] = false;
             let mut state = meet(block, &predecessors[block], &exits);
-            for inst in &function.blocks[block].insts {
-                transfer(inst, &mut state, &mut |_, _| {});
+            for (inst, value) in function.blocks[block].insts.iter().zip(&values[block]) {
+                transfer(inst, value.as_ref(), &mut state, &mut |_, _| {});
             }
             if exits[block].as_ref() != Some(&state) {
                 exits[block] = Some(state);
@@ -104,17 +120,19 @@ pub fn run(function: &mut Function) {
         let old = std::mem::take(&mut function.blocks[block].insts);
         let mut insts = Vec::with_capacity(old.len() + state.len());
         if block != 0 {
-            let mut live_in: Vec<&Live> = state.values().collect();
-            live_in.sort_by_key(|live| live.value.variable);
-            for live in live_in {
-                // Keep the block's leading label-free position: the restated
-                // locations come first, before any instruction.
-                insts.push(Inst::new(InstKind::DbgValue(live.value.clone()), live.loc));
+            // In variable order. Keep the block's leading label-free
+            // position: the restated locations come first, before any
+            // instruction.
+            for (_, live) in &state {
+                insts.push(Inst::new(
+                    InstKind::DbgValue(DbgValue::clone(&live.value)),
+                    live.loc,
+                ));
             }
         }
-        for inst in old {
+        for (inst, value) in old.into_iter().zip(&values[block]) {
             let mut moved = Vec::new();
-            transfer(&inst, &mut state, &mut |value, loc| {
+            transfer(&inst, value.as_ref(), &mut state, &mut |value, loc| {
                 moved.push((value, loc))
             });
             insts.push(inst);
@@ -139,32 +157,48 @@ fn meet(block: usize, predecessors: &[usize], exits: &[Option<Locations>]) -> Lo
     };
     let mut agreed = first.clone();
     for other in visited {
-        agreed.retain(|variable, live| match other.get(variable) {
-            Some(theirs) if theirs.value == live.value => {
-                live.copies.retain(|c| theirs.copies.contains(c));
-                true
+        // Both are sorted by variable: a merge.
+        let mut rest = other.as_slice();
+        agreed.retain_mut(|(variable, live)| {
+            let at = rest.partition_point(|(v, _)| v < variable);
+            rest = &rest[at..];
+            match rest.first() {
+                Some((v, theirs)) if v == variable && theirs.value == live.value => {
+                    live.copies.retain(|c| theirs.copies.contains(c));
+                    true
+                }
+                _ => false,
             }
-            _ => false,
         });
     }
     agreed
 }
 
-/// Applies one instruction to the live locations; `moved` hears of every
-/// location that followed its value to another home.
-fn transfer(inst: &Inst, state: &mut Locations, moved: &mut dyn FnMut(DbgValue, u32)) {
-    if let InstKind::DbgValue(value) = &inst.kind {
+/// Applies one instruction (with its value, if it is a debug instruction)
+/// to the live locations; `moved` hears of every location that followed its
+/// value to another home.
+fn transfer(
+    inst: &Inst,
+    debug_value: Option<&Rc<DbgValue>>,
+    state: &mut Locations,
+    moved: &mut dyn FnMut(DbgValue, u32),
+) {
+    if let Some(value) = debug_value {
+        let at = state.binary_search_by_key(&value.variable, |(v, _)| *v);
         if value.operands.iter().all(|o| *o == DbgOperand::NoReg) {
-            state.remove(&value.variable);
+            if let Ok(at) = at {
+                state.remove(at);
+            }
         } else {
-            state.insert(
-                value.variable,
-                Live {
-                    value: value.clone(),
-                    loc: inst.loc,
-                    copies: Vec::new(),
-                },
-            );
+            let live = Live {
+                value: Rc::clone(value),
+                loc: inst.loc,
+                copies: Vec::new(),
+            };
+            match at {
+                Ok(at) => state[at].1 = live,
+                Err(at) => state.insert(at, (value.variable, live)),
+            }
         }
         return;
     }
@@ -271,8 +305,8 @@ fn transfer(inst: &Inst, state: &mut Locations, moved: &mut dyn FnMut(DbgValue, 
     };
 
     if !killed_registers.is_empty() || killed_slot.is_some() {
-        // In variable order (BTreeMap::retain visits keys ascending).
-        state.retain(|_, live| {
+        // In variable order.
+        state.retain_mut(|(_, live)| {
             live.copies.retain(|c| !killed(c));
             let overwritten = live
                 .value
@@ -285,9 +319,9 @@ fn transfer(inst: &Inst, state: &mut Locations, moved: &mut dyn FnMut(DbgValue, 
             // The value's home is overwritten: follow a surviving copy, if any.
             match live.copies.first().copied() {
                 Some(copy) if live.value.operands.len() == 1 => {
-                    live.value.operands[0] = copy.operand();
+                    Rc::make_mut(&mut live.value).operands[0] = copy.operand();
                     live.copies.remove(0);
-                    moved(live.value.clone(), live.loc);
+                    moved(DbgValue::clone(&live.value), live.loc);
                     true
                 }
                 _ => false,
@@ -295,7 +329,7 @@ fn transfer(inst: &Inst, state: &mut Locations, moved: &mut dyn FnMut(DbgValue, 
         });
     }
     for (from, to) in new_copies {
-        for live in state.values_mut() {
+        for (_, live) in state.iter_mut() {
             if live.value.operands.len() == 1
                 && live.value.operands[0] == from
                 && !live.copies.contains(&to)
