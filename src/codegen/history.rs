@@ -331,6 +331,21 @@ fn block_entry(b: usize, preds: &[usize], outs: &[Option<State>]) -> State {
     state
 }
 
+/// What a state's open locations read: registers, and whether any spill
+/// slot.
+#[derive(Clone, Copy, Default)]
+struct Reads {
+    registers: RegSet,
+    spill_slots: bool,
+}
+
+impl Reads {
+    fn add(&mut self, open: &Open) {
+        self.registers = self.registers.union(open.register_set);
+        self.spill_slots |= !open.spill_slots.is_empty();
+    }
+}
+
 /// What the final walk of a block records besides its exit state.
 struct Record<'r> {
     /// Where closed ranges go.
@@ -381,18 +396,25 @@ impl Walker<'_> {
             ),
             None => (None, &[][..], None, None),
         };
-        for (k, _) in &state {
+        // What the open locations read, for the common instruction that
+        // overwrites none of it (a superset: closing may leave it larger).
+        let mut reads = Reads::default();
+        for (k, open) in &state {
             starts[*k as usize] = block_start;
+            reads.add(open);
         }
         for &(k, start) in carried_in {
             starts[k as usize] = start;
         }
         let mut close = |state: &mut State,
                          starts: &mut Vec<u64>,
+                         reads: &mut Reads,
                          keep: &dyn Fn(u32, &Open) -> bool,
                          at: u64| {
+            *reads = Reads::default();
             state.retain(|(k, open)| {
                 if keep(*k, open) {
+                    reads.add(open);
                     return true;
                 }
                 if let Some(emit) = emit.as_mut() {
@@ -453,7 +475,7 @@ impl Walker<'_> {
                     }
                     let overlaps =
                         |k: u32, _: &Open| !same_or_overlapping(&table.variables[k as usize], &key);
-                    close(&mut state, starts, &overlaps, offset);
+                    close(&mut state, starts, &mut reads, &overlaps, offset);
                     if let Some(opened) = opened {
                         let entry_register = match opened.registers.as_slice() {
                             [PhysReg::Gpr(register)]
@@ -470,6 +492,7 @@ impl Walker<'_> {
                                 ..Open::clone(opened)
                             }),
                         };
+                        reads.add(&open);
                         let at = state.partition_point(|(k, _)| *k < variable);
                         state.insert(at, (variable, open));
                         starts[variable as usize] = offset;
@@ -481,7 +504,8 @@ impl Walker<'_> {
                     if in_entry_setup {
                         written_in_setup = written_in_setup.union(written);
                     }
-                    if written.is_empty() && stored.is_none() {
+                    let stores_read_slot = stored.is_some() && reads.spill_slots;
+                    if written.0 & reads.registers.0 == 0 && !stores_read_slot {
                         continue;
                     }
                     let survives = |_: u32, open: &Open| {
@@ -497,8 +521,9 @@ impl Walker<'_> {
                             Some((*k, undo_update(kind, open).or_else(|| entry_value(open))?))
                         })
                         .collect();
-                    close(&mut state, starts, &survives, end);
+                    close(&mut state, starts, &mut reads, &survives, end);
                     for (k, open) in recovered {
+                        reads.add(&open);
                         let at = state.partition_point(|(other, _)| *other < k);
                         state.insert(at, (k, Rc::new(open)));
                         starts[k as usize] = end;
@@ -523,7 +548,7 @@ impl Walker<'_> {
                 carried_out.push((*k, starts[*k as usize]));
             }
         }
-        close(&mut state, starts, &continues, block_end);
+        close(&mut state, starts, &mut reads, &continues, block_end);
         Vec::new()
     }
 }

@@ -27,6 +27,7 @@ use super::mir::{
     Access, AddressBase, BlockId, DbgOperand, DbgValue, FpSize, Function, Inst, InstKind, PhysReg,
     Reg, Ri, StackSlotId, Width,
 };
+use crate::x86::RegSet;
 
 /// Where else a variable's value is known to be.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,8 +55,55 @@ struct Live {
 }
 
 /// Live variable locations, sorted by variable id (the order locations are
-/// moved in), one per variable.
-type Locations = Vec<(u32, Live)>;
+/// moved in), one per variable, with a summary of the homes they use.
+#[derive(Clone, Debug, Default)]
+struct Locations {
+    lives: Vec<(u32, Live)>,
+    /// A superset of the homes the lives' values and copies are in: an
+    /// instruction that overwrites none of them changes nothing.
+    homes: Homes,
+}
+
+impl PartialEq for Locations {
+    fn eq(&self, other: &Self) -> bool {
+        self.lives == other.lives
+    }
+}
+
+/// Registers, and whether any spill slot: the homes of a set of locations.
+#[derive(Clone, Copy, Debug, Default)]
+struct Homes {
+    registers: RegSet,
+    spill_slots: bool,
+}
+
+impl Homes {
+    fn add(&mut self, home: Home) {
+        match home {
+            Home::Register(reg) => self.registers.insert(reg),
+            Home::Spill(..) => self.spill_slots = true,
+        }
+    }
+
+    fn add_live(&mut self, live: &Live) {
+        for &operand in &live.value.operands {
+            if let Some(home) = home_of(operand) {
+                self.add(home);
+            }
+        }
+        for &copy in &live.copies {
+            self.add(copy);
+        }
+    }
+
+    /// Whether `home` may be one of these.
+    fn may_hold(&self, home: Home) -> bool {
+        match home {
+            Home::Register(reg) => self.registers.contains(reg),
+            Home::Spill(..) => self.spill_slots,
+        }
+    }
+}
 
 /// Runs the pass over `function` (see the module documentation).
 pub fn run(function: &mut Function) {
@@ -118,12 +166,12 @@ pub fn run(function: &mut Function) {
     for &block in &order {
         let mut state = meet(block, &predecessors[block], &exits);
         let old = std::mem::take(&mut function.blocks[block].insts);
-        let mut insts = Vec::with_capacity(old.len() + state.len());
+        let mut insts = Vec::with_capacity(old.len() + state.lives.len());
         if block != 0 {
             // In variable order. Keep the block's leading label-free
             // position: the restated locations come first, before any
             // instruction.
-            for (_, live) in &state {
+            for (_, live) in &state.lives {
                 insts.push(Inst::new(
                     InstKind::DbgValue(DbgValue::clone(&live.value)),
                     live.loc,
@@ -149,16 +197,16 @@ pub fn run(function: &mut Function) {
 /// The locations all visited predecessors agree on (the entry block starts empty).
 fn meet(block: usize, predecessors: &[usize], exits: &[Option<Locations>]) -> Locations {
     if block == 0 {
-        return Locations::new();
+        return Locations::default();
     }
     let mut visited = predecessors.iter().filter_map(|p| exits[*p].as_ref());
     let Some(first) = visited.next() else {
-        return Locations::new();
+        return Locations::default();
     };
-    let mut agreed = first.clone();
+    let mut agreed = first.lives.clone();
     for other in visited {
         // Both are sorted by variable: a merge.
-        let mut rest = other.as_slice();
+        let mut rest = other.lives.as_slice();
         agreed.retain_mut(|(variable, live)| {
             let at = rest.partition_point(|(v, _)| v < variable);
             rest = &rest[at..];
@@ -171,7 +219,14 @@ fn meet(block: usize, predecessors: &[usize], exits: &[Option<Locations>]) -> Lo
             }
         });
     }
-    agreed
+    let mut homes = Homes::default();
+    for (_, live) in &agreed {
+        homes.add_live(live);
+    }
+    Locations {
+        lives: agreed,
+        homes,
+    }
 }
 
 /// Applies one instruction (with its value, if it is a debug instruction)
@@ -184,10 +239,11 @@ fn transfer(
     moved: &mut dyn FnMut(DbgValue, u32),
 ) {
     if let Some(value) = debug_value {
-        let at = state.binary_search_by_key(&value.variable, |(v, _)| *v);
+        let lives = &mut state.lives;
+        let at = lives.binary_search_by_key(&value.variable, |(v, _)| *v);
         if value.operands.iter().all(|o| *o == DbgOperand::NoReg) {
             if let Ok(at) = at {
-                state.remove(at);
+                lives.remove(at);
             }
         } else {
             let live = Live {
@@ -195,9 +251,10 @@ fn transfer(
                 loc: inst.loc,
                 copies: Vec::new(),
             };
+            state.homes.add_live(&live);
             match at {
-                Ok(at) => state[at].1 = live,
-                Err(at) => state.insert(at, (value.variable, live)),
+                Ok(at) => lives[at].1 = live,
+                Err(at) => lives.insert(at, (value.variable, live)),
             }
         }
         return;
@@ -304,9 +361,12 @@ fn transfer(
         Home::Spill(slot, _) => killed_slot == Some(slot),
     };
 
-    if !killed_registers.is_empty() || killed_slot.is_some() {
+    let kills_a_home = killed_registers.0 & state.homes.registers.0 != 0
+        || (killed_slot.is_some() && state.homes.spill_slots);
+    if kills_a_home {
         // In variable order.
-        state.retain_mut(|(_, live)| {
+        let mut homes = Homes::default();
+        state.lives.retain_mut(|(_, live)| {
             live.copies.retain(|c| !killed(c));
             let overwritten = live
                 .value
@@ -314,6 +374,7 @@ fn transfer(
                 .iter()
                 .any(|o| home_of(*o).is_some_and(|home| killed(&home)));
             if !overwritten {
+                homes.add_live(live);
                 return true;
             }
             // The value's home is overwritten: follow a surviving copy, if any.
@@ -322,19 +383,25 @@ fn transfer(
                     Rc::make_mut(&mut live.value).operands[0] = copy.operand();
                     live.copies.remove(0);
                     moved(DbgValue::clone(&live.value), live.loc);
+                    homes.add_live(live);
                     true
                 }
                 _ => false,
             }
         });
+        state.homes = homes;
     }
     for (from, to) in new_copies {
-        for (_, live) in state.iter_mut() {
+        if !home_of(from).is_some_and(|home| state.homes.may_hold(home)) {
+            continue;
+        }
+        for (_, live) in state.lives.iter_mut() {
             if live.value.operands.len() == 1
                 && live.value.operands[0] == from
                 && !live.copies.contains(&to)
             {
                 live.copies.push(to);
+                state.homes.add(to);
             }
         }
     }
