@@ -28,6 +28,7 @@
 //! constants; a computed value ends in `DW_OP_stack_value`.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use dwarfsmith_emit::model::{Location, LocationArg, Op};
 
@@ -77,6 +78,8 @@ struct Open {
     location: Location,
     /// Registers the location reads.
     registers: Vec<PhysReg>,
+    /// The same registers as a set, for the per-instruction clobber test.
+    register_set: RegSet,
     /// Spill slots the location reads.
     spill_slots: Vec<StackSlotId>,
     /// For a location that has held since function entry in one register:
@@ -86,8 +89,30 @@ struct Open {
     entry_register: Option<Gpr>,
 }
 
-/// Open locations by variable-key number, sorted by key.
-type State = Vec<(u32, Open)>;
+/// Open locations by variable-key number, sorted by key (at most one per
+/// key). Locations are shared: the dataflow copies states from block to
+/// block, and copying one must not copy every location it holds.
+type State = Vec<(u32, Rc<Open>)>;
+
+/// What the walks need of one instruction, worked out once per function.
+enum Step {
+    /// A debug value of `variable`: the location it opens (`None`:
+    /// unavailable) and the registers its operands name.
+    Debug {
+        variable: u32,
+        opened: Option<Rc<Open>>,
+        operand_registers: RegSet,
+    },
+    /// Any other instruction: the registers it writes and the spill slot
+    /// it stores into, if any.
+    Other {
+        written: RegSet,
+        stored: Option<StackSlotId>,
+    },
+}
+
+/// Per block, per instruction: its [`Step`].
+type Steps = Vec<Vec<Step>>;
 
 /// The location ranges of every variable of one function, ordered by key
 /// number, then start.
@@ -95,12 +120,11 @@ pub fn variable_ranges(input: &HistoryInput) -> Vec<VariableRange> {
     let mir = input.mir;
     let n = mir.blocks.len();
     let declares = declared_variables(input);
-    let locations = debug_value_locations(input);
-    let stores: HashMap<(usize, usize), StackSlotId> = input
-        .spill_stores
-        .iter()
-        .map(|&(b, i, slot)| ((b, i), slot))
-        .collect();
+    let mut declared = vec![false; input.table.variables.len()];
+    for &key in declares.keys() {
+        declared[key as usize] = true;
+    }
+    let steps = steps(input);
     // Predecessors for the dataflow.
     let mut preds = vec![Vec::new(); n];
     for b in 0..n {
@@ -114,6 +138,12 @@ pub fn variable_ranges(input: &HistoryInput) -> Vec<VariableRange> {
             succs[p].push(b);
         }
     }
+    let mut walker = Walker {
+        input,
+        steps: &steps,
+        declared: &declared,
+        starts: vec![0; input.table.variables.len()],
+    };
     // Forward dataflow: a location is live into a block when every
     // (visited) predecessor ends with it. A block is walked again only when
     // a predecessor's exit changed since its last walk (its entry, and so
@@ -131,7 +161,7 @@ pub fn variable_ranges(input: &HistoryInput) -> Vec<VariableRange> {
             }
             dirty[b] = false;
             let entry = block_entry(b, block_preds, &outs);
-            let out = walk_block(input, b, entry, &locations, &declares, &stores, None);
+            let out = walker.walk_block(b, entry, None);
             if outs[b].as_ref() != Some(&out) {
                 outs[b] = Some(out);
                 changed = true;
@@ -154,13 +184,9 @@ pub fn variable_ranges(input: &HistoryInput) -> Vec<VariableRange> {
     for b in 0..n {
         let entry = std::mem::take(&mut entries[b]);
         let carried_in = std::mem::take(&mut carried);
-        walk_block(
-            input,
+        walker.walk_block(
             b,
             entry,
-            &locations,
-            &declares,
-            &stores,
             Some(Record {
                 emit: &mut |r| ranges.push(r),
                 carried_in: &carried_in,
@@ -194,13 +220,14 @@ pub fn variable_ranges(input: &HistoryInput) -> Vec<VariableRange> {
     merged
 }
 
-/// The location ([`location_of`]) of every debug value, by block and
-/// instruction (`None` for other instructions and unavailable locations),
-/// worked out once for all the walks.
-type DebugValueLocations = Vec<Vec<Option<(Location, Vec<PhysReg>)>>>;
-
-fn debug_value_locations(input: &HistoryInput) -> DebugValueLocations {
-    input
+/// The [`Step`] of every instruction: debug values with their location
+/// ([`location_of`]), other instructions with what they overwrite. Debug
+/// values with the same operands and expression share one location
+/// (LiveDebugValues restates each live location at every block start).
+fn steps(input: &HistoryInput) -> Steps {
+    type Operands<'m> = (&'m [DbgOperand], u32, bool);
+    let mut opened: HashMap<Operands, Option<Rc<Open>>> = HashMap::new();
+    let mut steps: Steps = input
         .mir
         .blocks
         .iter()
@@ -209,12 +236,53 @@ fn debug_value_locations(input: &HistoryInput) -> DebugValueLocations {
                 .insts
                 .iter()
                 .map(|inst| match &inst.kind {
-                    InstKind::DbgValue(d) => location_of(input, d),
-                    _ => None,
+                    InstKind::DbgValue(d) => Step::Debug {
+                        variable: d.variable,
+                        opened: opened
+                            .entry((d.operands.as_slice(), d.expr, d.indirect))
+                            .or_insert_with(|| open_of(input, d))
+                            .clone(),
+                        operand_registers: d.operands.iter().fold(
+                            RegSet::EMPTY,
+                            |set, o| match o {
+                                DbgOperand::Reg(Reg::Phys(g)) => set.with(*g),
+                                _ => set,
+                            },
+                        ),
+                    },
+                    kind => Step::Other {
+                        written: written_registers(kind),
+                        stored: None,
+                    },
                 })
                 .collect()
         })
-        .collect()
+        .collect();
+    for &(b, i, slot) in input.spill_stores {
+        if let Some(Step::Other { stored, .. }) = steps.get_mut(b).and_then(|s| s.get_mut(i)) {
+            *stored = Some(slot);
+        }
+    }
+    steps
+}
+
+/// The location debug value `d` opens (`None`: unavailable).
+fn open_of(input: &HistoryInput, d: &DbgValue) -> Option<Rc<Open>> {
+    let (location, registers) = location_of(input, d)?;
+    Some(Rc::new(Open {
+        location,
+        register_set: RegSet::of(&registers),
+        registers,
+        spill_slots: d
+            .operands
+            .iter()
+            .filter_map(|o| match o {
+                DbgOperand::SpillSlot(slot, _) => Some(*slot),
+                _ => None,
+            })
+            .collect(),
+        entry_register: None,
+    }))
 }
 
 /// Variables with a declare: a frame-slot location for the whole function.
@@ -263,6 +331,21 @@ fn block_entry(b: usize, preds: &[usize], outs: &[Option<State>]) -> State {
     state
 }
 
+/// What a state's open locations read: registers, and whether any spill
+/// slot.
+#[derive(Clone, Copy, Default)]
+struct Reads {
+    registers: RegSet,
+    spill_slots: bool,
+}
+
+impl Reads {
+    fn add(&mut self, open: &Open) {
+        self.registers = self.registers.union(open.register_set);
+        self.spill_slots |= !open.spill_slots.is_empty();
+    }
+}
+
 /// What the final walk of a block records besides its exit state.
 struct Record<'r> {
     /// Where closed ranges go.
@@ -277,190 +360,197 @@ struct Record<'r> {
     carried_out: &'r mut Vec<(u32, u64)>,
 }
 
-/// Walks block `b` from `state`, reporting closed ranges through `record`
-/// (when given: the dataflow rounds only need the exit state), and returns
-/// the state at its end (without `record`).
-fn walk_block(
-    input: &HistoryInput,
-    b: usize,
-    mut state: State,
-    locations: &DebugValueLocations,
-    declares: &HashMap<u32, Location>,
-    spill_stores: &HashMap<(usize, usize), StackSlotId>,
-    record: Option<Record>,
-) -> State {
-    let table = input.table;
-    let block_start = u64::from(input.block_offsets[b]);
-    let block_end = input
-        .block_offsets
-        .get(b + 1)
-        .map_or(input.code_size, |&o| u64::from(o));
-    let recording = record.is_some();
-    let (mut emit, carried_in, next_entry, carried_out) = match record {
-        Some(r) => (
-            Some(r.emit),
-            r.carried_in,
-            r.next_entry,
-            Some(r.carried_out),
-        ),
-        None => (None, &[][..], None, None),
-    };
-    // Start offset of each open entry.
-    let mut starts: HashMap<u32, u64> = state.iter().map(|(k, _)| (*k, block_start)).collect();
-    for &(k, start) in carried_in {
-        starts.insert(k, start);
-    }
-    let mut close = |state: &mut State,
-                     starts: &mut HashMap<u32, u64>,
-                     keep: &dyn Fn(u32, &Open) -> bool,
-                     at: u64| {
-        state.retain(|(k, open)| {
-            if keep(*k, open) {
-                return true;
-            }
-            let start = starts.remove(k).unwrap_or(at);
-            if let Some(emit) = emit.as_mut() {
-                emit(VariableRange {
-                    key: table.variables[*k as usize],
-                    start,
-                    end: at,
-                    location: open.location.clone(),
-                });
-            }
-            false
-        });
-    };
-    // The debug values of the function's opening (before its first located
-    // instruction: frame setup and argument moves) hold from the first byte
-    // when the registers they read were not written before them: those
-    // registers hold the same values since entry (and no earlier debug value
-    // of the same variable says otherwise).
-    let mut in_entry_setup = b == 0;
-    let mut written_in_setup = RegSet::EMPTY;
-    let mut seen_in_setup: Vec<u32> = Vec::new();
-    for (i, inst) in input.mir.blocks[b].insts.iter().enumerate() {
-        let (offset, len) = input.inst_offsets[b][i];
-        let (offset, end) = (u64::from(offset), u64::from(offset) + u64::from(len));
-        if !inst.is_debug() {
-            in_entry_setup &= inst.loc == 0 || is_frame_setup(&inst.kind);
-            if in_entry_setup {
-                written_in_setup = written_in_setup.union(written_registers(&inst.kind));
-            }
-        }
-        let from_entry = match &inst.kind {
-            InstKind::DbgValue(d) if in_entry_setup => {
-                let key = table.variables[d.variable as usize];
-                let first_of_variable = !seen_in_setup
-                    .iter()
-                    .any(|k| same_or_overlapping(&table.variables[*k as usize], &key));
-                seen_in_setup.push(d.variable);
-                let registers_intact = d.operands.iter().all(|o| match o {
-                    DbgOperand::Reg(Reg::Phys(g)) => !written_in_setup.contains(*g),
-                    _ => true,
-                });
-                first_of_variable && registers_intact
-            }
-            _ => false,
+/// What every walk of one function's blocks shares.
+struct Walker<'a> {
+    input: &'a HistoryInput<'a>,
+    steps: &'a Steps,
+    /// By variable-key number: whether it has a declare (its debug values
+    /// change nothing).
+    declared: &'a [bool],
+    /// By variable-key number: the offset the open entry's range starts at
+    /// (meaningful only while the key is open).
+    starts: Vec<u64>,
+}
+
+impl Walker<'_> {
+    /// Walks block `b` from `state`, reporting closed ranges through `record`
+    /// (when given: the dataflow rounds only need the exit state), and returns
+    /// the state at its end (without `record`).
+    fn walk_block(&mut self, b: usize, mut state: State, record: Option<Record>) -> State {
+        let input = self.input;
+        let table = input.table;
+        let steps = &self.steps[b];
+        let starts = &mut self.starts;
+        let block_start = u64::from(input.block_offsets[b]);
+        let block_end = input
+            .block_offsets
+            .get(b + 1)
+            .map_or(input.code_size, |&o| u64::from(o));
+        let recording = record.is_some();
+        let (mut emit, carried_in, next_entry, carried_out) = match record {
+            Some(r) => (
+                Some(r.emit),
+                r.carried_in,
+                r.next_entry,
+                Some(r.carried_out),
+            ),
+            None => (None, &[][..], None, None),
         };
-        let offset = if from_entry { block_start } else { offset };
-        match &inst.kind {
-            InstKind::DbgValue(d) => {
-                if declares.contains_key(&d.variable) {
-                    continue;
+        // What the open locations read, for the common instruction that
+        // overwrites none of it (a superset: closing may leave it larger).
+        let mut reads = Reads::default();
+        for (k, open) in &state {
+            starts[*k as usize] = block_start;
+            reads.add(open);
+        }
+        for &(k, start) in carried_in {
+            starts[k as usize] = start;
+        }
+        let mut close = |state: &mut State,
+                         starts: &mut Vec<u64>,
+                         reads: &mut Reads,
+                         keep: &dyn Fn(u32, &Open) -> bool,
+                         at: u64| {
+            *reads = Reads::default();
+            state.retain(|(k, open)| {
+                if keep(*k, open) {
+                    reads.add(open);
+                    return true;
                 }
-                let key = table.variables[d.variable as usize];
-                let location = &locations[b][i];
-                // A restatement of the open location (LiveDebugValues puts
-                // them at block starts) changes nothing.
-                let first = state.partition_point(|(k, _)| *k < d.variable);
-                let restated = state[first..]
-                    .iter()
-                    .take_while(|(k, _)| *k == d.variable)
-                    .any(|(_, open)| location.as_ref().is_some_and(|(l, _)| *l == open.location));
-                if restated {
-                    continue;
+                if let Some(emit) = emit.as_mut() {
+                    emit(VariableRange {
+                        key: table.variables[*k as usize],
+                        start: starts[*k as usize],
+                        end: at,
+                        location: open.location.clone(),
+                    });
                 }
-                let overlaps =
-                    |k: u32, _: &Open| !same_or_overlapping(&table.variables[k as usize], &key);
-                close(&mut state, &mut starts, &overlaps, offset);
-                if let Some((location, registers)) = location.clone() {
-                    let spill_slots = d
-                        .operands
+                false
+            });
+        };
+        // The debug values of the function's opening (before its first located
+        // instruction: frame setup and argument moves) hold from the first byte
+        // when the registers they read were not written before them: those
+        // registers hold the same values since entry (and no earlier debug value
+        // of the same variable says otherwise).
+        let mut in_entry_setup = b == 0;
+        let mut written_in_setup = RegSet::EMPTY;
+        let mut seen_in_setup: Vec<u32> = Vec::new();
+        for (i, inst) in input.mir.blocks[b].insts.iter().enumerate() {
+            let (offset, len) = input.inst_offsets[b][i];
+            let (offset, end) = (u64::from(offset), u64::from(offset) + u64::from(len));
+            match steps[i] {
+                Step::Debug {
+                    variable,
+                    ref opened,
+                    operand_registers,
+                } => {
+                    let from_entry = in_entry_setup && {
+                        let key = table.variables[variable as usize];
+                        let first_of_variable = !seen_in_setup
+                            .iter()
+                            .any(|k| same_or_overlapping(&table.variables[*k as usize], &key));
+                        seen_in_setup.push(variable);
+                        let registers_intact = operand_registers.0 & written_in_setup.0 == 0;
+                        first_of_variable && registers_intact
+                    };
+                    let offset = if from_entry { block_start } else { offset };
+                    if self.declared[variable as usize] {
+                        continue;
+                    }
+                    let key = table.variables[variable as usize];
+                    // A restatement of the open location (LiveDebugValues puts
+                    // them at block starts) changes nothing.
+                    let first = state.partition_point(|(k, _)| *k < variable);
+                    let restated = state[first..]
                         .iter()
-                        .filter_map(|o| match o {
-                            DbgOperand::SpillSlot(slot, _) => Some(*slot),
+                        .take_while(|(k, _)| *k == variable)
+                        .any(|(_, open)| {
+                            opened
+                                .as_ref()
+                                .is_some_and(|o| Rc::ptr_eq(o, open) || o.location == open.location)
+                        });
+                    if restated {
+                        continue;
+                    }
+                    let overlaps =
+                        |k: u32, _: &Open| !same_or_overlapping(&table.variables[k as usize], &key);
+                    close(&mut state, starts, &mut reads, &overlaps, offset);
+                    if let Some(opened) = opened {
+                        let entry_register = match opened.registers.as_slice() {
+                            [PhysReg::Gpr(register)]
+                                if from_entry && opened.location.ops == [Op::Arg(0)] =>
+                            {
+                                Some(*register)
+                            }
                             _ => None,
+                        };
+                        let open = match entry_register {
+                            None => Rc::clone(opened),
+                            Some(_) => Rc::new(Open {
+                                entry_register,
+                                ..Open::clone(opened)
+                            }),
+                        };
+                        reads.add(&open);
+                        let at = state.partition_point(|(k, _)| *k < variable);
+                        state.insert(at, (variable, open));
+                        starts[variable as usize] = offset;
+                    }
+                }
+                Step::Other { written, stored } => {
+                    let kind = &inst.kind;
+                    in_entry_setup &= inst.loc == 0 || is_frame_setup(kind);
+                    if in_entry_setup {
+                        written_in_setup = written_in_setup.union(written);
+                    }
+                    let stores_read_slot = stored.is_some() && reads.spill_slots;
+                    if written.0 & reads.registers.0 == 0 && !stores_read_slot {
+                        continue;
+                    }
+                    let survives = |_: u32, open: &Open| {
+                        open.register_set.0 & written.0 == 0
+                            && !stored.is_some_and(|slot| open.spill_slots.contains(&slot))
+                    };
+                    // Locations an invertible update of their register leaves
+                    // recoverable continue, rewritten, after the instruction.
+                    let recovered: Vec<(u32, Open)> = state
+                        .iter()
+                        .filter(|(k, open)| !survives(*k, open))
+                        .filter_map(|(k, open)| {
+                            Some((*k, undo_update(kind, open).or_else(|| entry_value(open))?))
                         })
                         .collect();
-                    let entry_register = match registers.as_slice() {
-                        [PhysReg::Gpr(register)] if from_entry && location.ops == [Op::Arg(0)] => {
-                            Some(*register)
-                        }
-                        _ => None,
-                    };
-                    let at = state.partition_point(|(k, _)| *k < d.variable);
-                    state.insert(
-                        at,
-                        (
-                            d.variable,
-                            Open {
-                                location,
-                                registers,
-                                spill_slots,
-                                entry_register,
-                            },
-                        ),
-                    );
-                    starts.insert(d.variable, offset);
+                    close(&mut state, starts, &mut reads, &survives, end);
+                    for (k, open) in recovered {
+                        reads.add(&open);
+                        let at = state.partition_point(|(other, _)| *other < k);
+                        state.insert(at, (k, Rc::new(open)));
+                        starts[k as usize] = end;
+                    }
                 }
             }
-            kind => {
-                let clobbered = written_registers(kind);
-                let stored = spill_stores.get(&(b, i)).copied();
-                if clobbered.is_empty() && stored.is_none() {
-                    continue;
-                }
-                let survives = |_: u32, open: &Open| {
-                    !open.registers.iter().any(|r| clobbered.contains(*r))
-                        && !stored.is_some_and(|slot| open.spill_slots.contains(&slot))
-                };
-                // Locations an invertible update of their register leaves
-                // recoverable continue, rewritten, after the instruction.
-                let recovered: Vec<(u32, Open)> = state
+        }
+        let (true, Some(carried_out)) = (recording, carried_out) else {
+            return state;
+        };
+        let continues = |k: u32, open: &Open| {
+            next_entry.is_some_and(|next| {
+                let at = next.partition_point(|(other, _)| *other < k);
+                next[at..]
                     .iter()
-                    .filter(|(k, open)| !survives(*k, open))
-                    .filter_map(|(k, open)| {
-                        Some((*k, undo_update(kind, open).or_else(|| entry_value(open))?))
-                    })
-                    .collect();
-                close(&mut state, &mut starts, &survives, end);
-                for (k, open) in recovered {
-                    let at = state.partition_point(|(other, _)| *other < k);
-                    state.insert(at, (k, open));
-                    starts.insert(k, end);
-                }
+                    .take_while(|(other, _)| *other == k)
+                    .any(|(_, o)| **o == *open)
+            })
+        };
+        for (k, open) in &state {
+            if continues(*k, open) {
+                carried_out.push((*k, starts[*k as usize]));
             }
         }
+        close(&mut state, starts, &mut reads, &continues, block_end);
+        Vec::new()
     }
-    let (true, Some(carried_out)) = (recording, carried_out) else {
-        return state;
-    };
-    let continues = |k: u32, open: &Open| {
-        next_entry.is_some_and(|next| {
-            let at = next.partition_point(|(other, _)| *other < k);
-            next[at..]
-                .iter()
-                .take_while(|(other, _)| *other == k)
-                .any(|(_, o)| o == open)
-        })
-    };
-    for (k, open) in &state {
-        if continues(*k, open) {
-            carried_out.push((*k, starts.get(k).copied().unwrap_or(block_end)));
-        }
-    }
-    close(&mut state, &mut starts, &continues, block_end);
-    Vec::new()
 }
 
 /// Whether an instruction only sets up the frame (writes rsp or rbp alone).
@@ -575,6 +665,7 @@ fn undo_update(kind: &InstKind, open: &Open) -> Option<Open> {
     }
     Some(Open {
         location: Location { args, ops },
+        register_set: RegSet::of(&registers),
         registers,
         spill_slots: Vec::new(),
         entry_register: open.entry_register,
@@ -594,6 +685,7 @@ fn entry_value(open: &Open) -> Option<Open> {
             ops: vec![Op::Arg(0), Op::StackValue],
         },
         registers: Vec::new(),
+        register_set: RegSet::EMPTY,
         spill_slots: Vec::new(),
         entry_register: None,
     })

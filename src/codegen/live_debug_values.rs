@@ -21,12 +21,13 @@
 //! grows with instructions × live variables; the dataflow revisits a block
 //! only when a predecessor's exit state changed.
 
-use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use super::mir::{
     Access, AddressBase, BlockId, DbgOperand, DbgValue, FpSize, Function, Inst, InstKind, PhysReg,
     Reg, Ri, StackSlotId, Width,
 };
+use crate::x86::RegSet;
 
 /// Where else a variable's value is known to be.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,16 +46,64 @@ impl Home {
 }
 
 /// A variable's location at a point, with the other homes of its value.
+/// The value is shared: states are copied from block to block.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Live {
-    value: DbgValue,
+    value: Rc<DbgValue>,
     loc: u32,
     copies: Vec<Home>,
 }
 
-/// Live variable locations by variable id (in id order, the order
-/// locations are moved in).
-type Locations = BTreeMap<u32, Live>;
+/// Live variable locations, sorted by variable id (the order locations are
+/// moved in), one per variable, with a summary of the homes they use.
+#[derive(Clone, Debug, Default)]
+struct Locations {
+    lives: Vec<(u32, Live)>,
+    /// A superset of the homes the lives' values and copies are in: an
+    /// instruction that overwrites none of them changes nothing.
+    homes: Homes,
+}
+
+impl PartialEq for Locations {
+    fn eq(&self, other: &Self) -> bool {
+        self.lives == other.lives
+    }
+}
+
+/// Registers, and whether any spill slot: the homes of a set of locations.
+#[derive(Clone, Copy, Debug, Default)]
+struct Homes {
+    registers: RegSet,
+    spill_slots: bool,
+}
+
+impl Homes {
+    fn add(&mut self, home: Home) {
+        match home {
+            Home::Register(reg) => self.registers.insert(reg),
+            Home::Spill(..) => self.spill_slots = true,
+        }
+    }
+
+    fn add_live(&mut self, live: &Live) {
+        for &operand in &live.value.operands {
+            if let Some(home) = home_of(operand) {
+                self.add(home);
+            }
+        }
+        for &copy in &live.copies {
+            self.add(copy);
+        }
+    }
+
+    /// Whether `home` may be one of these.
+    fn may_hold(&self, home: Home) -> bool {
+        match home {
+            Home::Register(reg) => self.registers.contains(reg),
+            Home::Spill(..) => self.spill_slots,
+        }
+    }
+}
 
 /// Runs the pass over `function` (see the module documentation).
 pub fn run(function: &mut Function) {
@@ -72,6 +121,21 @@ pub fn run(function: &mut Function) {
         }
     }
     let order = reverse_post_order(&successors);
+    // Each debug instruction's value, shared by every visit of its block.
+    let values: Vec<Vec<Option<Rc<DbgValue>>>> = function
+        .blocks
+        .iter()
+        .map(|block| {
+            block
+                .insts
+                .iter()
+                .map(|inst| match &inst.kind {
+                    InstKind::DbgValue(value) => Some(Rc::new(value.clone())),
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect();
 
     let mut exits: Vec<Option<Locations>> = vec![None; blocks];
     // A block is visited again only when a predecessor's exit changed.
@@ -85,8 +149,8 @@ pub fn run(function: &mut Function) {
             }
             dirty[block] = false;
             let mut state = meet(block, &predecessors[block], &exits);
-            for inst in &function.blocks[block].insts {
-                transfer(inst, &mut state, &mut |_, _| {});
+            for (inst, value) in function.blocks[block].insts.iter().zip(&values[block]) {
+                transfer(inst, value.as_ref(), &mut state, &mut |_, _| {});
             }
             if exits[block].as_ref() != Some(&state) {
                 exits[block] = Some(state);
@@ -102,19 +166,21 @@ pub fn run(function: &mut Function) {
     for &block in &order {
         let mut state = meet(block, &predecessors[block], &exits);
         let old = std::mem::take(&mut function.blocks[block].insts);
-        let mut insts = Vec::with_capacity(old.len() + state.len());
+        let mut insts = Vec::with_capacity(old.len() + state.lives.len());
         if block != 0 {
-            let mut live_in: Vec<&Live> = state.values().collect();
-            live_in.sort_by_key(|live| live.value.variable);
-            for live in live_in {
-                // Keep the block's leading label-free position: the restated
-                // locations come first, before any instruction.
-                insts.push(Inst::new(InstKind::DbgValue(live.value.clone()), live.loc));
+            // In variable order. Keep the block's leading label-free
+            // position: the restated locations come first, before any
+            // instruction.
+            for (_, live) in &state.lives {
+                insts.push(Inst::new(
+                    InstKind::DbgValue(DbgValue::clone(&live.value)),
+                    live.loc,
+                ));
             }
         }
-        for inst in old {
+        for (inst, value) in old.into_iter().zip(&values[block]) {
             let mut moved = Vec::new();
-            transfer(&inst, &mut state, &mut |value, loc| {
+            transfer(&inst, value.as_ref(), &mut state, &mut |value, loc| {
                 moved.push((value, loc))
             });
             insts.push(inst);
@@ -131,40 +197,65 @@ pub fn run(function: &mut Function) {
 /// The locations all visited predecessors agree on (the entry block starts empty).
 fn meet(block: usize, predecessors: &[usize], exits: &[Option<Locations>]) -> Locations {
     if block == 0 {
-        return Locations::new();
+        return Locations::default();
     }
     let mut visited = predecessors.iter().filter_map(|p| exits[*p].as_ref());
     let Some(first) = visited.next() else {
-        return Locations::new();
+        return Locations::default();
     };
-    let mut agreed = first.clone();
+    let mut agreed = first.lives.clone();
     for other in visited {
-        agreed.retain(|variable, live| match other.get(variable) {
-            Some(theirs) if theirs.value == live.value => {
-                live.copies.retain(|c| theirs.copies.contains(c));
-                true
+        // Both are sorted by variable: a merge.
+        let mut rest = other.lives.as_slice();
+        agreed.retain_mut(|(variable, live)| {
+            let at = rest.partition_point(|(v, _)| v < variable);
+            rest = &rest[at..];
+            match rest.first() {
+                Some((v, theirs)) if v == variable && theirs.value == live.value => {
+                    live.copies.retain(|c| theirs.copies.contains(c));
+                    true
+                }
+                _ => false,
             }
-            _ => false,
         });
     }
-    agreed
+    let mut homes = Homes::default();
+    for (_, live) in &agreed {
+        homes.add_live(live);
+    }
+    Locations {
+        lives: agreed,
+        homes,
+    }
 }
 
-/// Applies one instruction to the live locations; `moved` hears of every
-/// location that followed its value to another home.
-fn transfer(inst: &Inst, state: &mut Locations, moved: &mut dyn FnMut(DbgValue, u32)) {
-    if let InstKind::DbgValue(value) = &inst.kind {
+/// Applies one instruction (with its value, if it is a debug instruction)
+/// to the live locations; `moved` hears of every location that followed its
+/// value to another home.
+fn transfer(
+    inst: &Inst,
+    debug_value: Option<&Rc<DbgValue>>,
+    state: &mut Locations,
+    moved: &mut dyn FnMut(DbgValue, u32),
+) {
+    if let Some(value) = debug_value {
+        let lives = &mut state.lives;
+        let at = lives.binary_search_by_key(&value.variable, |(v, _)| *v);
         if value.operands.iter().all(|o| *o == DbgOperand::NoReg) {
-            state.remove(&value.variable);
+            if let Ok(at) = at {
+                lives.remove(at);
+            }
         } else {
-            state.insert(
-                value.variable,
-                Live {
-                    value: value.clone(),
-                    loc: inst.loc,
-                    copies: Vec::new(),
-                },
-            );
+            let live = Live {
+                value: Rc::clone(value),
+                loc: inst.loc,
+                copies: Vec::new(),
+            };
+            state.homes.add_live(&live);
+            match at {
+                Ok(at) => lives[at].1 = live,
+                Err(at) => lives.insert(at, (value.variable, live)),
+            }
         }
         return;
     }
@@ -270,9 +361,12 @@ fn transfer(inst: &Inst, state: &mut Locations, moved: &mut dyn FnMut(DbgValue, 
         Home::Spill(slot, _) => killed_slot == Some(slot),
     };
 
-    if !killed_registers.is_empty() || killed_slot.is_some() {
-        // In variable order (BTreeMap::retain visits keys ascending).
-        state.retain(|_, live| {
+    let kills_a_home = killed_registers.0 & state.homes.registers.0 != 0
+        || (killed_slot.is_some() && state.homes.spill_slots);
+    if kills_a_home {
+        // In variable order.
+        let mut homes = Homes::default();
+        state.lives.retain_mut(|(_, live)| {
             live.copies.retain(|c| !killed(c));
             let overwritten = live
                 .value
@@ -280,27 +374,34 @@ fn transfer(inst: &Inst, state: &mut Locations, moved: &mut dyn FnMut(DbgValue, 
                 .iter()
                 .any(|o| home_of(*o).is_some_and(|home| killed(&home)));
             if !overwritten {
+                homes.add_live(live);
                 return true;
             }
             // The value's home is overwritten: follow a surviving copy, if any.
             match live.copies.first().copied() {
                 Some(copy) if live.value.operands.len() == 1 => {
-                    live.value.operands[0] = copy.operand();
+                    Rc::make_mut(&mut live.value).operands[0] = copy.operand();
                     live.copies.remove(0);
-                    moved(live.value.clone(), live.loc);
+                    moved(DbgValue::clone(&live.value), live.loc);
+                    homes.add_live(live);
                     true
                 }
                 _ => false,
             }
         });
+        state.homes = homes;
     }
     for (from, to) in new_copies {
-        for live in state.values_mut() {
+        if !home_of(from).is_some_and(|home| state.homes.may_hold(home)) {
+            continue;
+        }
+        for (_, live) in state.lives.iter_mut() {
             if live.value.operands.len() == 1
                 && live.value.operands[0] == from
                 && !live.copies.contains(&to)
             {
                 live.copies.push(to);
+                state.homes.add(to);
             }
         }
     }

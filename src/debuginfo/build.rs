@@ -196,7 +196,10 @@ impl<'a> Builder<'a> {
         let Some(subprogram) = self.debug.subprogram(sp) else {
             return;
         };
-        // Each location change covers the bytes up to the next one.
+        // Each location change covers the bytes up to the next one. Many
+        // rows share a scope: each distinct one's path is worked out once.
+        let mut paths: Vec<Vec<ScopeKey>> = Vec::new();
+        let mut path_of: HashMap<(MdId, Option<LocId>), usize> = HashMap::new();
         let mut spans = Vec::new();
         for (i, line) in function.line_entries.iter().enumerate() {
             let end = function
@@ -205,12 +208,21 @@ impl<'a> Builder<'a> {
                 .map_or(function.code_size, |next| next.offset);
             let Some(loc) = line.loc else { continue };
             let location = self.debug.location(loc);
-            let path = self.scope_path(location.scope, location.inlined_at);
-            if path.first() == Some(&(sp, None)) && line.offset < end {
-                spans.push((line.offset, end, path[1..].to_vec()));
+            let path = *path_of
+                .entry((location.scope, location.inlined_at))
+                .or_insert_with(|| {
+                    paths.push(self.scope_path(location.scope, location.inlined_at));
+                    paths.len() - 1
+                });
+            if paths[path].first() == Some(&(sp, None)) && line.offset < end {
+                spans.push((line.offset, end, path));
             }
         }
-        let tree = ScopeTree::build(spans.iter().map(|(s, e, p)| (*s, *e, p.as_slice())));
+        let tree = ScopeTree::build(
+            spans
+                .iter()
+                .map(|&(start, end, path)| (start, end, &paths[path][1..])),
+        );
 
         // Variables: every one with a range, then the retained ones without.
         let mut ranges: HashMap<(MdId, Option<LocId>), Vec<LocationRange>> = HashMap::new();

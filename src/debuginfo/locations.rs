@@ -9,6 +9,8 @@
 //! parts that are unavailable). Ranges are clipped to the scope; undefined
 //! ranges are simply absent.
 
+use std::borrow::Cow;
+
 use dwarfsmith_emit::model::{self as emit, Location, LocationEntry, Op};
 
 /// A bit range of a variable, as `DW_OP_LLVM_fragment offset, size` gives it.
@@ -46,15 +48,39 @@ pub fn describe(
     cuts.extend(scope.iter().flat_map(|&(s, e)| [s, e]));
     cuts.sort_unstable();
     cuts.dedup();
+    // One sweep over the windows between cuts, in address order: every
+    // range and scope range either covers a window or misses it. The ranges
+    // covering the window stay in their order in `ranges`.
+    let mut by_start: Vec<usize> = (0..ranges.len()).collect();
+    by_start.sort_by_key(|&i| ranges[i].start);
+    let mut next_range = 0;
+    let mut covering: Vec<usize> = Vec::new();
+    let mut active: Vec<&LocationRange> = Vec::new();
+    let mut next_scope = 0;
     for window in cuts.windows(2) {
         let (start, end) = (window[0], window[1]);
-        if !scope.iter().any(|&(s, e)| s <= start && end <= e) {
+        while scope.get(next_scope).is_some_and(|&(_, e)| e <= start) {
+            next_scope += 1;
+        }
+        if !scope
+            .get(next_scope)
+            .is_some_and(|&(s, e)| s <= start && end <= e)
+        {
             continue;
         }
-        let active: Vec<&LocationRange> = ranges
-            .iter()
-            .filter(|r| r.start <= start && end <= r.end)
-            .collect();
+        covering.retain(|&i| ranges[i].end > start);
+        while let Some(&i) = by_start.get(next_range) {
+            if ranges[i].start > start {
+                break;
+            }
+            if ranges[i].end > start {
+                let at = covering.partition_point(|&c| c < i);
+                covering.insert(at, i);
+            }
+            next_range += 1;
+        }
+        active.clear();
+        active.extend(covering.iter().map(|&i| &ranges[i]));
         if let Some(location) = compose(&active, size_bits) {
             push_merged(&mut entries, start, end, location);
         }
@@ -75,9 +101,9 @@ pub fn describe(
 }
 
 /// Appends an entry, extending the previous one when it is adjacent and equal.
-fn push_merged(entries: &mut Vec<LocationEntry>, start: u64, end: u64, location: Location) {
+fn push_merged(entries: &mut Vec<LocationEntry>, start: u64, end: u64, location: Cow<Location>) {
     if let Some(last) = entries.last_mut() {
-        if last.end == start && last.location == location {
+        if last.end == start && last.location == *location {
             last.end = end;
             return;
         }
@@ -85,15 +111,15 @@ fn push_merged(entries: &mut Vec<LocationEntry>, start: u64, end: u64, location:
     entries.push(LocationEntry {
         start,
         end,
-        location,
+        location: location.into_owned(),
     });
 }
 
 /// The location of the variable while `active` ranges hold: the whole-variable
 /// one if there is one, else the fragments composed into pieces.
-fn compose(active: &[&LocationRange], size_bits: Option<u64>) -> Option<Location> {
+fn compose<'r>(active: &[&'r LocationRange], size_bits: Option<u64>) -> Option<Cow<'r, Location>> {
     if let Some(whole) = active.iter().find(|r| r.fragment.is_none()) {
-        return Some(whole.location.clone());
+        return Some(Cow::Borrowed(&whole.location));
     }
     let mut fragments: Vec<(Fragment, &Location)> = active
         .iter()
@@ -133,7 +159,7 @@ fn compose(active: &[&LocationRange], size_bits: Option<u64>) -> Option<Location
             composed.ops.push(Op::Piece((total - covered_bits) / 8));
         }
     }
-    Some(composed)
+    Some(Cow::Owned(composed))
 }
 
 #[cfg(test)]

@@ -48,14 +48,27 @@ impl<K: Clone + Eq + Hash> ScopeTree<K> {
             }],
             index: HashMap::new(),
         };
+        // The previous instruction's path and its nodes: consecutive
+        // instructions mostly share their scopes, found again without a
+        // lookup.
+        let mut previous: &[K] = &[];
+        let mut previous_nodes: Vec<NodeId> = Vec::new();
         for (start, end, path) in instructions {
             add_range(&mut tree.nodes[0].ranges, start, end);
-            let mut parent = 0;
-            for depth in 0..path.len() {
-                let node = tree.node_for(&path[..=depth], parent);
-                add_range(&mut tree.nodes[node].ranges, start, end);
-                parent = node;
+            let shared = path
+                .iter()
+                .zip(previous)
+                .take_while(|(a, b)| a == b)
+                .count();
+            previous_nodes.truncate(shared);
+            for depth in shared..path.len() {
+                let parent = depth.checked_sub(1).map_or(0, |d| previous_nodes[d]);
+                previous_nodes.push(tree.node_for(&path[..=depth], parent));
             }
+            for &node in &previous_nodes {
+                add_range(&mut tree.nodes[node].ranges, start, end);
+            }
+            previous = path;
         }
         tree
     }
@@ -94,6 +107,11 @@ fn add_range(ranges: &mut Vec<(u64, u64)>, start: u64, end: u64) {
             last.1 = last.1.max(end);
             return;
         }
+    }
+    // Past every range (instructions come in address order): no merge.
+    if ranges.last().is_none_or(|last| start > last.1) {
+        ranges.push((start, end));
+        return;
     }
     ranges.push((start, end));
     ranges.sort_unstable();
