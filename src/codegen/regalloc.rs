@@ -33,8 +33,12 @@
 //!    disappears: a phi's value and its incoming values stay in one place
 //!    instead of moving slot to slot through a register. Every
 //!    instruction touching it reads it as a memory operand where x86
-//!    allows, or through a fresh temporary of its class loaded before and
-//!    stored after. Temporaries are never
+//!    allows, or through a temporary of its class loaded before and
+//!    stored after; an access within [`REUSE_WINDOW`] instructions of the
+//!    previous one in the block (no call between) uses the same temporary,
+//!    which still holds the value, instead of reloading it. (If that leaves
+//!    an instruction without registers, allocation restarts with one
+//!    temporary per instruction.) Temporaries are never
 //!    spilled. Another round allocates the rewritten code; rounds stop when
 //!    nothing is spilled.
 //!
@@ -102,7 +106,28 @@ impl std::error::Error for RegallocError {}
 const MAX_ROUNDS: usize = 16;
 
 /// Allocates registers for `f` in place.
+///
+/// Spill code first keeps a spilled value's temporary for the next few
+/// instructions ([`REUSE_WINDOW`]); if that leaves some instruction
+/// without enough registers, allocation starts again from `f` as it came,
+/// with one temporary per instruction.
 pub fn allocate(f: &mut Function) -> Result<Allocation, RegallocError> {
+    let original = f.clone();
+    match allocate_with(f, REUSE_WINDOW) {
+        Ok(allocation) => Ok(allocation),
+        Err(_) => {
+            *f = original;
+            allocate_with(f, 0)
+        }
+    }
+}
+
+/// How many instructions after one access of a spilled value a later
+/// access still uses the same temporary (no reload).
+const REUSE_WINDOW: usize = 6;
+
+/// [`allocate`] with spill temporaries reused over `window` instructions.
+fn allocate_with(f: &mut Function, window: usize) -> Result<Allocation, RegallocError> {
     let mut unspillable = vec![false; f.vregs.len()];
     let mut spill_count = 0;
     for round in 1..=MAX_ROUNDS {
@@ -130,7 +155,7 @@ pub fn allocate(f: &mut Function) -> Result<Allocation, RegallocError> {
         rewrite_debug(f, &live, &positions, &|v| {
             slot_of[v as usize].map(|s| DbgOperand::SpillSlot(s, widths[v as usize]))
         });
-        insert_spill_code(f, &slot_of);
+        insert_spill_code(f, &slot_of, window);
         unspillable.resize(f.vregs.len(), true);
     }
     Err(RegallocError {
@@ -767,7 +792,7 @@ fn callee_saved_written(f: &Function) -> GprSet {
 }
 
 /// Rewrites every instruction that touches a spilled register.
-fn insert_spill_code(f: &mut Function, slot_of: &[Option<StackSlotId>]) {
+fn insert_spill_code(f: &mut Function, slot_of: &[Option<StackSlotId>], window: usize) {
     let spilled = |r: &Reg| match r {
         Reg::Virt(v) => slot_of[v.0 as usize],
         Reg::Phys(_) => None,
@@ -776,15 +801,39 @@ fn insert_spill_code(f: &mut Function, slot_of: &[Option<StackSlotId>]) {
     for block in &mut blocks {
         let old = std::mem::take(&mut block.insts);
         let mut out = Vec::with_capacity(old.len());
+        // Temporaries that hold a spilled (non-vector) register's current
+        // value: (register, temporary, position of its last access).
+        let mut held: Vec<(VReg, Reg, usize)> = Vec::new();
+        let mut position = 0;
         for mut inst in old {
             if inst.is_debug() {
                 out.push(inst);
                 continue;
             }
-            fold_spilled_source(&mut inst.kind, &spilled);
+            position += 1;
+            // A call (or any instruction with implicit results) ends every
+            // reuse: a temporary kept across it would need a callee-saved
+            // register.
+            if !inst.kind.implicit_defs().is_empty() {
+                held.clear();
+            }
+            held.retain(|h| position - h.2 <= window);
+            let holder = |held: &[(VReg, Reg, usize)], r: &Reg| match r {
+                Reg::Virt(v) => held.iter().find(|h| h.0 == *v).map(|h| h.1),
+                Reg::Phys(_) => None,
+            };
+            fold_spilled_source(&mut inst.kind, &|r| match holder(&held, r) {
+                Some(_) => None,
+                None => spilled(r),
+            });
             if let InstKind::Copy { dst, src } = inst.kind {
                 match (spilled(&dst), spilled(&src)) {
-                    (Some(to), Some(from)) if to == from => continue,
+                    (Some(to), Some(from)) if to == from => {
+                        // The slot now holds src's value, not a
+                        // temporary of dst's.
+                        held.retain(|h| Reg::Virt(h.0) != dst);
+                        continue;
+                    }
                     (Some(slot), None) if f.is_vector(dst) => {
                         out.push(vector_spill(slot, src, false, inst.loc));
                         continue;
@@ -794,18 +843,28 @@ fn insert_spill_code(f: &mut Function, slot_of: &[Option<StackSlotId>]) {
                         continue;
                     }
                     (Some(slot), None) => {
+                        // The slot changes under any temporary of dst.
+                        held.retain(|h| Reg::Virt(h.0) != dst);
                         out.push(spill_store(slot, src, f.class_of(src), inst.loc));
                         continue;
                     }
                     (None, Some(slot)) => {
-                        out.push(spill_load(dst, f.class_of(dst), slot, inst.loc));
+                        match holder(&held, &src) {
+                            Some(t) => {
+                                for h in held.iter_mut().filter(|h| Reg::Virt(h.0) == src) {
+                                    h.2 = position;
+                                }
+                                out.push(Inst::new(InstKind::Copy { dst, src: t }, inst.loc));
+                            }
+                            None => out.push(spill_load(dst, f.class_of(dst), slot, inst.loc)),
+                        }
                         continue;
                     }
                     _ => {}
                 }
             }
-            // (original vreg, temporary, read, written)
-            let mut temps: Vec<(VReg, Reg, bool, bool)> = Vec::new();
+            // (original vreg, temporary, read, written, already holds it)
+            let mut temps: Vec<(VReg, Reg, bool, bool, bool)> = Vec::new();
             let vregs = &mut f.vregs;
             inst.kind.visit_regs_mut(&mut |r, access| {
                 let (Reg::Virt(v), Some(_)) = (*r, spilled(r)) else {
@@ -814,9 +873,14 @@ fn insert_spill_code(f: &mut Function, slot_of: &[Option<StackSlotId>]) {
                 let idx = match temps.iter().position(|t| t.0 == v) {
                     Some(i) => i,
                     None => {
-                        vregs.push(vregs[v.0 as usize]);
-                        let t = Reg::Virt(VReg(vregs.len() as u32 - 1));
-                        temps.push((v, t, false, false));
+                        let (t, holds) = match holder(&held, r) {
+                            Some(t) => (t, true),
+                            None => {
+                                vregs.push(vregs[v.0 as usize]);
+                                (Reg::Virt(VReg(vregs.len() as u32 - 1)), false)
+                            }
+                        };
+                        temps.push((v, t, false, false, holds));
                         temps.len() - 1
                     }
                 };
@@ -826,8 +890,8 @@ fn insert_spill_code(f: &mut Function, slot_of: &[Option<StackSlotId>]) {
                 *r = t.1;
             });
             let loc = inst.loc;
-            for &(v, t, read, _) in &temps {
-                if read {
+            for &(v, t, read, _, holds) in &temps {
+                if read && !holds {
                     let info = f.vregs[v.0 as usize];
                     let slot = slot_of[v.0 as usize].unwrap();
                     out.push(if info.vector {
@@ -838,15 +902,19 @@ fn insert_spill_code(f: &mut Function, slot_of: &[Option<StackSlotId>]) {
                 }
             }
             out.push(inst);
-            for &(v, t, _, written) in &temps {
+            for &(v, t, _, written, _) in &temps {
+                let info = f.vregs[v.0 as usize];
                 if written {
-                    let info = f.vregs[v.0 as usize];
                     let slot = slot_of[v.0 as usize].unwrap();
                     out.push(if info.vector {
                         vector_spill(slot, t, false, loc)
                     } else {
                         spill_store(slot, t, info.class, loc)
                     });
+                }
+                held.retain(|h| h.0 != v);
+                if !info.vector {
+                    held.push((v, t, position));
                 }
             }
         }
@@ -1120,15 +1188,14 @@ mod tests {
             bb.0:
               FSTORE64 [%stack.0], $xmm0
               $xmm1 = FLOAD64 [%stack.0]
-              FSTORE64 [%stack.1], $xmm1
-              $xmm2 = FLOAD64 [%stack.1]
-              $xmm2 = FMUL64 $xmm2, [%stack.0]
+              $xmm2 = COPY $xmm1
+              FSTORE64 [%stack.1], $xmm2
+              $xmm2 = FMUL64 $xmm2, $xmm1
               FSTORE64 [%stack.1], $xmm2
               CALL @g, args($rdi), rets()
               $xmm0 = FLOAD64 [%stack.1]
               $xmm0 = FADD64 $xmm0, [%stack.0]
               FSTORE64 [%stack.1], $xmm0
-              $xmm0 = FLOAD64 [%stack.1]
               RET $xmm0
         "#]]
         .assert_eq(&f.to_string());
