@@ -47,7 +47,10 @@
 //!    there or loaded there, and neither changed since) becomes a copy from
 //!    that register, or disappears when it is the same register; a slot
 //!    read as an operand of an ALU instruction or compare reads the
-//!    register instead.
+//!    register instead. A spill store that a second store to the slot
+//!    overwrites in the same block before anything reads it is deleted;
+//!    debug values between that named the slot name the stored register
+//!    while it holds the value, and have no location after.
 //!
 //! Debug values are never seen by steps 1–4 (so code is byte-identical with
 //! and without them); they stay at their positions and only their operands
@@ -658,9 +661,11 @@ fn apply_assignment(f: &mut Function, assignment: &[Option<PhysReg>]) {
 /// the register is written or the slot stored again), and reads the
 /// register instead of the slot: a reload into the same register is
 /// dropped, into another becomes a copy, and a slot operand of an ALU
-/// instruction or compare becomes the register. Debug instructions are
-/// neither read nor changed (so code is the same with and without them); a
-/// block starts knowing nothing.
+/// instruction or compare becomes the register. A spill store overwritten
+/// by the next store to its slot, with no read between, is deleted
+/// ([`describe_by_register`] mends the debug values between). Debug
+/// instructions never decide anything (so code is the same with and
+/// without them); a block starts knowing nothing.
 fn forward_reloads(f: &mut Function) {
     let is_spill: Vec<bool> = f
         .stack_slots
@@ -683,6 +688,10 @@ fn forward_reloads(f: &mut Function) {
     for block in &mut f.blocks {
         // (slot, register holding its value)
         let mut holds: Vec<(StackSlotId, Gpr)> = Vec::new();
+        // Spill stores nothing has read yet: (slot, index in `out`,
+        // register stored); and the indices of stores found dead.
+        let mut unread: Vec<(StackSlotId, usize, Gpr)> = Vec::new();
+        let mut dead: Vec<usize> = Vec::new();
         let old = std::mem::take(&mut block.insts);
         let mut out = Vec::with_capacity(old.len());
         for mut inst in old {
@@ -724,6 +733,12 @@ fn forward_reloads(f: &mut Function) {
                     if let (Some(slot), Some(g)) = (spill_slot(addr), gpr(*src)) {
                         holds.retain(|h| h.0 != slot);
                         holds.push((slot, g));
+                        if let Some(p) = unread.iter().position(|u| u.0 == slot) {
+                            let (_, index, stored) = unread.swap_remove(p);
+                            dead.push(index);
+                            describe_by_register(&mut out[index + 1..], slot, stored);
+                        }
+                        unread.push((slot, out.len(), g));
                         out.push(inst);
                         continue;
                     }
@@ -754,12 +769,14 @@ fn forward_reloads(f: &mut Function) {
                 }
                 _ => {}
             }
-            // Anything else touching a spill slot may write it.
+            // Anything else touching a spill slot may write it; anything
+            // touching it reads it.
             inst.kind.visit_addresses_mut(&mut |addr| {
                 if let AddressBase::Slot(s) = addr.base {
                     if now_holds.is_none_or(|h| h.0 != s) {
                         holds.retain(|h| h.0 != s);
                     }
+                    unread.retain(|u| u.0 != s);
                 }
             });
             let mut written = inst.kind.implicit_defs().gprs();
@@ -773,7 +790,43 @@ fn forward_reloads(f: &mut Function) {
             holds.extend(now_holds);
             out.push(inst);
         }
+        dead.sort_unstable();
+        let mut index = 0;
+        out.retain(|_| {
+            index += 1;
+            dead.binary_search(&(index - 1)).is_err()
+        });
         block.insts = out;
+    }
+}
+
+/// Debug values in `insts` (which follow a spill store of `stored` into
+/// `slot` that is being deleted) that name `slot` name `stored` instead
+/// while it keeps that value, and no location after it is written.
+fn describe_by_register(insts: &mut [Inst], slot: StackSlotId, stored: Gpr) {
+    let mut kept = true;
+    for inst in insts {
+        match &mut inst.kind {
+            InstKind::DbgValue(dbg) => {
+                for op in &mut dbg.operands {
+                    if matches!(*op, DbgOperand::SpillSlot(s, _) if s == slot) {
+                        *op = if kept {
+                            DbgOperand::Reg(stored.into())
+                        } else {
+                            DbgOperand::NoReg
+                        };
+                    }
+                }
+            }
+            kind => {
+                kept &= !kind.implicit_defs().gprs().contains(stored);
+                kind.visit_regs(&mut |r, access| {
+                    if r == Reg::from(stored) && access != Access::Use {
+                        kept = false;
+                    }
+                });
+            }
+        }
     }
 }
 
@@ -1437,6 +1490,14 @@ mod tests {
             // A new store: the slot now holds rbx.
             store(Gpr::Rbx, spill),
             load(Gpr::Rdi, spill),
+            // Nothing reads the slot before the next store: the store of
+            // rbx goes, and debug values naming the slot name rbx while it
+            // holds the value.
+            dbg(1, vec![DbgOperand::SpillSlot(spill, Width::W64)]),
+            mov(phys(Gpr::Rbx), 3),
+            dbg(2, vec![DbgOperand::SpillSlot(spill, Width::W64)]),
+            store(Gpr::Rdx, spill),
+            dbg(3, vec![DbgOperand::SpillSlot(spill, Width::W64)]),
             // Allocas are memory the program may reach: never forwarded.
             store(Gpr::Rbx, local),
             load(Gpr::Rdi, local),
@@ -1459,8 +1520,12 @@ mod tests {
               $rsi = COPY $rcx
               CALL @g, args(), rets()
               $rsi = LOAD64 [%stack.0]
-              STORE64 [%stack.0], $rbx
               $rdi = COPY $rbx
+              DBG_VALUE $rbx, !var1, !expr0
+              $rbx = MOV64 3
+              DBG_VALUE $noreg, !var2, !expr0
+              STORE64 [%stack.0], $rdx
+              DBG_VALUE %stack.0:64, !var3, !expr0
               STORE64 [%stack.1], $rbx
               $rdi = LOAD64 [%stack.1]
               RET $rax
