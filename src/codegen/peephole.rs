@@ -9,6 +9,9 @@
 //!   the flags the `add` set are dead: the next instruction of the block
 //!   that touches flags writes them without reading them, or the block
 //!   returns first;
+//! - a copy whose destination the next instruction reads only to overwrite
+//!   it (`mov d, s; mov d32, [b + d*4]`) dropped, that instruction reading
+//!   the source instead;
 //! - `jcc t` falling through into a block that holds nothing but
 //!   `jmp other` (an edge block whose copies were coalesced) and that
 //!   nothing else reaches, with `t` the block after it: `j!cc other`, falling
@@ -23,16 +26,82 @@
 //! jump skipped sit at the address it jumped to, as before.
 
 use super::mir::{
-    Address, AddressBase, AluOp, DbgOperand, Function, Inst, InstKind, PhysReg, Reg, Rmi, Width,
+    Access, Address, AddressBase, AluOp, DbgOperand, Function, Inst, InstKind, PhysReg, Reg, Rmi,
+    Width,
 };
 
-/// Runs both rewrites over `f` (a `jmp` to the block that follows
+/// Runs the rewrites over `f` (a `jmp` to the block that follows
 /// anyway is left to the encoder, which emits no bytes for it).
 pub fn run(f: &mut Function) {
     for block in &mut f.blocks {
         fuse_copy_add(&mut block.insts);
+        forward_copy(&mut block.insts);
     }
     branch_over_jump_blocks(f);
+}
+
+/// `mov d, s` whose next instruction reads `d` and then overwrites all of
+/// it without reading it again (a load through `d` into `d`, an extension
+/// of `d` into `d`): that instruction reads `s` instead and the copy goes.
+fn forward_copy(insts: &mut Vec<Inst>) {
+    let mut i = 0;
+    while i < insts.len() {
+        let InstKind::Copy {
+            dst: d @ Reg::Phys(PhysReg::Gpr(_)),
+            src: s,
+        } = insts[i].kind
+        else {
+            i += 1;
+            continue;
+        };
+        let Some(j) = (i + 1..insts.len()).find(|&j| !insts[j].is_debug()) else {
+            break;
+        };
+        let next = &insts[j].kind;
+        let (mut reads, mut defines, mut other) = (false, false, false);
+        next.visit_regs(&mut |r, access| {
+            if r == d {
+                match access {
+                    Access::Use => reads = true,
+                    Access::Def => defines = true,
+                    Access::UseDef => other = true,
+                }
+            }
+        });
+        let simple = matches!(
+            next,
+            InstKind::Load { .. }
+                | InstKind::Extend { .. }
+                | InstKind::Lea { .. }
+                | InstKind::Lea32 { .. }
+        );
+        // rsp cannot be an index register.
+        let rsp = Reg::Phys(PhysReg::Gpr(super::mir::Gpr::Rsp));
+        if d == s || s == rsp || !simple || !reads || !defines || other {
+            i += 1;
+            continue;
+        }
+        insts[j].kind.visit_regs_mut(&mut |r, access| {
+            if *r == d && access == Access::Use {
+                *r = s;
+            }
+        });
+        rename_in_debug_values(&mut insts[i + 1..j], d, s);
+        insts.remove(i);
+    }
+}
+
+/// Debug values of `insts` naming `from` name `to` instead.
+fn rename_in_debug_values(insts: &mut [Inst], from: Reg, to: Reg) {
+    for inst in insts {
+        if let InstKind::DbgValue(value) = &mut inst.kind {
+            for operand in &mut value.operands {
+                if *operand == DbgOperand::Reg(from) {
+                    *operand = DbgOperand::Reg(to);
+                }
+            }
+        }
+    }
 }
 
 /// `mov d, s; add d, x` → `lea d, [s + x]` where the flags are dead.
@@ -59,15 +128,7 @@ fn fuse_copy_add(insts: &mut Vec<Inst>) {
             continue;
         }
         insts[j].kind = fused;
-        for inst in &mut insts[i + 1..j] {
-            if let InstKind::DbgValue(value) = &mut inst.kind {
-                for operand in &mut value.operands {
-                    if *operand == DbgOperand::Reg(d) {
-                        *operand = DbgOperand::Reg(s);
-                    }
-                }
-            }
-        }
+        rename_in_debug_values(&mut insts[i + 1..j], d, s);
         insts.remove(i);
     }
 }
@@ -272,6 +333,45 @@ mod tests {
             fuse_copy_add(&mut insts);
             assert_eq!(insts, before);
         }
+    }
+
+    #[test]
+    fn a_copy_read_once_to_be_overwritten_is_forwarded() {
+        let load = |index: Gpr| InstKind::Load {
+            dst: gpr(Gpr::Rax),
+            addr: Address {
+                base: AddressBase::Reg(gpr(Gpr::Rbx)),
+                index: Some((gpr(index), 4)),
+                disp: 0,
+            },
+            width: Width::W32,
+        };
+        let mut insts = block(vec![
+            InstKind::Copy {
+                dst: gpr(Gpr::Rax),
+                src: gpr(Gpr::Rdx),
+            },
+            debug_in(gpr(Gpr::Rax)),
+            load(Gpr::Rax),
+        ]);
+        forward_copy(&mut insts);
+        let kinds: Vec<InstKind> = insts.into_iter().map(|i| i.kind).collect();
+        assert_eq!(kinds, vec![debug_in(gpr(Gpr::Rdx)), load(Gpr::Rdx)]);
+        // A byte load keeps the rest of `d`: the copy stays.
+        let mut insts = block(vec![
+            InstKind::Copy {
+                dst: gpr(Gpr::Rax),
+                src: gpr(Gpr::Rdx),
+            },
+            InstKind::Load {
+                dst: gpr(Gpr::Rax),
+                addr: Address::reg(gpr(Gpr::Rax), 0),
+                width: Width::W8,
+            },
+        ]);
+        let before = insts.clone();
+        forward_copy(&mut insts);
+        assert_eq!(insts, before);
     }
 
     #[test]

@@ -27,14 +27,32 @@
 //!    is spilled.
 //!    Spill temporaries are never spilled.
 //! 3. A spilled register gets an 8-byte slot (a general-purpose register
-//!    is saved whole with `mov`, a float or double with `movsd`); every
+//!    is saved whole with `mov`, a float or double with `movsd`). Spilled
+//!    registers joined by a copy share one slot when their live ranges do
+//!    not meet (hottest copies first), and the copy between them
+//!    disappears: a phi's value and its incoming values stay in one place
+//!    instead of moving slot to slot through a register. Every
 //!    instruction touching it reads it as a memory operand where x86
-//!    allows, or through a fresh temporary of its class loaded before and
-//!    stored after. Temporaries are never
+//!    allows, or through a temporary of its class loaded before and
+//!    stored after; an access within [`REUSE_WINDOW`] instructions of the
+//!    previous one in the block (no call between) uses the same temporary,
+//!    which still holds the value, instead of reloading it. (If that leaves
+//!    an instruction without registers, allocation restarts with one
+//!    temporary per instruction.) Temporaries are never
 //!    spilled. Another round allocates the rewritten code; rounds stop when
 //!    nothing is spilled.
 //!
-//! Debug values are never seen by steps 1–3 (so code is byte-identical with
+//! 4. After the last round, a reload of a general-purpose spill slot whose
+//!    value a register still holds in the same block (it was stored from
+//!    there or loaded there, and neither changed since) becomes a copy from
+//!    that register, or disappears when it is the same register; a slot
+//!    read as an operand of an ALU instruction or compare reads the
+//!    register instead. A spill store that a second store to the slot
+//!    overwrites in the same block before anything reads it is deleted;
+//!    debug values between that named the slot name the stored register
+//!    while it holds the value, and have no location after.
+//!
+//! Debug values are never seen by steps 1–4 (so code is byte-identical with
 //! and without them); they stay at their positions and only their operands
 //! naming virtual registers are rewritten:
 //! - a spilled register becomes its slot ([`DbgOperand::SpillSlot`]) where
@@ -50,8 +68,8 @@
 
 use super::liveness::{self, intersects, DebugPosition, Liveness, Range};
 use super::mir::{
-    Access, Address, BlockId, DbgOperand, FpSize, Function, Gpr, GprSet, Inst, InstKind, PhysReg,
-    Reg, RegClass, Ri, Rm, Rmi, StackSlotId, StackSlotKind, VReg, Width,
+    Access, Address, AddressBase, BlockId, DbgOperand, FpSize, Function, Gpr, GprSet, Inst,
+    InstKind, PhysReg, Reg, RegClass, Ri, Rm, Rmi, StackSlotId, StackSlotKind, VReg, Width,
 };
 use crate::x86::abi::{allocation_order, CALLEE_SAVED};
 use std::collections::BTreeMap;
@@ -91,7 +109,28 @@ impl std::error::Error for RegallocError {}
 const MAX_ROUNDS: usize = 16;
 
 /// Allocates registers for `f` in place.
+///
+/// Spill code first keeps a spilled value's temporary for the next few
+/// instructions ([`REUSE_WINDOW`]); if that leaves some instruction
+/// without enough registers, allocation starts again from `f` as it came,
+/// with one temporary per instruction.
 pub fn allocate(f: &mut Function) -> Result<Allocation, RegallocError> {
+    let original = f.clone();
+    match allocate_with(f, REUSE_WINDOW) {
+        Ok(allocation) => Ok(allocation),
+        Err(_) => {
+            *f = original;
+            allocate_with(f, 0)
+        }
+    }
+}
+
+/// How many instructions after one access of a spilled value a later
+/// access still uses the same temporary (no reload).
+const REUSE_WINDOW: usize = 6;
+
+/// [`allocate`] with spill temporaries reused over `window` instructions.
+fn allocate_with(f: &mut Function, window: usize) -> Result<Allocation, RegallocError> {
     let mut unspillable = vec![false; f.vregs.len()];
     let mut spill_count = 0;
     for round in 1..=MAX_ROUNDS {
@@ -103,6 +142,7 @@ pub fn allocate(f: &mut Function) -> Result<Allocation, RegallocError> {
         if spilled.is_empty() {
             place_debug_values(f, &live, &outcome.assignment);
             apply_assignment(f, &outcome.assignment);
+            forward_reloads(f);
             return Ok(Allocation {
                 callee_saved_used: callee_saved_written(f),
                 spilled: spill_count,
@@ -112,18 +152,13 @@ pub fn allocate(f: &mut Function) -> Result<Allocation, RegallocError> {
         spill_count += spilled.len();
         // Scalar floats and doubles fit in 8 bytes as general-purpose
         // values do.
-        let mut slot_of: Vec<Option<StackSlotId>> = vec![None; f.vregs.len()];
-        // A vector keeps all 16 bytes of its register.
-        for &v in &spilled {
-            let size = if f.vregs[v as usize].vector { 16 } else { 8 };
-            slot_of[v as usize] = Some(f.new_stack_slot(size, size, StackSlotKind::Spill));
-        }
+        let slot_of = spill_slots(f, &live, &spilled);
         let widths: Vec<Width> = f.vregs.iter().map(|i| i.width).collect();
         let positions = liveness::debug_positions(f);
         rewrite_debug(f, &live, &positions, &|v| {
             slot_of[v as usize].map(|s| DbgOperand::SpillSlot(s, widths[v as usize]))
         });
-        insert_spill_code(f, &slot_of);
+        insert_spill_code(f, &slot_of, window);
         unspillable.resize(f.vregs.len(), true);
     }
     Err(RegallocError {
@@ -348,11 +383,11 @@ fn scan(f: &Function, live: &Liveness, unspillable: &[bool]) -> Result<ScanOutco
     })
 }
 
-/// For each virtual register, how much its uses and definitions cost if it
-/// lived in memory: 1 per access, times 8 per enclosing loop (up to 4
-/// levels). A loop is approximated in layout order: a branch from block `c`
-/// back to block `a <= c` encloses blocks `a..=c`.
-fn use_weights(f: &Function) -> Vec<u64> {
+/// How often each block is taken to run relative to straight-line code: 8
+/// per enclosing loop (up to 4 levels). A loop is approximated in layout
+/// order: a branch from block `c` back to block `a <= c` encloses blocks
+/// `a..=c`.
+fn block_weights(f: &Function) -> Vec<u64> {
     let n = f.blocks.len();
     let mut delta = vec![0i64; n + 1];
     for c in 0..n {
@@ -363,11 +398,20 @@ fn use_weights(f: &Function) -> Vec<u64> {
             }
         }
     }
-    let mut weights = vec![0u64; f.vregs.len()];
     let mut depth = 0i64;
-    for (b, block) in f.blocks.iter().enumerate() {
-        depth += delta[b];
-        let weight = 8u64.pow(depth.clamp(0, 4) as u32);
+    (0..n)
+        .map(|b| {
+            depth += delta[b];
+            8u64.pow(depth.clamp(0, 4) as u32)
+        })
+        .collect()
+}
+
+/// For each virtual register, how much its uses and definitions cost if it
+/// lived in memory: 1 per access, times its block's [`block_weights`].
+fn use_weights(f: &Function) -> Vec<u64> {
+    let mut weights = vec![0u64; f.vregs.len()];
+    for (block, weight) in f.blocks.iter().zip(block_weights(f)) {
         for inst in &block.insts {
             inst.kind.visit_regs(&mut |r, _| {
                 if let Reg::Virt(v) = r {
@@ -377,6 +421,101 @@ fn use_weights(f: &Function) -> Vec<u64> {
         }
     }
     weights
+}
+
+/// A stack slot for each register in `spilled` (indexed by virtual
+/// register): 8 bytes, or 16 for a whole vector. Two spilled registers of
+/// the same kind joined by a copy share a slot when no live range of one
+/// group meets one of the other; copies are tried hottest first
+/// ([`block_weights`]), so a loop's phi copies are the ones removed.
+fn spill_slots(f: &mut Function, live: &Liveness, spilled: &[u32]) -> Vec<Option<StackSlotId>> {
+    let n = f.vregs.len();
+    let mut is_spilled = vec![false; n];
+    for &v in spilled {
+        is_spilled[v as usize] = true;
+    }
+    // Union-find over the spilled registers; a root keeps its group's
+    // ranges, sorted and disjoint.
+    let mut parent: Vec<u32> = (0..n as u32).collect();
+    let mut group_ranges: Vec<Vec<Range>> = vec![Vec::new(); n];
+    for &v in spilled {
+        group_ranges[v as usize] = live.vreg_ranges[v as usize].clone();
+    }
+    fn root(parent: &mut [u32], mut v: u32) -> u32 {
+        while parent[v as usize] != v {
+            let up = parent[parent[v as usize] as usize];
+            parent[v as usize] = up;
+            v = up;
+        }
+        v
+    }
+    let weights = block_weights(f);
+    let mut copies: Vec<(u64, u32, u32)> = Vec::new();
+    for (block, &weight) in f.blocks.iter().zip(&weights) {
+        for inst in &block.insts {
+            if let InstKind::Copy {
+                dst: Reg::Virt(d),
+                src: Reg::Virt(s),
+            } = inst.kind
+            {
+                let (di, si) = (f.vregs[d.0 as usize], f.vregs[s.0 as usize]);
+                if is_spilled[d.0 as usize]
+                    && is_spilled[s.0 as usize]
+                    && di.class == si.class
+                    && di.vector == si.vector
+                {
+                    copies.push((weight, d.0, s.0));
+                }
+            }
+        }
+    }
+    // Stable: equally hot copies keep their code order.
+    copies.sort_by_key(|&(weight, _, _)| std::cmp::Reverse(weight));
+    for (_, d, s) in copies {
+        let (a, b) = (root(&mut parent, d), root(&mut parent, s));
+        if a == b || ranges_meet(&group_ranges[a as usize], &group_ranges[b as usize]) {
+            continue;
+        }
+        let theirs = std::mem::take(&mut group_ranges[b as usize]);
+        let mut joined: Vec<Range> = group_ranges[a as usize]
+            .iter()
+            .chain(&theirs)
+            .copied()
+            .collect();
+        joined.sort_unstable_by_key(|r| r.start);
+        group_ranges[a as usize] = joined;
+        parent[b as usize] = a;
+    }
+    let mut slot_of: Vec<Option<StackSlotId>> = vec![None; n];
+    for &v in spilled {
+        let r = root(&mut parent, v);
+        let slot = match slot_of[r as usize] {
+            Some(slot) => slot,
+            None => {
+                let size = if f.vregs[v as usize].vector { 16 } else { 8 };
+                let slot = f.new_stack_slot(size, size, StackSlotKind::Spill);
+                slot_of[r as usize] = Some(slot);
+                slot
+            }
+        };
+        slot_of[v as usize] = Some(slot);
+    }
+    slot_of
+}
+
+/// Whether two sorted lists of disjoint ranges share a point.
+fn ranges_meet(a: &[Range], b: &[Range]) -> bool {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i].end <= b[j].start {
+            i += 1;
+        } else if b[j].end <= a[i].start {
+            j += 1;
+        } else {
+            return true;
+        }
+    }
+    false
 }
 
 /// For each virtual register, up to two registers it is copied from or to.
@@ -517,6 +656,180 @@ fn apply_assignment(f: &mut Function, assignment: &[Option<PhysReg>]) {
     }
 }
 
+/// Step 4: within each block, tracks which general-purpose registers hold
+/// each spill slot's 64-bit value (after a spill store or a reload, until
+/// the register is written or the slot stored again), and reads the
+/// register instead of the slot: a reload into the same register is
+/// dropped, into another becomes a copy, and a slot operand of an ALU
+/// instruction or compare becomes the register. A spill store overwritten
+/// by the next store to its slot, with no read between, is deleted
+/// ([`describe_by_register`] mends the debug values between). Debug
+/// instructions never decide anything (so code is the same with and
+/// without them); a block starts knowing nothing.
+fn forward_reloads(f: &mut Function) {
+    let is_spill: Vec<bool> = f
+        .stack_slots
+        .iter()
+        .map(|slot| slot.kind == StackSlotKind::Spill)
+        .collect();
+    // The whole-slot address of a spill slot, if `addr` is one.
+    let spill_slot = |addr: &Address| match addr {
+        Address {
+            base: AddressBase::Slot(s),
+            index: None,
+            disp: 0,
+        } if is_spill[s.0 as usize] => Some(*s),
+        _ => None,
+    };
+    let gpr = |r: Reg| match r {
+        Reg::Phys(PhysReg::Gpr(g)) => Some(g),
+        _ => None,
+    };
+    for block in &mut f.blocks {
+        // (slot, register holding its value)
+        let mut holds: Vec<(StackSlotId, Gpr)> = Vec::new();
+        // Spill stores nothing has read yet: (slot, index in `out`,
+        // register stored); and the indices of stores found dead.
+        let mut unread: Vec<(StackSlotId, usize, Gpr)> = Vec::new();
+        let mut dead: Vec<usize> = Vec::new();
+        let old = std::mem::take(&mut block.insts);
+        let mut out = Vec::with_capacity(old.len());
+        for mut inst in old {
+            if inst.is_debug() {
+                out.push(inst);
+                continue;
+            }
+            let held = |slot: StackSlotId, holds: &[(StackSlotId, Gpr)]| {
+                holds.iter().find(|h| h.0 == slot).map(|h| h.1)
+            };
+            // What the instruction leaves in a slot's register, if it is a
+            // spill store or reload.
+            let mut now_holds: Option<(StackSlotId, Gpr)> = None;
+            match &mut inst.kind {
+                InstKind::Load {
+                    dst,
+                    addr,
+                    width: Width::W64,
+                } => {
+                    if let (Some(slot), Some(d)) = (spill_slot(addr), gpr(*dst)) {
+                        match held(slot, &holds) {
+                            Some(g) if g == d => continue,
+                            Some(g) => {
+                                inst.kind = InstKind::Copy {
+                                    dst: *dst,
+                                    src: g.into(),
+                                }
+                            }
+                            None => {}
+                        }
+                        now_holds = Some((slot, d));
+                    }
+                }
+                InstKind::Store {
+                    src: Ri::Reg(src),
+                    addr,
+                    width: Width::W64,
+                } => {
+                    if let (Some(slot), Some(g)) = (spill_slot(addr), gpr(*src)) {
+                        holds.retain(|h| h.0 != slot);
+                        holds.push((slot, g));
+                        if let Some(p) = unread.iter().position(|u| u.0 == slot) {
+                            let (_, index, stored) = unread.swap_remove(p);
+                            dead.push(index);
+                            describe_by_register(&mut out[index + 1..], slot, stored);
+                        }
+                        unread.push((slot, out.len(), g));
+                        out.push(inst);
+                        continue;
+                    }
+                }
+                InstKind::Alu {
+                    src: src @ Rmi::Mem(_),
+                    ..
+                }
+                | InstKind::Cmp {
+                    rhs: src @ Rmi::Mem(_),
+                    ..
+                } => {
+                    if let Rmi::Mem(addr) = src {
+                        if let Some(g) = spill_slot(addr).and_then(|slot| held(slot, &holds)) {
+                            *src = Rmi::Reg(g.into());
+                        }
+                    }
+                }
+                InstKind::Cmp {
+                    lhs: lhs @ Rm::Mem(_),
+                    ..
+                } => {
+                    if let Rm::Mem(addr) = lhs {
+                        if let Some(g) = spill_slot(addr).and_then(|slot| held(slot, &holds)) {
+                            *lhs = Rm::Reg(g.into());
+                        }
+                    }
+                }
+                _ => {}
+            }
+            // Anything else touching a spill slot may write it; anything
+            // touching it reads it.
+            inst.kind.visit_addresses_mut(&mut |addr| {
+                if let AddressBase::Slot(s) = addr.base {
+                    if now_holds.is_none_or(|h| h.0 != s) {
+                        holds.retain(|h| h.0 != s);
+                    }
+                    unread.retain(|u| u.0 != s);
+                }
+            });
+            let mut written = inst.kind.implicit_defs().gprs();
+            inst.kind.visit_regs(&mut |r, access| {
+                if let (Some(g), Access::Def | Access::UseDef) = (gpr(r), access) {
+                    written.insert(g);
+                }
+            });
+            holds.retain(|h| !written.contains(h.1));
+            // A reload leaves the slot as it was: its other holders stay.
+            holds.extend(now_holds);
+            out.push(inst);
+        }
+        dead.sort_unstable();
+        let mut index = 0;
+        out.retain(|_| {
+            index += 1;
+            dead.binary_search(&(index - 1)).is_err()
+        });
+        block.insts = out;
+    }
+}
+
+/// Debug values in `insts` (which follow a spill store of `stored` into
+/// `slot` that is being deleted) that name `slot` name `stored` instead
+/// while it keeps that value, and no location after it is written.
+fn describe_by_register(insts: &mut [Inst], slot: StackSlotId, stored: Gpr) {
+    let mut kept = true;
+    for inst in insts {
+        match &mut inst.kind {
+            InstKind::DbgValue(dbg) => {
+                for op in &mut dbg.operands {
+                    if matches!(*op, DbgOperand::SpillSlot(s, _) if s == slot) {
+                        *op = if kept {
+                            DbgOperand::Reg(stored.into())
+                        } else {
+                            DbgOperand::NoReg
+                        };
+                    }
+                }
+            }
+            kind => {
+                kept &= !kind.implicit_defs().gprs().contains(stored);
+                kind.visit_regs(&mut |r, access| {
+                    if r == Reg::from(stored) && access != Access::Use {
+                        kept = false;
+                    }
+                });
+            }
+        }
+    }
+}
+
 /// Callee-saved registers (other than rbp) the code writes.
 fn callee_saved_written(f: &Function) -> GprSet {
     let mut used = GprSet::EMPTY;
@@ -532,7 +845,7 @@ fn callee_saved_written(f: &Function) -> GprSet {
 }
 
 /// Rewrites every instruction that touches a spilled register.
-fn insert_spill_code(f: &mut Function, slot_of: &[Option<StackSlotId>]) {
+fn insert_spill_code(f: &mut Function, slot_of: &[Option<StackSlotId>], window: usize) {
     let spilled = |r: &Reg| match r {
         Reg::Virt(v) => slot_of[v.0 as usize],
         Reg::Phys(_) => None,
@@ -541,14 +854,39 @@ fn insert_spill_code(f: &mut Function, slot_of: &[Option<StackSlotId>]) {
     for block in &mut blocks {
         let old = std::mem::take(&mut block.insts);
         let mut out = Vec::with_capacity(old.len());
+        // Temporaries that hold a spilled (non-vector) register's current
+        // value: (register, temporary, position of its last access).
+        let mut held: Vec<(VReg, Reg, usize)> = Vec::new();
+        let mut position = 0;
         for mut inst in old {
             if inst.is_debug() {
                 out.push(inst);
                 continue;
             }
-            fold_spilled_source(&mut inst.kind, &spilled);
+            position += 1;
+            // A call (or any instruction with implicit results) ends every
+            // reuse: a temporary kept across it would need a callee-saved
+            // register.
+            if !inst.kind.implicit_defs().is_empty() {
+                held.clear();
+            }
+            held.retain(|h| position - h.2 <= window);
+            let holder = |held: &[(VReg, Reg, usize)], r: &Reg| match r {
+                Reg::Virt(v) => held.iter().find(|h| h.0 == *v).map(|h| h.1),
+                Reg::Phys(_) => None,
+            };
+            fold_spilled_source(&mut inst.kind, &|r| match holder(&held, r) {
+                Some(_) => None,
+                None => spilled(r),
+            });
             if let InstKind::Copy { dst, src } = inst.kind {
                 match (spilled(&dst), spilled(&src)) {
+                    (Some(to), Some(from)) if to == from => {
+                        // The slot now holds src's value, not a
+                        // temporary of dst's.
+                        held.retain(|h| Reg::Virt(h.0) != dst);
+                        continue;
+                    }
                     (Some(slot), None) if f.is_vector(dst) => {
                         out.push(vector_spill(slot, src, false, inst.loc));
                         continue;
@@ -558,18 +896,28 @@ fn insert_spill_code(f: &mut Function, slot_of: &[Option<StackSlotId>]) {
                         continue;
                     }
                     (Some(slot), None) => {
+                        // The slot changes under any temporary of dst.
+                        held.retain(|h| Reg::Virt(h.0) != dst);
                         out.push(spill_store(slot, src, f.class_of(src), inst.loc));
                         continue;
                     }
                     (None, Some(slot)) => {
-                        out.push(spill_load(dst, f.class_of(dst), slot, inst.loc));
+                        match holder(&held, &src) {
+                            Some(t) => {
+                                for h in held.iter_mut().filter(|h| Reg::Virt(h.0) == src) {
+                                    h.2 = position;
+                                }
+                                out.push(Inst::new(InstKind::Copy { dst, src: t }, inst.loc));
+                            }
+                            None => out.push(spill_load(dst, f.class_of(dst), slot, inst.loc)),
+                        }
                         continue;
                     }
                     _ => {}
                 }
             }
-            // (original vreg, temporary, read, written)
-            let mut temps: Vec<(VReg, Reg, bool, bool)> = Vec::new();
+            // (original vreg, temporary, read, written, already holds it)
+            let mut temps: Vec<(VReg, Reg, bool, bool, bool)> = Vec::new();
             let vregs = &mut f.vregs;
             inst.kind.visit_regs_mut(&mut |r, access| {
                 let (Reg::Virt(v), Some(_)) = (*r, spilled(r)) else {
@@ -578,9 +926,14 @@ fn insert_spill_code(f: &mut Function, slot_of: &[Option<StackSlotId>]) {
                 let idx = match temps.iter().position(|t| t.0 == v) {
                     Some(i) => i,
                     None => {
-                        vregs.push(vregs[v.0 as usize]);
-                        let t = Reg::Virt(VReg(vregs.len() as u32 - 1));
-                        temps.push((v, t, false, false));
+                        let (t, holds) = match holder(&held, r) {
+                            Some(t) => (t, true),
+                            None => {
+                                vregs.push(vregs[v.0 as usize]);
+                                (Reg::Virt(VReg(vregs.len() as u32 - 1)), false)
+                            }
+                        };
+                        temps.push((v, t, false, false, holds));
                         temps.len() - 1
                     }
                 };
@@ -590,8 +943,8 @@ fn insert_spill_code(f: &mut Function, slot_of: &[Option<StackSlotId>]) {
                 *r = t.1;
             });
             let loc = inst.loc;
-            for &(v, t, read, _) in &temps {
-                if read {
+            for &(v, t, read, _, holds) in &temps {
+                if read && !holds {
                     let info = f.vregs[v.0 as usize];
                     let slot = slot_of[v.0 as usize].unwrap();
                     out.push(if info.vector {
@@ -602,15 +955,19 @@ fn insert_spill_code(f: &mut Function, slot_of: &[Option<StackSlotId>]) {
                 }
             }
             out.push(inst);
-            for &(v, t, _, written) in &temps {
+            for &(v, t, _, written, _) in &temps {
+                let info = f.vregs[v.0 as usize];
                 if written {
-                    let info = f.vregs[v.0 as usize];
                     let slot = slot_of[v.0 as usize].unwrap();
                     out.push(if info.vector {
                         vector_spill(slot, t, false, loc)
                     } else {
                         spill_store(slot, t, info.class, loc)
                     });
+                }
+                held.retain(|h| h.0 != v);
+                if !info.vector {
+                    held.push((v, t, position));
                 }
             }
         }
@@ -884,15 +1241,14 @@ mod tests {
             bb.0:
               FSTORE64 [%stack.0], $xmm0
               $xmm1 = FLOAD64 [%stack.0]
-              FSTORE64 [%stack.1], $xmm1
-              $xmm2 = FLOAD64 [%stack.1]
-              $xmm2 = FMUL64 $xmm2, [%stack.0]
+              $xmm2 = COPY $xmm1
+              FSTORE64 [%stack.1], $xmm2
+              $xmm2 = FMUL64 $xmm2, $xmm1
               FSTORE64 [%stack.1], $xmm2
               CALL @g, args($rdi), rets()
               $xmm0 = FLOAD64 [%stack.1]
               $xmm0 = FADD64 $xmm0, [%stack.0]
               FSTORE64 [%stack.1], $xmm0
-              $xmm0 = FLOAD64 [%stack.1]
               RET $xmm0
         "#]]
         .assert_eq(&f.to_string());
@@ -1036,6 +1392,145 @@ mod tests {
             .all(|a| a.starts_with(&format!("{acc} = ADD64 {acc}, "))));
         assert_eq!(adds.iter().filter(|a| a.contains("[$rbp")).count(), 0);
         assert_eq!(adds.iter().filter(|a| a.contains("[%stack.")).count(), 12);
+    }
+
+    #[test]
+    fn spilled_registers_joined_by_a_copy_share_a_slot_and_the_copy_goes() {
+        // 14 busy values fill every register while %14, then its copy
+        // %15, lives beside them with two accesses each: both spill (the
+        // busy values are used far more), into one slot, and the copy
+        // between them disappears.
+        let busy = 14;
+        let (a, b) = (v(busy), v(busy + 1));
+        let mut insts = vec![mov(a, 7)];
+        insts.extend((0..busy).map(|k| mov(v(k), i64::from(k))));
+        for k in 1..busy {
+            insts.push(add(v(0), v(k)));
+        }
+        insts.push(InstKind::Copy { dst: b, src: a });
+        for _ in 0..4 {
+            for k in 1..busy {
+                insts.push(add(v(0), v(k)));
+            }
+        }
+        insts.push(add(v(0), b));
+        insts.push(InstKind::Copy {
+            dst: phys(Gpr::Rax),
+            src: v(0),
+        });
+        insts.push(ret());
+        let mut f = Function::new("t");
+        for _ in 0..busy + 2 {
+            f.new_vreg(Width::W64);
+        }
+        f.new_block();
+        f.blocks[0].insts = insts.into_iter().map(|k| Inst::new(k, 0)).collect();
+        let allocation = allocate(&mut f).unwrap();
+        assert_eq!(allocation.spilled, 2);
+        assert_eq!(f.stack_slots.len(), 1);
+        let touching_slots: Vec<String> = f.blocks[0]
+            .insts
+            .iter()
+            .map(|i| i.kind.to_string())
+            .filter(|text| text.contains("%stack") || text.contains("COPY"))
+            .collect();
+        expect![[r#"
+            [
+                "STORE64 [%stack.0], $rax",
+                "$rax = ADD64 $rax, [%stack.0]",
+            ]
+        "#]]
+        .assert_debug_eq(&touching_slots);
+    }
+
+    #[test]
+    fn reloads_read_the_register_that_still_holds_the_slot() {
+        let mut f = Function::new("t");
+        let spill = f.new_stack_slot(8, 8, StackSlotKind::Spill);
+        let local = f.new_stack_slot(8, 8, StackSlotKind::Alloca);
+        f.new_block();
+        let load = |dst: Gpr, slot| InstKind::Load {
+            dst: phys(dst),
+            addr: Address::slot(slot, 0),
+            width: Width::W64,
+        };
+        let store = |src: Gpr, slot| InstKind::Store {
+            src: Ri::Reg(phys(src)),
+            addr: Address::slot(slot, 0),
+            width: Width::W64,
+        };
+        f.blocks[0].insts = [
+            store(Gpr::Rax, spill),
+            // Another register: a copy; the same register: nothing.
+            load(Gpr::Rcx, spill),
+            load(Gpr::Rax, spill),
+            // A slot operand reads the register.
+            InstKind::Alu {
+                op: AluOp::Add,
+                width: Width::W32,
+                dst: phys(Gpr::Rdx),
+                src: Rmi::Mem(Address::slot(spill, 0)),
+            },
+            InstKind::Cmp {
+                width: Width::W64,
+                lhs: Rm::Mem(Address::slot(spill, 0)),
+                rhs: Rmi::Imm(8),
+            },
+            // rax changes; rcx still holds the slot.
+            mov(phys(Gpr::Rax), 5),
+            load(Gpr::Rsi, spill),
+            // A call clobbers rcx and rsi: the slot is read again.
+            InstKind::Call {
+                target: CallTarget::Symbol("g".into()),
+                args: vec![],
+                rets: vec![],
+                clobbers: CALLER_SAVED,
+            },
+            load(Gpr::Rsi, spill),
+            // A new store: the slot now holds rbx.
+            store(Gpr::Rbx, spill),
+            load(Gpr::Rdi, spill),
+            // Nothing reads the slot before the next store: the store of
+            // rbx goes, and debug values naming the slot name rbx while it
+            // holds the value.
+            dbg(1, vec![DbgOperand::SpillSlot(spill, Width::W64)]),
+            mov(phys(Gpr::Rbx), 3),
+            dbg(2, vec![DbgOperand::SpillSlot(spill, Width::W64)]),
+            store(Gpr::Rdx, spill),
+            dbg(3, vec![DbgOperand::SpillSlot(spill, Width::W64)]),
+            // Allocas are memory the program may reach: never forwarded.
+            store(Gpr::Rbx, local),
+            load(Gpr::Rdi, local),
+            ret(),
+        ]
+        .into_iter()
+        .map(|k| Inst::new(k, 0))
+        .collect();
+        forward_reloads(&mut f);
+        expect![[r#"
+            name: t
+              %stack.0: size 8, align 8, spill
+              %stack.1: size 8, align 8, alloca
+            bb.0:
+              STORE64 [%stack.0], $rax
+              $rcx = COPY $rax
+              $rdx = ADD32 $rdx, $rax
+              CMP64 $rax, 8
+              $rax = MOV64 5
+              $rsi = COPY $rcx
+              CALL @g, args(), rets()
+              $rsi = LOAD64 [%stack.0]
+              $rdi = COPY $rbx
+              DBG_VALUE $rbx, !var1, !expr0
+              $rbx = MOV64 3
+              DBG_VALUE $noreg, !var2, !expr0
+              STORE64 [%stack.0], $rdx
+              DBG_VALUE %stack.0:64, !var3, !expr0
+              STORE64 [%stack.1], $rbx
+              $rdi = LOAD64 [%stack.1]
+              RET $rax
+        "#]]
+        .assert_eq(&f.to_string());
     }
 
     #[test]
