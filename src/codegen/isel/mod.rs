@@ -47,6 +47,7 @@ mod aggregate;
 mod arith;
 mod asm;
 mod atomic;
+mod atomic16;
 mod calls;
 mod control;
 mod data;
