@@ -48,6 +48,8 @@ pub(crate) struct Section {
     pub size: u64,
     /// Alignment in bytes (at least 1).
     pub align: u64,
+    /// sh_entsize: the size of each entry of a table or mergeable section.
+    pub entsize: u64,
     /// File contents (empty for SHT_NOBITS).
     pub data: Vec<u8>,
 }
@@ -57,6 +59,19 @@ impl Section {
     pub fn is_code(&self) -> bool {
         self.flags & u64::from(section_header::SHF_EXECINSTR) != 0
             && self.flags & u64::from(section_header::SHF_ALLOC) != 0
+    }
+
+    /// Whether the section holds literals (`.rodata.cst4/8/16`): allocated,
+    /// read-only, PROGBITS, SHF_MERGE without SHF_STRINGS, entries of 4, 8
+    /// or 16 bytes.
+    pub fn is_literals(&self) -> bool {
+        let flag = |f: u32| self.flags & u64::from(f) != 0;
+        flag(section_header::SHF_ALLOC)
+            && flag(section_header::SHF_MERGE)
+            && !flag(section_header::SHF_STRINGS)
+            && !flag(section_header::SHF_WRITE)
+            && self.kind == section_header::SHT_PROGBITS
+            && matches!(self.entsize, 4 | 8 | 16)
     }
 
     /// Whether the section holds program data a model `DataObject` can
@@ -306,6 +321,7 @@ fn read_sections(bytes: &[u8], elf: &Elf) -> Result<Vec<Section>, ReadError> {
             address,
             size: header.sh_size,
             align,
+            entsize: header.sh_entsize,
             data,
         });
     }

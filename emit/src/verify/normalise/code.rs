@@ -16,6 +16,9 @@
 //!   sections: `.rodata` first when a function has rodata, then by first
 //!   use), in model order within one, each with its section's alignment
 //!   (the largest asked for in it), `.bss` bytes as zeros;
+//! - a function's literals are those its code's relocations name, in the
+//!   order of the first relocation (by offset) naming each, renumbered so
+//!   (`read` finds them so in `.rodata.cst4/8/16`);
 //! - a relocation against a named symbol keeps it; one against
 //!   [`Symbol::FunctionCode`] or [`Symbol::FunctionData`] is looked up as
 //!   `read` does: 4 bytes past the address it computes for a PC-relative
@@ -110,10 +113,13 @@ pub(crate) fn normal_code_and_data(functions: &[Function], data: &[DataObject]) 
             if let Some((_, padded)) = layout.rodata[index] {
                 rodata.resize(padded as usize, 0);
             }
+            let relocations: Vec<Relocation> = function.relocations.iter().map(in_code).collect();
+            let (literals, relocations) = normal_literals(index, function, relocations);
             Function {
-                relocations: function.relocations.iter().map(in_code).collect(),
+                relocations,
                 rodata_relocations: function.rodata_relocations.iter().map(resolve).collect(),
                 rodata,
+                literals,
                 ..function.clone()
             }
         })
@@ -124,6 +130,46 @@ pub(crate) fn normal_code_and_data(functions: &[Function], data: &[DataObject]) 
         data,
         data_order,
     }
+}
+
+/// Function number `index`'s literals as `read` finds them: those its
+/// code's relocations name, in the order of the first relocation (by
+/// offset) naming each, the relocations renumbered to match.
+fn normal_literals(
+    index: usize,
+    function: &Function,
+    mut relocations: Vec<Relocation>,
+) -> (Vec<Vec<u8>>, Vec<Relocation>) {
+    let mut by_offset: Vec<&Relocation> = relocations.iter().collect();
+    by_offset.sort_by_key(|r| r.offset);
+    let mut order: Vec<usize> = Vec::new();
+    for relocation in by_offset {
+        if let Symbol::Literal {
+            function: f,
+            index: n,
+        } = relocation.symbol
+        {
+            if f == index && n < function.literals.len() && !order.contains(&n) {
+                order.push(n);
+            }
+        }
+    }
+    for relocation in &mut relocations {
+        if let Symbol::Literal {
+            function: f,
+            index: n,
+        } = &mut relocation.symbol
+        {
+            if let Some(new) = order.iter().position(|&o| o == *n).filter(|_| *f == index) {
+                *n = new;
+            }
+        }
+    }
+    let literals = order
+        .iter()
+        .map(|&n| function.literals[n].clone())
+        .collect();
+    (literals, relocations)
 }
 
 /// The writer's section for a data object, as an ordering key of its own.
@@ -223,7 +269,7 @@ fn normal_relocation(
 ) -> Relocation {
     let shift = shift(relocation, in_code);
     let (symbol, addend) = match relocation.symbol {
-        Symbol::Named(_) => return relocation.clone(),
+        Symbol::Named(_) | Symbol::Literal { .. } => return relocation.clone(),
         Symbol::FunctionCode { function, offset } => {
             let Some(&start) = layout.function_offsets.get(function) else {
                 return relocation.clone();
