@@ -6,9 +6,12 @@
 //!
 //! Promises:
 //! - every STT_FUNC symbol of a code section becomes one function (aliases
-//!   become one), in address order;
+//!   become one), in address order, with its COMDAT group, explicit section
+//!   name, binding and aliases (see `placement`);
 //! - every STT_OBJECT symbol of a data section becomes one data object
-//!   (cut at its section's end, where `verify` reports the symbol); its
+//!   (cut at its section's end, where `verify` reports the symbol), except
+//!   one starting inside another (an alias of it), with its placement as a
+//!   function's; its
 //!   alignment is its section's; `.data.rel.ro` is read-only data;
 //! - the bytes of a read-only data section that no object symbol covers
 //!   (jump tables, string literals) become functions' own rodata: each
@@ -45,6 +48,7 @@
 use goblin::elf::{reloc, section_header, sym};
 
 use super::elf::{self, ElfObject, Placed};
+use super::placement;
 use crate::model::{DataObject, DataSection, Function, Relocation, RelocationKind, Symbol};
 
 /// A data object with its synthetic placement.
@@ -54,6 +58,8 @@ struct PlacedData {
     placed: Placed,
     /// Its model form.
     object: DataObject,
+    /// Whether a symbol names it (not a stretch no symbol covers).
+    from_symbol: bool,
 }
 
 /// A function's own rodata: where it sits.
@@ -99,6 +105,7 @@ pub(crate) fn read_code_and_data(object: &ElfObject) -> CodeAndData {
     }
     data.sort_by_key(|d| d.placed.address);
     let literals = function_literals(object);
+    let groups = placement::section_groups(object);
     let resolver = Resolver {
         object,
         data: &data,
@@ -111,13 +118,14 @@ pub(crate) fn read_code_and_data(object: &ElfObject) -> CodeAndData {
         .enumerate()
         .map(|(index, placed)| {
             let chunk = chunks.iter().find(|c| c.function == index);
+            let placement = placement::placement(object, &groups, placed, sym::STT_FUNC);
             Function {
-                aliases: Vec::new(),
-                comdat: None,
-                section_name: None,
+                aliases: placement.aliases,
+                comdat: placement.comdat,
+                section_name: placement.section_name,
                 name: placed.name.clone(),
                 global: placed.global,
-                binding: Default::default(),
+                binding: placement.binding,
                 code: bytes_of(object, placed),
                 relocations: resolver.relocations_in(placed, Some(index)),
                 literals: literals[index]
@@ -133,9 +141,19 @@ pub(crate) fn read_code_and_data(object: &ElfObject) -> CodeAndData {
         .collect();
     let data_objects = data
         .iter()
-        .map(|d| DataObject {
-            relocations: resolver.relocations_in(&d.placed, None),
-            ..d.object.clone()
+        .map(|d| {
+            let mut object_model = DataObject {
+                relocations: resolver.relocations_in(&d.placed, None),
+                ..d.object.clone()
+            };
+            if d.from_symbol {
+                let placement = placement::placement(object, &groups, &d.placed, sym::STT_OBJECT);
+                object_model.comdat = placement.comdat;
+                object_model.section_name = placement.section_name;
+                object_model.binding = placement.binding;
+                object_model.aliases = placement.aliases;
+            }
+            object_model
         })
         .collect();
     CodeAndData {
@@ -174,18 +192,33 @@ fn symbol_data(object: &ElfObject) -> Vec<PlacedData> {
             symbol.size.min(room)
         };
         let global = symbol.binding != sym::STB_LOCAL;
-        placed.push(data_object(
-            object,
-            index,
-            symbol.name.clone(),
-            global,
-            symbol.value,
-            size,
-        ));
+        placed.push(PlacedData {
+            from_symbol: true,
+            ..data_object(
+                object,
+                index,
+                symbol.name.clone(),
+                global,
+                symbol.value,
+                size,
+            )
+        });
     }
     placed.sort_by_key(|d| d.placed.address);
     placed.dedup_by_key(|d| d.placed.address);
-    placed
+    // A symbol starting inside an object is an alias of it (at an offset).
+    let mut kept: Vec<PlacedData> = Vec::with_capacity(placed.len());
+    for d in placed {
+        let nested = kept.last().is_some_and(|last: &PlacedData| {
+            last.placed.section == d.placed.section
+                && d.placed.address > last.placed.address
+                && d.placed.address < last.placed.end()
+        });
+        if !nested {
+            kept.push(d);
+        }
+    }
+    kept
 }
 
 /// The literal entries each function's code points at (see the module
@@ -382,6 +415,7 @@ fn data_object(
         size,
     };
     PlacedData {
+        from_symbol: false,
         object: DataObject {
             aliases: Vec::new(),
             comdat: None,
