@@ -11,7 +11,9 @@
 //! them `byval`), `__m128`-like vectors past the registers (16 aligned
 //! stack bytes) and 8-byte vectors. Hand-written IR adds what clang does
 //! not emit for these in C: a phi, a select, a first-class load and store,
-//! and constants of `{ <2 x float>, float }`. Every program prints exactly
+//! and constants of `{ <2 x float>, float }`; and `<2 x float>`/`<4 x i8>`
+//! arguments past the SSE registers, called between our code and llc-19's
+//! both ways (16 stack bytes aligned to 16 each). Every program prints exactly
 //! what its gcc (or llc-19) build prints; `-g` and `-g0` give the same
 //! code; llvm-dwarfdump-19 --verify is clean; gdb prints a struct
 //! parameter that arrived as `<2 x float>, float`.
@@ -171,5 +173,40 @@ fn debug_info_does_not_change_float_struct_code() {
         for (a, b) in with.functions.iter().zip(&without.functions) {
             assert_eq!(a.code, b.code, "{name}: @{}", a.name);
         }
+    }
+}
+
+#[test]
+fn vectors_past_the_registers_take_sixteen_aligned_stack_bytes_like_llc() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let object = |name: &str, ours: bool| {
+        let ll = fixture(&format!("abi/vector_stack_{name}.ll"));
+        let object = dir.join(format!("{name}_{ours}.o"));
+        if ours {
+            let text = std::fs::read_to_string(&ll).unwrap();
+            std::fs::write(&object, compile(&text, "v.ll", &options(false)).unwrap()).unwrap();
+        } else {
+            let out = run(Command::new("llc-19")
+                .args(["-O2", "-filetype=obj", "-o"])
+                .arg(&object)
+                .arg(&ll));
+            assert!(out.status.success(), "{out:?}");
+        }
+        object
+    };
+    let driver = fixture("abi/vector_stack.driver.c");
+    for (callee_ours, caller_ours) in [(false, false), (true, false), (false, true), (true, true)] {
+        let exe = dir.join("vs");
+        gcc_link(
+            &exe,
+            &[
+                driver.clone(),
+                object("callee", callee_ours),
+                object("caller", caller_ours),
+            ],
+            &[],
+        );
+        assert_eq!(run_program(&exe), "71202.8\n");
     }
 }

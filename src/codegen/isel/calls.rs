@@ -1,7 +1,8 @@
 //! Calls and the SysV calling convention: where parameters arrive and
 //! where arguments go (integer and SSE registers counted separately, the
 //! rest on the stack in argument order; aggregates leaf by leaf, `i128` in
-//! a register pair or 16 aligned stack bytes, `byval` copies on the
+//! a register pair or 16 aligned stack bytes, vectors of up to 16 bytes in
+//! an SSE register or 16 aligned stack bytes, `byval` copies on the
 //! stack), variadic calls' `%al`, results in rax/rdx and xmm0/xmm1, `sret`
 //! pointers returned in rax, `musttail` calls as jumps, and `tail` calls
 //! as jumps too where the ABI allows (sibling calls: see
@@ -51,11 +52,11 @@ impl ArgumentPlaces {
         ArgumentPlace::Stack(self.stack(STACK_ARGUMENT_SIZE, STACK_ARGUMENT_SIZE))
     }
 
-    /// A vector of `bytes` (up to 16): the next SSE register, else an
-    /// 8-byte stack slot, or 16 stack bytes aligned to 16 for a wider
-    /// vector (`__m128`).
-    pub(super) fn next_vector(&mut self, bytes: u32) -> ArgumentPlace {
-        if bytes <= 8 || self.xmm < XMM_ARGUMENT_REGISTERS.len() as u32 {
+    /// A vector (of up to 16 bytes): the next SSE register, else 16 stack
+    /// bytes aligned to 16, whatever its size (llc widens every narrower
+    /// vector to 128 bits to pass it).
+    pub(super) fn next_vector(&mut self) -> ArgumentPlace {
+        if self.xmm < XMM_ARGUMENT_REGISTERS.len() as u32 {
             return self.next(true);
         }
         ArgumentPlace::Stack(self.stack(16, 16))
@@ -120,9 +121,9 @@ enum Outgoing {
     Pair([Reg; 2]),
     /// A `byval` copy of `size` bytes from the address in the register.
     ByVal { ptr: Reg, size: u32, align: u32 },
-    /// A vector of up to 16 bytes: the next SSE register, else stack
-    /// bytes (8, or 16 aligned to 16 for a vector of more than 8 bytes).
-    Vector { reg: Reg, bytes: u32 },
+    /// A vector of up to 16 bytes: the next SSE register, else 16 stack
+    /// bytes aligned to 16.
+    Vector(Reg),
 }
 
 impl Selector<'_> {
@@ -141,21 +142,14 @@ impl Selector<'_> {
         let mut places = ArgumentPlaces::default();
         for (n, param) in self.f.params.iter().enumerate() {
             if matches!(param.ty, Type::Vector { .. }) {
-                let unsupported = |place: &str| {
-                    self.error(format!(
-                        "unsupported parameter of type {}{place}",
+                if aggregate::one_register_vector_bytes(&param.ty).is_none() {
+                    return Err(self.error(format!(
+                        "unsupported parameter of type {}",
                         type_name(self.module, &param.ty)
-                    ))
-                };
-                let bytes = aggregate::one_register_vector_bytes(&param.ty)
-                    .ok_or_else(|| unsupported(""))?;
-                let place = places.next_vector(bytes);
-                let stack_bytes = aggregate::vector_leaf_bytes(&param.ty);
-                if let (ArgumentPlace::Stack(_), None) = (&place, stack_bytes) {
-                    return Err(unsupported(" on the stack"));
+                    )));
                 }
                 let reg = self.mir.new_vector_vreg();
-                match place {
+                match places.next_vector() {
                     ArgumentPlace::Register(phys) => self.emit(K::Copy {
                         dst: reg,
                         src: Reg::from(phys),
@@ -163,7 +157,7 @@ impl Selector<'_> {
                     ArgumentPlace::Stack(disp) => self.emit(K::VecLoad {
                         dst: reg,
                         addr: incoming(disp),
-                        bytes: stack_bytes.unwrap_or(16),
+                        bytes: 16,
                     }),
                 }
                 self.args.push(reg);
@@ -326,19 +320,19 @@ impl Selector<'_> {
             }
             let ty = self.f.value_type(&arg.value);
             if matches!(ty, Type::Vector { .. }) {
-                let bytes = aggregate::one_register_vector_bytes(&ty).ok_or_else(|| {
-                    self.error(format!(
+                if aggregate::one_register_vector_bytes(&ty).is_none() {
+                    return Err(self.error(format!(
                         "unsupported argument of type {}",
                         type_name(self.module, &ty)
-                    ))
-                })?;
+                    )));
+                }
                 if varargs {
                     return Err(
                         self.error("unsupported variadic call with vector arguments".into())
                     );
                 }
                 let reg = self.parts(&arg.value)?[0];
-                outgoing.push(Outgoing::Vector { reg, bytes });
+                outgoing.push(Outgoing::Vector(reg));
                 continue;
             }
             if self.is_multi_register(&ty) {
@@ -375,7 +369,7 @@ impl Selector<'_> {
         let mut places = ArgumentPlaces::default();
         let mut copies = Vec::new();
         let mut stores: Vec<(Reg, Result<mir::FpSize, u32>, u32)> = Vec::new();
-        let mut vector_stores: Vec<(Reg, u8, u32)> = Vec::new();
+        let mut vector_stores: Vec<(Reg, u32)> = Vec::new();
         let mut byval_copies = Vec::new();
         for arg in &outgoing {
             match *arg {
@@ -394,19 +388,9 @@ impl Selector<'_> {
                 Outgoing::ByVal { ptr, size, align } => {
                     byval_copies.push((ptr, size, places.stack(size, align)));
                 }
-                Outgoing::Vector { reg, bytes } => match places.next_vector(bytes) {
+                Outgoing::Vector(reg) => match places.next_vector() {
                     ArgumentPlace::Register(phys) => copies.push((phys, reg)),
-                    ArgumentPlace::Stack(disp) => {
-                        let bytes = match bytes {
-                            4 | 8 | 16 => bytes as u8,
-                            _ => {
-                                return Err(self.error(format!(
-                                    "unsupported vector argument of {bytes} bytes on the stack"
-                                )))
-                            }
-                        };
-                        vector_stores.push((reg, bytes, disp))
-                    }
+                    ArgumentPlace::Stack(disp) => vector_stores.push((reg, disp)),
                 },
             }
         }
@@ -424,11 +408,11 @@ impl Selector<'_> {
         for (ptr, size, disp) in byval_copies {
             self.copy_bytes(Address::reg(ptr, 0), outgoing_at(disp), size);
         }
-        for (src, bytes, disp) in vector_stores {
+        for (src, disp) in vector_stores {
             self.emit(K::VecStore {
                 src,
                 addr: outgoing_at(disp),
-                bytes,
+                bytes: 16,
             });
         }
         for (r, kind, disp) in stores {
