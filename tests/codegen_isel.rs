@@ -261,7 +261,7 @@ fn unsupported_input_is_a_diagnostic_naming_it() {
     assert_eq!(
         error_of(three),
         "bad.ll:3:3: error: function @f: unsupported return of { i64, i64, i64 } (more than two registers \
-         of a kind: LLVM would return it in memory)"
+         of a kind: beyond the C ABI, which clang meets with sret)"
     );
     let wide = "define double @f(i128 %x) {\n\
                 \x20 %y = sitofp i128 %x to double\n\

@@ -79,6 +79,12 @@ const REFUSED: &[(&str, &str, &str)] = &[
      "case.ll:1:1: error: global @list: appending linkage is not supported by code generation"),
     ("module asm", "module asm \".globl sym\"\n",
      "case.ll:1:1: error: module asm: module-level inline assembly is not supported by code generation"),
+    ("a return in more than two registers of a kind", "define { i64, i64, i64 } @f(i64 %x) {\n  %a = insertvalue { i64, i64, i64 } zeroinitializer, i64 %x, 0\n  ret { i64, i64, i64 } %a\n}\n",
+     "case.ll:3:3: error: function @f: unsupported return of { i64, i64, i64 } (more than two registers of a kind: beyond the C ABI, which clang meets with sret)"),
+    ("a misaligned 16-byte atomic", "define i128 @f(ptr %p) {\n  %v = load atomic i128, ptr %p seq_cst, align 8\n  ret i128 %v\n}\n",
+     "case.ll:2:3: error: function @f: unsupported misaligned atomic 'load atomic' of i128 (align 8: LLVM calls __atomic_* functions for it)"),
+    ("a vector member of an aggregate not of 4, 8 or 16 bytes", "define float @f({ <3 x float>, float } %s) {\n  %v = extractvalue { <3 x float>, float } %s, 1\n  ret float %v\n}\n",
+     "case.ll:1:1: error: function @f: unsupported type { <3 x float>, float } in code generation"),
 ];
 
 /// (construct, .ll text, C driver, exact program output).
@@ -131,6 +137,10 @@ const COMPILED: &[(&str, &str, &str, &str)] = &[
      "int f(void);\nint main(void) { printf(\"%d\\n\", f()); }\n", "42\n"),
     ("alias", "@g = global [2 x i32] [i32 40, i32 2]\n@a = alias i32, getelementptr (i8, ptr @g, i64 4)\ndefine i32 @f() {\n  %v = load i32, ptr @g\n  %w = load i32, ptr @a\n  %r = add i32 %v, %w\n  ret i32 %r\n}\n",
      "int f(void);\nextern int a;\nint main(void) { printf(\"%d %d\\n\", f(), a); }\n", "42 2\n"),
+    ("a struct of floats returned as { <2 x float>, float }", "define { <2 x float>, float } @f(<2 x float> %xy, float %z) {\n  %a = insertvalue { <2 x float>, float } poison, <2 x float> %xy, 0\n  %b = insertvalue { <2 x float>, float } %a, float %z, 1\n  ret { <2 x float>, float } %b\n}\n",
+     "struct V3 { float x, y, z; };\nstruct V3 f(struct V3);\nint main(void) { struct V3 v = f((struct V3){40, 1, 2}); printf(\"%g %g %g\\n\", v.x, v.y, v.z); }\n", "40 1 2\n"),
+    ("16-byte atomics with cx16", "define i128 @f(ptr %p, i128 %x) #0 {\n  %o = atomicrmw add ptr %p, i128 %x seq_cst, align 16\n  %v = load atomic i128, ptr %p acquire, align 16\n  %r = add i128 %o, %v\n  ret i128 %r\n}\nattributes #0 = { \"target-features\"=\"+cx16\" }\n",
+     "__int128 f(__int128 *, __int128);\nint main(void) { __int128 c = 40; printf(\"%d\\n\", (int)(f(&c, 1) - 39)); }\n", "42\n"),
     ("musttail", "define i32 @f(i32 %x) {\n  %c = icmp eq i32 %x, 0\n  br i1 %c, label %done, label %more\nmore:\n  %y = sub i32 %x, 1\n  %r = musttail call i32 @f(i32 %y)\n  ret i32 %r\ndone:\n  ret i32 42\n}\n",
      "int f(int);\nint main(void) { printf(\"%d\\n\", f(50000000)); }\n", "42\n"),
 ];

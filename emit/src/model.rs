@@ -50,6 +50,12 @@ pub struct Function {
     pub rodata: Vec<u8>,
     /// Relocations against `rodata` (jump-table entries).
     pub rodata_relocations: Vec<Relocation>,
+    /// Constants of 4, 8 or 16 bytes (floating-point and vector literals),
+    /// each placed, as llc places its constant pool, in the mergeable
+    /// section of its size (`.rodata.cst4`, `.rodata.cst8`, `.rodata.cst16`:
+    /// SHF_MERGE, entry size = alignment = size) under a local label of its
+    /// own, and referred to by relocations against [`Symbol::Literal`].
+    pub literals: Vec<Vec<u8>>,
     /// An explicit section for the code (LLVM `section "name"`) instead of
     /// `.text`; functions naming one section share it, except those in a
     /// COMDAT group.
@@ -85,6 +91,14 @@ pub enum Symbol {
     Named(String),
     /// The start of function number `n`'s own `rodata` (jump tables).
     FunctionData(usize),
+    /// Literal number `index` of function number `function`
+    /// ([`Function::literals`]).
+    Literal {
+        /// Index into [`ObjectModel::functions`].
+        function: usize,
+        /// Index into that function's literals.
+        index: usize,
+    },
     /// Offset `n` into function `f`'s code (a jump-table target).
     FunctionCode {
         /// Index into [`ObjectModel::functions`].

@@ -250,9 +250,10 @@ fn inlining_by_clang() {
         "inlining.clang.o",
         expect![[r#"
             function energy global 308 bytes
-              reloc 0x37 Pc32 energy$data-4
-              reloc 0x3f Pc32 energy$data+12
-              rodata 32 bytes
+              reloc 0x37 Pc32 energy$literal0-4
+              reloc 0x3f Pc32 energy$literal1-4
+              literal [9c, ff, ff, ff, 9c, ff, ff, ff, 9c, ff, ff, ff, 9c, ff, ff, ff]
+              literal [64, 00, 00, 00, 64, 00, 00, 00, 64, 00, 00, 00, 64, 00, 00, 00]
             unit "inlining.c" language 0x1d dir "/ws/fixtures/src" producer "Debian clang version 19.1.7 (3~deb12u1)"
             file 0 "inlining.c" in "/ws/fixtures/src" md5
             type 0 base "int" size 4 encoding 0x5

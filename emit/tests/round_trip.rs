@@ -298,6 +298,7 @@ fn everything() -> ObjectModel {
         aliases: Vec::new(),
         comdat: None,
         section_name: None,
+        literals: Vec::new(),
         name: "f".into(),
         global: true,
         binding: Default::default(),

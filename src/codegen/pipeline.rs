@@ -58,6 +58,8 @@ pub struct FinishedFunction {
     pub rodata: Vec<u8>,
     /// Relocations against `rodata`.
     pub rodata_relocations: Vec<Relocation>,
+    /// Constants of 4, 8 or 16 bytes (`.rodata.cst4/8/16`).
+    pub literals: Vec<Vec<u8>>,
     /// Call-frame rows in address order.
     pub cfi: Vec<CfiRow>,
     /// The frame layout, prologue length and epilogue positions.
@@ -91,6 +93,7 @@ impl FinishedFunction {
             cfi: self.cfi.clone(),
             rodata: self.rodata.clone(),
             rodata_relocations: self.rodata_relocations.clone(),
+            literals: self.literals.clone(),
             ..model::Function::default()
         }
     }
@@ -153,6 +156,7 @@ pub fn finish_function(
         relocations: encoded.relocations,
         rodata: encoded.rodata,
         rodata_relocations: encoded.rodata_relocations,
+        literals: encoded.literals,
         cfi,
         frame,
         allocation,

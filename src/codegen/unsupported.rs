@@ -299,6 +299,14 @@ fn vector_in_one_register(ty: &Type) -> bool {
     vector_layout(ty).is_some_and(|(len, lane)| len * lane <= 16) && !boolean
 }
 
+/// Whether a vector may be a member of an aggregate kept in registers
+/// (`isel::aggregate`): one xmm register of 4, 8 or 16 bytes, as clang's
+/// `{ <2 x float>, float }` for a struct of three floats.
+fn vector_member(ty: &Type) -> bool {
+    vector_in_one_register(ty)
+        && vector_layout(ty).is_some_and(|(len, lane)| matches!(len * lane, 4 | 8 | 16))
+}
+
 /// The first vector construct of `function` that code generation refuses,
 /// and where.
 fn refused_vector_construct(module: &Module, function: &Function) -> Option<(Pos, String)> {
@@ -351,9 +359,15 @@ fn refused_vector_construct(module: &Module, function: &Function) -> Option<(Pos
             | InstKind::AtomicRmw { .. }
             | InstKind::CmpXchg { .. }
             | InstKind::VaArg { .. }
-            | InstKind::Gep { .. }
-            | InstKind::ExtractValue { .. }
-            | InstKind::InsertValue { .. } => return at(format!("'{opcode}' on vectors")),
+            | InstKind::Gep { .. } => return at(format!("'{opcode}' on vectors")),
+            InstKind::ExtractValue { .. } | InstKind::InsertValue { .. } => {
+                if let Some(ty) = types().find(|t| is_vector(t) && !vector_member(t)) {
+                    return at(format!(
+                        "'{opcode}' of a vector member of type {} (members are 4, 8 or 16 bytes)",
+                        text(ty)
+                    ));
+                }
+            }
             InstKind::Load { .. } | InstKind::Store { .. }
                 if types()
                     .any(|t| matches!(t, Type::Vector { elem, .. } if **elem == Type::Int(1))) =>

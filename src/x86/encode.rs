@@ -21,9 +21,11 @@
 //! - jump-table entries: 32-bit offsets of the target from the table start,
 //!   as `R_X86_64_PC32` against the target code with addend = the entry's
 //!   offset in its table (so the object stays position independent);
-//! - constant-pool entries follow the jump tables in the same read-only
-//!   data, each aligned to its size, reached RIP-relative
-//!   (`R_X86_64_PC32` against the function's read-only data).
+//! - constant-pool entries of 4, 8 or 16 bytes become the function's
+//!   literals (the writer puts them in `.rodata.cst4/8/16`, as llc),
+//!   reached RIP-relative (`R_X86_64_PC32` against the literal); others
+//!   follow the jump tables in the same read-only data, each aligned to
+//!   its size (`R_X86_64_PC32` against the function's read-only data).
 
 use super::codes::{self, wi};
 use crate::codegen::mir::{
@@ -58,8 +60,21 @@ pub struct Encoded {
     pub rodata_relocations: Vec<Relocation>,
     /// Offset of each jump table in `rodata`.
     pub jump_table_offsets: Vec<u32>,
-    /// Offset of each constant-pool entry in `rodata`.
-    pub constant_offsets: Vec<u32>,
+    /// Where each constant-pool entry went.
+    pub constant_places: Vec<ConstantPlace>,
+    /// The constants of 4, 8 or 16 bytes, in the mergeable literal
+    /// sections (`.rodata.cst4/8/16`).
+    pub literals: Vec<Vec<u8>>,
+}
+
+/// Where a constant-pool entry is placed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConstantPlace {
+    /// Literal number `n` of the function (4, 8 or 16 bytes, as llc puts
+    /// such constants in `.rodata.cst4/8/16`).
+    Literal(usize),
+    /// At this offset in the function's `rodata` (any other size).
+    Rodata(u32),
 }
 
 /// The function could not be encoded: an operand form x86 lacks, or a
@@ -98,7 +113,7 @@ struct Emitter<'a> {
     function: &'a Function,
     function_index: usize,
     jump_table_offsets: Vec<u32>,
-    constant_offsets: Vec<u32>,
+    constant_places: Vec<ConstantPlace>,
     instrs: Vec<Instruction>,
     relocs: Vec<PendingReloc>,
     branches: Vec<(usize, BlockId)>,
@@ -113,18 +128,24 @@ pub fn encode(f: &Function, function_index: usize) -> Result<Encoded, EncodeErro
         jump_table_offsets.push(rodata_len);
         rodata_len += 4 * table.len() as u32;
     }
-    let mut constant_offsets = Vec::with_capacity(f.constants.len());
+    let mut constant_places = Vec::with_capacity(f.constants.len());
+    let mut literals = Vec::new();
     for constant in &f.constants {
         let size = constant.bytes.len() as u32;
+        if matches!(size, 4 | 8 | 16) {
+            constant_places.push(ConstantPlace::Literal(literals.len()));
+            literals.push(constant.bytes.clone());
+            continue;
+        }
         rodata_len = rodata_len.next_multiple_of(size.next_power_of_two().max(1));
-        constant_offsets.push(rodata_len);
+        constant_places.push(ConstantPlace::Rodata(rodata_len));
         rodata_len += size;
     }
     let mut em = Emitter {
         function: f,
         function_index,
         jump_table_offsets,
-        constant_offsets,
+        constant_places,
         instrs: Vec::new(),
         relocs: Vec::new(),
         branches: Vec::new(),
@@ -220,9 +241,11 @@ pub fn encode(f: &Function, function_index: usize) -> Result<Encoded, EncodeErro
     let block_offsets: Vec<u32> = block_first.iter().map(|&i| offset_of(i)).collect();
 
     let mut rodata = vec![0u8; rodata_len as usize];
-    for (constant, &offset) in f.constants.iter().zip(&em.constant_offsets) {
-        let at = offset as usize;
-        rodata[at..at + constant.bytes.len()].copy_from_slice(&constant.bytes);
+    for (constant, place) in f.constants.iter().zip(&em.constant_places) {
+        if let &ConstantPlace::Rodata(offset) = place {
+            let at = offset as usize;
+            rodata[at..at + constant.bytes.len()].copy_from_slice(&constant.bytes);
+        }
     }
     let mut rodata_relocations = Vec::new();
     for (t, table) in f.jump_tables.iter().enumerate() {
@@ -246,7 +269,8 @@ pub fn encode(f: &Function, function_index: usize) -> Result<Encoded, EncodeErro
         rodata,
         rodata_relocations,
         jump_table_offsets: em.jump_table_offsets,
-        constant_offsets: em.constant_offsets,
+        constant_places: em.constant_places,
+        literals,
     })
 }
 
@@ -497,19 +521,23 @@ impl Emitter<'_> {
                 }
                 rip_relative(RelocationKind::GotPcRelX, Symbol::Named(name.clone()))
             }
-            AddressBase::Constant(c) => {
-                let offset = *self
-                    .constant_offsets
-                    .get(c.0 as usize)
-                    .ok_or("unknown constant-pool entry")?;
-                PendingReloc {
+            AddressBase::Constant(c) => match self.constant_places.get(c.0 as usize) {
+                Some(&ConstantPlace::Literal(index)) => rip_relative(
+                    RelocationKind::Pc32,
+                    Symbol::Literal {
+                        function: self.function_index,
+                        index,
+                    },
+                ),
+                Some(&ConstantPlace::Rodata(offset)) => PendingReloc {
                     disp: disp + i64::from(offset),
                     ..rip_relative(
                         RelocationKind::Pc32,
                         Symbol::FunctionData(self.function_index),
                     )
-                }
-            }
+                },
+                None => return Err("unknown constant-pool entry".into()),
+            },
             AddressBase::JumpTable(t) => {
                 let table = self.jump_table_offsets[t.0 as usize];
                 PendingReloc {

@@ -48,6 +48,10 @@ pub(crate) struct Section {
     pub size: u64,
     /// Alignment in bytes (at least 1).
     pub align: u64,
+    /// sh_entsize: the size of each entry of a table or mergeable section.
+    pub entsize: u64,
+    /// sh_info (for SHT_GROUP, the signature symbol's index).
+    pub info: u32,
     /// File contents (empty for SHT_NOBITS).
     pub data: Vec<u8>,
 }
@@ -57,6 +61,19 @@ impl Section {
     pub fn is_code(&self) -> bool {
         self.flags & u64::from(section_header::SHF_EXECINSTR) != 0
             && self.flags & u64::from(section_header::SHF_ALLOC) != 0
+    }
+
+    /// Whether the section holds literals (`.rodata.cst4/8/16`): allocated,
+    /// read-only, PROGBITS, SHF_MERGE without SHF_STRINGS, entries of 4, 8
+    /// or 16 bytes.
+    pub fn is_literals(&self) -> bool {
+        let flag = |f: u32| self.flags & u64::from(f) != 0;
+        flag(section_header::SHF_ALLOC)
+            && flag(section_header::SHF_MERGE)
+            && !flag(section_header::SHF_STRINGS)
+            && !flag(section_header::SHF_WRITE)
+            && self.kind == section_header::SHT_PROGBITS
+            && matches!(self.entsize, 4 | 8 | 16)
     }
 
     /// Whether the section holds program data a model `DataObject` can
@@ -86,6 +103,8 @@ pub(crate) struct Symbol {
     pub value: u64,
     /// st_size.
     pub size: u64,
+    /// st_other (the visibility in its low bits).
+    pub other: u8,
 }
 
 /// One relocation entry of a section.
@@ -306,6 +325,8 @@ fn read_sections(bytes: &[u8], elf: &Elf) -> Result<Vec<Section>, ReadError> {
             address,
             size: header.sh_size,
             align,
+            entsize: header.sh_entsize,
+            info: header.sh_info,
             data,
         });
     }
@@ -346,6 +367,7 @@ fn read_symbols(elf: &Elf, section_count: usize) -> Result<Vec<Symbol>, ReadErro
             section,
             value: symbol.st_value,
             size: symbol.st_size,
+            other: symbol.st_other,
         });
     }
     Ok(symbols)
@@ -442,7 +464,8 @@ fn implicit_addend(data: &[u8], offset: u64, width: u64) -> i64 {
 
 /// Defined STT_FUNC symbols of code sections, by address (then size); of
 /// several symbols with one address and size (aliases) the global one (then
-/// the first) is kept. One running past its section's end is cut there
+/// the first) is kept, and one starting inside another (an alias at an
+/// offset) is left out. One running past its section's end is cut there
 /// (`verify` reports it).
 fn place_functions(sections: &[Section], symbols: &[Symbol]) -> Vec<Placed> {
     let mut placed: Vec<Placed> = symbols
@@ -462,5 +485,15 @@ fn place_functions(sections: &[Section], symbols: &[Symbol]) -> Vec<Placed> {
         .collect();
     placed.sort_by_key(|p| (p.address, p.size, !p.global));
     placed.dedup_by_key(|p| (p.address, p.size));
-    placed
+    // A symbol starting inside a function is an alias of it (at an offset).
+    let mut kept: Vec<Placed> = Vec::with_capacity(placed.len());
+    for p in placed {
+        let nested = kept.last().is_some_and(|last: &Placed| {
+            last.section == p.section && p.address > last.address && p.address < last.end()
+        });
+        if !nested {
+            kept.push(p);
+        }
+    }
+    kept
 }

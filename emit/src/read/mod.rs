@@ -25,6 +25,7 @@ mod line;
 mod loclists;
 mod object;
 mod op;
+mod placement;
 mod types;
 mod unit;
 

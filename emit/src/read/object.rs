@@ -6,9 +6,12 @@
 //!
 //! Promises:
 //! - every STT_FUNC symbol of a code section becomes one function (aliases
-//!   become one), in address order;
+//!   become one), in address order, with its COMDAT group, explicit section
+//!   name, binding and aliases (see `placement`);
 //! - every STT_OBJECT symbol of a data section becomes one data object
-//!   (cut at its section's end, where `verify` reports the symbol); its
+//!   (cut at its section's end, where `verify` reports the symbol), except
+//!   one starting inside another (an alias of it), with its placement as a
+//!   function's; its
 //!   alignment is its section's; `.data.rel.ro` is read-only data;
 //! - the bytes of a read-only data section that no object symbol covers
 //!   (jump tables, string literals) become functions' own rodata: each
@@ -33,12 +36,19 @@
 //!   with the rest in the addend (-4 in code, `4k` in a table, 0 for
 //!   `R_X86_64_64`); in a function's rodata [`Symbol::FunctionData`]; in a
 //!   data object its name;
+//! - the literal sections (`.rodata.cst4/8/16`: SHF_MERGE without
+//!   SHF_STRINGS, entries of 4, 8 or 16 bytes) hold functions' literals:
+//!   each function's literals are the entries its code's relocations
+//!   point at (looked up as above), in the order of the first relocation
+//!   naming each, and those relocations are [`Symbol::Literal`] with the
+//!   addend from the entry's start; entries no code points at are dropped;
 //! - relocation types the model has no room for (R_X86_64_32S, TLS, ...)
 //!   are left out.
 
 use goblin::elf::{reloc, section_header, sym};
 
 use super::elf::{self, ElfObject, Placed};
+use super::placement;
 use crate::model::{DataObject, DataSection, Function, Relocation, RelocationKind, Symbol};
 
 /// A data object with its synthetic placement.
@@ -48,6 +58,8 @@ struct PlacedData {
     placed: Placed,
     /// Its model form.
     object: DataObject,
+    /// Whether a symbol names it (not a stretch no symbol covers).
+    from_symbol: bool,
 }
 
 /// A function's own rodata: where it sits.
@@ -92,10 +104,13 @@ pub(crate) fn read_code_and_data(object: &ElfObject) -> CodeAndData {
         ));
     }
     data.sort_by_key(|d| d.placed.address);
+    let literals = function_literals(object);
+    let groups = placement::section_groups(object);
     let resolver = Resolver {
         object,
         data: &data,
         chunks: &chunks,
+        literals: &literals,
     };
     let functions = object
         .functions
@@ -103,27 +118,42 @@ pub(crate) fn read_code_and_data(object: &ElfObject) -> CodeAndData {
         .enumerate()
         .map(|(index, placed)| {
             let chunk = chunks.iter().find(|c| c.function == index);
+            let placement = placement::placement(object, &groups, placed, sym::STT_FUNC);
             Function {
-                aliases: Vec::new(),
-                comdat: None,
-                section_name: None,
+                aliases: placement.aliases,
+                comdat: placement.comdat,
+                section_name: placement.section_name,
                 name: placed.name.clone(),
                 global: placed.global,
-                binding: Default::default(),
+                binding: placement.binding,
                 code: bytes_of(object, placed),
-                relocations: resolver.relocations_in(placed),
+                relocations: resolver.relocations_in(placed, Some(index)),
+                literals: literals[index]
+                    .iter()
+                    .map(|entry| bytes_of(object, entry))
+                    .collect(),
                 cfi: Vec::new(),
                 rodata: chunk.map_or_else(Vec::new, |c| bytes_of(object, &c.placed)),
                 rodata_relocations: chunk
-                    .map_or_else(Vec::new, |c| resolver.relocations_in(&c.placed)),
+                    .map_or_else(Vec::new, |c| resolver.relocations_in(&c.placed, None)),
             }
         })
         .collect();
     let data_objects = data
         .iter()
-        .map(|d| DataObject {
-            relocations: resolver.relocations_in(&d.placed),
-            ..d.object.clone()
+        .map(|d| {
+            let mut object_model = DataObject {
+                relocations: resolver.relocations_in(&d.placed, None),
+                ..d.object.clone()
+            };
+            if d.from_symbol {
+                let placement = placement::placement(object, &groups, &d.placed, sym::STT_OBJECT);
+                object_model.comdat = placement.comdat;
+                object_model.section_name = placement.section_name;
+                object_model.binding = placement.binding;
+                object_model.aliases = placement.aliases;
+            }
+            object_model
         })
         .collect();
     CodeAndData {
@@ -162,25 +192,90 @@ fn symbol_data(object: &ElfObject) -> Vec<PlacedData> {
             symbol.size.min(room)
         };
         let global = symbol.binding != sym::STB_LOCAL;
-        placed.push(data_object(
-            object,
-            index,
-            symbol.name.clone(),
-            global,
-            symbol.value,
-            size,
-        ));
+        placed.push(PlacedData {
+            from_symbol: true,
+            ..data_object(
+                object,
+                index,
+                symbol.name.clone(),
+                global,
+                symbol.value,
+                size,
+            )
+        });
     }
     placed.sort_by_key(|d| d.placed.address);
     placed.dedup_by_key(|d| d.placed.address);
-    placed
+    // A symbol starting inside an object is an alias of it (at an offset).
+    let mut kept: Vec<PlacedData> = Vec::with_capacity(placed.len());
+    for d in placed {
+        let nested = kept.last().is_some_and(|last: &PlacedData| {
+            last.placed.section == d.placed.section
+                && d.placed.address > last.placed.address
+                && d.placed.address < last.placed.end()
+        });
+        if !nested {
+            kept.push(d);
+        }
+    }
+    kept
+}
+
+/// The literal entries each function's code points at (see the module
+/// comment), in the order of its first relocation naming each.
+fn function_literals(object: &ElfObject) -> Vec<Vec<Placed>> {
+    let empty = Resolver {
+        object,
+        data: &[],
+        chunks: &[],
+        literals: &[],
+    };
+    object
+        .functions
+        .iter()
+        .map(|placed| {
+            let mut relocations: Vec<&elf::Relocation> = empty.within(placed).collect();
+            relocations.sort_by_key(|r| r.offset);
+            let mut entries: Vec<Placed> = Vec::new();
+            for relocation in relocations {
+                let Some(entry) = empty
+                    .probe(relocation)
+                    .and_then(|p| literal_entry(object, p))
+                else {
+                    continue;
+                };
+                if !entries.iter().any(|e| e.address == entry.address) {
+                    entries.push(entry);
+                }
+            }
+            entries
+        })
+        .collect()
+}
+
+/// The literal entry holding synthetic address `probe`, if a literal
+/// section holds it.
+fn literal_entry(object: &ElfObject, probe: u64) -> Option<Placed> {
+    let (index, section) = object
+        .sections
+        .iter()
+        .enumerate()
+        .find(|(_, s)| s.is_literals() && probe >= s.address && probe < s.address + s.size)?;
+    let offset = (probe - section.address) / section.entsize * section.entsize;
+    Some(Placed {
+        name: String::new(),
+        global: false,
+        section: index,
+        address: section.address + offset,
+        size: section.entsize.min(section.size - offset),
+    })
 }
 
 /// The stretches of data sections no data object covers, by address.
 fn uncovered(object: &ElfObject, data: &[PlacedData]) -> Vec<Placed> {
     let mut gaps = Vec::new();
     for (index, section) in object.sections.iter().enumerate() {
-        if !section.is_data() || section.size == 0 {
+        if !section.is_data() || section.size == 0 || section.is_literals() {
             continue;
         }
         let mut next = section.address;
@@ -229,6 +324,7 @@ fn claim_rodata(
         object,
         data,
         chunks: &[],
+        literals: &[],
     };
     for (function, placed) in object.functions.iter().enumerate() {
         for relocation in empty.within(placed) {
@@ -319,6 +415,7 @@ fn data_object(
         size,
     };
     PlacedData {
+        from_symbol: false,
         object: DataObject {
             aliases: Vec::new(),
             comdat: None,
@@ -340,6 +437,8 @@ struct Resolver<'a> {
     object: &'a ElfObject,
     data: &'a [PlacedData],
     chunks: &'a [Chunk],
+    /// Each function's literal entries.
+    literals: &'a [Vec<Placed>],
 }
 
 impl Resolver<'_> {
@@ -353,9 +452,10 @@ impl Resolver<'_> {
             .filter(move |r| r.offset >= start && r.offset < end)
     }
 
-    /// The model relocations of the bytes `placed` covers, offsets relative
-    /// to its start.
-    fn relocations_in(&self, placed: &Placed) -> Vec<Relocation> {
+    /// The model relocations of the bytes `placed` covers (the code of
+    /// function number `function`, or other bytes), offsets relative to its
+    /// start.
+    fn relocations_in(&self, placed: &Placed, function: Option<usize>) -> Vec<Relocation> {
         let section = &self.object.sections[placed.section];
         let start = placed.address - section.address;
         self.within(placed)
@@ -366,7 +466,10 @@ impl Resolver<'_> {
                 } else {
                     Field::Data(r.offset - start)
                 };
-                let (symbol, addend) = self.target(r, kind, field);
+                let (symbol, addend) = match self.literal_target(r, kind, function) {
+                    Some(found) => found,
+                    None => self.target(r, kind, field),
+                };
                 Some(Relocation {
                     offset: r.offset - start,
                     kind,
@@ -407,6 +510,32 @@ impl Resolver<'_> {
     fn probe(&self, relocation: &elf::Relocation) -> Option<u64> {
         let kind = relocation_kind(relocation.kind)?;
         (!self.is_named(relocation)).then(|| self.addresses(relocation, kind, Field::Code).1)
+    }
+
+    /// A relocation in the code of function number `function` pointing at
+    /// one of its literals: [`Symbol::Literal`] and the addend from the
+    /// entry's start.
+    fn literal_target(
+        &self,
+        relocation: &elf::Relocation,
+        kind: RelocationKind,
+        function: Option<usize>,
+    ) -> Option<(Symbol, i64)> {
+        let entries = self.literals.get(function?)?;
+        if self.is_named(relocation) {
+            return None;
+        }
+        let (address, probe) = self.addresses(relocation, kind, Field::Code);
+        let index = entries
+            .iter()
+            .position(|e| probe >= e.address && probe < e.end())?;
+        Some((
+            Symbol::Literal {
+                function: function?,
+                index,
+            },
+            address.wrapping_sub(entries[index].address) as i64,
+        ))
     }
 
     /// The model symbol and addend for one ELF relocation.

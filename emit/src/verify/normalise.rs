@@ -4,7 +4,8 @@
 //! Out: the same model with only those changes that writing and reading
 //! make, so a round trip can be compared with `==`.
 //!
-//! Functions, data and their relocations: see `code`. Location
+//! Functions come back in address order (see `order`). Functions, data and
+//! their relocations: see `code`. Location
 //! expressions: see `location`. The rest of the debug info:
 //! - types: base types first (gimli writes them first, where typed
 //!   operations can name them), the others after, each group in model
@@ -24,6 +25,7 @@
 
 mod code;
 mod location;
+mod order;
 
 use std::collections::HashMap;
 
@@ -38,6 +40,7 @@ pub(crate) use location::normal_location;
 /// The normal form of `model` written under `options` (see the module
 /// comment).
 pub fn normalise(model: &ObjectModel, options: &WriteOptions) -> ObjectModel {
+    let model = &order::in_address_order(model);
     let code = code::normal_code_and_data(&model.functions, &model.data);
     let debug = model.debug.as_ref().map(|debug| {
         let mut debug = debug.clone();

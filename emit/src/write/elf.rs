@@ -25,6 +25,12 @@
 //!   with an empty name gets no symbol (constructor lists).
 //! - [`DataSection::Strings`] objects go to `.rodata.str1.1` (SHF_MERGE |
 //!   SHF_STRINGS, entry size 1), where the linker merges equal strings.
+//! - A function's literals go to `.rodata.cst4`/`.cst8`/`.cst16` by size
+//!   (SHF_MERGE, entry size and alignment = size; sections in order of
+//!   first use), each under a local STT_NOTYPE label `.LCPI<f>_<n>`, which
+//!   the relocations against [`Symbol::Literal`] name (with the model's
+//!   addend), as llc: a mergeable entry is found by its symbol, not by a
+//!   section offset the linker could not map.
 //! - A [`DataSection::Common`] object is a common symbol (SHN_COMMON, its
 //!   alignment as its value); an undefined symbol the model lists among
 //!   its weak references is STB_WEAK.
@@ -179,10 +185,67 @@ pub fn write_object(
         sh_type: elf::SHT_PROGBITS,
         sh_flags: elf::SectionFlags(0),
     };
-    builder
+    let mut bytes = builder
         .object
         .write()
-        .map_err(|e| WriteError::new(format!("ELF writer: {e}")))
+        .map_err(|e| WriteError::new(format!("ELF writer: {e}")))?;
+    set_literal_entry_sizes(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// The sizes of literals (and entry sizes of their sections).
+const LITERAL_SIZES: [u64; 3] = [4, 8, 16];
+
+/// The mergeable section of literals of `size` bytes, as llc names it.
+fn literal_section_name(size: u64) -> String {
+    format!(".rodata.cst{size}")
+}
+
+/// Sets `sh_entsize` of the literal sections to their entry size in the
+/// written ELF bytes (`object::write` gives every section but strings an
+/// entry size of 0, and a mergeable section needs its own).
+fn set_literal_entry_sizes(bytes: &mut [u8]) -> Result<(), WriteError> {
+    let malformed = || WriteError::new("ELF writer: malformed section headers".to_string());
+    let u16_at = |b: &[u8], at: usize| -> Option<u64> {
+        Some(u64::from(u16::from_le_bytes(
+            b.get(at..at + 2)?.try_into().ok()?,
+        )))
+    };
+    let u32_at = |b: &[u8], at: usize| -> Option<u64> {
+        Some(u64::from(u32::from_le_bytes(
+            b.get(at..at + 4)?.try_into().ok()?,
+        )))
+    };
+    let u64_at = |b: &[u8], at: usize| -> Option<u64> {
+        Some(u64::from_le_bytes(b.get(at..at + 8)?.try_into().ok()?))
+    };
+    // ELF64 header: e_shoff at 0x28, e_shentsize 0x3a, e_shnum 0x3c,
+    // e_shstrndx 0x3e; section header: sh_name 0, sh_entsize 56.
+    let shoff = u64_at(bytes, 0x28).ok_or_else(malformed)? as usize;
+    let entsize = u16_at(bytes, 0x3a).ok_or_else(malformed)? as usize;
+    let count = u16_at(bytes, 0x3c).ok_or_else(malformed)? as usize;
+    let strndx = u16_at(bytes, 0x3e).ok_or_else(malformed)? as usize;
+    let header = |index: usize| shoff + index * entsize;
+    let names = u64_at(bytes, header(strndx) + 24).ok_or_else(malformed)? as usize;
+    for index in 0..count {
+        let name_at = names + u32_at(bytes, header(index)).ok_or_else(malformed)? as usize;
+        let name = bytes
+            .get(name_at..)
+            .and_then(|rest| rest.split(|&b| b == 0).next())
+            .ok_or_else(malformed)?;
+        let Some(&size) = LITERAL_SIZES
+            .iter()
+            .find(|&&size| name == literal_section_name(size).as_bytes())
+        else {
+            continue;
+        };
+        let field = header(index) + 56;
+        bytes
+            .get_mut(field..field + 8)
+            .ok_or_else(malformed)?
+            .copy_from_slice(&size.to_le_bytes());
+    }
+    Ok(())
 }
 
 /// The object under construction and what has been placed in it.
@@ -201,6 +264,11 @@ struct ElfBuilder {
     data_places: Vec<(object::write::SectionId, u64)>,
     /// Sections made for explicit section names.
     named_sections: HashMap<String, object::write::SectionId>,
+    /// The mergeable literal sections made, by entry size, in order of
+    /// first use.
+    literal_sections: Vec<(u64, SectionId)>,
+    /// The label of each literal of each function.
+    literal_labels: Vec<Vec<SymbolId>>,
 }
 
 impl ElfBuilder {
@@ -215,6 +283,8 @@ impl ElfBuilder {
             function_rodata: Vec::new(),
             data_places: Vec::new(),
             named_sections: HashMap::new(),
+            literal_sections: Vec::new(),
+            literal_labels: Vec::new(),
         }
     }
 
@@ -369,10 +439,62 @@ impl ElfBuilder {
             };
             self.function_rodata.push(placed);
         }
+        for (index, function) in model.functions.iter().enumerate() {
+            let labels = self.add_literals(index, function)?;
+            self.literal_labels.push(labels);
+        }
         for data in &model.data {
             self.add_data_object(data)?;
         }
         Ok(())
+    }
+
+    /// Places the literals of function number `index` in the mergeable
+    /// section of their size, each under a local label `.LCPI<index>_<n>`
+    /// (llc's name); returns the labels.
+    fn add_literals(
+        &mut self,
+        index: usize,
+        function: &Function,
+    ) -> Result<Vec<SymbolId>, WriteError> {
+        let mut labels = Vec::with_capacity(function.literals.len());
+        for (n, literal) in function.literals.iter().enumerate() {
+            let size = literal.len() as u64;
+            if !LITERAL_SIZES.contains(&size) {
+                return Err(WriteError::new(format!(
+                    "function `{}`: literal {n} has {size} bytes (literals have 4, 8 or 16)",
+                    function.name
+                )));
+            }
+            let section = match self.literal_sections.iter().find(|(s, _)| *s == size) {
+                Some(&(_, id)) => id,
+                None => {
+                    let id = self.object.add_section(
+                        Vec::new(),
+                        literal_section_name(size).into_bytes(),
+                        SectionKind::ReadOnlyData,
+                    );
+                    self.object.section_mut(id).flags = object::SectionFlags::Elf {
+                        sh_type: elf::SHT_PROGBITS,
+                        sh_flags: elf::SHF_ALLOC | elf::SHF_MERGE,
+                    };
+                    self.literal_sections.push((size, id));
+                    id
+                }
+            };
+            let offset = self.object.append_section_data(section, literal, size);
+            labels.push(self.object.add_symbol(object::write::Symbol {
+                name: format!(".LCPI{index}_{n}").into_bytes(),
+                value: offset,
+                size: 0,
+                kind: SymbolKind::Label,
+                scope: SymbolScope::Compilation,
+                weak: false,
+                section: SymbolSection::Section(section),
+                flags: SymbolFlags::None,
+            }));
+        }
+        Ok(labels)
     }
 
     fn add_data_object(&mut self, data: &DataObject) -> Result<(), WriteError> {
@@ -777,6 +899,15 @@ impl ElfBuilder {
                     "{what}: relocation against the rodata of function {index}, which has none"
                 ))),
             },
+            Symbol::Literal { function, index } => {
+                match self.literal_labels.get(function).and_then(|l| l.get(index)) {
+                    Some(&label) => Ok((label, 0)),
+                    None => Err(WriteError::new(format!(
+                        "{what}: relocation against literal {index} of function {function}, \
+                         which does not exist"
+                    ))),
+                }
+            }
             Symbol::FunctionCode { function, offset } => {
                 let Some(target) = model.functions.get(function) else {
                     return Err(WriteError::new(format!(

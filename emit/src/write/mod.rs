@@ -56,7 +56,7 @@ use std::fmt;
 use gimli::write::Sections;
 
 use crate::model::ObjectModel;
-use elf::Layout;
+pub(crate) use elf::Layout;
 use relocate::RelocatedSection;
 
 /// The debugger the DWARF expressions are tuned for.

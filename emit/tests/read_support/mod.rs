@@ -55,6 +55,9 @@ fn symbol(model: &ObjectModel, symbol: &Symbol) -> String {
         Symbol::FunctionCode { function, offset } => {
             format!("{}+{offset:#x}", model.functions[*function].name)
         }
+        Symbol::Literal { function, index } => {
+            format!("{}$literal{index}", model.functions[*function].name)
+        }
     }
 }
 
@@ -85,6 +88,9 @@ fn dump_function(out: &mut String, model: &ObjectModel, function: &Function) {
     }
     if !function.rodata.is_empty() {
         let _ = writeln!(out, "  rodata {} bytes", function.rodata.len());
+    }
+    for literal in &function.literals {
+        let _ = writeln!(out, "  literal {literal:02x?}");
     }
     for r in &function.rodata_relocations {
         let _ = writeln!(

@@ -12,14 +12,40 @@
 //! gets its leaf registers before selection starts (so phi copies on any
 //! edge name them), kept in `Selector::aggregates`; parameters keep theirs
 //! in `Selector::arg_leaves`. An index path of `extractvalue` or
-//! `insertvalue` names a contiguous run of leaves. Aggregates of more than
-//! [`MAX_LEAVES`] leaves, or holding other types, are errors naming the
-//! type.
+//! `insertvalue` names a contiguous run of leaves. A vector member of 4, 8
+//! or 16 bytes (`<2 x float>`, as clang passes two floats of a struct in
+//! one SSE eightbyte) is one leaf too, held whole in one xmm vector
+//! register. Aggregates of more than [`MAX_LEAVES`] leaves, or holding
+//! other types, are errors naming the type.
 
 use super::*;
 
 /// The most leaves an aggregate kept in registers may have.
 const MAX_LEAVES: usize = 64;
+
+/// The bytes of a vector held in one xmm register: at most 16 bytes of
+/// integer, pointer, float or double lanes (not `i1`); `None` for any other
+/// type.
+pub(super) fn one_register_vector_bytes(ty: &Type) -> Option<u32> {
+    let Type::Vector { len, elem } = ty else {
+        return None;
+    };
+    let lane = match &**elem {
+        Type::Int(bits @ (8 | 16 | 32 | 64)) => bits / 8,
+        Type::Ptr => 8,
+        other => fp::fp_size(other)?.bits() / 8,
+    };
+    len.checked_mul(lane).filter(|&bytes| bytes <= 16)
+}
+
+/// The bytes of a vector that may be one leaf of an aggregate (or go to
+/// the stack as an argument): one xmm register of 4, 8 or 16 bytes, moved
+/// whole by `movd`/`movq`/`movdqu`; `None` for any other type.
+pub(super) fn vector_leaf_bytes(ty: &Type) -> Option<u8> {
+    one_register_vector_bytes(ty)
+        .filter(|bytes| matches!(bytes, 4 | 8 | 16))
+        .map(|bytes| bytes as u8)
+}
 
 /// One scalar of a flattened value: its type and byte offset in memory.
 #[derive(Clone, Debug)]
@@ -32,7 +58,7 @@ impl Selector<'_> {
     /// The leaves of a multi-register type (`None` for a scalar type or
     /// one that cannot be flattened).
     pub(super) fn leaves_of_type(&self, ty: &Type) -> Option<Vec<Leaf>> {
-        if self.class_of_type(ty).is_some() {
+        if self.class_of_type(ty).is_some() || matches!(ty, Type::Vector { .. }) {
             return None;
         }
         let mut out = Vec::new();
@@ -72,7 +98,7 @@ impl Selector<'_> {
                 *len as usize <= MAX_LEAVES
                     && (0..*len).all(|i| self.flatten(elem, offset + i * size, out))
             }
-            _ if self.class_of_type(ty).is_some() => {
+            _ if self.class_of_type(ty).is_some() || vector_leaf_bytes(ty).is_some() => {
                 out.push(Leaf {
                     ty: ty.clone(),
                     offset,
@@ -83,8 +109,33 @@ impl Selector<'_> {
         }
     }
 
+    /// Whether a leaf of type `ty` travels in SSE registers (a float, a
+    /// double or a vector leaf) rather than general-purpose ones.
+    pub(super) fn is_sse_leaf(&self, ty: &Type) -> bool {
+        fp::fp_size(ty).is_some() || vector_leaf_bytes(ty).is_some()
+    }
+
+    /// The SSE size a leaf is moved with as one argument (a float or a
+    /// double; a 4- or 8-byte vector leaf as its bits), `None` for an
+    /// integer leaf; a 16-byte vector leaf is an error (as an argument it
+    /// would take 16 aligned stack bytes, which aggregates' leaves never do).
+    pub(super) fn leaf_sse_size(&self, ty: &Type) -> Result<Option<mir::FpSize>, Diagnostic> {
+        match vector_leaf_bytes(ty) {
+            Some(4) => Ok(Some(mir::FpSize::F32)),
+            Some(8) => Ok(Some(mir::FpSize::F64)),
+            Some(_) => Err(self.error(format!(
+                "unsupported aggregate argument with a member of type {}",
+                type_name(self.module, ty)
+            ))),
+            None => self.fp_size_of_type(ty),
+        }
+    }
+
     /// A new virtual register for one leaf.
     fn leaf_reg(&mut self, ty: &Type) -> Reg {
+        if vector_leaf_bytes(ty).is_some() {
+            return self.mir.new_vector_vreg();
+        }
         let (class, width) = self
             .class_of_type(ty)
             .unwrap_or((mir::RegClass::General, Width::W64));
@@ -145,8 +196,11 @@ impl Selector<'_> {
 
     /// The leaves of a value of any type: one register for a scalar.
     pub(super) fn leaves_or_scalar(&mut self, v: &Value) -> Result<Vec<Reg>, Diagnostic> {
-        if self.is_multi_register(&self.f.value_type(v)) {
+        let ty = self.f.value_type(v);
+        if self.is_multi_register(&ty) {
             self.leaves(v)
+        } else if vector_leaf_bytes(&ty).is_some() {
+            self.parts(v)
         } else {
             Ok(vec![self.reg(v)?])
         }
@@ -169,16 +223,23 @@ impl Selector<'_> {
             }
             Constant::Zero(ty) | Constant::Undef(ty) | Constant::Poison(ty) => {
                 let leaves = self.leaves_of_type(ty).unwrap_or_default();
-                leaves
-                    .iter()
-                    .map(|l| self.const_reg(&Constant::Zero(l.ty.clone())))
-                    .collect()
+                let mut regs = Vec::with_capacity(leaves.len());
+                for leaf in leaves {
+                    let zero = Constant::Zero(leaf.ty.clone());
+                    regs.push(match vector_leaf_bytes(&leaf.ty) {
+                        Some(_) => self.parts(&Value::Const(zero))?[0],
+                        None => self.const_reg(&zero)?,
+                    });
+                }
+                Ok(regs)
             }
             Constant::Struct { fields: elems, .. } | Constant::Array { elems, .. } => {
                 let mut regs = Vec::new();
                 for e in elems {
                     if self.is_multi_register(&e.ty()) {
                         regs.extend(self.const_leaves(e)?);
+                    } else if vector_leaf_bytes(&e.ty()).is_some() {
+                        regs.extend(self.parts(&Value::Const(e.clone()))?);
                     } else {
                         regs.push(self.const_reg(e)?);
                     }
@@ -280,6 +341,16 @@ impl Selector<'_> {
         let dsts = self.result_leaves(id)?;
         // (general-purpose result, general-purpose true value, xmm result)
         let mut work = Vec::with_capacity(dsts.len());
+        let leaves = self.leaves_of_type(&self.f.inst(id).ty).unwrap_or_default();
+        if let Some(wide) = leaves
+            .iter()
+            .find(|l| vector_leaf_bytes(&l.ty).is_some_and(|bytes| bytes > 8))
+        {
+            return Err(self.error(format!(
+                "unsupported 'select' of an aggregate with a member of type {}",
+                type_name(self.module, &wide.ty)
+            )));
+        }
         for ((&dst, &tv), &fv) in dsts.iter().zip(&t).zip(&f) {
             if self.mir.class_of(dst) == mir::RegClass::Xmm {
                 let g = self.vreg(Width::W64);
@@ -360,13 +431,17 @@ impl Selector<'_> {
         Ok(())
     }
 
-    /// Loads one scalar leaf of type `ty` from `addr` into `dst`.
+    /// Loads one leaf of type `ty` from `addr` into `dst`.
     pub(super) fn load_leaf(
         &mut self,
         dst: Reg,
         ty: &Type,
         addr: Address,
     ) -> Result<(), Diagnostic> {
+        if let Some(bytes) = vector_leaf_bytes(ty) {
+            self.emit(K::VecLoad { dst, addr, bytes });
+            return Ok(());
+        }
         if let Some(size) = self.fp_size_of_type(ty)? {
             self.emit(K::FpLoad { dst, addr, size });
             return Ok(());
@@ -390,13 +465,17 @@ impl Selector<'_> {
         Ok(())
     }
 
-    /// Stores one scalar leaf of type `ty` from `src` to `addr`.
+    /// Stores one leaf of type `ty` from `src` to `addr`.
     pub(super) fn store_leaf(
         &mut self,
         src: Reg,
         ty: &Type,
         addr: Address,
     ) -> Result<(), Diagnostic> {
+        if let Some(bytes) = vector_leaf_bytes(ty) {
+            self.emit(K::VecStore { src, addr, bytes });
+            return Ok(());
+        }
         if let Some(size) = self.fp_size_of_type(ty)? {
             self.emit(K::FpStore { src, addr, size });
             return Ok(());

@@ -19,12 +19,11 @@
 //!   `umax`, `umin`, `fadd` and `fsub` are a `lock cmpxchg` loop that
 //!   computes the new value from the last value seen.
 //!
-//! - `cmpxchg` of i128 in a function whose target features have `+cx16`
-//!   is `lock cmpxchg16b` (expected in rdx:rax, replacement in rcx:rbx).
+//! - every atomic of `i128` is selected by [`super::atomic16`]
+//!   (`lock cmpxchg16b` with cx16, libatomic's `__atomic_*_16` without).
 //!
 //! Refused, each an error naming the instruction and the reason: other
-//! accesses wider than 8 bytes (without cx16 LLVM calls libatomic's
-//! `__atomic_compare_exchange_16` and friends), misaligned accesses (LLVM makes them
+//! accesses wider than 8 bytes, misaligned accesses (LLVM makes them
 //! `__atomic_*` library calls), and the `atomicrmw` operations C does not
 //! produce (`fmax`, `fmin`, `uinc_wrap`, `udec_wrap`).
 
@@ -65,6 +64,9 @@ impl Selector<'_> {
     /// its size and alignment), `true` when it was selected here.
     pub(super) fn lower_atomic(&mut self, id: InstId) -> Result<bool, Diagnostic> {
         let inst = self.f.inst(id);
+        if atomic16::is_atomic16(self.f, &inst.kind, &inst.ty) {
+            return self.lower_atomic16(id).map(|()| true);
+        }
         match &inst.kind {
             InstKind::Load {
                 atomic: Some(_),
@@ -118,12 +120,6 @@ impl Selector<'_> {
                 ..
             } => {
                 let ty = self.f.value_type(cmp);
-                if ty == Type::Int(128)
-                    && self.target_features().contains("+cx16")
-                    && align.is_none_or(|a| a >= 16)
-                {
-                    return self.lower_cmpxchg16b(id, ptr, cmp, new).map(|()| true);
-                }
                 let access = self.atomic_access(&ty, *align, "cmpxchg")?;
                 let expected = self.reg(cmp)?;
                 let replacement = self.reg(new)?;
@@ -176,24 +172,6 @@ impl Selector<'_> {
         let size = self.module.size_of(ty);
         let fp = fp::fp_size(ty);
         let integer = matches!(ty, Type::Int(8 | 16 | 32 | 64) | Type::Ptr);
-        if size == 16 {
-            let has_cx16 = self.target_features().contains("+cx16");
-            let reason = match (has_cx16, what) {
-                (true, _) => "the target has cx16, but only cmpxchg of i128 is implemented \
-                              (with lock cmpxchg16b)"
-                    .to_string(),
-                (false, "cmpxchg") => "the target lacks cx16, so LLVM would call \
-                                       __atomic_compare_exchange_16 from libatomic"
-                    .to_string(),
-                (false, _) => "the target lacks cx16, so LLVM would call the __atomic_*_16 \
-                               functions of libatomic"
-                    .to_string(),
-            };
-            return Err(self.error(format!(
-                "unsupported 16-byte atomic '{what}' of {} ({reason})",
-                type_name(self.module, ty),
-            )));
-        }
         let width = match exact_width(size as u32 * 8) {
             Some(width) if integer || fp.is_some() => width,
             _ => {
@@ -213,67 +191,8 @@ impl Selector<'_> {
         Ok(AtomicAccess { width, fp })
     }
 
-    /// `cmpxchg ptr, i128 cmp, i128 new` on a target with cx16, as llc:
-    /// rdx:rax = cmp, rcx:rbx = new, `lock cmpxchg16b [ptr]`; the old value
-    /// is rdx:rax afterwards and ZF says whether it was `cmp`.
-    fn lower_cmpxchg16b(
-        &mut self,
-        id: InstId,
-        ptr: &Value,
-        cmp: &Value,
-        new: &Value,
-    ) -> Result<(), Diagnostic> {
-        let expected = self.leaves(cmp)?;
-        let replacement = self.leaves(new)?;
-        let addr = self.address(ptr)?;
-        let flag = self.vreg(Width::W32);
-        self.emit(K::MovImm {
-            dst: flag,
-            imm: 0,
-            width: Width::W32,
-        });
-        let fixed = [
-            (Gpr::Rax, expected[0]),
-            (Gpr::Rdx, expected[1]),
-            (Gpr::Rbx, replacement[0]),
-            (Gpr::Rcx, replacement[1]),
-        ];
-        for (gpr, src) in fixed {
-            self.emit(K::Copy {
-                dst: Reg::from(gpr),
-                src,
-            });
-        }
-        let pair = RegSet::EMPTY.with(Gpr::Rax).with(Gpr::Rdx);
-        self.emit(K::InlineAsm(Box::new(InlineAsm {
-            regs: Vec::new(),
-            instrs: vec![AsmInstr {
-                code: Code::Cmpxchg16b_m128,
-                lock: true,
-                operands: vec![AsmOperand::Mem(addr)],
-            }],
-            uses: pair.with(Gpr::Rbx).with(Gpr::Rcx),
-            defs: pair,
-            template: "lock cmpxchg16b".into(),
-        })));
-        self.emit(K::Setcc {
-            cond: Cond::E,
-            dst: flag,
-        });
-        let (low, high) = (self.vreg(Width::W64), self.vreg(Width::W64));
-        self.emit(K::Copy {
-            dst: low,
-            src: Reg::from(Gpr::Rax),
-        });
-        self.emit(K::Copy {
-            dst: high,
-            src: Reg::from(Gpr::Rdx),
-        });
-        self.define_leaves(id, &[low, high, flag])
-    }
-
     /// The function's `target-features` string (empty when it has none).
-    fn target_features(&self) -> String {
+    pub(super) fn target_features(&self) -> String {
         let groups = self.f.attrs.attribute_groups.iter().flat_map(|&n| {
             self.module
                 .attribute_groups

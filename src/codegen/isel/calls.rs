@@ -1,7 +1,8 @@
 //! Calls and the SysV calling convention: where parameters arrive and
 //! where arguments go (integer and SSE registers counted separately, the
 //! rest on the stack in argument order; aggregates leaf by leaf, `i128` in
-//! a register pair or 16 aligned stack bytes, `byval` copies on the
+//! a register pair or 16 aligned stack bytes, vectors of up to 16 bytes in
+//! an SSE register or 16 aligned stack bytes, `byval` copies on the
 //! stack), variadic calls' `%al`, results in rax/rdx and xmm0/xmm1, `sret`
 //! pointers returned in rax, `musttail` calls as jumps, and `tail` calls
 //! as jumps too where the ABI allows (sibling calls: see
@@ -51,6 +52,16 @@ impl ArgumentPlaces {
         ArgumentPlace::Stack(self.stack(STACK_ARGUMENT_SIZE, STACK_ARGUMENT_SIZE))
     }
 
+    /// A vector (of up to 16 bytes): the next SSE register, else 16 stack
+    /// bytes aligned to 16, whatever its size (llc widens every narrower
+    /// vector to 128 bits to pass it).
+    pub(super) fn next_vector(&mut self) -> ArgumentPlace {
+        if self.xmm < XMM_ARGUMENT_REGISTERS.len() as u32 {
+            return self.next(true);
+        }
+        ArgumentPlace::Stack(self.stack(16, 16))
+    }
+
     /// An `i128`: two consecutive integer registers, else 16 bytes of
     /// stack aligned to 16 (later arguments may still take registers).
     pub(super) fn next_pair(&mut self) -> [ArgumentPlace; 2] {
@@ -85,7 +96,8 @@ fn byval_layout(module: &Module, ty: &Type, attrs: &ir::ParamAttrs) -> (u32, u32
 
 /// The registers a value with these leaves is returned in (integers in
 /// rax then rdx, floating point in xmm0 then xmm1), or `None` when more
-/// are needed (LLVM would demote the return to memory).
+/// are needed (the C ABI never returns more: clang returns such structs
+/// through an `sret` pointer, while llc would use rcx, xmm2... beyond it).
 pub(super) fn return_registers(floating: &[bool]) -> Option<Vec<PhysReg>> {
     let (mut gpr, mut xmm) = (0, 0);
     let mut out = Vec::with_capacity(floating.len());
@@ -109,6 +121,9 @@ enum Outgoing {
     Pair([Reg; 2]),
     /// A `byval` copy of `size` bytes from the address in the register.
     ByVal { ptr: Reg, size: u32, align: u32 },
+    /// A vector of up to 16 bytes: the next SSE register, else 16 stack
+    /// bytes aligned to 16.
+    Vector(Reg),
 }
 
 impl Selector<'_> {
@@ -126,7 +141,25 @@ impl Selector<'_> {
         self.loc = 0;
         let mut places = ArgumentPlaces::default();
         for (n, param) in self.f.params.iter().enumerate() {
-            if let Some(reg) = self.vector_param(&param.ty, &mut places)? {
+            if matches!(param.ty, Type::Vector { .. }) {
+                if aggregate::one_register_vector_bytes(&param.ty).is_none() {
+                    return Err(self.error(format!(
+                        "unsupported parameter of type {}",
+                        type_name(self.module, &param.ty)
+                    )));
+                }
+                let reg = self.mir.new_vector_vreg();
+                match places.next_vector() {
+                    ArgumentPlace::Register(phys) => self.emit(K::Copy {
+                        dst: reg,
+                        src: Reg::from(phys),
+                    }),
+                    ArgumentPlace::Stack(disp) => self.emit(K::VecLoad {
+                        dst: reg,
+                        addr: incoming(disp),
+                        bytes: 16,
+                    }),
+                }
                 self.args.push(reg);
                 continue;
             }
@@ -149,7 +182,8 @@ impl Selector<'_> {
                 } else {
                     let mut out = Vec::with_capacity(leaves.len());
                     for leaf in &leaves {
-                        out.push(places.next(self.fp_size_of_type(&leaf.ty)?.is_some()));
+                        self.fp_size_of_type(&leaf.ty)?;
+                        out.push(places.next(self.is_sse_leaf(&leaf.ty)));
                     }
                     out
                 };
@@ -160,6 +194,7 @@ impl Selector<'_> {
                             src: Reg::from(phys),
                         }),
                         ArgumentPlace::Stack(disp) => {
+                            self.leaf_sse_size(&leaf.ty)?;
                             self.load_leaf(reg, &leaf.ty, incoming(disp))?
                         }
                     }
@@ -284,6 +319,22 @@ impl Selector<'_> {
                 continue;
             }
             let ty = self.f.value_type(&arg.value);
+            if matches!(ty, Type::Vector { .. }) {
+                if aggregate::one_register_vector_bytes(&ty).is_none() {
+                    return Err(self.error(format!(
+                        "unsupported argument of type {}",
+                        type_name(self.module, &ty)
+                    )));
+                }
+                if varargs {
+                    return Err(
+                        self.error("unsupported variadic call with vector arguments".into())
+                    );
+                }
+                let reg = self.parts(&arg.value)?[0];
+                outgoing.push(Outgoing::Vector(reg));
+                continue;
+            }
             if self.is_multi_register(&ty) {
                 let leaves = self.leaves(&arg.value)?;
                 if ty == Type::Int(128) {
@@ -292,7 +343,7 @@ impl Selector<'_> {
                 }
                 let types = self.leaves_of_type(&ty).unwrap_or_default();
                 for (leaf, r) in types.iter().zip(leaves) {
-                    let kind = match self.fp_size_of_type(&leaf.ty)? {
+                    let kind = match self.leaf_sse_size(&leaf.ty)? {
                         Some(size) => Ok(size),
                         None => Err(self.bits_of_type(&leaf.ty)?),
                     };
@@ -318,6 +369,7 @@ impl Selector<'_> {
         let mut places = ArgumentPlaces::default();
         let mut copies = Vec::new();
         let mut stores: Vec<(Reg, Result<mir::FpSize, u32>, u32)> = Vec::new();
+        let mut vector_stores: Vec<(Reg, u32)> = Vec::new();
         let mut byval_copies = Vec::new();
         for arg in &outgoing {
             match *arg {
@@ -336,6 +388,10 @@ impl Selector<'_> {
                 Outgoing::ByVal { ptr, size, align } => {
                     byval_copies.push((ptr, size, places.stack(size, align)));
                 }
+                Outgoing::Vector(reg) => match places.next_vector() {
+                    ArgumentPlace::Register(phys) => copies.push((phys, reg)),
+                    ArgumentPlace::Stack(disp) => vector_stores.push((reg, disp)),
+                },
             }
         }
         if must_tail && places.stack_bytes > 0 {
@@ -351,6 +407,13 @@ impl Selector<'_> {
         let tail_jump = must_tail || (places.stack_bytes == 0 && self.is_sibling_call(id));
         for (ptr, size, disp) in byval_copies {
             self.copy_bytes(Address::reg(ptr, 0), outgoing_at(disp), size);
+        }
+        for (src, disp) in vector_stores {
+            self.emit(K::VecStore {
+                src,
+                addr: outgoing_at(disp),
+                bytes: 16,
+            });
         }
         for (r, kind, disp) in stores {
             let addr = outgoing_at(disp);
@@ -494,7 +557,10 @@ impl Selector<'_> {
 
     /// The registers receiving call `id`'s result and the physical
     /// registers it arrives in.
-    fn call_results(&mut self, id: InstId) -> Result<(Vec<Reg>, Vec<PhysReg>), Diagnostic> {
+    pub(super) fn call_results(
+        &mut self,
+        id: InstId,
+    ) -> Result<(Vec<Reg>, Vec<PhysReg>), Diagnostic> {
         if let Some(dst) = self.values[id.0 as usize] {
             let ret: PhysReg = match self.mir.class_of(dst) {
                 mir::RegClass::Xmm => XMM_RETURN_REGISTER.into(),
@@ -514,14 +580,11 @@ impl Selector<'_> {
     /// The physical registers of a multi-register value of `ty` returned.
     fn return_places(&self, ty: &Type) -> Result<Vec<PhysReg>, Diagnostic> {
         let leaves = self.leaves_of_type(ty).unwrap_or_default();
-        let floating: Vec<bool> = leaves
-            .iter()
-            .map(|l| fp::fp_size(&l.ty).is_some())
-            .collect();
+        let floating: Vec<bool> = leaves.iter().map(|l| self.is_sse_leaf(&l.ty)).collect();
         return_registers(&floating).ok_or_else(|| {
             self.error(format!(
-                "unsupported return of {} (more than two registers of a kind: LLVM would \
-                 return it in memory)",
+                "unsupported return of {} (more than two registers of a kind: beyond the C \
+                 ABI, which clang meets with sret)",
                 type_name(self.module, ty)
             ))
         })

@@ -47,6 +47,7 @@ mod aggregate;
 mod arith;
 mod asm;
 mod atomic;
+mod atomic16;
 mod calls;
 mod control;
 mod data;
@@ -687,7 +688,12 @@ impl<'a> Selector<'a> {
             Lowering::Normal => {}
             _ => return Ok(()),
         }
-        if self.involves_vectors(id) {
+        // Aggregates with vector members are selected leaf by leaf.
+        let aggregate_access = matches!(
+            inst.kind,
+            InstKind::ExtractValue { .. } | InstKind::InsertValue { .. }
+        );
+        if self.involves_vectors(id) && !aggregate_access {
             return self.lower_vector(id);
         }
         if self.lower_multi_register(id)?

@@ -13,9 +13,18 @@
 //!   assumed that each function's code points at the start of its own
 //!   rodata, as a jump table's is);
 //! - data objects come back by section (in the order the writer makes the
-//!   sections: `.rodata` first when a function has rodata, then by first
-//!   use), in model order within one, each with its section's alignment
-//!   (the largest asked for in it), `.bss` bytes as zeros;
+//!   sections: `.rodata` first when a function outside a COMDAT group has
+//!   rodata, then by first use; a section of an explicit name is shared by
+//!   that name, one in a COMDAT group is the object's own), in model order
+//!   within one, each with its section's alignment (the largest asked for
+//!   in it), `.bss` bytes as zeros;
+//! - placement (`read/placement.rs`): a section name the writer would have
+//!   chosen anyway reads back as none, the symbol kept at an object's first
+//!   byte is `read`'s choice (the first global function symbol, the first
+//!   local data symbol), aliases come by offset then name;
+//! - a function's literals are those its code's relocations name, in the
+//!   order of the first relocation (by offset) naming each, renumbered so
+//!   (`read` finds them so in `.rodata.cst4/8/16`);
 //! - a relocation against a named symbol keeps it; one against
 //!   [`Symbol::FunctionCode`] or [`Symbol::FunctionData`] is looked up as
 //!   `read` does: 4 bytes past the address it computes for a PC-relative
@@ -110,12 +119,17 @@ pub(crate) fn normal_code_and_data(functions: &[Function], data: &[DataObject]) 
             if let Some((_, padded)) = layout.rodata[index] {
                 rodata.resize(padded as usize, 0);
             }
-            Function {
-                relocations: function.relocations.iter().map(in_code).collect(),
+            let relocations: Vec<Relocation> = function.relocations.iter().map(in_code).collect();
+            let (literals, relocations) = normal_literals(index, function, relocations);
+            let mut normal = Function {
+                relocations,
                 rodata_relocations: function.rodata_relocations.iter().map(resolve).collect(),
                 rodata,
+                literals,
                 ..function.clone()
-            }
+            };
+            normal_function_placement(&mut normal);
+            normal
         })
         .collect();
     let (data, data_order) = normal_data(functions, data, &resolve);
@@ -123,6 +137,144 @@ pub(crate) fn normal_code_and_data(functions: &[Function], data: &[DataObject]) 
         functions: normal_functions,
         data,
         data_order,
+    }
+}
+
+/// Function number `index`'s literals as `read` finds them: those its
+/// code's relocations name, in the order of the first relocation (by
+/// offset) naming each, the relocations renumbered to match.
+fn normal_literals(
+    index: usize,
+    function: &Function,
+    mut relocations: Vec<Relocation>,
+) -> (Vec<Vec<u8>>, Vec<Relocation>) {
+    let mut by_offset: Vec<&Relocation> = relocations.iter().collect();
+    by_offset.sort_by_key(|r| r.offset);
+    let mut order: Vec<usize> = Vec::new();
+    for relocation in by_offset {
+        if let Symbol::Literal {
+            function: f,
+            index: n,
+        } = relocation.symbol
+        {
+            if f == index && n < function.literals.len() && !order.contains(&n) {
+                order.push(n);
+            }
+        }
+    }
+    for relocation in &mut relocations {
+        if let Symbol::Literal {
+            function: f,
+            index: n,
+        } = &mut relocation.symbol
+        {
+            if let Some(new) = order.iter().position(|&o| o == *n).filter(|_| *f == index) {
+                *n = new;
+            }
+        }
+    }
+    let literals = order
+        .iter()
+        .map(|&n| function.literals[n].clone())
+        .collect();
+    (literals, relocations)
+}
+
+/// The standard sections a data object goes to without a name of its own
+/// (read back as no name).
+const STANDARD_DATA_SECTIONS: [&str; 7] = [
+    ".data",
+    ".rodata",
+    ".data.rel.ro",
+    ".bss",
+    ".tdata",
+    ".tbss",
+    ".rodata.str1.1",
+];
+
+/// A function's placement as `read` finds it: no section name where the
+/// writer's default applies (`.text`, or `.text.NAME` in a COMDAT group),
+/// the symbol `read` keeps as the function's among those at its first
+/// byte (the first global one, else the function's own), aliases by offset
+/// then name.
+fn normal_function_placement(function: &mut Function) {
+    let default = match function.comdat {
+        Some(_) => format!(".text.{}", function.name),
+        None => ".text".to_string(),
+    };
+    if function.section_name.as_deref() == Some(default.as_str()) {
+        function.section_name = None;
+    }
+    let owner = if function.global {
+        None
+    } else {
+        function
+            .aliases
+            .iter()
+            .position(|a| a.offset == 0 && a.global)
+    };
+    if let Some(index) = owner {
+        let alias = &mut function.aliases[index];
+        std::mem::swap(&mut function.name, &mut alias.name);
+        std::mem::swap(&mut function.global, &mut alias.global);
+        std::mem::swap(&mut function.binding, &mut alias.binding);
+    }
+    function
+        .aliases
+        .sort_by(|a, b| (a.offset, &a.name).cmp(&(b.offset, &b.name)));
+}
+
+/// A data object's placement as `read` finds it: no section name where
+/// the writer's default applies (a standard section, or a standard one
+/// with `.NAME` in a COMDAT group), a string in a COMDAT group read-only
+/// data (its section is not mergeable), the symbol `read` keeps as the
+/// object's among those at its first byte (the first local one, else the
+/// object's own: locals come first in the symbol table), aliases by offset
+/// then name.
+fn normal_data_placement(data: &mut DataObject) {
+    let default = match (&data.comdat, &data.section_name) {
+        (Some(_), Some(name)) => STANDARD_DATA_SECTIONS
+            .iter()
+            .any(|s| *name == format!("{s}.{}", data.name)),
+        (None, Some(name)) => STANDARD_DATA_SECTIONS.contains(&name.as_str()),
+        (_, None) => false,
+    };
+    if default {
+        data.section_name = None;
+    }
+    if data.comdat.is_some() && data.section == DataSection::Strings {
+        data.section = DataSection::ReadOnly;
+    }
+    let owner = if data.global {
+        data.aliases.iter().position(|a| a.offset == 0 && !a.global)
+    } else {
+        None
+    };
+    if let Some(index) = owner {
+        let alias = &mut data.aliases[index];
+        std::mem::swap(&mut data.name, &mut alias.name);
+        std::mem::swap(&mut data.global, &mut alias.global);
+        std::mem::swap(&mut data.binding, &mut alias.binding);
+    }
+    data.aliases
+        .sort_by(|a, b| (a.offset, &a.name).cmp(&(b.offset, &b.name)));
+}
+
+/// The section a data object lands in, as an ordering key: a standard
+/// one, one of an explicit name (shared by that name), or one of its own
+/// (in a COMDAT group, by model index).
+#[derive(Clone, PartialEq, Eq)]
+enum SectionKey {
+    Standard(OutputSection),
+    Named(String),
+    Own(usize),
+}
+
+fn section_key(index: usize, data: &DataObject) -> SectionKey {
+    match (&data.comdat, &data.section_name) {
+        (Some(_), _) => SectionKey::Own(index),
+        (None, Some(name)) => SectionKey::Named(name.clone()),
+        (None, None) => SectionKey::Standard(output_section(data)),
     }
 }
 
@@ -157,40 +309,42 @@ fn normal_data(
     data: &[DataObject],
     resolve: &dyn Fn(&Relocation) -> Relocation,
 ) -> (Vec<DataObject>, Vec<usize>) {
-    let mut order: Vec<OutputSection> = Vec::new();
-    if functions.iter().any(|f| !f.rodata.is_empty()) {
-        order.push(OutputSection::ReadOnly);
+    let rodata_first = functions
+        .iter()
+        .any(|f| !f.rodata.is_empty() && f.comdat.is_none());
+    let mut order: Vec<SectionKey> = Vec::new();
+    if rodata_first {
+        order.push(SectionKey::Standard(OutputSection::ReadOnly));
     }
-    for object in data {
-        let section = output_section(object);
-        if !order.contains(&section) {
-            order.push(section);
+    for (index, object) in data.iter().enumerate() {
+        let key = section_key(index, object);
+        if !order.contains(&key) {
+            order.push(key);
         }
     }
-    let section_align = |section: OutputSection| {
-        let rodata = if section == OutputSection::ReadOnly
-            && functions.iter().any(|f| !f.rodata.is_empty())
-        {
+    let section_align = |key: &SectionKey| {
+        let rodata = if *key == SectionKey::Standard(OutputSection::ReadOnly) && rodata_first {
             FUNCTION_RODATA_ALIGN
         } else {
             1
         };
         data.iter()
-            .filter(|d| output_section(d) == section)
-            .map(|d| d.align)
+            .enumerate()
+            .filter(|(index, d)| section_key(*index, d) == *key)
+            .map(|(_, d)| d.align)
             .fold(rodata, u64::max)
     };
     let mut normal = Vec::with_capacity(data.len());
     let mut data_order = vec![0; data.len()];
-    for &section in &order {
+    for key in &order {
         for (index, object) in data
             .iter()
             .enumerate()
-            .filter(|(_, d)| output_section(d) == section)
+            .filter(|(index, d)| section_key(*index, d) == *key)
         {
             data_order[index] = normal.len();
-            normal.push(DataObject {
-                align: section_align(section),
+            let mut placed = DataObject {
+                align: section_align(key),
                 bytes: if object.section.is_bss() {
                     vec![0; object.bytes.len()]
                 } else {
@@ -198,7 +352,9 @@ fn normal_data(
                 },
                 relocations: object.relocations.iter().map(resolve).collect(),
                 ..object.clone()
-            });
+            };
+            normal_data_placement(&mut placed);
+            normal.push(placed);
         }
     }
     (normal, data_order)
@@ -223,7 +379,7 @@ fn normal_relocation(
 ) -> Relocation {
     let shift = shift(relocation, in_code);
     let (symbol, addend) = match relocation.symbol {
-        Symbol::Named(_) => return relocation.clone(),
+        Symbol::Named(_) | Symbol::Literal { .. } => return relocation.clone(),
         Symbol::FunctionCode { function, offset } => {
             let Some(&start) = layout.function_offsets.get(function) else {
                 return relocation.clone();

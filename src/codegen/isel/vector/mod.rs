@@ -48,8 +48,9 @@
 //!   with `psrldq` and the operation; `fadd`/`fmul` reductions fold the
 //!   lanes in lane order (the strict order they require without
 //!   `reassoc`).
-//! - Arguments and results of up to 16 bytes go in xmm registers per SysV;
-//!   anything else (wider vectors, vectors on the stack) is a diagnostic.
+//! - Arguments and results of up to 16 bytes go in xmm registers per SysV
+//!   (calls are placed by `isel::calls`); anything else (wider vectors,
+//!   vector parameters on the stack) is a diagnostic.
 
 mod native;
 
@@ -188,7 +189,7 @@ impl Selector<'_> {
     }
 
     /// The parts of a vector value (constants materialised).
-    fn parts(&mut self, v: &Value) -> Result<Vec<Reg>, Diagnostic> {
+    pub(super) fn parts(&mut self, v: &Value) -> Result<Vec<Reg>, Diagnostic> {
         let ty = self.must_vector(v)?;
         match v {
             Value::Inst(id) if self.lowering[id.0 as usize] != Lowering::Normal => {
@@ -441,9 +442,16 @@ impl Selector<'_> {
                     Some(name) if name.starts_with("llvm.") => {
                         self.lower_vector_intrinsic(id, &name, args)
                     }
-                    _ => self.lower_vector_call(id, callee, args),
+                    _ => {
+                        let InstKind::Call { fn_ty, .. } = &inst.kind else {
+                            return Err(self.error("internal: not a call".into()));
+                        };
+                        self.lower_call(id, callee, args, fn_ty)
+                    }
                 }
             }
+            // A tail jump returned already.
+            InstKind::Ret { .. } if std::mem::take(&mut self.after_tail_jump) => Ok(()),
             InstKind::Ret { value: Some(value) } => {
                 let parts = self.parts(value)?;
                 if parts.len() != 1 {
@@ -1920,137 +1928,6 @@ impl Selector<'_> {
     }
 
     // ---- calls and control flow -----------------------------------------------
-
-    /// The vector parameter's register, copied from its xmm argument
-    /// register, or `None` when the parameter is not a vector.
-    pub(super) fn vector_param(
-        &mut self,
-        ty: &Type,
-        places: &mut calls::ArgumentPlaces,
-    ) -> Result<Option<Reg>, Diagnostic> {
-        let Some(vt) = self.vector_type(ty)? else {
-            return Ok(None);
-        };
-        if vt.parts() != 1 || vt.lane == Lane::Bool {
-            return Err(self.error(format!(
-                "unsupported parameter of type {}",
-                type_name(self.module, ty)
-            )));
-        }
-        let reg = self.mir.new_vector_vreg();
-        match places.next(true) {
-            calls::ArgumentPlace::Register(phys) => self.emit(K::Copy {
-                dst: reg,
-                src: Reg::from(phys),
-            }),
-            calls::ArgumentPlace::Stack(_) => {
-                return Err(self.error(format!(
-                    "unsupported parameter of type {} on the stack",
-                    type_name(self.module, ty)
-                )))
-            }
-        }
-        Ok(Some(reg))
-    }
-
-    /// A call passing or returning vectors (up to 16 bytes, in xmm
-    /// registers); the other arguments as [`Selector::call`] places them.
-    fn lower_vector_call(
-        &mut self,
-        id: InstId,
-        callee: &Value,
-        args: &[ir::CallArg],
-    ) -> Result<(), Diagnostic> {
-        let InstKind::Call { fn_ty, .. } = &self.f.inst(id).kind else {
-            return Err(self.error("internal: not a call".into()));
-        };
-        if fn_ty.varargs {
-            return Err(self.error("unsupported variadic call with vector arguments".into()));
-        }
-        let mut places = calls::ArgumentPlaces::default();
-        let mut copies: Vec<(PhysReg, Reg)> = Vec::new();
-        for arg in args {
-            let ty = self.f.value_type(&arg.value);
-            let floating = match self.vector_type(&ty)? {
-                Some(vt) if vt.parts() == 1 && vt.lane != Lane::Bool => true,
-                Some(_) => {
-                    return Err(self.error(format!(
-                        "unsupported argument of type {}",
-                        type_name(self.module, &ty)
-                    )))
-                }
-                None => self.fp_size_of_type(&ty)?.is_some(),
-            };
-            let r = match self.vector_type(&ty)? {
-                Some(_) => self.parts(&arg.value)?[0],
-                None => {
-                    let bits = if floating {
-                        64
-                    } else {
-                        self.bits_of_type(&ty)?
-                    };
-                    let r = self.reg(&arg.value)?;
-                    if !floating && bits < 32 && (arg.attrs.signext || arg.attrs.zeroext) {
-                        self.extend(r, bits, Width::W32, arg.attrs.signext)
-                    } else {
-                        r
-                    }
-                }
-            };
-            match places.next(floating) {
-                calls::ArgumentPlace::Register(phys) => copies.push((phys, r)),
-                calls::ArgumentPlace::Stack(_) => {
-                    return Err(self.error(
-                        "unsupported call with stack arguments and vector arguments".into(),
-                    ))
-                }
-            }
-        }
-        let target = match self.module.direct_callee(callee) {
-            Some(f) => CallTarget::Symbol(self.module.function(f).name.clone()),
-            None => CallTarget::Reg(self.reg(callee)?),
-        };
-        let mut used = Vec::new();
-        for (phys, r) in copies {
-            self.emit(K::Copy {
-                dst: Reg::from(phys),
-                src: r,
-            });
-            used.push(phys);
-        }
-        let ret_ty = self.f.inst(id).ty.clone();
-        let result: Option<(Reg, PhysReg)> = match self.vector_type(&ret_ty)? {
-            Some(vt) if vt.parts() == 1 && vt.lane != Lane::Bool => {
-                Some((self.result_parts(id)[0], XMM_RETURN_REGISTER.into()))
-            }
-            Some(_) => {
-                return Err(self.error(format!(
-                    "unsupported call returning {}",
-                    type_name(self.module, &ret_ty)
-                )))
-            }
-            None => self.values[id.0 as usize].map(|r| {
-                let ret: PhysReg = match self.mir.class_of(r) {
-                    mir::RegClass::Xmm => XMM_RETURN_REGISTER.into(),
-                    _ => RETURN_REGISTER.into(),
-                };
-                (r, ret)
-            }),
-        };
-        self.emit(K::Call {
-            target,
-            args: used,
-            rets: result.iter().map(|&(_, p)| p).collect(),
-            clobbers: CALLER_SAVED,
-        });
-        if let Some((dst, ret)) = result {
-            self.emit(K::Copy {
-                dst,
-                src: Reg::from(ret),
-            });
-        }
-        Ok(())
-    }
 
     /// The copies giving `succ`'s vector phis their values on the edge from
     /// `pred` (through temporaries, so phis reading phis are right).
