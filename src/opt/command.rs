@@ -8,7 +8,9 @@
 use crate::ir::print::DebugSyntax;
 use crate::ir::Module;
 
-use super::{debugify, level_pipeline, parse_passes, run_pipeline, Pass, PipelineOptions};
+use super::{
+    compile_pipeline, debugify, level_pipeline, parse_passes, run_pipeline, Pass, PipelineOptions,
+};
 
 /// One `opt` run's choices.
 #[derive(Clone, Debug, Default)]
@@ -98,9 +100,9 @@ fn with_assignment_tracking(passes: Vec<&'static Pass>, on: bool) -> Vec<&'stati
         .collect()
 }
 
-/// The `compile -O1/-O2` pipeline: the level's passes (without
+/// The `compile -O1/-O2` pipeline: [`compile_pipeline`]'s passes (without
 /// declare-to-assign when `assignment_tracking` is off), nothing printed.
 pub fn optimize(module: &mut Module, level: u8, assignment_tracking: bool) {
-    let passes = with_assignment_tracking(level_pipeline(level), assignment_tracking);
+    let passes = with_assignment_tracking(compile_pipeline(module, level), assignment_tracking);
     super::run_passes(module, &passes);
 }

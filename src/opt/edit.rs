@@ -210,22 +210,23 @@ pub fn replace_through_map(function: &mut Function, map: &HashMap<InstId, Value>
     if map.is_empty() {
         return;
     }
+    // Only a value the map names is copied: most operands are not, and
+    // cloning each (constants included) was most of this scan's cost.
     let resolve = |value: &Value| -> Option<Value> {
-        let mut current = value.clone();
-        let mut changed = false;
-        for _ in 0..=map.len() {
-            match &current {
+        let Value::Inst(id) = value else {
+            return None;
+        };
+        let mut current = map.get(id)?;
+        for _ in 0..map.len() {
+            match current {
                 Value::Inst(id) => match map.get(id) {
-                    Some(next) => {
-                        current = next.clone();
-                        changed = true;
-                    }
+                    Some(next) => current = next,
                     None => break,
                 },
                 _ => break,
             }
         }
-        changed.then_some(current)
+        Some(current.clone())
     };
     for inst in &mut function.insts {
         for operand in inst.operands_mut() {

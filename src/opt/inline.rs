@@ -46,7 +46,7 @@ pub fn run(cx: &mut PassCx, function: &mut Function) -> bool {
         .bodies
         .iter()
         .filter(|b| !b.is_declaration())
-        .all(|b| has_function_attr(cx.module, b, "noinline"));
+        .all(|b| super::has_function_attr(cx.module, b, "noinline"));
     while let Some((block, index, callee)) = find_call(cx, function, &original, honour_noinline) {
         inline_call(cx, function, block, index, callee);
         changed = true;
@@ -93,7 +93,7 @@ fn find_call(
             );
             if body.is_declaration()
                 || interposable
-                || (honour_noinline && has_function_attr(cx.module, body, "noinline"))
+                || (honour_noinline && super::has_function_attr(cx.module, body, "noinline"))
                 || body.varargs
                 || body.name == function.name
                 || size > MAX_CALLEE_INSTS
@@ -107,18 +107,6 @@ fn find_call(
         }
     }
     None
-}
-
-/// Whether `function` has the attribute `name`, written inline or in one of
-/// its attribute groups.
-fn has_function_attr(module: &crate::ir::Module, function: &Function, name: &str) -> bool {
-    let attrs = &function.attrs;
-    attrs.inline_attrs.iter().any(|a| a == name)
-        || module
-            .attribute_groups
-            .iter()
-            .filter(|g| attrs.attribute_groups.contains(&g.number))
-            .any(|g| g.attrs.iter().any(|a| a == name))
 }
 
 /// The number of arguments of a call.

@@ -40,9 +40,11 @@ enum Action {
 /// Runs instcombine on one function to a fixed point (bounded).
 pub fn run(cx: &mut PassCx, function: &mut Function) -> bool {
     let mut changed = false;
+    // No peephole changes a terminator, so the dominator tree stays right
+    // for every round; only the phi peephole asks for it.
+    let mut dom = None;
     for _ in 0..8 {
         let mut round = false;
-        let dom = DomTree::compute(function);
         let blocks = inst_blocks(function);
         let mut dead = vec![false; function.insts.len()];
         let placed: Vec<InstId> = function
@@ -56,7 +58,7 @@ pub fn run(cx: &mut PassCx, function: &mut Function) -> bool {
         let mut uses = UseIndex::build(function);
         for id in placed {
             let before = UseIndex::operands_of(function, id);
-            let Some(action) = combine(cx, function, id, &dom, &blocks, &uses.counts) else {
+            let Some(action) = combine(cx, function, id, &mut dom, &blocks, &uses.counts) else {
                 continue;
             };
             round = true;
@@ -170,16 +172,41 @@ fn commutative(op: BinOp) -> bool {
     )
 }
 
+/// What the peepholes read of the instruction they combine (a copy: they
+/// edit the function while they look at it).
+struct Combined {
+    kind: InstKind,
+    ty: Type,
+    dbg: Option<crate::ir::LocId>,
+}
+
 /// Tries every peephole on instruction `id`.
 fn combine(
     cx: &mut PassCx,
     function: &mut Function,
     id: InstId,
-    dom: &DomTree,
+    dom: &mut Option<DomTree>,
     blocks: &[Option<crate::ir::BlockId>],
     uses: &[u32],
 ) -> Option<Action> {
-    let inst = function.inst(id).clone();
+    let inst = function.inst(id);
+    if !matches!(
+        inst.kind,
+        InstKind::Binary { .. }
+            | InstKind::ICmp { .. }
+            | InstKind::Cast { .. }
+            | InstKind::Select { .. }
+            | InstKind::Phi { .. }
+            | InstKind::Gep { .. }
+            | InstKind::Load { .. }
+    ) {
+        return None;
+    }
+    let inst = Combined {
+        kind: inst.kind.clone(),
+        ty: inst.ty.clone(),
+        dbg: inst.dbg,
+    };
     let int = |bits: u32, v: i128| Value::int(bits, v);
     match &inst.kind {
         InstKind::Binary {
@@ -431,8 +458,12 @@ fn combine(
             }
             let phi_block = blocks[id.0 as usize]?;
             let dominates = match &first {
-                Value::Inst(def) => blocks[def.0 as usize]
-                    .is_some_and(|b| b != phi_block && dom.dominates(b, phi_block)),
+                Value::Inst(def) => blocks[def.0 as usize].is_some_and(|b| {
+                    b != phi_block
+                        && dom
+                            .get_or_insert_with(|| DomTree::compute(function))
+                            .dominates(b, phi_block)
+                }),
                 Value::Const(Constant::Undef(_) | Constant::Poison(_)) => false,
                 _ => true,
             };

@@ -210,6 +210,27 @@ const O2: &[&str] = &[
     "split-backedges",
 ];
 
+/// The passes `compile -O2` runs on IR an optimiser already optimised
+/// ([`already_optimized`]), as llc-19 runs only its codegen-preparing IR
+/// passes on such IR: the middle end ran there, and running ours again
+/// cost as much compile time as all of code generation. What these do,
+/// our code generation needs: loop strength reduction, hoisting what it
+/// leaves invariant, split critical back edges, and the cheap cleanups
+/// (instcombine, early-cse) that LLVM's own codegen passes would do; with
+/// them every `fixtures/ll/*.O2*.ll` object is byte-identical to the full
+/// pipeline's (without them 25 of 44 differ). declare-to-assign is left out:
+/// an optimiser already tracked the assignments it could (it changed no
+/// corpus or real-world object). ARCHITECTURE.md "Facts measured" has the
+/// compile and run times of both choices.
+const O2_PREPARE: &[&str] = &[
+    "instcombine",
+    "early-cse",
+    "lsr",
+    "licm",
+    "dce",
+    "split-backedges",
+];
+
 /// The pass with this name.
 pub fn pass_by_name(name: &str) -> Option<&'static Pass> {
     PASSES.iter().find(|p| p.name == name)
@@ -223,6 +244,44 @@ pub fn level_pipeline(level: u8) -> Vec<&'static Pass> {
         _ => O2,
     };
     names.iter().filter_map(|n| pass_by_name(n)).collect()
+}
+
+/// Whether `module` comes from an optimiser: it has compile units, every
+/// one says `isOptimized: true`, and no function definition is `optnone`.
+/// A module without debug information cannot tell, and counts as not
+/// optimised (the full pipeline is the safe choice).
+pub fn already_optimized(module: &Module) -> bool {
+    let units = module.compile_units();
+    !units.is_empty()
+        && units.iter().all(|&unit| {
+            matches!(module.debug.node(unit), crate::ir::MdNode::CompileUnit(cu) if cu.is_optimized)
+        })
+        && module
+            .functions
+            .iter()
+            .all(|f| f.is_declaration() || !has_function_attr(module, f, "optnone"))
+}
+
+/// The pipeline of `compile` at `level` for `module`: [`level_pipeline`],
+/// except that `-O2` on an [`already_optimized`] module runs the
+/// codegen-preparing passes only.
+pub fn compile_pipeline(module: &Module, level: u8) -> Vec<&'static Pass> {
+    if level >= 2 && already_optimized(module) {
+        return O2_PREPARE.iter().filter_map(|n| pass_by_name(n)).collect();
+    }
+    level_pipeline(level)
+}
+
+/// Whether `function` has the attribute `name`, written inline or in one of
+/// its attribute groups.
+pub fn has_function_attr(module: &Module, function: &Function, name: &str) -> bool {
+    let attrs = &function.attrs;
+    attrs.inline_attrs.iter().any(|a| a == name)
+        || module
+            .attribute_groups
+            .iter()
+            .filter(|g| attrs.attribute_groups.contains(&g.number))
+            .any(|g| g.attrs.iter().any(|a| a == name))
 }
 
 /// The pipeline `--passes=a,b,c` names; an unknown name is an error naming it.
@@ -415,4 +474,70 @@ fn run_pass(module: &mut Module, pass: &Pass, block_addresses: bool) -> bool {
     }
     module.functions = functions;
     changed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A module with one compile unit (`isOptimized: OPTIMIZED`) and one
+    /// function with attribute group `#0 = { ATTRS }`.
+    fn module(optimized: bool, attrs: &str) -> Module {
+        let text = format!(
+            r#"define i32 @f(i32 %x) #0 !dbg !5 {{
+  %y = add i32 %x, 1
+  ret i32 %y
+}}
+
+attributes #0 = {{ {attrs} }}
+
+!llvm.dbg.cu = !{{!0}}
+!llvm.module.flags = !{{!3, !4}}
+!0 = distinct !DICompileUnit(language: DW_LANG_C11, file: !1, producer: "clang", isOptimized: {optimized}, runtimeVersion: 0, emissionKind: FullDebug, splitDebugInlining: false, nameTableKind: None)
+!1 = !DIFile(filename: "f.c", directory: "/tmp")
+!3 = !{{i32 7, !"Dwarf Version", i32 5}}
+!4 = !{{i32 2, !"Debug Info Version", i32 3}}
+!5 = distinct !DISubprogram(name: "f", scope: !1, file: !1, line: 1, type: !6, scopeLine: 1, spFlags: DISPFlagDefinition, unit: !0)
+!6 = !DISubroutineType(types: !7)
+!7 = !{{null}}
+"#
+        );
+        crate::parse_and_verify(&text, "f.ll").unwrap()
+    }
+
+    fn names(passes: &[&Pass]) -> Vec<&'static str> {
+        passes.iter().map(|p| p.name).collect()
+    }
+
+    #[test]
+    fn optimised_ir_gets_the_codegen_preparing_passes_at_o2() {
+        let optimised = module(true, "nounwind");
+        assert!(already_optimized(&optimised));
+        assert_eq!(
+            names(&compile_pipeline(&optimised, 2)),
+            [
+                "instcombine",
+                "early-cse",
+                "lsr",
+                "licm",
+                "dce",
+                "split-backedges"
+            ]
+        );
+        assert_eq!(names(&compile_pipeline(&optimised, 1)), O1);
+    }
+
+    #[test]
+    fn unoptimised_optnone_or_undescribed_ir_gets_the_full_pipeline() {
+        let unoptimised = module(false, "nounwind");
+        let optnone = module(true, "noinline nounwind optnone");
+        let mut undescribed = module(true, "nounwind");
+        undescribed
+            .named_metadata
+            .retain(|n| n.name != "llvm.dbg.cu");
+        for m in [&unoptimised, &optnone, &undescribed] {
+            assert!(!already_optimized(m));
+            assert_eq!(names(&compile_pipeline(m, 2)), O2);
+        }
+    }
 }
