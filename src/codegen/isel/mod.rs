@@ -192,8 +192,12 @@ fn exact_width(bits: u32) -> Option<Width> {
 enum Lowering {
     /// Selected at its position into its virtual register.
     Normal,
-    /// A compare fused into its only user (a branch or select).
+    /// A compare fused into its only user (a branch, a select, or an
+    /// `and`/`or` lowered as [`Lowering::BranchLogic`]).
     FusedCompare,
+    /// An `i1` `and`/`or` (or its `select` form) whose only user is a
+    /// branch: lowered as a chain of conditional jumps (see [`control`]).
+    BranchLogic,
     /// A GEP folded into the addresses of the loads and stores using it.
     FoldedAddress,
     /// An alloca: a stack slot, used as an address operand.
@@ -530,6 +534,7 @@ impl<'a> Selector<'a> {
                 }
             }
         }
+        self.classify_branch_logic(&uses, &user);
         self.classify_fp80_copies(&uses);
         // Allocas become stack slots (entry or not: the frame is fixed).
         for block in &f.blocks {
@@ -581,7 +586,7 @@ impl<'a> Selector<'a> {
             Value::Inst(id) => match self.lowering[id.0 as usize] {
                 Lowering::Normal => self.values[id.0 as usize]
                     .ok_or_else(|| self.error("use of a value without a register".into())),
-                Lowering::FusedCompare | Lowering::Fp80Copy => {
+                Lowering::FusedCompare | Lowering::BranchLogic | Lowering::Fp80Copy => {
                     Err(self.error("internal: a fused value used as a register".into()))
                 }
                 Lowering::Slot(_) | Lowering::FoldedAddress => {
