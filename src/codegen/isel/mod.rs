@@ -51,6 +51,7 @@ mod calls;
 mod control;
 mod data;
 pub mod debug;
+mod fold;
 mod fp;
 mod intrinsics;
 mod memory;
@@ -198,6 +199,9 @@ enum Lowering {
     /// An `i1` `and`/`or` (or its `select` form) whose only user is a
     /// branch: lowered as a chain of conditional jumps (see [`control`]).
     BranchLogic,
+    /// A load read by its only user, a compare, as a memory operand (see
+    /// [`fold`]).
+    FoldedLoad,
     /// A GEP folded into the addresses of the loads and stores using it.
     FoldedAddress,
     /// An alloca: a stack slot, used as an address operand.
@@ -535,6 +539,7 @@ impl<'a> Selector<'a> {
             }
         }
         self.classify_branch_logic(&uses, &user);
+        self.classify_folded_loads(&uses, &user);
         self.classify_fp80_copies(&uses);
         // Allocas become stack slots (entry or not: the frame is fixed).
         for block in &f.blocks {
@@ -586,7 +591,10 @@ impl<'a> Selector<'a> {
             Value::Inst(id) => match self.lowering[id.0 as usize] {
                 Lowering::Normal => self.values[id.0 as usize]
                     .ok_or_else(|| self.error("use of a value without a register".into())),
-                Lowering::FusedCompare | Lowering::BranchLogic | Lowering::Fp80Copy => {
+                Lowering::FusedCompare
+                | Lowering::BranchLogic
+                | Lowering::FoldedLoad
+                | Lowering::Fp80Copy => {
                     Err(self.error("internal: a fused value used as a register".into()))
                 }
                 Lowering::Slot(_) | Lowering::FoldedAddress => {
