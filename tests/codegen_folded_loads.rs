@@ -280,22 +280,20 @@ fn a_call_two_uses_or_volatile_keep_the_load() {
     check(
         "call_between",
         expect_test::expect![[r#"
-        name: call_between
-        bb.0:
-          %3 = COPY $rdi
-          %4 = COPY $rsi
-          %0 = LOAD32 [%3]
-          $rdi = COPY %3
-          CALL @touch, args($rdi), rets()
-          %1 = MOV32 0
-          CMP32 %0, %4
-          %1 = SETL
-          %5 = COPY %1
-          %5 = AND32 %5, 1
-          %2 = COPY %5
-          $rax = COPY %2
-          RET $rax
-    "#]],
+            name: call_between
+            bb.0:
+              %3 = COPY $rdi
+              %4 = COPY $rsi
+              %0 = LOAD32 [%3]
+              $rdi = COPY %3
+              CALL @touch, args($rdi), rets()
+              %1 = MOV32 0
+              CMP32 %0, %4
+              %1 = SETL
+              %2 = COPY %1
+              $rax = COPY %2
+              RET $rax
+        "#]],
     );
     check(
         "two_uses",
@@ -315,19 +313,17 @@ fn a_call_two_uses_or_volatile_keep_the_load() {
     check(
         "volatile_load",
         expect_test::expect![[r#"
-        name: volatile_load
-        bb.0:
-          %3 = COPY $rdi
-          %4 = COPY $rsi
-          %0 = LOAD32 [%3]
-          %1 = MOV32 0
-          CMP32 %0, %4
-          %1 = SETE
-          %5 = COPY %1
-          %5 = AND32 %5, 1
-          %2 = COPY %5
-          $rax = COPY %2
-          RET $rax
-    "#]],
+            name: volatile_load
+            bb.0:
+              %3 = COPY $rdi
+              %4 = COPY $rsi
+              %0 = LOAD32 [%3]
+              %1 = MOV32 0
+              CMP32 %0, %4
+              %1 = SETE
+              %2 = COPY %1
+              $rax = COPY %2
+              RET $rax
+        "#]],
     );
 }

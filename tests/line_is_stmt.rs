@@ -202,7 +202,7 @@ fn no_loop_body_statement_in_is_sorteds_preheader() {
                 .text+0x72     is_sorted+0x12               sort.c:16:9            is_stmt
                 .text+0x86     is_sorted+0x26               sort.c:15:27           is_stmt
                 .text+0x8f     is_sorted+0x2f               sort.c:16:9            is_stmt
-                .text+0xb0     is_sorted+0x50               sort.c:19:1            is_stmt epilogue_begin"#]]
+                .text+0xac     is_sorted+0x4c               sort.c:19:1            is_stmt epilogue_begin"#]]
             .assert_eq(&is_sorted.join("\n"));
         }
     }

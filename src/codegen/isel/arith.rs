@@ -126,7 +126,20 @@ impl Selector<'_> {
     pub(super) fn normalized(&mut self, v: &Value, signed: bool) -> Result<Reg, Diagnostic> {
         let bits = self.bits_of(v)?;
         let r = self.reg(v)?;
+        if !signed && self.is_setcc_bool(v) {
+            return Ok(r);
+        }
         Ok(self.extend(r, bits, container(bits), signed))
+    }
+
+    /// Whether `v` is an integer compare selected into its own register
+    /// (`mov r32, 0` then `setcc`): all 64 bits already hold 0 or 1, so
+    /// its zero extension to any width is the register itself.
+    pub(super) fn is_setcc_bool(&self, v: &Value) -> bool {
+        matches!(v, Value::Inst(id)
+            if self.lowering[id.0 as usize] == Lowering::Normal
+                && matches!(self.f.inst(*id).kind, InstKind::ICmp { .. })
+                && self.f.inst(*id).ty == Type::Int(1))
     }
 
     pub(super) fn lower_binary(
@@ -253,6 +266,10 @@ impl Selector<'_> {
             }
         };
         let to = container(to_bits);
+        if !signed && self.is_setcc_bool(value) {
+            self.emit(K::Copy { dst, src });
+            return Ok(());
+        }
         match exact_width(from_bits) {
             // One movzx/movsx straight into the result.
             Some(from) if from < to => self.emit(K::Extend {
