@@ -2,7 +2,8 @@
 //! the hand-written module below compares loads of every width, a pointer,
 //! a constant on the left, inside a select and inside a branch chain, and
 //! also the cases that must not fold: a store or a call between the load
-//! and the compare, a load with two uses, a volatile load. Compiled by
+//! and the compare, a load with two uses, a volatile load; and `i8`/`i16`
+//! loads whose zero extensions are copies (the load was a `movzx`). Compiled by
 //! dwarfsmith and by llc-19 and linked with one C driver, both programs
 //! print the same thing; MIR snapshots show which loads became operands.
 
@@ -86,6 +87,20 @@ define i32 @two_uses(ptr %p, i32 %v) {
   ret i32 %s
 }
 
+define i64 @narrow_zext(ptr %p, ptr %q) {
+  %w = load i16, ptr %p, align 2
+  %b = load i8, ptr %q, align 1
+  %wz = zext i16 %w to i64
+  %bz = zext i8 %b to i64
+  %idx = getelementptr inbounds i16, ptr %p, i64 %bz
+  %x = load i16, ptr %idx, align 2
+  %xz = zext i16 %x to i64
+  %s = add i64 %wz, %xz
+  %t = mul i64 %s, 1000
+  %r = add i64 %t, %bz
+  ret i64 %r
+}
+
 define i32 @volatile_load(ptr %p, i32 %v) {
   %l = load volatile i32, ptr %p, align 4
   %c = icmp eq i32 %l, %v
@@ -103,6 +118,7 @@ int store_between(int *, int);
 int call_between(int *, int);
 int two_uses(int *, int);
 int volatile_load(int *, int);
+long narrow_zext(unsigned short *, unsigned char *);
 void touch(int *p) { *p += 100; }
 int main(void) {
   long vals[] = {-3, 0, 7, 300, 70000, 5000000000L};
@@ -125,6 +141,9 @@ int main(void) {
   m.s[1] = -5;
   m.i[1] = 20;
   printf("\n%d %d", widths(&m, 0, 100, 3, 0), widths(&m, 0, 100, 30, 0));
+  unsigned short words[4] = {65535, 40000, 3, 0};
+  unsigned char bytes[3] = {1, 2, 255};
+  printf(" %ld %ld", narrow_zext(words, bytes), narrow_zext(words + 1, bytes + 1));
   void *p = &p;
   printf("\n%d %d\n", pointers(&p, p), pointers(&p, 0));
   return 0;
@@ -190,7 +209,7 @@ fn folded_loads_run_like_llc() {
     let expected = run(dir.path(), &theirs, "theirs");
     assert_eq!(run(dir.path(), &ours, "ours"), expected);
     // Every outcome of `widths` shows up, and the pointer compare goes both ways.
-    for outcome in ["1", "2", "3", "\n40 50\n1 0\n"] {
+    for outcome in ["1", "2", "3", "\n40 50 105535001 40000002\n1 0\n"] {
         assert!(expected.contains(outcome), "{outcome} in {expected}");
     }
 }
@@ -245,6 +264,33 @@ fn loads_of_every_width_become_compare_operands() {
           CMP32 [%15 + 4], %18
           %14 = CMOVA32 %14, %23
           $rax = COPY %14
+          RET $rax
+    "#]],
+    );
+}
+
+/// An `i8`/`i16` load is a `movzx` into 32 bits: its zero extension is a copy.
+#[test]
+fn narrow_loads_are_already_zero_extended() {
+    check(
+        "narrow_zext",
+        expect_test::expect![[r#"
+        name: narrow_zext
+        bb.0:
+          %10 = COPY $rdi
+          %11 = COPY $rsi
+          %0 = MOVZX32_16 [%10]
+          %1 = MOVZX32_8 [%11]
+          %2 = COPY %0
+          %3 = COPY %1
+          %5 = MOVZX32_16 [%10 + %3*2]
+          %6 = COPY %5
+          %7 = COPY %2
+          %7 = ADD64 %7, %6
+          %8 = IMUL64 %7, 1000
+          %9 = COPY %8
+          %9 = ADD64 %9, %3
+          $rax = COPY %9
           RET $rax
     "#]],
     );

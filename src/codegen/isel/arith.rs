@@ -126,20 +126,30 @@ impl Selector<'_> {
     pub(super) fn normalized(&mut self, v: &Value, signed: bool) -> Result<Reg, Diagnostic> {
         let bits = self.bits_of(v)?;
         let r = self.reg(v)?;
-        if !signed && self.is_setcc_bool(v) {
+        if !signed && self.is_zero_extended(v) {
             return Ok(r);
         }
         Ok(self.extend(r, bits, container(bits), signed))
     }
 
-    /// Whether `v` is an integer compare selected into its own register
-    /// (`mov r32, 0` then `setcc`): all 64 bits already hold 0 or 1, so
+    /// Whether `v`'s register already holds it zero-extended to 64 bits:
+    /// an integer compare selected into its own register (`mov r32, 0`
+    /// then `setcc`) or a non-atomic `i8`/`i16` load (selected as `movzx
+    /// r32`), so
     /// its zero extension to any width is the register itself.
-    pub(super) fn is_setcc_bool(&self, v: &Value) -> bool {
-        matches!(v, Value::Inst(id)
-            if self.lowering[id.0 as usize] == Lowering::Normal
-                && matches!(self.f.inst(*id).kind, InstKind::ICmp { .. })
-                && self.f.inst(*id).ty == Type::Int(1))
+    pub(super) fn is_zero_extended(&self, v: &Value) -> bool {
+        let Value::Inst(id) = v else {
+            return false;
+        };
+        if self.lowering[id.0 as usize] != Lowering::Normal {
+            return false;
+        }
+        let inst = self.f.inst(*id);
+        match &inst.kind {
+            InstKind::ICmp { .. } => inst.ty == Type::Int(1),
+            InstKind::Load { atomic: None, .. } => matches!(inst.ty, Type::Int(8 | 16)),
+            _ => false,
+        }
     }
 
     pub(super) fn lower_binary(
@@ -266,7 +276,7 @@ impl Selector<'_> {
             }
         };
         let to = container(to_bits);
-        if !signed && self.is_setcc_bool(value) {
+        if !signed && self.is_zero_extended(value) {
             self.emit(K::Copy { dst, src });
             return Ok(());
         }
