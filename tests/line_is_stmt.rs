@@ -200,9 +200,9 @@ fn no_loop_body_statement_in_is_sorteds_preheader() {
                 .text+0x64     is_sorted+0x4                sort.c:15:21           is_stmt prologue_end
                 .text+0x70     is_sorted+0x10               sort.c:15:0            is_stmt
                 .text+0x72     is_sorted+0x12               sort.c:16:9            is_stmt
-                .text+0x8a     is_sorted+0x2a               sort.c:15:27           is_stmt
-                .text+0x93     is_sorted+0x33               sort.c:16:9            is_stmt
-                .text+0xb4     is_sorted+0x54               sort.c:19:1            is_stmt epilogue_begin"#]]
+                .text+0x86     is_sorted+0x26               sort.c:15:27           is_stmt
+                .text+0x8f     is_sorted+0x2f               sort.c:16:9            is_stmt
+                .text+0xac     is_sorted+0x4c               sort.c:19:1            is_stmt epilogue_begin"#]]
             .assert_eq(&is_sorted.join("\n"));
         }
     }

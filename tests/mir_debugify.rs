@@ -47,8 +47,8 @@ fn report(ll: &str, level: &str) -> String {
 fn mir_debugify_of_sort_at_o0_names_the_flag_values_that_never_get_a_range() {
     assert_eq!(
         report("sort.O0.ll", "-O0"),
-        "WARNING: Missing variable 20 in function insertion_sort: no location range (defined by `%23 = SETG in bb.5`)\n\
-         WARNING: Missing variable 21 in function insertion_sort: no location range (defined by `%24 = COPY %23 in bb.5`)\n\
+        "WARNING: Missing variable 17 in function insertion_sort: no location range (defined by `%23 = SETG in bb.5`)\n\
+         WARNING: Missing variable 18 in function insertion_sort: no location range (defined by `%24 = COPY %23 in bb.5`)\n\
          Machine IR debug info check: FAIL\n"
     );
 }

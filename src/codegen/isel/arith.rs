@@ -126,7 +126,30 @@ impl Selector<'_> {
     pub(super) fn normalized(&mut self, v: &Value, signed: bool) -> Result<Reg, Diagnostic> {
         let bits = self.bits_of(v)?;
         let r = self.reg(v)?;
+        if !signed && self.is_zero_extended(v) {
+            return Ok(r);
+        }
         Ok(self.extend(r, bits, container(bits), signed))
+    }
+
+    /// Whether `v`'s register already holds it zero-extended to 64 bits:
+    /// an integer compare selected into its own register (`mov r32, 0`
+    /// then `setcc`) or a non-atomic `i8`/`i16` load (selected as `movzx
+    /// r32`), so
+    /// its zero extension to any width is the register itself.
+    pub(super) fn is_zero_extended(&self, v: &Value) -> bool {
+        let Value::Inst(id) = v else {
+            return false;
+        };
+        if self.lowering[id.0 as usize] != Lowering::Normal {
+            return false;
+        }
+        let inst = self.f.inst(*id);
+        match &inst.kind {
+            InstKind::ICmp { .. } => inst.ty == Type::Int(1),
+            InstKind::Load { atomic: None, .. } => matches!(inst.ty, Type::Int(8 | 16)),
+            _ => false,
+        }
     }
 
     pub(super) fn lower_binary(
@@ -253,6 +276,10 @@ impl Selector<'_> {
             }
         };
         let to = container(to_bits);
+        if !signed && self.is_zero_extended(value) {
+            self.emit(K::Copy { dst, src });
+            return Ok(());
+        }
         match exact_width(from_bits) {
             // One movzx/movsx straight into the result.
             Some(from) if from < to => self.emit(K::Extend {
@@ -287,6 +314,9 @@ impl Selector<'_> {
             (pred, lhs, rhs)
         };
         let bits = self.bits_of(lhs)?;
+        if let Some(flags) = self.compare_memory(pred, lhs, rhs, bits)? {
+            return Ok(flags);
+        }
         let (a, width) = match exact_width(bits) {
             Some(w) => (self.reg(lhs)?, w),
             None => (self.normalized(lhs, is_signed(pred))?, container(bits)),
@@ -313,6 +343,53 @@ impl Selector<'_> {
             rhs: b,
         });
         Ok(cond_of(pred))
+    }
+
+    /// The compare of [`Selector::compare`] when one operand is a load
+    /// folded into it (see [`fold`]): `cmp a, [mem]` or `cmp [mem], b`.
+    fn compare_memory(
+        &mut self,
+        pred: ICmpPred,
+        lhs: &Value,
+        rhs: &Value,
+        bits: u32,
+    ) -> Result<Option<Cond>, Diagnostic> {
+        let folded = |v: &Value| match v {
+            Value::Inst(id) if self.lowering[id.0 as usize] == Lowering::FoldedLoad => {
+                match &self.f.inst(*id).kind {
+                    InstKind::Load { ptr, .. } => Some(ptr),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        let Some(width) = exact_width(bits) else {
+            return Ok(None);
+        };
+        if let Some(ptr) = folded(rhs) {
+            let a = self.reg(lhs)?;
+            let addr = self.address(ptr)?;
+            self.emit(K::Cmp {
+                width,
+                lhs: Rm::Reg(a),
+                rhs: Rmi::Mem(addr),
+            });
+            return Ok(Some(cond_of(pred)));
+        }
+        if let Some(ptr) = folded(lhs) {
+            let b = match self.const_int(rhs).and_then(|c| i32::try_from(c).ok()) {
+                Some(imm) => Rmi::Imm(imm),
+                None => Rmi::Reg(self.reg(rhs)?),
+            };
+            let addr = self.address(ptr)?;
+            self.emit(K::Cmp {
+                width,
+                lhs: Rm::Mem(addr),
+                rhs: b,
+            });
+            return Ok(Some(cond_of(pred)));
+        }
+        Ok(None)
     }
 
     /// Sets the flags from an `i1` condition and returns the condition code

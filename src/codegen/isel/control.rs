@@ -10,6 +10,17 @@
 //! Writing another destination's incoming register is then harmless,
 //! since it is read only at that block's entry.
 //!
+//! A conditional branch on an `i1` `and`/`or` (or its `select` form,
+//! `select a, true, b` / `select a, b, false`) that nothing else uses,
+//! computed in the branch's block, is a chain of conditional jumps, as
+//! LLVM's selection splits such conditions: `or a, b` jumps to the true
+//! side when `a` holds, then tests `b`; `and a, b` jumps to the false side
+//! when `a` fails, then tests `b`. The operands' single-use integer
+//! compares are fused into the jumps, so no boolean is ever materialised.
+//! Both operands are side-effect free values, so testing the second only
+//! when the first does not decide is what the IR means (a `select` form
+//! even promises it).
+//!
 //! In: IR terminators and phis. Out: MIR jumps, compares, copies and jump
 //! tables.
 
@@ -49,6 +60,146 @@ pub(super) fn switch_clusters(cases: &[(i64, MBlock)]) -> Vec<&[(i64, MBlock)]> 
         }
     }
     out
+}
+
+/// The branch-chain shape of instruction `id`: `(any, first, second)`, where
+/// `any` says the value is true when either operand is (`or`, `select a,
+/// true, b`) and not `any` that it is true when both are (`and`, `select a,
+/// b, false`).
+fn logic_shape(f: &ir::Function, id: InstId) -> Option<(bool, &Value, &Value)> {
+    let inst = f.inst(id);
+    if inst.ty != Type::Int(1) {
+        return None;
+    }
+    let constant = |v: &Value, bit: i128| match v {
+        Value::Const(Constant::Int { value, .. }) => *value & 1 == bit,
+        _ => false,
+    };
+    match &inst.kind {
+        InstKind::Binary {
+            op: op @ (BinOp::Or | BinOp::And),
+            lhs,
+            rhs,
+            ..
+        } => Some((*op == BinOp::Or, lhs, rhs)),
+        InstKind::Select {
+            cond,
+            if_true,
+            if_false,
+        } if constant(if_true, 1) => Some((true, cond, if_false)),
+        InstKind::Select {
+            cond,
+            if_true,
+            if_false,
+        } if constant(if_false, 0) => Some((false, cond, if_true)),
+        _ => None,
+    }
+}
+
+impl<'a> Selector<'a> {
+    /// Marks each `and`/`or` tree a conditional branch tests (single-use
+    /// nodes in the branch's block) as [`Lowering::BranchLogic`] and its
+    /// single-use scalar integer compares as [`Lowering::FusedCompare`].
+    /// Decided from non-debug uses only, like every fusion.
+    pub(super) fn classify_branch_logic(&mut self, uses: &[u32], user: &[Option<InstId>]) {
+        let f = self.f;
+        for block in &f.blocks {
+            let Some(&term) = block.insts.last() else {
+                continue;
+            };
+            if let InstKind::CondBr {
+                cond: Value::Inst(c),
+                ..
+            } = &f.inst(term).kind
+            {
+                if logic_shape(f, *c).is_some() {
+                    self.mark_branch_logic(*c, term, None, uses, user);
+                }
+            }
+        }
+    }
+
+    /// Marks `id`, used by `parent` only, as part of a branch chain.
+    /// `jumps_when`: `Some(w)` for an operand whose chain jumps away when
+    /// it equals `w` (an `or` inside an `or`'s first operand, an `and`
+    /// inside an `and`'s: other nestings would need a block of their own),
+    /// `None` for the test that ends the chain.
+    fn mark_branch_logic(
+        &mut self,
+        id: InstId,
+        parent: InstId,
+        jumps_when: Option<bool>,
+        uses: &[u32],
+        user: &[Option<InstId>],
+    ) {
+        let f = self.f;
+        let i = id.0 as usize;
+        if uses[i] != 1
+            || user[i] != Some(parent)
+            || self.inst_block[i] != self.inst_block[parent.0 as usize]
+            || self.lowering[i] != Lowering::Normal
+        {
+            return;
+        }
+        match logic_shape(f, id) {
+            Some((any, first, second)) if jumps_when.is_none_or(|w| w == any) => {
+                self.lowering[i] = Lowering::BranchLogic;
+                if let Value::Inst(a) = first {
+                    self.mark_branch_logic(*a, id, Some(any), uses, user);
+                }
+                if let Value::Inst(b) = second {
+                    self.mark_branch_logic(*b, id, jumps_when, uses, user);
+                }
+            }
+            None if matches!(f.inst(id).kind, InstKind::ICmp { .. })
+                && f.inst(id).ty == Type::Int(1) =>
+            {
+                self.lowering[i] = Lowering::FusedCompare;
+            }
+            _ => {}
+        }
+    }
+
+    /// Emits the leading jumps of the chain a branch on `cond` becomes
+    /// (to `on_true` or `on_false`) and returns the value whose test ends it.
+    fn branch_chain(
+        &mut self,
+        cond: &'a Value,
+        on_true: MBlock,
+        on_false: MBlock,
+    ) -> Result<&'a Value, Diagnostic> {
+        let mut v = cond;
+        while let Value::Inst(id) = v {
+            if self.lowering[id.0 as usize] != Lowering::BranchLogic {
+                break;
+            }
+            let Some((any, first, second)) = logic_shape(self.f, *id) else {
+                return Err(self.error("internal: branch logic is not and/or".into()));
+            };
+            self.jump_when(first, any, if any { on_true } else { on_false })?;
+            v = second;
+        }
+        Ok(v)
+    }
+
+    /// Jumps to `target` when `v` equals `when`, falling through otherwise.
+    fn jump_when(&mut self, v: &'a Value, when: bool, target: MBlock) -> Result<(), Diagnostic> {
+        if let Value::Inst(id) = v {
+            if self.lowering[id.0 as usize] == Lowering::BranchLogic {
+                let Some((_, first, second)) = logic_shape(self.f, *id) else {
+                    return Err(self.error("internal: branch logic is not and/or".into()));
+                };
+                self.jump_when(first, when, target)?;
+                return self.jump_when(second, when, target);
+            }
+        }
+        let cc = self.condition(v)?;
+        self.emit(K::Jcc {
+            cond: if when { cc } else { cc.invert() },
+            target,
+        });
+        Ok(())
+    }
 }
 
 impl Selector<'_> {
@@ -228,7 +379,8 @@ impl Selector<'_> {
                     self.jump(t);
                     return Ok(());
                 }
-                let cc = self.condition(cond)?;
+                let last = self.branch_chain(cond, t, e)?;
+                let cc = self.condition(last)?;
                 if t.0 == self.current.0 + 1 {
                     self.emit(K::Jcc {
                         cond: cc.invert(),

@@ -52,6 +52,7 @@ mod calls;
 mod control;
 mod data;
 pub mod debug;
+mod fold;
 mod fp;
 mod intrinsics;
 mod memory;
@@ -193,8 +194,15 @@ fn exact_width(bits: u32) -> Option<Width> {
 enum Lowering {
     /// Selected at its position into its virtual register.
     Normal,
-    /// A compare fused into its only user (a branch or select).
+    /// A compare fused into its only user (a branch, a select, or an
+    /// `and`/`or` lowered as [`Lowering::BranchLogic`]).
     FusedCompare,
+    /// An `i1` `and`/`or` (or its `select` form) whose only user is a
+    /// branch: lowered as a chain of conditional jumps (see [`control`]).
+    BranchLogic,
+    /// A load read by its only user, a compare, as a memory operand (see
+    /// [`fold`]).
+    FoldedLoad,
     /// A GEP folded into the addresses of the loads and stores using it.
     FoldedAddress,
     /// An alloca: a stack slot, used as an address operand.
@@ -531,6 +539,8 @@ impl<'a> Selector<'a> {
                 }
             }
         }
+        self.classify_branch_logic(&uses, &user);
+        self.classify_folded_loads(&uses, &user);
         self.classify_fp80_copies(&uses);
         // Allocas become stack slots (entry or not: the frame is fixed).
         for block in &f.blocks {
@@ -582,7 +592,10 @@ impl<'a> Selector<'a> {
             Value::Inst(id) => match self.lowering[id.0 as usize] {
                 Lowering::Normal => self.values[id.0 as usize]
                     .ok_or_else(|| self.error("use of a value without a register".into())),
-                Lowering::FusedCompare | Lowering::Fp80Copy => {
+                Lowering::FusedCompare
+                | Lowering::BranchLogic
+                | Lowering::FoldedLoad
+                | Lowering::Fp80Copy => {
                     Err(self.error("internal: a fused value used as a register".into()))
                 }
                 Lowering::Slot(_) | Lowering::FoldedAddress => {

@@ -37,7 +37,10 @@ impl Selector<'_> {
                     None => (DbgOperand::NoReg, Vec::new()),
                 },
                 Lowering::Slot(slot) => (DbgOperand::StackSlot(slot), Vec::new()),
-                Lowering::FusedCompare | Lowering::Fp80Copy => (DbgOperand::NoReg, Vec::new()),
+                Lowering::FusedCompare
+                | Lowering::BranchLogic
+                | Lowering::FoldedLoad
+                | Lowering::Fp80Copy => (DbgOperand::NoReg, Vec::new()),
                 Lowering::FoldedAddress => self.salvage_gep(*id),
             },
         }
