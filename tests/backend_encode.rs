@@ -160,61 +160,61 @@ fn register_pressure_spills() {
               cd: add rdi, r14
               d0: imul r15, [rbp-0x30], 0
               d5: mov [rbp-0x30], r15
-              d9: add rdi, [rbp-0x30]
-              dd: imul rcx, 1
-              e1: add rdi, rcx
-              e4: imul rdx, 2
-              e8: add rdi, rdx
-              eb: imul rsi, 3
-              ef: add rdi, rsi
-              f2: imul r8, 4
-              f6: add rdi, r8
-              f9: imul r9, 5
-              fd: add rdi, r9
-             100: imul r10, 6
-             104: add rdi, r10
-             107: imul r11, 7
-             10b: add rdi, r11
-             10e: imul r15, [rbp-0x68], 8
-             113: mov [rbp-0x68], r15
-             117: add rdi, [rbp-0x68]
-             11b: imul rax, 9
-             11f: add rdi, rax
-             122: imul rbx, 0xa
-             126: add rdi, rbx
-             129: imul r12, 0xb
-             12d: add rdi, r12
-             130: imul r13, 0xc
-             134: add rdi, r13
-             137: imul rcx, [rbp-0x38], 0xd
-             13c: mov [rbp-0x38], rcx
-             140: add rdi, [rbp-0x38]
-             144: imul rdx, [rbp-0x40], 0xe
-             149: mov [rbp-0x40], rdx
-             14d: add rdi, [rbp-0x40]
-             151: imul rsi, [rbp-0x48], 0xf
-             156: mov [rbp-0x48], rsi
-             15a: add rdi, [rbp-0x48]
-             15e: imul r8, [rbp-0x50], 0x10
-             163: mov [rbp-0x50], r8
-             167: add rdi, [rbp-0x50]
-             16b: imul r9, [rbp-0x58], 0x11
-             170: mov [rbp-0x58], r9
-             174: add rdi, [rbp-0x58]
-             178: imul r10, [rbp-0x60], 0x12
-             17d: mov [rbp-0x60], r10
-             181: add rdi, [rbp-0x60]
-             185: imul r14, 0x13
-             189: add rdi, r14
-             18c: mov rax, rdi
-             18f: add rsp, 0x48
-             193: pop r15
-             195: pop r14
-             197: pop r13
-             199: pop r12
-             19b: pop rbx
-             19c: pop rbp
-             19d: ret
+              d9: add rdi, r15
+              dc: imul rcx, 1
+              e0: add rdi, rcx
+              e3: imul rdx, 2
+              e7: add rdi, rdx
+              ea: imul rsi, 3
+              ee: add rdi, rsi
+              f1: imul r8, 4
+              f5: add rdi, r8
+              f8: imul r9, 5
+              fc: add rdi, r9
+              ff: imul r10, 6
+             103: add rdi, r10
+             106: imul r11, 7
+             10a: add rdi, r11
+             10d: imul r15, [rbp-0x68], 8
+             112: mov [rbp-0x68], r15
+             116: add rdi, r15
+             119: imul rax, 9
+             11d: add rdi, rax
+             120: imul rbx, 0xa
+             124: add rdi, rbx
+             127: imul r12, 0xb
+             12b: add rdi, r12
+             12e: imul r13, 0xc
+             132: add rdi, r13
+             135: imul rcx, [rbp-0x38], 0xd
+             13a: mov [rbp-0x38], rcx
+             13e: add rdi, rcx
+             141: imul rdx, [rbp-0x40], 0xe
+             146: mov [rbp-0x40], rdx
+             14a: add rdi, rdx
+             14d: imul rsi, [rbp-0x48], 0xf
+             152: mov [rbp-0x48], rsi
+             156: add rdi, rsi
+             159: imul r8, [rbp-0x50], 0x10
+             15e: mov [rbp-0x50], r8
+             162: add rdi, r8
+             165: imul r9, [rbp-0x58], 0x11
+             16a: mov [rbp-0x58], r9
+             16e: add rdi, r9
+             171: imul r10, [rbp-0x60], 0x12
+             176: mov [rbp-0x60], r10
+             17a: add rdi, r10
+             17d: imul r14, 0x13
+             181: add rdi, r14
+             184: mov rax, rdi
+             187: add rsp, 0x48
+             18b: pop r15
+             18d: pop r14
+             18f: pop r13
+             191: pop r12
+             193: pop rbx
+             194: pop rbp
+             195: ret
             cfi 0x1 DefCfaOffset(16)
             cfi 0x1 Offset { register: 6, offset: -16 }
             cfi 0x4 DefCfaRegister(6)
@@ -223,7 +223,7 @@ fn register_pressure_spills() {
             cfi 0x9 Offset { register: 13, offset: -40 }
             cfi 0xb Offset { register: 14, offset: -48 }
             cfi 0xd Offset { register: 15, offset: -56 }
-            cfi 0x19d DefCfa { register: 7, offset: 8 }
+            cfi 0x195 DefCfa { register: 7, offset: 8 }
         "#]],
     );
 }
