@@ -7,14 +7,11 @@
 //! linked with one C driver, both programs print the same thing; the MIR of
 //! one function shows the chain.
 
-use std::path::Path;
-use std::process::Command;
+mod support;
 
 use dwarfsmith::codegen::isel::{select_function, IselOptions};
-use dwarfsmith::codegen::{compile_module, CodegenOptions};
 use dwarfsmith::ir::parse::parse_module;
 use dwarfsmith::OptLevel;
-use dwarfsmith_emit::write::{write, DebuggerTune, WriteOptions};
 
 const MODULE: &str = r#"
 target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
@@ -152,64 +149,12 @@ int main(void) {
 }
 "#;
 
-fn run(dir: &Path, object: &Path, name: &str) -> String {
-    let driver = dir.join("driver.c");
-    std::fs::write(&driver, DRIVER).unwrap();
-    let exe = dir.join(name);
-    let out = Command::new("gcc")
-        .arg(&driver)
-        .arg(object)
-        .arg("-o")
-        .arg(&exe)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out = Command::new(&exe).output().unwrap();
-    assert!(out.status.success(), "{name} exited with {}", out.status);
-    String::from_utf8(out.stdout).unwrap()
-}
-
 #[test]
 fn branch_chains_run_like_llc() {
     let dir = tempfile::tempdir().unwrap();
-    let module = parse_module(MODULE, "chains.ll").unwrap();
-    let compiled = compile_module(
-        &module,
-        &CodegenOptions {
-            opt_level: OptLevel::O0,
-            debug_info: false,
-        },
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    let ours = dir.path().join("ours.o");
-    let bytes = write(
-        &compiled.object,
-        &WriteOptions {
-            debugger_tune: DebuggerTune::Gdb,
-        },
-    )
-    .unwrap();
-    std::fs::write(&ours, bytes).unwrap();
-    let ll = dir.path().join("chains.ll");
-    std::fs::write(&ll, MODULE).unwrap();
-    let theirs = dir.path().join("theirs.o");
-    let out = Command::new("llc-19")
-        .args(["-O2", "-filetype=obj", "-relocation-model=pic", "-o"])
-        .arg(&theirs)
-        .arg(&ll)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let expected = run(dir.path(), &theirs, "theirs");
-    assert_eq!(run(dir.path(), &ours, "ours"), expected);
+    let (ours, expected) =
+        support::outputs_of_ours_and_llc(dir.path(), MODULE, "chains.ll", OptLevel::O0, DRIVER);
+    assert_eq!(ours, expected);
     // The grid is not degenerate: every outcome of every function shows up.
     for outcome in ["1", "2", "3", "4", "57", "67", "68", "9 ", "10 ", "12"] {
         assert!(expected.contains(outcome), "{outcome} in {expected}");

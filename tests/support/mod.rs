@@ -300,3 +300,67 @@ pub fn symbol_kinds(symbols: &str, names: &[&str]) -> Vec<(String, String)> {
         })
         .collect()
 }
+
+/// Compiles the IR text `module` (file name `name`) with the dwarfsmith
+/// library at `opt_level` without debug information, and with llc-19 -O2;
+/// links each object with the C `driver` by gcc and runs it. Returns the
+/// standard output of our program and of llc's, for tests that compare them.
+pub fn outputs_of_ours_and_llc(
+    dir: &Path,
+    module: &str,
+    name: &str,
+    opt_level: dwarfsmith::OptLevel,
+    driver: &str,
+) -> (String, String) {
+    let parsed = dwarfsmith::ir::parse::parse_module(module, name).unwrap();
+    let options = dwarfsmith::codegen::CodegenOptions {
+        opt_level,
+        debug_info: false,
+    };
+    let compiled =
+        dwarfsmith::codegen::compile_module(&parsed, &options).unwrap_or_else(|e| panic!("{e}"));
+    let write_options = dwarfsmith_emit::write::WriteOptions {
+        debugger_tune: dwarfsmith_emit::write::DebuggerTune::Gdb,
+    };
+    let ours = dir.join("ours.o");
+    std::fs::write(
+        &ours,
+        dwarfsmith_emit::write::write(&compiled.object, &write_options).unwrap(),
+    )
+    .unwrap();
+    let ll = dir.join(name);
+    std::fs::write(&ll, module).unwrap();
+    let theirs = dir.join("theirs.o");
+    let out = run(Command::new("llc-19")
+        .args(["-O2", "-filetype=obj", "-relocation-model=pic", "-o"])
+        .arg(&theirs)
+        .arg(&ll));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let driver_path = dir.join("driver.c");
+    std::fs::write(&driver_path, driver).unwrap();
+    let run_linked = |object: &Path, exe_name: &str| {
+        let exe = dir.join(exe_name);
+        let out = run(Command::new("gcc")
+            .arg(&driver_path)
+            .arg(object)
+            .arg("-o")
+            .arg(&exe));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let out = run(&mut Command::new(&exe));
+        assert!(
+            out.status.success(),
+            "{exe_name} exited with {}",
+            out.status
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    (run_linked(&ours, "ours"), run_linked(&theirs, "theirs"))
+}
