@@ -44,19 +44,7 @@ pub fn run(f: &mut Function) {
 /// it without reading it again (a load through `d` into `d`, an extension
 /// of `d` into `d`): that instruction reads `s` instead and the copy goes.
 fn forward_copy(insts: &mut Vec<Inst>) {
-    let mut i = 0;
-    while i < insts.len() {
-        let InstKind::Copy {
-            dst: d @ Reg::Phys(PhysReg::Gpr(_)),
-            src: s,
-        } = insts[i].kind
-        else {
-            i += 1;
-            continue;
-        };
-        let Some(j) = (i + 1..insts.len()).find(|&j| !insts[j].is_debug()) else {
-            break;
-        };
+    fold_copy_into_next(insts, |insts, j, d, s| {
         let next = &insts[j].kind;
         let (mut reads, mut defines, mut other) = (false, false, false);
         next.visit_regs(&mut |r, access| {
@@ -77,15 +65,46 @@ fn forward_copy(insts: &mut Vec<Inst>) {
         );
         // rsp cannot be an index register.
         let rsp = Reg::Phys(PhysReg::Gpr(super::mir::Gpr::Rsp));
-        if d == s || s == rsp || !simple || !reads || !defines || other {
-            i += 1;
-            continue;
+        if s == rsp || !simple || !reads || !defines || other {
+            return None;
         }
-        insts[j].kind.visit_regs_mut(&mut |r, access| {
+        let mut kind = next.clone();
+        kind.visit_regs_mut(&mut |r, access| {
             if *r == d && access == Access::Use {
                 *r = s;
             }
         });
+        Some(kind)
+    });
+}
+
+/// Removes each general-purpose copy `mov d, s` (d ≠ s) whose next
+/// non-debug instruction `rewrite(insts, j, d, s)` can turn into one that
+/// does the copy's work itself: it returns that instruction's new kind, or
+/// None to keep the copy. Debug values between the two that name `d` name
+/// `s` instead.
+fn fold_copy_into_next(
+    insts: &mut Vec<Inst>,
+    rewrite: impl Fn(&[Inst], usize, Reg, Reg) -> Option<InstKind>,
+) {
+    let mut i = 0;
+    while i < insts.len() {
+        let InstKind::Copy {
+            dst: d @ Reg::Phys(PhysReg::Gpr(_)),
+            src: s,
+        } = insts[i].kind
+        else {
+            i += 1;
+            continue;
+        };
+        let Some(j) = (i + 1..insts.len()).find(|&j| !insts[j].is_debug()) else {
+            break;
+        };
+        let Some(kind) = (d != s).then(|| rewrite(insts, j, d, s)).flatten() else {
+            i += 1;
+            continue;
+        };
+        insts[j].kind = kind;
         rename_in_debug_values(&mut insts[i + 1..j], d, s);
         insts.remove(i);
     }
@@ -106,31 +125,9 @@ fn rename_in_debug_values(insts: &mut [Inst], from: Reg, to: Reg) {
 
 /// `mov d, s; add d, x` → `lea d, [s + x]` where the flags are dead.
 fn fuse_copy_add(insts: &mut Vec<Inst>) {
-    let mut i = 0;
-    while i < insts.len() {
-        let InstKind::Copy {
-            dst: d @ Reg::Phys(PhysReg::Gpr(_)),
-            src: s,
-        } = insts[i].kind
-        else {
-            i += 1;
-            continue;
-        };
-        let Some(j) = (i + 1..insts.len()).find(|&j| !insts[j].is_debug()) else {
-            break;
-        };
-        let Some(fused) = lea_of(&insts[j].kind, d, s) else {
-            i += 1;
-            continue;
-        };
-        if d == s || !flags_dead_after(insts, j) {
-            i += 1;
-            continue;
-        }
-        insts[j].kind = fused;
-        rename_in_debug_values(&mut insts[i + 1..j], d, s);
-        insts.remove(i);
-    }
+    fold_copy_into_next(insts, |insts, j, d, s| {
+        lea_of(&insts[j].kind, d, s).filter(|_| flags_dead_after(insts, j))
+    });
 }
 
 /// The `lea` computing what `add`/`sub` `kind` leaves in `d` when `d`
