@@ -314,13 +314,7 @@ impl Selector<'_> {
                 let addr = self.address(ptr)?;
                 let old = self.vreg(wide);
                 self.load_bits(old, addr.clone(), width);
-                let retry = self.mir.new_block();
-                let done = self.mir.new_block();
-                let ir_block = self.inst_block[id.0 as usize];
-                self.edge_order.push((ir_block, retry));
-                self.edge_order.push((ir_block, done));
-                self.emit(K::Jmp { target: retry });
-                self.current = retry;
+                let (retry, done) = self.open_retry_loop(id);
                 let new = self.vreg(wide);
                 self.emit(K::Copy { dst: new, src: old });
                 self.rmw_step(op, access, new, old, operand);
@@ -438,6 +432,19 @@ impl Selector<'_> {
                 });
             }
         }
+    }
+
+    /// Two new blocks, `retry` and `done`, placed after the IR block of
+    /// `id`, with a jump to `retry`; selection continues in `retry`.
+    pub(super) fn open_retry_loop(&mut self, id: InstId) -> (MBlock, MBlock) {
+        let retry = self.mir.new_block();
+        let done = self.mir.new_block();
+        let ir_block = self.inst_block[id.0 as usize];
+        self.edge_order.push((ir_block, retry));
+        self.edge_order.push((ir_block, done));
+        self.emit(K::Jmp { target: retry });
+        self.current = retry;
+        (retry, done)
     }
 }
 

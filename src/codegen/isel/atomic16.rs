@@ -313,19 +313,6 @@ impl Selector<'_> {
         [low, high]
     }
 
-    /// Two new blocks, `retry` and `done`, placed after the IR block of
-    /// `id`, with a jump to `retry`; selection continues in `retry`.
-    fn open_retry_loop(&mut self, id: InstId) -> (MBlock, MBlock) {
-        let retry = self.mir.new_block();
-        let done = self.mir.new_block();
-        let ir_block = self.inst_block[id.0 as usize];
-        self.edge_order.push((ir_block, retry));
-        self.edge_order.push((ir_block, done));
-        self.emit(K::Jmp { target: retry });
-        self.current = retry;
-        (retry, done)
-    }
-
     /// Loops until `lock cmpxchg16b` replaces the value seen at `addr` by
     /// `step(value seen)`; returns the value it replaced.
     fn cmpxchg16b_loop(
