@@ -148,6 +148,12 @@ enum Syntax {
     Intrinsics,
 }
 
+/// The process's allocator: the compiler makes and frees millions of small
+/// objects (IR, MIR, debug states), and mimalloc serves them faster than
+/// glibc's malloc (bench-run: see bench/README.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     if let Command::Cc { args } = &cli.command {
