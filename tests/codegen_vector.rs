@@ -609,3 +609,99 @@ fn what_is_not_selected_is_an_error_naming_it() {
         assert_eq!(error.to_string(), message, "{ir}");
     }
 }
+
+#[test]
+fn zlib_saturating_subtract_runs_like_the_llc_build_over_edge_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let ll = fixture("vector/saturate.ll");
+    let ir = std::fs::read_to_string(&ll).unwrap();
+    let bytes = compile(&ir, "saturate.ll", &options(true)).unwrap_or_else(|e| panic!("{e}"));
+    let object = dir.path().join("saturate.o");
+    std::fs::write(&object, bytes).unwrap();
+    let llc_object = dir.path().join("saturate_llc.o");
+    let out = Command::new("llc-19")
+        .args(["-O2", "-filetype=obj", "-relocation-model=pic", "-o"])
+        .arg(&llc_object)
+        .arg(&ll)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ours = dir.path().join("ours");
+    gcc_link(&ours, &[fixture("vector/saturate_main.c"), object], &[]);
+    let reference = dir.path().join("reference");
+    gcc_link(
+        &reference,
+        &[fixture("vector/saturate_main.c"), llc_object],
+        &[],
+    );
+    let expected = run_program(&reference);
+    assert_eq!(expected.lines().count(), 33, "the driver's output changed");
+    assert_eq!(run_program(&ours), expected);
+    // The reference itself: s clamps at 0xffff, lanes stay unsigned.
+    for line in [
+        "slide 00000001 0000 0000 7ffe 7fff fffe fffd 8000 1233",
+        "slide 0000fffe 0000 0000 0000 0000 0001 0000 0000 0000",
+        "slide ffffffff 0000 0000 0000 0000 0000 0000 0000 0000",
+        "slide_by_32768 00008000 0000 0000 0000 0000 7fff 7ffe 0001 0000",
+    ] {
+        assert!(expected.lines().any(|l| l == line), "{line}");
+    }
+}
+
+#[test]
+fn zlib_saturating_subtract_is_one_psubusw() {
+    let ir = std::fs::read_to_string(fixture("vector/saturate.ll")).unwrap();
+    // A variable subtrahend is clamped to 0xffff and splat to words.
+    expect![[r#"
+        name: slide
+        bb.0:  ; succ bb.1
+          %10 = COPY $rdi
+          %11 = COPY $rsi
+          %12 = MOV_TO_XMM32 %11
+          %0 = COPY %12
+          %1 = XMM_ZERO
+          %13 = PSHUF.dwords %0, 0
+          %2 = COPY %13
+          %3 = COPY %13
+        bb.1:
+          %4 = VLOAD16 [%10]
+          %14 = COPY %11
+          %15 = MOV32 65535
+          CMP32 %14, 65535
+          %14 = CMOVA32 %14, %15
+          %16 = MOV_TO_XMM32 %14
+          %18 = PSHUF.lowwords %16, 0
+          %17 = PSHUF.dwords %18, 0
+          %9 = COPY %4
+          %9 = PSUBUSW %9, %17
+          VSTORE16 [%10], %9
+          RET
+    "#]]
+    .assert_eq(&selected(&ir, "slide"));
+    // A constant one is folded, clamped.
+    expect![[r#"
+        name: slide_by_65536
+        bb.0:
+          %6 = COPY $rdi
+          %0 = VLOAD16 [%6]
+          %7 = XMM_ZERO
+          %7 = PCMPEQD %7, %7
+          %5 = COPY %0
+          %5 = PSUBUSW %5, %7
+          VSTORE16 [%6], %5
+          RET
+    "#]]
+    .assert_eq(&selected(&ir, "slide_by_65536"));
+    // The 32-bit result used twice is not the pattern.
+    assert!(!selected(&ir, "kept_wide").contains("psubusw"));
+    // And -g does not change the code.
+    let with = compile_to_model(&ir, "saturate.ll", &options(true)).unwrap();
+    let without = compile_to_model(&ir, "saturate.ll", &options(false)).unwrap();
+    for (a, b) in with.functions.iter().zip(&without.functions) {
+        assert_eq!(a.code, b.code, "@{}", a.name);
+    }
+}
