@@ -398,59 +398,25 @@ fn real_world_vector_shapes_select_packed_instructions() {
                  declare <8 x i32> @llvm.usub.sat.v8i32(<8 x i32>, <8 x i32>)\n";
     expect![[r#"
         name: f
-          %const.0: 0x80000000800000008000000080000000
         bb.0:
           %10 = COPY $rdi
           %11 = COPY $rsi
           %0 = VLOAD16 [%10]
-          %12 = XMM_ZERO
-          %13 = COPY %0
-          %13 = PUNPACKLOWD %13, %12
-          %14 = COPY %0
-          %14 = PUNPACKHIWD %14, %12
-          %1 = COPY %13
-          %2 = COPY %14
-          %15 = MOV_TO_XMM32 %11
-          %3 = COPY %15
+          %12 = MOV_TO_XMM32 %11
+          %3 = COPY %12
           %4 = XMM_ZERO
-          %16 = PSHUF.dwords %3, 0
-          %5 = COPY %16
-          %6 = COPY %16
-          %17 = VLOAD16 [%const.0]
-          %18 = COPY %1
-          %18 = PXOR %18, %17
-          %19 = COPY %5
-          %19 = PXOR %19, %17
-          %18 = PCMPGTD %18, %19
-          %20 = COPY %18
-          %20 = PANDNOT %20, %5
-          %21 = COPY %18
-          %21 = PAND %21, %1
-          %21 = POR %21, %20
-          %21 = PSUBD %21, %5
-          %22 = VLOAD16 [%const.0]
-          %23 = COPY %2
-          %23 = PXOR %23, %22
-          %24 = COPY %6
-          %24 = PXOR %24, %22
-          %23 = PCMPGTD %23, %24
-          %25 = COPY %23
-          %25 = PANDNOT %25, %6
-          %26 = COPY %23
-          %26 = PAND %26, %2
-          %26 = POR %26, %25
-          %26 = PSUBD %26, %6
-          %7 = COPY %21
-          %8 = COPY %26
-          %27 = COPY %7
-          %27 = PSHIFT.leftd %27, 16
-          %27 = PSHIFT.arithd %27, 16
-          %28 = COPY %8
-          %28 = PSHIFT.leftd %28, 16
-          %28 = PSHIFT.arithd %28, 16
-          %29 = COPY %27
-          %29 = PPACKSSDW %29, %28
-          %9 = COPY %29
+          %13 = PSHUF.dwords %3, 0
+          %5 = COPY %13
+          %6 = COPY %13
+          %14 = COPY %11
+          %15 = MOV32 65535
+          CMP32 %14, 65535
+          %14 = CMOVA32 %14, %15
+          %16 = MOV_TO_XMM32 %14
+          %18 = PSHUF.lowwords %16, 0
+          %17 = PSHUF.dwords %18, 0
+          %9 = COPY %0
+          %9 = PSUBUSW %9, %17
           VSTORE16 [%10], %9
           RET
     "#]]
