@@ -405,18 +405,16 @@ fn real_world_vector_shapes_select_packed_instructions() {
           %12 = MOV_TO_XMM32 %11
           %3 = COPY %12
           %4 = XMM_ZERO
-          %13 = PSHUF.dwords %3, 0
-          %5 = COPY %13
-          %6 = COPY %13
-          %14 = COPY %11
-          %15 = MOV32 65535
-          CMP32 %14, 65535
-          %14 = CMOVA32 %14, %15
-          %16 = MOV_TO_XMM32 %14
-          %18 = PSHUF.lowwords %16, 0
-          %17 = PSHUF.dwords %18, 0
+          %13 = COPY %11
+          %14 = MOV32 65535
+          CMP32 %13, 65535
+          %13 = CMOVA32 %13, %14
+          %15 = MOV_TO_XMM32 %13
+          %17 = PSHUF.lowwords %15, 0
+          %16 = PSHUF.dwords %17, 0
+          %5 = COPY %16
           %9 = COPY %0
-          %9 = PSUBUSW %9, %17
+          %9 = PSUBUSW %9, %5
           VSTORE16 [%10], %9
           RET
     "#]]
@@ -621,7 +619,8 @@ fn zlib_saturating_subtract_runs_like_the_llc_build_over_edge_values() {
 #[test]
 fn zlib_saturating_subtract_is_one_psubusw() {
     let ir = std::fs::read_to_string(fixture("vector/saturate.ll")).unwrap();
-    // A variable subtrahend is clamped to 0xffff and splat to words.
+    // A variable subtrahend is clamped to 0xffff and splat to words where
+    // its 32-bit splat was (the block before: out of a loop).
     expect![[r#"
         name: slide
         bb.0:  ; succ bb.1
@@ -630,20 +629,18 @@ fn zlib_saturating_subtract_is_one_psubusw() {
           %12 = MOV_TO_XMM32 %11
           %0 = COPY %12
           %1 = XMM_ZERO
-          %13 = PSHUF.dwords %0, 0
-          %2 = COPY %13
-          %3 = COPY %13
+          %13 = COPY %11
+          %14 = MOV32 65535
+          CMP32 %13, 65535
+          %13 = CMOVA32 %13, %14
+          %15 = MOV_TO_XMM32 %13
+          %17 = PSHUF.lowwords %15, 0
+          %16 = PSHUF.dwords %17, 0
+          %2 = COPY %16
         bb.1:
           %4 = VLOAD16 [%10]
-          %14 = COPY %11
-          %15 = MOV32 65535
-          CMP32 %14, 65535
-          %14 = CMOVA32 %14, %15
-          %16 = MOV_TO_XMM32 %14
-          %18 = PSHUF.lowwords %16, 0
-          %17 = PSHUF.dwords %18, 0
           %9 = COPY %4
-          %9 = PSUBUSW %9, %17
+          %9 = PSUBUSW %9, %2
           VSTORE16 [%10], %9
           RET
     "#]]

@@ -438,6 +438,7 @@ impl Selector<'_> {
                 elem,
                 index,
             } => self.lower_insert_element(id, vector, elem, index),
+            InstKind::ShuffleVector { .. } if self.lower_subtrahend_splat(id)? => Ok(()),
             InstKind::ShuffleVector { lhs, rhs, mask } => self.lower_shuffle(id, lhs, rhs, mask),
             InstKind::Call { callee, args, .. } => {
                 let name = self
