@@ -398,59 +398,23 @@ fn real_world_vector_shapes_select_packed_instructions() {
                  declare <8 x i32> @llvm.usub.sat.v8i32(<8 x i32>, <8 x i32>)\n";
     expect![[r#"
         name: f
-          %const.0: 0x80000000800000008000000080000000
         bb.0:
           %10 = COPY $rdi
           %11 = COPY $rsi
           %0 = VLOAD16 [%10]
-          %12 = XMM_ZERO
-          %13 = COPY %0
-          %13 = PUNPACKLOWD %13, %12
-          %14 = COPY %0
-          %14 = PUNPACKHIWD %14, %12
-          %1 = COPY %13
-          %2 = COPY %14
-          %15 = MOV_TO_XMM32 %11
-          %3 = COPY %15
+          %12 = MOV_TO_XMM32 %11
+          %3 = COPY %12
           %4 = XMM_ZERO
-          %16 = PSHUF.dwords %3, 0
+          %13 = COPY %11
+          %14 = MOV32 65535
+          CMP32 %13, 65535
+          %13 = CMOVA32 %13, %14
+          %15 = MOV_TO_XMM32 %13
+          %17 = PSHUF.lowwords %15, 0
+          %16 = PSHUF.dwords %17, 0
           %5 = COPY %16
-          %6 = COPY %16
-          %17 = VLOAD16 [%const.0]
-          %18 = COPY %1
-          %18 = PXOR %18, %17
-          %19 = COPY %5
-          %19 = PXOR %19, %17
-          %18 = PCMPGTD %18, %19
-          %20 = COPY %18
-          %20 = PANDNOT %20, %5
-          %21 = COPY %18
-          %21 = PAND %21, %1
-          %21 = POR %21, %20
-          %21 = PSUBD %21, %5
-          %22 = VLOAD16 [%const.0]
-          %23 = COPY %2
-          %23 = PXOR %23, %22
-          %24 = COPY %6
-          %24 = PXOR %24, %22
-          %23 = PCMPGTD %23, %24
-          %25 = COPY %23
-          %25 = PANDNOT %25, %6
-          %26 = COPY %23
-          %26 = PAND %26, %2
-          %26 = POR %26, %25
-          %26 = PSUBD %26, %6
-          %7 = COPY %21
-          %8 = COPY %26
-          %27 = COPY %7
-          %27 = PSHIFT.leftd %27, 16
-          %27 = PSHIFT.arithd %27, 16
-          %28 = COPY %8
-          %28 = PSHIFT.leftd %28, 16
-          %28 = PSHIFT.arithd %28, 16
-          %29 = COPY %27
-          %29 = PPACKSSDW %29, %28
-          %9 = COPY %29
+          %9 = COPY %0
+          %9 = PSUBUSW %9, %5
           VSTORE16 [%10], %9
           RET
     "#]]
@@ -607,5 +571,100 @@ fn what_is_not_selected_is_an_error_naming_it() {
     for (ir, message) in cases {
         let error = compile(ir, "v.ll", &options(false)).unwrap_err();
         assert_eq!(error.to_string(), message, "{ir}");
+    }
+}
+
+#[test]
+fn zlib_saturating_subtract_runs_like_the_llc_build_over_edge_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let ll = fixture("vector/saturate.ll");
+    let ir = std::fs::read_to_string(&ll).unwrap();
+    let bytes = compile(&ir, "saturate.ll", &options(true)).unwrap_or_else(|e| panic!("{e}"));
+    let object = dir.path().join("saturate.o");
+    std::fs::write(&object, bytes).unwrap();
+    let llc_object = dir.path().join("saturate_llc.o");
+    let out = Command::new("llc-19")
+        .args(["-O2", "-filetype=obj", "-relocation-model=pic", "-o"])
+        .arg(&llc_object)
+        .arg(&ll)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ours = dir.path().join("ours");
+    gcc_link(&ours, &[fixture("vector/saturate_main.c"), object], &[]);
+    let reference = dir.path().join("reference");
+    gcc_link(
+        &reference,
+        &[fixture("vector/saturate_main.c"), llc_object],
+        &[],
+    );
+    let expected = run_program(&reference);
+    assert_eq!(expected.lines().count(), 33, "the driver's output changed");
+    assert_eq!(run_program(&ours), expected);
+    // The reference itself: s clamps at 0xffff, lanes stay unsigned.
+    for line in [
+        "slide 00000001 0000 0000 7ffe 7fff fffe fffd 8000 1233",
+        "slide 0000fffe 0000 0000 0000 0000 0001 0000 0000 0000",
+        "slide ffffffff 0000 0000 0000 0000 0000 0000 0000 0000",
+        "slide_by_32768 00008000 0000 0000 0000 0000 7fff 7ffe 0001 0000",
+    ] {
+        assert!(expected.lines().any(|l| l == line), "{line}");
+    }
+}
+
+#[test]
+fn zlib_saturating_subtract_is_one_psubusw() {
+    let ir = std::fs::read_to_string(fixture("vector/saturate.ll")).unwrap();
+    // A variable subtrahend is clamped to 0xffff and splat to words where
+    // its 32-bit splat was (the block before: out of a loop).
+    expect![[r#"
+        name: slide
+        bb.0:  ; succ bb.1
+          %10 = COPY $rdi
+          %11 = COPY $rsi
+          %12 = MOV_TO_XMM32 %11
+          %0 = COPY %12
+          %1 = XMM_ZERO
+          %13 = COPY %11
+          %14 = MOV32 65535
+          CMP32 %13, 65535
+          %13 = CMOVA32 %13, %14
+          %15 = MOV_TO_XMM32 %13
+          %17 = PSHUF.lowwords %15, 0
+          %16 = PSHUF.dwords %17, 0
+          %2 = COPY %16
+        bb.1:
+          %4 = VLOAD16 [%10]
+          %9 = COPY %4
+          %9 = PSUBUSW %9, %2
+          VSTORE16 [%10], %9
+          RET
+    "#]]
+    .assert_eq(&selected(&ir, "slide"));
+    // A constant one is folded, clamped.
+    expect![[r#"
+        name: slide_by_65536
+        bb.0:
+          %6 = COPY $rdi
+          %0 = VLOAD16 [%6]
+          %7 = XMM_ZERO
+          %7 = PCMPEQD %7, %7
+          %5 = COPY %0
+          %5 = PSUBUSW %5, %7
+          VSTORE16 [%6], %5
+          RET
+    "#]]
+    .assert_eq(&selected(&ir, "slide_by_65536"));
+    // The 32-bit result used twice is not the pattern.
+    assert!(!selected(&ir, "kept_wide").contains("psubusw"));
+    // And -g does not change the code.
+    let with = compile_to_model(&ir, "saturate.ll", &options(true)).unwrap();
+    let without = compile_to_model(&ir, "saturate.ll", &options(false)).unwrap();
+    for (a, b) in with.functions.iter().zip(&without.functions) {
+        assert_eq!(a.code, b.code, "@{}", a.name);
     }
 }

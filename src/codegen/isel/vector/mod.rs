@@ -30,7 +30,9 @@
 //!   zext/sext/trunc, `sitofp`/`fptosi` through 32-bit lanes, `fpext`/
 //!   `fptrunc`, inserts and extracts at constant indices, the shuffles a
 //!   part-by-part pattern covers, min/max, saturating add/sub of unsigned
-//!   lanes, abs, funnel shifts by constants and the integer reductions.
+//!   lanes, abs, funnel shifts by constants and the integer reductions;
+//!   in [`saturate`], zlib's 16-bit saturating subtract written at 32 bits
+//!   (`psubusw`).
 //! - Everything else goes through memory: the operands are stored to
 //!   scratch slots of the frame, each lane is computed with the scalar
 //!   instructions (the same semantics as the scalar selector: extension
@@ -53,6 +55,7 @@
 //!   vector parameters on the stack) is a diagnostic.
 
 mod native;
+mod saturate;
 
 use super::*;
 use crate::codegen::mir::{FpOp, FpSize, PackedOp, PackedShift, PackedShuffle};
@@ -393,6 +396,9 @@ impl Selector<'_> {
 
     /// Selects an instruction that computes or reads a vector.
     pub(super) fn lower_vector(&mut self, id: InstId) -> Result<(), Diagnostic> {
+        if self.inside_narrow_subtract(id) {
+            return Ok(());
+        }
         let inst = self.f.inst(id);
         match &inst.kind {
             InstKind::Phi { .. } => Ok(()),
@@ -432,6 +438,7 @@ impl Selector<'_> {
                 elem,
                 index,
             } => self.lower_insert_element(id, vector, elem, index),
+            InstKind::ShuffleVector { .. } if self.lower_subtrahend_splat(id)? => Ok(()),
             InstKind::ShuffleVector { lhs, rhs, mask } => self.lower_shuffle(id, lhs, rhs, mask),
             InstKind::Call { callee, args, .. } => {
                 let name = self
@@ -1232,7 +1239,7 @@ impl Selector<'_> {
                 Ok(())
             }
             (CastOp::ZExt | CastOp::SExt | CastOp::Trunc, Some(a), Some(b)) => {
-                if self.native_int_cast(id, op, value, a, b)? {
+                if self.lower_narrow_subtract(id)? || self.native_int_cast(id, op, value, a, b)? {
                     return Ok(());
                 }
                 let signed = op == CastOp::SExt;

@@ -131,7 +131,7 @@ impl Selector<'_> {
     }
 
     /// `value` in every lane of `lane_bytes`.
-    fn splat_bytes(&mut self, lane_bytes: u32, value: u64) -> Reg {
+    pub(super) fn splat_bytes(&mut self, lane_bytes: u32, value: u64) -> Reg {
         let mut out = [0u8; 16];
         for (i, b) in out.iter_mut().enumerate() {
             *b = (value >> (8 * (i as u32 % lane_bytes))) as u8;
