@@ -267,6 +267,9 @@ struct Selector<'a> {
     /// The register each phi of an `indirectbr` destination receives its
     /// incoming value in (see [`control`]).
     phi_incoming: HashMap<u32, Reg>,
+    /// The instructions using each instruction's result (once per use),
+    /// built once, on first need (see [`vector`]'s saturating subtract).
+    users: std::cell::OnceCell<Vec<Vec<InstId>>>,
 }
 
 impl<'a> Selector<'a> {
@@ -298,6 +301,7 @@ impl<'a> Selector<'a> {
             vector_parts: HashMap::new(),
             vector_scratch: Vec::new(),
             ir_blocks: Vec::new(),
+            users: std::cell::OnceCell::new(),
             phi_incoming: HashMap::new(),
         }
     }

@@ -31,25 +31,28 @@ enum Subtrahend {
 impl Selector<'_> {
     /// The only instruction using `id`'s result, if exactly one does.
     fn sole_user(&self, id: InstId) -> Option<InstId> {
-        match self.users(id).as_slice() {
+        match self.users(id) {
             [one] => Some(*one),
             _ => None,
         }
     }
 
     /// Every instruction using `id`'s result (once per use).
-    fn users(&self, id: InstId) -> Vec<InstId> {
-        let mut found = Vec::new();
-        for block in &self.f.blocks {
-            for &user in &block.insts {
-                for op in self.f.inst(user).operands().iter() {
-                    if *op == &Value::Inst(id) {
-                        found.push(user);
+    fn users(&self, id: InstId) -> &[InstId] {
+        let index = self.users.get_or_init(|| {
+            let mut users = vec![Vec::new(); self.f.insts.len()];
+            for block in &self.f.blocks {
+                for &user in &block.insts {
+                    for op in self.f.inst(user).operands().iter() {
+                        if let Value::Inst(used) = op {
+                            users[used.0 as usize].push(user);
+                        }
                     }
                 }
             }
-        }
-        found
+            users
+        });
+        &index[id.0 as usize]
     }
 
     /// Whether `id` is a splat of a scalar whose every user is the
