@@ -85,6 +85,8 @@ const REFUSED: &[(&str, &str, &str)] = &[
      "case.ll:2:3: error: function @f: unsupported misaligned atomic 'load atomic' of i128 (align 8: LLVM calls __atomic_* functions for it)"),
     ("a vector member of an aggregate not of 4, 8 or 16 bytes", "define float @f({ <3 x float>, float } %s) {\n  %v = extractvalue { <3 x float>, float } %s, 1\n  ret float %v\n}\n",
      "case.ll:1:1: error: function @f: unsupported type { <3 x float>, float } in code generation"),
+    ("an integer of 65 to 127 bits as a return value", "define i96 @f(i64 %x) {\n  %v = zext i64 %x to i96\n  ret i96 %v\n}\n",
+     "case.ll:1:1: error: function @f: return value of type i96 (integers of 65 to 127 bits are not passed to or returned from functions) is not supported by code generation"),
 ];
 
 /// (construct, .ll text, C driver, exact program output).

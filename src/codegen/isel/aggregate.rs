@@ -1,5 +1,6 @@
 //! Values that live in more than one register: first-class aggregates
-//! (structs and arrays of scalars, nested to any depth) and `i128`.
+//! (structs and arrays of scalars, nested to any depth) and integers of 65
+//! to 128 bits.
 //!
 //! In: `insertvalue`, `extractvalue`, and aggregate-typed `select`, `phi`,
 //! `load`, `store`, `freeze`, call results, arguments and returns. Out:
@@ -7,7 +8,8 @@
 //!
 //! Rule: a multi-register value is flattened, in memory order, into its
 //! scalar leaves (integers up to 64 bits, pointers, floats, doubles), an
-//! `i128` being two 64-bit leaves (low half first); each leaf is one
+//! `iN` of 65 to 128 bits being two leaves, the low 64 bits first and then
+//! an `i(N-64)`; each leaf is one
 //! virtual register of its class. Every instruction producing such a value
 //! gets its leaf registers before selection starts (so phi copies on any
 //! edge name them), kept in `Selector::aggregates`; parameters keep theirs
@@ -75,11 +77,16 @@ impl Selector<'_> {
             return false;
         }
         match ty {
-            Type::Int(128) => {
-                for half in 0..2 {
+            Type::Int(bits @ 65..=128) => {
+                // The high leaf is as wide as what is left, so a load or
+                // store moves the type's store size (9 bytes for `i72`).
+                for (half, ty) in [Type::Int(64), Type::Int(bits - 64)]
+                    .into_iter()
+                    .enumerate()
+                {
                     out.push(Leaf {
-                        ty: Type::Int(64),
-                        offset: offset + 8 * half,
+                        ty,
+                        offset: offset + 8 * half as u64,
                     });
                 }
                 true
@@ -208,7 +215,10 @@ impl Selector<'_> {
 
     fn const_leaves(&mut self, c: &Constant) -> Result<Vec<Reg>, Diagnostic> {
         match c {
-            Constant::Int { bits: 128, value } => {
+            Constant::Int {
+                bits: 65..=128,
+                value,
+            } => {
                 let mut regs = Vec::with_capacity(2);
                 for half in [*value as i64, (*value >> 64) as i64] {
                     let dst = self.vreg(Width::W64);
@@ -447,21 +457,7 @@ impl Selector<'_> {
             return Ok(());
         }
         let bits = self.bits_of_type(ty)?;
-        match bits {
-            1 | 8 | 16 => self.emit(K::Extend {
-                dst,
-                src: Rm::Mem(addr),
-                from: if bits == 16 { Width::W16 } else { Width::W8 },
-                to: Width::W32,
-                signed: false,
-            }),
-            32 | 64 => self.emit(K::Load {
-                dst,
-                addr,
-                width: container(bits),
-            }),
-            _ => return Err(self.error(format!("unsupported load of i{bits}"))),
-        }
+        self.load_int(dst, bits, addr);
         Ok(())
     }
 
@@ -481,29 +477,7 @@ impl Selector<'_> {
             return Ok(());
         }
         let bits = self.bits_of_type(ty)?;
-        let width = match bits {
-            1 | 8 => Width::W8,
-            16 | 32 | 64 => exact_width(bits).unwrap_or(Width::W64),
-            _ => return Err(self.error(format!("unsupported store of i{bits}"))),
-        };
-        let src = if bits == 1 {
-            let r = self.vreg(Width::W32);
-            self.emit(K::Copy { dst: r, src });
-            self.emit(K::Alu {
-                op: AluOp::And,
-                width: Width::W32,
-                dst: r,
-                src: Rmi::Imm(1),
-            });
-            r
-        } else {
-            src
-        };
-        self.emit(K::Store {
-            src: Ri::Reg(src),
-            addr,
-            width,
-        });
+        self.store_int(src, bits, addr);
         Ok(())
     }
 

@@ -305,7 +305,7 @@ impl Selector<'_> {
         lhs: &Value,
         rhs: &Value,
     ) -> Result<Cond, Diagnostic> {
-        if self.f.value_type(lhs) == Type::Int(128) {
+        if wide::is_wide_int(&self.f.value_type(lhs)) {
             return self.wide_compare(pred, lhs, rhs);
         }
         let (pred, lhs, rhs) = if self.const_int(lhs).is_some() && self.const_int(rhs).is_none() {

@@ -29,7 +29,8 @@
 //!
 //! The selector is one [`Selector`] state split by concern: this module
 //! (values, operands, the instruction dispatch), [`calls`] (SysV argument
-//! and return placement), [`memory`] (addresses), [`arith`] (integer
+//! and return placement), [`memory`] (addresses), [`odd_width`] (loads and stores of integers
+//! of any width), [`arith`] (integer
 //! arithmetic and compares), [`fp`] (float and double with SSE2),
 //! [`aggregate`] and [`wide`] (multi-register values, `i128`), [`varargs`]
 //! (variadic definitions),
@@ -56,6 +57,7 @@ mod fold;
 mod fp;
 mod intrinsics;
 mod memory;
+mod odd_width;
 mod records;
 mod relative;
 mod stack;
@@ -829,21 +831,7 @@ impl<'a> Selector<'a> {
                 let dst = self.dst(id)?;
                 let bits = self.bits_of_type(&inst.ty)?;
                 let addr = self.address(ptr)?;
-                match bits {
-                    1 | 8 | 16 => self.emit(K::Extend {
-                        dst,
-                        src: Rm::Mem(addr),
-                        from: if bits == 16 { Width::W16 } else { Width::W8 },
-                        to: Width::W32,
-                        signed: false,
-                    }),
-                    32 | 64 => self.emit(K::Load {
-                        dst,
-                        addr,
-                        width: container(bits),
-                    }),
-                    _ => return Err(self.error(format!("unsupported load of i{bits}"))),
-                }
+                self.load_int(dst, bits, addr);
                 Ok(())
             }
             InstKind::Store { value, ptr, .. } => {
@@ -851,7 +839,12 @@ impl<'a> Selector<'a> {
                 let width = match bits {
                     1 | 8 => Width::W8,
                     16 | 32 | 64 => exact_width(bits).unwrap_or(Width::W64),
-                    _ => return Err(self.error(format!("unsupported store of i{bits}"))),
+                    _ => {
+                        let src = self.reg(value)?;
+                        let addr = self.address(ptr)?;
+                        self.store_int(src, bits, addr);
+                        return Ok(());
+                    }
                 };
                 let src = match self.const_int(value) {
                     Some(c) if i32::try_from(c).is_ok() => {

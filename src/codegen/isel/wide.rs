@@ -1,11 +1,18 @@
-//! `i128` arithmetic over register pairs.
+//! Arithmetic on integers of 65 to 128 bits over register pairs.
 //!
 //! In: `add`, `sub`, `mul`, `and`, `or`, `xor`, `shl`, `lshr`, `ashr`,
-//! `udiv`, `sdiv`, `urem`, `srem` of `i128`, `icmp` of `i128` operands, and
-//! `zext`/`sext` to and `trunc` from `i128`, `llvm.{s,u}{min,max}.i128`. Out: MIR over the value's two
-//! 64-bit leaves (low half first, see [`super::aggregate`]).
+//! `udiv`, `sdiv`, `urem`, `srem` of `i65`..`i128`, `icmp` of such
+//! operands, `zext`/`sext` to and `trunc` from them, and
+//! `llvm.{s,u}{min,max}.i128`. Out: MIR over the value's two leaves (low
+//! 64 bits first, see [`super::aggregate`]).
 //!
-//! Rules: add/sub carry through `adc`/`sbb`; `mul` is one widening `mul`
+//! Rules: a width below 128 (clang gives `i72`, `i96`... to packed bitfield
+//! storage) keeps the selector's rule for narrow values: the high leaf's
+//! bits above the width are unspecified, so right shifts, division,
+//! compares and extensions first extend the high leaf from the value's top
+//! bit (zero or sign, as the operation reads it); the other operations
+//! never carry those bits down. Beyond that, every width computes as
+//! `i128`: add/sub carry through `adc`/`sbb`; `mul` is one widening `mul`
 //! of the low halves plus two `imul` cross products; a shift by a variable
 //! amount shifts both halves by the amount modulo 64, moves the bits that
 //! cross between them with a double shift (`(x >> 1) >> (63 - n)`, exact
@@ -18,19 +25,44 @@
 use super::*;
 use crate::codegen::mir::UnaryOp;
 
+/// Whether values of `ty` are integers held in two 64-bit leaves.
+pub(super) fn is_wide_int(ty: &Type) -> bool {
+    matches!(ty, Type::Int(65..=128))
+}
+
 impl Selector<'_> {
-    /// Selects `id` if it computes on `i128`; `false` otherwise.
+    /// The two leaves of the wide integer `v`, the high one extended
+    /// (`signed` or not) from the value's top bit, so that all 128 bits
+    /// mean what the value means.
+    fn wide_extended(&mut self, v: &Value, signed: bool) -> Result<[Reg; 2], Diagnostic> {
+        let leaves = self.leaves(v)?;
+        let hi = match self.f.value_type(v) {
+            Type::Int(bits) if bits < 128 => self.extend(leaves[1], bits - 64, Width::W64, signed),
+            _ => leaves[1],
+        };
+        Ok([leaves[0], hi])
+    }
+
+    /// Selects `id` if it computes on a wide integer; `false` otherwise.
     pub(super) fn lower_wide(&mut self, id: InstId) -> Result<bool, Diagnostic> {
         let inst = self.f.inst(id);
         match &inst.kind {
-            InstKind::Binary { op, lhs, rhs, .. } if inst.ty == Type::Int(128) => {
+            InstKind::Binary { op, lhs, rhs, .. } if is_wide_int(&inst.ty) => {
                 self.lower_wide_binary(id, *op, lhs, rhs)?
             }
             InstKind::Cast {
                 op: op @ (CastOp::ZExt | CastOp::SExt),
                 value,
                 ..
-            } if inst.ty == Type::Int(128) => {
+            } if is_wide_int(&inst.ty) && is_wide_int(&self.f.value_type(value)) => {
+                let extended = self.wide_extended(value, *op == CastOp::SExt)?;
+                self.define_leaves(id, &extended)?;
+            }
+            InstKind::Cast {
+                op: op @ (CastOp::ZExt | CastOp::SExt),
+                value,
+                ..
+            } if is_wide_int(&inst.ty) => {
                 let bits = self.bits_of(value)?;
                 let r = self.reg(value)?;
                 let signed = *op == CastOp::SExt;
@@ -53,9 +85,9 @@ impl Selector<'_> {
                 op: CastOp::Trunc,
                 value,
                 ..
-            } if self.f.value_type(value) == Type::Int(128) => {
+            } if is_wide_int(&self.f.value_type(value)) => {
                 let halves = self.leaves(value)?;
-                if inst.ty == Type::Int(128) {
+                if is_wide_int(&inst.ty) {
                     self.define_leaves(id, &halves)?;
                 } else {
                     let dst = self.dst(id)?;
@@ -66,9 +98,17 @@ impl Selector<'_> {
                 }
             }
             InstKind::Cast { op, value, .. }
-                if inst.ty == Type::Int(128) || self.f.value_type(value) == Type::Int(128) =>
+                if is_wide_int(&inst.ty) || is_wide_int(&self.f.value_type(value)) =>
             {
-                return Err(self.error(format!("unsupported instruction '{}' of i128", op.name())))
+                let wide = match &inst.ty {
+                    ty if is_wide_int(ty) => ty.clone(),
+                    _ => self.f.value_type(value),
+                };
+                return Err(self.error(format!(
+                    "unsupported instruction '{}' of {}",
+                    op.name(),
+                    type_name(self.module, &wide)
+                )));
             }
             _ => return Ok(false),
         }
@@ -110,8 +150,21 @@ impl Selector<'_> {
         lhs: &Value,
         rhs: &Value,
     ) -> Result<(), Diagnostic> {
-        let a = self.leaves(lhs)?;
-        let b = self.leaves(rhs)?;
+        // Which operands must have their high leaves extended, and how.
+        let (lhs_extended, rhs_extended) = match op {
+            BinOp::LShr | BinOp::UDiv | BinOp::URem => (Some(false), Some(false)),
+            BinOp::AShr => (Some(true), None),
+            BinOp::SDiv | BinOp::SRem => (Some(true), Some(true)),
+            _ => (None, None),
+        };
+        let a = match lhs_extended {
+            Some(signed) => self.wide_extended(lhs, signed)?.to_vec(),
+            None => self.leaves(lhs)?,
+        };
+        let b = match rhs_extended {
+            Some(signed) => self.wide_extended(rhs, signed)?.to_vec(),
+            None => self.leaves(rhs)?,
+        };
         let (lo, hi) = (self.copied(a[0]), self.copied(a[1]));
         match op {
             BinOp::Add | BinOp::Sub | BinOp::And | BinOp::Or | BinOp::Xor => {
@@ -333,7 +386,7 @@ impl Selector<'_> {
         });
     }
 
-    /// Compares two `i128` values, returning the condition meaning
+    /// Compares two wide integers, returning the condition meaning
     /// `lhs pred rhs` in the flags.
     pub(super) fn wide_compare(
         &mut self,
@@ -341,8 +394,12 @@ impl Selector<'_> {
         lhs: &Value,
         rhs: &Value,
     ) -> Result<Cond, Diagnostic> {
-        let a = self.leaves(lhs)?;
-        let b = self.leaves(rhs)?;
+        let signed = matches!(
+            pred,
+            ICmpPred::Slt | ICmpPred::Sle | ICmpPred::Sgt | ICmpPred::Sge
+        );
+        let a = self.wide_extended(lhs, signed)?;
+        let b = self.wide_extended(rhs, signed)?;
         if matches!(pred, ICmpPred::Eq | ICmpPred::Ne) {
             let lo = self.copied(a[0]);
             self.alu64(AluOp::Xor, lo, b[0]);
