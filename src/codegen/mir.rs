@@ -1156,6 +1156,9 @@ pub enum TlsAccess {
     InitialExec,
     /// Local exec: `mov dst, fs:[0]; lea dst, [dst + x@TPOFF]`.
     LocalExec,
+    /// The thread pointer itself (`llvm.thread.pointer`): `mov dst,
+    /// fs:[0]`, no symbol.
+    ThreadPointer,
 }
 
 impl TlsAccess {

@@ -1234,6 +1234,26 @@ pub enum Intrinsic {
     DebugTrap,
     /// `llvm.objectsize.*`.
     ObjectSize,
+    /// `llvm.thread.pointer`: the thread pointer (`fs:0` on x86-64 Linux).
+    ThreadPointer,
+    /// `llvm.x86.*` intrinsics that are one instruction with no vector
+    /// operand (`_mm_pause`, the fences, `__rdtsc`).
+    X86(X86Intrinsic),
+}
+
+/// The x86 intrinsics of [`Intrinsic::X86`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum X86Intrinsic {
+    /// `llvm.x86.sse2.pause`: `pause`.
+    Pause,
+    /// `llvm.x86.sse2.lfence`: `lfence`.
+    Lfence,
+    /// `llvm.x86.sse2.mfence`: `mfence`.
+    Mfence,
+    /// `llvm.x86.sse.sfence`: `sfence`.
+    Sfence,
+    /// `llvm.x86.rdtsc`: `rdtsc`, the counter as an `i64`.
+    Rdtsc,
 }
 
 /// The arithmetic of a `*.with.overflow` or `*.sat` intrinsic.
@@ -1306,6 +1326,15 @@ impl Intrinsic {
             "trap" => Intrinsic::Trap,
             "debugtrap" => Intrinsic::DebugTrap,
             "objectsize" => Intrinsic::ObjectSize,
+            "thread" if rest == "thread.pointer" => Intrinsic::ThreadPointer,
+            "x86" => Intrinsic::X86(match &rest[4..] {
+                "sse2.pause" => X86Intrinsic::Pause,
+                "sse2.lfence" => X86Intrinsic::Lfence,
+                "sse2.mfence" => X86Intrinsic::Mfence,
+                "sse.sfence" => X86Intrinsic::Sfence,
+                "rdtsc" => X86Intrinsic::Rdtsc,
+                _ => return None,
+            }),
             _ => return None,
         })
     }

@@ -1328,7 +1328,7 @@ impl Emitter<'_> {
                     MemoryOperand::new(base, Register::None, 1, 0, DISP32, false, Register::None);
                 self.push(Instruction::with2(Code::Lea_r64_m, d, m))
             }
-            TlsAccess::InitialExec | TlsAccess::LocalExec => {
+            TlsAccess::InitialExec | TlsAccess::LocalExec | TlsAccess::ThreadPointer => {
                 let d = register(dst()?, Width::W64);
                 let thread_pointer = MemoryOperand::new(
                     Register::None,
@@ -1340,7 +1340,9 @@ impl Emitter<'_> {
                     Register::FS,
                 );
                 self.push(Instruction::with2(Code::Mov_r64_rm64, d, thread_pointer))?;
-                if access == TlsAccess::InitialExec {
+                if access == TlsAccess::ThreadPointer {
+                    Ok(())
+                } else if access == TlsAccess::InitialExec {
                     self.relocs
                         .push(reloc(self.instrs.len(), RelocationKind::GotTpOff));
                     self.push(Instruction::with2(Code::Add_r64_rm64, d, rip))

@@ -75,6 +75,31 @@ pub fn compile_ll(dir: &Path, input: &Path, stem: &str, flags: &[&str]) -> PathB
     object
 }
 
+/// Compiles the IR `text` as `dir/case.ll` with the dwarfsmith binary,
+/// which must refuse it: exit status 1 and no object written. Returns its
+/// standard error with the directory taken out (`case.ll:L:C: error: ...`).
+pub fn refusal(dir: &Path, text: &str) -> String {
+    let ll = dir.join("case.ll");
+    std::fs::write(&ll, text).unwrap();
+    let object = dir.join("case.o");
+    let out = dwarfsmith(&[
+        "compile",
+        ll.to_str().unwrap(),
+        "-o",
+        object.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        !object.exists(),
+        "a refused compile wrote {}",
+        object.display()
+    );
+    let prefix = format!("{}/", dir.display());
+    String::from_utf8_lossy(&out.stderr)
+        .trim_end()
+        .replace(&prefix, "")
+}
+
 /// Links `object` with the corpus driver of `program` (fixtures/src/PROGRAM.driver.c)
 /// into an executable in `dir`, with gcc's defaults (PIE).
 pub fn link_with_driver(dir: &Path, object: &Path, program: &str) -> PathBuf {

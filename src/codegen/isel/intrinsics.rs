@@ -47,7 +47,9 @@ impl Selector<'_> {
             | Intrinsic::StackRestore
             | Intrinsic::Prefetch
             | Intrinsic::Trap
-            | Intrinsic::DebugTrap => 0,
+            | Intrinsic::DebugTrap
+            | Intrinsic::ThreadPointer
+            | Intrinsic::X86(_) => 0,
             Intrinsic::Abs
             | Intrinsic::Bswap
             | Intrinsic::BitReverse
@@ -72,6 +74,8 @@ impl Selector<'_> {
         match intrinsic {
             Intrinsic::LifetimeStart | Intrinsic::LifetimeEnd => Ok(()),
             Intrinsic::Assume | Intrinsic::Prefetch => Ok(()),
+            Intrinsic::ThreadPointer => self.lower_thread_pointer(id),
+            Intrinsic::X86(x86) => self.lower_x86_intrinsic(id, x86),
             Intrinsic::SMax | Intrinsic::SMin | Intrinsic::UMax | Intrinsic::UMin => {
                 self.lower_min_max(id, intrinsic, operands[0], operands[1])
             }

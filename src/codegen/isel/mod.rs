@@ -34,7 +34,8 @@
 //! arithmetic and compares), [`fp`] (float and double with SSE2),
 //! [`aggregate`] and [`wide`] (multi-register values, `i128`), [`varargs`]
 //! (variadic definitions),
-//! [`intrinsics`], [`control`] (branches, phis, switches), [`records`]
+//! [`intrinsics`] ([`x86_intrinsics`] for `llvm.x86.*` and the thread
+//! pointer), [`control`] (branches, phis, switches), [`records`]
 //! (debug records), [`data`] (global initialisers).
 //!
 //! Promises: every machine instruction carries the IR instruction's
@@ -65,6 +66,7 @@ mod tls;
 mod varargs;
 mod vector;
 mod wide;
+mod x86_intrinsics;
 
 use std::collections::HashMap;
 

@@ -1127,6 +1127,7 @@ impl<'a> Parser<'a> {
         let ret_attrs = self.parse_param_attrs()?;
         let written = self.parse_type()?;
         let callee_offset = self.offset();
+        let is_assume = self.peek() == Tok::Global("llvm.assume");
         if let Tok::Global(name) = self.peek() {
             if let Some(kind) = name.strip_prefix("llvm.dbg.") {
                 self.bump();
@@ -1168,6 +1169,20 @@ impl<'a> Parser<'a> {
             self.bump();
             attr_groups.push(n);
         }
+        // Operand bundles (`[ "align"(ptr %p, i64 8) ]`) come after them.
+        // On `llvm.assume` they are hints that may be dropped, as LLVM drops
+        // assumptions freely; on any other call a bundle changes what the
+        // call means, so it is refused by name.
+        if self.peek() == Tok::Punct(b'[') {
+            let bundle_offset = self.offset();
+            let tags = self.parse_operand_bundles(function, scope)?;
+            if let (false, Some(tag)) = (is_assume, tags.first()) {
+                return Err(self.error_at(
+                    bundle_offset,
+                    format!("operand bundle \"{tag}\" on a call is not supported"),
+                ));
+            }
+        }
         let mut inst = Inst::new(
             InstKind::Call {
                 tail,
@@ -1183,6 +1198,40 @@ impl<'a> Parser<'a> {
         self.parse_attachments(&mut inst)?;
         self.define_result(result_name, inst, start, function, scope)?;
         Ok(None)
+    }
+
+    /// Reads the operand bundles of a call, `[ "tag"(ty value, ...), ... ]`,
+    /// and returns their tags; the values are read (so their names resolve)
+    /// and dropped.
+    fn parse_operand_bundles(
+        &mut self,
+        function: &mut Function,
+        scope: &mut Scope<'a>,
+    ) -> PResult<Vec<&'a str>> {
+        self.expect_punct(b'[')?;
+        let mut tags = Vec::new();
+        loop {
+            let Tok::Str(tag) = self.peek() else {
+                return Err(self.expected("an operand bundle tag"));
+            };
+            self.bump();
+            tags.push(tag);
+            self.expect_punct(b'(')?;
+            if !self.eat(Tok::Punct(b')')) {
+                loop {
+                    let ty = self.parse_type()?;
+                    self.parse_value(&ty, function, scope)?;
+                    if self.eat(Tok::Punct(b')')) {
+                        break;
+                    }
+                    self.expect_punct(b',')?;
+                }
+            }
+            if self.eat(Tok::Punct(b']')) {
+                return Ok(tags);
+            }
+            self.expect_punct(b',')?;
+        }
     }
 }
 

@@ -1,0 +1,76 @@
+//! What clang -O2 leaves in C code that uses `<x86intrin.h>` and
+//! `__builtin_assume_aligned`: the x86 intrinsics with no vector operand,
+//! `llvm.thread.pointer`, and operand bundles on `llvm.assume`.
+//!
+//! - `fixtures/intrinsics/x86_intrinsics.ll`: exact instructions (`pause`, `lfence`,
+//!   `rdtsc`, `mfence`, `sfence`, `mov rax, fs:[0]`), and linked with a C
+//!   driver the counter advances and the thread pointer is the one gcc's
+//!   `mov %fs:0` reads.
+//! - `llvm.assume` with `"align"`/`"nonnull"` bundles compiles (the hints
+//!   are dropped, as LLVM may drop any assumption); a bundle on any other
+//!   call is an error naming it.
+
+mod support;
+
+use support::{compile_ir, compile_ll, fixture, gcc_link, run, run_program};
+
+const DRIVER: &str = r#"
+#include <stdio.h>
+long fenced_ticks(long *p);
+void *thread_pointer(void);
+int main(void) {
+    long at = 0, d = fenced_ticks(&at);
+    void *mine;
+    __asm__("mov %%fs:0, %0" : "=r"(mine));
+    printf("ticks advance: %d, counter stored: %d, thread pointer: %d\n",
+           d > 0, at != 0, thread_pointer() == mine);
+    return 0;
+}
+"#;
+
+#[test]
+fn x86_intrinsics_are_their_instructions_and_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let object = compile_ll(
+        dir.path(),
+        &fixture("intrinsics/x86_intrinsics.ll"),
+        "x86_intrinsics",
+        &[],
+    );
+    let listing = run(std::process::Command::new("objdump")
+        .args(["-d", "--no-show-raw-insn", "-M", "intel"])
+        .arg(&object));
+    let text = String::from_utf8_lossy(&listing.stdout);
+    let mnemonics: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.split('\t').nth(1))
+        .map(|i| i.split_whitespace().next().unwrap_or(""))
+        .filter(|m| ["pause", "lfence", "rdtsc", "mfence", "sfence"].contains(m))
+        .collect();
+    assert_eq!(
+        mnemonics,
+        ["pause", "lfence", "rdtsc", "mfence", "sfence", "rdtsc"],
+        "{text}"
+    );
+    assert!(text.contains("mov    rax,QWORD PTR fs:0x0"), "{text}");
+    let driver = dir.path().join("driver.c");
+    std::fs::write(&driver, DRIVER).unwrap();
+    let exe = dir.path().join("intrinsics");
+    gcc_link(&exe, &[driver, object], &[]);
+    assert_eq!(
+        run_program(&exe),
+        "ticks advance: 1, counter stored: 1, thread pointer: 1\n"
+    );
+}
+
+#[test]
+fn assume_bundles_compile_and_other_bundles_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let assume = "define i32 @f(ptr %p) {\n  call void @llvm.assume(i1 true) [ \"align\"(ptr %p, i64 16), \"nonnull\"(ptr %p) ]\n  %v = load i32, ptr %p, align 16\n  ret i32 %v\n}\ndeclare void @llvm.assume(i1)\n";
+    compile_ir(dir.path(), "assume", assume, &[]);
+    let other = "declare void @g()\ndefine void @f(ptr %p) {\n  call void @g() [ \"deopt\"(ptr %p) ]\n  ret void\n}\n";
+    assert_eq!(
+        support::refusal(dir.path(), other),
+        "case.ll:3:18: error: operand bundle \"deopt\" on a call is not supported"
+    );
+}
