@@ -27,7 +27,7 @@
 //! offsets (a bare `Arg` over a frame slot is "in memory there"), and
 //! constants; a computed value ends in `DW_OP_stack_value`.
 
-use std::collections::HashMap;
+use crate::ir::hash::FxHashMap;
 use std::rc::Rc;
 
 use dwarfsmith_emit::model::{Location, LocationArg, Op};
@@ -226,7 +226,7 @@ pub fn variable_ranges(input: &HistoryInput) -> Vec<VariableRange> {
 /// (LiveDebugValues restates each live location at every block start).
 fn steps(input: &HistoryInput) -> Steps {
     type Operands<'m> = (&'m [DbgOperand], u32, bool);
-    let mut opened: HashMap<Operands, Option<Rc<Open>>> = HashMap::new();
+    let mut opened: FxHashMap<Operands, Option<Rc<Open>>> = FxHashMap::default();
     let mut steps: Steps = input
         .mir
         .blocks
@@ -286,8 +286,8 @@ fn open_of(input: &HistoryInput, d: &DbgValue) -> Option<Rc<Open>> {
 }
 
 /// Variables with a declare: a frame-slot location for the whole function.
-fn declared_variables(input: &HistoryInput) -> HashMap<u32, Location> {
-    let mut out = HashMap::new();
+fn declared_variables(input: &HistoryInput) -> FxHashMap<u32, Location> {
+    let mut out = FxHashMap::default();
     for block in &input.mir.blocks {
         for inst in &block.insts {
             if let InstKind::DbgValue(d) = &inst.kind {

@@ -25,7 +25,7 @@ mod metadata;
 mod records;
 mod ty;
 
-use std::collections::HashMap;
+use crate::ir::hash::FxHashMap;
 
 use lexer::{LineIndex, Tok, Token};
 
@@ -54,9 +54,9 @@ pub fn parse_module(text: &str, file_name: &str) -> Result<Module, Diagnostic> {
         tokens,
         at: 0,
         module: Module::default(),
-        structs: HashMap::new(),
-        globals: HashMap::new(),
-        slots: HashMap::new(),
+        structs: FxHashMap::default(),
+        globals: FxHashMap::default(),
+        slots: FxHashMap::default(),
         nesting: 0,
         compile_unit_refs: Vec::new(),
     };
@@ -165,9 +165,9 @@ struct Parser<'a> {
     tokens: Vec<Token<'a>>,
     at: usize,
     module: Module,
-    structs: HashMap<&'a str, StructId>,
-    globals: HashMap<&'a str, GlobalRef>,
-    slots: HashMap<u32, Slot>,
+    structs: FxHashMap<&'a str, StructId>,
+    globals: FxHashMap<&'a str, GlobalRef>,
+    slots: FxHashMap<u32, Slot>,
     /// Depth of nested types, constants and inline metadata being read.
     nesting: u32,
     /// The operands of `!llvm.dbg.cu` and where each is written: each must
