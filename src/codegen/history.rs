@@ -37,6 +37,7 @@ use crate::codegen::mir::{
     Access, AluOp, BlockId, DbgOperand, DbgValue, Function, InstKind, Reg, Rmi, StackSlotId,
     UnaryOp,
 };
+use crate::ir::{LocId, MdId};
 use crate::x86::{Gpr, PhysReg, RegSet};
 
 /// One address range over which a variable (or a fragment of it) is at a
@@ -138,10 +139,12 @@ pub fn variable_ranges(input: &HistoryInput) -> Vec<VariableRange> {
             succs[p].push(b);
         }
     }
+    let overlapping = overlapping_keys(&input.table.variables);
     let mut walker = Walker {
         input,
         steps: &steps,
         declared: &declared,
+        overlapping: &overlapping,
         starts: vec![0; input.table.variables.len()],
     };
     // Forward dataflow: a location is live into a block when every
@@ -367,6 +370,9 @@ struct Walker<'a> {
     /// By variable-key number: whether it has a declare (its debug values
     /// change nothing).
     declared: &'a [bool],
+    /// By variable-key number: the key numbers a debug value of it closes
+    /// ([`overlapping_keys`]).
+    overlapping: &'a [Vec<u32>],
     /// By variable-key number: the offset the open entry's range starts at
     /// (meaningful only while the key is open).
     starts: Vec<u64>,
@@ -399,6 +405,8 @@ impl Walker<'_> {
         // What the open locations read, for the common instruction that
         // overwrites none of it (a superset: closing may leave it larger).
         let mut reads = Reads::default();
+        // Whether `reads` may hold what closed locations read.
+        let mut reads_stale = false;
         for (k, open) in &state {
             starts[*k as usize] = block_start;
             reads.add(open);
@@ -406,11 +414,12 @@ impl Walker<'_> {
         for &(k, start) in carried_in {
             starts[k as usize] = start;
         }
-        let mut close = |state: &mut State,
-                         starts: &mut Vec<u64>,
-                         reads: &mut Reads,
-                         keep: &dyn Fn(u32, &Open) -> bool,
-                         at: u64| {
+        let close = |emit: &mut Option<&mut dyn FnMut(VariableRange)>,
+                     state: &mut State,
+                     starts: &mut Vec<u64>,
+                     reads: &mut Reads,
+                     keep: &dyn Fn(u32, &Open) -> bool,
+                     at: u64| {
             *reads = Reads::default();
             state.retain(|(k, open)| {
                 if keep(*k, open) {
@@ -458,7 +467,6 @@ impl Walker<'_> {
                     if self.declared[variable as usize] {
                         continue;
                     }
-                    let key = table.variables[variable as usize];
                     // A restatement of the open location (LiveDebugValues puts
                     // them at block starts) changes nothing.
                     let first = state.partition_point(|(k, _)| *k < variable);
@@ -473,9 +481,24 @@ impl Walker<'_> {
                     if restated {
                         continue;
                     }
-                    let overlaps =
-                        |k: u32, _: &Open| !same_or_overlapping(&table.variables[k as usize], &key);
-                    close(&mut state, starts, &mut reads, &overlaps, offset);
+                    // Closes the key and its overlapping fragments, in key
+                    // order as a scan of the state would; what they read
+                    // may stay in `reads` (a superset) until it matters.
+                    for &k in &self.overlapping[variable as usize] {
+                        let at = state.partition_point(|(other, _)| *other < k);
+                        if state.get(at).is_some_and(|(other, _)| *other == k) {
+                            let (_, open) = state.remove(at);
+                            if let Some(emit) = emit.as_mut() {
+                                emit(VariableRange {
+                                    key: table.variables[k as usize],
+                                    start: starts[k as usize],
+                                    end: offset,
+                                    location: open.location.clone(),
+                                });
+                            }
+                            reads_stale = true;
+                        }
+                    }
                     if let Some(opened) = opened {
                         let entry_register = match opened.registers.as_slice() {
                             [PhysReg::Gpr(register)]
@@ -504,9 +527,21 @@ impl Walker<'_> {
                     if in_entry_setup {
                         written_in_setup = written_in_setup.union(written);
                     }
-                    let stores_read_slot = stored.is_some() && reads.spill_slots;
-                    if written.0 & reads.registers.0 == 0 && !stores_read_slot {
+                    let touches = |reads: &Reads| {
+                        written.0 & reads.registers.0 != 0 || stored.is_some() && reads.spill_slots
+                    };
+                    if !touches(&reads) {
                         continue;
+                    }
+                    if reads_stale {
+                        reads = Reads::default();
+                        for (_, open) in &state {
+                            reads.add(open);
+                        }
+                        reads_stale = false;
+                        if !touches(&reads) {
+                            continue;
+                        }
                     }
                     let survives = |_: u32, open: &Open| {
                         open.register_set.0 & written.0 == 0
@@ -521,7 +556,7 @@ impl Walker<'_> {
                             Some((*k, undo_update(kind, open).or_else(|| entry_value(open))?))
                         })
                         .collect();
-                    close(&mut state, starts, &mut reads, &survives, end);
+                    close(&mut emit, &mut state, starts, &mut reads, &survives, end);
                     for (k, open) in recovered {
                         reads.add(&open);
                         let at = state.partition_point(|(other, _)| *other < k);
@@ -548,9 +583,35 @@ impl Walker<'_> {
                 carried_out.push((*k, starts[*k as usize]));
             }
         }
-        close(&mut state, starts, &mut reads, &continues, block_end);
+        close(
+            &mut emit, &mut state, starts, &mut reads, &continues, block_end,
+        );
         Vec::new()
     }
+}
+
+/// By variable-key number: the key numbers that are the same or an
+/// overlapping fragment of the same variable ([`same_or_overlapping`]),
+/// ascending. A variable's keys are few (its fragments), so a debug value
+/// closes what it must without scanning every open location.
+fn overlapping_keys(variables: &[VariableKey]) -> Vec<Vec<u32>> {
+    let mut by_variable: FxHashMap<(MdId, Option<LocId>), Vec<u32>> = FxHashMap::default();
+    for (k, key) in variables.iter().enumerate() {
+        by_variable
+            .entry((key.variable, key.inlined_at))
+            .or_default()
+            .push(k as u32);
+    }
+    variables
+        .iter()
+        .map(|key| {
+            by_variable[&(key.variable, key.inlined_at)]
+                .iter()
+                .copied()
+                .filter(|&k| same_or_overlapping(&variables[k as usize], key))
+                .collect()
+        })
+        .collect()
 }
 
 /// Whether an instruction only sets up the frame (writes rsp or rbp alone).
