@@ -41,10 +41,9 @@ use crate::error::{Diagnostic, Pos};
 
 /// Parses a whole .ll file.
 pub fn parse_module(text: &str, file_name: &str) -> Result<Module, Diagnostic> {
-    let lines = LineIndex::new(text);
-    let tokens = lexer::lex(text).map_err(|(message, offset)| Diagnostic {
+    let (tokens, lines) = lexer::lex_with_lines(text).map_err(|(message, offset)| Diagnostic {
         file: file_name.to_string(),
-        pos: lines.pos(offset),
+        pos: LineIndex::new(text).pos(offset),
         message,
     })?;
     let mut parser = Parser {
@@ -61,19 +60,17 @@ pub fn parse_module(text: &str, file_name: &str) -> Result<Module, Diagnostic> {
         compile_unit_refs: Vec::new(),
     };
     // A file cut off inside a body or node is reported as cut off, even
-    // when an earlier reference (to metadata that was cut away) fails first.
-    let opened = parser
-        .tokens
-        .iter()
-        .filter(|t| t.tok == Tok::Punct(b'{'))
-        .count();
-    let closed = parser
-        .tokens
-        .iter()
-        .filter(|t| t.tok == Tok::Punct(b'}'))
-        .count();
+    // when an earlier reference (to metadata that was cut away) fails first
+    // (the braces are counted only then).
     let cut_off = |error: Diagnostic, parser: &Parser| {
-        if opened > closed {
+        let count = |brace: u8| {
+            parser
+                .tokens
+                .iter()
+                .filter(|t| matches!(t.tok, Tok::Punct(b) if b == brace))
+                .count()
+        };
+        if count(b'{') > count(b'}') {
             parser.error_at(text.len() as u32, "unexpected end of file")
         } else {
             error
