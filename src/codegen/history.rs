@@ -484,10 +484,17 @@ impl Walker<'_> {
                     // Closes the key and its overlapping fragments, in key
                     // order as a scan of the state would; what they read
                     // may stay in `reads` (a superset) until it matters.
+                    // (Keys below `variable` closed first sat before `first`.)
+                    let mut closed_below = 0;
                     for &k in &self.overlapping[variable as usize] {
-                        let at = state.partition_point(|(other, _)| *other < k);
+                        let at = if k == variable {
+                            first - closed_below
+                        } else {
+                            state.partition_point(|(other, _)| *other < k)
+                        };
                         if state.get(at).is_some_and(|(other, _)| *other == k) {
                             let (_, open) = state.remove(at);
+                            closed_below += usize::from(k < variable);
                             if let Some(emit) = emit.as_mut() {
                                 emit(VariableRange {
                                     key: table.variables[k as usize],
@@ -516,14 +523,17 @@ impl Walker<'_> {
                             }),
                         };
                         reads.add(&open);
-                        let at = state.partition_point(|(k, _)| *k < variable);
-                        state.insert(at, (variable, open));
+                        state.insert(first - closed_below, (variable, open));
                         starts[variable as usize] = offset;
                     }
                 }
                 Step::Other { written, stored } => {
                     let kind = &inst.kind;
-                    in_entry_setup &= inst.loc == 0 || is_frame_setup(kind);
+                    // (The instruction itself is read only while in the
+                    // setup, or when it overwrites what a location reads.)
+                    if in_entry_setup {
+                        in_entry_setup = inst.loc == 0 || is_frame_setup(kind);
+                    }
                     if in_entry_setup {
                         written_in_setup = written_in_setup.union(written);
                     }
