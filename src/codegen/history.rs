@@ -324,8 +324,10 @@ fn block_entry(b: usize, preds: &[usize], outs: &[Option<State>]) -> State {
         // Both are sorted by key: a merge.
         let mut rest = other.as_slice();
         state.retain(|entry| {
-            let at = rest.partition_point(|(k, _)| *k < entry.0);
-            rest = &rest[at..];
+            // Most keys are in both: a step, not a search.
+            while rest.first().is_some_and(|(k, _)| *k < entry.0) {
+                rest = &rest[1..];
+            }
             rest.iter()
                 .take_while(|(k, _)| *k == entry.0)
                 .any(|e| e == entry)
