@@ -39,7 +39,7 @@
 
 mod records;
 
-use std::collections::{HashMap, HashSet};
+use crate::ir::hash::{FxHashMap, FxHashSet};
 
 use crate::ir::{
     cfg, DILocation, DebugInfo, Function, InstId, InstKind, LocId, MdId, MdNode, Module,
@@ -49,10 +49,10 @@ use crate::ir::{
 #[derive(Clone, Debug, Default)]
 pub struct SourceOrder {
     /// By function name.
-    functions: HashMap<String, SourceFunction>,
+    functions: FxHashMap<String, SourceFunction>,
     /// For optimised functions, by name: the `pos` of each instruction
     /// their debug records place after its statement's turn.
-    sunk: HashMap<String, HashSet<(u32, u32)>>,
+    sunk: FxHashMap<String, FxHashSet<(u32, u32)>>,
 }
 
 /// The source CFG of positions of one function.
@@ -61,7 +61,7 @@ pub struct SourceFunction {
     /// Its blocks, in the order read.
     pub blocks: Vec<SourceBlock>,
     /// Origins of its instructions, by `pos` (line, column).
-    origins: HashMap<(u32, u32), Origin>,
+    origins: FxHashMap<(u32, u32), Origin>,
     /// `dominators[b][a]`: block a dominates block b.
     dominators: Vec<Vec<bool>>,
     /// `post_dominators[b][a]`: block a post-dominates block b.
@@ -106,7 +106,7 @@ pub fn record(module: &Module) -> SourceOrder {
             .map(|s| s.into_iter().map(|b| b.0 as usize).collect())
             .collect();
         let mut blocks = Vec::with_capacity(function.blocks.len());
-        let mut origins = HashMap::new();
+        let mut origins = FxHashMap::default();
         for (b, block) in function.blocks.iter().enumerate() {
             let mut statements: Vec<LocId> = Vec::new();
             for &id in &block.insts {
@@ -215,7 +215,11 @@ pub fn project(module: &mut Module, order: &SourceOrder) -> usize {
 /// Gives each instruction of `function` whose `pos` is in `sunk` (and
 /// that still has a line) an out-of-order copy of its location; returns
 /// how many.
-fn mark_sunk(function: &mut Function, debug: &mut DebugInfo, sunk: &HashSet<(u32, u32)>) -> usize {
+fn mark_sunk(
+    function: &mut Function,
+    debug: &mut DebugInfo,
+    sunk: &FxHashSet<(u32, u32)>,
+) -> usize {
     let mut moved = 0;
     for b in 0..function.blocks.len() {
         for i in 0..function.blocks[b].insts.len() {
@@ -424,7 +428,7 @@ mod tests {
         );
         let f = SourceFunction {
             blocks: vec![],
-            origins: HashMap::new(),
+            origins: FxHashMap::default(),
             loops: loop_headers(&succs, &dom),
             dominators: dom,
             post_dominators: pdom,

@@ -27,7 +27,7 @@
 //! offsets (a bare `Arg` over a frame slot is "in memory there"), and
 //! constants; a computed value ends in `DW_OP_stack_value`.
 
-use std::collections::HashMap;
+use crate::ir::hash::FxHashMap;
 use std::rc::Rc;
 
 use dwarfsmith_emit::model::{Location, LocationArg, Op};
@@ -37,6 +37,7 @@ use crate::codegen::mir::{
     Access, AluOp, BlockId, DbgOperand, DbgValue, Function, InstKind, Reg, Rmi, StackSlotId,
     UnaryOp,
 };
+use crate::ir::{LocId, MdId};
 use crate::x86::{Gpr, PhysReg, RegSet};
 
 /// One address range over which a variable (or a fragment of it) is at a
@@ -138,10 +139,12 @@ pub fn variable_ranges(input: &HistoryInput) -> Vec<VariableRange> {
             succs[p].push(b);
         }
     }
+    let overlapping = overlapping_keys(&input.table.variables);
     let mut walker = Walker {
         input,
         steps: &steps,
         declared: &declared,
+        overlapping: &overlapping,
         starts: vec![0; input.table.variables.len()],
     };
     // Forward dataflow: a location is live into a block when every
@@ -226,7 +229,7 @@ pub fn variable_ranges(input: &HistoryInput) -> Vec<VariableRange> {
 /// (LiveDebugValues restates each live location at every block start).
 fn steps(input: &HistoryInput) -> Steps {
     type Operands<'m> = (&'m [DbgOperand], u32, bool);
-    let mut opened: HashMap<Operands, Option<Rc<Open>>> = HashMap::new();
+    let mut opened: FxHashMap<Operands, Option<Rc<Open>>> = FxHashMap::default();
     let mut steps: Steps = input
         .mir
         .blocks
@@ -286,8 +289,8 @@ fn open_of(input: &HistoryInput, d: &DbgValue) -> Option<Rc<Open>> {
 }
 
 /// Variables with a declare: a frame-slot location for the whole function.
-fn declared_variables(input: &HistoryInput) -> HashMap<u32, Location> {
-    let mut out = HashMap::new();
+fn declared_variables(input: &HistoryInput) -> FxHashMap<u32, Location> {
+    let mut out = FxHashMap::default();
     for block in &input.mir.blocks {
         for inst in &block.insts {
             if let InstKind::DbgValue(d) = &inst.kind {
@@ -321,8 +324,10 @@ fn block_entry(b: usize, preds: &[usize], outs: &[Option<State>]) -> State {
         // Both are sorted by key: a merge.
         let mut rest = other.as_slice();
         state.retain(|entry| {
-            let at = rest.partition_point(|(k, _)| *k < entry.0);
-            rest = &rest[at..];
+            // Most keys are in both: a step, not a search.
+            while rest.first().is_some_and(|(k, _)| *k < entry.0) {
+                rest = &rest[1..];
+            }
             rest.iter()
                 .take_while(|(k, _)| *k == entry.0)
                 .any(|e| e == entry)
@@ -367,6 +372,9 @@ struct Walker<'a> {
     /// By variable-key number: whether it has a declare (its debug values
     /// change nothing).
     declared: &'a [bool],
+    /// By variable-key number: the key numbers a debug value of it closes
+    /// ([`overlapping_keys`]).
+    overlapping: &'a [Vec<u32>],
     /// By variable-key number: the offset the open entry's range starts at
     /// (meaningful only while the key is open).
     starts: Vec<u64>,
@@ -399,6 +407,8 @@ impl Walker<'_> {
         // What the open locations read, for the common instruction that
         // overwrites none of it (a superset: closing may leave it larger).
         let mut reads = Reads::default();
+        // Whether `reads` may hold what closed locations read.
+        let mut reads_stale = false;
         for (k, open) in &state {
             starts[*k as usize] = block_start;
             reads.add(open);
@@ -406,11 +416,12 @@ impl Walker<'_> {
         for &(k, start) in carried_in {
             starts[k as usize] = start;
         }
-        let mut close = |state: &mut State,
-                         starts: &mut Vec<u64>,
-                         reads: &mut Reads,
-                         keep: &dyn Fn(u32, &Open) -> bool,
-                         at: u64| {
+        let close = |emit: &mut Option<&mut dyn FnMut(VariableRange)>,
+                     state: &mut State,
+                     starts: &mut Vec<u64>,
+                     reads: &mut Reads,
+                     keep: &dyn Fn(u32, &Open) -> bool,
+                     at: u64| {
             *reads = Reads::default();
             state.retain(|(k, open)| {
                 if keep(*k, open) {
@@ -458,7 +469,6 @@ impl Walker<'_> {
                     if self.declared[variable as usize] {
                         continue;
                     }
-                    let key = table.variables[variable as usize];
                     // A restatement of the open location (LiveDebugValues puts
                     // them at block starts) changes nothing.
                     let first = state.partition_point(|(k, _)| *k < variable);
@@ -473,9 +483,31 @@ impl Walker<'_> {
                     if restated {
                         continue;
                     }
-                    let overlaps =
-                        |k: u32, _: &Open| !same_or_overlapping(&table.variables[k as usize], &key);
-                    close(&mut state, starts, &mut reads, &overlaps, offset);
+                    // Closes the key and its overlapping fragments, in key
+                    // order as a scan of the state would; what they read
+                    // may stay in `reads` (a superset) until it matters.
+                    // (Keys below `variable` closed first sat before `first`.)
+                    let mut closed_below = 0;
+                    for &k in &self.overlapping[variable as usize] {
+                        let at = if k == variable {
+                            first - closed_below
+                        } else {
+                            state.partition_point(|(other, _)| *other < k)
+                        };
+                        if state.get(at).is_some_and(|(other, _)| *other == k) {
+                            let (_, open) = state.remove(at);
+                            closed_below += usize::from(k < variable);
+                            if let Some(emit) = emit.as_mut() {
+                                emit(VariableRange {
+                                    key: table.variables[k as usize],
+                                    start: starts[k as usize],
+                                    end: offset,
+                                    location: open.location.clone(),
+                                });
+                            }
+                            reads_stale = true;
+                        }
+                    }
                     if let Some(opened) = opened {
                         let entry_register = match opened.registers.as_slice() {
                             [PhysReg::Gpr(register)]
@@ -493,20 +525,35 @@ impl Walker<'_> {
                             }),
                         };
                         reads.add(&open);
-                        let at = state.partition_point(|(k, _)| *k < variable);
-                        state.insert(at, (variable, open));
+                        state.insert(first - closed_below, (variable, open));
                         starts[variable as usize] = offset;
                     }
                 }
                 Step::Other { written, stored } => {
                     let kind = &inst.kind;
-                    in_entry_setup &= inst.loc == 0 || is_frame_setup(kind);
+                    // (The instruction itself is read only while in the
+                    // setup, or when it overwrites what a location reads.)
+                    if in_entry_setup {
+                        in_entry_setup = inst.loc == 0 || is_frame_setup(kind);
+                    }
                     if in_entry_setup {
                         written_in_setup = written_in_setup.union(written);
                     }
-                    let stores_read_slot = stored.is_some() && reads.spill_slots;
-                    if written.0 & reads.registers.0 == 0 && !stores_read_slot {
+                    let touches = |reads: &Reads| {
+                        written.0 & reads.registers.0 != 0 || stored.is_some() && reads.spill_slots
+                    };
+                    if !touches(&reads) {
                         continue;
+                    }
+                    if reads_stale {
+                        reads = Reads::default();
+                        for (_, open) in &state {
+                            reads.add(open);
+                        }
+                        reads_stale = false;
+                        if !touches(&reads) {
+                            continue;
+                        }
                     }
                     let survives = |_: u32, open: &Open| {
                         open.register_set.0 & written.0 == 0
@@ -521,7 +568,7 @@ impl Walker<'_> {
                             Some((*k, undo_update(kind, open).or_else(|| entry_value(open))?))
                         })
                         .collect();
-                    close(&mut state, starts, &mut reads, &survives, end);
+                    close(&mut emit, &mut state, starts, &mut reads, &survives, end);
                     for (k, open) in recovered {
                         reads.add(&open);
                         let at = state.partition_point(|(other, _)| *other < k);
@@ -548,9 +595,35 @@ impl Walker<'_> {
                 carried_out.push((*k, starts[*k as usize]));
             }
         }
-        close(&mut state, starts, &mut reads, &continues, block_end);
+        close(
+            &mut emit, &mut state, starts, &mut reads, &continues, block_end,
+        );
         Vec::new()
     }
+}
+
+/// By variable-key number: the key numbers that are the same or an
+/// overlapping fragment of the same variable ([`same_or_overlapping`]),
+/// ascending. A variable's keys are few (its fragments), so a debug value
+/// closes what it must without scanning every open location.
+fn overlapping_keys(variables: &[VariableKey]) -> Vec<Vec<u32>> {
+    let mut by_variable: FxHashMap<(MdId, Option<LocId>), Vec<u32>> = FxHashMap::default();
+    for (k, key) in variables.iter().enumerate() {
+        by_variable
+            .entry((key.variable, key.inlined_at))
+            .or_default()
+            .push(k as u32);
+    }
+    variables
+        .iter()
+        .map(|key| {
+            by_variable[&(key.variable, key.inlined_at)]
+                .iter()
+                .copied()
+                .filter(|&k| same_or_overlapping(&variables[k as usize], key))
+                .collect()
+        })
+        .collect()
 }
 
 /// Whether an instruction only sets up the frame (writes rsp or rbp alone).

@@ -282,7 +282,7 @@ fn mark_key_instructions(
         (l.atom_group != 0 && l.atom_rank != 0)
             .then_some(((l.atom_group, l.inlined_at), l.atom_rank))
     };
-    let mut lowest: std::collections::HashMap<(u64, Option<LocId>), u8> = Default::default();
+    let mut lowest: crate::ir::hash::FxHashMap<(u64, Option<LocId>), u8> = Default::default();
     for input in inputs {
         if let Some((key, rank)) = atom(input) {
             let best = lowest.entry(key).or_insert(rank);

@@ -208,8 +208,10 @@ fn meet(block: usize, predecessors: &[usize], exits: &[Option<Locations>]) -> Lo
         // Both are sorted by variable: a merge.
         let mut rest = other.lives.as_slice();
         agreed.retain_mut(|(variable, live)| {
-            let at = rest.partition_point(|(v, _)| v < variable);
-            rest = &rest[at..];
+            // Most variables are in both: a step, not a search.
+            while rest.first().is_some_and(|(v, _)| v < variable) {
+                rest = &rest[1..];
+            }
             match rest.first() {
                 Some((v, theirs)) if v == variable && theirs.value == live.value => {
                     live.copies.retain(|c| theirs.copies.contains(c));

@@ -14,7 +14,7 @@
 //!   described (gdb then says `<optimized out>`);
 //! - a location is clipped to its scope's ranges (see [`super::locations`]).
 
-use std::collections::HashMap;
+use crate::ir::hash::FxHashMap;
 
 use dwarfsmith_emit::model as emit;
 
@@ -40,10 +40,10 @@ pub fn build(
     let mut builder = Builder {
         debug,
         files: Vec::new(),
-        file_index: HashMap::new(),
+        file_index: FxHashMap::default(),
         types: TypeTable::new(debug),
         subprograms: Vec::new(),
-        abstract_origins: HashMap::new(),
+        abstract_origins: FxHashMap::default(),
     };
     let mut info = emit::DebugInfo {
         producer: String::new(),
@@ -84,10 +84,10 @@ pub fn build(
 struct Builder<'a> {
     debug: &'a DebugInfo,
     files: Vec<emit::SourceFile>,
-    file_index: HashMap<(String, String), u32>,
+    file_index: FxHashMap<(String, String), u32>,
     types: TypeTable<'a>,
     subprograms: Vec<emit::Subprogram>,
-    abstract_origins: HashMap<MdId, emit::SubprogramId>,
+    abstract_origins: FxHashMap<MdId, emit::SubprogramId>,
 }
 
 impl<'a> Builder<'a> {
@@ -199,7 +199,7 @@ impl<'a> Builder<'a> {
         // Each location change covers the bytes up to the next one. Many
         // rows share a scope: each distinct one's path is worked out once.
         let mut paths: Vec<Vec<ScopeKey>> = Vec::new();
-        let mut path_of: HashMap<(MdId, Option<LocId>), usize> = HashMap::new();
+        let mut path_of: FxHashMap<(MdId, Option<LocId>), usize> = FxHashMap::default();
         let mut spans = Vec::new();
         for (i, line) in function.line_entries.iter().enumerate() {
             let end = function
@@ -225,7 +225,7 @@ impl<'a> Builder<'a> {
         );
 
         // Variables: every one with a range, then the retained ones without.
-        let mut ranges: HashMap<(MdId, Option<LocId>), Vec<LocationRange>> = HashMap::new();
+        let mut ranges: FxHashMap<(MdId, Option<LocId>), Vec<LocationRange>> = FxHashMap::default();
         let mut order: Vec<(MdId, Option<LocId>)> = Vec::new();
         for range in &function.variable_ranges {
             let key = (range.key.variable, range.key.inlined_at);
@@ -259,7 +259,7 @@ impl<'a> Builder<'a> {
                 }
             }
         }
-        let mut node_variables: HashMap<NodeId, Vec<emit::Variable>> = HashMap::new();
+        let mut node_variables: FxHashMap<NodeId, Vec<emit::Variable>> = FxHashMap::default();
         let mut variables: Vec<(NodeId, Option<u32>, u32, emit::Variable)> = Vec::new();
         for (position, key) in order.iter().enumerate() {
             let Some(variable) = self.debug.variable(key.0) else {
@@ -321,7 +321,7 @@ impl<'a> Builder<'a> {
         &mut self,
         tree: &ScopeTree<ScopeKey>,
         node: NodeId,
-        variables: &mut HashMap<NodeId, Vec<emit::Variable>>,
+        variables: &mut FxHashMap<NodeId, Vec<emit::Variable>>,
     ) -> emit::Scope {
         let mut scope = emit::Scope {
             variables: variables.remove(&node).unwrap_or_default(),

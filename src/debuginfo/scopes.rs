@@ -9,7 +9,7 @@
 //! Promise: a child's ranges lie inside its parent's; children keep the order
 //! in which their first instruction appears.
 
-use std::collections::HashMap;
+use crate::ir::hash::FxHashMap;
 use std::hash::Hash;
 
 /// Index of a node in a [`ScopeTree`]; the root is node 0.
@@ -31,7 +31,7 @@ pub struct ScopeNode<K> {
 pub struct ScopeTree<K> {
     /// All nodes; node 0 is the root.
     pub nodes: Vec<ScopeNode<K>>,
-    index: HashMap<Vec<K>, NodeId>,
+    index: FxHashMap<Vec<K>, NodeId>,
 }
 
 impl<K: Clone + Eq + Hash> ScopeTree<K> {
@@ -46,7 +46,7 @@ impl<K: Clone + Eq + Hash> ScopeTree<K> {
                 children: Vec::new(),
                 ranges: Vec::new(),
             }],
-            index: HashMap::new(),
+            index: FxHashMap::default(),
         };
         // The previous instruction's path and its nodes: consecutive
         // instructions mostly share their scopes, found again without a

@@ -7,7 +7,7 @@
 //! shape for (a C++ reference, a string type) gives `None`: the variable is
 //! then emitted without a type rather than with a wrong one.
 
-use std::collections::HashMap;
+use crate::ir::hash::FxHashMap;
 
 use dwarfsmith_emit::model::{self as emit, BitField, Member, TypeId};
 
@@ -19,7 +19,7 @@ pub struct TypeTable<'a> {
     debug: &'a DebugInfo,
     /// The converted types, indexed by [`TypeId`].
     pub types: Vec<emit::Type>,
-    converted: HashMap<MdId, Option<TypeId>>,
+    converted: FxHashMap<MdId, Option<TypeId>>,
 }
 
 impl<'a> TypeTable<'a> {
@@ -28,7 +28,7 @@ impl<'a> TypeTable<'a> {
         TypeTable {
             debug,
             types: Vec::new(),
-            converted: HashMap::new(),
+            converted: FxHashMap::default(),
         }
     }
 

@@ -15,7 +15,8 @@
 //!   `DW_OP_LLVM_arg 0, ...`; the printer shortens it again. Expressions
 //!   outside records (DIGlobalVariableExpression) are stored as written.
 
-use std::collections::{BTreeSet, HashMap};
+use crate::ir::hash::FxHashMap;
+use std::collections::BTreeSet;
 
 use super::value::{Constant, Value};
 
@@ -607,8 +608,8 @@ pub struct DebugInfo {
     /// (see `source_order`). Each is a `distinct` copy of the location the
     /// code had in the source.
     pub out_of_order: BTreeSet<LocId>,
-    location_index: HashMap<DILocation, LocId>,
-    expr_index: HashMap<DIExpression, ExprId>,
+    location_index: FxHashMap<DILocation, LocId>,
+    expr_index: FxHashMap<DIExpression, ExprId>,
 }
 
 impl DebugInfo {

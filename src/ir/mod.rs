@@ -14,6 +14,7 @@
 
 pub mod cfg;
 pub mod debug;
+pub mod hash;
 pub mod inst;
 pub mod layout;
 pub mod module;

@@ -36,7 +36,7 @@
 mod code;
 mod debug;
 
-use std::collections::HashMap;
+use crate::ir::hash::FxHashMap;
 
 use crate::error::{Diagnostic, Pos};
 use crate::ir::print::{type_text, LocalNames};
@@ -139,15 +139,15 @@ struct Checker<'a> {
     placed: std::cell::OnceCell<Vec<bool>>,
     /// For each `!DIAssignID` attached to an instruction: the function
     /// (by name) holding that instruction.
-    assign_owners: &'a HashMap<MdId, &'a str>,
+    assign_owners: &'a FxHashMap<MdId, &'a str>,
     /// For each DISubprogram attached to a function: the first function
     /// (by name) it is attached to.
-    subprogram_owners: &'a HashMap<MdId, &'a str>,
+    subprogram_owners: &'a FxHashMap<MdId, &'a str>,
 }
 
 /// The first function each DISubprogram is attached to.
-fn subprogram_owners(module: &Module) -> HashMap<MdId, &str> {
-    let mut owners = HashMap::new();
+fn subprogram_owners(module: &Module) -> FxHashMap<MdId, &str> {
+    let mut owners = FxHashMap::default();
     for function in &module.functions {
         if let Some(sp) = function.subprogram {
             owners.entry(sp).or_insert(function.name.as_str());
@@ -157,8 +157,8 @@ fn subprogram_owners(module: &Module) -> HashMap<MdId, &str> {
 }
 
 /// Which function's instructions carry each `!DIAssignID`.
-fn assign_id_owners(module: &Module) -> HashMap<MdId, &str> {
-    let mut owners = HashMap::new();
+fn assign_id_owners(module: &Module) -> FxHashMap<MdId, &str> {
+    let mut owners = FxHashMap::default();
     for function in &module.functions {
         for block in &function.blocks {
             for id in &block.insts {

@@ -22,7 +22,7 @@
 //! Declares of anything else (arguments, dynamic allocas, complex
 //! expressions) stay declares and are lowered as today.
 
-use std::collections::HashMap;
+use crate::ir::hash::FxHashMap;
 
 use crate::ir::{
     AssignLink, Constant, DIExpression, DebugRecord, ExprId, ExprOp, Function, InstId, InstKind,
@@ -58,7 +58,7 @@ pub fn run(cx: &mut PassCx, function: &mut Function) -> bool {
         .flat_map(|b| b.insts.clone())
         .collect();
     // The declares to convert, by alloca, in program order.
-    let mut tracked: HashMap<InstId, Vec<Tracked>> = HashMap::new();
+    let mut tracked: FxHashMap<InstId, Vec<Tracked>> = FxHashMap::default();
     for &id in &placed {
         for record in &function.inst(id).records {
             if let Some((alloca, t)) = trackable(cx, function, record) {
@@ -71,7 +71,7 @@ pub fn run(cx: &mut PassCx, function: &mut Function) -> bool {
     }
     let empty_expr = empty_expr(cx);
     // Markers to insert after each instruction: the allocas' first.
-    let mut after: HashMap<InstId, Vec<DebugRecord>> = HashMap::new();
+    let mut after: FxHashMap<InstId, Vec<DebugRecord>> = FxHashMap::default();
     for &alloca in placed.iter().filter(|id| tracked.contains_key(id)) {
         let variables = &tracked[&alloca];
         let assign_id = cx.module.debug.add_node(true, MdNode::AssignId);
@@ -113,7 +113,7 @@ pub fn run(cx: &mut PassCx, function: &mut Function) -> bool {
 
 /// Puts each instruction's markers in front of the next instruction's
 /// records (the written instructions are never terminators).
-fn insert_after(function: &mut Function, mut after: HashMap<InstId, Vec<DebugRecord>>) {
+fn insert_after(function: &mut Function, mut after: FxHashMap<InstId, Vec<DebugRecord>>) {
     for block in 0..function.blocks.len() {
         let insts = function.blocks[block].insts.clone();
         for (i, &id) in insts.iter().enumerate() {
@@ -140,16 +140,16 @@ fn empty_expr(cx: &mut PassCx) -> ExprId {
 fn link_writes(
     cx: &mut PassCx,
     function: &mut Function,
-    tracked: &HashMap<InstId, Vec<Tracked>>,
+    tracked: &FxHashMap<InstId, Vec<Tracked>>,
     writes: &[InstId],
-) -> HashMap<InstId, Vec<DebugRecord>> {
+) -> FxHashMap<InstId, Vec<DebugRecord>> {
     let placed: Vec<InstId> = function
         .blocks
         .iter()
         .flat_map(|b| b.insts.clone())
         .collect();
     // Pointers into each tracked alloca, with their constant byte offsets.
-    let mut derived: HashMap<InstId, (InstId, u64)> =
+    let mut derived: FxHashMap<InstId, (InstId, u64)> =
         tracked.keys().map(|&a| (a, (a, 0))).collect();
     for &id in &placed {
         if let InstKind::Gep {
@@ -170,7 +170,7 @@ fn link_writes(
         }
     }
     let empty_expr = empty_expr(cx);
-    let mut after: HashMap<InstId, Vec<DebugRecord>> = HashMap::new();
+    let mut after: FxHashMap<InstId, Vec<DebugRecord>> = FxHashMap::default();
     for &id in writes {
         let inst = function.inst(id);
         if inst.assign_id.is_some() {
@@ -238,7 +238,7 @@ fn link_writes(
 /// carries markers) is an assignment to those variables: it gets a new
 /// DIAssignID and markers of them right after it.
 pub(super) fn track_inlined_stores(cx: &mut PassCx, function: &mut Function, copied: &[InstId]) {
-    let mut tracked: HashMap<InstId, Vec<Tracked>> = HashMap::new();
+    let mut tracked: FxHashMap<InstId, Vec<Tracked>> = FxHashMap::default();
     let placed = function.blocks.iter().flat_map(|b| &b.insts);
     for inst in placed.map(|&id| function.inst(id)) {
         for record in &inst.records {

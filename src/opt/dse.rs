@@ -20,7 +20,7 @@
 //! with a `poison` address (LLVM's `shortenAssignment`): that part of the
 //! variable is not in memory until the later store writes it.
 
-use std::collections::HashMap;
+use crate::ir::hash::FxHashMap;
 
 use crate::ir::{
     Constant, DIExpression, ExprOp, Function, InstId, InstKind, Intrinsic, MdId, MdNode, Type,
@@ -46,7 +46,7 @@ pub fn run(cx: &mut PassCx, function: &mut Function) -> bool {
     let mut shortened: Vec<(InstId, i64)> = Vec::new();
     for block in &function.blocks {
         // The last store through each pointer value since memory was last read.
-        let mut pending: HashMap<Value, (InstId, Type)> = HashMap::new();
+        let mut pending: FxHashMap<Value, (InstId, Type)> = FxHashMap::default();
         let mut pending_writes: Vec<PendingWrite> = Vec::new();
         for &id in &block.insts {
             let inst = function.inst(id);

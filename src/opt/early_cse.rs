@@ -8,7 +8,7 @@
 //! gets [`merge_locations`] of the two (line 0 when their lines differ); the
 //! duplicate's debug uses follow the kept value (RAUW).
 
-use std::collections::HashMap;
+use crate::ir::hash::FxHashMap;
 
 use crate::ir::cfg::DomTree;
 use crate::ir::{
@@ -22,7 +22,7 @@ use super::PassCx;
 /// Runs early CSE on one function; true when a duplicate was removed.
 pub fn run(cx: &mut PassCx, function: &mut Function) -> bool {
     let dom = DomTree::compute(function);
-    let mut available: HashMap<(PureOp, Type), Vec<(InstId, BlockId)>> = HashMap::new();
+    let mut available: FxHashMap<(PureOp, Type), Vec<(InstId, BlockId)>> = FxHashMap::default();
     let mut dead = vec![false; function.insts.len()];
     // Replacing through the index touches only the duplicate's users: a
     // whole-function rewrite per duplicate made the pass quadratic.

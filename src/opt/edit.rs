@@ -7,7 +7,7 @@
 //! the instruction that followed it (they keep their position in the
 //! program); block removal renumbers every [`BlockId`] consistently.
 
-use std::collections::HashMap;
+use crate::ir::hash::FxHashMap;
 
 use crate::ir::{Block, BlockId, Function, Inst, InstId, InstKind, Value};
 
@@ -206,7 +206,7 @@ pub fn remove_insts(function: &mut Function, dead: &[bool]) {
 /// Replaces every use (code operands and debug record values) of an
 /// instruction that is a key of `map` by its value, following chains
 /// (`a → b`, `b → c` gives `a → c`).
-pub fn replace_through_map(function: &mut Function, map: &HashMap<InstId, Value>) {
+pub fn replace_through_map(function: &mut Function, map: &FxHashMap<InstId, Value>) {
     if map.is_empty() {
         return;
     }

@@ -20,7 +20,7 @@
 //! its result (RAUW). A call without a location is not inlined into a
 //! function with debug info (there would be no `inlinedAt` to give).
 
-use std::collections::HashMap;
+use crate::ir::hash::FxHashMap;
 
 use crate::ir::{
     BlockId, Function, Inst, InstId, InstKind, Linkage, LocId, MdId, MdNode, Type, Value,
@@ -175,7 +175,7 @@ fn inline_call(
     // Copy the callee's blocks.
     let first_new = function.blocks.len() as u32;
     let block_map = |b: BlockId| BlockId(first_new + b.0);
-    let mut value_map: HashMap<InstId, InstId> = HashMap::new();
+    let mut value_map: FxHashMap<InstId, InstId> = FxHashMap::default();
     for old_block in &body.blocks {
         let mut insts = Vec::with_capacity(old_block.insts.len());
         for &old in &old_block.insts {
@@ -195,7 +195,7 @@ fn inline_call(
             other => other.clone(),
         }
     };
-    let mut new_assign_ids: HashMap<MdId, MdId> = HashMap::new();
+    let mut new_assign_ids: FxHashMap<MdId, MdId> = FxHashMap::default();
     let mut fresh_id = |cx: &mut PassCx, old: MdId| {
         *new_assign_ids
             .entry(old)

@@ -27,7 +27,7 @@
 //! the exit block such a record is left out (the guard's and the body's
 //! records disagree there, so the variable is unavailable, never stale).
 
-use std::collections::HashMap;
+use crate::ir::hash::FxHashMap;
 
 use crate::ir::cfg::predecessors;
 use crate::ir::{Block, BlockId, Constant, DebugRecord, Function, Inst, InstId, InstKind, Value};
@@ -263,13 +263,13 @@ fn rotate(function: &mut Function, plan: &Plan) {
             _ => unreachable!("a header phi"),
         }
     };
-    let entry_values: HashMap<InstId, Value> = header_phis
+    let entry_values: FxHashMap<InstId, Value> = header_phis
         .iter()
         .map(|&p| (p, incoming_from(function, p, preheader)))
         .collect();
 
     // The body's phis take over the header's.
-    let mut body_phis: HashMap<InstId, Value> = HashMap::new();
+    let mut body_phis: FxHashMap<InstId, Value> = FxHashMap::default();
     for (i, &phi) in header_phis.iter().enumerate() {
         let mut new = Inst::new(
             InstKind::Phi { incoming: vec![] },
@@ -281,12 +281,12 @@ fn rotate(function: &mut Function, plan: &Plan) {
         function.blocks[body_entry.0 as usize].insts.insert(i, id);
         body_phis.insert(phi, Value::Inst(id));
     }
-    let through = |map: &HashMap<InstId, Value>, v: &Value| -> Value {
+    let through = |map: &FxHashMap<InstId, Value>, v: &Value| -> Value {
         v.as_inst()
             .and_then(|id| map.get(&id).cloned())
             .unwrap_or_else(|| v.clone())
     };
-    let latch_values: HashMap<InstId, Value> = header_phis
+    let latch_values: FxHashMap<InstId, Value> = header_phis
         .iter()
         .map(|&p| (p, through(&body_phis, &incoming_from(function, p, latch))))
         .collect();
@@ -342,7 +342,7 @@ fn rotate(function: &mut Function, plan: &Plan) {
             *incoming = new;
         }
     }
-    let mut exit_phis: HashMap<InstId, Value> = HashMap::new();
+    let mut exit_phis: FxHashMap<InstId, Value> = FxHashMap::default();
     let mut at = phi_count(function, exit);
     for (i, &phi) in header_phis.iter().enumerate() {
         if !used_after[i] {
@@ -369,11 +369,11 @@ fn rotate(function: &mut Function, plan: &Plan) {
     let poison_of = |function: &Function, id: InstId| {
         Value::Const(Constant::Poison(function.inst(id).ty.clone()))
     };
-    let rest_poison: HashMap<InstId, Value> = header_rest
+    let rest_poison: FxHashMap<InstId, Value> = header_rest
         .iter()
         .map(|&id| (id, poison_of(function, id)))
         .collect();
-    let mut after_records: HashMap<InstId, Value> = exit_phis.clone();
+    let mut after_records: FxHashMap<InstId, Value> = exit_phis.clone();
     for &phi in &header_phis {
         after_records
             .entry(phi)
@@ -452,7 +452,7 @@ fn rotate(function: &mut Function, plan: &Plan) {
         .chain(std::iter::once(&header_term))
         .flat_map(|&id| function.inst(id).records.clone())
         .collect();
-    let remap_records = |map: &HashMap<InstId, Value>| -> Vec<DebugRecord> {
+    let remap_records = |map: &FxHashMap<InstId, Value>| -> Vec<DebugRecord> {
         header_records
             .iter()
             .cloned()
@@ -573,10 +573,10 @@ fn duplicate_test(
     rest: &[InstId],
     header_term: InstId,
     block: BlockId,
-    map: &mut HashMap<InstId, Value>,
+    map: &mut FxHashMap<InstId, Value>,
     with_records: bool,
 ) {
-    let through = |map: &HashMap<InstId, Value>, v: &Value| -> Value {
+    let through = |map: &FxHashMap<InstId, Value>, v: &Value| -> Value {
         v.as_inst()
             .and_then(|id| map.get(&id).cloned())
             .unwrap_or_else(|| v.clone())

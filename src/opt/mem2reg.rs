@@ -22,7 +22,7 @@
 //! address is gone). An alloca whose declare or marker expression is not a
 //! plain location or fragment is left alone.
 
-use std::collections::HashMap;
+use crate::ir::hash::FxHashMap;
 
 use crate::ir::cfg::{predecessors, DomTree};
 use crate::ir::{
@@ -55,7 +55,7 @@ fn find_candidates(cx: &PassCx, function: &Function) -> Vec<Candidate> {
     let Some(entry) = function.blocks.first() else {
         return Vec::new();
     };
-    let mut index: HashMap<InstId, usize> = HashMap::new();
+    let mut index: FxHashMap<InstId, usize> = FxHashMap::default();
     let mut candidates: Vec<Option<Candidate>> = Vec::new();
     for &id in &entry.insts {
         let inst = function.inst(id);
@@ -190,7 +190,7 @@ fn declare_is_plain(cx: &PassCx, record: &DebugRecord) -> bool {
 /// Promotes every candidate at once.
 fn promote(function: &mut Function, candidates: &[Candidate]) {
     let n = function.blocks.len();
-    let slot: HashMap<InstId, usize> = candidates
+    let slot: FxHashMap<InstId, usize> = candidates
         .iter()
         .enumerate()
         .map(|(i, c)| (c.alloca, i))
@@ -300,7 +300,7 @@ fn promote(function: &mut Function, candidates: &[Candidate]) {
         }
     }
     let mut dead = vec![false; function.insts.len()];
-    let mut replace: HashMap<InstId, Value> = HashMap::new();
+    let mut replace: FxHashMap<InstId, Value> = FxHashMap::default();
     let undef = |k: usize| Value::Const(Constant::Undef(candidates[k].ty.clone()));
     let mut stack = vec![(
         BlockId(0),
@@ -410,7 +410,7 @@ fn promote(function: &mut Function, candidates: &[Candidate]) {
     // statement of the value, a dbg.value where it stands. A debug value of
     // an alloca's address has nothing left to describe.
     let promoted = |v: &Value| slot_of(v).is_some();
-    let linked: std::collections::HashSet<crate::ir::MdId> =
+    let linked: crate::ir::hash::FxHashSet<crate::ir::MdId> =
         function.insts.iter().filter_map(|i| i.assign_id).collect();
     for block in 0..n {
         for &id in &function.blocks[block].insts.clone() {

@@ -30,7 +30,7 @@
 //! ending in `ret` or `br` is copied into its unconditionally-branching
 //! predecessors; rule: preserve).
 
-use std::collections::HashMap;
+use crate::ir::hash::FxHashMap;
 
 use crate::ir::cfg::{predecessors, reverse_post_order};
 use crate::ir::{BinOp, BlockId, Constant, DILocation, Function, Inst, InstId, InstKind, Value};
@@ -180,7 +180,7 @@ fn merge_into_predecessors(function: &mut Function) -> bool {
         }
         // Single-entry phis become their value.
         let phis = phi_count(function, block);
-        let mut map = std::collections::HashMap::new();
+        let mut map = crate::ir::hash::FxHashMap::default();
         for &phi in &function.blocks[b].insts[..phis] {
             if let InstKind::Phi { incoming } = &function.inst(phi).kind {
                 if let Some((value, _)) = incoming.first() {
@@ -456,7 +456,7 @@ fn fold_diamonds(cx: &mut PassCx, function: &mut Function) -> bool {
         // A select per phi of the join.
         let select_loc = drop_line(cx, function.inst(branch).dbg);
         let phis: Vec<InstId> = function.block(join).insts[..phi_count(function, join)].to_vec();
-        let mut map = std::collections::HashMap::new();
+        let mut map = crate::ir::hash::FxHashMap::default();
         for phi in &phis {
             let phi_inst = function.inst(*phi).clone();
             let InstKind::Phi { incoming } = &phi_inst.kind else {
@@ -648,7 +648,7 @@ fn tail_duplicate(function: &mut Function, block: BlockId) -> bool {
         .map(|d| function.block(d).insts[..phi_count(function, d)].to_vec())
         .unwrap_or_default();
     for &pred in &my_preds {
-        let mut map: HashMap<InstId, Value> = HashMap::new();
+        let mut map: FxHashMap<InstId, Value> = FxHashMap::default();
         for &phi in &insts[..phis] {
             if let InstKind::Phi { incoming } = &function.inst(phi).kind {
                 if let Some((value, _)) = incoming.iter().find(|(_, from)| *from == pred) {
@@ -656,7 +656,7 @@ fn tail_duplicate(function: &mut Function, block: BlockId) -> bool {
                 }
             }
         }
-        let remap = |map: &HashMap<InstId, Value>, value: &mut Value| {
+        let remap = |map: &FxHashMap<InstId, Value>, value: &mut Value| {
             if let Value::Inst(id) = value {
                 if let Some(new) = map.get(id) {
                     *value = new.clone();

@@ -26,23 +26,29 @@ use super::PassCx;
 
 /// Runs the pass on one function; true when an edge was split.
 pub fn run(cx: &mut PassCx, function: &mut Function) -> bool {
-    let mut changed = false;
-    // Each split adds one block and removes one critical back edge; the
-    // edges are found again after each (block ids shift).
-    for _ in 0..function.blocks.len() {
-        let Some((pred, succ)) = critical_back_edge(function) else {
-            break;
-        };
+    // Splitting an edge changes neither the dominators of the other blocks
+    // nor their reverse post-order (the new block is reached only from the
+    // edge's source, and leads only to a block already visited), so the
+    // edges found once are split in that order, their block ids shifted by
+    // the blocks inserted before them.
+    let edges = critical_back_edges(function);
+    let limit = function.blocks.len();
+    let mut inserted_at: Vec<BlockId> = Vec::new();
+    for (pred, succ) in edges.into_iter().take(limit) {
+        let shift = |b: BlockId, at: &BlockId| if b.0 >= at.0 { BlockId(b.0 + 1) } else { b };
+        let pred = inserted_at.iter().fold(pred, shift);
+        let succ = inserted_at.iter().fold(succ, shift);
         split(cx, function, pred, succ);
-        changed = true;
+        inserted_at.push(succ);
     }
-    changed
+    !inserted_at.is_empty()
 }
 
-/// The first critical back edge into a block with phis, taken once by a
-/// conditional branch.
-fn critical_back_edge(function: &Function) -> Option<(BlockId, BlockId)> {
+/// The critical back edges into blocks with phis, each taken once by a
+/// conditional branch, in reverse post-order of their sources.
+fn critical_back_edges(function: &Function) -> Vec<(BlockId, BlockId)> {
     let dom = DomTree::compute(function);
+    let mut edges = Vec::new();
     for &pred in dom.rpo() {
         let Some(term) = function.terminator(pred) else {
             continue;
@@ -54,11 +60,11 @@ fn critical_back_edge(function: &Function) -> Option<(BlockId, BlockId)> {
         for &succ in &succs {
             let once = succs.iter().filter(|&&s| s == succ).count() == 1;
             if once && dom.dominates(succ, pred) && phi_count(function, succ) != 0 {
-                return Some((pred, succ));
+                edges.push((pred, succ));
             }
         }
     }
-    None
+    edges
 }
 
 /// Whether another placed instruction of the function has the same line as

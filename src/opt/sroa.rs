@@ -24,7 +24,7 @@
 //! of different types, declares or markers that are not plain (or of a
 //! variable whose size is unknown) are left alone.
 
-use std::collections::HashMap;
+use crate::ir::hash::FxHashMap;
 
 use crate::ir::cfg::DomTree;
 use crate::ir::{
@@ -83,12 +83,12 @@ fn split(cx: &mut PassCx, function: &mut Function, alloca: InstId) -> bool {
     let size = cx.module.size_of(&allocated);
     let dom = DomTree::compute(function);
     // Pointers into the alloca and their constant offsets.
-    let mut derived: HashMap<InstId, u64> = HashMap::from([(alloca, 0)]);
+    let mut derived: FxHashMap<InstId, u64> = FxHashMap::from_iter([(alloca, 0)]);
     let mut accesses = Vec::new();
     let mut dead = Vec::new();
     let mut declares: Vec<DebugRecord> = Vec::new();
     let mut markers: Vec<DebugRecord> = Vec::new();
-    let offset_of = |derived: &HashMap<InstId, u64>, v: &Value| {
+    let offset_of = |derived: &FxHashMap<InstId, u64>, v: &Value| {
         v.as_inst().and_then(|id| derived.get(&id).copied())
     };
     let mut blocks: Vec<BlockId> = dom.rpo().to_vec();
@@ -196,7 +196,7 @@ fn split(cx: &mut PassCx, function: &mut Function, alloca: InstId) -> bool {
     };
     // Every declare must describe a variable of known size covering the pieces.
     let alloca_id = function.inst(alloca).assign_id;
-    let mut var_bits: HashMap<MdId, u64> = HashMap::new();
+    let mut var_bits: FxHashMap<MdId, u64> = FxHashMap::default();
     for marker in &markers {
         let of_alloca = marker.assign.as_ref().map(|a| a.id) == alloca_id;
         if of_alloca && cx.module.debug.expr(marker.expr).fragment().is_some() {
@@ -241,10 +241,10 @@ fn split(cx: &mut PassCx, function: &mut Function, alloca: InstId) -> bool {
     }
     let piece_at = |start: u64| pieces.iter().position(|p| p.start == start);
 
-    let mut replace: HashMap<InstId, Value> = HashMap::new();
+    let mut replace: FxHashMap<InstId, Value> = FxHashMap::default();
     // For each tagged store: the pieces it now writes, with each piece
     // store's new DIAssignID and (for a split store) the part it writes.
-    let mut store_links: HashMap<MdId, Vec<(usize, MdId, Option<Value>)>> = HashMap::new();
+    let mut store_links: FxHashMap<MdId, Vec<(usize, MdId, Option<Value>)>> = FxHashMap::default();
     for access in &accesses {
         let old_id = function.inst(access.inst).assign_id;
         let end = access.offset + cx.module.store_size(&access.ty);
@@ -467,7 +467,7 @@ fn split(cx: &mut PassCx, function: &mut Function, alloca: InstId) -> bool {
 /// alloca (`derived`) with an empty address expression, whose value does
 /// not name such a pointer, and whose value expression is plain (at most a
 /// fragment).
-fn is_plain_marker(cx: &PassCx, record: &DebugRecord, derived: &HashMap<InstId, u64>) -> bool {
+fn is_plain_marker(cx: &PassCx, record: &DebugRecord, derived: &FxHashMap<InstId, u64>) -> bool {
     let Some(link) = &record.assign else {
         return false;
     };

@@ -38,7 +38,7 @@
 //! declares (`#dbg_declare` sits with its alloca in the entry block, far
 //! from the declaration).
 
-use std::collections::{HashMap, HashSet};
+use crate::ir::hash::{FxHashMap, FxHashSet};
 
 use crate::codegen::line_table::scope_file;
 use crate::ir::{cfg, DebugInfo, Function, InstKind, LocId, MdId, MdNode, RecordKind};
@@ -47,12 +47,12 @@ use crate::ir::{cfg, DebugInfo, Function, InstKind, LocId, MdId, MdNode, RecordK
 type ScopeKey = (MdId, Option<LocId>);
 
 /// Per scope, the highest declaration line the source position has passed.
-type Position = HashMap<ScopeKey, u32>;
+type Position = FxHashMap<ScopeKey, u32>;
 
 /// The `pos` (line, column) of every instruction of `function` whose line
 /// source order runs before the place it sits (see the module rule).
-pub fn sunk_instructions(function: &Function, debug: &DebugInfo) -> HashSet<(u32, u32)> {
-    let mut found = HashSet::new();
+pub fn sunk_instructions(function: &Function, debug: &DebugInfo) -> FxHashSet<(u32, u32)> {
+    let mut found = FxHashSet::default();
     let order = cfg::reverse_post_order(function);
     let mut rank = vec![usize::MAX; function.blocks.len()];
     for (i, b) in order.iter().enumerate() {
@@ -97,7 +97,7 @@ fn entry_position(
         .filter(|p| rank[p.0 as usize] < own_rank)
         .filter_map(|p| exits[p.0 as usize].as_ref());
     let Some(first) = forward.next() else {
-        return Position::new();
+        return Position::default();
     };
     let mut position = first.clone();
     for other in forward {

@@ -24,7 +24,8 @@
 //! where the predecessors agree, else they are unknown. So a variable that
 //! lives in memory around a loop stays there, whichever store last wrote it.
 
-use std::collections::{BTreeMap, HashMap};
+use crate::ir::hash::FxHashMap;
+use std::collections::BTreeMap;
 
 use crate::ir::cfg;
 use crate::ir::value::Constant;
@@ -99,7 +100,7 @@ pub fn lower_function(function: &mut Function, debug: &mut DebugInfo) {
     // In key order: a store reports the fragments it overwrites in that
     // order (a HashMap's order made the output differ from run to run).
     let mut homes: BTreeMap<Key, Home> = BTreeMap::new();
-    let mut tagged: HashMap<MdId, Vec<Key>> = HashMap::new();
+    let mut tagged: FxHashMap<MdId, Vec<Key>> = FxHashMap::default();
     for inst in &function.insts {
         for record in &inst.records {
             if let (RecordKind::Assign, Some(link)) = (record.kind, &record.assign) {
@@ -136,8 +137,8 @@ pub fn lower_function(function: &mut Function, debug: &mut DebugInfo) {
         kind: Kind::Nowhere,
     };
     let block_count = function.blocks.len();
-    let mut entry_states: Vec<Option<HashMap<Key, State>>> = vec![None; block_count];
-    let mut exit_states: Vec<Option<HashMap<Key, State>>> = vec![None; block_count];
+    let mut entry_states: Vec<Option<FxHashMap<Key, State>>> = vec![None; block_count];
+    let mut exit_states: Vec<Option<FxHashMap<Key, State>>> = vec![None; block_count];
     let mut changed = true;
     while changed {
         changed = false;
@@ -228,11 +229,11 @@ pub fn lower_function(function: &mut Function, debug: &mut DebugInfo) {
 fn join(
     block: BlockId,
     predecessors: &[BlockId],
-    exit_states: &[Option<HashMap<Key, State>>],
+    exit_states: &[Option<FxHashMap<Key, State>>],
     keys: &[Key],
     initial: &State,
-) -> HashMap<Key, State> {
-    let known: Vec<&HashMap<Key, State>> = predecessors
+) -> FxHashMap<Key, State> {
+    let known: Vec<&FxHashMap<Key, State>> = predecessors
         .iter()
         .filter_map(|p| exit_states[p.0 as usize].as_ref())
         .collect();
@@ -272,9 +273,9 @@ fn transfer(
     function: &Function,
     debug: &DebugInfo,
     inst: crate::ir::InstId,
-    tagged: &HashMap<MdId, Vec<Key>>,
+    tagged: &FxHashMap<MdId, Vec<Key>>,
     homes: &BTreeMap<Key, Home>,
-    state: &mut HashMap<Key, State>,
+    state: &mut FxHashMap<Key, State>,
     report: &mut dyn FnMut(Key, &State),
 ) {
     let inst = function.inst(inst);

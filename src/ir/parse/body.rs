@@ -7,7 +7,7 @@
 //! use; unnamed values are numbered as LLVM numbers them; debug records
 //! (read by [`super::records`]) ride on the instruction that follows them.
 
-use std::collections::HashMap;
+use crate::ir::hash::FxHashMap;
 
 use super::lexer::Tok;
 use super::{PResult, Parser};
@@ -31,17 +31,17 @@ struct ForwardUse<'a> {
 #[derive(Default)]
 pub(super) struct Scope<'a> {
     /// Values by the name written in the text (`%x`, `%3`).
-    values: HashMap<&'a str, Value>,
+    values: FxHashMap<&'a str, Value>,
     /// Values numbered implicitly (an unnamed parameter or result), by number.
-    implicit: HashMap<u32, Value>,
+    implicit: FxHashMap<u32, Value>,
     /// Blocks by the label written in the text.
-    blocks: HashMap<&'a str, BlockId>,
+    blocks: FxHashMap<&'a str, BlockId>,
     /// The slot number of an unlabelled entry block.
     entry_number: Option<u32>,
     /// The number LLVM gives the next unnamed value, parameter or block.
     next_number: u32,
     forward: Vec<ForwardUse<'a>>,
-    forward_index: HashMap<&'a str, u32>,
+    forward_index: FxHashMap<&'a str, u32>,
 }
 
 impl Scope<'_> {

@@ -68,12 +68,12 @@ impl LineIndex {
     /// Indexes the lines of `text`.
     pub fn new(text: &str) -> LineIndex {
         let mut starts = vec![0];
-        starts.extend(
-            text.bytes()
-                .enumerate()
-                .filter(|(_, b)| *b == b'\n')
-                .map(|(i, _)| i as u32 + 1),
-        );
+        // `find` of one byte searches a word at a time.
+        let mut at = 0;
+        while let Some(n) = text[at..].find('\n') {
+            at += n + 1;
+            starts.push(at as u32);
+        }
         LineIndex { starts }
     }
 
@@ -90,8 +90,20 @@ impl LineIndex {
 /// A lexing failure: message and byte offset.
 pub type LexError = (String, u32);
 
+/// By byte: whether it may continue a name (`[-a-zA-Z$._0-9]`).
+const IDENT_CHARS: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'$' | b'-');
+        b += 1;
+    }
+    table
+};
+
 fn is_ident_char(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'$' | b'-')
+    IDENT_CHARS[b as usize]
 }
 
 fn is_name_char(b: u8) -> bool {
@@ -100,7 +112,13 @@ fn is_name_char(b: u8) -> bool {
 
 /// Splits the text into tokens.
 pub fn lex(text: &str) -> Result<Vec<Token<'_>>, LexError> {
+    lex_with_lines(text).map(|(tokens, _)| tokens)
+}
+
+/// [`lex`], also indexing the lines (the lexer sees every line break).
+pub fn lex_with_lines(text: &str) -> Result<(Vec<Token<'_>>, LineIndex), LexError> {
     let bytes = text.as_bytes();
+    let mut starts = vec![0u32];
     if bytes.len() >= u32::MAX as usize {
         return Err(("input too large".to_string(), 0));
     }
@@ -112,10 +130,20 @@ pub fn lex(text: &str) -> Result<Vec<Token<'_>>, LexError> {
         }
         j
     };
-    let string_end = |start: usize| -> Result<usize, LexError> {
-        // `start` is just after the opening quote; returns the closing quote's index.
+    let string_end = |start: usize, starts: &mut Vec<u32>| -> Result<usize, LexError> {
+        // `start` is just after the opening quote; returns the closing quote's
+        // index, noting the line breaks in between.
         match bytes[start..].iter().position(|&b| b == b'"') {
-            Some(n) => Ok(start + n),
+            Some(n) => {
+                for (at, _) in bytes[start..start + n]
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &b)| b == b'\n')
+                {
+                    starts.push((start + at + 1) as u32);
+                }
+                Ok(start + n)
+            }
             None => Err(("unexpected end of file".to_string(), bytes.len() as u32)),
         }
     };
@@ -123,8 +151,13 @@ pub fn lex(text: &str) -> Result<Vec<Token<'_>>, LexError> {
         let b = bytes[i];
         let offset = i as u32;
         let tok = match b {
-            b' ' | b'\t' | b'\r' | b'\n' => {
+            b' ' | b'\t' | b'\r' => {
                 i += 1;
+                continue;
+            }
+            b'\n' => {
+                i += 1;
+                starts.push(i as u32);
                 continue;
             }
             b';' => {
@@ -136,7 +169,7 @@ pub fn lex(text: &str) -> Result<Vec<Token<'_>>, LexError> {
             }
             b'%' | b'@' => {
                 let (name, end) = if bytes.get(i + 1) == Some(&b'"') {
-                    let close = string_end(i + 2)?;
+                    let close = string_end(i + 2, &mut starts)?;
                     (&text[i + 2..close], close + 1)
                 } else {
                     // `[-a-zA-Z$._0-9]+` as in LLVM: escapes only in quotes.
@@ -163,7 +196,7 @@ pub fn lex(text: &str) -> Result<Vec<Token<'_>>, LexError> {
                     Tok::MdNum(n)
                 }
                 Some(b'"') => {
-                    let close = string_end(i + 2)?;
+                    let close = string_end(i + 2, &mut starts)?;
                     let s = &text[i + 2..close];
                     i = close + 1;
                     Tok::MdString(s)
@@ -197,7 +230,7 @@ pub fn lex(text: &str) -> Result<Vec<Token<'_>>, LexError> {
                 _ => return Err(("unexpected character '#'".to_string(), offset)),
             },
             b'"' => {
-                let close = string_end(i + 1)?;
+                let close = string_end(i + 1, &mut starts)?;
                 let s = &text[i + 1..close];
                 i = close + 1;
                 if bytes.get(i) == Some(&b':') {
@@ -208,7 +241,7 @@ pub fn lex(text: &str) -> Result<Vec<Token<'_>>, LexError> {
                 }
             }
             b'c' if bytes.get(i + 1) == Some(&b'"') => {
-                let close = string_end(i + 2)?;
+                let close = string_end(i + 2, &mut starts)?;
                 let s = &text[i + 2..close];
                 i = close + 1;
                 Tok::CStr(s)
@@ -306,7 +339,7 @@ pub fn lex(text: &str) -> Result<Vec<Token<'_>>, LexError> {
         tok: Tok::Eof,
         offset: bytes.len() as u32,
     });
-    Ok(tokens)
+    Ok((tokens, LineIndex { starts }))
 }
 
 /// Decodes a .ll string body: `\XX` hex escapes and `\\`.
@@ -408,6 +441,14 @@ mod tests {
                 Tok::Eof,
             ]
         );
+    }
+
+    #[test]
+    fn the_lexers_lines_are_the_texts_lines() {
+        let text = "a\n\n  ; c\n@\"x\ny\" = 1\n!\"p\nq\"\n";
+        let (_, lines) = lex_with_lines(text).unwrap();
+        assert_eq!(lines.starts, LineIndex::new(text).starts);
+        assert_eq!(lines.starts, vec![0, 2, 3, 9, 13, 20, 24, 27]);
     }
 
     #[test]

@@ -25,7 +25,7 @@ mod metadata;
 mod records;
 mod ty;
 
-use std::collections::HashMap;
+use crate::ir::hash::FxHashMap;
 
 use lexer::{LineIndex, Tok, Token};
 
@@ -41,10 +41,9 @@ use crate::error::{Diagnostic, Pos};
 
 /// Parses a whole .ll file.
 pub fn parse_module(text: &str, file_name: &str) -> Result<Module, Diagnostic> {
-    let lines = LineIndex::new(text);
-    let tokens = lexer::lex(text).map_err(|(message, offset)| Diagnostic {
+    let (tokens, lines) = lexer::lex_with_lines(text).map_err(|(message, offset)| Diagnostic {
         file: file_name.to_string(),
-        pos: lines.pos(offset),
+        pos: LineIndex::new(text).pos(offset),
         message,
     })?;
     let mut parser = Parser {
@@ -54,26 +53,24 @@ pub fn parse_module(text: &str, file_name: &str) -> Result<Module, Diagnostic> {
         tokens,
         at: 0,
         module: Module::default(),
-        structs: HashMap::new(),
-        globals: HashMap::new(),
-        slots: HashMap::new(),
+        structs: FxHashMap::default(),
+        globals: FxHashMap::default(),
+        slots: FxHashMap::default(),
         nesting: 0,
         compile_unit_refs: Vec::new(),
     };
     // A file cut off inside a body or node is reported as cut off, even
-    // when an earlier reference (to metadata that was cut away) fails first.
-    let opened = parser
-        .tokens
-        .iter()
-        .filter(|t| t.tok == Tok::Punct(b'{'))
-        .count();
-    let closed = parser
-        .tokens
-        .iter()
-        .filter(|t| t.tok == Tok::Punct(b'}'))
-        .count();
+    // when an earlier reference (to metadata that was cut away) fails first
+    // (the braces are counted only then).
     let cut_off = |error: Diagnostic, parser: &Parser| {
-        if opened > closed {
+        let count = |brace: u8| {
+            parser
+                .tokens
+                .iter()
+                .filter(|t| matches!(t.tok, Tok::Punct(b) if b == brace))
+                .count()
+        };
+        if count(b'{') > count(b'}') {
             parser.error_at(text.len() as u32, "unexpected end of file")
         } else {
             error
@@ -165,9 +162,9 @@ struct Parser<'a> {
     tokens: Vec<Token<'a>>,
     at: usize,
     module: Module,
-    structs: HashMap<&'a str, StructId>,
-    globals: HashMap<&'a str, GlobalRef>,
-    slots: HashMap<u32, Slot>,
+    structs: FxHashMap<&'a str, StructId>,
+    globals: FxHashMap<&'a str, GlobalRef>,
+    slots: FxHashMap<u32, Slot>,
     /// Depth of nested types, constants and inline metadata being read.
     nesting: u32,
     /// The operands of `!llvm.dbg.cu` and where each is written: each must

@@ -8,7 +8,7 @@
 //! one. The verifier uses the same names in its messages, so an error
 //! names a value the way the printed text does.
 
-use std::collections::HashSet;
+use crate::ir::hash::FxHashSet;
 use std::fmt::Write;
 
 use super::text::write_name;
@@ -29,7 +29,7 @@ impl LocalNames {
     /// Names every argument, block and result of `function`.
     pub fn assign(function: &Function) -> LocalNames {
         let mut next = 0u32;
-        let mut used = HashSet::new();
+        let mut used = FxHashSet::default();
         let mut name = |given: &Option<String>| -> String {
             let mut text = String::new();
             match given {

@@ -246,9 +246,19 @@ fn type_problem(c: &Checker, id: InstId) -> Option<String> {
                 .or_else(|| expect("the true value", if_true, &inst.ty))
                 .or_else(|| expect("the false value", if_false, &inst.ty))
         }
-        InstKind::Phi { incoming } => incoming
-            .iter()
-            .find_map(|(v, _)| expect(&format!("incoming {}", c.value_text(v)), v, &inst.ty)),
+        // The value's name is looked up only for a message: naming the
+        // function's values costs more than checking it.
+        InstKind::Phi { incoming } => incoming.iter().find_map(|(v, _)| {
+            let got = ty(v);
+            (got != inst.ty).then(|| {
+                format!(
+                    "incoming {} has type {}, expected {}",
+                    c.value_text(v),
+                    text(&got),
+                    text(&inst.ty)
+                )
+            })
+        }),
         InstKind::Cast { op, value, .. } => cast_problem(*op, &ty(value), &inst.ty).map(|p| {
             format!(
                 "{} {} to {}: {p}",
