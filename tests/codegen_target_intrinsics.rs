@@ -9,6 +9,9 @@
 //! - `llvm.assume` with `"align"`/`"nonnull"` bundles compiles (the hints
 //!   are dropped, as LLVM may drop any assumption); a bundle on any other
 //!   call is an error naming it.
+//! - `llvm.experimental.noalias.scope.decl` (clang -O2 puts one where a
+//!   `restrict` parameter was inlined) is read and dropped: nothing here
+//!   reads alias scopes.
 
 mod support;
 
@@ -73,4 +76,28 @@ fn assume_bundles_compile_and_other_bundles_are_refused() {
         support::refusal(dir.path(), other),
         "case.ll:3:18: error: operand bundle \"deopt\" on a call is not supported"
     );
+}
+
+#[test]
+fn noalias_scope_declarations_mean_nothing_and_go() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "define i32 @f(ptr noalias %p, ptr %q) {\n  tail call void @llvm.experimental.noalias.scope.decl(metadata !0)\n  %v = load i32, ptr %p, align 4, !alias.scope !0\n  store i32 1, ptr %q, align 4, !noalias !0\n  ret i32 %v\n}\ndeclare void @llvm.experimental.noalias.scope.decl(metadata)\n!0 = !{!1}\n!1 = distinct !{!1, !2, !\"f: %p\"}\n!2 = distinct !{!2, !\"f\"}\n";
+    compile_ir(dir.path(), "noalias", text, &[]);
+    let ll = dir.path().join("noalias.ll");
+    let printed = dir.path().join("printed.ll");
+    let out = support::dwarfsmith(&["opt", ll.to_str().unwrap(), "-o", printed.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed = std::fs::read_to_string(printed).unwrap();
+    let body = &printed[printed.find("define").unwrap()..];
+    let body = &body[..body.find("\n}\n").unwrap()];
+    expect_test::expect![[r#"
+        define i32 @f(ptr noalias %p, ptr %q) {
+          %v = load i32, ptr %p, align 4, !alias.scope !0
+          store i32 1, ptr %q, align 4, !noalias !0
+          ret i32 %v"#]]
+    .assert_eq(body);
 }

@@ -44,6 +44,17 @@ pub(super) struct Scope<'a> {
     forward_index: FxHashMap<&'a str, u32>,
 }
 
+/// What one instruction line of a function body became.
+enum Parsed {
+    /// An instruction, now last in the function's arena.
+    Inst,
+    /// The debug record an `llvm.dbg.*` call stands for.
+    Record(DebugRecord),
+    /// Nothing: a call that means nothing here
+    /// (`llvm.experimental.noalias.scope.decl`).
+    Nothing,
+}
+
 impl Scope<'_> {
     /// The value a local name refers to, written or implicit.
     fn value(&self, name: &str) -> Option<&Value> {
@@ -304,9 +315,13 @@ impl<'a> Parser<'a> {
                         pending.push(record);
                         continue;
                     }
-                    if let Some(record) = self.parse_instruction(function, scope)? {
-                        pending.push(record);
-                        continue;
+                    match self.parse_instruction(function, scope)? {
+                        Parsed::Inst => {}
+                        Parsed::Record(record) => {
+                            pending.push(record);
+                            continue;
+                        }
+                        Parsed::Nothing => continue,
                     }
                     let id = InstId(function.insts.len() as u32 - 1);
                     function.insts[id.0 as usize].records = std::mem::take(&mut pending);
@@ -477,13 +492,12 @@ impl<'a> Parser<'a> {
 
     // ----- instructions -----
 
-    /// One instruction line. Adds the instruction to the arena and returns
-    /// `None`, or returns the record an `llvm.dbg.*` call stands for.
+    /// One instruction line: what it became (see [`Parsed`]).
     fn parse_instruction(
         &mut self,
         function: &mut Function,
         scope: &mut Scope<'a>,
-    ) -> PResult<Option<DebugRecord>> {
+    ) -> PResult<Parsed> {
         let start = self.offset();
         let result_name = match (self.peek(), self.peek_n(1)) {
             (Tok::Local(name), Tok::Punct(b'=')) => {
@@ -957,7 +971,7 @@ impl<'a> Parser<'a> {
         inst.pos = self.pos_of(start);
         self.parse_attachments(&mut inst)?;
         self.define_result(result_name, inst, start, function, scope)?;
-        Ok(None)
+        Ok(Parsed::Inst)
     }
 
     /// Adds the instruction to the arena and its name to the scope.
@@ -1122,7 +1136,7 @@ impl<'a> Parser<'a> {
         start: u32,
         function: &mut Function,
         scope: &mut Scope<'a>,
-    ) -> PResult<Option<DebugRecord>> {
+    ) -> PResult<Parsed> {
         // Fast-math flags and calling conventions are words before the type.
         let ret_attrs = self.parse_param_attrs()?;
         let written = self.parse_type()?;
@@ -1133,7 +1147,12 @@ impl<'a> Parser<'a> {
                 self.bump();
                 return self
                     .parse_dbg_intrinsic(kind, callee_offset, function, scope)
-                    .map(Some);
+                    .map(Parsed::Record);
+            }
+            if name == "llvm.experimental.noalias.scope.decl" {
+                self.bump();
+                self.skip_noalias_scope_decl()?;
+                return Ok(Parsed::Nothing);
             }
         }
         let (ret, explicit) = match written {
@@ -1197,7 +1216,28 @@ impl<'a> Parser<'a> {
         inst.attr_groups = attr_groups;
         self.parse_attachments(&mut inst)?;
         self.define_result(result_name, inst, start, function, scope)?;
-        Ok(None)
+        Ok(Parsed::Inst)
+    }
+
+    /// Reads the rest of a call of `llvm.experimental.noalias.scope.decl`,
+    /// `(metadata !N)` and its attachments, and keeps nothing: the call
+    /// only tells alias analysis where a `noalias` scope starts, and
+    /// nothing here reads alias scopes, so the call has no meaning left.
+    fn skip_noalias_scope_decl(&mut self) -> PResult<()> {
+        self.expect_punct(b'(')?;
+        if !self.eat(Tok::Ident("metadata")) {
+            return Err(self.expected("'metadata'"));
+        }
+        let Tok::MdNum(_) = self.peek() else {
+            return Err(self.expected("a metadata node"));
+        };
+        self.bump();
+        self.expect_punct(b')')?;
+        while let Tok::AttrRef(_) = self.peek() {
+            self.bump();
+        }
+        let mut dropped = Inst::new(InstKind::Unreachable, Type::Void);
+        self.parse_attachments(&mut dropped)
     }
 
     /// Reads the operand bundles of a call, `[ "tag"(ty value, ...), ... ]`,
