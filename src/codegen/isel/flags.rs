@@ -1,0 +1,117 @@
+//! Compares that read the flags their block's only predecessor left: the
+//! second test of `if (a == b) ... else return a > b;`, or of `if (x != k)
+//! { if (x < k) ... }`, is no second `cmp` (as LLVM's machine CSE finds).
+//!
+//! In: the IR function with its fused compares decided. Out: the set of
+//! compares that emit no `cmp` of their own (see [`Selector::compare_inst`]),
+//! each with the orientation of the `cmp` whose flags it reads.
+//!
+//! The rule: block `S` has exactly one predecessor `P`, whose terminator
+//! is a conditional branch to two different blocks on a compare fused into
+//! it (no branch chain), over integers or pointers of 8, 16, 32 or 64 bits.
+//! `S` has no phis and opens with a compare `D` of the same two operands
+//! (in either order) that is either selected where it stands (`mov r, 0;
+//! setcc r`) or fused into `S`'s own conditional branch, right after it.
+//! Nothing between `P`'s `cmp` and `D`'s use of the flags writes them:
+//! `P`'s `jcc` and `jmp`, and whatever register allocation puts at the
+//! block boundary (copies, spill stores and reloads, all `mov`s). No
+//! edge block lies between (`S` has no phis), and a branch to one block
+//! twice is excluded (it emits no compare). Decided from non-debug
+//! instructions only.
+
+use super::arith::{cond_of, swapped};
+use super::*;
+
+impl Selector<'_> {
+    /// Finds the compares that reuse their predecessor's flags; returns
+    /// them, each with whether it reads the operands in the opposite order
+    /// to the `cmp` that set the flags.
+    pub(super) fn classify_reused_flags(&self) -> Vec<(InstId, bool)> {
+        let f = self.f;
+        let mut preds = vec![0u32; f.blocks.len()];
+        let mut pred_of = vec![0u32; f.blocks.len()];
+        for (b, succs) in self.succs.iter().enumerate() {
+            for s in succs {
+                preds[s.0 as usize] += 1;
+                pred_of[s.0 as usize] = b as u32;
+            }
+        }
+        let mut reused = Vec::new();
+        for (s, block) in f.blocks.iter().enumerate() {
+            if preds[s] != 1 || pred_of[s] as usize == s {
+                continue;
+            }
+            let Some(&first) = block.insts.first() else {
+                continue;
+            };
+            let Some(flags) = self.branch_flags(pred_of[s]) else {
+                continue;
+            };
+            let InstKind::ICmp { lhs, rhs, .. } = &f.inst(first).kind else {
+                continue;
+            };
+            let selected_here = match self.lowering[first.0 as usize] {
+                Lowering::Normal => true,
+                Lowering::FusedCompare => block.insts.get(1).is_some_and(|&next| {
+                    matches!(&f.inst(next).kind,
+                        InstKind::CondBr { cond, if_true, if_false }
+                            if *cond == Value::Inst(first) && if_true != if_false)
+                }),
+                _ => false,
+            };
+            if !selected_here || f.inst(first).ty != Type::Int(1) {
+                continue;
+            }
+            if (lhs, rhs) == (flags.0, flags.1) {
+                reused.push((first, false));
+            } else if (lhs, rhs) == (flags.1, flags.0) {
+                reused.push((first, true));
+            }
+        }
+        reused
+    }
+
+    /// The operands, in the order its `cmp` reads them, of the compare
+    /// whose flags IR block `b`'s conditional branch leaves set.
+    fn branch_flags(&self, b: u32) -> Option<(&Value, &Value)> {
+        let f = self.f;
+        let &last = f.blocks[b as usize].insts.last()?;
+        let InstKind::CondBr {
+            cond: Value::Inst(c),
+            if_true,
+            if_false,
+        } = &f.inst(last).kind
+        else {
+            return None;
+        };
+        if if_true == if_false || self.lowering[c.0 as usize] != Lowering::FusedCompare {
+            return None;
+        }
+        let InstKind::ICmp { lhs, rhs, .. } = &f.inst(*c).kind else {
+            return None;
+        };
+        if !matches!(f.value_type(lhs), Type::Int(8 | 16 | 32 | 64) | Type::Ptr) {
+            return None;
+        }
+        // The orientation `compare` gives the `cmp`: a constant goes right.
+        if self.const_int(lhs).is_some() && self.const_int(rhs).is_none() {
+            Some((rhs, lhs))
+        } else {
+            Some((lhs, rhs))
+        }
+    }
+
+    /// The condition code of compare `id`: its predecessor's flags read
+    /// again when it reuses them (see the module's rule), else a `cmp` of
+    /// its own ([`Selector::compare`]).
+    pub(super) fn compare_inst(&mut self, id: InstId) -> Result<Cond, Diagnostic> {
+        let InstKind::ICmp { pred, lhs, rhs } = &self.f.inst(id).kind else {
+            return Err(self.error("internal: not a compare".into()));
+        };
+        match self.reused_flags.get(&id) {
+            Some(false) => Ok(cond_of(*pred)),
+            Some(true) => Ok(cond_of(swapped(*pred))),
+            None => self.compare(*pred, lhs, rhs),
+        }
+    }
+}
