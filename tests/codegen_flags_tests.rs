@@ -1,6 +1,7 @@
 //! Compares without a `cmp` of their own: a block's opening compare of the
 //! operands its only predecessor's branch compared reads the flags that
 //! branch left (so a load the two compares share folds into the first),
+//! a block's opening `sub` of them is the branch's compare,
 //! `icmp (and a, b), 0` is `test a, b`, and a shift count's mask that the
 //! hardware applies anyway is dropped. The hand-written module below has
 //! each shape with loads of several widths, a constant on the left, the
@@ -75,6 +76,27 @@ large:
   ret i32 20
 seven:
   ret i32 30
+}
+
+define i64 @distance(i32 %a, i32 %b, i64 %c, i64 %d) {
+entry:
+  %below = icmp ult i32 %a, %b
+  br i1 %below, label %near, label %far
+far:
+  %diff = sub i32 %a, %b
+  %wide = zext i32 %diff to i64
+  %big = icmp sgt i64 %c, %d
+  br i1 %big, label %more, label %less
+more:
+  %gap = sub i64 %c, %d
+  %sum = add i64 %gap, %wide
+  ret i64 %sum
+less:
+  %back = sub i64 %d, %c
+  %neg = sub i64 %wide, %back
+  ret i64 %neg
+near:
+  ret i64 -1
 }
 
 define i32 @two_preds(i32 %x, i32 %y, i1 %f) {
@@ -176,6 +198,7 @@ bool greater8(void *, long, long);
 int three_way(int *, int);
 int constant_left(long);
 int two_preds(int, int, bool);
+long distance(unsigned, unsigned, long, long);
 int not_first(int, int);
 int tests(signed char, short, int, long);
 int bit_set(unsigned *, int);
@@ -194,6 +217,7 @@ int main(void) {
       int a = (int)vals[i], b = (int)vals[j];
       printf("%d %d %d %d|", three_way(&a, b), two_preds(a, b, 1), two_preds(a, b, 0),
              not_first(a, b));
+      printf("%ld ", distance(a, b, vals[i], vals[j]));
       printf("%d %lx %d|", tests(vals[i], vals[j], a, vals[j]), shifts(vals[i], b, vals[j]),
              and_two_uses(a, b));
     }
@@ -229,6 +253,41 @@ fn check(function: &str, expected: expect_test::Expect) {
 
 #[test]
 fn a_successor_reads_its_predecessors_flags() {
+    check(
+        "distance",
+        expect_test::expect![[r#"
+        name: distance
+        bb.0:  ; succ bb.1, bb.4
+          %8 = COPY $rdi
+          %9 = COPY $rsi
+          %10 = COPY $rdx
+          %11 = COPY $rcx
+          %1 = COPY %8
+          %1 = SUB32 %1, %9
+          JB bb.4
+        bb.1:  ; succ bb.2, bb.3
+          %2 = MOVZX64_32 %1
+          %4 = COPY %10
+          %4 = SUB64 %4, %11
+          JLE bb.3
+        bb.2:
+          %5 = COPY %4
+          %5 = ADD64 %5, %2
+          $rax = COPY %5
+          RET $rax
+        bb.3:
+          %6 = COPY %11
+          %6 = SUB64 %6, %10
+          %7 = COPY %2
+          %7 = SUB64 %7, %6
+          $rax = COPY %7
+          RET $rax
+        bb.4:
+          %12 = MOV64 -1
+          $rax = COPY %12
+          RET $rax
+    "#]],
+    );
     check(
         "greater8",
         expect_test::expect![[r#"
@@ -346,26 +405,25 @@ fn a_second_predecessor_or_code_before_keeps_the_compare() {
     check(
         "not_first",
         expect_test::expect![[r#"
-        name: not_first
-        bb.0:  ; succ bb.1, bb.2
-          %4 = COPY $rdi
-          %5 = COPY $rsi
-          CMP32 %4, %5
-          JE bb.2
-        bb.1:
-          %1 = COPY %4
-          %1 = SUB32 %1, %5
-          %6 = MOV32 9
-          %3 = COPY %6
-          CMP32 %4, %5
-          %3 = CMOVL32 %3, %1
-          $rax = COPY %3
-          RET $rax
-        bb.2:
-          %7 = MOV32 5
-          $rax = COPY %7
-          RET $rax
-    "#]],
+            name: not_first
+            bb.0:  ; succ bb.1, bb.2
+              %4 = COPY $rdi
+              %5 = COPY $rsi
+              %1 = COPY %4
+              %1 = SUB32 %1, %5
+              JE bb.2
+            bb.1:
+              %6 = MOV32 9
+              %3 = COPY %6
+              CMP32 %4, %5
+              %3 = CMOVL32 %3, %1
+              $rax = COPY %3
+              RET $rax
+            bb.2:
+              %7 = MOV32 5
+              $rax = COPY %7
+              RET $rax
+        "#]],
     );
 }
 

@@ -283,6 +283,10 @@ struct Selector<'a> {
     /// Compares that read their predecessor's flags (see [`flags`]), with
     /// whether they read the operands swapped.
     reused_flags: HashMap<InstId, bool>,
+    /// Compares selected as the `sub` their branch's successor opens with,
+    /// and those `sub`s (see [`flags`]).
+    flag_setting_subs: HashMap<InstId, InstId>,
+    subs_selected_early: std::collections::HashSet<InstId>,
     /// Edge blocks made for critical edges (pred, succ) → MIR block.
     edge_blocks: HashMap<(u32, u32), MBlock>,
     /// Edge blocks in creation order, with the block they leave.
@@ -341,6 +345,8 @@ impl<'a> Selector<'a> {
             inst_block: vec![u32::MAX; f.insts.len()],
             succs: ir::cfg::successors(f),
             reused_flags: HashMap::new(),
+            flag_setting_subs: HashMap::new(),
+            subs_selected_early: std::collections::HashSet::new(),
             edge_blocks: HashMap::new(),
             edge_order: Vec::new(),
             current: MBlock(0),
@@ -586,6 +592,8 @@ impl<'a> Selector<'a> {
             let counts = count_uses(f, &self.reused_flags);
             self.classify_folded_loads(&counts.uses, &counts.user);
         }
+        self.flag_setting_subs = self.classify_flag_setting_subs().into_iter().collect();
+        self.subs_selected_early = self.flag_setting_subs.values().copied().collect();
         self.classify_fp80_copies(&uses);
         // Allocas become stack slots (entry or not: the frame is fixed).
         for block in &f.blocks {
@@ -744,7 +752,7 @@ impl<'a> Selector<'a> {
             return self.lower_stack_alloca(id);
         }
         match self.lowering[id.0 as usize] {
-            Lowering::Normal => {}
+            Lowering::Normal if !self.subs_selected_early.contains(&id) => {}
             _ => return Ok(()),
         }
         // Aggregates with vector members are selected leaf by leaf.
