@@ -2,6 +2,8 @@
 //! operands its only predecessor's branch compared reads the flags that
 //! branch left (so a load the two compares share folds into the first),
 //! a block's opening `sub` of them is the branch's compare,
+//! (beside them: a GEP used only as addresses and as the base of constant
+//! offsets folds into each address),
 //! `icmp (and a, b), 0` is `test a, b`, and a shift count's mask that the
 //! hardware applies anyway is dropped. The hand-written module below has
 //! each shape with loads of several widths, a constant on the left, the
@@ -97,6 +99,26 @@ less:
   ret i64 %neg
 near:
   ret i64 -1
+}
+
+define i32 @window(ptr %w, i32 %cur, i32 %best) {
+entry:
+  %c = zext i32 %cur to i64
+  %m = getelementptr inbounds i8, ptr %w, i64 %c
+  %b = sext i32 %best to i64
+  %at = getelementptr inbounds i8, ptr %m, i64 %b
+  %x = load i8, ptr %at, align 1
+  %before = getelementptr i8, ptr %at, i64 -1
+  %y = load i8, ptr %before, align 1
+  %first = load i8, ptr %m, align 1
+  %xw = zext i8 %x to i32
+  %yw = zext i8 %y to i32
+  %fw = zext i8 %first to i32
+  %s = shl i32 %xw, 16
+  %t = shl i32 %yw, 8
+  %u = or i32 %s, %t
+  %r = or i32 %u, %fw
+  ret i32 %r
 }
 
 define i32 @two_preds(i32 %x, i32 %y, i1 %f) {
@@ -199,6 +221,7 @@ int three_way(int *, int);
 int constant_left(long);
 int two_preds(int, int, bool);
 long distance(unsigned, unsigned, long, long);
+int window(unsigned char *, unsigned, int);
 int not_first(int, int);
 int tests(signed char, short, int, long);
 int bit_set(unsigned *, int);
@@ -222,6 +245,8 @@ int main(void) {
              and_two_uses(a, b));
     }
     unsigned bits[4] = {0x80000001u, 0, 0xffffffffu, 0x10};
+    unsigned char text[16] = "abcdefghijklmno";
+    printf("\n%x", window(text, (unsigned)(vals[i] & 7), (int)(vals[i] & 7) + 1));
     printf("\n%d %d", constant_left(vals[i]), bit_set(bits, (int)(vals[i] & 127)));
     printf("\n");
   }
@@ -517,6 +542,42 @@ fn an_and_compared_with_zero_is_a_test() {
           CMP32 %0, 0
           %2 = CMOVE32 %2, %5
           $rax = COPY %2
+          RET $rax
+    "#]],
+    );
+}
+
+/// `p = w + cur` read at `p`, `q = p + best` and `q - 1`: the loads of `q`
+/// and `q - 1` read `[p + best + disp]`, no `lea` keeps `q` in a register
+/// (`p`, the base of a variable offset, keeps its `lea`, as in llc-19).
+#[test]
+fn an_address_base_folds_into_its_users() {
+    check(
+        "window",
+        expect_test::expect![[r#"
+        name: window
+        bb.0:
+          %15 = COPY $rdi
+          %16 = COPY $rsi
+          %17 = COPY $rdx
+          %0 = MOVZX64_32 %16
+          %1 = LEA [%15 + %0*1]
+          %2 = MOVSX64_32 %17
+          %4 = MOVZX32_8 [%1 + %2*1]
+          %6 = MOVZX32_8 [%1 + %2*1 - 1]
+          %7 = MOVZX32_8 [%1]
+          %8 = COPY %4
+          %9 = COPY %6
+          %10 = COPY %7
+          %11 = COPY %8
+          %11 = SHL32 %11, 16
+          %12 = COPY %9
+          %12 = SHL32 %12, 8
+          %13 = COPY %11
+          %13 = OR32 %13, %12
+          %14 = COPY %13
+          %14 = OR32 %14, %10
+          $rax = COPY %14
           RET $rax
     "#]],
     );

@@ -14,9 +14,10 @@
 //! that look at them (comparisons of odd widths, division, right shifts,
 //! extensions, `signext`/`zeroext` arguments and returns, `i1` stores)
 //! extend first. Constants, allocas, and addresses computed by GEPs whose
-//! only users are loads and stores are not given registers: they are folded
-//! into the instructions that use them (immediates, `[slot + disp]`,
-//! `[base + index*scale + disp]`).
+//! only users are loads and stores (or, with at most one 64-bit variable
+//! index, also constant-offset GEPs folded in turn) are not given registers:
+//! they are folded into the instructions that use them (immediates, `[slot +
+//! disp]`, `[base + index*scale + disp]`).
 //!
 //! Control flow: MIR block `i` is IR block `i`; critical edges into blocks
 //! with phis get a new block each, appended after the IR blocks. Phis are
@@ -581,6 +582,7 @@ impl<'a> Selector<'a> {
                 }
             }
         }
+        self.classify_address_bases(&uses);
         self.classify_branch_logic(&uses, &user);
         self.classify_absorbed(&uses, &user);
         self.reused_flags = self.classify_reused_flags().into_iter().collect();
@@ -622,6 +624,62 @@ impl<'a> Selector<'a> {
                         StackSlotKind::Alloca,
                     );
                     self.lowering[id.0 as usize] = Lowering::Slot(slot);
+                }
+            }
+        }
+    }
+
+    /// Folds a GEP whose every use is a load or store address or the base
+    /// of a folded GEP with constant indices (`p = base + i; load p; load
+    /// p - 1`): each use reads `[base + i + disp]`, as LLVM's selection
+    /// sinks address arithmetic into its users, so no `lea` keeps `p` in a
+    /// register. Only a GEP with at most one variable index, of 64 bits
+    /// (no extension repeated per use), qualifies.
+    fn classify_address_bases(&mut self, uses: &[u32]) {
+        let f = self.f;
+        let mut foldable = vec![0u32; f.insts.len()];
+        for block in &f.blocks {
+            for &id in &block.insts {
+                match &f.inst(id).kind {
+                    InstKind::Load {
+                        ptr: Value::Inst(g),
+                        ..
+                    }
+                    | InstKind::Store {
+                        ptr: Value::Inst(g),
+                        ..
+                    } => foldable[g.0 as usize] += 1,
+                    InstKind::Gep {
+                        base: Value::Inst(g),
+                        indices,
+                        ..
+                    } if self.lowering[id.0 as usize] == Lowering::FoldedAddress
+                        && indices.iter().all(|x| self.const_int(x).is_some()) =>
+                    {
+                        foldable[g.0 as usize] += 1;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for block in &f.blocks {
+            for &id in &block.insts {
+                let i = id.0 as usize;
+                let InstKind::Gep { indices, .. } = &f.inst(id).kind else {
+                    continue;
+                };
+                let variable: Vec<&Value> = indices
+                    .iter()
+                    .filter(|x| self.const_int(x).is_none())
+                    .collect();
+                if self.lowering[i] == Lowering::Normal
+                    && f.inst(id).ty == Type::Ptr
+                    && uses[i] > 0
+                    && foldable[i] == uses[i]
+                    && variable.len() <= 1
+                    && variable.iter().all(|x| f.value_type(x) == Type::Int(64))
+                {
+                    self.lowering[i] = Lowering::FoldedAddress;
                 }
             }
         }
