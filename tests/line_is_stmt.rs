@@ -388,8 +388,8 @@ fn code_sunk_in_clang_o2_ir_keeps_its_line_without_is_stmt() {
         .filter(|l| l.contains("sunk.c:3:") || l.contains("sunk.c:12:"))
         .collect();
     expect![[r#"
-        .text+0xce     scaled_sum+0xce              sunk.c:3:17            
-        .text+0xd1     scaled_sum+0xd1              sunk.c:3:21            
+        .text+0xd1     scaled_sum+0xd1              sunk.c:3:17            
+        .text+0xd4     scaled_sum+0xd4              sunk.c:3:21            
         .text+0x10c    quotient_or_rest+0xc         sunk.c:12:13           "#]]
     .assert_eq(&sunk.join("\n"));
     let quotient_or_rest: Vec<&str> = listing

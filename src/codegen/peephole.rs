@@ -19,13 +19,6 @@
 //!   only restate its one predecessor's locations (LiveDebugValues put them
 //!   there), so no path sees a location it did not see before.
 //!
-//! - a `jmp` or `jcc` to a block whose only code is `jmp y` (an edge block
-//!   whose copies were coalesced, an empty IR block) jumps to `y` itself,
-//!   following such blocks up to 16 deep. That block stays where it was for
-//!   any other way in (a fall-through). It has no code, so the registers
-//!   and memory on reaching `y` are the same either way, and the debug
-//!   values at `y`'s address, which describe them, stay true.
-//!
 //! The rule: decisions read non-debug instructions only, so debug
 //! information never changes the code. A debug value between a fused copy
 //! and its `add` that names the copy's destination names its source instead
@@ -33,8 +26,8 @@
 //! jump skipped sit at the address it jumped to, as before.
 
 use super::mir::{
-    Access, Address, AddressBase, AluOp, BlockId, DbgOperand, Function, Inst, InstKind, PhysReg,
-    Reg, Rmi, Width,
+    Access, Address, AddressBase, AluOp, DbgOperand, Function, Inst, InstKind, PhysReg, Reg, Rmi,
+    Width,
 };
 
 /// Runs the rewrites over `f` (a `jmp` to the block that follows
@@ -44,37 +37,7 @@ pub fn run(f: &mut Function) {
         fuse_copy_add(&mut block.insts);
         forward_copy(&mut block.insts);
     }
-    thread_jumps(f);
     branch_over_jump_blocks(f);
-}
-
-/// Each `jmp`/`jcc` to a block of only `jmp y` jumps to `y` (see the module).
-fn thread_jumps(f: &mut Function) {
-    let only_jump: Vec<Option<BlockId>> = f
-        .blocks
-        .iter()
-        .map(|b| {
-            let mut code = b.insts.iter().filter(|i| !i.is_debug());
-            match (code.next().map(|i| &i.kind), code.next()) {
-                (Some(InstKind::Jmp { target }), None) => Some(*target),
-                _ => None,
-            }
-        })
-        .collect();
-    let resolve = |mut b: BlockId| {
-        for _ in 0..16 {
-            match only_jump[b.0 as usize] {
-                Some(next) if next != b => b = next,
-                _ => break,
-            }
-        }
-        b
-    };
-    for inst in f.blocks.iter_mut().flat_map(|b| &mut b.insts) {
-        if let InstKind::Jmp { target } | InstKind::Jcc { target, .. } = &mut inst.kind {
-            *target = resolve(*target);
-        }
-    }
 }
 
 /// `mov d, s` whose next instruction reads `d` and then overwrites all of
@@ -286,7 +249,7 @@ fn branch_over_jump_blocks(f: &mut Function) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codegen::mir::{Cond, DbgValue, Gpr, Rm};
+    use crate::codegen::mir::{BlockId, Cond, DbgValue, Gpr, Rm};
 
     fn gpr(g: Gpr) -> Reg {
         Reg::Phys(PhysReg::Gpr(g))
@@ -406,47 +369,6 @@ mod tests {
         let before = insts.clone();
         forward_copy(&mut insts);
         assert_eq!(insts, before);
-    }
-
-    #[test]
-    fn jumps_to_lone_jumps_go_to_their_targets() {
-        let mut f = Function::new("f");
-        for _ in 0..5 {
-            f.new_block();
-        }
-        f.blocks[0].insts = block(vec![
-            InstKind::Jcc {
-                cond: Cond::E,
-                target: BlockId(2),
-            },
-            InstKind::Jmp { target: BlockId(3) },
-        ]);
-        f.blocks[1].insts = block(vec![InstKind::Jmp { target: BlockId(1) }]);
-        // A debug value does not make a block hold code.
-        f.blocks[2].insts = vec![
-            Inst::new(debug_in(gpr(Gpr::Rax)), 0),
-            Inst::new(InstKind::Jmp { target: BlockId(3) }, 0),
-        ];
-        f.blocks[3].insts = block(vec![InstKind::Jmp { target: BlockId(4) }]);
-        f.blocks[4].insts = block(vec![InstKind::Ret { uses: vec![] }]);
-        thread_jumps(&mut f);
-        let jumps: Vec<InstKind> = f.blocks[0].insts.iter().map(|i| i.kind.clone()).collect();
-        assert_eq!(
-            jumps,
-            vec![
-                InstKind::Jcc {
-                    cond: Cond::E,
-                    target: BlockId(4),
-                },
-                InstKind::Jmp { target: BlockId(4) },
-            ]
-        );
-        // The skipped blocks stay; a jump to itself stays.
-        assert_eq!(f.blocks[2].insts.len(), 2);
-        assert_eq!(
-            f.blocks[1].insts[0].kind,
-            InstKind::Jmp { target: BlockId(1) }
-        );
     }
 
     #[test]
