@@ -202,7 +202,7 @@ fn no_loop_body_statement_in_is_sorteds_preheader() {
                 .text+0x72     is_sorted+0x12               sort.c:16:9            is_stmt
                 .text+0x86     is_sorted+0x26               sort.c:15:27           is_stmt
                 .text+0x8f     is_sorted+0x2f               sort.c:16:9            is_stmt
-                .text+0xac     is_sorted+0x4c               sort.c:19:1            is_stmt epilogue_begin"#]]
+                .text+0xaa     is_sorted+0x4a               sort.c:19:1            is_stmt epilogue_begin"#]]
             .assert_eq(&is_sorted.join("\n"));
         }
     }
@@ -388,8 +388,8 @@ fn code_sunk_in_clang_o2_ir_keeps_its_line_without_is_stmt() {
         .filter(|l| l.contains("sunk.c:3:") || l.contains("sunk.c:12:"))
         .collect();
     expect![[r#"
-        .text+0xd2     scaled_sum+0xd2              sunk.c:3:17            
-        .text+0xd5     scaled_sum+0xd5              sunk.c:3:21            
+        .text+0xd1     scaled_sum+0xd1              sunk.c:3:17            
+        .text+0xd4     scaled_sum+0xd4              sunk.c:3:21            
         .text+0x10c    quotient_or_rest+0xc         sunk.c:12:13           "#]]
     .assert_eq(&sunk.join("\n"));
     let quotient_or_rest: Vec<&str> = listing

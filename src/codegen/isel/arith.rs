@@ -225,7 +225,7 @@ impl Selector<'_> {
                 };
                 let count = match self.const_int(rhs) {
                     Some(c) => Err((c as u64 & u64::from(width.bits() - 1)) as u8),
-                    None => Ok(self.reg(rhs)?),
+                    None => Ok(self.shift_count(rhs)?),
                 };
                 self.emit(K::Copy { dst, src: a });
                 let amount = match count {
@@ -313,6 +313,9 @@ impl Selector<'_> {
         } else {
             (pred, lhs, rhs)
         };
+        if self.compare_tested_and(lhs, rhs)? {
+            return Ok(cond_of(pred));
+        }
         let bits = self.bits_of(lhs)?;
         if let Some(flags) = self.compare_memory(pred, lhs, rhs, bits)? {
             return Ok(flags);
@@ -400,9 +403,6 @@ impl Selector<'_> {
         if let Value::Inst(id) = cond {
             if self.lowering[id.0 as usize] == Lowering::FusedCompare {
                 let icmp = self.f.inst(*id);
-                let InstKind::ICmp { pred, lhs, rhs } = &icmp.kind else {
-                    return Err(self.error("internal: fused value is not a compare".into()));
-                };
                 let user_loc = self.loc;
                 if icmp
                     .dbg
@@ -410,7 +410,7 @@ impl Selector<'_> {
                 {
                     self.loc = mir_loc(icmp.dbg);
                 }
-                let flags = self.compare(*pred, lhs, rhs);
+                let flags = self.compare_inst(*id);
                 self.loc = user_loc;
                 return flags;
             }

@@ -12,7 +12,9 @@
 //! place the compare is emitted (the compare itself, or the branch or
 //! select it is fused into) emits no code there either: compares fused
 //! into the same user, the `and`/`or` of a branch chain, other folded
-//! loads, GEPs folded into addresses. So the folded read sees the memory
+//! loads, GEPs folded into addresses, absorbed `and`s. A use by a compare
+//! that reads its predecessor's flags (see [`flags`]) reads no register and
+//! is not counted. So the folded read sees the memory
 //! the load would have seen (nothing between writes memory), and no code
 //! moves across another instruction's code, so the line table keeps its
 //! order (a load moved past an address computation would let a later
@@ -117,6 +119,7 @@ impl Selector<'_> {
                     | Lowering::BranchLogic
                     | Lowering::FoldedLoad
                     | Lowering::FoldedAddress
+                    | Lowering::Absorbed
             )
         });
         quiet.then_some(*load)

@@ -14,9 +14,10 @@
 //! that look at them (comparisons of odd widths, division, right shifts,
 //! extensions, `signext`/`zeroext` arguments and returns, `i1` stores)
 //! extend first. Constants, allocas, and addresses computed by GEPs whose
-//! only users are loads and stores are not given registers: they are folded
-//! into the instructions that use them (immediates, `[slot + disp]`,
-//! `[base + index*scale + disp]`).
+//! only users are loads and stores (or, with at most one 64-bit variable
+//! index, also constant-offset GEPs folded in turn) are not given registers:
+//! they are folded into the instructions that use them (immediates, `[slot +
+//! disp]`, `[base + index*scale + disp]`).
 //!
 //! Control flow: MIR block `i` is IR block `i`; critical edges into blocks
 //! with phis get a new block each, appended after the IR blocks. Phis are
@@ -45,6 +46,7 @@
 //! copied out at entry before any debug value names it; anything this
 //! selector does not support is a [`Diagnostic`] naming it, never a panic.
 
+mod absorb;
 mod aggregate;
 mod arith;
 mod asm;
@@ -54,6 +56,7 @@ mod calls;
 mod control;
 mod data;
 pub mod debug;
+mod flags;
 mod fold;
 mod fp;
 mod intrinsics;
@@ -193,6 +196,53 @@ fn exact_width(bits: u32) -> Option<Width> {
     }
 }
 
+/// What [`count_uses`] finds per instruction.
+struct UseCounts {
+    /// The number of non-debug uses.
+    uses: Vec<u32>,
+    /// Every use is a load or store address.
+    address_only: Vec<bool>,
+    /// The user, if there is exactly one.
+    user: Vec<Option<InstId>>,
+}
+
+/// Counts the uses of every instruction of `f`; the instructions in `skip`
+/// count as no instruction's user.
+fn count_uses(f: &ir::Function, skip: &HashMap<InstId, bool>) -> UseCounts {
+    let n = f.insts.len();
+    let mut uses = vec![0u32; n];
+    let mut address_only = vec![true; n];
+    let mut user = vec![None; n];
+    for block in &f.blocks {
+        for &id in block.insts.iter().filter(|id| !skip.contains_key(id)) {
+            let inst = f.inst(id);
+            let ptr_operand = match &inst.kind {
+                InstKind::Load { ptr, .. } | InstKind::Store { ptr, .. } => Some(ptr),
+                _ => None,
+            };
+            let operands = inst.operands();
+            for (i, op) in operands.iter().enumerate() {
+                if let Value::Inst(d) = op {
+                    let d = d.0 as usize;
+                    uses[d] += 1;
+                    user[d] = Some(id);
+                    // A store's value operand comes first; its address last.
+                    let is_address = ptr_operand.is_some_and(|p| std::ptr::eq(*op, p))
+                        && (i == operands.len() - 1);
+                    if !is_address {
+                        address_only[d] = false;
+                    }
+                }
+            }
+        }
+    }
+    UseCounts {
+        uses,
+        address_only,
+        user,
+    }
+}
+
 /// How an instruction's result is produced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Lowering {
@@ -209,6 +259,9 @@ enum Lowering {
     FoldedLoad,
     /// A GEP folded into the addresses of the loads and stores using it.
     FoldedAddress,
+    /// An `and` whose only user reads its operands instead: a compare
+    /// with zero as `test`, a shift as its count (see [`absorb`]).
+    Absorbed,
     /// An alloca: a stack slot, used as an address operand.
     Slot(StackSlotId),
     /// A load of an `x86_fp80` whose only users are stores of it before
@@ -232,6 +285,13 @@ struct Selector<'a> {
     inst_block: Vec<u32>,
     /// Distinct successors of each IR block.
     succs: Vec<Vec<ir::BlockId>>,
+    /// Compares that read their predecessor's flags (see [`flags`]), with
+    /// whether they read the operands swapped.
+    reused_flags: HashMap<InstId, bool>,
+    /// Compares selected as the `sub` their branch's successor opens with,
+    /// and those `sub`s (see [`flags`]).
+    flag_setting_subs: HashMap<InstId, InstId>,
+    subs_selected_early: std::collections::HashSet<InstId>,
     /// Edge blocks made for critical edges (pred, succ) → MIR block.
     edge_blocks: HashMap<(u32, u32), MBlock>,
     /// Edge blocks in creation order, with the block they leave.
@@ -289,6 +349,9 @@ impl<'a> Selector<'a> {
             lowering: vec![Lowering::Normal; f.insts.len()],
             inst_block: vec![u32::MAX; f.insts.len()],
             succs: ir::cfg::successors(f),
+            reused_flags: HashMap::new(),
+            flag_setting_subs: HashMap::new(),
+            subs_selected_early: std::collections::HashSet::new(),
             edge_blocks: HashMap::new(),
             edge_order: Vec::new(),
             current: MBlock(0),
@@ -484,35 +547,11 @@ impl<'a> Selector<'a> {
     /// from their non-debug uses only (so debug info never changes code).
     fn classify(&mut self) {
         let f = self.f;
-        // Per instruction: (number of uses, all uses are load/store addresses,
-        // the single user if exactly one).
-        let n = f.insts.len();
-        let mut uses = vec![0u32; n];
-        let mut address_only = vec![true; n];
-        let mut user = vec![None; n];
-        for block in &f.blocks {
-            for &id in &block.insts {
-                let inst = f.inst(id);
-                let ptr_operand = match &inst.kind {
-                    InstKind::Load { ptr, .. } | InstKind::Store { ptr, .. } => Some(ptr),
-                    _ => None,
-                };
-                let operands = inst.operands();
-                for (i, op) in operands.iter().enumerate() {
-                    if let Value::Inst(d) = op {
-                        let d = d.0 as usize;
-                        uses[d] += 1;
-                        user[d] = Some(id);
-                        // A store's value operand comes first; its address last.
-                        let is_address = ptr_operand.is_some_and(|p| std::ptr::eq(*op, p))
-                            && (i == operands.len() - 1);
-                        if !is_address {
-                            address_only[d] = false;
-                        }
-                    }
-                }
-            }
-        }
+        let UseCounts {
+            uses,
+            address_only,
+            user,
+        } = count_uses(f, &HashMap::new());
         for block in &f.blocks {
             for &id in &block.insts {
                 let i = id.0 as usize;
@@ -547,8 +586,20 @@ impl<'a> Selector<'a> {
                 }
             }
         }
+        self.classify_address_bases(&uses);
         self.classify_branch_logic(&uses, &user);
-        self.classify_folded_loads(&uses, &user);
+        self.classify_absorbed(&uses, &user);
+        self.reused_flags = self.classify_reused_flags().into_iter().collect();
+        if self.reused_flags.is_empty() {
+            self.classify_folded_loads(&uses, &user);
+        } else {
+            // A compare reading flags reads no operand: a load it shares
+            // with the compare that set them may still be folded there.
+            let counts = count_uses(f, &self.reused_flags);
+            self.classify_folded_loads(&counts.uses, &counts.user);
+        }
+        self.flag_setting_subs = self.classify_flag_setting_subs().into_iter().collect();
+        self.subs_selected_early = self.flag_setting_subs.values().copied().collect();
         self.classify_fp80_copies(&uses);
         // Allocas become stack slots (entry or not: the frame is fixed).
         for block in &f.blocks {
@@ -582,6 +633,62 @@ impl<'a> Selector<'a> {
         }
     }
 
+    /// Folds a GEP whose every use is a load or store address or the base
+    /// of a folded GEP with constant indices (`p = base + i; load p; load
+    /// p - 1`): each use reads `[base + i + disp]`, as LLVM's selection
+    /// sinks address arithmetic into its users, so no `lea` keeps `p` in a
+    /// register. Only a GEP with at most one variable index, of 64 bits
+    /// (no extension repeated per use), qualifies.
+    fn classify_address_bases(&mut self, uses: &[u32]) {
+        let f = self.f;
+        let mut foldable = vec![0u32; f.insts.len()];
+        for block in &f.blocks {
+            for &id in &block.insts {
+                match &f.inst(id).kind {
+                    InstKind::Load {
+                        ptr: Value::Inst(g),
+                        ..
+                    }
+                    | InstKind::Store {
+                        ptr: Value::Inst(g),
+                        ..
+                    } => foldable[g.0 as usize] += 1,
+                    InstKind::Gep {
+                        base: Value::Inst(g),
+                        indices,
+                        ..
+                    } if self.lowering[id.0 as usize] == Lowering::FoldedAddress
+                        && indices.iter().all(|x| self.const_int(x).is_some()) =>
+                    {
+                        foldable[g.0 as usize] += 1;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for block in &f.blocks {
+            for &id in &block.insts {
+                let i = id.0 as usize;
+                let InstKind::Gep { indices, .. } = &f.inst(id).kind else {
+                    continue;
+                };
+                let variable: Vec<&Value> = indices
+                    .iter()
+                    .filter(|x| self.const_int(x).is_none())
+                    .collect();
+                if self.lowering[i] == Lowering::Normal
+                    && f.inst(id).ty == Type::Ptr
+                    && uses[i] > 0
+                    && foldable[i] == uses[i]
+                    && variable.len() <= 1
+                    && variable.iter().all(|x| f.value_type(x) == Type::Int(64))
+                {
+                    self.lowering[i] = Lowering::FoldedAddress;
+                }
+            }
+        }
+    }
+
     // ---- operands -------------------------------------------------------
 
     /// The constant integer value of a value, if it is one (null is 0).
@@ -602,6 +709,7 @@ impl<'a> Selector<'a> {
                     .ok_or_else(|| self.error("use of a value without a register".into())),
                 Lowering::FusedCompare
                 | Lowering::BranchLogic
+                | Lowering::Absorbed
                 | Lowering::FoldedLoad
                 | Lowering::Fp80Copy => {
                     Err(self.error("internal: a fused value used as a register".into()))
@@ -706,7 +814,7 @@ impl<'a> Selector<'a> {
             return self.lower_stack_alloca(id);
         }
         match self.lowering[id.0 as usize] {
-            Lowering::Normal => {}
+            Lowering::Normal if !self.subs_selected_early.contains(&id) => {}
             _ => return Ok(()),
         }
         // Aggregates with vector members are selected leaf by leaf.
@@ -725,14 +833,14 @@ impl<'a> Selector<'a> {
         }
         match &inst.kind {
             InstKind::Binary { op, lhs, rhs, .. } => self.lower_binary(id, *op, lhs, rhs),
-            InstKind::ICmp { pred, lhs, rhs } => {
+            InstKind::ICmp { .. } => {
                 let dst = self.dst(id)?;
                 self.emit(K::MovImm {
                     dst,
                     imm: 0,
                     width: Width::W32,
                 });
-                let cond = self.compare(*pred, lhs, rhs)?;
+                let cond = self.compare_inst(id)?;
                 self.emit(K::Setcc { cond, dst });
                 Ok(())
             }

@@ -39,6 +39,7 @@ impl Selector<'_> {
                 Lowering::Slot(slot) => (DbgOperand::StackSlot(slot), Vec::new()),
                 Lowering::FusedCompare
                 | Lowering::BranchLogic
+                | Lowering::Absorbed
                 | Lowering::FoldedLoad
                 | Lowering::Fp80Copy => (DbgOperand::NoReg, Vec::new()),
                 Lowering::FoldedAddress => self.salvage_gep(*id),
