@@ -98,6 +98,7 @@ pub fn compile_module(
             selected.mir,
             &FinishOptions {
                 function_index: object.functions.len(),
+                frame_pointer: frame::FramePointer::of(module, f),
             },
         )
         .map_err(|e| Diagnostic {

@@ -78,8 +78,9 @@ use std::fmt;
 /// What allocation did, for frame lowering and statistics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Allocation {
-    /// Callee-saved registers written by the function (rbp excluded): the
-    /// prologue saves them and the epilogue restores them.
+    /// Callee-saved registers written by the function (rbp only when it is
+    /// not the frame pointer): the prologue saves them and the epilogue
+    /// restores them.
     pub callee_saved_used: GprSet,
     /// Virtual registers spilled to the stack.
     pub spilled: usize,
@@ -273,8 +274,8 @@ fn scan(f: &Function, live: &Liveness, unspillable: &[bool]) -> Result<ScanOutco
         .collect();
     let mut assignment: Vec<Option<PhysReg>> = vec![None; n];
     let mut spilled = vec![false; n];
-    let general_order = allocation_order(RegClass::General);
-    let xmm_order = allocation_order(RegClass::Xmm);
+    let general_order = allocation_order(RegClass::General, f.omits_frame_pointer);
+    let xmm_order = allocation_order(RegClass::Xmm, f.omits_frame_pointer);
     let callee_saved = |p: PhysReg| p.gpr().is_some_and(|g| CALLEE_SAVED.contains(g));
     for &vreg in &order {
         let mine = &ranges[vreg as usize];
@@ -830,7 +831,8 @@ fn describe_by_register(insts: &mut [Inst], slot: StackSlotId, stored: Gpr) {
     }
 }
 
-/// Callee-saved registers (other than rbp) the code writes.
+/// Callee-saved registers the code writes (rbp only where it is not the
+/// frame pointer).
 fn callee_saved_written(f: &Function) -> GprSet {
     let mut used = GprSet::EMPTY;
     for inst in f.blocks.iter().flat_map(|b| &b.insts) {
@@ -841,7 +843,12 @@ fn callee_saved_written(f: &Function) -> GprSet {
         });
         used = GprSet(used.0 | inst.kind.implicit_defs().gprs().0);
     }
-    GprSet(used.0 & CALLEE_SAVED.0 & !GprSet::of(&[Gpr::Rbp]).0)
+    let saved = if f.omits_frame_pointer {
+        CALLEE_SAVED
+    } else {
+        GprSet(CALLEE_SAVED.0 & !GprSet::of(&[Gpr::Rbp]).0)
+    };
+    GprSet(used.0 & saved.0)
 }
 
 /// Rewrites every instruction that touches a spilled register.
