@@ -67,6 +67,7 @@
 //! range; rounds are few (spill temporaries are tiny and never spill).
 
 use super::liveness::{self, intersects, DebugPosition, Liveness, Range};
+use super::loop_depth;
 use super::mir::{
     Access, Address, AddressBase, BlockId, DbgOperand, FpSize, Function, Gpr, GprSet, Inst,
     InstKind, PhysReg, Reg, RegClass, Ri, Rm, Rmi, StackSlotId, StackSlotKind, VReg, Width,
@@ -385,28 +386,18 @@ fn scan(f: &Function, live: &Liveness, unspillable: &[bool]) -> Result<ScanOutco
 }
 
 /// How often each block is taken to run relative to straight-line code: 8
-/// per enclosing loop (up to 4 levels). A loop is approximated in layout
-/// order: a branch from block `c` back to block `a <= c` encloses blocks
-/// `a..=c`.
+/// per enclosing natural loop ([`loop_depth::loop_depths`]), up to
+/// [`MAX_WEIGHTED_DEPTH`] levels.
 fn block_weights(f: &Function) -> Vec<u64> {
-    let n = f.blocks.len();
-    let mut delta = vec![0i64; n + 1];
-    for c in 0..n {
-        for a in f.successors(BlockId(c as u32)) {
-            if (a.0 as usize) <= c {
-                delta[a.0 as usize] += 1;
-                delta[c + 1] -= 1;
-            }
-        }
-    }
-    let mut depth = 0i64;
-    (0..n)
-        .map(|b| {
-            depth += delta[b];
-            8u64.pow(depth.clamp(0, 4) as u32)
-        })
+    loop_depth::loop_depths(f)
+        .into_iter()
+        .map(|depth| 8u64.pow(depth.min(MAX_WEIGHTED_DEPTH)))
         .collect()
 }
+
+/// Loop depth beyond which a block weighs no more (8^6 per access keeps
+/// every sum of weights far from overflowing).
+const MAX_WEIGHTED_DEPTH: u32 = 6;
 
 /// For each virtual register, how much its uses and definitions cost if it
 /// lived in memory: 1 per access, times its block's [`block_weights`].
