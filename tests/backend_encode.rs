@@ -11,7 +11,14 @@ use dwarfsmith::x86::disasm::disassemble;
 use expect_test::{expect, Expect};
 
 fn finish(f: Function) -> FinishedFunction {
-    finish_function(f, &FinishOptions { function_index: 0 }).expect("finishes")
+    finish_function(
+        f,
+        &FinishOptions {
+            function_index: 0,
+            ..FinishOptions::default()
+        },
+    )
+    .expect("finishes")
 }
 
 /// The one caller of the API under test: code, relocations, CFI.

@@ -6,6 +6,7 @@
 mod backend_mir;
 mod support;
 
+use dwarfsmith::codegen::frame::FramePointer;
 use dwarfsmith::codegen::mir::{DbgOperand, InstKind};
 use dwarfsmith::codegen::pipeline::{finish_function, FinishOptions};
 use dwarfsmith_emit::model::{DataObject, DataSection, ObjectModel};
@@ -52,16 +53,19 @@ int main(void) {
 "#;
 
 /// Every sample finished and placed in one object, with `local_table`.
+/// How every function here is finished: without a frame pointer, so the
+/// frames are addressed from rsp and rbp is allocatable.
+fn options(function_index: usize) -> FinishOptions {
+    FinishOptions {
+        function_index,
+        frame_pointer: FramePointer::None,
+    }
+}
+
 fn build_object(dir: &Path, debug: bool) -> PathBuf {
     let mut model = ObjectModel::default();
     for (index, f) in backend_mir::all(debug).into_iter().enumerate() {
-        let done = finish_function(
-            f,
-            &FinishOptions {
-                function_index: index,
-            },
-        )
-        .expect("finishes");
+        let done = finish_function(f, &options(index)).expect("finishes");
         model.functions.push(done.to_model(true));
     }
     model.data.push(DataObject {
@@ -157,7 +161,7 @@ fn gdb_unwinds_to_main_from_every_instruction() {
     let mut stops = 0;
     for f in backend_mir::all(false) {
         let name = f.name.clone();
-        let done = finish_function(f, &FinishOptions::default()).unwrap();
+        let done = finish_function(f, &options(0)).unwrap();
         for &(offset, len) in done.inst_offsets.iter().flatten() {
             if len > 0 {
                 commands.push(format!("break *({name}+{offset})"));
@@ -204,7 +208,7 @@ fn spilled_debug_values_name_the_frame_slot_holding_the_value() {
     let dir = tempfile::tempdir().unwrap();
     let object = build_object(dir.path(), true);
     let exe = link(dir.path(), &object);
-    let done = finish_function(backend_mir::sum20(true), &FinishOptions::default()).unwrap();
+    let done = finish_function(backend_mir::sum20(true), &options(0)).unwrap();
     let mut stops: Vec<(u32, Vec<(i64, u32)>)> = Vec::new();
     for (block, offsets) in done.mir.blocks.iter().zip(&done.inst_offsets) {
         for (inst, &(offset, _)) in block.insts.iter().zip(offsets) {
@@ -229,8 +233,9 @@ fn spilled_debug_values_name_the_frame_slot_holding_the_value() {
     let mut expected = Vec::new();
     for (_, list) in &stops {
         for &(cfa_offset, value) in list {
-            // The CFA is rbp + 16 in the body of our frames.
-            commands.push(format!("print *(long *)($rbp + 16 + {cfa_offset})"));
+            // rsp stays put in the body, this far below the CFA.
+            let cfa = done.frame.rsp_below_cfa;
+            commands.push(format!("print *(long *)($rsp + {cfa} + {cfa_offset})"));
             expected.push(value);
         }
         commands.push("continue".into());

@@ -37,13 +37,12 @@ fn key_instructions_put_is_stmt_on_each_atoms_key_instruction() {
     // a second location at the same line and column is no new row.
     expect![[r#"
         address        function                     file:line:column       flags
-        .text+0x0      store_sum                    key_instructions.c:1:0 is_stmt
-        .text+0x4      store_sum+0x4                key_instructions.c:3:7 
-        .text+0x7      store_sum+0x7                key_instructions.c:2:6 is_stmt prologue_end
-        .text+0x9      store_sum+0x9                key_instructions.c:4:7 is_stmt
-        .text+0xd      store_sum+0xd                key_instructions.c:4:13 is_stmt
-        .text+0x13     store_sum+0x13               key_instructions.c:5:1 is_stmt epilogue_begin
-        .text+0x15     -                            key_instructions.c:5:1 is_stmt end_sequence
+        .text+0x0      store_sum                    key_instructions.c:3:7 
+        .text+0x3      store_sum+0x3                key_instructions.c:2:6 is_stmt prologue_end
+        .text+0x5      store_sum+0x5                key_instructions.c:4:7 is_stmt
+        .text+0x9      store_sum+0x9                key_instructions.c:4:13 is_stmt
+        .text+0xf      store_sum+0xf                key_instructions.c:5:1 is_stmt epilogue_begin
+        .text+0x10     -                            key_instructions.c:5:1 is_stmt end_sequence
     "#]]
     .assert_eq(&lines_of(&compile(
         &text,
@@ -56,13 +55,12 @@ fn key_instructions_put_is_stmt_on_each_atoms_key_instruction() {
     assert_ne!(plain, text);
     expect![[r#"
         address        function                     file:line:column       flags
-        .text+0x0      store_sum                    key_instructions.c:1:0 is_stmt
-        .text+0x4      store_sum+0x4                key_instructions.c:3:7 is_stmt prologue_end
-        .text+0x7      store_sum+0x7                key_instructions.c:2:6 is_stmt
-        .text+0x9      store_sum+0x9                key_instructions.c:4:7 is_stmt
-        .text+0xd      store_sum+0xd                key_instructions.c:4:13 is_stmt
-        .text+0x13     store_sum+0x13               key_instructions.c:5:1 is_stmt epilogue_begin
-        .text+0x15     -                            key_instructions.c:5:1 is_stmt end_sequence
+        .text+0x0      store_sum                    key_instructions.c:3:7 is_stmt prologue_end
+        .text+0x3      store_sum+0x3                key_instructions.c:2:6 is_stmt
+        .text+0x5      store_sum+0x5                key_instructions.c:4:7 is_stmt
+        .text+0x9      store_sum+0x9                key_instructions.c:4:13 is_stmt
+        .text+0xf      store_sum+0xf                key_instructions.c:5:1 is_stmt epilogue_begin
+        .text+0x10     -                            key_instructions.c:5:1 is_stmt end_sequence
     "#]]
     .assert_eq(&lines_of(&compile(
         &plain,
@@ -196,13 +194,12 @@ fn no_loop_body_statement_in_is_sorteds_preheader() {
         // only line-0 rows: none of line 16 with is_stmt outside the loop.
         if input == "sort.O2.ll" {
             expect![[r#"
-                .text+0x60     is_sorted                    sort.c:14:0            is_stmt
-                .text+0x64     is_sorted+0x4                sort.c:15:21           is_stmt prologue_end
-                .text+0x70     is_sorted+0x10               sort.c:15:0            is_stmt
-                .text+0x72     is_sorted+0x12               sort.c:16:9            is_stmt
-                .text+0x86     is_sorted+0x26               sort.c:15:27           is_stmt
-                .text+0x8f     is_sorted+0x2f               sort.c:16:9            is_stmt
-                .text+0xaa     is_sorted+0x4a               sort.c:19:1            is_stmt epilogue_begin"#]]
+                .text+0x60     is_sorted                    sort.c:15:21           is_stmt prologue_end
+                .text+0x6c     is_sorted+0xc                sort.c:15:0            is_stmt
+                .text+0x6e     is_sorted+0xe                sort.c:16:9            is_stmt
+                .text+0x82     is_sorted+0x22               sort.c:15:27           is_stmt
+                .text+0x8b     is_sorted+0x2b               sort.c:16:9            is_stmt
+                .text+0xa8     is_sorted+0x48               sort.c:19:1            is_stmt epilogue_begin"#]]
             .assert_eq(&is_sorted.join("\n"));
         }
     }
@@ -320,38 +317,37 @@ fn unrolled_and_inlined_lines_are_statements_on_their_first_copy() {
     let bytes = compile(&text, "inlining.O2.ll", OptLevel::O2);
     expect![[r#"
         address        function                     file:line:column       flags
-        .text+0x0      energy                       inlining.c:15:0        is_stmt
-        .text+0x4      energy+0x4                   inlining.c:17:21       is_stmt prologue_end
-        .text+0x6      energy+0x6                   inlining.c:17:3        
-        .text+0x8      energy+0x8                   inlining.c:0:0         
-        .text+0xf      energy+0xf                   inlining.c:17:21       is_stmt
-        .text+0x11     energy+0x11                  inlining.c:17:3        
-        .text+0x1d     energy+0x1d                  inlining.c:0:0         
-        .text+0x31     energy+0x31                  inlining.c:17:3        is_stmt
-        .text+0x4a     energy+0x4a                  inlining.c:17:3        is_stmt
-        .text+0x4f     energy+0x4f                  inlining.c:0:0         
-        .text+0x54     energy+0x54                  inlining.c:18:19       is_stmt
-        .text+0x58     energy+0x58                  inlining.c:10:7        is_stmt
-        .text+0x62     energy+0x62                  inlining.c:11:7        is_stmt
-        .text+0x6f     energy+0x6f                  inlining.c:4:14        is_stmt
-        .text+0x75     energy+0x75                  inlining.c:19:7        is_stmt
-        .text+0x78     energy+0x78                  inlining.c:21:3        is_stmt
-        .text+0x7b     energy+0x7b                  inlining.c:21:3        is_stmt epilogue_begin
-        .text+0x7d     energy+0x7d                  inlining.c:18:19       is_stmt
-        .text+0x81     energy+0x81                  inlining.c:10:7        is_stmt
-        .text+0x8e     energy+0x8e                  inlining.c:11:7        is_stmt
-        .text+0x9b     energy+0x9b                  inlining.c:4:14        is_stmt
-        .text+0xa2     energy+0xa2                  inlining.c:19:7        is_stmt
-        .text+0xa5     energy+0xa5                  inlining.c:17:27       is_stmt
-        .text+0xac     energy+0xac                  inlining.c:18:19       
-        .text+0xb0     energy+0xb0                  inlining.c:10:7        
-        .text+0xbc     energy+0xbc                  inlining.c:11:7        
-        .text+0xc9     energy+0xc9                  inlining.c:4:14        
-        .text+0xd0     energy+0xd0                  inlining.c:19:7        
-        .text+0xd3     energy+0xd3                  inlining.c:17:27       
-        .text+0xd7     energy+0xd7                  inlining.c:17:3        
-        .text+0xe0     energy+0xe0                  inlining.c:0:0         
-        .text+0xee     -                            inlining.c:0:0         end_sequence
+        .text+0x0      energy                       inlining.c:17:21       is_stmt prologue_end
+        .text+0x2      energy+0x2                   inlining.c:17:3        
+        .text+0x4      energy+0x4                   inlining.c:0:0         
+        .text+0xb      energy+0xb                   inlining.c:17:21       is_stmt
+        .text+0xd      energy+0xd                   inlining.c:17:3        
+        .text+0x19     energy+0x19                  inlining.c:0:0         
+        .text+0x2d     energy+0x2d                  inlining.c:17:3        is_stmt
+        .text+0x46     energy+0x46                  inlining.c:17:3        is_stmt
+        .text+0x4b     energy+0x4b                  inlining.c:0:0         
+        .text+0x50     energy+0x50                  inlining.c:18:19       is_stmt
+        .text+0x54     energy+0x54                  inlining.c:10:7        is_stmt
+        .text+0x5e     energy+0x5e                  inlining.c:11:7        is_stmt
+        .text+0x6b     energy+0x6b                  inlining.c:4:14        is_stmt
+        .text+0x71     energy+0x71                  inlining.c:19:7        is_stmt
+        .text+0x74     energy+0x74                  inlining.c:21:3        is_stmt
+        .text+0x77     energy+0x77                  inlining.c:21:3        is_stmt epilogue_begin
+        .text+0x78     energy+0x78                  inlining.c:18:19       is_stmt
+        .text+0x7c     energy+0x7c                  inlining.c:10:7        is_stmt
+        .text+0x89     energy+0x89                  inlining.c:11:7        is_stmt
+        .text+0x96     energy+0x96                  inlining.c:4:14        is_stmt
+        .text+0x9d     energy+0x9d                  inlining.c:19:7        is_stmt
+        .text+0xa0     energy+0xa0                  inlining.c:17:27       is_stmt
+        .text+0xa7     energy+0xa7                  inlining.c:18:19       
+        .text+0xab     energy+0xab                  inlining.c:10:7        
+        .text+0xb7     energy+0xb7                  inlining.c:11:7        
+        .text+0xc4     energy+0xc4                  inlining.c:4:14        
+        .text+0xcb     energy+0xcb                  inlining.c:19:7        
+        .text+0xce     energy+0xce                  inlining.c:17:27       
+        .text+0xd2     energy+0xd2                  inlining.c:17:3        
+        .text+0xdb     energy+0xdb                  inlining.c:0:0         
+        .text+0xe9     -                            inlining.c:0:0         end_sequence
     "#]]
     .assert_eq(&lines_of(&bytes));
     // The second copy still names its lines, the inlined ones included.
@@ -361,7 +357,7 @@ fn unrolled_and_inlined_lines_are_statements_on_their_first_copy() {
     let out = run(Command::new("addr2line")
         .arg("-e")
         .arg(&object)
-        .args(["0xac", "0xb0", "0xbc", "0xc9", "0xd0"]));
+        .args(["0xa8", "0xac", "0xb8", "0xc5", "0xcc"]));
     let named: Vec<String> = String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| l.rsplit(':').next().unwrap().to_string())
@@ -388,24 +384,23 @@ fn code_sunk_in_clang_o2_ir_keeps_its_line_without_is_stmt() {
         .filter(|l| l.contains("sunk.c:3:") || l.contains("sunk.c:12:"))
         .collect();
     expect![[r#"
-        .text+0xd1     scaled_sum+0xd1              sunk.c:3:17            
-        .text+0xd4     scaled_sum+0xd4              sunk.c:3:21            
-        .text+0x10c    quotient_or_rest+0xc         sunk.c:12:13           "#]]
+        .text+0xce     scaled_sum+0xce              sunk.c:3:17            
+        .text+0xd1     scaled_sum+0xd1              sunk.c:3:21            
+        .text+0x108    quotient_or_rest+0x8         sunk.c:12:13           "#]]
     .assert_eq(&sunk.join("\n"));
     let quotient_or_rest: Vec<&str> = listing
         .lines()
         .filter(|l| l.contains(" quotient_or_rest"))
         .collect();
     expect![[r#"
-        .text+0x100    quotient_or_rest             sunk.c:11:0            is_stmt
-        .text+0x104    quotient_or_rest+0x4         sunk.c:13:13           is_stmt prologue_end
-        .text+0x107    quotient_or_rest+0x7         sunk.c:14:9            is_stmt
-        .text+0x10a    quotient_or_rest+0xa         sunk.c:14:7            
-        .text+0x10c    quotient_or_rest+0xc         sunk.c:12:13           
-        .text+0x112    quotient_or_rest+0x12        sunk.c:17:14           is_stmt
-        .text+0x114    quotient_or_rest+0x14        sunk.c:17:5            
-        .text+0x117    quotient_or_rest+0x17        sunk.c:19:1            is_stmt
-        .text+0x11a    quotient_or_rest+0x1a        sunk.c:19:1            epilogue_begin"#]]
+        .text+0x100    quotient_or_rest             sunk.c:13:13           is_stmt prologue_end
+        .text+0x103    quotient_or_rest+0x3         sunk.c:14:9            is_stmt
+        .text+0x106    quotient_or_rest+0x6         sunk.c:14:7            
+        .text+0x108    quotient_or_rest+0x8         sunk.c:12:13           
+        .text+0x10e    quotient_or_rest+0xe         sunk.c:17:14           is_stmt
+        .text+0x110    quotient_or_rest+0x10        sunk.c:17:5            
+        .text+0x113    quotient_or_rest+0x13        sunk.c:19:1            is_stmt
+        .text+0x116    quotient_or_rest+0x16        sunk.c:19:1            epilogue_begin"#]]
     .assert_eq(&quotient_or_rest.join("\n"));
     let object = dir.path().join("sunk.o");
     std::fs::write(&object, &bytes).unwrap();

@@ -150,9 +150,11 @@ pub fn line_entries(
         if input.block_start {
             block_starts.push(rows.len());
         }
-        // The prologue, and unlocated code before the first located
-        // instruction (argument copies and spills), is the opening line.
-        let in_prologue = input.prologue || (!after_prologue && input.loc == 0);
+        // The prologue, and unlocated or line-0 code before the first
+        // instruction with a line (argument copies and spills, a frameless
+        // function's first jump), is the opening line, as llc's initial row.
+        let line_0 = ir_loc(input.loc).is_some_and(|id| debug.location(id).line == 0);
+        let in_prologue = input.prologue || (!after_prologue && (input.loc == 0 || line_0));
         let (loc, file, line, column) = if in_prologue {
             (None, prologue_file, prologue_line, 0)
         } else {

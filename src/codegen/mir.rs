@@ -1618,6 +1618,11 @@ pub struct Function {
     /// epilogue then restores rsp from rbp rather than by adding the frame
     /// size.
     pub moves_stack_pointer: bool,
+    /// Whether the frame is addressed from rsp with no frame pointer, so rbp
+    /// is an allocatable callee-saved register (decided by
+    /// [`super::frame::omits_frame_pointer`] before allocation; false keeps
+    /// rbp as the frame pointer).
+    pub omits_frame_pointer: bool,
     /// The constant pool, indexed by [`ConstantId`] (each entry once).
     pub constants: Vec<PoolConstant>,
 }

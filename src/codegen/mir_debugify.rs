@@ -25,6 +25,7 @@
 
 use dwarfsmith_emit::model::Op;
 
+use crate::codegen::frame::FramePointer;
 use crate::codegen::history::{self, HistoryInput};
 use crate::codegen::isel::{self, ArgType, DebugExpr, DebugTable, IselOptions, VariableKey};
 use crate::codegen::mir::{
@@ -88,7 +89,11 @@ pub fn report(module: &Module) -> Result<String, Diagnostic> {
         let mut mir = selected.mir;
         let mut table = DebugTable::default();
         let synthetics = apply(&mut mir, &mut table, &mut next_number);
-        let finished = finish_function(mir, &FinishOptions::default()).map_err(|e| Diagnostic {
+        let options = FinishOptions {
+            function_index: 0,
+            frame_pointer: FramePointer::of(module, f),
+        };
+        let finished = finish_function(mir, &options).map_err(|e| Diagnostic {
             file: String::new(),
             pos: f.pos,
             message: format!("in function '{}': {e}", f.name),

@@ -21,6 +21,7 @@ pub mod isel;
 pub mod line_table;
 pub mod live_debug_values;
 pub mod liveness;
+pub mod loop_depth;
 pub mod mir;
 pub mod mir_debugify;
 pub mod peephole;
@@ -98,6 +99,7 @@ pub fn compile_module(
             selected.mir,
             &FinishOptions {
                 function_index: object.functions.len(),
+                frame_pointer: frame::FramePointer::of(module, f),
             },
         )
         .map_err(|e| Diagnostic {

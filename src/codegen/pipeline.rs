@@ -7,7 +7,8 @@
 //! prologue and epilogues, debug values rewritten), where each of its
 //! instructions landed, the code with relocations, jump tables, and CFI.
 //!
-//! The stages, in order: [`zext::run`] (32 → 64-bit zero extensions the
+//! The stages, in order: the frame-pointer decision
+//! ([`frame::omits_frame_pointer`], which allocation needs), [`zext::run`] (32 → 64-bit zero extensions the
 //! x86 already did become copies), [`regalloc::allocate`] (liveness, linear scan,
 //! spilling, debug-value rewriting), LiveDebugValues, [`peephole::run`]
 //! (copy + add → `lea`, jumps to the fall-through block), [`frame::lower_frame`] (layout,
@@ -16,9 +17,9 @@
 //! the CFI points become byte offsets. Promise: debug instructions change
 //! nothing in `code`; every stage keeps each instruction's `loc`.
 
-use super::frame::{self, LoweredFrame};
+use super::frame::{self, FramePointer, LoweredFrame};
 use super::mir::{
-    Address, AddressBase, BlockId, FpSize, Function, Gpr, InstKind, PhysReg, Reg, StackSlotId,
+    Address, AddressBase, BlockId, FpSize, Function, InstKind, PhysReg, Reg, StackSlotId,
     StackSlotKind, Width,
 };
 use super::regalloc::{self, Allocation, RegallocError};
@@ -34,6 +35,8 @@ pub struct FinishOptions {
     /// Index of this function in the object's `functions` (jump-table
     /// relocations name it).
     pub function_index: usize,
+    /// What the function's `"frame-pointer"` attribute asks for.
+    pub frame_pointer: FramePointer,
 }
 
 /// A function ready for the object model.
@@ -129,6 +132,7 @@ pub fn finish_function(
     options: &FinishOptions,
 ) -> Result<FinishedFunction, FinishError> {
     check_preconditions(&f).map_err(FinishError::Invalid)?;
+    f.omits_frame_pointer = frame::omits_frame_pointer(&f, options.frame_pointer);
     zext::run(&mut f);
     let allocation = regalloc::allocate(&mut f).map_err(FinishError::Regalloc)?;
     crate::codegen::live_debug_values::run(&mut f);
@@ -187,8 +191,9 @@ fn check_preconditions(f: &Function) -> Result<(), String> {
 }
 
 /// The stores into spill slots of a frame-lowered function: 64-bit stores
-/// (`mov` or `movsd`) at a spill slot's rbp-relative address (only spill
-/// code writes there).
+/// (`mov` or `movsd`) at a spill slot's frame address (rbp- or
+/// rsp-relative, [`LoweredFrame::slot_address`]; only spill code writes
+/// there).
 fn spill_stores(f: &Function, frame: &LoweredFrame) -> Vec<(usize, usize, StackSlotId)> {
     let by_disp: HashMap<i64, StackSlotId> = f
         .stack_slots
@@ -197,10 +202,10 @@ fn spill_stores(f: &Function, frame: &LoweredFrame) -> Vec<(usize, usize, StackS
         .filter(|(_, slot)| slot.kind == StackSlotKind::Spill)
         .map(|(i, _)| {
             let id = StackSlotId(i as u32);
-            (frame.slot_rbp_offset(id), id)
+            (frame.slot_address(id).1, id)
         })
         .collect();
-    let rbp = Reg::Phys(PhysReg::Gpr(Gpr::Rbp));
+    let frame_base = Reg::Phys(PhysReg::Gpr(frame.base()));
     let mut out = Vec::new();
     for (b, block) in f.blocks.iter().enumerate() {
         for (i, inst) in block.insts.iter().enumerate() {
@@ -223,7 +228,7 @@ fn spill_stores(f: &Function, frame: &LoweredFrame) -> Vec<(usize, usize, StackS
                 disp,
             } = addr
             {
-                if *base == rbp {
+                if *base == frame_base {
                     if let Some(&slot) = by_disp.get(&i64::from(*disp)) {
                         out.push((b, i, slot));
                     }

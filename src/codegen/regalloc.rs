@@ -67,6 +67,7 @@
 //! range; rounds are few (spill temporaries are tiny and never spill).
 
 use super::liveness::{self, intersects, DebugPosition, Liveness, Range};
+use super::loop_depth;
 use super::mir::{
     Access, Address, AddressBase, BlockId, DbgOperand, FpSize, Function, Gpr, GprSet, Inst,
     InstKind, PhysReg, Reg, RegClass, Ri, Rm, Rmi, StackSlotId, StackSlotKind, VReg, Width,
@@ -78,8 +79,9 @@ use std::fmt;
 /// What allocation did, for frame lowering and statistics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Allocation {
-    /// Callee-saved registers written by the function (rbp excluded): the
-    /// prologue saves them and the epilogue restores them.
+    /// Callee-saved registers written by the function (rbp only when it is
+    /// not the frame pointer): the prologue saves them and the epilogue
+    /// restores them.
     pub callee_saved_used: GprSet,
     /// Virtual registers spilled to the stack.
     pub spilled: usize,
@@ -273,8 +275,8 @@ fn scan(f: &Function, live: &Liveness, unspillable: &[bool]) -> Result<ScanOutco
         .collect();
     let mut assignment: Vec<Option<PhysReg>> = vec![None; n];
     let mut spilled = vec![false; n];
-    let general_order = allocation_order(RegClass::General);
-    let xmm_order = allocation_order(RegClass::Xmm);
+    let general_order = allocation_order(RegClass::General, f.omits_frame_pointer);
+    let xmm_order = allocation_order(RegClass::Xmm, f.omits_frame_pointer);
     let callee_saved = |p: PhysReg| p.gpr().is_some_and(|g| CALLEE_SAVED.contains(g));
     for &vreg in &order {
         let mine = &ranges[vreg as usize];
@@ -384,28 +386,18 @@ fn scan(f: &Function, live: &Liveness, unspillable: &[bool]) -> Result<ScanOutco
 }
 
 /// How often each block is taken to run relative to straight-line code: 8
-/// per enclosing loop (up to 4 levels). A loop is approximated in layout
-/// order: a branch from block `c` back to block `a <= c` encloses blocks
-/// `a..=c`.
+/// per enclosing natural loop ([`loop_depth::loop_depths`]), up to
+/// [`MAX_WEIGHTED_DEPTH`] levels.
 fn block_weights(f: &Function) -> Vec<u64> {
-    let n = f.blocks.len();
-    let mut delta = vec![0i64; n + 1];
-    for c in 0..n {
-        for a in f.successors(BlockId(c as u32)) {
-            if (a.0 as usize) <= c {
-                delta[a.0 as usize] += 1;
-                delta[c + 1] -= 1;
-            }
-        }
-    }
-    let mut depth = 0i64;
-    (0..n)
-        .map(|b| {
-            depth += delta[b];
-            8u64.pow(depth.clamp(0, 4) as u32)
-        })
+    loop_depth::loop_depths(f)
+        .into_iter()
+        .map(|depth| 8u64.pow(depth.min(MAX_WEIGHTED_DEPTH)))
         .collect()
 }
+
+/// Loop depth beyond which a block weighs no more (8^6 per access keeps
+/// every sum of weights far from overflowing).
+const MAX_WEIGHTED_DEPTH: u32 = 6;
 
 /// For each virtual register, how much its uses and definitions cost if it
 /// lived in memory: 1 per access, times its block's [`block_weights`].
@@ -830,7 +822,8 @@ fn describe_by_register(insts: &mut [Inst], slot: StackSlotId, stored: Gpr) {
     }
 }
 
-/// Callee-saved registers (other than rbp) the code writes.
+/// Callee-saved registers the code writes (rbp only where it is not the
+/// frame pointer).
 fn callee_saved_written(f: &Function) -> GprSet {
     let mut used = GprSet::EMPTY;
     for inst in f.blocks.iter().flat_map(|b| &b.insts) {
@@ -841,7 +834,12 @@ fn callee_saved_written(f: &Function) -> GprSet {
         });
         used = GprSet(used.0 | inst.kind.implicit_defs().gprs().0);
     }
-    GprSet(used.0 & CALLEE_SAVED.0 & !GprSet::of(&[Gpr::Rbp]).0)
+    let saved = if f.omits_frame_pointer {
+        CALLEE_SAVED
+    } else {
+        GprSet(CALLEE_SAVED.0 & !GprSet::of(&[Gpr::Rbp]).0)
+    };
+    GprSet(used.0 & saved.0)
 }
 
 /// Rewrites every instruction that touches a spilled register.

@@ -70,7 +70,8 @@ pub const CALLER_SAVED: RegSet = RegSet(RegSet::from_gprs(CALLER_SAVED_GPRS).0 |
 
 /// The order in which the register allocator tries registers: caller-saved
 /// first (free to use), then callee-saved (each costs a save and restore).
-/// rsp and rbp (the frame pointer) are never allocated.
+/// rsp is never allocated, nor rbp where it is the frame pointer (else it
+/// comes last, as [`allocation_order`] says).
 pub const ALLOCATION_ORDER: [Gpr; 14] = [
     Gpr::Rax,
     Gpr::Rcx,
@@ -93,10 +94,16 @@ pub const ALLOCATION_ORDER: [Gpr; 14] = [
 pub const XMM_ALLOCATION_ORDER: [Xmm; 16] = Xmm::ALL;
 
 /// The registers the allocator may give a value of `class`, in the order
-/// it tries them.
-pub fn allocation_order(class: RegClass) -> Vec<super::PhysReg> {
+/// it tries them: [`ALLOCATION_ORDER`], then rbp when the function has no
+/// frame pointer (`rbp_free`).
+pub fn allocation_order(class: RegClass, rbp_free: bool) -> Vec<super::PhysReg> {
     match class {
-        RegClass::General => ALLOCATION_ORDER.iter().map(|&g| g.into()).collect(),
+        RegClass::General => ALLOCATION_ORDER
+            .iter()
+            .copied()
+            .chain(rbp_free.then_some(Gpr::Rbp))
+            .map(|g| g.into())
+            .collect(),
         RegClass::Xmm => XMM_ALLOCATION_ORDER.iter().map(|&x| x.into()).collect(),
     }
 }
