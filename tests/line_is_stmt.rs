@@ -199,7 +199,7 @@ fn no_loop_body_statement_in_is_sorteds_preheader() {
                 .text+0x6e     is_sorted+0xe                sort.c:16:9            is_stmt
                 .text+0x82     is_sorted+0x22               sort.c:15:27           is_stmt
                 .text+0x8b     is_sorted+0x2b               sort.c:16:9            is_stmt
-                .text+0xa8     is_sorted+0x48               sort.c:19:1            is_stmt epilogue_begin"#]]
+                .text+0xa6     is_sorted+0x46               sort.c:19:1            is_stmt epilogue_begin"#]]
             .assert_eq(&is_sorted.join("\n"));
         }
     }
@@ -384,8 +384,8 @@ fn code_sunk_in_clang_o2_ir_keeps_its_line_without_is_stmt() {
         .filter(|l| l.contains("sunk.c:3:") || l.contains("sunk.c:12:"))
         .collect();
     expect![[r#"
-        .text+0xce     scaled_sum+0xce              sunk.c:3:17            
-        .text+0xd1     scaled_sum+0xd1              sunk.c:3:21            
+        .text+0xcd     scaled_sum+0xcd              sunk.c:3:17            
+        .text+0xd0     scaled_sum+0xd0              sunk.c:3:21            
         .text+0x108    quotient_or_rest+0x8         sunk.c:12:13           "#]]
     .assert_eq(&sunk.join("\n"));
     let quotient_or_rest: Vec<&str> = listing
