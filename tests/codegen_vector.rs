@@ -668,3 +668,29 @@ fn zlib_saturating_subtract_is_one_psubusw() {
         assert_eq!(a.code, b.code, "@{}", a.name);
     }
 }
+
+/// `fixtures/vector/vector_gep.c`: the loop vectoriser walks arrays of
+/// structs with vectors of indices (`getelementptr %struct.item, ptr %p,
+/// <2 x i64> %i`, with struct field steps after it), and clang folds a
+/// pointer difference into `sub (i64 0, i64 ptrtoint (ptr @g to i64))` as
+/// an operand; the program prints what its gcc -O0 build prints.
+#[test]
+fn vector_geps_and_address_expressions_run_as_gccs_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let ir = clang_ir(dir.path(), "vector/vector_gep.c", &["-O2", "-g"]);
+    assert!(
+        ir.contains("getelementptr inbounds %struct.item, ptr %0, <2 x i64>")
+            && ir.contains("<2 x i64> %16, i32 1, i64 %7")
+            && ir.contains("sub (i64 0, i64 ptrtoint (ptr @main.items to i64))"),
+        "clang-19 no longer makes vector GEPs or the address expression here"
+    );
+    let ll = dir.path().join("vector_gep-O2-g.ll");
+    let object = support::compile_ll(dir.path(), &ll, "vector_gep", &[]);
+    let exe = dir.path().join("ours");
+    gcc_link(&exe, &[object], &[]);
+    let reference = dir.path().join("reference");
+    gcc_link(&reference, &[fixture("vector/vector_gep.c")], &["-O0"]);
+    let expected = run_program(&reference);
+    assert!(expected.starts_with("items "), "{expected}");
+    assert_eq!(run_program(&exe), expected);
+}

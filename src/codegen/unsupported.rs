@@ -388,8 +388,7 @@ fn refused_vector_construct(module: &Module, function: &Function) -> Option<(Pos
             }
             | InstKind::AtomicRmw { .. }
             | InstKind::CmpXchg { .. }
-            | InstKind::VaArg { .. }
-            | InstKind::Gep { .. } => return at(format!("'{opcode}' on vectors")),
+            | InstKind::VaArg { .. } => return at(format!("'{opcode}' on vectors")),
             InstKind::ExtractValue { .. } | InstKind::InsertValue { .. } => {
                 if let Some(ty) = types().find(|t| is_vector(t) && !vector_member(t)) {
                     return at(format!(

@@ -171,15 +171,7 @@ impl Selector<'_> {
         } else {
             (lhs, rhs)
         };
-        let alu = |op| match op {
-            BinOp::Add => Some(AluOp::Add),
-            BinOp::Sub => Some(AluOp::Sub),
-            BinOp::And => Some(AluOp::And),
-            BinOp::Or => Some(AluOp::Or),
-            BinOp::Xor => Some(AluOp::Xor),
-            _ => None,
-        };
-        if let Some(alu_op) = alu(op) {
+        if let Some(alu_op) = alu_op(op) {
             let a = self.reg(lhs)?;
             let b = self.rmi(rhs)?;
             self.emit(K::Copy { dst, src: a });

@@ -185,6 +185,19 @@ fn container(bits: u32) -> Width {
     }
 }
 
+/// The two-address ALU instruction computing `op` (`None` for the
+/// operations that are not one: multiplication, division, shifts).
+fn alu_op(op: BinOp) -> Option<AluOp> {
+    match op {
+        BinOp::Add => Some(AluOp::Add),
+        BinOp::Sub => Some(AluOp::Sub),
+        BinOp::And => Some(AluOp::And),
+        BinOp::Or => Some(AluOp::Or),
+        BinOp::Xor => Some(AluOp::Xor),
+        _ => None,
+    }
+}
+
 /// The exact machine width of `bits`, if there is one.
 fn exact_width(bits: u32) -> Option<Width> {
     match bits {
@@ -769,8 +782,12 @@ impl<'a> Selector<'a> {
             }
             Constant::Global(_) | Constant::Expr(_) => {
                 if let Constant::Expr(e) = c {
-                    if let ConstExpr::Cast { value, .. } = &**e {
-                        return self.const_reg(value);
+                    match &**e {
+                        ConstExpr::Cast { value, .. } => return self.const_reg(value),
+                        ConstExpr::Binary { op, lhs, rhs, .. } => {
+                            return self.const_binary_reg(*op, lhs, rhs)
+                        }
+                        ConstExpr::Gep { .. } => {}
                     }
                 }
                 let addr = self.const_address(c)?;
@@ -782,6 +799,44 @@ impl<'a> Selector<'a> {
                 "unsupported constant operand {other:?} in code generation"
             ))),
         }
+    }
+
+    /// A constant expression `lhs op rhs` over addresses and integers
+    /// (`sub (i64 0, i64 ptrtoint (ptr @g to i64))`, as clang -O2 folds a
+    /// pointer difference), computed at run time; an error for operations
+    /// other than add, sub, mul and the bitwise ones.
+    fn const_binary_reg(
+        &mut self,
+        op: BinOp,
+        lhs: &Constant,
+        rhs: &Constant,
+    ) -> Result<Reg, Diagnostic> {
+        let alu = alu_op(op);
+        if alu.is_none() && op != BinOp::Mul {
+            return Err(self.error(format!(
+                "unsupported constant expression '{}' in code generation",
+                op.name()
+            )));
+        }
+        let width = container(self.bits_of_type(&lhs.ty())?);
+        let a = self.const_reg(lhs)?;
+        let b = self.const_reg(rhs)?;
+        let dst = self.vreg(width);
+        self.emit(K::Copy { dst, src: a });
+        match alu {
+            Some(op) => self.emit(K::Alu {
+                op,
+                width,
+                dst,
+                src: Rmi::Reg(b),
+            }),
+            None => self.emit(K::Imul {
+                width,
+                dst,
+                src: Rm::Reg(b),
+            }),
+        }
+        Ok(dst)
     }
 
     /// A register, or an immediate when the value is a constant that fits.

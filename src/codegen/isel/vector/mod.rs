@@ -32,7 +32,8 @@
 //!   part-by-part pattern covers, min/max, saturating add/sub of unsigned
 //!   lanes, abs, funnel shifts by constants and the integer reductions;
 //!   in [`saturate`], zlib's 16-bit saturating subtract written at 32 bits
-//!   (`psubusw`).
+//!   (`psubusw`); in [`gep`], `getelementptr` over vectors, lane by lane
+//!   with scalar address arithmetic.
 //! - Everything else goes through memory: the operands are stored to
 //!   scratch slots of the frame, each lane is computed with the scalar
 //!   instructions (the same semantics as the scalar selector: extension
@@ -54,6 +55,7 @@
 //!   (calls are placed by `isel::calls`); anything else (wider vectors,
 //!   vector parameters on the stack) is a diagnostic.
 
+mod gep;
 mod native;
 mod saturate;
 
@@ -430,6 +432,7 @@ impl Selector<'_> {
                 if_false,
             } => self.lower_vector_select(id, cond, if_true, if_false),
             InstKind::Cast { op, value, .. } => self.lower_vector_cast(id, *op, value),
+            InstKind::Gep { .. } => self.lower_vector_gep(id),
             InstKind::ExtractElement { vector, index } => {
                 self.lower_extract_element(id, vector, index)
             }
@@ -761,15 +764,7 @@ impl Selector<'_> {
         b: Reg,
     ) -> Result<Reg, Diagnostic> {
         let dst = self.vreg(width);
-        let alu = match op {
-            BinOp::Add => Some(AluOp::Add),
-            BinOp::Sub => Some(AluOp::Sub),
-            BinOp::And => Some(AluOp::And),
-            BinOp::Or => Some(AluOp::Or),
-            BinOp::Xor => Some(AluOp::Xor),
-            _ => None,
-        };
-        if let Some(alu) = alu {
+        if let Some(alu) = alu_op(op) {
             self.emit(K::Copy { dst, src: a });
             self.emit(K::Alu {
                 op: alu,
