@@ -552,8 +552,8 @@ fn what_is_not_selected_is_an_error_naming_it() {
             gate(2, 3, "vector type <128 x i8>"),
         ),
         (
-            "define <4 x i32> @f(<4 x float> %a) {\n  %r = fptoui <4 x float> %a to <4 x i32>\n  ret <4 x i32> %r\n}\n",
-            gate(2, 3, "'fptoui' on vectors"),
+            "define <2 x i64> @f(<2 x ptr> %a) {\n  %r = ptrtoint <2 x ptr> %a to <2 x i64>\n  ret <2 x i64> %r\n}\n",
+            gate(2, 3, "'ptrtoint' on vectors"),
         ),
         (
             "define <4 x float> @f(<4 x float> %a) {\n  %r = call <4 x float> @llvm.sqrt.v4f32(<4 x float> %a)\n  ret <4 x float> %r\n}\ndeclare <4 x float> @llvm.sqrt.v4f32(<4 x float>)\n",
@@ -669,6 +669,25 @@ fn zlib_saturating_subtract_is_one_psubusw() {
     }
 }
 
+/// Builds `fixtures/vector/NAME.c` from the clang-19 -O2 -g IR `ir` (as
+/// `clang_ir` wrote it) with dwarfsmith and by gcc -O0, runs both and
+/// asserts they print the same; returns what they printed.
+fn runs_as_gccs_build(dir: &Path, name: &str) -> String {
+    let ll = dir.join(format!("{name}-O2-g.ll"));
+    let object = support::compile_ll(dir, &ll, name, &[]);
+    let exe = dir.join("ours");
+    gcc_link(&exe, &[object], &[]);
+    let reference = dir.join("reference");
+    gcc_link(
+        &reference,
+        &[fixture(&format!("vector/{name}.c"))],
+        &["-O0"],
+    );
+    let expected = run_program(&reference);
+    assert_eq!(run_program(&exe), expected);
+    expected
+}
+
 /// `fixtures/vector/vector_gep.c`: the loop vectoriser walks arrays of
 /// structs with vectors of indices (`getelementptr %struct.item, ptr %p,
 /// <2 x i64> %i`, with struct field steps after it), and clang folds a
@@ -684,13 +703,31 @@ fn vector_geps_and_address_expressions_run_as_gccs_build() {
             && ir.contains("sub (i64 0, i64 ptrtoint (ptr @main.items to i64))"),
         "clang-19 no longer makes vector GEPs or the address expression here"
     );
-    let ll = dir.path().join("vector_gep-O2-g.ll");
-    let object = support::compile_ll(dir.path(), &ll, "vector_gep", &[]);
-    let exe = dir.path().join("ours");
-    gcc_link(&exe, &[object], &[]);
-    let reference = dir.path().join("reference");
-    gcc_link(&reference, &[fixture("vector/vector_gep.c")], &["-O0"]);
-    let expected = run_program(&reference);
-    assert!(expected.starts_with("items "), "{expected}");
-    assert_eq!(run_program(&exe), expected);
+    let printed = runs_as_gccs_build(dir.path(), "vector_gep");
+    assert!(printed.starts_with("items "), "{printed}");
+}
+
+/// `fixtures/vector/unsigned_conversions.c`: the loop vectoriser's
+/// `uitofp` of 16-, 32- and 64-bit lanes and `fptoui` to 8-, 32- and
+/// 64-bit lanes (values at and above 2^31 and 2^63 included), lane by lane
+/// through the scalar conversions; the program prints what its gcc -O0
+/// build prints.
+#[test]
+fn unsigned_lane_conversions_run_as_gccs_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let ir = clang_ir(dir.path(), "vector/unsigned_conversions.c", &["-O2", "-g"]);
+    for shape in [
+        "uitofp <4 x i32>",
+        "uitofp <2 x i64>",
+        "uitofp <2 x i16>",
+        "fptoui <4 x float>",
+        "fptoui <2 x double>",
+    ] {
+        assert!(
+            ir.contains(shape),
+            "clang-19 no longer vectorises to {shape}"
+        );
+    }
+    let printed = runs_as_gccs_build(dir.path(), "unsigned_conversions");
+    assert_eq!(printed.lines().count(), 37, "{printed}");
 }

@@ -288,14 +288,8 @@ const VECTOR_REDUCTIONS: &[&str] = &[
     "add", "mul", "and", "or", "xor", "smax", "smin", "umax", "umin", "fadd", "fmul",
 ];
 
-/// Casts of vectors that are refused (no unsigned conversions between
-/// integer and floating-point lanes; no pointer casts).
-const REFUSED_VECTOR_CASTS: &[CastOp] = &[
-    CastOp::UIToFP,
-    CastOp::FPToUI,
-    CastOp::PtrToInt,
-    CastOp::IntToPtr,
-];
+/// Casts of vectors that are refused (no pointer casts).
+const REFUSED_VECTOR_CASTS: &[CastOp] = &[CastOp::PtrToInt, CastOp::IntToPtr];
 
 /// The most lanes a vector may have: the vectorisers' widest SSE2 forms
 /// (`<16 x i64>`, `<64 x i8>`) fit; a lane-by-lane fallback over more would

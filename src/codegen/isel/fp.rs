@@ -554,8 +554,19 @@ impl Selector<'_> {
     /// lowest bit, so rounding is right), converted and doubled.
     fn lower_uitofp(&mut self, dst: Reg, value: &Value, size: FpSize) -> Result<(), Diagnostic> {
         let bits = self.bits_of(value)?;
+        let x = if bits < 64 {
+            self.normalized(value, false)?
+        } else {
+            self.reg(value)?
+        };
+        self.uitofp_reg(dst, x, bits, size);
+        Ok(())
+    }
+
+    /// [`Self::lower_uitofp`] of the `bits`-bit integer in `a`, zero-extended
+    /// to its container when `bits` is below 64.
+    pub(super) fn uitofp_reg(&mut self, dst: Reg, a: Reg, bits: u32, size: FpSize) {
         if bits < 64 {
-            let a = self.normalized(value, false)?;
             let a = if bits == 32 {
                 let wide = self.vreg(Width::W64);
                 self.emit(K::Extend {
@@ -575,9 +586,9 @@ impl Selector<'_> {
                 dst,
                 src: Rm::Reg(a),
             });
-            return Ok(());
+            return;
         }
-        let x = self.reg(value)?;
+        let x = a;
         // small = (signed) x, right when x < 2^63.
         let small = self.mir.new_xmm_vreg(size);
         self.emit(K::IntToFp {
@@ -652,7 +663,6 @@ impl Selector<'_> {
             dst,
             src: Rm::Reg(chosen),
         });
-        Ok(())
     }
 
     /// `fptoui`: below 32 bits the signed 32-bit conversion covers the
@@ -666,6 +676,12 @@ impl Selector<'_> {
         bits: u32,
     ) -> Result<(), Diagnostic> {
         let x = self.reg(value)?;
+        self.fptoui_reg(dst, x, size, bits);
+        Ok(())
+    }
+
+    /// [`Self::lower_fptoui`] of the float or double in `x`.
+    pub(super) fn fptoui_reg(&mut self, dst: Reg, x: Reg, size: FpSize, bits: u32) {
         if bits < 64 {
             let width = if bits < 32 { Width::W32 } else { Width::W64 };
             let wide = self.vreg(width);
@@ -676,7 +692,7 @@ impl Selector<'_> {
                 src: Rm::Reg(x),
             });
             self.emit(K::Copy { dst, src: wide });
-            return Ok(());
+            return;
         }
         let two63 = match size {
             FpSize::F32 => 0x5f00_0000u64,
@@ -731,7 +747,6 @@ impl Selector<'_> {
             dst,
             src: Rm::Reg(big),
         });
-        Ok(())
     }
 
     /// `select` of floating-point values.

@@ -42,7 +42,8 @@
 //!   back. A variable lane index is masked to the scratch slot's size, so
 //!   a poison index never writes outside it. What still goes this way:
 //!   division and remainder, shifts by a variable amount, conversions
-//!   from or to 64-bit integer lanes, inserts and
+//!   from or to 64-bit integer lanes and unsigned ones (through `fp`'s
+//!   scalar `uitofp`/`fptoui`), inserts and
 //!   extracts at a variable index, shuffles of 8/16-bit lanes (or from
 //!   three or more parts) no pattern matches, loads and stores of sizes
 //!   other than 4, 8 and 16 bytes, `fadd`/`fmul` reductions (kept in lane
@@ -1268,7 +1269,12 @@ impl Selector<'_> {
                 Ok(())
             }
             (
-                CastOp::SIToFP | CastOp::FPToSI | CastOp::FPExt | CastOp::FPTrunc,
+                CastOp::SIToFP
+                | CastOp::FPToSI
+                | CastOp::UIToFP
+                | CastOp::FPToUI
+                | CastOp::FPExt
+                | CastOp::FPTrunc,
                 Some(a),
                 Some(b),
             ) => self.lower_vector_fp_cast(id, op, value, a, b),
@@ -1296,6 +1302,28 @@ impl Selector<'_> {
             let from = Self::lane_address(a_slot, a, lane);
             let to = Self::lane_address(out, b, lane);
             match (a.lane, b.lane) {
+                // Unsigned lanes: the scalar conversions of `fp`, lane by lane.
+                (Lane::Int(bits), Lane::Fp(size)) if op == CastOp::UIToFP => {
+                    let r = self.load_int_lane(from, a.lane, false);
+                    let x = self.mir.new_xmm_vreg(size);
+                    self.uitofp_reg(x, r, bits, size);
+                    self.emit(K::FpStore {
+                        src: x,
+                        addr: to,
+                        size,
+                    });
+                }
+                (Lane::Fp(size), Lane::Int(bits)) if op == CastOp::FPToUI => {
+                    let x = self.mir.new_xmm_vreg(size);
+                    self.emit(K::FpLoad {
+                        dst: x,
+                        addr: from,
+                        size,
+                    });
+                    let r = self.vreg(b.lane.container());
+                    self.fptoui_reg(r, x, size, bits);
+                    self.store_int_lane(to, b.lane, r);
+                }
                 (Lane::Int(bits), Lane::Fp(size)) if bits >= 8 => {
                     let r = self.load_int_lane(from, a.lane, true);
                     let x = self.mir.new_xmm_vreg(size);
