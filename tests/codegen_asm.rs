@@ -7,7 +7,9 @@
 //! eax and ecx, rbx saved because cpuid writes it), `bswap $0`,
 //! `lock; xaddl`, `pause`, an immediate (`rolq $$4`), an early-clobber
 //! output with inputs pinned to esi/edi and a named clobber, and `x`
-//! operands (a double and a float in xmm registers across empty templates).
+//! operands (a double and a float in xmm registers across empty templates),
+//! and zstd's `cmp; cmova` select (a cmovCC has only the register-destination
+//! form).
 //! A template outside the table, or one naming an xmm operand, is an error
 //! quoting it with file:line:col.
 
@@ -69,6 +71,7 @@ fn inline_asm_runs_exactly_like_the_gcc_build() {
         "xadd old 10 new 15",
         "sum 45 rot 18 pinned 7",
         "keep_fp 12.125",
+        "cmova 7 9",
     ] {
         assert!(got.lines().any(|l| l == line), "missing {line:?} in\n{got}");
     }

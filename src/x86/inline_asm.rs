@@ -1,7 +1,7 @@
 //! The x86 instructions inline asm may use, by AT&T mnemonic and register
 //! name: a table onto iced-x86 [`Code`]s, never an encoder of our own.
 //!
-//! In: a mnemonic as C code writes it (`bswap`, `xaddl`, `rdtsc`), the
+//! In: a mnemonic as C code writes it (`bswap`, `xaddl`, `rdtsc`, `cmova`), the
 //! shape of its operands in Intel order and their width; a register name
 //! (`eax`, `r8d`). Out: the iced-x86 code, or `None` for anything outside
 //! the table (the caller reports it, quoting the template).
@@ -104,6 +104,32 @@ fn table(mnemonic: &str, shape: Shape) -> Option<ByWidth> {
         ("shl", Shape::RmImm) => [Shl_rm8_imm8, Shl_rm16_imm8, Shl_rm32_imm8, Shl_rm64_imm8],
         ("shr", Shape::RmImm) => [Shr_rm8_imm8, Shr_rm16_imm8, Shr_rm32_imm8, Shr_rm64_imm8],
         ("sar", Shape::RmImm) => [Sar_rm8_imm8, Sar_rm16_imm8, Sar_rm32_imm8, Sar_rm64_imm8],
+        (cmov, Shape::RRm) if cmov.starts_with("cmov") => return cmov_codes(&cmov[4..]),
+        _ => return None,
+    })
+}
+
+/// `cmovCC` by its condition (`a`, `nbe`, `z`...): register destination,
+/// register or memory source, 16 to 64 bits.
+fn cmov_codes(condition: &str) -> Option<ByWidth> {
+    use Code::*;
+    Some(match condition {
+        "a" | "nbe" => [X, Cmova_r16_rm16, Cmova_r32_rm32, Cmova_r64_rm64],
+        "ae" | "nb" | "nc" => [X, Cmovae_r16_rm16, Cmovae_r32_rm32, Cmovae_r64_rm64],
+        "b" | "nae" | "c" => [X, Cmovb_r16_rm16, Cmovb_r32_rm32, Cmovb_r64_rm64],
+        "be" | "na" => [X, Cmovbe_r16_rm16, Cmovbe_r32_rm32, Cmovbe_r64_rm64],
+        "e" | "z" => [X, Cmove_r16_rm16, Cmove_r32_rm32, Cmove_r64_rm64],
+        "ne" | "nz" => [X, Cmovne_r16_rm16, Cmovne_r32_rm32, Cmovne_r64_rm64],
+        "g" | "nle" => [X, Cmovg_r16_rm16, Cmovg_r32_rm32, Cmovg_r64_rm64],
+        "ge" | "nl" => [X, Cmovge_r16_rm16, Cmovge_r32_rm32, Cmovge_r64_rm64],
+        "l" | "nge" => [X, Cmovl_r16_rm16, Cmovl_r32_rm32, Cmovl_r64_rm64],
+        "le" | "ng" => [X, Cmovle_r16_rm16, Cmovle_r32_rm32, Cmovle_r64_rm64],
+        "s" => [X, Cmovs_r16_rm16, Cmovs_r32_rm32, Cmovs_r64_rm64],
+        "ns" => [X, Cmovns_r16_rm16, Cmovns_r32_rm32, Cmovns_r64_rm64],
+        "o" => [X, Cmovo_r16_rm16, Cmovo_r32_rm32, Cmovo_r64_rm64],
+        "no" => [X, Cmovno_r16_rm16, Cmovno_r32_rm32, Cmovno_r64_rm64],
+        "p" | "pe" => [X, Cmovp_r16_rm16, Cmovp_r32_rm32, Cmovp_r64_rm64],
+        "np" | "po" => [X, Cmovnp_r16_rm16, Cmovnp_r32_rm32, Cmovnp_r64_rm64],
         _ => return None,
     })
 }

@@ -384,8 +384,11 @@ fn parse_template(template: &str, places: &[Place]) -> Result<Vec<AsmInstr>, Str
             _ => return Err(format!("the operands of '{statement}'")),
         };
         let width = operands.iter().find_map(register_width);
+        // Two registers fit both RmR and RRm forms (cmovCC has only RRm).
+        let both_registers = shape == Shape::RmR && register_width(&operands[0]).is_some();
         let (code, width) = code_for(mnemonic, shape, width)
             .or_else(|| (shape == Shape::R).then(|| code_for(mnemonic, Shape::Rm, width))?)
+            .or_else(|| both_registers.then(|| code_for(mnemonic, Shape::RRm, width))?)
             .ok_or_else(|| format!("instruction '{statement}'"))?;
         // Registers take the instruction's width (a suffix may narrow them).
         for o in &mut operands {
