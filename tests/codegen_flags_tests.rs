@@ -15,8 +15,6 @@
 
 mod support;
 
-use dwarfsmith::codegen::isel::{select_function, IselOptions};
-use dwarfsmith::ir::parse::parse_module;
 use dwarfsmith::OptLevel;
 
 const MODULE: &str = r#"
@@ -270,10 +268,7 @@ fn flag_reuse_tests_and_shift_masks_run_like_llc() {
 
 /// Selects `function` of the module above and compares its MIR with `expected`.
 fn check(function: &str, expected: expect_test::Expect) {
-    let module = parse_module(MODULE, "flags.ll").unwrap();
-    let id = module.function_by_name(function).unwrap();
-    let selected = select_function(&module, id, &IselOptions { debug_info: false }).unwrap();
-    expected.assert_eq(&selected.mir.to_string());
+    expected.assert_eq(&support::selected_mir(MODULE, "flags.ll", function));
 }
 
 #[test]

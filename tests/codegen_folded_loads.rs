@@ -9,8 +9,6 @@
 
 mod support;
 
-use dwarfsmith::codegen::isel::{select_function, IselOptions};
-use dwarfsmith::ir::parse::parse_module;
 use dwarfsmith::OptLevel;
 
 const MODULE: &str = r#"
@@ -161,10 +159,7 @@ fn folded_loads_run_like_llc() {
 
 /// Selects `function` of the module above and compares its MIR with `expected`.
 fn check(function: &str, expected: expect_test::Expect) {
-    let module = parse_module(MODULE, "folds.ll").unwrap();
-    let id = module.function_by_name(function).unwrap();
-    let selected = select_function(&module, id, &IselOptions { debug_info: false }).unwrap();
-    expected.assert_eq(&selected.mir.to_string());
+    expected.assert_eq(&support::selected_mir(MODULE, "folds.ll", function));
 }
 
 #[test]

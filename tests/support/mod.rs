@@ -75,6 +75,16 @@ pub fn compile_ll(dir: &Path, input: &Path, stem: &str, flags: &[&str]) -> PathB
     object
 }
 
+/// The MIR instruction selection makes of `function` in the IR text
+/// `module` (file name `name`), without debug information, as printed.
+pub fn selected_mir(module: &str, name: &str, function: &str) -> String {
+    use dwarfsmith::codegen::isel::{select_function, IselOptions};
+    let module = dwarfsmith::ir::parse::parse_module(module, name).unwrap();
+    let id = module.function_by_name(function).unwrap();
+    let selected = select_function(&module, id, &IselOptions { debug_info: false }).unwrap();
+    selected.mir.to_string()
+}
+
 /// Compiles the IR `text` as `dir/case.ll` with the dwarfsmith binary,
 /// which must refuse it: exit status 1 and no object written. Returns its
 /// standard error with the directory taken out (`case.ll:L:C: error: ...`).
