@@ -285,137 +285,138 @@ fn sum_scaled_loop_ranges() {
         "sum_scaled",
         expect![[r#"
                0: test esi, esi
-               2: jg short 0xb
+               2: jg short 0xa
                4: mov eax, 0
-               9: jmp short 0x76
-               b: mov ecx, esi
-               d: mov r8, rcx
-              10: and r8, 3
-              14: cmp esi, 4
-              17: jae short 0x2d
-              19: mov r9d, 0
-              1f: mov r10d, 0
-              25: mov r11d, 0
-              2b: jmp short 0x46
-              2d: and rcx, 0x7ffffffc
-              34: mov eax, 0
-              39: mov esi, 0
-              3e: mov r9d, 0
-              44: jmp short 0x77
-              46: test r8, r8
-              49: jne short 0x50
-              4b: mov rax, r9
-              4e: jmp short 0x76
-              50: mov ecx, 0
-              55: mov esi, [rdi+r10*4]
-              59: imul esi, edx
-              5c: add esi, r11d
-              5f: add r10, 1
-              63: add rcx, 1
-              67: cmp rcx, r8
-              6a: jne short 0x71
-              6c: mov rax, rsi
-              6f: jmp short 0x76
-              71: mov r11, rsi
-              74: jmp short 0x55
-              76: ret
-              77: mov r10d, [rdi+rax*4]
-              7b: imul r10d, edx
-              7f: add r10d, esi
-              82: mov r11, rax
-              85: or r11, 1
-              89: mov esi, [rdi+r11*4]
-              8d: imul esi, edx
-              90: add esi, r10d
-              93: mov r11, rax
-              96: or r11, 2
-              9a: mov r10d, [rdi+r11*4]
-              9e: imul r10d, edx
-              a2: add r10d, esi
-              a5: mov r11, rax
-              a8: or r11, 3
-              ac: mov esi, [rdi+r11*4]
+               9: ret
+               a: mov ecx, esi
+               c: mov r8, rcx
+               f: and r8, 3
+              13: cmp esi, 4
+              16: jae short 0x34
+              18: mov r9d, 0
+              1e: mov r10d, 0
+              24: mov r11d, 0
+              2a: test r8, r8
+              2d: jne short 0xa2
+              2f: mov rax, r9
+              32: jmp short 9
+              34: and rcx, 0x7ffffffc
+              3b: mov eax, 0
+              40: mov esi, 0
+              45: mov r9d, 0
+              4b: mov r10d, [rdi+rax*4]
+              4f: imul r10d, edx
+              53: add r10d, esi
+              56: mov r11, rax
+              59: or r11, 1
+              5d: mov esi, [rdi+r11*4]
+              61: imul esi, edx
+              64: add esi, r10d
+              67: mov r11, rax
+              6a: or r11, 2
+              6e: mov r10d, [rdi+r11*4]
+              72: imul r10d, edx
+              76: add r10d, esi
+              79: mov r11, rax
+              7c: or r11, 3
+              80: mov esi, [rdi+r11*4]
+              84: imul esi, edx
+              87: add esi, r10d
+              8a: add rax, 4
+              8e: add r9, 4
+              92: cmp r9, rcx
+              95: jne short 0x4b
+              97: mov r9, rsi
+              9a: mov r10, rax
+              9d: mov r11, rsi
+              a0: jmp short 0x2a
+              a2: mov ecx, 0
+              a7: jmp short 0xac
+              a9: mov r11, rsi
+              ac: mov esi, [rdi+r10*4]
               b0: imul esi, edx
-              b3: add esi, r10d
-              b6: add rax, 4
-              ba: add r9, 4
-              be: cmp r9, rcx
-              c1: jne short 0xd1
-              c3: mov r9, rsi
-              c6: mov r10, rax
-              c9: mov r11, rsi
-              cc: jmp 0x46
-              d1: jmp short 0x77
+              b3: add esi, r11d
+              b6: add r10, 1
+              ba: add rcx, 1
+              be: cmp rcx, r8
+              c1: jne short 0xa9
+              c3: mov rax, rsi
+              c6: jmp 9
             rows:
               0x0 4:21 stmt prologue_end
               0x2 4:3 
               0x4 0:0 
-              0xb 4:21 stmt
-              0xd 4:3 
-              0x19 0:0 
-              0x2d 4:3 stmt
-              0x46 4:3 stmt
-              0x4b 0:0 
-              0x50 0:0 
-              0x55 5:13 stmt
-              0x59 5:18 
-              0x5c 6:11 stmt
-              0x5f 4:27 stmt
-              0x63 4:3 
-              0x6c 0:0 
-              0x71 0:0 
-              0x76 8:3 stmt epilogue_begin
-              0x77 5:13 stmt
-              0x7b 5:18 
-              0x7f 6:11 stmt
-              0x82 4:27 stmt
-              0x89 5:13 
-              0x8d 5:18 
-              0x90 6:11 
-              0x93 4:27 
-              0x9a 5:13 
-              0x9e 5:18 
-              0xa2 6:11 
-              0xa5 4:27 
-              0xac 5:13 
+              0x9 8:3 stmt epilogue_begin
+              0xa 4:21 stmt
+              0xc 4:3 
+              0x18 0:0 
+              0x2a 4:3 stmt
+              0x2f 0:0 
+              0x34 4:3 stmt
+              0x4b 5:13 stmt
+              0x4f 5:18 
+              0x53 6:11 stmt
+              0x56 4:27 stmt
+              0x5d 5:13 
+              0x61 5:18 
+              0x64 6:11 
+              0x67 4:27 
+              0x6e 5:13 
+              0x72 5:18 
+              0x76 6:11 
+              0x79 4:27 
+              0x80 5:13 
+              0x84 5:18 
+              0x87 6:11 
+              0x8a 4:27 
+              0x8e 4:3 
+              0x97 0:0 
+              0xa2 0:0 
+              0xa9 0:0 
+              0xac 5:13 stmt
               0xb0 5:18 
-              0xb3 6:11 
-              0xb6 4:27 
+              0xb3 6:11 stmt
+              0xb6 4:27 stmt
               0xba 4:3 
               0xc3 0:0 
-              0xd1 0:0 
             variables:
-              a [0x0, 0xd3) (reg5:u64) Arg(0)
-              n [0x0, 0x3e) (reg4:i32) Arg(0)
-              n [0x3e, 0x46) (entry(reg4)) Arg(0) StackValue
-              n [0x77, 0xd3) (entry(reg4)) Arg(0) StackValue
-              scale [0x0, 0xd3) (reg1:i32) Arg(0)
-              total [0x0, 0x46) (const 0) Arg(0) StackValue
-              total [0x55, 0x5f) (reg11:i32) Arg(0)
-              total [0x5f, 0x76) (reg4:i32) Arg(0)
-              total [0x77, 0x82) (reg4:i32) Arg(0)
-              total [0x82, 0x93) (reg10:i32) Arg(0)
-              total [0x93, 0xa5) (reg4:i32) Arg(0)
-              total [0xa5, 0xb6) (reg10:i32) Arg(0)
-              total [0xb6, 0xd3) (reg4:i32) Arg(0)
-              i [0x0, 0x46) (const 0) Arg(0) StackValue
-              i [0x55, 0x76) (reg10:i64) Arg(0)
-              i [0x77, 0x89) (reg0:i64) Arg(0)
-              i [0x89, 0x96) (reg11:i64) Arg(0)
-              i [0x9a, 0xa8) (reg11:i64) Arg(0)
-              i [0xac, 0xba) (reg11:i64) Arg(0)
-              i [0xba, 0xd3) (reg0:i64) Arg(0)
-              v [0x5c, 0x5f) (reg4:i32) Arg(0)
-              v [0x5f, 0x74) (reg4:i32, reg11:i32) Arg(0) Arg(1) Minus StackValue
-              v [0x7f, 0x82) (reg10:i32) Arg(0)
-              v [0x82, 0x8d) (reg10:i32, reg4:i32) Arg(0) Arg(1) Minus StackValue
-              v [0x90, 0x93) (reg4:i32) Arg(0)
-              v [0x93, 0x9e) (reg4:i32, reg10:i32) Arg(0) Arg(1) Minus StackValue
-              v [0xa2, 0xa5) (reg10:i32) Arg(0)
-              v [0xa5, 0xb0) (reg10:i32, reg4:i32) Arg(0) Arg(1) Minus StackValue
+              a [0x0, 0xcb) (reg5:u64) Arg(0)
+              n [0x0, 0x9) (reg4:i32) Arg(0)
+              n [0xa, 0x2a) (reg4:i32) Arg(0)
+              n [0x34, 0x45) (reg4:i32) Arg(0)
+              n [0x45, 0xa2) (entry(reg4)) Arg(0) StackValue
+              scale [0x0, 0xcb) (reg1:i32) Arg(0)
+              total [0x0, 0x9) (const 0) Arg(0) StackValue
+              total [0xa, 0x2a) (const 0) Arg(0) StackValue
+              total [0x34, 0x4b) (const 0) Arg(0) StackValue
+              total [0x4b, 0x56) (reg4:i32) Arg(0)
+              total [0x56, 0x67) (reg10:i32) Arg(0)
+              total [0x67, 0x79) (reg4:i32) Arg(0)
+              total [0x79, 0x8a) (reg10:i32) Arg(0)
+              total [0x8a, 0xa2) (reg4:i32) Arg(0)
+              total [0xa9, 0xac) (reg4:i32) Arg(0)
+              total [0xac, 0xb6) (reg11:i32) Arg(0)
+              total [0xb6, 0xcb) (reg4:i32) Arg(0)
+              i [0x0, 0x9) (const 0) Arg(0) StackValue
+              i [0xa, 0x2a) (const 0) Arg(0) StackValue
+              i [0x34, 0x4b) (const 0) Arg(0) StackValue
+              i [0x4b, 0x5d) (reg0:i64) Arg(0)
+              i [0x5d, 0x6a) (reg11:i64) Arg(0)
+              i [0x6e, 0x7c) (reg11:i64) Arg(0)
+              i [0x80, 0x8e) (reg11:i64) Arg(0)
+              i [0x8e, 0xa2) (reg0:i64) Arg(0)
+              i [0xa9, 0xcb) (reg10:i64) Arg(0)
+              v [0x53, 0x56) (reg10:i32) Arg(0)
+              v [0x56, 0x61) (reg10:i32, reg4:i32) Arg(0) Arg(1) Minus StackValue
+              v [0x64, 0x67) (reg4:i32) Arg(0)
+              v [0x67, 0x72) (reg4:i32, reg10:i32) Arg(0) Arg(1) Minus StackValue
+              v [0x76, 0x79) (reg10:i32) Arg(0)
+              v [0x79, 0x84) (reg10:i32, reg4:i32) Arg(0) Arg(1) Minus StackValue
+              v [0x87, 0x8a) (reg4:i32) Arg(0)
+              v [0x8a, 0x9d) (reg4:i32, reg10:i32) Arg(0) Arg(1) Minus StackValue
+              v [0xa9, 0xac) (reg4:i32, reg11:i32) Arg(0) Arg(1) Minus StackValue
               v [0xb3, 0xb6) (reg4:i32) Arg(0)
-              v [0xb6, 0xc9) (reg4:i32, reg10:i32) Arg(0) Arg(1) Minus StackValue
-              v [0xd1, 0xd3) (reg4:i32, reg10:i32) Arg(0) Arg(1) Minus StackValue
+              v [0xb6, 0xcb) (reg4:i32, reg11:i32) Arg(0) Arg(1) Minus StackValue
         "#]],
     );
 }
@@ -427,27 +428,28 @@ fn str_len_pointer_loop() {
         "str_len",
         expect![[r#"
                0: mov rax, rdi
-               3: movzx ecx, byte ptr [rax]
-               6: lea rdx, [rax+1]
-               a: test cl, cl
-               c: je short 0x13
-               e: mov rax, rdx
-              11: jmp short 3
+               3: jmp short 8
+               5: mov rax, rdx
+               8: movzx ecx, byte ptr [rax]
+               b: lea rdx, [rax+1]
+               f: test cl, cl
+              11: jne short 5
               13: sub rax, rdi
               16: ret
             rows:
               0x0 4:3 stmt prologue_end
-              0x3 4:10 stmt
-              0x6 5:6 
-              0xa 4:3 
-              0xe 0:0 
+              0x5 0:0 
+              0x8 4:10 stmt
+              0xb 5:6 
+              0xf 4:3 
               0x13 6:28 stmt
               0x16 6:3 epilogue_begin
             variables:
               s [0x0, 0x17) (reg5:u64) Arg(0)
-              p [0x0, 0x3) (reg5:u64) Arg(0)
-              p [0x3, 0xa) (reg0:u64) Arg(0)
-              p [0xa, 0x17) (reg1:u64) Arg(0)
+              p [0x0, 0x5) (reg5:u64) Arg(0)
+              p [0x5, 0x8) (reg1:u64) Arg(0)
+              p [0x8, 0xf) (reg0:u64) Arg(0)
+              p [0xf, 0x17) (reg1:u64) Arg(0)
         "#]],
     );
 }

@@ -195,11 +195,11 @@ fn no_loop_body_statement_in_is_sorteds_preheader() {
         if input == "sort.O2.ll" {
             expect![[r#"
                 .text+0x60     is_sorted                    sort.c:15:21           is_stmt prologue_end
-                .text+0x6c     is_sorted+0xc                sort.c:15:0            is_stmt
-                .text+0x6e     is_sorted+0xe                sort.c:16:9            is_stmt
-                .text+0x82     is_sorted+0x22               sort.c:15:27           is_stmt
-                .text+0x8b     is_sorted+0x2b               sort.c:16:9            is_stmt
-                .text+0xa6     is_sorted+0x46               sort.c:19:1            is_stmt epilogue_begin"#]]
+                .text+0x6a     is_sorted+0xa                sort.c:19:1            is_stmt epilogue_begin
+                .text+0x6b     is_sorted+0xb                sort.c:15:0            is_stmt
+                .text+0x6d     is_sorted+0xd                sort.c:16:9            is_stmt
+                .text+0x81     is_sorted+0x21               sort.c:15:27           is_stmt
+                .text+0x8a     is_sorted+0x2a               sort.c:16:9            is_stmt"#]]
             .assert_eq(&is_sorted.join("\n"));
         }
     }
@@ -320,34 +320,34 @@ fn unrolled_and_inlined_lines_are_statements_on_their_first_copy() {
         .text+0x0      energy                       inlining.c:17:21       is_stmt prologue_end
         .text+0x2      energy+0x2                   inlining.c:17:3        
         .text+0x4      energy+0x4                   inlining.c:0:0         
-        .text+0xb      energy+0xb                   inlining.c:17:21       is_stmt
-        .text+0xd      energy+0xd                   inlining.c:17:3        
-        .text+0x19     energy+0x19                  inlining.c:0:0         
-        .text+0x2d     energy+0x2d                  inlining.c:17:3        is_stmt
-        .text+0x46     energy+0x46                  inlining.c:17:3        is_stmt
-        .text+0x4b     energy+0x4b                  inlining.c:0:0         
-        .text+0x50     energy+0x50                  inlining.c:18:19       is_stmt
-        .text+0x54     energy+0x54                  inlining.c:10:7        is_stmt
-        .text+0x5e     energy+0x5e                  inlining.c:11:7        is_stmt
-        .text+0x6b     energy+0x6b                  inlining.c:4:14        is_stmt
-        .text+0x71     energy+0x71                  inlining.c:19:7        is_stmt
-        .text+0x74     energy+0x74                  inlining.c:21:3        is_stmt
-        .text+0x77     energy+0x77                  inlining.c:21:3        is_stmt epilogue_begin
-        .text+0x78     energy+0x78                  inlining.c:18:19       is_stmt
-        .text+0x7c     energy+0x7c                  inlining.c:10:7        is_stmt
-        .text+0x89     energy+0x89                  inlining.c:11:7        is_stmt
-        .text+0x96     energy+0x96                  inlining.c:4:14        is_stmt
-        .text+0x9d     energy+0x9d                  inlining.c:19:7        is_stmt
-        .text+0xa0     energy+0xa0                  inlining.c:17:27       is_stmt
-        .text+0xa7     energy+0xa7                  inlining.c:18:19       
-        .text+0xab     energy+0xab                  inlining.c:10:7        
-        .text+0xb7     energy+0xb7                  inlining.c:11:7        
-        .text+0xc4     energy+0xc4                  inlining.c:4:14        
-        .text+0xcb     energy+0xcb                  inlining.c:19:7        
-        .text+0xce     energy+0xce                  inlining.c:17:27       
-        .text+0xd2     energy+0xd2                  inlining.c:17:3        
-        .text+0xdb     energy+0xdb                  inlining.c:0:0         
-        .text+0xe9     -                            inlining.c:0:0         end_sequence
+        .text+0x9      energy+0x9                   inlining.c:21:3        is_stmt epilogue_begin
+        .text+0xa      energy+0xa                   inlining.c:17:21       is_stmt
+        .text+0xc      energy+0xc                   inlining.c:17:3        
+        .text+0x18     energy+0x18                  inlining.c:0:0         
+        .text+0x2a     energy+0x2a                  inlining.c:17:3        is_stmt
+        .text+0x33     energy+0x33                  inlining.c:0:0         
+        .text+0x38     energy+0x38                  inlining.c:17:3        is_stmt
+        .text+0x4f     energy+0x4f                  inlining.c:18:19       is_stmt
+        .text+0x53     energy+0x53                  inlining.c:10:7        is_stmt
+        .text+0x60     energy+0x60                  inlining.c:11:7        is_stmt
+        .text+0x6d     energy+0x6d                  inlining.c:4:14        is_stmt
+        .text+0x74     energy+0x74                  inlining.c:19:7        is_stmt
+        .text+0x77     energy+0x77                  inlining.c:17:27       is_stmt
+        .text+0x7e     energy+0x7e                  inlining.c:18:19       
+        .text+0x82     energy+0x82                  inlining.c:10:7        
+        .text+0x8e     energy+0x8e                  inlining.c:11:7        
+        .text+0x9b     energy+0x9b                  inlining.c:4:14        
+        .text+0xa2     energy+0xa2                  inlining.c:19:7        
+        .text+0xa5     energy+0xa5                  inlining.c:17:27       
+        .text+0xa9     energy+0xa9                  inlining.c:17:3        
+        .text+0xb2     energy+0xb2                  inlining.c:0:0         
+        .text+0xc0     energy+0xc0                  inlining.c:18:19       is_stmt
+        .text+0xc4     energy+0xc4                  inlining.c:10:7        is_stmt
+        .text+0xce     energy+0xce                  inlining.c:11:7        is_stmt
+        .text+0xdb     energy+0xdb                  inlining.c:4:14        is_stmt
+        .text+0xe1     energy+0xe1                  inlining.c:19:7        is_stmt
+        .text+0xe4     energy+0xe4                  inlining.c:21:3        is_stmt
+        .text+0xec     -                            inlining.c:21:3        is_stmt end_sequence
     "#]]
     .assert_eq(&lines_of(&bytes));
     // The second copy still names its lines, the inlined ones included.
@@ -357,7 +357,7 @@ fn unrolled_and_inlined_lines_are_statements_on_their_first_copy() {
     let out = run(Command::new("addr2line")
         .arg("-e")
         .arg(&object)
-        .args(["0xa8", "0xac", "0xb8", "0xc5", "0xcc"]));
+        .args(["0x80", "0x84", "0x90", "0x9d", "0xa3"]));
     let named: Vec<String> = String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| l.rsplit(':').next().unwrap().to_string())
@@ -384,8 +384,8 @@ fn code_sunk_in_clang_o2_ir_keeps_its_line_without_is_stmt() {
         .filter(|l| l.contains("sunk.c:3:") || l.contains("sunk.c:12:"))
         .collect();
     expect![[r#"
-        .text+0xcd     scaled_sum+0xcd              sunk.c:3:17            
-        .text+0xd0     scaled_sum+0xd0              sunk.c:3:21            
+        .text+0x9      scaled_sum+0x9               sunk.c:3:17            
+        .text+0xc      scaled_sum+0xc               sunk.c:3:21            
         .text+0x108    quotient_or_rest+0x8         sunk.c:12:13           "#]]
     .assert_eq(&sunk.join("\n"));
     let quotient_or_rest: Vec<&str> = listing
@@ -408,7 +408,7 @@ fn code_sunk_in_clang_o2_ir_keeps_its_line_without_is_stmt() {
     let out = run(Command::new("addr2line")
         .arg("-e")
         .arg(&object)
-        .args(["0xd2", "0x10c"]));
+        .args(["0xc", "0x10c"]));
     let named: Vec<String> = String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| l.rsplit(':').next().unwrap().to_string())

@@ -81,8 +81,9 @@ pub fn loop_depths(f: &Function) -> Vec<u32> {
     depth
 }
 
-/// The blocks reachable from block 0, in reverse post-order.
-fn reverse_post_order(successors: &[Vec<usize>]) -> Vec<usize> {
+/// The blocks reachable from block 0, in reverse post-order, given each
+/// block's successors.
+pub(super) fn reverse_post_order(successors: &[Vec<usize>]) -> Vec<usize> {
     let mut visited = vec![false; successors.len()];
     let mut post = Vec::with_capacity(successors.len());
     let mut stack = vec![(0usize, 0usize)];

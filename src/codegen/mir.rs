@@ -1625,6 +1625,21 @@ pub struct Function {
     pub omits_frame_pointer: bool,
     /// The constant pool, indexed by [`ConstantId`] (each entry once).
     pub constants: Vec<PoolConstant>,
+    /// Branch weights from the IR's `!prof` metadata, for block placement:
+    /// a block's listed edges are taken in proportion to their weights.
+    pub edge_weights: Vec<EdgeWeight>,
+}
+
+/// The weight of one control-flow edge, relative to the other edges of
+/// its block (`!prof !{!"branch_weights", ...}`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EdgeWeight {
+    /// The branching block.
+    pub from: BlockId,
+    /// The successor.
+    pub to: BlockId,
+    /// The weight.
+    pub weight: u32,
 }
 
 impl Function {

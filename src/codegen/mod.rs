@@ -14,6 +14,7 @@
 //! `debug_info` (byte-identical `.text`); functions appear in the order of
 //! the module's definitions.
 
+pub mod block_placement;
 pub mod debug_prep;
 pub mod frame;
 pub mod history;
@@ -112,7 +113,9 @@ pub fn compile_module(
             selected
                 .ir_blocks
                 .iter()
-                .map(|b| u64::from(finished.block_offsets[b.0 as usize]))
+                .map(|b| {
+                    u64::from(finished.block_offsets[finished.placed[b.0 as usize].0 as usize])
+                })
                 .collect(),
         ));
         let code_size = finished.code.len() as u64;

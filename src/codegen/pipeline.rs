@@ -10,7 +10,8 @@
 //! The stages, in order: the frame-pointer decision
 //! ([`frame::omits_frame_pointer`], which allocation needs), [`zext::run`] (32 → 64-bit zero extensions the
 //! x86 already did become copies), [`regalloc::allocate`] (liveness, linear scan,
-//! spilling, debug-value rewriting), LiveDebugValues, [`peephole::run`]
+//! spilling, debug-value rewriting), LiveDebugValues, [`block_placement::run`]
+//! (likely successors laid out next), [`peephole::run`]
 //! (copy + add → `lea`, jumps to the fall-through block), [`frame::lower_frame`] (layout,
 //! prologue/epilogue, frame addresses), [`encode::encode`] (x86-64 through
 //! iced-x86), then
@@ -23,7 +24,7 @@ use super::mir::{
     StackSlotKind, Width,
 };
 use super::regalloc::{self, Allocation, RegallocError};
-use super::{peephole, zext};
+use super::{block_placement, peephole, zext};
 use crate::x86::encode::{self, EncodeError};
 use dwarfsmith_emit::model::{self, CfiRow, Relocation};
 use std::collections::HashMap;
@@ -53,6 +54,9 @@ pub struct FinishedFunction {
     pub inst_offsets: Vec<Vec<(u32, u32)>>,
     /// Offset of each block's first byte.
     pub block_offsets: Vec<u32>,
+    /// Where block placement put each block of the function as given:
+    /// `placed[b]` is the final index of its block `b`.
+    pub placed: Vec<BlockId>,
     /// The machine code.
     pub code: Vec<u8>,
     /// Relocations against `code`.
@@ -136,6 +140,7 @@ pub fn finish_function(
     zext::run(&mut f);
     let allocation = regalloc::allocate(&mut f).map_err(FinishError::Regalloc)?;
     crate::codegen::live_debug_values::run(&mut f);
+    let placed = block_placement::run(&mut f);
     peephole::run(&mut f);
     let frame = frame::lower_frame(&mut f, allocation.callee_saved_used);
     let encoded = encode::encode(&f, options.function_index).map_err(FinishError::Encode)?;
@@ -153,6 +158,7 @@ pub fn finish_function(
     let spill_stores = spill_stores(&f, &frame);
     Ok(FinishedFunction {
         spill_stores,
+        placed,
         mir: f,
         inst_offsets: encoded.inst_offsets,
         block_offsets: encoded.block_offsets,

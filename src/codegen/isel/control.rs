@@ -22,9 +22,12 @@
 //! even promises it).
 //!
 //! In: IR terminators and phis. Out: MIR jumps, compares, copies and jump
-//! tables.
+//! tables, and a conditional branch's `!prof` branch weights as the
+//! [`EdgeWeight`]s of its block (block placement reads them).
 
 use super::*;
+use crate::codegen::mir::EdgeWeight;
+use crate::ir::debug::{MdOperand, MdRef};
 
 /// The fewest cases worth a jump table.
 pub(super) const JUMP_TABLE_MIN_CASES: usize = 4;
@@ -381,6 +384,15 @@ impl Selector<'_> {
                 }
                 let last = self.branch_chain(cond, t, e)?;
                 let cc = self.condition(last)?;
+                if let Some((on_true, on_false)) = self.branch_weights(id) {
+                    for (to, weight) in [(t, on_true), (e, on_false)] {
+                        self.mir.edge_weights.push(EdgeWeight {
+                            from: self.current,
+                            to,
+                            weight,
+                        });
+                    }
+                }
                 if t.0 == self.current.0 + 1 {
                     self.emit(K::Jcc {
                         cond: cc.invert(),
@@ -402,6 +414,31 @@ impl Selector<'_> {
             _ => return Err(self.error("internal: not a branch".into())),
         }
         Ok(())
+    }
+
+    /// The `!prof` branch weights of a conditional branch (true, false),
+    /// if it has them: `!{!"branch_weights", [!"expected",] i32 T, i32 F}`.
+    fn branch_weights(&self, id: InstId) -> Option<(u32, u32)> {
+        let (_, MdRef::Node(node)) = self.f.inst(id).metadata.iter().find(|(k, _)| k == "prof")?
+        else {
+            return None;
+        };
+        let weights: Vec<u32> = match self.module.debug.tuple(*node) {
+            [MdOperand::Str(kind), rest @ ..] if kind == "branch_weights" => rest
+                .iter()
+                .filter_map(|op| match op {
+                    MdOperand::Value(c) => {
+                        c.zext_value().map(|v| v.min(u128::from(u32::MAX)) as u32)
+                    }
+                    _ => None,
+                })
+                .collect(),
+            _ => return None,
+        };
+        match weights[..] {
+            [on_true, on_false] => Some((on_true, on_false)),
+            _ => None,
+        }
     }
 
     pub(super) fn lower_switch(
