@@ -11,6 +11,9 @@
 //!   dwarfsmith prints what its gcc -O0 build prints, its object verifies,
 //!   and gdb prints the packed structs as it does for the gcc -O0 build.
 //! - Passing such an integer to or from a function is an error naming it.
+//! - Globals of integers wider than 128 bits (csmith's packed structs have
+//!   `i152` and `i168` members) hold the bytes llc-19 gives them; computing
+//!   with such an integer is an error naming it (tests/reliability_constructs.rs).
 
 mod support;
 
@@ -120,4 +123,29 @@ fn an_i72_argument_is_an_error_naming_it() {
         ),
         "case.ll:1:1: error: function @f: parameter 1 of type i72 (integers of 65 to 127 bits are not passed to or returned from functions) is not supported by code generation"
     );
+}
+
+#[test]
+fn globals_wider_than_128_bits_hold_llcs_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "@g = global i168 7\n@h = global i152 -2\n@s = global <{ i8, i168, i8 }> <{ i8 1, i168 -3, i8 2 }>\n";
+    let ll = dir.path().join("wide_globals.ll");
+    std::fs::write(&ll, text).unwrap();
+    let ours = compile_ll(dir.path(), &ll, "wide_globals", &[]);
+    let theirs = dir.path().join("llc.o");
+    support::llc_object(&ll, &theirs, &[]);
+    let data = |object: &PathBuf| {
+        String::from_utf8_lossy(
+            &run(std::process::Command::new("readelf")
+                .args(["-x", ".data"])
+                .arg(object))
+            .stdout,
+        )
+        .lines()
+        .skip(2)
+        .collect::<Vec<_>>()
+        .join("\n")
+    };
+    assert_eq!(data(&ours), data(&theirs));
+    assert!(data(&ours).contains("01fdffff ffffffff"), "{}", data(&ours));
 }

@@ -87,6 +87,10 @@ const REFUSED: &[(&str, &str, &str)] = &[
      "case.ll:1:1: error: function @f: unsupported type { <3 x float>, float } in code generation"),
     ("an integer of 65 to 127 bits as a return value", "define i96 @f(i64 %x) {\n  %v = zext i64 %x to i96\n  ret i96 %v\n}\n",
      "case.ll:1:1: error: function @f: return value of type i96 (integers of 65 to 127 bits are not passed to or returned from functions) is not supported by code generation"),
+    ("an integer wider than 128 bits (csmith's packed structs)", "define void @f(ptr %p) {\n  %v = load i168, ptr %p\n  store i168 %v, ptr %p\n  ret void\n}\n",
+     "case.ll:2:3: error: function @f: unsupported result type i168 of 'load' in code generation"),
+    ("a constant wider than 128 bits", "define void @f(ptr %p) {\n  store i168 340282366920938463463374607431768211457, ptr %p\n  ret void\n}\n",
+     "case.ll:2:14: error: unsupported constant 340282366920938463463374607431768211457 of type i168: integers wider than 128 bits are not supported"),
 ];
 
 /// (construct, .ll text, C driver, exact program output).

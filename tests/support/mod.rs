@@ -366,15 +366,7 @@ pub fn outputs_of_ours_and_llc(
     let ll = dir.join(name);
     std::fs::write(&ll, module).unwrap();
     let theirs = dir.join("theirs.o");
-    let out = run(Command::new("llc-19")
-        .args(["-O2", "-filetype=obj", "-relocation-model=pic", "-o"])
-        .arg(&theirs)
-        .arg(&ll));
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    llc_object(&ll, &theirs, &["-O2", "-relocation-model=pic"]);
     let driver_path = dir.join("driver.c");
     std::fs::write(&driver_path, driver).unwrap();
     let run_linked = |object: &Path, exe_name: &str| {
@@ -398,4 +390,20 @@ pub fn outputs_of_ours_and_llc(
         String::from_utf8(out.stdout).unwrap()
     };
     (run_linked(&ours, "ours"), run_linked(&theirs, "theirs"))
+}
+
+/// Compiles the IR file `ll` with llc-19 (and `flags`) into `object`,
+/// asserting it succeeded.
+pub fn llc_object(ll: &Path, object: &Path, flags: &[&str]) {
+    let out = run(Command::new("llc-19")
+        .args(flags)
+        .arg("-filetype=obj")
+        .arg("-o")
+        .arg(object)
+        .arg(ll));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -362,35 +362,38 @@ impl DataWriter<'_> {
     }
 
     fn put(&mut self, offset: usize, value: u128, size: usize) -> Result<(), Diagnostic> {
-        let end = offset + size;
+        self.put_bytes(offset, &value.to_le_bytes()[..size])
+    }
+
+    fn put_bytes(&mut self, offset: usize, bytes: &[u8]) -> Result<(), Diagnostic> {
+        let end = offset + bytes.len();
         if end > self.bytes.len() {
             return Err(self.error(format!(
                 "initializer of @{} is larger than its type",
                 self.global.name
             )));
         }
-        self.bytes[offset..end].copy_from_slice(&value.to_le_bytes()[..size]);
+        self.bytes[offset..end].copy_from_slice(bytes);
         Ok(())
     }
 
     fn write(&mut self, c: &Constant, offset: usize) -> Result<(), Diagnostic> {
         match c {
+            Constant::Int { bits, .. } if *bits > 128 => {
+                // The parser holds such a constant as an i128 (it refuses
+                // literals beyond): its bytes, then its sign repeated.
+                let value = c.sext_value().unwrap_or(0);
+                let mut bytes = value.to_le_bytes().to_vec();
+                let sign = if value < 0 { 0xff } else { 0 };
+                bytes.resize(u64::from(*bits).div_ceil(8) as usize, sign);
+                self.put_bytes(offset, &bytes)
+            }
             Constant::Int { bits, .. } => {
                 let size = u64::from(*bits).div_ceil(8) as usize;
                 self.put(offset, c.zext_value().unwrap_or(0), size)
             }
             Constant::Null | Constant::Undef(_) | Constant::Poison(_) | Constant::Zero(_) => Ok(()),
-            Constant::Bytes(bytes) => {
-                let end = offset + bytes.len();
-                if end > self.bytes.len() {
-                    return Err(self.error(format!(
-                        "string initializer of @{} is larger than its type",
-                        self.global.name
-                    )));
-                }
-                self.bytes[offset..end].copy_from_slice(bytes);
-                Ok(())
-            }
+            Constant::Bytes(bytes) => self.put_bytes(offset, bytes),
             Constant::Array { elem, elems } => {
                 let stride = self.module.size_of(elem) as usize;
                 for (i, e) in elems.iter().enumerate() {

@@ -5,7 +5,7 @@
 //! ABI attributes of parameters and arguments (others skipped).
 
 use super::lexer::{unescape, Tok};
-use super::{is_type_word, PResult, Parser};
+use super::{is_type_word, parse_int, PResult, Parser};
 use crate::ir::inst::{ArithFlags, BinOp, CastOp, ParamAttrs};
 use crate::ir::types::{FloatKind, FunctionType, Type};
 use crate::ir::value::{
@@ -487,11 +487,19 @@ impl<'a> Parser<'a> {
                     rhs,
                 })));
             }
-            Tok::Int(_) => {
+            Tok::Int(text) => {
                 let Type::Int(bits) = ty else {
                     return Err(mismatch(self, "an integer"));
                 };
                 let bits = *bits;
+                if bits > 128 && parse_int(text).is_none() {
+                    return Err(self.error_at(
+                        self.offset(),
+                        format!(
+                            "unsupported constant {text} of type i{bits}: integers wider than 128 bits are not supported"
+                        ),
+                    ));
+                }
                 let value = self.int()?;
                 return Ok(Constant::int(bits, value));
             }
