@@ -569,12 +569,14 @@ fn sse2_moves_arithmetic_compares_and_conversions() {
             InstKind::FpToInt {
                 size: F64,
                 width: W32,
+                rounded: false,
                 dst: p(Gpr::Rax),
                 src: Rm::Reg(x(0)),
             },
             InstKind::FpToInt {
                 size: F32,
                 width: W64,
+                rounded: true,
                 dst: p(Gpr::R10),
                 src: Rm::Reg(x(9)),
             },
@@ -640,7 +642,7 @@ fn sse2_moves_arithmetic_compares_and_conversions() {
             $xmm1 = CVT_I64_F32 $r8              => cvtsi2ss xmm1, r8
             $xmm1 = CVT_I64_F64 [$rdi]           => cvtsi2sd xmm1, qword ptr [rdi]
             $rax = CVTT_F64_I32 $xmm0            => cvttsd2si eax, xmm0
-            $r10 = CVTT_F32_I64 $xmm9            => cvttss2si r10, xmm9
+            $r10 = CVT_F32_I64 $xmm9             => cvtss2si r10, xmm9
             $xmm0 = CVT_F32_F64 $xmm0            => cvtss2sd xmm0, xmm0
             $xmm1 = CVT_F64_F32 [$rsi]           => cvtsd2ss xmm1, [rsi]
             $xmm0 = MOV_TO_XMM64 $rax            => movq xmm0, rax

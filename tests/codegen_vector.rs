@@ -731,3 +731,34 @@ fn unsigned_lane_conversions_run_as_gccs_build() {
     let printed = runs_as_gccs_build(dir.path(), "unsigned_conversions");
     assert_eq!(printed.lines().count(), 37, "{printed}");
 }
+
+/// `fixtures/vector/sse_intrinsics.c`: the `<emmintrin.h>` intrinsics
+/// clang-19 -O2 keeps as `llvm.x86.sse*` calls (`psadbw`, `pmaddwd`, the
+/// packs, `pavg*`, `pmulh*`, min/max of every width, the rounding
+/// conversions, `rsqrtps`/`rcpps`, shifts by xmm, variable and constant
+/// counts) and the signed saturating adds (`llvm.sadd.sat`), on inputs at
+/// their corners (saturation, NaN, signed zero, counts past the lane
+/// width); the program prints what its gcc -O0 build prints.
+#[test]
+fn sse_intrinsics_run_as_gccs_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let ir = clang_ir(dir.path(), "vector/sse_intrinsics.c", &["-O2", "-g"]);
+    for intrinsic in [
+        "@llvm.x86.sse2.psad.bw",
+        "@llvm.x86.sse2.pmadd.wd",
+        "@llvm.x86.sse2.psrai.w",
+        "@llvm.x86.sse.cvtss2si64",
+        "@llvm.sadd.sat.v8i16",
+    ] {
+        assert!(
+            ir.contains(intrinsic),
+            "clang-19 no longer calls {intrinsic}"
+        );
+    }
+    let printed = runs_as_gccs_build(dir.path(), "sse_intrinsics");
+    assert!(printed.contains("sad_epu8: 571 724\n"), "{printed}");
+    assert!(
+        printed.contains("rsqrt_ps and rcp_ps within 1/1000: 1\n"),
+        "{printed}"
+    );
+}

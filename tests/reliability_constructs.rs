@@ -89,6 +89,12 @@ const REFUSED: &[(&str, &str, &str)] = &[
      "case.ll:1:1: error: function @f: return value of type i96 (integers of 65 to 127 bits are not passed to or returned from functions) is not supported by code generation"),
     ("an integer wider than 128 bits (csmith's packed structs)", "define void @f(ptr %p) {\n  %v = load i168, ptr %p\n  store i168 %v, ptr %p\n  ret void\n}\n",
      "case.ll:2:3: error: function @f: unsupported result type i168 of 'load' in code generation"),
+    ("an SSE intrinsic with no selection here (comiss and its flags)", "define i32 @f(<4 x float> %a, <4 x float> %b) {\n  %r = call i32 @llvm.x86.sse.comilt.ss(<4 x float> %a, <4 x float> %b)\n  ret i32 %r\n}\ndeclare i32 @llvm.x86.sse.comilt.ss(<4 x float>, <4 x float>)\n",
+     "case.ll:2:3: error: function @f: intrinsic @llvm.x86.sse.comilt.ss on vectors is not supported by code generation"),
+    ("an MXCSR intrinsic", "define i32 @f() {\n  %p = alloca i32\n  call void @llvm.x86.sse.stmxcsr(ptr %p)\n  %r = load i32, ptr %p\n  ret i32 %r\n}\ndeclare void @llvm.x86.sse.stmxcsr(ptr)\n",
+     "case.ll:3:3: error: function @f: unsupported intrinsic 'llvm.x86.sse.stmxcsr'"),
+    ("a signed saturating add of 32-bit lanes", "define <4 x i32> @f(<4 x i32> %a, <4 x i32> %b) {\n  %r = call <4 x i32> @llvm.sadd.sat.v4i32(<4 x i32> %a, <4 x i32> %b)\n  ret <4 x i32> %r\n}\ndeclare <4 x i32> @llvm.sadd.sat.v4i32(<4 x i32>, <4 x i32>)\n",
+     "case.ll:2:3: error: function @f: intrinsic @llvm.sadd.sat.v4i32 on vectors is not supported by code generation"),
     ("a constant wider than 128 bits", "define void @f(ptr %p) {\n  store i168 340282366920938463463374607431768211457, ptr %p\n  ret void\n}\n",
      "case.ll:2:14: error: unsupported constant 340282366920938463463374607431768211457 of type i168: integers wider than 128 bits are not supported"),
 ];

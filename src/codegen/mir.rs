@@ -298,6 +298,60 @@ pub enum PackedOp {
     /// cvttpd2dq: `dst`'s low two dwords become `src`'s doubles truncated
     /// (the high two zero).
     CvtTPd2Dq,
+    /// cvtps2dq: `src`'s floats to signed dwords in the current rounding
+    /// mode.
+    CvtPs2Dq,
+    /// cvtpd2dq: `src`'s doubles to the low two dwords in the current
+    /// rounding mode (the high two zero).
+    CvtPd2Dq,
+    /// psadbw: per 8-byte half, the sum of absolute byte differences.
+    SadBW,
+    /// pmaddwd: signed word products added in pairs into dwords.
+    MaddWD,
+    /// pavgb: the unsigned byte averages, rounded up.
+    AvgB,
+    /// pavgw: the unsigned word averages, rounded up.
+    AvgW,
+    /// pmulhw: the high 16 bits of each signed word product.
+    MulHiW,
+    /// pmulhuw: the high 16 bits of each unsigned word product.
+    MulHiUW,
+    /// minps (the second operand where either is NaN, or both zero).
+    MinPs,
+    /// maxps.
+    MaxPs,
+    /// minpd.
+    MinPd,
+    /// maxpd.
+    MaxPd,
+    /// minss: the low float only (the other lanes of `dst` stay).
+    MinSs,
+    /// maxss.
+    MaxSs,
+    /// minsd: the low double only.
+    MinSd,
+    /// maxsd.
+    MaxSd,
+    /// rsqrtps: approximate reciprocal square roots.
+    RsqrtPs,
+    /// rcpps: approximate reciprocals.
+    RcpPs,
+    /// psllw by the count in `src`'s low 64 bits.
+    ShlW,
+    /// pslld by an xmm count.
+    ShlD,
+    /// psllq by an xmm count.
+    ShlQ,
+    /// psrlw by an xmm count.
+    ShrW,
+    /// psrld by an xmm count.
+    ShrD,
+    /// psrlq by an xmm count.
+    ShrQ,
+    /// psraw by an xmm count.
+    SarW,
+    /// psrad by an xmm count.
+    SarD,
     /// cvtps2pd: `dst` becomes `src`'s two low floats as doubles.
     CvtPs2Pd,
     /// cvtpd2ps: `dst`'s low two floats become `src`'s doubles rounded
@@ -992,12 +1046,15 @@ pub enum InstKind {
     },
     /// `cvttss2si`/`cvttsd2si dst, src`: floating point to a signed integer
     /// of `width` (W32 or W64), rounding toward zero (out of range or NaN:
-    /// the "integer indefinite" 0x80…0).
+    /// the "integer indefinite" 0x80…0); `cvtss2si`/`cvtsd2si` when
+    /// `rounded` (the current rounding mode, as `_mm_cvtss_si32` asks).
     FpToInt {
         /// Precision of the source.
         size: FpSize,
         /// Width of the integer.
         width: Width,
+        /// In the current rounding mode rather than toward zero.
+        rounded: bool,
         /// Destination (general-purpose).
         dst: Reg,
         /// Source (xmm or memory).
@@ -2082,9 +2139,13 @@ impl fmt::Display for InstKind {
             InstKind::FpToInt {
                 size,
                 width,
+                rounded,
                 dst,
                 src,
-            } => write!(f, "{dst} = CVTT_F{}_I{} {src}", size.bits(), width.bits()),
+            } => {
+                let op = if *rounded { "CVT" } else { "CVTT" };
+                write!(f, "{dst} = {op}_F{}_I{} {src}", size.bits(), width.bits())
+            }
             InstKind::FpConvert { from, dst, src } => {
                 let to = match from {
                     FpSize::F32 => FpSize::F64,

@@ -435,8 +435,12 @@ fn refused_vector_construct(module: &Module, function: &Function) -> Option<(Pos
                 if let Some(rest) = name.strip_prefix("llvm.") {
                     let parts: Vec<&str> = rest.split('.').collect();
                     let honoured = match parts.as_slice() {
+                        ["x86", ..] => crate::codegen::isel::x86_vector_form(name).is_some(),
                         ["vector", "reduce", op, ..] => VECTOR_REDUCTIONS.contains(op),
                         ["usub" | "uadd", "sat", ..] => true,
+                        ["ssub" | "sadd", "sat", ty, ..] => {
+                            ty.ends_with("i8") || ty.ends_with("i16")
+                        }
                         ["fmuladd" | "fabs", ..] => true,
                         [op, ..] => VECTOR_LANE_INTRINSICS.contains(op),
                         _ => false,

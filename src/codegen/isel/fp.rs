@@ -527,6 +527,7 @@ impl Selector<'_> {
                 let bits = self.bits_of_type(&to_ty)?;
                 let a = self.reg(value)?;
                 self.emit(K::FpToInt {
+                    rounded: false,
                     size,
                     width: container(bits),
                     dst,
@@ -686,6 +687,7 @@ impl Selector<'_> {
             let width = if bits < 32 { Width::W32 } else { Width::W64 };
             let wide = self.vreg(width);
             self.emit(K::FpToInt {
+                rounded: false,
                 size,
                 width,
                 dst: wide,
@@ -700,6 +702,7 @@ impl Selector<'_> {
         };
         let limit = self.fp_const_reg(size, two63);
         self.emit(K::FpToInt {
+            rounded: false,
             size,
             width: Width::W64,
             dst,
@@ -718,6 +721,7 @@ impl Selector<'_> {
         });
         let big = self.vreg(Width::W64);
         self.emit(K::FpToInt {
+            rounded: false,
             size,
             width: Width::W64,
             dst: big,

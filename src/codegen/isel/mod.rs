@@ -68,6 +68,8 @@ mod stack;
 mod tls;
 mod varargs;
 mod vector;
+
+pub(crate) use vector::x86_vector_form;
 mod wide;
 mod x86_intrinsics;
 

@@ -59,6 +59,9 @@
 mod gep;
 mod native;
 mod saturate;
+mod x86;
+
+pub(crate) use x86::x86_vector_form;
 
 use super::*;
 use crate::codegen::mir::{FpOp, FpSize, PackedOp, PackedShift, PackedShuffle};
@@ -450,6 +453,9 @@ impl Selector<'_> {
                     .direct_callee(callee)
                     .map(|f| self.module.function(f).name.clone());
                 match name {
+                    Some(name) if name.starts_with("llvm.x86.") => {
+                        self.lower_x86_vector(id, &name, args)
+                    }
                     Some(name) if name.starts_with("llvm.") => {
                         self.lower_vector_intrinsic(id, &name, args)
                     }
@@ -1342,6 +1348,7 @@ impl Selector<'_> {
                 (Lane::Fp(size), Lane::Int(_)) => {
                     let r = self.vreg(b.lane.container());
                     self.emit(K::FpToInt {
+                        rounded: false,
                         size,
                         width: b.lane.container(),
                         dst: r,
@@ -1630,12 +1637,12 @@ impl Selector<'_> {
         };
         let width = ty.lane.container();
         let arity = match op {
-            "smax" | "smin" | "umax" | "umin" | "usub" | "uadd" => 2,
+            "smax" | "smin" | "umax" | "umin" | "usub" | "uadd" | "ssub" | "sadd" => 2,
             "fshl" | "fshr" => 3,
             "abs" => 2,
             _ => return Err(self.error(unsupported())),
         };
-        if (op == "usub" || op == "uadd") && base.get(2) != Some(&"sat") {
+        if matches!(op, "usub" | "uadd" | "ssub" | "sadd") && base.get(2) != Some(&"sat") {
             return Err(self.error(unsupported()));
         }
         if values.len() != arity {
@@ -1643,6 +1650,10 @@ impl Selector<'_> {
         }
         if self.native_int_intrinsic(id, op, bits, &values)? {
             return Ok(());
+        }
+        if matches!(op, "ssub" | "sadd") {
+            // Signed saturation has packed forms for bytes and words only.
+            return Err(self.error(unsupported()));
         }
         let signed = matches!(op, "smax" | "smin" | "abs");
         let slots: Vec<StackSlotId> = if op == "abs" {

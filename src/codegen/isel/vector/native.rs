@@ -1330,6 +1330,20 @@ impl Selector<'_> {
                     out.push(self.min_max(op, bits, x, y));
                 }
             }
+            ("ssub" | "sadd", [a, b]) => {
+                let op = match (op, bits) {
+                    ("ssub", 8) => PackedOp::SubSsB,
+                    ("ssub", 16) => PackedOp::SubSsW,
+                    ("sadd", 8) => PackedOp::AddSsB,
+                    ("sadd", 16) => PackedOp::AddSsW,
+                    _ => return Ok(false),
+                };
+                let a = self.parts(a)?;
+                let b = self.parts(b)?;
+                for (x, y) in a.into_iter().zip(b) {
+                    out.push(self.packed_new(op, x, y));
+                }
+            }
             ("usub" | "uadd", [a, b]) => {
                 let a = self.parts(a)?;
                 let b = self.parts(b)?;
