@@ -762,3 +762,23 @@ fn sse_intrinsics_run_as_gccs_build() {
         "{printed}"
     );
 }
+
+/// `fixtures/vector/mask_bits.ll`: compares of 32 and 64 lanes bitcast to
+/// `i32`/`i64` bit masks (zstd's `ZSTD_loadCEntropy` has the 32-lane one):
+/// a `pmovmskb` per 16-byte part, shifted into place; the program prints
+/// what llc-19's build prints.
+#[test]
+fn masks_of_32_and_64_lanes_become_integers_as_llcs_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let module = std::fs::read_to_string(fixture("vector/mask_bits.ll")).unwrap();
+    let driver = std::fs::read_to_string(fixture("vector/mask_bits_main.c")).unwrap();
+    let (ours, theirs) = support::outputs_of_ours_and_llc(
+        dir.path(),
+        &module,
+        "mask_bits.ll",
+        OptLevel::O2,
+        &driver,
+    );
+    assert_eq!(ours, theirs);
+    assert!(ours.starts_with("zero_words c9249249\n"), "{ours}");
+}

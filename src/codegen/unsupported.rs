@@ -410,7 +410,13 @@ fn refused_vector_construct(module: &Module, function: &Function) -> Option<(Pos
                     |t: &Type| matches!(t, Type::Vector { elem, .. } if **elem == Type::Int(1));
                 let scalar_side = !is_vector(&from) || !is_vector(&inst.ty);
                 let vector_side = if is_vector(&from) { &from } else { &inst.ty };
-                let wide = vector_layout(vector_side).is_some_and(|(len, lane)| len * lane > 16);
+                // A mask of 32 or 64 lanes to an integer is a movemask per
+                // 16-byte part, the parts' bits joined.
+                let mask_bits = matches!(&from, Type::Vector { len: 32 | 64, .. })
+                    && boolean(&from)
+                    && matches!(&inst.ty, Type::Int(32 | 64));
+                let wide = vector_layout(vector_side).is_some_and(|(len, lane)| len * lane > 16)
+                    && !mask_bits;
                 let mixed =
                     is_vector(&from) && is_vector(&inst.ty) && boolean(&from) != boolean(&inst.ty);
                 let scalar_to_mask = !is_vector(&from) && boolean(&inst.ty);

@@ -1194,6 +1194,31 @@ impl Selector<'_> {
             (CastOp::BitCast, Some(a), None) => {
                 let dst = self.dst(id)?;
                 let src = self.parts(value)?;
+                if a.lane == Lane::Bool && a.lanes % 16 == 0 {
+                    // Each lane's mask byte gives one bit (lane 0 the
+                    // lowest), 16 bits from each part in turn.
+                    self.emit(K::MoveMask { dst, src: src[0] });
+                    for (i, &part) in src.iter().enumerate().skip(1) {
+                        let bits = self.vreg(Width::W64);
+                        self.emit(K::MoveMask {
+                            dst: bits,
+                            src: part,
+                        });
+                        self.emit(K::Shift {
+                            op: ShiftOp::Shl,
+                            width: Width::W64,
+                            dst: bits,
+                            amount: ShiftAmount::Imm(16 * i as u8),
+                        });
+                        self.emit(K::Alu {
+                            op: AluOp::Or,
+                            width: Width::W64,
+                            dst,
+                            src: Rmi::Reg(bits),
+                        });
+                    }
+                    return Ok(());
+                }
                 if src.len() != 1 {
                     return Err(self.error(
                         "unsupported bitcast of a vector wider than 16 bytes to a scalar".into(),
