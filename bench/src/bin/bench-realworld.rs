@@ -3,8 +3,9 @@
 //! dwarfsmith and by `llc-19 -O2` over the files dwarfsmith compiles: the compile
 //! time of both (median of the runs, summed over the files), and each program's
 //! run time when built with dwarfsmith's objects vs llc-19's for those files
-//! (gcc -O0 objects for the other files in both builds). Every time is the CPU
-//! time (user + system) of the measured processes, from `getrusage`.
+//! (gcc -O0 objects for the other files in both builds), the two builds run
+//! in turn in every round. Every time is the CPU time (user + system) of the
+//! measured processes, from `getrusage`.
 //!
 //! Example: `cargo build --release --bin dwarfsmith && cargo run --release -p dwarfsmith-bench --bin bench-realworld`
 
@@ -151,12 +152,11 @@ fn main() -> ExitCode {
         );
 
         let runs = cli.workload_runs.max(1);
-        let ds_run = median_seconds(cli.repetitions, || {
-            (0..runs).all(|_| workload(project.name, &build.mixed_exe))
-        });
-        let llc_run = median_seconds(cli.repetitions, || {
-            (0..runs).all(|_| workload(project.name, &llc_exe))
-        });
+        let (ds_run, llc_run) = interleaved_medians(
+            cli.repetitions,
+            || (0..runs).all(|_| workload(project.name, &build.mixed_exe)),
+            || (0..runs).all(|_| workload(project.name, &llc_exe)),
+        );
         println!(
             "{:<8} {:>8} {:>10.3} s {:>10.3} s {:>8.2} {:>10.3} s {:>10.3} s {:>8.2}",
             project.name,
@@ -194,6 +194,28 @@ fn median_seconds(repetitions: usize, mut run: impl FnMut() -> bool) -> f64 {
         .collect();
     times.sort_by(f64::total_cmp);
     times[times.len() / 2]
+}
+
+/// The medians, over `repetitions` rounds, of the CPU time of `a` and of
+/// `b`, each round running `a` then `b`: load that comes and goes while
+/// the benchmark runs then weighs on both programs alike, not on whichever
+/// ran while it lasted.
+fn interleaved_medians(
+    repetitions: usize,
+    mut a: impl FnMut() -> bool,
+    mut b: impl FnMut() -> bool,
+) -> (f64, f64) {
+    let mut times_a = Vec::new();
+    let mut times_b = Vec::new();
+    for _ in 0..repetitions.max(1) {
+        times_a.push(median_seconds(1, &mut a));
+        times_b.push(median_seconds(1, &mut b));
+    }
+    let median = |mut times: Vec<f64>| {
+        times.sort_by(f64::total_cmp);
+        times[times.len() / 2]
+    };
+    (median(times_a), median(times_b))
 }
 
 /// User + system CPU seconds of every child this process has waited for so far.
