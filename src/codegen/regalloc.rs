@@ -31,7 +31,10 @@
 //!    registers joined by a copy share one slot when their live ranges do
 //!    not meet (hottest copies first), and the copy between them
 //!    disappears: a phi's value and its incoming values stay in one place
-//!    instead of moving slot to slot through a register. Every
+//!    instead of moving slot to slot through a register. For the same
+//!    reason a register whose only accesses are copies with spilled
+//!    registers whose live ranges its own does not meet is spilled with
+//!    them. Every
 //!    instruction touching it reads it as a memory operand where x86
 //!    allows, or through a temporary of its class loaded before and
 //!    stored after; an access within [`REUSE_WINDOW`] instructions of the
@@ -155,6 +158,7 @@ fn allocate_with(f: &mut Function, window: usize) -> Result<Allocation, Regalloc
                 rounds: round,
             });
         }
+        let spilled = with_copies_of_spilled(f, &live, spilled, &unspillable);
         spill_count += spilled.len();
         // Scalar floats and doubles fit in 8 bytes as general-purpose
         // values do.
@@ -417,6 +421,65 @@ fn use_weights(f: &Function) -> Vec<u64> {
         }
     }
     weights
+}
+
+/// `spilled` (sorted) and every other spillable virtual register whose
+/// only accesses are copies from or to registers in `spilled` whose live
+/// ranges its own do not meet: kept in a register it would only be loaded
+/// from one slot and stored to another, spilled it shares their slot and
+/// its copies disappear ([`spill_slots`]).
+fn with_copies_of_spilled(
+    f: &Function,
+    live: &Liveness,
+    spilled: Vec<u32>,
+    unspillable: &[bool],
+) -> Vec<u32> {
+    let n = f.vregs.len();
+    let mut is_spilled = vec![false; n];
+    for &v in &spilled {
+        is_spilled[v as usize] = true;
+    }
+    // Per register: only copies with spilled registers seen so far.
+    let mut only_copies: Vec<bool> = (0..n)
+        .map(|v| !is_spilled[v] && !unspillable[v] && !f.vregs[v].vector)
+        .collect();
+    let ranges = &live.vreg_ranges;
+    for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+        if inst.is_debug() {
+            continue;
+        }
+        if let InstKind::Copy {
+            dst: Reg::Virt(d),
+            src: Reg::Virt(s),
+        } = inst.kind
+        {
+            let (d, s) = (d.0 as usize, s.0 as usize);
+            let apart = |a: usize, b: usize| {
+                is_spilled[b]
+                    && f.vregs[a].class == f.vregs[b].class
+                    && !f.vregs[b].vector
+                    && !ranges_meet(&ranges[a], &ranges[b])
+            };
+            if !apart(d, s) {
+                only_copies[d] = false;
+            }
+            if !apart(s, d) {
+                only_copies[s] = false;
+            }
+            continue;
+        }
+        inst.kind.visit_regs(&mut |r, _| {
+            if let Reg::Virt(v) = r {
+                only_copies[v.0 as usize] = false;
+            }
+        });
+    }
+    let mut all = spilled;
+    all.extend(
+        (0..n as u32).filter(|&v| only_copies[v as usize] && !ranges[v as usize].is_empty()),
+    );
+    all.sort_unstable();
+    all
 }
 
 /// A stack slot for each register in `spilled` (indexed by virtual
@@ -1630,6 +1693,52 @@ mod tests {
               RET $rax
         "#]]
         .assert_eq(&f.to_string());
+    }
+
+    #[test]
+    fn a_value_only_copied_between_spilled_values_is_spilled_with_them() {
+        // %1 only carries %0 to %2 (both spilled): it joins them. %3 is
+        // also added to: it stays. %4 is copied from %2 while %2 is still
+        // live (their ranges meet): it stays.
+        let mut f = Function::new("t");
+        for _ in 0..5 {
+            f.new_vreg(Width::W64);
+        }
+        f.new_block();
+        f.blocks[0].insts = [
+            mov(v(0), 1),
+            InstKind::Copy {
+                dst: v(1),
+                src: v(0),
+            },
+            InstKind::Copy {
+                dst: v(2),
+                src: v(1),
+            },
+            InstKind::Copy {
+                dst: v(3),
+                src: v(2),
+            },
+            add(v(3), v(3)),
+            InstKind::Copy {
+                dst: v(4),
+                src: v(2),
+            },
+            add(v(4), v(2)),
+            InstKind::Copy {
+                dst: phys(Gpr::Rax),
+                src: v(4),
+            },
+            ret(),
+        ]
+        .into_iter()
+        .map(|k| Inst::new(k, 0))
+        .collect();
+        let live = liveness::compute(&f);
+        assert_eq!(
+            with_copies_of_spilled(&f, &live, vec![0, 2], &[false; 5]),
+            [0, 1, 2]
+        );
     }
 
     #[test]
