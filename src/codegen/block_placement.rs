@@ -51,14 +51,14 @@ pub fn run(f: &mut Function) -> Vec<BlockId> {
     }
     let forward = thread_jumps(f);
     let exits: Vec<Exit> = (0..n).map(|b| Exit::of(f, b)).collect();
+    // Every successor, those of a `jcc` in the middle of a block (isel's
+    // branch chains) included.
     let successors: Vec<Vec<usize>> = (0..n)
         .map(|b| {
-            let mut s = exits[b].conditional.clone();
-            s.extend(exits[b].default);
-            s.extend(exits[b].table.iter().copied());
-            s.sort_unstable();
-            s.dedup();
-            s
+            f.successors(BlockId(b as u32))
+                .into_iter()
+                .map(|s| s.0 as usize)
+                .collect()
         })
         .collect();
     let depth = loop_depths(f);
@@ -234,8 +234,6 @@ struct Exit {
     default: Option<usize>,
     /// Whether the block falls into `default` (no `jmp`).
     falls: bool,
-    /// The targets of its indirect jump's table.
-    table: Vec<usize>,
     /// Whether it ends in a trap (`ud2`, what `unreachable` after a
     /// call that does not return becomes): a path to it is cold.
     traps: bool,
@@ -248,7 +246,6 @@ impl Exit {
             conditional: Vec::new(),
             default: (b + 1 < f.blocks.len()).then_some(b + 1),
             falls: true,
-            table: Vec::new(),
             traps: matches!(
                 code.last(),
                 Some(Inst {
@@ -263,14 +260,6 @@ impl Exit {
                 InstKind::Jmp { target } => {
                     exit.default = Some(target.0 as usize);
                     exit.falls = false;
-                }
-                InstKind::JmpIndirect { table, .. } => {
-                    exit.default = None;
-                    exit.falls = false;
-                    exit.table = f.jump_tables[table.0 as usize]
-                        .iter()
-                        .map(|t| t.0 as usize)
-                        .collect();
                 }
                 _ => {
                     exit.default = None;
