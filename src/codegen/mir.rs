@@ -810,6 +810,17 @@ pub enum InstKind {
         /// Right operand.
         rhs: Ri,
     },
+    /// `bt base, bit` (flags only): CF becomes bit `bit mod width` of
+    /// `base` (W16/W32/W64; the register form, which masks the bit number,
+    /// never the memory form, which does not).
+    Bt {
+        /// Width.
+        width: Width,
+        /// The register whose bit is tested.
+        base: Reg,
+        /// The register holding the bit number.
+        bit: Reg,
+    },
     /// `setcc dst` (writes the low 8 bits only).
     Setcc {
         /// Condition.
@@ -1475,6 +1486,10 @@ macro_rules! reg_visitor {
                         f(r, Access::Use);
                     }
                 }
+                InstKind::Bt { base, bit, .. } => {
+                    f(base, Access::Use);
+                    f(bit, Access::Use);
+                }
                 InstKind::Cmov { dst, src, .. } => {
                     rm(src, f);
                     f(dst, Access::UseDef);
@@ -1903,6 +1918,7 @@ impl fmt::Display for InstKind {
             ),
             InstKind::Cmp { width, lhs, rhs } => write!(f, "CMP{} {lhs}, {rhs}", width.bits()),
             InstKind::Test { width, lhs, rhs } => write!(f, "TEST{} {lhs}, {rhs}", width.bits()),
+            InstKind::Bt { width, base, bit } => write!(f, "BT{} {base}, {bit}", width.bits()),
             InstKind::Setcc { cond, dst } => {
                 write!(f, "{dst} = SET{}", cond.name().to_uppercase())
             }

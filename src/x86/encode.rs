@@ -1076,6 +1076,20 @@ impl Emitter<'_> {
                     }
                 }
             }
+            InstKind::Bt { width, base, bit } => {
+                const CODES: [Code; 4] = [
+                    Code::INVALID,
+                    Code::Bt_rm16_r16,
+                    Code::Bt_rm32_r32,
+                    Code::Bt_rm64_r64,
+                ];
+                let code = valid(CODES[wi(*width)], "8-bit bit tests do not exist")?;
+                self.rm_r(
+                    code,
+                    Operand::Reg(reg_at(*base, *width)?),
+                    reg_at(*bit, *width)?,
+                )
+            }
             InstKind::Setcc { cond, dst } => {
                 let (_, set, _) = codes::cond(*cond);
                 self.push(Instruction::with1(set, reg_at(*dst, Width::W8)?))

@@ -302,9 +302,11 @@ struct Selector<'a> {
     /// whether they read the operands swapped.
     reused_flags: HashMap<InstId, bool>,
     /// Compares selected as the `sub` their branch's successor opens with,
-    /// and those `sub`s (see [`flags`]).
+    /// or as the ALU instruction whose result they test against zero, with
+    /// that instruction (see [`flags`]).
     flag_setting_subs: HashMap<InstId, InstId>,
-    subs_selected_early: std::collections::HashSet<InstId>,
+    /// The instructions of `flag_setting_subs`, selected by their compare.
+    selected_by_compares: std::collections::HashSet<InstId>,
     /// Edge blocks made for critical edges (pred, succ) → MIR block.
     edge_blocks: HashMap<(u32, u32), MBlock>,
     /// Edge blocks in creation order, with the block they leave.
@@ -364,7 +366,7 @@ impl<'a> Selector<'a> {
             succs: ir::cfg::successors(f),
             reused_flags: HashMap::new(),
             flag_setting_subs: HashMap::new(),
-            subs_selected_early: std::collections::HashSet::new(),
+            selected_by_compares: std::collections::HashSet::new(),
             edge_blocks: HashMap::new(),
             edge_order: Vec::new(),
             current: MBlock(0),
@@ -612,7 +614,9 @@ impl<'a> Selector<'a> {
             self.classify_folded_loads(&counts.uses, &counts.user);
         }
         self.flag_setting_subs = self.classify_flag_setting_subs().into_iter().collect();
-        self.subs_selected_early = self.flag_setting_subs.values().copied().collect();
+        let deferred = self.classify_flag_setting_alus();
+        self.flag_setting_subs.extend(deferred);
+        self.selected_by_compares = self.flag_setting_subs.values().copied().collect();
         self.classify_fp80_copies(&uses);
         // Allocas become stack slots (entry or not: the frame is fixed).
         for block in &f.blocks {
@@ -869,7 +873,7 @@ impl<'a> Selector<'a> {
             return self.lower_stack_alloca(id);
         }
         match self.lowering[id.0 as usize] {
-            Lowering::Normal if !self.subs_selected_early.contains(&id) => {}
+            Lowering::Normal if !self.selected_by_compares.contains(&id) => {}
             _ => return Ok(()),
         }
         // Aggregates with vector members are selected leaf by leaf.
