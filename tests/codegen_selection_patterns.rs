@@ -4,11 +4,14 @@
 //! selects, the `shl` on either side of the `and`; `and i64 (lshr x, c),
 //! 2^(32-c) - 1` as a 32-bit `shr`; an `add`/`sub`/logic result that the
 //! branch tests for zero setting the flags itself, moved to the compare
-//! (zlib's `--chain_length != 0` after another test). The cases that must
+//! (zlib's `--chain_length != 0` after another test); `load p; op; store
+//! p` as one `op [p], src` (mainGtU's `(*budget)--`) at every width, the
+//! load on either side of a commutative operation. The cases that must
 //! not change are here too: an ordered compare of the same `and` (a
 //! `test`), a `shl` with a second use, a mask of another width, a result
 //! used before the branch or on an edge an earlier jump of the chain
-//! takes. Compiled by dwarfsmith and by llc-19 and linked with one C
+//! takes, `x - *p`, a store between, a loaded value used twice, a
+//! volatile load, another pointer. Compiled by dwarfsmith and by llc-19 and linked with one C
 //! driver, both programs print the same thing; MIR snapshots show the
 //! selected forms.
 
@@ -140,6 +143,65 @@ out:
   %r = phi i32 [ %x, %entry ]
   ret i32 %r
 }
+
+define i32 @budget(ptr %b, i32 %n) {
+entry:
+  br label %loop
+loop:
+  %i = phi i32 [ %n, %entry ], [ %next, %loop ]
+  %v = load i32, ptr %b, align 4
+  %d = add nsw i32 %v, -1
+  store i32 %d, ptr %b, align 4
+  %next = add i32 %i, -1
+  %more = icmp sgt i32 %i, 1
+  br i1 %more, label %loop, label %exit
+exit:
+  ret i32 %next
+}
+
+define void @updates(ptr %p, i8 %a, i16 %b, i64 %c, i64 %k) {
+  %p1 = getelementptr inbounds i8, ptr %p, i64 1
+  %v8 = load i8, ptr %p1, align 1
+  %s8 = add i8 %a, %v8
+  store i8 %s8, ptr %p1, align 1
+  %p2 = getelementptr inbounds i8, ptr %p, i64 2
+  %v16 = load i16, ptr %p2, align 2
+  %s16 = sub i16 %v16, %b
+  store i16 %s16, ptr %p2, align 2
+  %p4 = getelementptr inbounds i8, ptr %p, i64 4
+  %v32 = load i32, ptr %p4, align 4
+  %s32 = or i32 %v32, -65536
+  store i32 %s32, ptr %p4, align 4
+  %p8 = getelementptr inbounds i64, ptr %p, i64 %k
+  %v64 = load i64, ptr %p8, align 8
+  %s64 = xor i64 %c, %v64
+  store i64 %s64, ptr %p8, align 8
+  %v8b = load i8, ptr %p, align 1
+  %s8b = and i8 %v8b, -3
+  store i8 %s8b, ptr %p, align 1
+  ret void
+}
+
+define i32 @kept(ptr %p, ptr %q, i32 %x) {
+  %v = load i32, ptr %p, align 4
+  %d = sub i32 %x, %v
+  store i32 %d, ptr %p, align 4
+  %w = load i32, ptr %p, align 4
+  store i32 5, ptr %q, align 4
+  %e = add i32 %w, 1
+  store i32 %e, ptr %p, align 4
+  %u = load i32, ptr %q, align 4
+  %f = add i32 %u, 2
+  store i32 %f, ptr %q, align 4
+  %g = load volatile i32, ptr %q, align 4
+  %h = add i32 %g, 3
+  store i32 %h, ptr %q, align 4
+  %o = load i32, ptr %q, align 4
+  %m = add i32 %o, 4
+  store i32 %m, ptr %p, align 4
+  %r = add i32 %u, %m
+  ret i32 %r
+}
 "#;
 
 const DRIVER: &str = r#"
@@ -153,6 +215,9 @@ int walk(unsigned short *, int, int, int);
 long countdown(long, long);
 int used_before(int, int);
 int early_edge(int, int);
+int budget(int *, int);
+void updates(void *, signed char, short, long, long);
+int kept(int *, int *, int);
 int main(void) {
   unsigned bits[4] = {0x80000001u, 0x00010000u, 0u, 0xffffffffu};
   for (long i = 0; i < 128; i++) printf("%d", isset(bits, i) / 10);
@@ -170,6 +235,17 @@ int main(void) {
   printf("\n%ld %ld %ld", countdown(10, 1), countdown(12, 3), countdown(1, 1));
   printf(" %d %d %d %d", used_before(5, 5), used_before(5, 6), early_edge(-1, 3), early_edge(4, -2));
   printf(" %d\n", early_edge(4, 2));
+  int b = 100;
+  int left = budget(&b, 9);
+  printf("%d %d", left, b);
+  union { unsigned char c[24]; long l[3]; } m = {{0}};
+  for (int i = 0; i < 24; i++) m.c[i] = (unsigned char)(i * 37 + 5);
+  updates(&m, -7, 300, 0x0123456789abcdefL, 2);
+  updates(&m, 100, -1, -1, 1);
+  for (int i = 0; i < 24; i++) printf(" %d", m.c[i]);
+  int x = 10, y = 20;
+  int r = kept(&x, &y, 7);
+  printf(" %d %d %d\n", r, x, y);
   return 0;
 }
 "#;
@@ -190,7 +266,8 @@ fn selection_patterns_run_like_llc() {
          1111001110 101 65536 1 1154891411\n\
          0000000000 001 65536 0 33280\n\
          3 2002 4004 6000 3 3 3 3 3 3 3 3 \n\
-         55 30 1 -1 9 0 5 7\n"
+         55 30 1 -1 9 0 5 7\n\
+         0 91 5 135 36 115 153 190 255 255 210 173 136 99 62 25 244 207 186 183 52 77 142 75 16 89 19 14 10\n"
     );
 }
 
@@ -317,6 +394,95 @@ fn masked_shifts_of_the_low_word_are_32_bit() {
           %7 = COPY %6
           %7 = ADD64 %7, %5
           $rax = COPY %7
+          RET $rax
+    "#]],
+    );
+}
+
+/// mainGtU's `(*budget)--` in its loop: one `add [mem], -1`.
+#[test]
+fn a_loaded_value_updated_and_stored_back_is_one_instruction() {
+    check(
+        "budget",
+        expect_test::expect![[r#"
+        name: budget
+        bb.0:  ; succ bb.1
+          %5 = COPY $rdi
+          %6 = COPY $rsi
+          %0 = COPY %6
+        bb.1:  ; succ bb.2, bb.3
+          ADD32 [%5], -1
+          %3 = COPY %0
+          %3 = ADD32 %3, -1
+          CMP32 %0, 1
+          JLE bb.3
+        bb.2:  ; succ bb.1
+          %0 = COPY %3
+          JMP bb.1
+        bb.3:
+          $rax = COPY %3
+          RET $rax
+    "#]],
+    );
+}
+
+#[test]
+fn updates_in_place_of_every_width() {
+    check(
+        "updates",
+        expect_test::expect![[r#"
+        name: updates
+        bb.0:
+          %14 = COPY $rdi
+          %15 = COPY $rsi
+          %16 = COPY $rdx
+          %17 = COPY $rcx
+          %18 = COPY $r8
+          ADD8 [%14 + 1], %15
+          SUB16 [%14 + 2], %16
+          OR32 [%14 + 4], -65536
+          XOR64 [%14 + %18*8], %17
+          AND8 [%14], -3
+          RET
+    "#]],
+    );
+}
+
+/// `x - *p`, a store between, a volatile load, a second use, another pointer.
+#[test]
+fn updates_that_must_load_first() {
+    check(
+        "kept",
+        expect_test::expect![[r#"
+        name: kept
+        bb.0:
+          %11 = COPY $rdi
+          %12 = COPY $rsi
+          %13 = COPY $rdx
+          %0 = LOAD32 [%11]
+          %1 = COPY %13
+          %1 = SUB32 %1, %0
+          STORE32 [%11], %1
+          %2 = LOAD32 [%11]
+          STORE32 [%12], 5
+          %3 = COPY %2
+          %3 = ADD32 %3, 1
+          STORE32 [%11], %3
+          %4 = LOAD32 [%12]
+          %5 = COPY %4
+          %5 = ADD32 %5, 2
+          STORE32 [%12], %5
+          %6 = LOAD32 [%12]
+          %7 = COPY %6
+          %7 = ADD32 %7, 3
+          STORE32 [%12], %7
+          %8 = LOAD32 [%12]
+          %9 = COPY %8
+          %9 = ADD32 %9, 4
+          STORE32 [%11], %9
+          %10 = COPY %4
+          %10 = ADD32 %10, %9
+          $rax = COPY %10
           RET $rax
     "#]],
     );

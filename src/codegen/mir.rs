@@ -752,6 +752,17 @@ pub enum InstKind {
         /// Second source.
         src: Rmi,
     },
+    /// `op [addr], src`: a read-modify-write of memory (flags written).
+    AluMem {
+        /// Operation.
+        op: AluOp,
+        /// Width.
+        width: Width,
+        /// The memory read and written.
+        addr: Address,
+        /// Second source.
+        src: Ri,
+    },
     /// `imul dst, src` (two-operand, W16/W32/W64).
     Imul {
         /// Width.
@@ -1286,6 +1297,7 @@ impl InstKind {
         match self {
             InstKind::Load { addr, .. }
             | InstKind::Store { addr, .. }
+            | InstKind::AluMem { addr, .. }
             | InstKind::Lea { addr, .. }
             | InstKind::Lea32 { addr, .. } => f(addr),
             InstKind::Extend {
@@ -1447,7 +1459,7 @@ macro_rules! reg_visitor {
                     addr(a, f);
                     f(dst, partial_def(*width));
                 }
-                InstKind::Store { src, addr: a, .. } => {
+                InstKind::Store { src, addr: a, .. } | InstKind::AluMem { src, addr: a, .. } => {
                     if let Ri::Reg(r) = src {
                         f(r, Access::Use);
                     }
@@ -1863,6 +1875,17 @@ impl fmt::Display for InstKind {
             InstKind::Store { src, addr, width } => {
                 write!(f, "STORE{} {addr}, {src}", width.bits())
             }
+            InstKind::AluMem {
+                op,
+                width,
+                addr,
+                src,
+            } => write!(
+                f,
+                "{}{} {addr}, {src}",
+                format!("{op:?}").to_uppercase(),
+                width.bits()
+            ),
             InstKind::Extend {
                 dst,
                 src,

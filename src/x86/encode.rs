@@ -974,6 +974,19 @@ impl Emitter<'_> {
                 let d = Operand::Reg(reg_at(*dst, *width)?);
                 self.alu_like(&codes::alu(*op), *width, d, src)
             }
+            InstKind::AluMem {
+                op,
+                width,
+                addr,
+                src,
+            } => {
+                let m = self.mem(addr)?;
+                let src = match src {
+                    Ri::Reg(r) => Rmi::Reg(*r),
+                    Ri::Imm(imm) => Rmi::Imm(*imm),
+                };
+                self.alu_like(&codes::alu(*op), *width, Operand::Mem(m), &src)
+            }
             InstKind::Imul { width, dst, src } => {
                 const CODES: [Code; 4] = [
                     Code::INVALID,

@@ -269,14 +269,7 @@ impl<'a> Selector<'a> {
             return Ok(Some(cond));
         }
         let a = self.reg(a)?;
-        // The immediate as the instruction's width reads it (sign-extended
-        // from 32 bits at 64).
-        let imm = self.const_int(b).and_then(|c| match width {
-            Width::W8 => Some(i32::from(c as i8)),
-            Width::W16 => Some(i32::from(c as i16)),
-            Width::W32 => Some(c as i32),
-            Width::W64 => i32::try_from(c).ok(),
-        });
+        let imm = self.const_int(b).and_then(|c| immediate(c, width));
         let b = match imm {
             Some(imm) => Ri::Imm(imm),
             None => Ri::Reg(self.reg(b)?),

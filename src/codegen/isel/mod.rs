@@ -198,6 +198,17 @@ fn alu_op(op: BinOp) -> Option<AluOp> {
     }
 }
 
+/// The immediate operand giving constant `c` to an instruction of
+/// `width`, as that width reads it (sign-extended from 32 bits at 64).
+fn immediate(c: i64, width: Width) -> Option<i32> {
+    match width {
+        Width::W8 => Some(i32::from(c as i8)),
+        Width::W16 => Some(i32::from(c as i16)),
+        Width::W32 => Some(c as i32),
+        Width::W64 => i32::try_from(c).ok(),
+    }
+}
+
 /// The exact machine width of `bits`, if there is one.
 fn exact_width(bits: u32) -> Option<Width> {
     match bits {
@@ -272,6 +283,10 @@ enum Lowering {
     FoldedLoad,
     /// A GEP folded into the addresses of the loads and stores using it.
     FoldedAddress,
+    /// A load, or the `add`/`sub`/logic instruction using it, whose result
+    /// only a store back to the same address reads: the store is `op
+    /// [mem], src` (see [`fold`]).
+    InPlace,
     /// An `and` whose only user reads its operands instead: a compare
     /// with zero as `test`, a shift as its count (see [`absorb`]).
     Absorbed,
@@ -613,6 +628,7 @@ impl<'a> Selector<'a> {
             let counts = count_uses(f, &self.reused_flags);
             self.classify_folded_loads(&counts.uses, &counts.user);
         }
+        self.classify_in_place_updates(&uses, &user);
         self.flag_setting_subs = self.classify_flag_setting_subs().into_iter().collect();
         let deferred = self.classify_flag_setting_alus();
         self.flag_setting_subs.extend(deferred);
@@ -728,6 +744,7 @@ impl<'a> Selector<'a> {
                 | Lowering::BranchLogic
                 | Lowering::Absorbed
                 | Lowering::FoldedLoad
+                | Lowering::InPlace
                 | Lowering::Fp80Copy => {
                     Err(self.error("internal: a fused value used as a register".into()))
                 }
@@ -1003,6 +1020,11 @@ impl<'a> Selector<'a> {
                 self.load_int(dst, bits, addr);
                 Ok(())
             }
+            InstKind::Store {
+                value: Value::Inst(op),
+                ptr,
+                ..
+            } if self.lowering[op.0 as usize] == Lowering::InPlace => self.lower_in_place(*op, ptr),
             InstKind::Store { value, ptr, .. } => {
                 let bits = self.bits_of(value)?;
                 let width = match bits {
