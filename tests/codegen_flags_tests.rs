@@ -503,25 +503,21 @@ fn an_and_compared_with_zero_is_a_test() {
     check(
         "bit_set",
         expect_test::expect![[r#"
-        name: bit_set
-        bb.0:
-          %9 = COPY $rdi
-          %10 = COPY $rsi
-          %0 = COPY %10
-          %0 = SHR32 %0, 5
-          %1 = MOVZX64_32 %0
-          %3 = LOAD32 [%9 + %1*4]
-          %11 = MOV32 1
-          %5 = COPY %11
-          $rcx = COPY %10
-          %5 = SHL32 %5, $cl
-          %12 = MOV32 100
-          %8 = COPY %10
-          TEST32 %3, %5
-          %8 = CMOVE32 %8, %12
-          $rax = COPY %8
-          RET $rax
-    "#]],
+            name: bit_set
+            bb.0:
+              %9 = COPY $rdi
+              %10 = COPY $rsi
+              %0 = COPY %10
+              %0 = SHR32 %0, 5
+              %1 = MOVZX64_32 %0
+              %3 = LOAD32 [%9 + %1*4]
+              %11 = MOV32 100
+              %8 = COPY %10
+              BT32 %3, %10
+              %8 = CMOVAE32 %8, %11
+              $rax = COPY %8
+              RET $rax
+        "#]],
     );
     check(
         "and_two_uses",

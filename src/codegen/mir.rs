@@ -806,6 +806,17 @@ pub enum InstKind {
         /// Second source.
         src: Rmi,
     },
+    /// `op [addr], src`: a read-modify-write of memory (flags written).
+    AluMem {
+        /// Operation.
+        op: AluOp,
+        /// Width.
+        width: Width,
+        /// The memory read and written.
+        addr: Address,
+        /// Second source.
+        src: Ri,
+    },
     /// `imul dst, src` (two-operand, W16/W32/W64).
     Imul {
         /// Width.
@@ -863,6 +874,17 @@ pub enum InstKind {
         lhs: Rm,
         /// Right operand.
         rhs: Ri,
+    },
+    /// `bt base, bit` (flags only): CF becomes bit `bit mod width` of
+    /// `base` (W16/W32/W64; the register form, which masks the bit number,
+    /// never the memory form, which does not).
+    Bt {
+        /// Width.
+        width: Width,
+        /// The register whose bit is tested.
+        base: Reg,
+        /// The register holding the bit number.
+        bit: Reg,
     },
     /// `setcc dst` (writes the low 8 bits only).
     Setcc {
@@ -1332,6 +1354,7 @@ impl InstKind {
         match self {
             InstKind::Load { addr, .. }
             | InstKind::Store { addr, .. }
+            | InstKind::AluMem { addr, .. }
             | InstKind::Lea { addr, .. }
             | InstKind::Lea32 { addr, .. } => f(addr),
             InstKind::Extend {
@@ -1493,7 +1516,7 @@ macro_rules! reg_visitor {
                     addr(a, f);
                     f(dst, partial_def(*width));
                 }
-                InstKind::Store { src, addr: a, .. } => {
+                InstKind::Store { src, addr: a, .. } | InstKind::AluMem { src, addr: a, .. } => {
                     if let Ri::Reg(r) = src {
                         f(r, Access::Use);
                     }
@@ -1531,6 +1554,10 @@ macro_rules! reg_visitor {
                     if let Ri::Reg(r) = rhs {
                         f(r, Access::Use);
                     }
+                }
+                InstKind::Bt { base, bit, .. } => {
+                    f(base, Access::Use);
+                    f(bit, Access::Use);
                 }
                 InstKind::Cmov { dst, src, .. } => {
                     rm(src, f);
@@ -1920,6 +1947,17 @@ impl fmt::Display for InstKind {
             InstKind::Store { src, addr, width } => {
                 write!(f, "STORE{} {addr}, {src}", width.bits())
             }
+            InstKind::AluMem {
+                op,
+                width,
+                addr,
+                src,
+            } => write!(
+                f,
+                "{}{} {addr}, {src}",
+                format!("{op:?}").to_uppercase(),
+                width.bits()
+            ),
             InstKind::Extend {
                 dst,
                 src,
@@ -1975,6 +2013,7 @@ impl fmt::Display for InstKind {
             ),
             InstKind::Cmp { width, lhs, rhs } => write!(f, "CMP{} {lhs}, {rhs}", width.bits()),
             InstKind::Test { width, lhs, rhs } => write!(f, "TEST{} {lhs}, {rhs}", width.bits()),
+            InstKind::Bt { width, base, bit } => write!(f, "BT{} {base}, {bit}", width.bits()),
             InstKind::Setcc { cond, dst } => {
                 write!(f, "{dst} = SET{}", cond.name().to_uppercase())
             }

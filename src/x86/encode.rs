@@ -1003,6 +1003,19 @@ impl Emitter<'_> {
                 let d = Operand::Reg(reg_at(*dst, *width)?);
                 self.alu_like(&codes::alu(*op), *width, d, src)
             }
+            InstKind::AluMem {
+                op,
+                width,
+                addr,
+                src,
+            } => {
+                let m = self.mem(addr)?;
+                let src = match src {
+                    Ri::Reg(r) => Rmi::Reg(*r),
+                    Ri::Imm(imm) => Rmi::Imm(*imm),
+                };
+                self.alu_like(&codes::alu(*op), *width, Operand::Mem(m), &src)
+            }
             InstKind::Imul { width, dst, src } => {
                 const CODES: [Code; 4] = [
                     Code::INVALID,
@@ -1104,6 +1117,20 @@ impl Emitter<'_> {
                         self.rm_imm(CODES[wi(*width)], l, *imm)
                     }
                 }
+            }
+            InstKind::Bt { width, base, bit } => {
+                const CODES: [Code; 4] = [
+                    Code::INVALID,
+                    Code::Bt_rm16_r16,
+                    Code::Bt_rm32_r32,
+                    Code::Bt_rm64_r64,
+                ];
+                let code = valid(CODES[wi(*width)], "8-bit bit tests do not exist")?;
+                self.rm_r(
+                    code,
+                    Operand::Reg(reg_at(*base, *width)?),
+                    reg_at(*bit, *width)?,
+                )
             }
             InstKind::Setcc { cond, dst } => {
                 let (_, set, _) = codes::cond(*cond);

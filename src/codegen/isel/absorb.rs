@@ -1,8 +1,11 @@
 //! Instructions absorbed into their only user, which reads their operands
 //! instead: `icmp eq/ne/... (and a, b), 0` is `test a, b` (no `and` into a
-//! register first), and the mask of a variable shift count, `shl x, (and n,
+//! register first), and with `b = shl 1, n` and `eq`/`ne` it is `bt a, n`
+//! (no `shl` either); the mask of a variable shift count, `shl x, (and n,
 //! 31)`, is dropped, because x86 shifts mask the count in `cl` themselves
-//! (by 31, or by 63 at 64 bits), as LLVM's selection does.
+//! (by 31, or by 63 at 64 bits), as LLVM's selection does; and `and i64
+//! (lshr x, c), 2^(32-c) - 1` is a 32-bit `shr` of `x`'s copy (no `lshr`
+//! at 64 bits, no `and`).
 //!
 //! In: the IR function and its use counts. Out: instructions marked
 //! [`Lowering::Absorbed`], which emit nothing at their position; their user
@@ -17,10 +20,18 @@
 //! it is, and its constant mask keeps every bit the hardware keeps (31, or
 //! 63 for a 64-bit shift): the count's bits the hardware reads are then
 //! the same, and a count the mask would have changed is at least the width,
-//! which makes the shift poison anyway. The operands are SSA values
+//! which makes the shift poison anyway. For a bit test, the `shl 1, n`
+//! (32 or 64 bits) has the tested `and` as its only use, in its block: `bt
+//! a, n` copies bit `n mod width` of `a` into CF, which is set exactly when
+//! `a & (1 << n)` is not zero for every `n` the `shl` does not make poison
+//! (and a mask of `n` absorbed into the `shl` is the one `bt` applies). A
+//! 32-bit `shr` writes bits 0..31 of its register and clears 32..63, so it
+//! leaves `(x >> c) & (2^(32-c) - 1)`; the `lshr` has the `and` as its only
+//! use, in its block. The operands are SSA values
 //! defined before the absorbed instruction, so reading them later at the
 //! user reads the same values. Decided from non-debug uses only.
 
+use super::arith::cond_of;
 use super::*;
 
 impl<'a> Selector<'a> {
@@ -76,7 +87,127 @@ impl<'a> Selector<'a> {
                 };
                 if absorbed {
                     self.lowering[i] = Lowering::Absorbed;
+                    self.classify_bit_test(u, lhs, rhs, uses);
                 }
+            }
+        }
+        self.classify_narrowed_shifts(uses);
+    }
+
+    /// Marks `lshr x, c` absorbed when its only use is a 64-bit `and` (in
+    /// its block, itself selected) with `2^(32 - c) - 1`, 0 < c < 32: the
+    /// `and` keeps bits c..31 of `x`, which a 32-bit `shr` of `x` leaves
+    /// zero-extended (see [`Selector::narrowed_shift`]).
+    fn classify_narrowed_shifts(&mut self, uses: &[u32]) {
+        let f = self.f;
+        for block in &f.blocks {
+            for &id in &block.insts {
+                if self.lowering[id.0 as usize] != Lowering::Normal {
+                    continue;
+                }
+                if let Some((shift, _, _)) = self.narrowing(id) {
+                    let s = shift.0 as usize;
+                    if uses[s] == 1
+                        && self.lowering[s] == Lowering::Normal
+                        && self.inst_block[s] == self.inst_block[id.0 as usize]
+                    {
+                        self.lowering[s] = Lowering::Absorbed;
+                    }
+                }
+            }
+        }
+    }
+
+    /// For `and i64 (lshr x, c), 2^(32 - c) - 1` (either operand order)
+    /// with 0 < c < 32: the `lshr`, `x` and `c`.
+    pub(super) fn narrowing(&self, id: InstId) -> Option<(InstId, &'a Value, u8)> {
+        let f: &'a ir::Function = self.f;
+        let inst = f.inst(id);
+        let InstKind::Binary {
+            op: BinOp::And,
+            lhs,
+            rhs,
+            ..
+        } = &inst.kind
+        else {
+            return None;
+        };
+        if inst.ty != Type::Int(64) {
+            return None;
+        }
+        let (shifted, mask) = match (self.const_int(lhs), self.const_int(rhs)) {
+            (None, Some(m)) => (lhs, m),
+            (Some(m), None) => (rhs, m),
+            _ => return None,
+        };
+        let Value::Inst(shift) = shifted else {
+            return None;
+        };
+        let InstKind::Binary {
+            op: BinOp::LShr,
+            lhs: x,
+            rhs: c,
+            ..
+        } = &f.inst(*shift).kind
+        else {
+            return None;
+        };
+        let c = self.const_int(c).filter(|c| (1..32).contains(c))?;
+        (mask == (1i64 << (32 - c)) - 1).then_some((*shift, x, c as u8))
+    }
+
+    /// `and i64 (lshr x, c), 2^(32 - c) - 1` with the `lshr` absorbed:
+    /// `mov dst, x; shr dst32, c` (a 32-bit write clears bits 32-63).
+    /// False for any other instruction.
+    pub(super) fn narrowed_shift(&mut self, id: InstId) -> Result<bool, Diagnostic> {
+        let Some((shift, x, c)) = self.narrowing(id) else {
+            return Ok(false);
+        };
+        if self.lowering[shift.0 as usize] != Lowering::Absorbed {
+            return Ok(false);
+        }
+        let dst = self.dst(id)?;
+        let x = self.reg(x)?;
+        self.emit(K::Copy { dst, src: x });
+        self.emit(K::Shift {
+            op: ShiftOp::Shr,
+            width: Width::W32,
+            dst,
+            amount: ShiftAmount::Imm(c),
+        });
+        Ok(true)
+    }
+
+    /// Marks `shl 1, n` absorbed when it is an operand of the `and`
+    /// (of 32 or 64 bits) that compare `cmp`, an `eq` or `ne` with zero,
+    /// tests: the compare becomes `bt a, n` (see [`Selector::bit_test`]).
+    fn classify_bit_test(&mut self, cmp: InstId, lhs: &Value, rhs: &Value, uses: &[u32]) {
+        let f = self.f;
+        let InstKind::ICmp {
+            pred: ICmpPred::Eq | ICmpPred::Ne,
+            ..
+        } = f.inst(cmp).kind
+        else {
+            return;
+        };
+        for operand in [rhs, lhs] {
+            let Value::Inst(s) = operand else { continue };
+            let i = s.0 as usize;
+            let shift = f.inst(*s);
+            let one_shifted = matches!(
+                &shift.kind,
+                InstKind::Binary { op: BinOp::Shl, lhs: one, rhs: n, .. }
+                    if self.const_int(one) == Some(1) && self.const_int(n).is_none()
+            );
+            if one_shifted
+                && matches!(shift.ty, Type::Int(32 | 64))
+                && uses[i] == 1
+                && self.lowering[i] == Lowering::Normal
+                && self.inst_block[i] == self.inst_block[cmp.0 as usize]
+                && lhs != rhs
+            {
+                self.lowering[i] = Lowering::Absorbed;
+                return;
             }
         }
     }
@@ -116,32 +247,29 @@ impl<'a> Selector<'a> {
         }
     }
 
-    /// `test a, b` for a compare of an absorbed `and` with zero (the
-    /// caller has put the constant on the right): the flags of `cmp (a &
-    /// b), 0`.
+    /// `test a, b` (or `bt`, see [`Selector::bit_test`]) for a compare
+    /// `lhs pred rhs` of an absorbed `and` with zero (the caller has put
+    /// the constant on the right): the condition meaning `lhs pred rhs`.
     pub(super) fn compare_tested_and(
         &mut self,
+        pred: ICmpPred,
         lhs: &Value,
         rhs: &Value,
-    ) -> Result<bool, Diagnostic> {
+    ) -> Result<Option<Cond>, Diagnostic> {
         let Some((a, b)) = self.absorbed_and(lhs) else {
-            return Ok(false);
+            return Ok(None);
         };
         if self.const_int(rhs) != Some(0) {
-            return Ok(false);
+            return Ok(None);
         }
         let Some(width) = exact_width(self.bits_of(lhs)?) else {
-            return Ok(false);
+            return Ok(None);
         };
+        if let Some(cond) = self.bit_test(pred, width, a, b)? {
+            return Ok(Some(cond));
+        }
         let a = self.reg(a)?;
-        // The immediate as the instruction's width reads it (sign-extended
-        // from 32 bits at 64).
-        let imm = self.const_int(b).and_then(|c| match width {
-            Width::W8 => Some(i32::from(c as i8)),
-            Width::W16 => Some(i32::from(c as i16)),
-            Width::W32 => Some(c as i32),
-            Width::W64 => i32::try_from(c).ok(),
-        });
+        let imm = self.const_int(b).and_then(|c| immediate(c, width));
         let b = match imm {
             Some(imm) => Ri::Imm(imm),
             None => Ri::Reg(self.reg(b)?),
@@ -151,6 +279,48 @@ impl<'a> Selector<'a> {
             lhs: Rm::Reg(a),
             rhs: b,
         });
-        Ok(true)
+        Ok(Some(cond_of(pred)))
+    }
+
+    /// `bt a, n` for `icmp eq/ne (and a, (shl 1, n)), 0` with the `shl`
+    /// absorbed (either operand of the `and`): CF is bit `n` of `a`, so
+    /// `eq` holds when CF is clear (`ae`) and `ne` when it is set (`b`).
+    /// The register form of `bt` takes `n` modulo the width, as an
+    /// absorbed mask of the count (see the module's rule) and the shift
+    /// (poison for larger counts) would.
+    fn bit_test(
+        &mut self,
+        pred: ICmpPred,
+        width: Width,
+        a: &Value,
+        b: &Value,
+    ) -> Result<Option<Cond>, Diagnostic> {
+        let shifted_one = |v: &Value| match v {
+            Value::Inst(id) if self.lowering[id.0 as usize] == Lowering::Absorbed => {
+                match &self.f.inst(*id).kind {
+                    InstKind::Binary {
+                        op: BinOp::Shl,
+                        rhs,
+                        ..
+                    } => Some(rhs),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        let (base, n) = match (shifted_one(a), shifted_one(b)) {
+            (_, Some(n)) => (a, n),
+            (Some(n), None) => (b, n),
+            (None, None) => return Ok(None),
+        };
+        let cond = match pred {
+            ICmpPred::Eq => Cond::Ae,
+            ICmpPred::Ne => Cond::B,
+            _ => return Err(self.error("internal: a bit test of an ordered compare".into())),
+        };
+        let base = self.reg(base)?;
+        let bit = self.shift_count(n)?;
+        self.emit(K::Bt { width, base, bit });
+        Ok(Some(cond))
     }
 }

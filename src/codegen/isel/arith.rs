@@ -172,6 +172,9 @@ impl Selector<'_> {
             (lhs, rhs)
         };
         if let Some(alu_op) = alu_op(op) {
+            if self.narrowed_shift(id)? {
+                return Ok(());
+            }
             let a = self.reg(lhs)?;
             let b = self.rmi(rhs)?;
             self.emit(K::Copy { dst, src: a });
@@ -305,8 +308,8 @@ impl Selector<'_> {
         } else {
             (pred, lhs, rhs)
         };
-        if self.compare_tested_and(lhs, rhs)? {
-            return Ok(cond_of(pred));
+        if let Some(cond) = self.compare_tested_and(pred, lhs, rhs)? {
+            return Ok(cond);
         }
         let bits = self.bits_of(lhs)?;
         if let Some(flags) = self.compare_memory(pred, lhs, rhs, bits)? {

@@ -69,7 +69,7 @@ pub(super) fn switch_clusters(cases: &[(i64, MBlock)]) -> Vec<&[(i64, MBlock)]> 
 /// `any` says the value is true when either operand is (`or`, `select a,
 /// true, b`) and not `any` that it is true when both are (`and`, `select a,
 /// b, false`).
-fn logic_shape(f: &ir::Function, id: InstId) -> Option<(bool, &Value, &Value)> {
+pub(super) fn logic_shape(f: &ir::Function, id: InstId) -> Option<(bool, &Value, &Value)> {
     let inst = f.inst(id);
     if inst.ty != Type::Int(1) {
         return None;

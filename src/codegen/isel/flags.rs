@@ -7,6 +7,10 @@
 //! - A `sub` that sets them: `if (a < b) ... else { d = a - b; ... }` is
 //!   `mov d, a; sub d, b; jb` in the branch's block instead of `cmp a, b;
 //!   jb` there and the `sub` after it.
+//! - An `add`/`sub`/`and`/`or`/`xor` whose result the branch tests for zero
+//!   (`icmp eq/ne x, 0`), selected at that test instead of where it stands:
+//!   zlib's `... && --chain_length != 0` is `cmp; jae; add r, -1; jne`, not
+//!   `add r, -1; cmp; jae; test r, r; jne`.
 //!
 //! In: the IR function with its fused compares decided. Out: the set of
 //! compares that emit no `cmp` of their own, each with the orientation of
@@ -27,8 +31,21 @@
 //! (it emits no compare). A flag-setting `sub` has the compare's operands
 //! in the `cmp`'s order, neither a constant nor a folded load: `sub d, b`
 //! after `mov d, a` sets every flag as `cmp a, b` does, and its result,
-//! defined in `P`, is read in `S`, which `P` dominates. Decided from
-//! non-debug instructions only.
+//! defined in `P`, is read in `S`, which `P` dominates.
+//!
+//! The rule for a flag-setting ALU instruction (32 or 64 bits, in the
+//! branch's block): the instruction sets ZF from its result, as `cmp x, 0`
+//! does, and only `eq`/`ne` are read; the carry and overflow differ, so no
+//! successor may read these flags again. Selected later, it must be read
+//! only after the test: by the test, by phis (on edges, after the branch)
+//! and in other blocks; with a branch chain, whose earlier jumps leave
+//! before the test, only on edges no earlier jump takes or in a successor
+//! entered only after it. Its operands are SSA values, so it computes the
+//! same there; it takes the compare's location (both are one instruction
+//! now; its own line would sit inside the statements between, as
+//! `count++` between `x &= x - 1` and `while (x)`). A debug value of it before its new
+//! place names a register not yet written: allocation leaves it undefined,
+//! never the old contents. Decided from non-debug instructions only.
 
 use super::arith::{cond_of, swapped};
 use super::*;
@@ -110,6 +127,126 @@ impl Selector<'_> {
         found
     }
 
+    /// Finds the `add`/`sub`/`and`/`or`/`xor` (of 32 or 64 bits) that the
+    /// compare ending their block's branch tests for zero (`icmp eq/ne x,
+    /// 0`): each with that compare, which selects it in place of a `cmp`
+    /// (the instruction sets ZF from its result). Its other uses must read
+    /// it after the compare: none in its block; in other blocks when the
+    /// branch tests the compare alone; with a chain (whose earlier jumps
+    /// leave before the compare), only phis of a successor no earlier jump
+    /// goes to, on the edge from this block. No successor may read the
+    /// compare's flags again (the carry and overflow differ from a `cmp`'s).
+    pub(super) fn classify_flag_setting_alus(&self) -> Vec<(InstId, InstId)> {
+        let f = self.f;
+        let mut found = Vec::new();
+        let mut preds = vec![0u32; f.blocks.len()];
+        for s in self.succs.iter().flatten() {
+            preds[s.0 as usize] += 1;
+        }
+        for (b, block) in f.blocks.iter().enumerate() {
+            let Some(&term) = block.insts.last() else {
+                continue;
+            };
+            let InstKind::CondBr {
+                cond,
+                if_true,
+                if_false,
+            } = &f.inst(term).kind
+            else {
+                continue;
+            };
+            if if_true == if_false {
+                continue;
+            }
+            // The compare ending the chain, and where earlier jumps go.
+            let mut early = Vec::new();
+            let mut v = cond;
+            while let Value::Inst(id) = v {
+                if self.lowering[id.0 as usize] != Lowering::BranchLogic {
+                    break;
+                }
+                let Some((any, _, second)) = super::control::logic_shape(f, *id) else {
+                    break;
+                };
+                early.push(if any { *if_true } else { *if_false });
+                v = second;
+            }
+            let Value::Inst(c) = v else { continue };
+            let InstKind::ICmp {
+                pred: ICmpPred::Eq | ICmpPred::Ne,
+                lhs,
+                rhs,
+            } = &f.inst(*c).kind
+            else {
+                continue;
+            };
+            let x = match (lhs, rhs) {
+                (Value::Inst(x), zero) | (zero, Value::Inst(x))
+                    if self.const_int(zero) == Some(0) =>
+                {
+                    *x
+                }
+                _ => continue,
+            };
+            let xi = x.0 as usize;
+            let alu = matches!(
+                f.inst(x).kind,
+                InstKind::Binary {
+                    op: BinOp::Add | BinOp::Sub | BinOp::And | BinOp::Or | BinOp::Xor,
+                    ..
+                }
+            );
+            let reread = self.succs[b].iter().any(|s| {
+                f.blocks[s.0 as usize]
+                    .insts
+                    .first()
+                    .is_some_and(|i| self.reused_flags.contains_key(i))
+            });
+            if !alu
+                || !matches!(f.inst(x).ty, Type::Int(32 | 64))
+                || self.lowering[c.0 as usize] != Lowering::FusedCompare
+                || self.lowering[xi] != Lowering::Normal
+                || self.inst_block[xi] != b as u32
+                || self.narrowing(x).is_some()
+                || self.flag_setting_subs.contains_key(c)
+                || self.flag_setting_subs.values().any(|&s| s == x)
+                || reread
+            {
+                continue;
+            }
+            // A block entered only after the compare: this one's
+            // successor, through no earlier jump, with no other predecessor.
+            let after = |block: u32| {
+                early.is_empty()
+                    || self.succs[b].contains(&ir::BlockId(block))
+                        && !early.contains(&ir::BlockId(block))
+                        && preds[block as usize] == 1
+            };
+            let read_after = self.users(x).iter().all(|&u| {
+                let ub = self.inst_block[u.0 as usize];
+                match &f.inst(u).kind {
+                    _ if u == *c => true,
+                    // A phi reads on its edge (the copies go to an edge
+                    // block): from this block, after the branch unless an
+                    // earlier jump takes that edge.
+                    InstKind::Phi { incoming } => incoming.iter().all(|(v, from)| {
+                        *v != Value::Inst(x)
+                            || if from.0 == b as u32 {
+                                !early.contains(&ir::BlockId(ub))
+                            } else {
+                                after(from.0)
+                            }
+                    }),
+                    _ => ub != b as u32 && after(ub),
+                }
+            });
+            if read_after {
+                found.push((*c, x));
+            }
+        }
+        found
+    }
+
     /// Each block with exactly one predecessor other than itself, with it.
     fn single_predecessors(&self) -> Vec<(u32, u32)> {
         let n = self.f.blocks.len();
@@ -166,8 +303,12 @@ impl Selector<'_> {
         let InstKind::ICmp { pred, lhs, rhs } = &f.inst(id).kind else {
             return Err(self.error("internal: not a compare".into()));
         };
-        if let Some(&sub) = self.flag_setting_subs.get(&id) {
-            self.lower_binary(sub, BinOp::Sub, lhs, rhs)?;
+        if let Some(&alu) = self.flag_setting_subs.get(&id) {
+            let InstKind::Binary { op, lhs, rhs, .. } = &f.inst(alu).kind else {
+                return Err(self.error("internal: a flag-setting instruction is not binary".into()));
+            };
+            // It does the compare's work there: the compare's location.
+            self.lower_binary(alu, *op, lhs, rhs)?;
             return Ok(cond_of(*pred));
         }
         match self.reused_flags.get(&id) {

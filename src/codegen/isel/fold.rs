@@ -1,5 +1,7 @@
 //! Loads folded into the compares that use them: `cmp reg, [mem]` and
-//! `cmp [mem], reg/imm` instead of a `mov`/`movzx` into a register first.
+//! `cmp [mem], reg/imm` instead of a `mov`/`movzx` into a register first;
+//! and loads updated in place: `load p; op; store p` as one `op [p], src`
+//! (mainGtU's `(*budget)--`).
 //!
 //! In: the IR function and the fusion decisions already made (compares
 //! fused into branches, selects and branch chains). Out: loads marked
@@ -23,6 +25,17 @@
 //! never adds. A debug value of a folded load has no register to name, so
 //! it becomes `$noreg` (as LLVM's selection loses a folded load's value);
 //! decisions read non-debug uses only, so `-g` does not change the code.
+//!
+//! The rule for an update in place: a plain store of an 8, 16, 32 or
+//! 64-bit integer whose value is an `add`/`sub`/`and`/`or`/`xor` with no
+//! other non-debug use, one of whose operands (the first, for `sub`) is a
+//! plain load of the same type from the same pointer value with no other
+//! use; the other operand is not that load. The three are in one block and
+//! everything between the load and the store emits no code at its place
+//! (as above, plus the operation itself), so nothing writes memory in
+//! between and no code moves across another's: `op [p], src` reads what
+//! the load read and writes what the store wrote, with the store's
+//! location. The load's and the operation's debug values become `$noreg`.
 
 use super::*;
 
@@ -112,16 +125,142 @@ impl Selector<'_> {
         }
         let &from = position.get(load)?;
         let block = &f.blocks[self.inst_block[i] as usize];
-        let quiet = block.insts[from + 1..emitted_at].iter().all(|between| {
-            matches!(
-                self.lowering[between.0 as usize],
-                Lowering::FusedCompare
-                    | Lowering::BranchLogic
-                    | Lowering::FoldedLoad
-                    | Lowering::FoldedAddress
-                    | Lowering::Absorbed
-            )
-        });
+        let quiet = block.insts[from + 1..emitted_at]
+            .iter()
+            .all(|&between| self.emits_nothing_here(between));
         quiet.then_some(*load)
+    }
+
+    /// Whether instruction `id` emits no code at its position (selected
+    /// into a user, or not at all).
+    fn emits_nothing_here(&self, id: InstId) -> bool {
+        matches!(
+            self.lowering[id.0 as usize],
+            Lowering::FusedCompare
+                | Lowering::BranchLogic
+                | Lowering::FoldedLoad
+                | Lowering::FoldedAddress
+                | Lowering::Absorbed
+                | Lowering::InPlace
+        )
+    }
+}
+
+impl Selector<'_> {
+    /// Marks the loads and operations that stores update in place (see
+    /// the module's rule).
+    pub(super) fn classify_in_place_updates(&mut self, uses: &[u32], user: &[Option<InstId>]) {
+        let f = self.f;
+        for block in &f.blocks {
+            for (at, &store) in block.insts.iter().enumerate() {
+                let Some((load, op)) = self.in_place_update(store, uses, user) else {
+                    continue;
+                };
+                let from = block.insts[..at].iter().position(|&i| i == load);
+                let quiet = from.is_some_and(|from| {
+                    block.insts[from + 1..at]
+                        .iter()
+                        .all(|&between| between == op || self.emits_nothing_here(between))
+                });
+                let op_between = from.is_some_and(|from| block.insts[from + 1..at].contains(&op));
+                if quiet && op_between {
+                    self.lowering[load.0 as usize] = Lowering::InPlace;
+                    self.lowering[op.0 as usize] = Lowering::InPlace;
+                }
+            }
+        }
+    }
+
+    /// The load and the operation `store` writes back, if the module's
+    /// rule holds for them apart from their positions.
+    fn in_place_update(
+        &self,
+        store: InstId,
+        uses: &[u32],
+        user: &[Option<InstId>],
+    ) -> Option<(InstId, InstId)> {
+        let f = self.f;
+        let InstKind::Store {
+            value: Value::Inst(op),
+            ptr,
+            volatile: false,
+            atomic: None,
+            ..
+        } = &f.inst(store).kind
+        else {
+            return None;
+        };
+        let ty = &f.inst(*op).ty;
+        let single = |id: &InstId, by: InstId| {
+            let i = id.0 as usize;
+            uses[i] == 1
+                && user[i] == Some(by)
+                && self.lowering[i] == Lowering::Normal
+                && self.inst_block[i] == self.inst_block[store.0 as usize]
+        };
+        if !matches!(ty, Type::Int(8 | 16 | 32 | 64)) || !single(op, store) {
+            return None;
+        }
+        let InstKind::Binary {
+            op: bin @ (BinOp::Add | BinOp::Sub | BinOp::And | BinOp::Or | BinOp::Xor),
+            lhs,
+            rhs,
+            ..
+        } = &f.inst(*op).kind
+        else {
+            return None;
+        };
+        let loaded = |v: &Value| match v {
+            Value::Inst(l) if single(l, *op) => matches!(
+                &f.inst(*l).kind,
+                InstKind::Load { ptr: p, volatile: false, atomic: None, .. }
+                    if p == ptr && f.inst(*l).ty == *ty
+            )
+            .then_some(*l),
+            _ => None,
+        };
+        let load = loaded(lhs).or_else(|| (*bin != BinOp::Sub).then(|| loaded(rhs)).flatten())?;
+        // The other operand: a register or an immediate.
+        let other = if *lhs == Value::Inst(load) { rhs } else { lhs };
+        let selectable = match other {
+            Value::Inst(o) => matches!(
+                self.lowering[o.0 as usize],
+                Lowering::Normal | Lowering::Slot(_) | Lowering::FoldedAddress
+            ),
+            _ => true,
+        };
+        (selectable && *other != Value::Inst(load)).then_some((load, *op))
+    }
+
+    /// `op [ptr], src` for a store whose value is updated in place.
+    pub(super) fn lower_in_place(&mut self, op: InstId, ptr: &Value) -> Result<(), Diagnostic> {
+        let f = self.f;
+        let InstKind::Binary {
+            op: bin, lhs, rhs, ..
+        } = &f.inst(op).kind
+        else {
+            return Err(self.error("internal: an update in place is not binary".into()));
+        };
+        let Some(alu) = alu_op(*bin) else {
+            return Err(self.error("internal: an update in place is not an ALU operation".into()));
+        };
+        let width = exact_width(self.bits_of_type(&f.inst(op).ty)?)
+            .ok_or_else(|| self.error("internal: an update in place of an odd width".into()))?;
+        let other = match lhs {
+            Value::Inst(l) if self.lowering[l.0 as usize] == Lowering::InPlace => rhs,
+            _ => lhs,
+        };
+        let src = match self.const_int(other).and_then(|c| immediate(c, width)) {
+            Some(imm) => Ri::Imm(imm),
+            None => Ri::Reg(self.reg(other)?),
+        };
+        let addr = self.address(ptr)?;
+        self.emit(K::AluMem {
+            op: alu,
+            width,
+            addr,
+            src,
+        });
+        Ok(())
     }
 }

@@ -200,6 +200,17 @@ fn alu_op(op: BinOp) -> Option<AluOp> {
     }
 }
 
+/// The immediate operand giving constant `c` to an instruction of
+/// `width`, as that width reads it (sign-extended from 32 bits at 64).
+fn immediate(c: i64, width: Width) -> Option<i32> {
+    match width {
+        Width::W8 => Some(i32::from(c as i8)),
+        Width::W16 => Some(i32::from(c as i16)),
+        Width::W32 => Some(c as i32),
+        Width::W64 => i32::try_from(c).ok(),
+    }
+}
+
 /// The exact machine width of `bits`, if there is one.
 fn exact_width(bits: u32) -> Option<Width> {
     match bits {
@@ -274,6 +285,10 @@ enum Lowering {
     FoldedLoad,
     /// A GEP folded into the addresses of the loads and stores using it.
     FoldedAddress,
+    /// A load, or the `add`/`sub`/logic instruction using it, whose result
+    /// only a store back to the same address reads: the store is `op
+    /// [mem], src` (see [`fold`]).
+    InPlace,
     /// An `and` whose only user reads its operands instead: a compare
     /// with zero as `test`, a shift as its count (see [`absorb`]).
     Absorbed,
@@ -304,9 +319,11 @@ struct Selector<'a> {
     /// whether they read the operands swapped.
     reused_flags: HashMap<InstId, bool>,
     /// Compares selected as the `sub` their branch's successor opens with,
-    /// and those `sub`s (see [`flags`]).
+    /// or as the ALU instruction whose result they test against zero, with
+    /// that instruction (see [`flags`]).
     flag_setting_subs: HashMap<InstId, InstId>,
-    subs_selected_early: std::collections::HashSet<InstId>,
+    /// The instructions of `flag_setting_subs`, selected by their compare.
+    selected_by_compares: std::collections::HashSet<InstId>,
     /// Edge blocks made for critical edges (pred, succ) → MIR block.
     edge_blocks: HashMap<(u32, u32), MBlock>,
     /// Edge blocks in creation order, with the block they leave.
@@ -366,7 +383,7 @@ impl<'a> Selector<'a> {
             succs: ir::cfg::successors(f),
             reused_flags: HashMap::new(),
             flag_setting_subs: HashMap::new(),
-            subs_selected_early: std::collections::HashSet::new(),
+            selected_by_compares: std::collections::HashSet::new(),
             edge_blocks: HashMap::new(),
             edge_order: Vec::new(),
             current: MBlock(0),
@@ -613,8 +630,11 @@ impl<'a> Selector<'a> {
             let counts = count_uses(f, &self.reused_flags);
             self.classify_folded_loads(&counts.uses, &counts.user);
         }
+        self.classify_in_place_updates(&uses, &user);
         self.flag_setting_subs = self.classify_flag_setting_subs().into_iter().collect();
-        self.subs_selected_early = self.flag_setting_subs.values().copied().collect();
+        let deferred = self.classify_flag_setting_alus();
+        self.flag_setting_subs.extend(deferred);
+        self.selected_by_compares = self.flag_setting_subs.values().copied().collect();
         self.classify_fp80_copies(&uses);
         // Allocas become stack slots (entry or not: the frame is fixed).
         for block in &f.blocks {
@@ -726,6 +746,7 @@ impl<'a> Selector<'a> {
                 | Lowering::BranchLogic
                 | Lowering::Absorbed
                 | Lowering::FoldedLoad
+                | Lowering::InPlace
                 | Lowering::Fp80Copy => {
                     Err(self.error("internal: a fused value used as a register".into()))
                 }
@@ -871,7 +892,7 @@ impl<'a> Selector<'a> {
             return self.lower_stack_alloca(id);
         }
         match self.lowering[id.0 as usize] {
-            Lowering::Normal if !self.subs_selected_early.contains(&id) => {}
+            Lowering::Normal if !self.selected_by_compares.contains(&id) => {}
             _ => return Ok(()),
         }
         // Aggregates with vector members are selected leaf by leaf.
@@ -1001,6 +1022,11 @@ impl<'a> Selector<'a> {
                 self.load_int(dst, bits, addr);
                 Ok(())
             }
+            InstKind::Store {
+                value: Value::Inst(op),
+                ptr,
+                ..
+            } if self.lowering[op.0 as usize] == Lowering::InPlace => self.lower_in_place(*op, ptr),
             InstKind::Store { value, ptr, .. } => {
                 let bits = self.bits_of(value)?;
                 let width = match bits {

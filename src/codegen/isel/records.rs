@@ -41,6 +41,7 @@ impl Selector<'_> {
                 | Lowering::BranchLogic
                 | Lowering::Absorbed
                 | Lowering::FoldedLoad
+                | Lowering::InPlace
                 | Lowering::Fp80Copy => (DbgOperand::NoReg, Vec::new()),
                 Lowering::FoldedAddress => self.salvage_gep(*id),
             },

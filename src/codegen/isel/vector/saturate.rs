@@ -38,7 +38,7 @@ impl Selector<'_> {
     }
 
     /// Every instruction using `id`'s result (once per use).
-    fn users(&self, id: InstId) -> &[InstId] {
+    pub(in crate::codegen::isel) fn users(&self, id: InstId) -> &[InstId] {
         let index = self.users.get_or_init(|| {
             let mut users = vec![Vec::new(); self.f.insts.len()];
             for block in &self.f.blocks {
