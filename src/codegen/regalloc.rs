@@ -31,7 +31,10 @@
 //!    registers joined by a copy share one slot when their live ranges do
 //!    not meet (hottest copies first), and the copy between them
 //!    disappears: a phi's value and its incoming values stay in one place
-//!    instead of moving slot to slot through a register. Every
+//!    instead of moving slot to slot through a register. For the same
+//!    reason a register whose only accesses are copies with spilled
+//!    registers whose live ranges its own does not meet is spilled with
+//!    them. Every
 //!    instruction touching it reads it as a memory operand where x86
 //!    allows, or through a temporary of its class loaded before and
 //!    stored after; an access within [`REUSE_WINDOW`] instructions of the
@@ -43,14 +46,16 @@
 //!    nothing is spilled.
 //!
 //! 4. After the last round, a reload of a general-purpose spill slot whose
-//!    value a register still holds in the same block (it was stored from
-//!    there or loaded there, and neither changed since) becomes a copy from
-//!    that register, or disappears when it is the same register; a slot
-//!    read as an operand of an ALU instruction or compare reads the
-//!    register instead. A spill store that a second store to the slot
-//!    overwrites in the same block before anything reads it is deleted;
-//!    debug values between that named the slot name the stored register
-//!    while it holds the value, and have no location after.
+//!    value a register still holds (it was stored from there or loaded
+//!    there, and neither changed since, on every path: a forward dataflow
+//!    over the jumps, which may leave a block from its middle) becomes a
+//!    copy from that register, or disappears when it is the same register;
+//!    a slot read as an operand of an ALU instruction or compare reads the
+//!    register instead, and a spill store of a register already holding the
+//!    slot's value is deleted. A spill store that a second store to the
+//!    slot overwrites in the same block before anything reads it is
+//!    deleted; debug values between that named the slot name the stored
+//!    register while it holds the value, and have no location after.
 //!
 //! Debug values are never seen by steps 1–4 (so code is byte-identical with
 //! and without them); they stay at their positions and only their operands
@@ -65,6 +70,8 @@
 //!
 //! Cost: each round is linear in instructions plus a log factor per live
 //! range; rounds are few (spill temporaries are tiny and never spill).
+//! Step 4's dataflow walks every block until the pairs at its jumps stop
+//! changing (they only shrink), a few passes.
 
 use super::liveness::{self, intersects, DebugPosition, Liveness, Range};
 use super::loop_depth;
@@ -151,6 +158,7 @@ fn allocate_with(f: &mut Function, window: usize) -> Result<Allocation, Regalloc
                 rounds: round,
             });
         }
+        let spilled = with_copies_of_spilled(f, &live, spilled, &unspillable);
         spill_count += spilled.len();
         // Scalar floats and doubles fit in 8 bytes as general-purpose
         // values do.
@@ -415,6 +423,65 @@ fn use_weights(f: &Function) -> Vec<u64> {
     weights
 }
 
+/// `spilled` (sorted) and every other spillable virtual register whose
+/// only accesses are copies from or to registers in `spilled` whose live
+/// ranges its own do not meet: kept in a register it would only be loaded
+/// from one slot and stored to another, spilled it shares their slot and
+/// its copies disappear ([`spill_slots`]).
+fn with_copies_of_spilled(
+    f: &Function,
+    live: &Liveness,
+    spilled: Vec<u32>,
+    unspillable: &[bool],
+) -> Vec<u32> {
+    let n = f.vregs.len();
+    let mut is_spilled = vec![false; n];
+    for &v in &spilled {
+        is_spilled[v as usize] = true;
+    }
+    // Per register: only copies with spilled registers seen so far.
+    let mut only_copies: Vec<bool> = (0..n)
+        .map(|v| !is_spilled[v] && !unspillable[v] && !f.vregs[v].vector)
+        .collect();
+    let ranges = &live.vreg_ranges;
+    for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+        if inst.is_debug() {
+            continue;
+        }
+        if let InstKind::Copy {
+            dst: Reg::Virt(d),
+            src: Reg::Virt(s),
+        } = inst.kind
+        {
+            let (d, s) = (d.0 as usize, s.0 as usize);
+            let apart = |a: usize, b: usize| {
+                is_spilled[b]
+                    && f.vregs[a].class == f.vregs[b].class
+                    && !f.vregs[b].vector
+                    && !ranges_meet(&ranges[a], &ranges[b])
+            };
+            if !apart(d, s) {
+                only_copies[d] = false;
+            }
+            if !apart(s, d) {
+                only_copies[s] = false;
+            }
+            continue;
+        }
+        inst.kind.visit_regs(&mut |r, _| {
+            if let Reg::Virt(v) = r {
+                only_copies[v.0 as usize] = false;
+            }
+        });
+    }
+    let mut all = spilled;
+    all.extend(
+        (0..n as u32).filter(|&v| only_copies[v as usize] && !ranges[v as usize].is_empty()),
+    );
+    all.sort_unstable();
+    all
+}
+
 /// A stack slot for each register in `spilled` (indexed by virtual
 /// register): 8 bytes, or 16 for a whole vector. Two spilled registers of
 /// the same kind joined by a copy share a slot when no live range of one
@@ -648,22 +715,101 @@ fn apply_assignment(f: &mut Function, assignment: &[Option<PhysReg>]) {
     }
 }
 
-/// Step 4: within each block, tracks which general-purpose registers hold
-/// each spill slot's 64-bit value (after a spill store or a reload, until
-/// the register is written or the slot stored again), and reads the
-/// register instead of the slot: a reload into the same register is
-/// dropped, into another becomes a copy, and a slot operand of an ALU
-/// instruction or compare becomes the register. A spill store overwritten
-/// by the next store to its slot, with no read between, is deleted
-/// ([`describe_by_register`] mends the debug values between). Debug
-/// instructions never decide anything (so code is the same with and
-/// without them); a block starts knowing nothing.
+/// Step 4: tracks which general-purpose registers hold each spill slot's
+/// 64-bit value (after a spill store or a reload, until the register is
+/// written or the slot written otherwise), and reads the register instead
+/// of the slot: a reload into the same register is dropped, into another
+/// becomes a copy, a slot operand of an ALU instruction or compare becomes
+/// the register, and a spill store of a register that already holds the
+/// slot's value is dropped. A block starts with the pairs that hold at the
+/// end of every predecessor (a forward dataflow to a fixed point; the entry
+/// block and blocks without predecessors start knowing nothing). A spill
+/// store overwritten by the next store to its slot in the same block, with
+/// no read between, is deleted ([`describe_by_register`] mends the debug
+/// values between). Debug instructions never decide anything (so code is
+/// the same with and without them).
 fn forward_reloads(f: &mut Function) {
     let is_spill: Vec<bool> = f
         .stack_slots
         .iter()
         .map(|slot| slot.kind == StackSlotKind::Spill)
         .collect();
+    let n = f.blocks.len();
+    let mut predecessors: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for b in 0..n {
+        for s in f.successors(BlockId(b as u32)) {
+            predecessors[s.0 as usize].push(b);
+        }
+    }
+    // The pairs each block's jumps (and its fall-through) carry to their
+    // targets, sorted; `None` is "not reached yet" (every pair holds).
+    let mut edges: Vec<Option<Vec<(BlockId, SlotHolders)>>> = vec![None; n];
+    let entry_state = |b: usize, edges: &[Option<Vec<(BlockId, SlotHolders)>>]| {
+        if b == 0 || predecessors[b].is_empty() {
+            return Vec::new();
+        }
+        let mut reached = predecessors[b]
+            .iter()
+            .filter_map(|&p| edges[p].as_ref())
+            .flatten()
+            .filter(|(to, _)| to.0 as usize == b)
+            .map(|(_, state)| state);
+        let Some(first) = reached.next() else {
+            return Vec::new();
+        };
+        let mut meet = first.clone();
+        for other in reached {
+            meet.retain(|h| other.contains(h));
+        }
+        meet
+    };
+    // A worklist over blocks: a block runs again when what reaches it
+    // shrank. Its last run saw the final state, so that run's code stays.
+    let mut rewritten: Vec<Vec<Inst>> = vec![Vec::new(); n];
+    let mut worklist: Vec<usize> = (0..n).rev().collect();
+    let mut queued = vec![true; n];
+    while let Some(b) = worklist.pop() {
+        queued[b] = false;
+        let state = entry_state(b, &edges);
+        let insts = f.blocks[b].insts.clone();
+        let (code, mut out, end) = forward_in_block(insts, state, &is_spill, &f.jump_tables);
+        rewritten[b] = code;
+        if let (Some(end), true) = (end, b + 1 < n) {
+            out.push((BlockId(b as u32 + 1), end));
+        }
+        for (_, state) in &mut out {
+            state.sort_unstable();
+        }
+        if edges[b].as_ref() != Some(&out) {
+            for (to, _) in &out {
+                let t = to.0 as usize;
+                if !queued[t] {
+                    queued[t] = true;
+                    worklist.push(t);
+                }
+            }
+            edges[b] = Some(out);
+        }
+    }
+    for (block, code) in f.blocks.iter_mut().zip(rewritten) {
+        block.insts = code;
+    }
+}
+
+/// Pairs of a spill slot and a register holding its value (the first pair
+/// of a slot names the register its reloads read).
+type SlotHolders = Vec<(StackSlotId, Gpr)>;
+
+/// [`forward_reloads`] over one block's instructions, starting from the
+/// pairs known on entry; returns the new instructions, the pairs known at
+/// each jump (a block may jump from its middle) with its target, and those
+/// known at the end if control falls through to the next block.
+fn forward_in_block(
+    insts: Vec<Inst>,
+    mut holds: SlotHolders,
+    is_spill: &[bool],
+    jump_tables: &[Vec<BlockId>],
+) -> (Vec<Inst>, Vec<(BlockId, SlotHolders)>, Option<SlotHolders>) {
     // The whole-slot address of a spill slot, if `addr` is one.
     let spill_slot = |addr: &Address| match addr {
         Address {
@@ -677,119 +823,137 @@ fn forward_reloads(f: &mut Function) {
         Reg::Phys(PhysReg::Gpr(g)) => Some(g),
         _ => None,
     };
-    for block in &mut f.blocks {
-        // (slot, register holding its value)
-        let mut holds: Vec<(StackSlotId, Gpr)> = Vec::new();
-        // Spill stores nothing has read yet: (slot, index in `out`,
-        // register stored); and the indices of stores found dead.
-        let mut unread: Vec<(StackSlotId, usize, Gpr)> = Vec::new();
-        let mut dead: Vec<usize> = Vec::new();
-        let old = std::mem::take(&mut block.insts);
-        let mut out = Vec::with_capacity(old.len());
-        for mut inst in old {
-            if inst.is_debug() {
-                out.push(inst);
-                continue;
+    // Spill stores nothing has read yet: (slot, index in `out`, register
+    // stored); and the indices of stores found dead.
+    let mut unread: Vec<(StackSlotId, usize, Gpr)> = Vec::new();
+    let mut dead: Vec<usize> = Vec::new();
+    let mut out = Vec::with_capacity(insts.len());
+    let mut jumps: Vec<(BlockId, SlotHolders)> = Vec::new();
+    let mut falls_through = true;
+    for mut inst in insts {
+        if inst.is_debug() {
+            out.push(inst);
+            continue;
+        }
+        falls_through = true;
+        match &inst.kind {
+            InstKind::Jcc { target, .. } => jumps.push((*target, holds.clone())),
+            InstKind::Jmp { target } => {
+                jumps.push((*target, holds.clone()));
+                falls_through = false;
             }
-            let held = |slot: StackSlotId, holds: &[(StackSlotId, Gpr)]| {
-                holds.iter().find(|h| h.0 == slot).map(|h| h.1)
-            };
-            // What the instruction leaves in a slot's register, if it is a
-            // spill store or reload.
-            let mut now_holds: Option<(StackSlotId, Gpr)> = None;
-            match &mut inst.kind {
-                InstKind::Load {
-                    dst,
-                    addr,
-                    width: Width::W64,
-                } => {
-                    if let (Some(slot), Some(d)) = (spill_slot(addr), gpr(*dst)) {
-                        match held(slot, &holds) {
-                            Some(g) if g == d => continue,
-                            Some(g) => {
-                                inst.kind = InstKind::Copy {
-                                    dst: *dst,
-                                    src: g.into(),
-                                }
+            InstKind::JmpIndirect { table, .. } => {
+                let targets = &jump_tables[table.0 as usize];
+                jumps.extend(targets.iter().map(|&t| (t, holds.clone())));
+                falls_through = false;
+            }
+            InstKind::Ret { .. } | InstKind::TailJump { .. } | InstKind::Ud2 => {
+                falls_through = false
+            }
+            _ => {}
+        }
+        let held = |slot: StackSlotId, holds: &[(StackSlotId, Gpr)]| {
+            holds.iter().find(|h| h.0 == slot).map(|h| h.1)
+        };
+        // What the instruction leaves in a slot's register, if it is a
+        // spill store or reload.
+        let mut now_holds: Option<(StackSlotId, Gpr)> = None;
+        match &mut inst.kind {
+            InstKind::Load {
+                dst,
+                addr,
+                width: Width::W64,
+            } => {
+                if let (Some(slot), Some(d)) = (spill_slot(addr), gpr(*dst)) {
+                    match held(slot, &holds) {
+                        Some(g) if g == d => continue,
+                        Some(g) => {
+                            inst.kind = InstKind::Copy {
+                                dst: *dst,
+                                src: g.into(),
                             }
-                            None => {}
                         }
-                        now_holds = Some((slot, d));
+                        None => {}
                     }
+                    now_holds = Some((slot, d));
                 }
-                InstKind::Store {
-                    src: Ri::Reg(src),
-                    addr,
-                    width: Width::W64,
-                } => {
-                    if let (Some(slot), Some(g)) = (spill_slot(addr), gpr(*src)) {
-                        holds.retain(|h| h.0 != slot);
-                        holds.push((slot, g));
-                        if let Some(p) = unread.iter().position(|u| u.0 == slot) {
-                            let (_, index, stored) = unread.swap_remove(p);
-                            dead.push(index);
-                            describe_by_register(&mut out[index + 1..], slot, stored);
-                        }
-                        unread.push((slot, out.len(), g));
-                        out.push(inst);
+            }
+            InstKind::Store {
+                src: Ri::Reg(src),
+                addr,
+                width: Width::W64,
+            } => {
+                if let (Some(slot), Some(g)) = (spill_slot(addr), gpr(*src)) {
+                    if holds.contains(&(slot, g)) {
+                        // The slot already holds this register's value.
                         continue;
                     }
-                }
-                InstKind::Alu {
-                    src: src @ Rmi::Mem(_),
-                    ..
-                }
-                | InstKind::Cmp {
-                    rhs: src @ Rmi::Mem(_),
-                    ..
-                } => {
-                    if let Rmi::Mem(addr) = src {
-                        if let Some(g) = spill_slot(addr).and_then(|slot| held(slot, &holds)) {
-                            *src = Rmi::Reg(g.into());
-                        }
+                    holds.retain(|h| h.0 != slot);
+                    holds.push((slot, g));
+                    if let Some(p) = unread.iter().position(|u| u.0 == slot) {
+                        let (_, index, stored) = unread.swap_remove(p);
+                        dead.push(index);
+                        describe_by_register(&mut out[index + 1..], slot, stored);
                     }
+                    unread.push((slot, out.len(), g));
+                    out.push(inst);
+                    continue;
                 }
-                InstKind::Cmp {
-                    lhs: lhs @ Rm::Mem(_),
-                    ..
-                } => {
-                    if let Rm::Mem(addr) = lhs {
-                        if let Some(g) = spill_slot(addr).and_then(|slot| held(slot, &holds)) {
-                            *lhs = Rm::Reg(g.into());
-                        }
-                    }
-                }
-                _ => {}
             }
-            // Anything else touching a spill slot may write it; anything
-            // touching it reads it.
-            inst.kind.visit_addresses_mut(&mut |addr| {
-                if let AddressBase::Slot(s) = addr.base {
-                    if now_holds.is_none_or(|h| h.0 != s) {
-                        holds.retain(|h| h.0 != s);
+            InstKind::Alu {
+                src: src @ Rmi::Mem(_),
+                ..
+            }
+            | InstKind::Cmp {
+                rhs: src @ Rmi::Mem(_),
+                ..
+            } => {
+                if let Rmi::Mem(addr) = src {
+                    if let Some(g) = spill_slot(addr).and_then(|slot| held(slot, &holds)) {
+                        *src = Rmi::Reg(g.into());
                     }
-                    unread.retain(|u| u.0 != s);
                 }
-            });
-            let mut written = inst.kind.implicit_defs().gprs();
-            inst.kind.visit_regs(&mut |r, access| {
-                if let (Some(g), Access::Def | Access::UseDef) = (gpr(r), access) {
-                    written.insert(g);
+            }
+            InstKind::Cmp {
+                lhs: lhs @ Rm::Mem(_),
+                ..
+            } => {
+                if let Rm::Mem(addr) = lhs {
+                    if let Some(g) = spill_slot(addr).and_then(|slot| held(slot, &holds)) {
+                        *lhs = Rm::Reg(g.into());
+                    }
                 }
-            });
-            holds.retain(|h| !written.contains(h.1));
-            // A reload leaves the slot as it was: its other holders stay.
-            holds.extend(now_holds);
-            out.push(inst);
+            }
+            _ => {}
         }
-        dead.sort_unstable();
-        let mut index = 0;
-        out.retain(|_| {
-            index += 1;
-            dead.binary_search(&(index - 1)).is_err()
+        // Anything else touching a spill slot may write it; anything
+        // touching it reads it.
+        inst.kind.visit_addresses_mut(&mut |addr| {
+            if let AddressBase::Slot(s) = addr.base {
+                if now_holds.is_none_or(|h| h.0 != s) {
+                    holds.retain(|h| h.0 != s);
+                }
+                unread.retain(|u| u.0 != s);
+            }
         });
-        block.insts = out;
+        let mut written = inst.kind.implicit_defs().gprs();
+        inst.kind.visit_regs(&mut |r, access| {
+            if let (Some(g), Access::Def | Access::UseDef) = (gpr(r), access) {
+                written.insert(g);
+            }
+        });
+        holds.retain(|h| !written.contains(h.1));
+        // A reload leaves the slot as it was: its other holders stay.
+        holds.extend(now_holds);
+        out.push(inst);
     }
+    dead.sort_unstable();
+    let mut index = 0;
+    out.retain(|_| {
+        index += 1;
+        dead.binary_search(&(index - 1)).is_err()
+    });
+    (out, jumps, falls_through.then_some(holds))
 }
 
 /// Debug values in `insts` (which follow a spill store of `stored` into
@@ -1526,6 +1690,120 @@ mod tests {
               DBG_VALUE %stack.0:64, !var3, !expr0
               STORE64 [%stack.1], $rbx
               $rdi = LOAD64 [%stack.1]
+              RET $rax
+        "#]]
+        .assert_eq(&f.to_string());
+    }
+
+    #[test]
+    fn a_value_only_copied_between_spilled_values_is_spilled_with_them() {
+        // %1 only carries %0 to %2 (both spilled): it joins them. %3 is
+        // also added to: it stays. %4 is copied from %2 while %2 is still
+        // live (their ranges meet): it stays.
+        let mut f = Function::new("t");
+        for _ in 0..5 {
+            f.new_vreg(Width::W64);
+        }
+        f.new_block();
+        f.blocks[0].insts = [
+            mov(v(0), 1),
+            InstKind::Copy {
+                dst: v(1),
+                src: v(0),
+            },
+            InstKind::Copy {
+                dst: v(2),
+                src: v(1),
+            },
+            InstKind::Copy {
+                dst: v(3),
+                src: v(2),
+            },
+            add(v(3), v(3)),
+            InstKind::Copy {
+                dst: v(4),
+                src: v(2),
+            },
+            add(v(4), v(2)),
+            InstKind::Copy {
+                dst: phys(Gpr::Rax),
+                src: v(4),
+            },
+            ret(),
+        ]
+        .into_iter()
+        .map(|k| Inst::new(k, 0))
+        .collect();
+        let live = liveness::compute(&f);
+        assert_eq!(
+            with_copies_of_spilled(&f, &live, vec![0, 2], &[false; 5]),
+            [0, 1, 2]
+        );
+    }
+
+    #[test]
+    fn slot_holders_cross_blocks_where_every_incoming_edge_agrees() {
+        // bb0: rax -> slot; jcc bb2 from the middle, then rax changes and
+        // rcx reloads the slot, falling into bb1. bb1 loops to itself and
+        // is entered holding the slot in rcx both ways: its reload becomes
+        // a copy and its store of rcx goes. bb2 is reached with rax from
+        // the jump and rcx, rdx from bb1: no register agrees.
+        let mut f = Function::new("t");
+        let spill = f.new_stack_slot(8, 8, StackSlotKind::Spill);
+        for _ in 0..3 {
+            f.new_block();
+        }
+        let load = |dst: Gpr| InstKind::Load {
+            dst: phys(dst),
+            addr: Address::slot(spill, 0),
+            width: Width::W64,
+        };
+        let store = |src: Gpr| InstKind::Store {
+            src: Ri::Reg(phys(src)),
+            addr: Address::slot(spill, 0),
+            width: Width::W64,
+        };
+        let jcc = |to: u32| InstKind::Jcc {
+            cond: Cond::E,
+            target: BlockId(to),
+        };
+        let blocks = [
+            vec![
+                store(Gpr::Rax),
+                jcc(2),
+                mov(phys(Gpr::Rax), 1),
+                load(Gpr::Rcx),
+            ],
+            vec![
+                load(Gpr::Rdx),
+                store(Gpr::Rcx),
+                InstKind::Cmp {
+                    width: Width::W64,
+                    lhs: Rm::Reg(phys(Gpr::Rdx)),
+                    rhs: Rmi::Imm(0),
+                },
+                jcc(1),
+            ],
+            vec![load(Gpr::Rsi), ret()],
+        ];
+        for (block, insts) in f.blocks.iter_mut().zip(blocks) {
+            block.insts = insts.into_iter().map(|k| Inst::new(k, 0)).collect();
+        }
+        forward_reloads(&mut f);
+        expect![[r#"
+            name: t
+              %stack.0: size 8, align 8, spill
+            bb.0:  ; succ bb.1, bb.2
+              STORE64 [%stack.0], $rax
+              JE bb.2
+              $rax = MOV64 1
+              $rcx = LOAD64 [%stack.0]
+            bb.1:  ; succ bb.1, bb.2
+              $rdx = COPY $rcx
+              CMP64 $rdx, 0
+              JE bb.1
+            bb.2:
+              $rsi = LOAD64 [%stack.0]
               RET $rax
         "#]]
         .assert_eq(&f.to_string());
