@@ -13,12 +13,33 @@
 
 use super::mir::{BlockId, Function};
 
+/// A natural loop: its header and every block in it (the header first).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NaturalLoop {
+    /// The block every back edge of the loop targets.
+    pub header: usize,
+    /// The loop's blocks, the header first, each once.
+    pub blocks: Vec<usize>,
+}
+
 /// The loop nesting depth of each block of `f` (0 outside every loop).
 pub fn loop_depths(f: &Function) -> Vec<u32> {
+    let mut depth = vec![0u32; f.blocks.len()];
+    for l in natural_loops(f) {
+        for b in l.blocks {
+            depth[b] += 1;
+        }
+    }
+    depth
+}
+
+/// The natural loops of `f`, one per header, headers in reverse
+/// post-order (an outer loop before the loops inside it).
+pub fn natural_loops(f: &Function) -> Vec<NaturalLoop> {
     let n = f.blocks.len();
-    let mut depth = vec![0u32; n];
+    let mut loops = Vec::new();
     if n == 0 {
-        return depth;
+        return loops;
     }
     let successors: Vec<Vec<usize>> = (0..n)
         .map(|b| {
@@ -62,14 +83,14 @@ pub fn loop_depths(f: &Function) -> Vec<u32> {
             continue;
         }
         stamp[h] = h;
-        depth[h] += 1;
+        let mut blocks = vec![h];
         let mut work = latches;
         while let Some(b) = work.pop() {
             if stamp[b] == h {
                 continue;
             }
             stamp[b] = h;
-            depth[b] += 1;
+            blocks.push(b);
             work.extend(
                 predecessors[b]
                     .iter()
@@ -77,8 +98,9 @@ pub fn loop_depths(f: &Function) -> Vec<u32> {
                     .filter(|&p| rpo_index[p] != usize::MAX && stamp[p] != h),
             );
         }
+        loops.push(NaturalLoop { header: h, blocks });
     }
-    depth
+    loops
 }
 
 /// The blocks reachable from block 0, in reverse post-order, given each

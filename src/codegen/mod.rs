@@ -23,6 +23,7 @@ pub mod line_table;
 pub mod live_debug_values;
 pub mod liveness;
 pub mod loop_depth;
+pub mod loop_split;
 pub mod mir;
 pub mod mir_debugify;
 pub mod peephole;

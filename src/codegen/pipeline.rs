@@ -24,7 +24,7 @@ use super::mir::{
     StackSlotKind, Width,
 };
 use super::regalloc::{self, Allocation, RegallocError};
-use super::{block_placement, peephole, zext};
+use super::{block_placement, loop_split, peephole, zext};
 use crate::x86::encode::{self, EncodeError};
 use dwarfsmith_emit::model::{self, CfiRow, Relocation};
 use std::collections::HashMap;
@@ -138,6 +138,7 @@ pub fn finish_function(
     check_preconditions(&f).map_err(FinishError::Invalid)?;
     f.omits_frame_pointer = frame::omits_frame_pointer(&f, options.frame_pointer);
     zext::run(&mut f);
+    loop_split::run(&mut f);
     let allocation = regalloc::allocate(&mut f).map_err(FinishError::Regalloc)?;
     crate::codegen::live_debug_values::run(&mut f);
     let placed = block_placement::run(&mut f);
