@@ -444,9 +444,12 @@ fn spill_stores_are_listed_with_their_slots() {
 #[test]
 fn values_across_calls_fill_the_callee_saved_registers_then_spill() {
     let done = finish(backend_mir::pressure_calls(false));
-    // 14 values cross the call; 5 callee-saved registers hold some.
+    // 14 values cross the call; 5 callee-saved registers hold some. The
+    // rest are spilled: loop_split gives every value the loop uses a
+    // register of its own inside it, so a value spilled both inside and
+    // before the loop counts twice (13 registers).
     assert_eq!(done.allocation.callee_saved_used.iter().count(), 5);
-    assert_eq!(done.allocation.spilled, 9);
+    assert_eq!(done.allocation.spilled, 13);
     assert_eq!(done.frame.saved.len(), 5);
 }
 

@@ -24,7 +24,7 @@ fn listing(object: &std::path::Path, function: &str) -> String {
     let text = String::from_utf8_lossy(&out.stdout);
     text.lines()
         .filter(|l| l.starts_with("  ") && !l.ends_with("\tnop"))
-        .map(|l| l.trim_end().to_string() + "\n")
+        .map(|l| l.trim().to_string() + "\n")
         .collect()
 }
 
@@ -38,32 +38,32 @@ fn rare_blocks_leave_the_loop() {
         &[],
     );
     expect![[r#"
-           0:	push   rbx
-           1:	push   r12
-           3:	push   r13
-           5:	push   r14
-           7:	push   r15
-           9:	mov    rbx,rdi
-           c:	mov    r12,rsi
-           f:	mov    r13d,0x0
-          15:	mov    r14d,0x0
-          1b:	mov    r15d,DWORD PTR [rbx+r13*4]
-          1f:	cmp    r15d,0x3e8
-          26:	jg     41 <sum_noting_big+0x41>
-          28:	add    r14d,r15d
-          2b:	add    r13,0x1
-          2f:	cmp    r13,r12
-          32:	jne    1b <sum_noting_big+0x1b>
-          34:	mov    rax,r14
-          37:	pop    r15
-          39:	pop    r14
-          3b:	pop    r13
-          3d:	pop    r12
-          3f:	pop    rbx
-          40:	ret
-          41:	mov    rdi,r15
-          44:	call   0 <sum_noting_big>
-          49:	jmp    28 <sum_noting_big+0x28>
+        0:	push   rbx
+        1:	push   r12
+        3:	push   r13
+        5:	push   r14
+        7:	push   r15
+        9:	mov    rbx,rdi
+        c:	mov    r12,rsi
+        f:	mov    r13d,0x0
+        15:	mov    r14d,0x0
+        1b:	mov    r15d,DWORD PTR [rbx+r13*4]
+        1f:	cmp    r15d,0x3e8
+        26:	jg     41 <sum_noting_big+0x41>
+        28:	add    r14d,r15d
+        2b:	add    r13,0x1
+        2f:	cmp    r13,r12
+        32:	jne    1b <sum_noting_big+0x1b>
+        34:	mov    rax,r14
+        37:	pop    r15
+        39:	pop    r14
+        3b:	pop    r13
+        3d:	pop    r12
+        3f:	pop    rbx
+        40:	ret
+        41:	mov    rdi,r15
+        44:	call   0 <sum_noting_big>
+        49:	jmp    28 <sum_noting_big+0x28>
     "#]]
     .assert_eq(&listing(&object, "sum_noting_big"));
     expect![[r#"

@@ -172,51 +172,50 @@ fn classify_jump_table_and_phi() {
               12: add rdx, rcx
               15: jmp rdx
               17: mov eax, 6
-              1c: jmp short 0x58
+              1c: jmp short 0x56
               1e: cmp edi, 0x64
-              21: je short 0x48
-              23: jmp short 0x4f
-              25: mov eax, 0xa
-              2a: jmp short 0x58
-              2c: mov eax, 0xc
-              31: jmp short 0x58
-              33: mov eax, 5
-              38: jmp short 0x58
-              3a: mov eax, 0x12
-              3f: jmp short 0x58
-              41: mov eax, 3
-              46: jmp short 0x58
-              48: mov eax, 0
-              4d: jmp short 0x58
-              4f: shl edi, 1
-              52: or edi, 1
-              55: mov rax, rdi
-              58: ret
+              21: jne short 0x4d
+              23: mov eax, 0
+              28: jmp short 0x56
+              2a: mov eax, 0xa
+              2f: jmp short 0x56
+              31: mov eax, 0xc
+              36: jmp short 0x56
+              38: mov eax, 5
+              3d: jmp short 0x56
+              3f: mov eax, 0x12
+              44: jmp short 0x56
+              46: mov eax, 3
+              4b: jmp short 0x56
+              4d: shl edi, 1
+              50: or edi, 1
+              53: mov rax, rdi
+              56: ret
             rows:
               0x0 4:3 stmt prologue_end
               0x17 0:0 
               0x1e 4:3 stmt
-              0x25 6:18 stmt
-              0x2c 7:19 stmt
-              0x33 8:18 stmt
-              0x3a 9:19 stmt
-              0x41 10:18 stmt
-              0x48 11:21 stmt
-              0x4f 12:18 stmt
-              0x52 14:12 
-              0x55 12:23 
-              0x58 14:3 stmt epilogue_begin
+              0x23 11:21 stmt
+              0x2a 6:18 stmt
+              0x31 7:19 stmt
+              0x38 8:18 stmt
+              0x3f 9:19 stmt
+              0x46 10:18 stmt
+              0x4d 12:18 stmt
+              0x50 14:12 
+              0x53 12:23 
+              0x56 14:3 stmt epilogue_begin
             variables:
-              k [0x0, 0x52) (reg5:i32) Arg(0)
-              k [0x52, 0x58) (entry(reg5)) Arg(0) StackValue
-              r [0x25, 0x2c) (const 9) Arg(0) StackValue
-              r [0x2c, 0x33) (const 11) Arg(0) StackValue
-              r [0x33, 0x3a) (const 4) Arg(0) StackValue
-              r [0x3a, 0x41) (const 17) Arg(0) StackValue
-              r [0x41, 0x48) (const 2) Arg(0) StackValue
-              r [0x48, 0x4f) (const -1) Arg(0) StackValue
-              r [0x52, 0x55) (reg5:i32) Arg(0)
-              r [0x58, 0x59) (reg0:i32) Arg(0)
+              k [0x0, 0x50) (reg5:i32) Arg(0)
+              k [0x50, 0x56) (entry(reg5)) Arg(0) StackValue
+              r [0x23, 0x2a) (const -1) Arg(0) StackValue
+              r [0x2a, 0x31) (const 9) Arg(0) StackValue
+              r [0x31, 0x38) (const 11) Arg(0) StackValue
+              r [0x38, 0x3f) (const 4) Arg(0) StackValue
+              r [0x3f, 0x46) (const 17) Arg(0) StackValue
+              r [0x46, 0x4d) (const 2) Arg(0) StackValue
+              r [0x50, 0x53) (reg5:i32) Arg(0)
+              r [0x56, 0x57) (reg0:i32) Arg(0)
         "#]],
     );
 }
