@@ -43,7 +43,6 @@ pub fn run(f: &mut Function) {
     if loops.is_empty() {
         return;
     }
-    let live = liveness::compute(f);
     let n = f.blocks.len();
     let mut predecessors = vec![Vec::new(); n];
     for b in 0..n {
@@ -51,7 +50,10 @@ pub fn run(f: &mut Function) {
             predecessors[s.0 as usize].push(b);
         }
     }
+    // The loops with places for the copies, found before the liveness
+    // they need is computed (most functions have none).
     let headers: Vec<usize> = loops.iter().map(|l| l.header).collect();
+    let mut candidates = Vec::new();
     for l in &loops {
         let mut inside = vec![false; n];
         for &b in &l.blocks {
@@ -88,6 +90,13 @@ pub fn run(f: &mut Function) {
         {
             continue;
         }
+        candidates.push((l, entries, exits));
+    }
+    if candidates.is_empty() {
+        return;
+    }
+    let live = liveness::compute(f);
+    for (l, entries, exits) in candidates {
         // The registers the loop's code touches.
         let mut touched = vec![false; f.vregs.len()];
         for &b in &l.blocks {
