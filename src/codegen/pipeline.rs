@@ -9,7 +9,9 @@
 //!
 //! The stages, in order: the frame-pointer decision
 //! ([`frame::omits_frame_pointer`], which allocation needs), [`zext::run`] (32 → 64-bit zero extensions the
-//! x86 already did become copies), [`regalloc::allocate`] (liveness, linear scan,
+//! x86 already did become copies), [`loop_split::run`] (values living around an
+//! innermost loop get a register of their own inside it),
+//! [`regalloc::allocate`] (liveness, linear scan,
 //! spilling, debug-value rewriting), LiveDebugValues, [`block_placement::run`]
 //! (likely successors laid out next), [`peephole::run`]
 //! (copy + add → `lea`, jumps to the fall-through block), [`frame::lower_frame`] (layout,
