@@ -53,14 +53,7 @@ pub fn run(f: &mut Function) -> Vec<BlockId> {
     let exits: Vec<Exit> = (0..n).map(|b| Exit::of(f, b)).collect();
     // Every successor, those of a `jcc` in the middle of a block (isel's
     // branch chains) included.
-    let successors: Vec<Vec<usize>> = (0..n)
-        .map(|b| {
-            f.successors(BlockId(b as u32))
-                .into_iter()
-                .map(|s| s.0 as usize)
-                .collect()
-        })
-        .collect();
+    let successors = f.successor_lists();
     let depth = loop_depths(f);
     let rpo = reverse_post_order(&successors);
     let mut rpo_index = vec![usize::MAX; n];

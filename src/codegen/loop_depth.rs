@@ -11,7 +11,7 @@
 //! Cost: linear in blocks and edges for the order, a few passes for the
 //! dominators, and the sum of the loops' sizes for the bodies.
 
-use super::mir::{BlockId, Function};
+use super::mir::Function;
 
 /// A natural loop: its header and every block in it (the header first).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,14 +41,7 @@ pub fn natural_loops(f: &Function) -> Vec<NaturalLoop> {
     if n == 0 {
         return loops;
     }
-    let successors: Vec<Vec<usize>> = (0..n)
-        .map(|b| {
-            f.successors(BlockId(b as u32))
-                .into_iter()
-                .map(|s| s.0 as usize)
-                .collect()
-        })
-        .collect();
+    let successors = f.successor_lists();
     let mut predecessors = vec![Vec::new(); n];
     for (b, succs) in successors.iter().enumerate() {
         for &s in succs {
@@ -169,7 +162,7 @@ fn dominators(rpo: &[usize], rpo_index: &[usize], predecessors: &[Vec<usize>]) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codegen::mir::{Cond, Inst, InstKind};
+    use crate::codegen::mir::{BlockId, Cond, Inst, InstKind};
 
     fn jump(to: u32) -> Inst {
         Inst::new(

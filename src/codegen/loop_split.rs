@@ -45,9 +45,9 @@ pub fn run(f: &mut Function) {
     }
     let n = f.blocks.len();
     let mut predecessors = vec![Vec::new(); n];
-    for b in 0..n {
-        for s in f.successors(BlockId(b as u32)) {
-            predecessors[s.0 as usize].push(b);
+    for (b, succs) in f.successor_lists().into_iter().enumerate() {
+        for s in succs {
+            predecessors[s].push(b);
         }
     }
     // The loops with places for the copies, found before the liveness

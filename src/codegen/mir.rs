@@ -1804,6 +1804,19 @@ impl Function {
         BlockId(self.blocks.len() as u32 - 1)
     }
 
+    /// Every block's successors ([`Function::successors`]) as block
+    /// indices, for the passes that walk the control-flow graph.
+    pub fn successor_lists(&self) -> Vec<Vec<usize>> {
+        (0..self.blocks.len())
+            .map(|b| {
+                self.successors(BlockId(b as u32))
+                    .into_iter()
+                    .map(|s| s.0 as usize)
+                    .collect()
+            })
+            .collect()
+    }
+
     /// Successors of block `b`: jump targets, jump-table targets, and the
     /// next block when control can fall through.
     pub fn successors(&self, b: BlockId) -> Vec<BlockId> {
