@@ -11,22 +11,7 @@
 mod support;
 
 use expect_test::expect;
-use support::{compile_ll, fixture, gcc_link_and_run, run};
-
-/// The function's instructions as objdump prints them (Intel syntax,
-/// without bytes), one per line, padding after the last `ret`/`ud2`/`jmp`
-/// dropped.
-fn listing(object: &std::path::Path, function: &str) -> String {
-    let out = run(std::process::Command::new("objdump")
-        .args(["-d", "--no-show-raw-insn", "-M", "intel"])
-        .arg(format!("--disassemble={function}"))
-        .arg(object));
-    let text = String::from_utf8_lossy(&out.stdout);
-    text.lines()
-        .filter(|l| l.starts_with("  ") && !l.ends_with("\tnop"))
-        .map(|l| l.trim().to_string() + "\n")
-        .collect()
-}
+use support::{compile_ll, fixture, function_listing as listing, gcc_link_and_run};
 
 #[test]
 fn rare_blocks_leave_the_loop() {

@@ -8,7 +8,8 @@
 //! instructions landed, the code with relocations, jump tables, and CFI.
 //!
 //! The stages, in order: the frame-pointer decision
-//! ([`frame::omits_frame_pointer`], which allocation needs), [`zext::run`] (32 → 64-bit zero extensions the
+//! ([`frame::omits_frame_pointer`], which allocation needs), [`symbol_cse::run`]
+//! (a symbol's address materialised once per block), [`zext::run`] (32 → 64-bit zero extensions the
 //! x86 already did become copies), [`loop_split::run`] (values living around an
 //! innermost loop get a register of their own inside it),
 //! [`regalloc::allocate`] (liveness, linear scan,
@@ -26,7 +27,7 @@ use super::mir::{
     StackSlotKind, Width,
 };
 use super::regalloc::{self, Allocation, RegallocError};
-use super::{block_placement, loop_split, peephole, zext};
+use super::{block_placement, loop_split, peephole, symbol_cse, zext};
 use crate::x86::encode::{self, EncodeError};
 use dwarfsmith_emit::model::{self, CfiRow, Relocation};
 use std::collections::HashMap;
@@ -139,6 +140,7 @@ pub fn finish_function(
 ) -> Result<FinishedFunction, FinishError> {
     check_preconditions(&f).map_err(FinishError::Invalid)?;
     f.omits_frame_pointer = frame::omits_frame_pointer(&f, options.frame_pointer);
+    symbol_cse::run(&mut f);
     zext::run(&mut f);
     loop_split::run(&mut f);
     let allocation = regalloc::allocate(&mut f).map_err(FinishError::Regalloc)?;

@@ -307,6 +307,21 @@ pub fn compile_ir(dir: &Path, name: &str, text: &str, flags: &[&str]) -> PathBuf
     object
 }
 
+/// A function's instructions as objdump prints them (Intel syntax, without
+/// bytes), one per line with its indentation trimmed (expect-test's dedent
+/// would eat it), the padding after the last `ret`/`ud2`/`jmp` dropped.
+pub fn function_listing(object: &Path, function: &str) -> String {
+    let out = run(Command::new("objdump")
+        .args(["-d", "--no-show-raw-insn", "-M", "intel"])
+        .arg(format!("--disassemble={function}"))
+        .arg(object));
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.lines()
+        .filter(|l| l.starts_with("  ") && !l.ends_with("\tnop"))
+        .map(|l| l.trim().to_string() + "\n")
+        .collect()
+}
+
 /// `readelf -W FLAG object`, asserting it succeeded.
 pub fn readelf(flag: &str, object: &Path) -> String {
     let out = run(Command::new("readelf").arg("-W").arg(flag).arg(object));
