@@ -8,6 +8,7 @@
 //! (read by [`super::records`]) ride on the instruction that follows them.
 
 use crate::ir::hash::FxHashMap;
+use crate::ir::{Linkage, UnnamedAddr};
 
 use super::lexer::Tok;
 use super::{PResult, Parser};
@@ -84,11 +85,30 @@ impl<'a> Parser<'a> {
         let start = self.offset();
         self.bump();
         let mut subprogram = None;
-        let (linkage, dso_local, unnamed_prefix, mut symbol_attrs) = self.parse_linkage_words()?;
+        let (mut linkage, mut dso_local, mut unnamed_prefix, mut symbol_attrs) =
+            self.parse_linkage_words()?;
         // Calling convention, return attributes and `!dbg` before the type (declarations).
         let mut ret_attrs = ParamAttrs::default();
         while !self.at_type() {
             match self.peek() {
+                // clang prints a declaration's `!dbg` before its linkage:
+                // `declare !dbg !7 extern_weak i64 @f(ptr)`.
+                Tok::Ident(word) if subprogram.is_some() && Parser::is_linkage_word(word) => {
+                    let (more, local, unnamed, attrs) = self.parse_linkage_words()?;
+                    if more != Linkage::External {
+                        linkage = more;
+                    }
+                    dso_local |= local;
+                    if unnamed != UnnamedAddr::None {
+                        unnamed_prefix = unnamed;
+                    }
+                    if attrs.visibility.is_some() {
+                        symbol_attrs.visibility = attrs.visibility;
+                    }
+                    if attrs.dll_storage.is_some() {
+                        symbol_attrs.dll_storage = attrs.dll_storage;
+                    }
+                }
                 Tok::MdName(kind) => {
                     self.bump();
                     let id = self.parse_node_ref()?;

@@ -549,6 +549,25 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// Whether `word` starts the words [`Parser::parse_linkage_words`] reads
+    /// before a function's type (not `thread_local`, `addrspace` or
+    /// `externally_initialized`, which only globals have).
+    pub(super) fn is_linkage_word(word: &str) -> bool {
+        Linkage::from_keyword(word).is_some()
+            || matches!(
+                word,
+                "dso_local"
+                    | "dso_preemptable"
+                    | "unnamed_addr"
+                    | "local_unnamed_addr"
+                    | "default"
+                    | "hidden"
+                    | "protected"
+                    | "dllimport"
+                    | "dllexport"
+            )
+    }
+
     /// Reads linkage, preemption, visibility, DLL storage, thread-local,
     /// `unnamed_addr`, `addrspace` and `externally_initialized` words.
     fn parse_linkage_words(&mut self) -> PResult<(Linkage, bool, UnnamedAddr, SymbolAttrs)> {
