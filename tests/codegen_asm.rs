@@ -115,3 +115,97 @@ fn a_template_outside_the_table_is_an_error_quoting_it() {
         "{err}"
     );
 }
+
+/// `.p2align` and `.balign` (zstd aligns its hot loops so) pad with `nop`s:
+/// the instruction after each run of padding starts at a multiple of 16,
+/// `.balign 64` puts the template's `pause` at a multiple of 64 (the
+/// code section is 64-byte aligned for it), and the program computes what
+/// the gcc build does. A directive with a fill or limit, or any other, is
+/// an error naming it.
+#[test]
+fn alignment_directives_pad_with_nops_to_their_boundary() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("aligned.c");
+    std::fs::write(
+        &source,
+        "int spin(const int *p, int n) {\n\
+         \x20   int s = 0;\n\
+         \x20   __asm__(\".p2align 5\");\n\
+         \x20   for (int i = 0; i < n; i++) { __asm__(\".p2align 4\"); s += p[i] * 3; }\n\
+         \x20   __asm__(\".balign 64\\n\\tpause\");\n\
+         \x20   return s;\n\
+         }\n",
+    )
+    .unwrap();
+    let ir = clang_ir(dir.path(), source.to_str().unwrap(), &["-O2", "-g"]);
+    let bytes = compile(&ir, "aligned.ll", &options()).unwrap_or_else(|e| panic!("{e}"));
+    let object = dir.path().join("aligned.o");
+    std::fs::write(&object, bytes).unwrap();
+    // objdump's listing, `nop`s included (the padding after `ret` too).
+    let out = support::run(
+        std::process::Command::new("objdump")
+            .args([
+                "-d",
+                "--no-show-raw-insn",
+                "-M",
+                "intel",
+                "--disassemble=spin",
+            ])
+            .arg(&object),
+    );
+    let listing = String::from_utf8_lossy(&out.stdout).into_owned();
+    let lines = listing.lines().filter_map(|l| {
+        let (address, text) = l.trim().split_once(":\t")?;
+        Some((u64::from_str_radix(address, 16).ok()?, text.to_string()))
+    });
+    let mut padded_points = Vec::new();
+    let mut in_padding = false;
+    let mut pause = None;
+    for (address, text) in lines {
+        if text.starts_with("ret") {
+            break;
+        }
+        let is_nop = text.starts_with("nop");
+        if in_padding && !is_nop {
+            padded_points.push(address);
+        }
+        if text == "pause" {
+            pause = Some(address);
+        }
+        in_padding = is_nop;
+    }
+    assert!(!padded_points.is_empty(), "{listing}");
+    assert!(
+        padded_points.iter().all(|a| a % 16 == 0),
+        "{padded_points:x?}\n{listing}"
+    );
+    assert_eq!(pause.map(|a| a % 64), Some(0), "{listing}");
+    let section = support::readelf("-S", &object);
+    let text = section.lines().find(|l| l.contains(" .text ")).unwrap();
+    assert!(text.trim_end().ends_with(" 64"), "{text}");
+
+    let main = dir.path().join("main.c");
+    std::fs::write(
+        &main,
+        "#include <stdio.h>\nint spin(const int *, int);\n\
+         int main(void) { int v[5] = {1, 2, 3, 4, 5}; printf(\"%d\\n\", spin(v, 5)); return 0; }\n",
+    )
+    .unwrap();
+    assert_eq!(
+        link_and_run(&dir.path().join("ours"), &[main, object], &[]),
+        "45\n"
+    );
+
+    for (directive, named) in [
+        (".p2align 5, 0x90", "directive '.p2align 5, 0x90'"),
+        (".balign 24", "directive '.balign 24'"),
+        (".byte 0x90", "directive '.byte 0x90'"),
+    ] {
+        let bad = ir.replace(".p2align 5", directive);
+        let err = compile(&bad, "aligned.ll", &options())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(named), "{err}");
+        assert!(err.starts_with("aligned.ll:"), "{err}");
+    }
+}

@@ -38,6 +38,10 @@ pub struct Function {
     pub binding: SymbolBinding,
     /// Encoded x86-64 machine code.
     pub code: Vec<u8>,
+    /// The alignment the code needs beyond the writer's 16 bytes (a power
+    /// of two: inline asm `.p2align` in it pads from the function's start);
+    /// 0 for none. An object read back gives 0.
+    pub align: u64,
     /// Relocations against `code`.
     pub relocations: Vec<Relocation>,
     /// Call-frame instructions, in address order, for `.eh_frame` and

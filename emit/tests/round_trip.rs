@@ -303,6 +303,7 @@ fn everything() -> ObjectModel {
         global: true,
         binding: Default::default(),
         code: code_f(),
+        align: 0,
         relocations: vec![
             Relocation {
                 offset: 6,
@@ -387,10 +388,12 @@ fn everything() -> ObjectModel {
             },
         ],
     };
+    // Aligned beyond the writer's 16 bytes (inline asm `.p2align 6`).
     let g = Function {
         name: "g".into(),
         global: false,
         code: vec![0x31, 0xc0, 0xc3],
+        align: 64,
         cfi: vec![],
         ..Function::default()
     };

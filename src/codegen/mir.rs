@@ -1262,6 +1262,11 @@ pub struct InlineAsm {
     pub uses: RegSet,
     /// Physical registers it writes (pinned outputs, clobbers).
     pub defs: RegSet,
+    /// Alignment directives (`.p2align`, `.balign`): `(i, bytes)` puts
+    /// `nop`s before instruction `i` (the statement's end when `i` is
+    /// `instrs.len()`) until it starts at a multiple of `bytes`, a power of
+    /// two.
+    pub alignments: Vec<(usize, u32)>,
     /// The template as written, for printing.
     pub template: String,
 }

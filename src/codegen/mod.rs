@@ -145,6 +145,7 @@ pub fn compile_module(
         let mut function = finished.to_model(!f.linkage.is_local());
         function.binding = isel::symbol_binding(f.linkage, &f.attrs);
         function.section_name = f.section.clone();
+        function.align = function.align.max(u64::from(f.align.unwrap_or(0)));
         function.comdat = isel::comdat_group(&f.name, &f.attrs);
         object.functions.push(function);
         functions.push(FunctionDebug {

@@ -62,6 +62,8 @@ pub struct FinishedFunction {
     pub placed: Vec<BlockId>,
     /// The machine code.
     pub code: Vec<u8>,
+    /// The alignment the code needs (inline asm `.p2align`; 0: none).
+    pub align: u32,
     /// Relocations against `code`.
     pub relocations: Vec<Relocation>,
     /// Jump tables.
@@ -99,6 +101,7 @@ impl FinishedFunction {
             global,
             binding: Default::default(),
             code: self.code.clone(),
+            align: u64::from(self.align),
             relocations: self.relocations.clone(),
             cfi: self.cfi.clone(),
             rodata: self.rodata.clone(),
@@ -168,6 +171,7 @@ pub fn finish_function(
         inst_offsets: encoded.inst_offsets,
         block_offsets: encoded.block_offsets,
         code: encoded.code,
+        align: encoded.align,
         relocations: encoded.relocations,
         rodata: encoded.rodata,
         rodata_relocations: encoded.rodata_relocations,

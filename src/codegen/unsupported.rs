@@ -70,8 +70,9 @@ const APPENDING_GLOBALS_HONOURED: &[&str] = &[
     "llvm.global_dtors",
 ];
 
-/// The largest function alignment honoured (every function is 16-byte aligned).
-const MAX_FUNCTION_ALIGN: u32 = 16;
+/// The largest function alignment honoured (a page; every function is at
+/// least 16-byte aligned).
+const MAX_FUNCTION_ALIGN: u32 = 4096;
 
 /// The largest global or stack object: the small code model addresses
 /// data and stack slots with signed 32-bit displacements.
@@ -182,7 +183,7 @@ fn refused_in_function(module: &Module, function: &Function) -> Option<(Pos, Str
     }
     if let Some(align) = function.align.filter(|&a| a > MAX_FUNCTION_ALIGN) {
         return at_function(format!(
-            "align {align} (functions are {MAX_FUNCTION_ALIGN}-byte aligned)"
+            "align {align} (functions are aligned to at most {MAX_FUNCTION_ALIGN} bytes)"
         ));
     }
     if let Some(what) = refused_symbol_attr(&function.attrs)

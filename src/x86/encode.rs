@@ -13,7 +13,9 @@
 //! `ucomis`/`comis`, `cmpss`/`cmpsd`, conversions, `movd`/`movq`, packed
 //! logic, `pxor`, and `movaps` for a copy between xmm registers); [`BlockEncoder`] resolves branches to blocks (choosing
 //! short forms where they reach) and reports where each instruction and
-//! each constant landed, from which relocations are placed:
+//! each constant landed (an inline asm alignment directive pads with
+//! `nop`s, grown round by round until every padded point is aligned: see
+//! [`assemble`]), from which relocations are placed:
 //! - calls to symbols: `R_X86_64_PLT32`, addend -4;
 //! - RIP-relative data: `R_X86_64_PC32` (or `R_X86_64_REX_GOTPCRELX` for a
 //!   GOT entry), addend = displacement − distance from the field to the
@@ -65,6 +67,9 @@ pub struct Encoded {
     /// The constants of 4, 8 or 16 bytes, in the mergeable literal
     /// sections (`.rodata.cst4/8/16`).
     pub literals: Vec<Vec<u8>>,
+    /// The largest inline asm alignment in the code (0: none), which the
+    /// function's start must have too.
+    pub align: u32,
 }
 
 /// Where a constant-pool entry is placed.
@@ -117,6 +122,9 @@ struct Emitter<'a> {
     instrs: Vec<Instruction>,
     relocs: Vec<PendingReloc>,
     branches: Vec<(usize, BlockId)>,
+    /// Inline asm alignment directives: `(i, bytes)` pads before
+    /// `instrs[i]` (or the end) to a multiple of `bytes`.
+    alignments: Vec<(usize, u32)>,
 }
 
 /// Encodes `f`, which is function number `function_index` of its object
@@ -149,6 +157,7 @@ pub fn encode(f: &Function, function_index: usize) -> Result<Encoded, EncodeErro
         instrs: Vec::new(),
         relocs: Vec::new(),
         branches: Vec::new(),
+        alignments: Vec::new(),
     };
     // (first iced instruction, how many) of every MIR instruction.
     let mut first_instr: Vec<Vec<(usize, usize)>> = Vec::with_capacity(f.blocks.len());
@@ -182,32 +191,28 @@ pub fn encode(f: &Function, function_index: usize) -> Result<Encoded, EncodeErro
     {
         em.instrs.push(Instruction::with(Code::Ud2));
     }
-    for (i, instr) in em.instrs.iter_mut().enumerate() {
-        instr.set_ip(LABEL_BASE + i as u64);
-    }
-    for &(i, target) in &em.branches {
-        em.instrs[i].set_near_branch64(LABEL_BASE + block_first[target.0 as usize] as u64);
-    }
-
-    let options = BlockEncoderOptions::RETURN_NEW_INSTRUCTION_OFFSETS
-        | BlockEncoderOptions::RETURN_CONSTANT_OFFSETS;
-    let result =
-        BlockEncoder::encode(64, InstructionBlock::new(&em.instrs, 0), options).map_err(|e| {
-            EncodeError {
-                message: format!("`{}`: {e}", f.name),
-            }
-        })?;
-    let code = result.code_buffer;
-    let offsets = result.new_instruction_offsets;
-    let offset_of = |i: usize| offsets.get(i).copied().unwrap_or(code.len() as u32);
+    let branches: Vec<(usize, usize)> = em
+        .branches
+        .iter()
+        .map(|&(i, target)| (i, block_first[target.0 as usize]))
+        .collect();
+    let Assembled {
+        code,
+        starts,
+        ends,
+        constant_offsets,
+    } = assemble(&em.instrs, &branches, &em.alignments).map_err(|e| EncodeError {
+        message: format!("`{}`: {e}", f.name),
+    })?;
+    let offset_of = |i: usize| starts[i];
 
     let mut relocations = Vec::with_capacity(em.relocs.len());
     for r in &em.relocs {
-        let end = i64::from(offset_of(r.instr + 1));
+        let end = i64::from(ends[r.instr]);
         let field = match r.kind {
             RelocationKind::Plt32 => end - 4,
             _ => {
-                let constants = &result.constant_offsets[r.instr];
+                let constants = &constant_offsets[r.instr];
                 i64::from(offset_of(r.instr)) + constants.displacement_offset() as i64
             }
         };
@@ -233,7 +238,12 @@ pub fn encode(f: &Function, function_index: usize) -> Result<Encoded, EncodeErro
                 .iter()
                 .map(|&(i, count)| {
                     let start = offset_of(i);
-                    (start, offset_of(i + count) - start)
+                    let end = if count == 0 {
+                        start
+                    } else {
+                        ends[i + count - 1]
+                    };
+                    (start, end - start)
                 })
                 .collect()
         })
@@ -271,7 +281,143 @@ pub fn encode(f: &Function, function_index: usize) -> Result<Encoded, EncodeErro
         jump_table_offsets: em.jump_table_offsets,
         constant_places: em.constant_places,
         literals,
+        align: em
+            .alignments
+            .iter()
+            .map(|&(_, bytes)| bytes)
+            .max()
+            .unwrap_or(0),
     })
+}
+
+/// A function's instructions laid out by iced's [`BlockEncoder`].
+struct Assembled {
+    /// The machine code.
+    code: Vec<u8>,
+    /// Where each instruction starts; one more entry: the code's end.
+    starts: Vec<u32>,
+    /// Where each instruction ends (before any padding after it).
+    ends: Vec<u32>,
+    /// Where each instruction's displacement and immediate landed.
+    constant_offsets: Vec<iced_x86::ConstantOffsets>,
+}
+
+/// Rounds of padding adjustment before [`assemble`] gives up. Each round
+/// grows the paddings to align their points in the layout of the round
+/// before; paddings and branches only grow, so the layout settles once
+/// no branch over a padding needs its near form any more.
+const ALIGNMENT_ROUNDS: usize = 64;
+
+/// Encodes `instrs` with `branches` (instruction, target instruction)
+/// resolved, padding with `nop`s at each alignment point `(i, bytes)` so
+/// that instruction `i` (or the end) starts at a multiple of `bytes` from
+/// the function's start (which the object aligns as much).
+fn assemble(
+    instrs: &[Instruction],
+    branches: &[(usize, usize)],
+    alignments: &[(usize, u32)],
+) -> Result<Assembled, String> {
+    let mut padding = vec![0u32; alignments.len()];
+    for _ in 0..ALIGNMENT_ROUNDS {
+        // position[i]: the index of instrs[i] (or the end) among the padded.
+        let mut padded = Vec::with_capacity(instrs.len());
+        let mut position = Vec::with_capacity(instrs.len() + 1);
+        let mut pad_starts = Vec::with_capacity(alignments.len());
+        let mut next = 0;
+        for i in 0..=instrs.len() {
+            while let Some(&(at, _)) = alignments.get(next).filter(|&&(at, _)| at == i) {
+                debug_assert_eq!(at, i);
+                pad_starts.push(padded.len());
+                padded.extend(nops(padding[next])?);
+                next += 1;
+            }
+            position.push(padded.len());
+            padded.extend(instrs.get(i).copied());
+        }
+        for (k, instr) in padded.iter_mut().enumerate() {
+            instr.set_ip(LABEL_BASE + k as u64);
+        }
+        for &(i, target) in branches {
+            padded[position[i]].set_near_branch64(LABEL_BASE + position[target] as u64);
+        }
+        let options = BlockEncoderOptions::RETURN_NEW_INSTRUCTION_OFFSETS
+            | BlockEncoderOptions::RETURN_CONSTANT_OFFSETS;
+        let result = BlockEncoder::encode(64, InstructionBlock::new(&padded, 0), options)
+            .map_err(|e| e.to_string())?;
+        let code_len = result.code_buffer.len() as u32;
+        let offset = |k: usize| {
+            result
+                .new_instruction_offsets
+                .get(k)
+                .copied()
+                .unwrap_or(code_len)
+        };
+        // Each padding grows to the next length that aligns its point: never
+        // shrinking, it cannot flip a branch over it between short and near
+        // forms round after round.
+        let needed: Vec<u32> = alignments
+            .iter()
+            .zip(&pad_starts)
+            .zip(&padding)
+            .map(|((&(_, bytes), &k), &pad)| pad + (bytes - (offset(k) + pad) % bytes) % bytes)
+            .collect();
+        if needed == padding {
+            let starts = position.iter().map(|&k| offset(k)).collect();
+            let ends = position[..instrs.len()]
+                .iter()
+                .map(|&k| offset(k + 1))
+                .collect();
+            let constant_offsets = position[..instrs.len()]
+                .iter()
+                .map(|&k| result.constant_offsets[k])
+                .collect();
+            return Ok(Assembled {
+                code: result.code_buffer,
+                starts,
+                ends,
+                constant_offsets,
+            });
+        }
+        padding = needed;
+    }
+    Err("inline asm alignment padding did not settle".into())
+}
+
+/// `bytes` of padding as the fewest `nop`s of up to 9 bytes each (the
+/// multi-byte forms the Intel manual recommends: `nop` with a memory
+/// operand `[rax]`, `[rax + disp]` or `[rax + rax + disp]`, a 16-bit
+/// operand size for the odd lengths).
+fn nops(bytes: u32) -> Result<Vec<Instruction>, String> {
+    let mut out = Vec::new();
+    let mut left = bytes;
+    while left > 0 {
+        let length = left.min(9);
+        let mem = |index: Register, displ_size: u32| {
+            MemoryOperand::new(
+                Register::RAX,
+                index,
+                1,
+                0,
+                displ_size,
+                false,
+                Register::None,
+            )
+        };
+        let instr = match length {
+            1 => Ok(Instruction::with(Code::Nopd)),
+            2 => Ok(Instruction::with(Code::Nopw)),
+            3 => Instruction::with1(Code::Nop_rm32, mem(Register::None, 0)),
+            4 => Instruction::with1(Code::Nop_rm32, mem(Register::None, 1)),
+            5 => Instruction::with1(Code::Nop_rm32, mem(Register::RAX, 1)),
+            6 => Instruction::with1(Code::Nop_rm16, mem(Register::RAX, 1)),
+            7 => Instruction::with1(Code::Nop_rm32, mem(Register::None, DISP32)),
+            8 => Instruction::with1(Code::Nop_rm32, mem(Register::RAX, DISP32)),
+            _ => Instruction::with1(Code::Nop_rm16, mem(Register::RAX, DISP32)),
+        };
+        out.push(instr.map_err(|e| e.to_string())?);
+        left -= length;
+    }
+    Ok(out)
 }
 
 /// The jumps that need no bytes, by (block, instruction): `None` for a
@@ -1290,6 +1436,9 @@ impl Emitter<'_> {
     /// registers as allocated.
     fn inline_asm(&mut self, asm: &crate::codegen::mir::InlineAsm) -> Result<(), String> {
         use crate::codegen::mir::AsmOperand;
+        let first = self.instrs.len();
+        self.alignments
+            .extend(asm.alignments.iter().map(|&(i, bytes)| (first + i, bytes)));
         for instr in &asm.instrs {
             let mut ops: Vec<Operand> = Vec::with_capacity(instr.operands.len());
             let mut imm = None;
@@ -1426,5 +1575,42 @@ fn valid(code: Code, message: &str) -> Result<Code, String> {
         Err(message.to_string())
     } else {
         Ok(code)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each padding length is one `nop` of exactly that many bytes (up to
+    /// 9), longer ones several; the decoder reads them back as `nop`s.
+    #[test]
+    fn padding_is_nops_of_the_asked_length() {
+        for bytes in 0..=20u32 {
+            let padding = nops(bytes).unwrap();
+            assert_eq!(padding.len(), bytes.div_ceil(9) as usize);
+            let code = assemble(&padding, &[], &[]).unwrap().code;
+            assert_eq!(code.len(), bytes as usize, "padding of {bytes}");
+            let mut decoder = iced_x86::Decoder::new(64, &code, 0);
+            for instr in decoder.iter() {
+                assert_eq!(instr.mnemonic(), iced_x86::Mnemonic::Nop, "{code:02x?}");
+            }
+        }
+    }
+
+    /// An alignment point pads so the instruction after it starts at a
+    /// multiple of its bytes, and a branch over the padding still reaches
+    /// its target.
+    #[test]
+    fn alignment_points_pad_to_their_boundary() {
+        let ret = Instruction::with(Code::Retnq);
+        let mut jump = Instruction::with_branch(Code::Jmp_rel8_64, 0).unwrap();
+        jump.set_near_branch64(0);
+        let instrs = [ret, jump, ret, ret];
+        let assembled = assemble(&instrs, &[(1, 3)], &[(2, 32), (3, 8)]).unwrap();
+        assert_eq!(assembled.starts, vec![0, 1, 32, 40, 41]);
+        assert_eq!(assembled.ends, vec![1, 3, 33, 41]);
+        // `jmp` from 1 to the `ret` at 40: rel8 = 40 - 3.
+        assert_eq!(&assembled.code[1..3], &[0xeb, 37]);
     }
 }

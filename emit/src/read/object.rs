@@ -127,6 +127,7 @@ pub(crate) fn read_code_and_data(object: &ElfObject) -> CodeAndData {
                 global: placed.global,
                 binding: placement.binding,
                 code: bytes_of(object, placed),
+                align: 0,
                 relocations: resolver.relocations_in(placed, Some(index)),
                 literals: literals[index]
                     .iter()

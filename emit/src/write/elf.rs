@@ -88,6 +88,8 @@ pub struct CodeSection {
     pub comdat: Option<String>,
     /// Size in bytes (end of its last function).
     pub size: u64,
+    /// Its alignment: the largest of its functions'.
+    pub align: u64,
 }
 
 /// Where each function lands: which code section, at what offset.
@@ -106,7 +108,7 @@ pub struct Layout {
 
 impl Layout {
     /// Lays the functions out one after another in their sections, each
-    /// [`FUNCTION_ALIGN`]-aligned.
+    /// [`FUNCTION_ALIGN`]-aligned (or more, as its `align` asks).
     pub fn of(model: &ObjectModel) -> Layout {
         let mut layout = Layout {
             function_offsets: Vec::with_capacity(model.functions.len()),
@@ -115,12 +117,15 @@ impl Layout {
                 name: TEXT_SECTION.to_string(),
                 comdat: None,
                 size: 0,
+                align: FUNCTION_ALIGN,
             }],
         };
         for function in &model.functions {
             let section = layout.section_for(function);
             let code_section = &mut layout.code_sections[section];
-            let start = code_section.size.next_multiple_of(FUNCTION_ALIGN);
+            let align = function.align.max(FUNCTION_ALIGN);
+            let start = code_section.size.next_multiple_of(align);
+            code_section.align = code_section.align.max(align);
             code_section.size = start + function.code.len() as u64;
             layout.function_offsets.push(start);
             layout.function_sections.push(section);
@@ -152,6 +157,7 @@ impl Layout {
             name,
             comdat: function.comdat.clone(),
             size: 0,
+            align: FUNCTION_ALIGN,
         });
         self.code_sections.len() - 1
     }
@@ -312,7 +318,7 @@ impl ElfBuilder {
                 bytes.extend_from_slice(&model.functions[function].code);
             }
             self.object
-                .append_section_data(self.code[index], &bytes, FUNCTION_ALIGN);
+                .append_section_data(self.code[index], &bytes, code_section.align);
         }
         for (index, function) in model.functions.iter().enumerate() {
             let section = self.code[layout.function_sections[index]];

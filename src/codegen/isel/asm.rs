@@ -25,6 +25,10 @@
 //!   `lock` prefixes the next instruction. Each instruction must be one
 //!   [`crate::x86::inline_asm`] maps onto an iced-x86 code; anything else
 //!   is an error quoting the template.
+//! - The alignment directives `.p2align n` and `.balign n` (zstd aligns
+//!   its hot loops so) become [`InlineAsm::alignments`], which encoding
+//!   pads with `nop`s; one with a fill or limit, and any other directive,
+//!   is an error naming it.
 
 use super::{container, exact_width, Selector};
 use crate::codegen::mir::{
@@ -250,8 +254,8 @@ impl Selector<'_> {
                 return Err(bad(self, format!("input constraint '{codes}'")));
             }
         }
-        let instrs = match parse_template(&template, &places) {
-            Ok(instrs) => instrs,
+        let (instrs, alignments) = match parse_template(&template, &places) {
+            Ok(parsed) => parsed,
             Err(what) => return Err(bad(self, what)),
         };
         self.emit(K::InlineAsm(Box::new(InlineAsm {
@@ -259,6 +263,7 @@ impl Selector<'_> {
             instrs,
             uses,
             defs,
+            alignments,
             template,
         })));
         for (dst, src) in after {
@@ -344,10 +349,18 @@ fn register_width(op: &AsmOperand) -> Option<Width> {
     }
 }
 
-/// The template as machine instructions.
-fn parse_template(template: &str, places: &[Place]) -> Result<Vec<AsmInstr>, String> {
+/// Alignment directives: see [`InlineAsm::alignments`].
+type Alignments = Vec<(usize, u32)>;
+
+/// The template as machine instructions, and its alignment directives
+/// (see [`InlineAsm::alignments`]).
+fn parse_template(
+    template: &str,
+    places: &[Place],
+) -> Result<(Vec<AsmInstr>, Alignments), String> {
     let text = template.replace("$$", "\u{0}");
     let mut instrs = Vec::new();
+    let mut alignments = Vec::new();
     let mut lock = false;
     for statement in text.split([';', '\n']) {
         let statement = statement.trim();
@@ -357,6 +370,13 @@ fn parse_template(template: &str, places: &[Place]) -> Result<Vec<AsmInstr>, Str
         let (mut mnemonic, mut rest) = statement
             .split_once(char::is_whitespace)
             .unwrap_or((statement, ""));
+        if mnemonic.starts_with('.') {
+            if lock {
+                return Err(format!("a 'lock' prefix before '{statement}'"));
+            }
+            alignments.push((instrs.len(), alignment(mnemonic, rest.trim())?));
+            continue;
+        }
         if mnemonic == "lock" {
             lock = true;
             let next = rest.trim();
@@ -407,5 +427,20 @@ fn parse_template(template: &str, places: &[Place]) -> Result<Vec<AsmInstr>, Str
     if lock {
         return Err("a 'lock' prefix without an instruction".into());
     }
-    Ok(instrs)
+    Ok((instrs, alignments))
+}
+
+/// The bytes an alignment directive asks for: `.p2align n` (2^n) or
+/// `.balign n` (n, a power of two), with no fill or limit (the GNU
+/// assembler's defaults: `nop`s, however many it takes). Anything else is
+/// an error naming the directive.
+fn alignment(directive: &str, argument: &str) -> Result<u32, String> {
+    let statement = || format!("directive '{directive} {argument}'");
+    let value: u32 = argument.parse().map_err(|_| statement())?;
+    let bytes = match directive {
+        ".p2align" if value <= 12 => 1 << value,
+        ".balign" if value.is_power_of_two() && value <= 4096 => value,
+        _ => return Err(statement()),
+    };
+    Ok(bytes)
 }

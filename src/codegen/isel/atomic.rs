@@ -107,6 +107,7 @@ impl Selector<'_> {
                         }],
                         uses: RegSet::EMPTY,
                         defs: RegSet::EMPTY,
+                        alignments: Vec::new(),
                         template: "mfence".into(),
                     })));
                 }
@@ -250,6 +251,7 @@ impl Selector<'_> {
             }],
             uses: implicit,
             defs: implicit,
+            alignments: Vec::new(),
             template,
         })));
     }

@@ -294,6 +294,7 @@ impl Selector<'_> {
             }],
             uses: pair.with(Gpr::Rbx).with(Gpr::Rcx),
             defs: pair,
+            alignments: Vec::new(),
             template: "lock cmpxchg16b".into(),
         })));
         self.rax_rdx()

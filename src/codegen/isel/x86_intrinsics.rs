@@ -59,6 +59,7 @@ impl Selector<'_> {
             }],
             uses: RegSet::EMPTY,
             defs,
+            alignments: Vec::new(),
             template: template.into(),
         })));
         if intrinsic == X86Intrinsic::Rdtsc {

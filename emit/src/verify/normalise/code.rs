@@ -53,7 +53,7 @@ impl Layout {
         let mut function_offsets = Vec::with_capacity(functions.len());
         let mut end = 0u64;
         for function in functions {
-            let start = end.next_multiple_of(FUNCTION_ALIGN);
+            let start = end.next_multiple_of(function.align.max(FUNCTION_ALIGN));
             function_offsets.push(start);
             end = start + function.code.len() as u64;
         }
@@ -126,6 +126,7 @@ pub(crate) fn normal_code_and_data(functions: &[Function], data: &[DataObject]) 
                 rodata_relocations: function.rodata_relocations.iter().map(resolve).collect(),
                 rodata,
                 literals,
+                align: 0,
                 ..function.clone()
             };
             normal_function_placement(&mut normal);
