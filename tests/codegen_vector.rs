@@ -782,3 +782,41 @@ fn masks_of_32_and_64_lanes_become_integers_as_llcs_build() {
     assert_eq!(ours, theirs);
     assert!(ours.starts_with("zero_words c9249249\n"), "{ours}");
 }
+
+/// `fixtures/vector/sse_compare.c`: `_mm_comi*`/`_mm_ucomi*` of floats and
+/// doubles (`comiss`/`ucomiss` and `setcc`: false on NaN but `neq` true,
+/// as LLVM defines them, where gcc's build answers from the raw flags) and
+/// `_mm_getcsr`/`_mm_setcsr` (`stmxcsr`/`ldmxcsr`: 2.5 converts to 2, 2, 3,
+/// 2 under round-to-nearest, down, up and toward zero); the program prints
+/// exactly what llc-19's build prints.
+#[test]
+fn sse_compares_and_mxcsr_run_as_llcs_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let module = clang_ir(dir.path(), "vector/sse_compare.c", &["-O2", "-g"]);
+    for intrinsic in [
+        "@llvm.x86.sse.comilt.ss",
+        "@llvm.x86.sse2.ucomineq.sd",
+        "@llvm.x86.sse.stmxcsr",
+        "@llvm.x86.sse.ldmxcsr",
+    ] {
+        assert!(
+            module.contains(intrinsic),
+            "clang-19 no longer calls {intrinsic}"
+        );
+    }
+    let driver = std::fs::read_to_string(fixture("vector/sse_compare_main.c")).unwrap();
+    let (ours, theirs) = support::outputs_of_ours_and_llc(
+        dir.path(),
+        &module,
+        "sse_compare.ll",
+        OptLevel::O2,
+        &driver,
+    );
+    assert_eq!(ours, theirs);
+    assert_eq!(
+        ours,
+        "555/555 9a6/9a6 e38/e38 e38/e38 820/820 e38/e38 555/555 e38/e38 e38/e38 820/820 \
+         9a6/9a6 9a6/9a6 555/555 555/555 820/820 9a6/9a6 9a6/9a6 555/555 555/555 820/820 \
+         820/820 820/820 820/820 820/820 820/820 \n32 33 50 35 \n"
+    );
+}

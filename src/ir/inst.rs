@@ -1254,6 +1254,10 @@ pub enum X86Intrinsic {
     Sfence,
     /// `llvm.x86.rdtsc`: `rdtsc`, the counter as an `i64`.
     Rdtsc,
+    /// `llvm.x86.sse.stmxcsr(ptr)`: `stmxcsr [p]` (`_mm_getcsr`).
+    Stmxcsr,
+    /// `llvm.x86.sse.ldmxcsr(ptr)`: `ldmxcsr [p]` (`_mm_setcsr`).
+    Ldmxcsr,
 }
 
 /// The arithmetic of a `*.with.overflow` or `*.sat` intrinsic.
@@ -1333,6 +1337,8 @@ impl Intrinsic {
                 "sse2.mfence" => X86Intrinsic::Mfence,
                 "sse.sfence" => X86Intrinsic::Sfence,
                 "rdtsc" => X86Intrinsic::Rdtsc,
+                "sse.stmxcsr" => X86Intrinsic::Stmxcsr,
+                "sse.ldmxcsr" => X86Intrinsic::Ldmxcsr,
                 _ => return None,
             }),
             _ => return None,

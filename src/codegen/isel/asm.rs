@@ -354,10 +354,7 @@ type Alignments = Vec<(usize, u32)>;
 
 /// The template as machine instructions, and its alignment directives
 /// (see [`InlineAsm::alignments`]).
-fn parse_template(
-    template: &str,
-    places: &[Place],
-) -> Result<(Vec<AsmInstr>, Alignments), String> {
+fn parse_template(template: &str, places: &[Place]) -> Result<(Vec<AsmInstr>, Alignments), String> {
     let text = template.replace("$$", "\u{0}");
     let mut instrs = Vec::new();
     let mut alignments = Vec::new();

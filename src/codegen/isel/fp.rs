@@ -391,13 +391,6 @@ impl Selector<'_> {
     ) -> Result<(), Diagnostic> {
         let size = self.scalar_fp(lhs, "fcmp")?;
         let dst = self.dst(id)?;
-        let zero = |s: &mut Self, dst| {
-            s.emit(K::MovImm {
-                dst,
-                imm: 0,
-                width: Width::W32,
-            })
-        };
         match pred {
             FCmpPred::False | FCmpPred::True => {
                 self.emit(K::MovImm {
@@ -411,6 +404,29 @@ impl Selector<'_> {
         }
         let a = self.reg(lhs)?;
         let b = self.reg(rhs)?;
+        self.compare_fp(size, pred, a, b, dst, false);
+        Ok(())
+    }
+
+    /// `dst = pred(a, b)` (0 or 1, 32 bits) of the low elements of the xmm
+    /// registers `a` and `b` through `ucomis` (`comis` when `signaling`)
+    /// and `setcc`, NaN-correct; `pred` is neither `false` nor `true`.
+    pub(super) fn compare_fp(
+        &mut self,
+        size: FpSize,
+        pred: FCmpPred,
+        a: Reg,
+        b: Reg,
+        dst: Reg,
+        signaling: bool,
+    ) {
+        let zero = |s: &mut Self, dst| {
+            s.emit(K::MovImm {
+                dst,
+                imm: 0,
+                width: Width::W32,
+            })
+        };
         // (swap operands, condition, second condition and how to join them)
         let (swap, cond, second): (bool, Cond, Option<(Cond, AluOp)>) = match pred {
             FCmpPred::Oeq => (false, Cond::E, Some((Cond::Np, AluOp::And))),
@@ -427,7 +443,7 @@ impl Selector<'_> {
             FCmpPred::Ueq => (false, Cond::E, None),
             FCmpPred::Ord => (false, Cond::Np, None),
             FCmpPred::Uno => (false, Cond::P, None),
-            FCmpPred::False | FCmpPred::True => unreachable!("handled above"),
+            FCmpPred::False | FCmpPred::True => unreachable!("the caller's"),
         };
         let (l, r) = if swap { (b, a) } else { (a, b) };
         zero(self, dst);
@@ -440,7 +456,7 @@ impl Selector<'_> {
             size,
             lhs: l,
             rhs: Rm::Reg(r),
-            signaling: false,
+            signaling,
         });
         self.emit(K::Setcc { cond, dst });
         if let Some((t, c, op)) = extra {
@@ -452,7 +468,6 @@ impl Selector<'_> {
                 src: Rmi::Reg(t),
             });
         }
-        Ok(())
     }
 
     /// The precision of the scalar `float` or `double` operand of the

@@ -25,7 +25,9 @@ use crate::codegen::mir::{
     AluOp, Cond, InstKind as K, Reg, Rm, Rmi, ShiftAmount, ShiftOp, UnaryOp, Width,
 };
 use crate::error::Diagnostic;
-use crate::ir::{self, Constant, InstId, Intrinsic, OverflowArith, OverflowOp, Value};
+use crate::ir::{
+    self, Constant, InstId, Intrinsic, OverflowArith, OverflowOp, Value, X86Intrinsic,
+};
 use crate::x86::Gpr;
 
 impl Selector<'_> {
@@ -49,7 +51,14 @@ impl Selector<'_> {
             | Intrinsic::Trap
             | Intrinsic::DebugTrap
             | Intrinsic::ThreadPointer
-            | Intrinsic::X86(_) => 0,
+            | Intrinsic::X86(
+                X86Intrinsic::Pause
+                | X86Intrinsic::Lfence
+                | X86Intrinsic::Mfence
+                | X86Intrinsic::Sfence
+                | X86Intrinsic::Rdtsc,
+            ) => 0,
+            Intrinsic::X86(X86Intrinsic::Stmxcsr | X86Intrinsic::Ldmxcsr) => 1,
             Intrinsic::Abs
             | Intrinsic::Bswap
             | Intrinsic::BitReverse
@@ -75,7 +84,7 @@ impl Selector<'_> {
             Intrinsic::LifetimeStart | Intrinsic::LifetimeEnd => Ok(()),
             Intrinsic::Assume | Intrinsic::Prefetch => Ok(()),
             Intrinsic::ThreadPointer => self.lower_thread_pointer(id),
-            Intrinsic::X86(x86) => self.lower_x86_intrinsic(id, x86),
+            Intrinsic::X86(x86) => self.lower_x86_intrinsic(id, x86, &operands),
             Intrinsic::SMax | Intrinsic::SMin | Intrinsic::UMax | Intrinsic::UMin => {
                 self.lower_min_max(id, intrinsic, operands[0], operands[1])
             }

@@ -2,19 +2,21 @@
 //! one instruction with no vector operand, and `llvm.thread.pointer`.
 //!
 //! In: a call of `llvm.x86.sse2.pause`, `llvm.x86.sse2.lfence`,
-//! `llvm.x86.sse2.mfence`, `llvm.x86.sse.sfence`, `llvm.x86.rdtsc` or
+//! `llvm.x86.sse2.mfence`, `llvm.x86.sse.sfence`, `llvm.x86.rdtsc`,
+//! `llvm.x86.sse.stmxcsr`, `llvm.x86.sse.ldmxcsr` or
 //! `llvm.thread.pointer`. Out: the instruction itself (`pause`, `lfence`,
-//! `mfence`, `sfence`; `rdtsc` with its result joined from edx:eax), or
+//! `mfence`, `sfence`; `rdtsc` with its result joined from edx:eax;
+//! `stmxcsr`/`ldmxcsr` on the pointed-to 4 bytes), or
 //! `mov dst, fs:[0]` for the thread pointer, as llc-19 emits them.
 //!
-//! Rule: the fences and `pause` are statements with no operands whose
-//! order against memory accesses is kept (they are never moved or
+//! Rule: the fences, `pause` and the MXCSR accesses are statements whose
+//! order against memory accesses (and floating-point arithmetic) is kept (they are never moved or
 //! deleted: isel emits them where the call stands, like inline asm);
 //! `rdtsc` writes rax and rdx, which the allocator sees as pinned
 //! definitions.
 
 use super::*;
-use crate::codegen::mir::{AsmInstr, InlineAsm, TlsAccess};
+use crate::codegen::mir::{AsmInstr, AsmOperand, InlineAsm, TlsAccess};
 use crate::ir::X86Intrinsic;
 use crate::x86::regs::RegSet;
 use iced_x86::Code;
@@ -37,6 +39,7 @@ impl Selector<'_> {
         &mut self,
         id: InstId,
         intrinsic: X86Intrinsic,
+        operands: &[&Value],
     ) -> Result<(), Diagnostic> {
         let (code, template) = match intrinsic {
             X86Intrinsic::Pause => (Code::Pause, "pause"),
@@ -44,6 +47,14 @@ impl Selector<'_> {
             X86Intrinsic::Mfence => (Code::Mfence, "mfence"),
             X86Intrinsic::Sfence => (Code::Sfence, "sfence"),
             X86Intrinsic::Rdtsc => (Code::Rdtsc, "rdtsc"),
+            X86Intrinsic::Stmxcsr => (Code::Stmxcsr_m32, "stmxcsr"),
+            X86Intrinsic::Ldmxcsr => (Code::Ldmxcsr_m32, "ldmxcsr"),
+        };
+        let operands = match intrinsic {
+            X86Intrinsic::Stmxcsr | X86Intrinsic::Ldmxcsr => {
+                vec![AsmOperand::Mem(self.address(operands[0])?)]
+            }
+            _ => Vec::new(),
         };
         let defs = if intrinsic == X86Intrinsic::Rdtsc {
             RegSet::of(&[Gpr::Rax.into(), Gpr::Rdx.into()])
@@ -55,7 +66,7 @@ impl Selector<'_> {
             instrs: vec![AsmInstr {
                 code,
                 lock: false,
-                operands: Vec::new(),
+                operands,
             }],
             uses: RegSet::EMPTY,
             defs,

@@ -8,7 +8,9 @@
 //! `packsswb`/`packssdw`/`packuswb`, `pavgb`/`pavgw`, `pmulhw`/`pmulhuw`,
 //! `minps`/`maxps`/`minpd`/`maxpd`/`minss`/`maxss`/`minsd`/`maxsd`,
 //! `cvtps2dq`/`cvtpd2dq`/`cvtpd2ps`, `rsqrtps`/`rcpps`,
-//! `cvtss2si`/`cvtsd2si` (the low lane to an integer), and the shifts by
+//! `cvtss2si`/`cvtsd2si` (the low lane to an integer), `comis`/`ucomis`
+//! with `setcc` (`comieq`... `ucomineq`, NaN-correct as Intel defines
+//! them: false on NaN except `neq`), and the shifts by
 //! an xmm count (`psll*`/`psrl*`/`psra*`) or by an integer (`pslli.*`...:
 //! an immediate when the count is a constant, else the count moved into
 //! an xmm register with `movd`, so every count the intrinsic may get
@@ -33,6 +35,9 @@ pub(crate) enum X86VectorForm {
     /// The low lane to a signed integer of the width in the current
     /// rounding mode (`cvtss2si`/`cvtsd2si`).
     ToInt(FpSize, Width),
+    /// The low lanes compared (`comis`, or `ucomis` when not signaling)
+    /// to an `i32` 0 or 1, as `fcmp` with this predicate.
+    Compare(FpSize, FCmpPred, bool),
 }
 
 /// The form of the `llvm.x86.*` intrinsic `name` on vectors, if it is one
@@ -40,7 +45,7 @@ pub(crate) enum X86VectorForm {
 pub(crate) fn x86_vector_form(name: &str) -> Option<X86VectorForm> {
     use PackedOp as P;
     use PackedShift as S;
-    use X86VectorForm::{Binary, ShiftByInt, ToInt, Unary};
+    use X86VectorForm::{Binary, Compare, ShiftByInt, ToInt, Unary};
     Some(match name.strip_prefix("llvm.x86.")? {
         "sse2.psad.bw" => Binary(P::SadBW),
         "sse2.pmadd.wd" => Binary(P::MaddWD),
@@ -84,7 +89,31 @@ pub(crate) fn x86_vector_form(name: &str) -> Option<X86VectorForm> {
         "sse.cvtss2si64" => ToInt(FpSize::F32, Width::W64),
         "sse2.cvtsd2si" => ToInt(FpSize::F64, Width::W32),
         "sse2.cvtsd2si64" => ToInt(FpSize::F64, Width::W64),
-        _ => return None,
+        comparison => {
+            let (size, rest) = if let Some(rest) = comparison.strip_prefix("sse.") {
+                (FpSize::F32, rest.strip_suffix(".ss")?)
+            } else {
+                (
+                    FpSize::F64,
+                    comparison.strip_prefix("sse2.")?.strip_suffix(".sd")?,
+                )
+            };
+            let (signaling, predicate) = match rest.strip_prefix("u") {
+                Some(rest) => (false, rest.strip_prefix("comi")?),
+                None => (true, rest.strip_prefix("comi")?),
+            };
+            // Intel's definitions: false on NaN, but `neq` true on NaN.
+            let pred = match predicate {
+                "eq" => FCmpPred::Oeq,
+                "lt" => FCmpPred::Olt,
+                "le" => FCmpPred::Ole,
+                "gt" => FCmpPred::Ogt,
+                "ge" => FCmpPred::Oge,
+                "neq" => FCmpPred::Une,
+                _ => return None,
+            };
+            Compare(size, pred, signaling)
+        }
     })
 }
 
@@ -100,6 +129,14 @@ impl Selector<'_> {
         let form = x86_vector_form(name)
             .ok_or_else(|| self.error(format!("unsupported intrinsic '{name}' on vectors")))?;
         let values: Vec<&Value> = args.iter().map(|a| &a.value).collect();
+        if let (X86VectorForm::Compare(size, pred, signaling), [a, b]) = (form, values.as_slice()) {
+            let (&[a], &[b]) = (&self.parts(a)?[..], &self.parts(b)?[..]) else {
+                return Err(self.error(format!("an operand of '{name}' is not one 16-byte vector")));
+            };
+            let dst = self.dst(id)?;
+            self.compare_fp(size, pred, a, b, dst, signaling);
+            return Ok(());
+        }
         if let (X86VectorForm::ToInt(size, width), [a]) = (form, values.as_slice()) {
             let [a] = self.parts(a)?[..] else {
                 return Err(
