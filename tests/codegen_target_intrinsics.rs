@@ -3,7 +3,7 @@
 //! `llvm.thread.pointer`, and operand bundles on `llvm.assume`.
 //!
 //! - `fixtures/intrinsics/x86_intrinsics.ll`: exact instructions (`pause`, `lfence`,
-//!   `rdtsc`, `mfence`, `sfence`, `mov rax, fs:[0]`), and linked with a C
+//!   `rdtsc`, `clflush`, `mfence`, `sfence`, `mov rax, fs:[0]`), and linked with a C
 //!   driver the counter advances and the thread pointer is the one gcc's
 //!   `mov %fs:0` reads.
 //! - `llvm.assume` with `"align"`/`"nonnull"` bundles compiles (the hints
@@ -48,11 +48,11 @@ fn x86_intrinsics_are_their_instructions_and_run() {
         .lines()
         .filter_map(|l| l.split('\t').nth(1))
         .map(|i| i.split_whitespace().next().unwrap_or(""))
-        .filter(|m| ["pause", "lfence", "rdtsc", "mfence", "sfence"].contains(m))
+        .filter(|m| ["pause", "lfence", "rdtsc", "clflush", "mfence", "sfence"].contains(m))
         .collect();
     assert_eq!(
         mnemonics,
-        ["pause", "lfence", "rdtsc", "mfence", "sfence", "rdtsc"],
+        ["pause", "lfence", "rdtsc", "clflush", "mfence", "sfence", "rdtsc"],
         "{text}"
     );
     assert!(text.contains("mov    rax,QWORD PTR fs:0x0"), "{text}");

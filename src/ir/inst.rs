@@ -1258,6 +1258,8 @@ pub enum X86Intrinsic {
     Stmxcsr,
     /// `llvm.x86.sse.ldmxcsr(ptr)`: `ldmxcsr [p]` (`_mm_setcsr`).
     Ldmxcsr,
+    /// `llvm.x86.sse2.clflush(ptr)`: `clflush [p]` (`_mm_clflush`).
+    Clflush,
 }
 
 /// The arithmetic of a `*.with.overflow` or `*.sat` intrinsic.
@@ -1339,6 +1341,7 @@ impl Intrinsic {
                 "rdtsc" => X86Intrinsic::Rdtsc,
                 "sse.stmxcsr" => X86Intrinsic::Stmxcsr,
                 "sse.ldmxcsr" => X86Intrinsic::Ldmxcsr,
+                "sse2.clflush" => X86Intrinsic::Clflush,
                 _ => return None,
             }),
             _ => return None,

@@ -58,7 +58,9 @@ impl Selector<'_> {
                 | X86Intrinsic::Sfence
                 | X86Intrinsic::Rdtsc,
             ) => 0,
-            Intrinsic::X86(X86Intrinsic::Stmxcsr | X86Intrinsic::Ldmxcsr) => 1,
+            Intrinsic::X86(
+                X86Intrinsic::Stmxcsr | X86Intrinsic::Ldmxcsr | X86Intrinsic::Clflush,
+            ) => 1,
             Intrinsic::Abs
             | Intrinsic::Bswap
             | Intrinsic::BitReverse

@@ -3,10 +3,11 @@
 //!
 //! In: a call of `llvm.x86.sse2.pause`, `llvm.x86.sse2.lfence`,
 //! `llvm.x86.sse2.mfence`, `llvm.x86.sse.sfence`, `llvm.x86.rdtsc`,
-//! `llvm.x86.sse.stmxcsr`, `llvm.x86.sse.ldmxcsr` or
-//! `llvm.thread.pointer`. Out: the instruction itself (`pause`, `lfence`,
+//! `llvm.x86.sse.stmxcsr`, `llvm.x86.sse.ldmxcsr`, `llvm.x86.sse2.clflush`
+//! or `llvm.thread.pointer`. Out: the instruction itself (`pause`, `lfence`,
 //! `mfence`, `sfence`; `rdtsc` with its result joined from edx:eax;
-//! `stmxcsr`/`ldmxcsr` on the pointed-to 4 bytes), or
+//! `stmxcsr`/`ldmxcsr` on the pointed-to 4 bytes, `clflush` on the
+//! pointed-to line), or
 //! `mov dst, fs:[0]` for the thread pointer, as llc-19 emits them.
 //!
 //! Rule: the fences, `pause` and the MXCSR accesses are statements whose
@@ -49,9 +50,10 @@ impl Selector<'_> {
             X86Intrinsic::Rdtsc => (Code::Rdtsc, "rdtsc"),
             X86Intrinsic::Stmxcsr => (Code::Stmxcsr_m32, "stmxcsr"),
             X86Intrinsic::Ldmxcsr => (Code::Ldmxcsr_m32, "ldmxcsr"),
+            X86Intrinsic::Clflush => (Code::Clflush_m8, "clflush"),
         };
         let operands = match intrinsic {
-            X86Intrinsic::Stmxcsr | X86Intrinsic::Ldmxcsr => {
+            X86Intrinsic::Stmxcsr | X86Intrinsic::Ldmxcsr | X86Intrinsic::Clflush => {
                 vec![AsmOperand::Mem(self.address(operands[0])?)]
             }
             _ => Vec::new(),
