@@ -29,6 +29,7 @@ pub mod mir_debugify;
 pub mod peephole;
 pub mod pipeline;
 pub mod regalloc;
+pub mod reload_hoist;
 pub mod target;
 pub mod unsupported;
 pub mod zext;
