@@ -24,9 +24,15 @@ pub struct NaturalLoop {
 
 /// The loop nesting depth of each block of `f` (0 outside every loop).
 pub fn loop_depths(f: &Function) -> Vec<u32> {
-    let mut depth = vec![0u32; f.blocks.len()];
-    for l in natural_loops(f) {
-        for b in l.blocks {
+    depths_of(&natural_loops(f), f.blocks.len())
+}
+
+/// The loop nesting depth of each of `n` blocks, given their natural
+/// loops.
+pub fn depths_of(loops: &[NaturalLoop], n: usize) -> Vec<u32> {
+    let mut depth = vec![0u32; n];
+    for l in loops {
+        for &b in &l.blocks {
             depth[b] += 1;
         }
     }

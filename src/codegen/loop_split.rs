@@ -137,26 +137,10 @@ pub fn run(f: &mut Function) {
                 }
             }
             for &p in &entries {
-                let insts = &mut f.blocks[p].insts;
-                let at = insts
-                    .iter()
-                    .position(|i| i.is_terminator())
-                    .unwrap_or(insts.len());
-                let loc = insts[..at]
-                    .iter()
-                    .rev()
-                    .find(|i| !i.is_debug())
-                    .map_or(0, |i| i.loc);
-                insts.insert(
-                    at,
-                    Inst::new(
-                        InstKind::Copy {
-                            dst: inner,
-                            src: outer,
-                        },
-                        loc,
-                    ),
-                );
+                f.blocks[p].insert_before_jumps(InstKind::Copy {
+                    dst: inner,
+                    src: outer,
+                });
             }
             // Back at every exit it lives into, changed or not: the outer
             // register then lives nowhere in the loop.

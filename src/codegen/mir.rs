@@ -1687,6 +1687,25 @@ pub struct Block {
     pub insts: Vec<Inst>,
 }
 
+impl Block {
+    /// Inserts an instruction of `kind` before the block's first
+    /// terminator (at its end if it has none), with the location of the
+    /// last non-debug instruction before that point.
+    pub fn insert_before_jumps(&mut self, kind: InstKind) {
+        let insts = &mut self.insts;
+        let at = insts
+            .iter()
+            .position(|i| i.is_terminator())
+            .unwrap_or(insts.len());
+        let loc = insts[..at]
+            .iter()
+            .rev()
+            .find(|i| !i.is_debug())
+            .map_or(0, |i| i.loc);
+        insts.insert(at, Inst::new(kind, loc));
+    }
+}
+
 /// A machine function.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Function {
@@ -1827,32 +1846,43 @@ impl Function {
     pub fn successors(&self, b: BlockId) -> Vec<BlockId> {
         let insts = &self.blocks[b.0 as usize].insts;
         let mut out = Vec::new();
-        let mut falls_through = true;
         for inst in insts.iter().filter(|i| !i.is_debug()) {
-            falls_through = true;
             match &inst.kind {
-                InstKind::Jcc { target, .. } => out.push(*target),
-                InstKind::Jmp { target } => {
-                    out.push(*target);
-                    falls_through = false;
-                }
+                InstKind::Jcc { target, .. } | InstKind::Jmp { target } => out.push(*target),
                 InstKind::JmpIndirect { table, .. } => {
                     out.extend(self.jump_tables[table.0 as usize].iter().copied());
-                    falls_through = false;
-                }
-                InstKind::Ret { .. } | InstKind::TailJump { .. } | InstKind::Ud2 => {
-                    falls_through = false
                 }
                 _ => {}
             }
         }
         let next = b.0 as usize + 1;
-        if falls_through && next < self.blocks.len() {
+        if self.falls_through(b) && next < self.blocks.len() {
             out.push(BlockId(next as u32));
         }
         out.sort_unstable();
         out.dedup();
         out
+    }
+
+    /// Whether control can run off the end of block `b` into the next one:
+    /// its last non-debug instruction is no unconditional jump, return or
+    /// trap.
+    pub fn falls_through(&self, b: BlockId) -> bool {
+        !self.blocks[b.0 as usize]
+            .insts
+            .iter()
+            .rev()
+            .find(|i| !i.is_debug())
+            .is_some_and(|i| {
+                matches!(
+                    i.kind,
+                    InstKind::Jmp { .. }
+                        | InstKind::JmpIndirect { .. }
+                        | InstKind::Ret { .. }
+                        | InstKind::TailJump { .. }
+                        | InstKind::Ud2
+                )
+            })
     }
 }
 

@@ -29,6 +29,7 @@ pub mod mir_debugify;
 pub mod peephole;
 pub mod pipeline;
 pub mod regalloc;
+pub mod reload_hoist;
 pub mod symbol_cse;
 pub mod target;
 pub mod unsupported;

@@ -56,8 +56,10 @@
 //!    slot overwrites in the same block before anything reads it is
 //!    deleted; debug values between that named the slot name the stored
 //!    register while it holds the value, and have no location after.
+//! 5. Then a slot a loop only reads moves into a register the loop leaves
+//!    free, loaded where the loop is entered ([`reload_hoist`]).
 //!
-//! Debug values are never seen by steps 1–4 (so code is byte-identical with
+//! Debug values are never seen by steps 1–5 (so code is byte-identical with
 //! and without them); they stay at their positions and only their operands
 //! naming virtual registers are rewritten:
 //! - a spilled register becomes its slot ([`DbgOperand::SpillSlot`]) where
@@ -67,6 +69,9 @@
 //!   still holds its value: everywhere it is live, and after its last use
 //!   (or a coalesced copy) until the physical register is written; `$noreg`
 //!   elsewhere.
+//!
+//! (Step 5 has debug values that named the destination of a copy it deletes
+//! name the hoisted register the copy read.)
 //!
 //! Cost: each round is linear in instructions plus a log factor per live
 //! range; rounds are few (spill temporaries are tiny and never spill).
@@ -79,6 +84,7 @@ use super::mir::{
     Access, Address, AddressBase, BlockId, DbgOperand, FpSize, Function, Gpr, GprSet, Inst,
     InstKind, PhysReg, Reg, RegClass, Ri, Rm, Rmi, StackSlotId, StackSlotKind, VReg, Width,
 };
+use super::reload_hoist;
 use crate::x86::abi::{allocation_order, CALLEE_SAVED};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -152,6 +158,7 @@ fn allocate_with(f: &mut Function, window: usize) -> Result<Allocation, Regalloc
             place_debug_values(f, &live, &outcome.assignment);
             apply_assignment(f, &outcome.assignment);
             forward_reloads(f);
+            reload_hoist::run(f);
             return Ok(Allocation {
                 callee_saved_used: callee_saved_written(f),
                 spilled: spill_count,
@@ -399,8 +406,13 @@ fn scan(f: &Function, live: &Liveness, unspillable: &[bool]) -> Result<ScanOutco
 fn block_weights(f: &Function) -> Vec<u64> {
     loop_depth::loop_depths(f)
         .into_iter()
-        .map(|depth| 8u64.pow(depth.min(MAX_WEIGHTED_DEPTH)))
+        .map(depth_weight)
         .collect()
+}
+
+/// The weight of a block `depth` loops deep ([`block_weights`]).
+pub(super) fn depth_weight(depth: u32) -> u64 {
+    8u64.pow(depth.min(MAX_WEIGHTED_DEPTH))
 }
 
 /// Loop depth beyond which a block weighs no more (8^6 per access keeps
@@ -988,7 +1000,7 @@ fn describe_by_register(insts: &mut [Inst], slot: StackSlotId, stored: Gpr) {
 
 /// Callee-saved registers the code writes (rbp only where it is not the
 /// frame pointer).
-fn callee_saved_written(f: &Function) -> GprSet {
+pub(super) fn callee_saved_written(f: &Function) -> GprSet {
     let mut used = GprSet::EMPTY;
     for inst in f.blocks.iter().flat_map(|b| &b.insts) {
         inst.kind.visit_regs(&mut |r, a| {
