@@ -660,6 +660,7 @@ impl<'a> Selector<'a> {
         let deferred = self.classify_flag_setting_alus();
         self.flag_setting_subs.extend(deferred);
         self.selected_by_compares = self.flag_setting_subs.values().copied().collect();
+        self.classify_scaled_adds(&uses, &user);
         self.classify_fp80_copies(&uses);
         // Allocas become stack slots (entry or not: the frame is fixed).
         for block in &f.blocks {
