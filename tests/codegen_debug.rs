@@ -134,26 +134,22 @@ fn offsets_two_operand_expressions() {
         expect![[r#"
                0: lea eax, [rsi+rdi]
                3: sub esi, edi
-               5: shl eax, 3
-               8: shl esi, 2
-               b: add esi, eax
-               d: mov rax, rsi
-              10: ret
+               5: shl esi, 2
+               8: lea eax, [rsi+rax*8]
+               b: ret
             rows:
               0x0 11:15 stmt prologue_end
               0x3 12:16 stmt
-              0x5 13:20 stmt
-              0x8 14:22 stmt
-              0xb 15:17 stmt
-              0xd 15:3 
-              0x10 15:3 epilogue_begin
+              0x5 14:22 stmt
+              0x8 15:17 stmt
+              0xb 15:3 epilogue_begin
             variables:
-              a [0x0, 0x11) (reg5:i32) Arg(0)
+              a [0x0, 0xc) (reg5:i32) Arg(0)
               b [0x0, 0x5) (reg4:i32) Arg(0)
-              b [0x5, 0xb) (reg4:i32, reg5:i32) Arg(0) Arg(1) Plus StackValue
-              b [0xb, 0x11) (entry(reg4)) Arg(0) StackValue
-              sum [0x3, 0x8) (reg0:i32) Arg(0)
-              scaled [0x8, 0x10) (reg0:i32) Arg(0)
+              b [0x5, 0x8) (reg4:i32, reg5:i32) Arg(0) Arg(1) Plus StackValue
+              b [0x8, 0xc) (entry(reg4)) Arg(0) StackValue
+              sum [0x3, 0xb) (reg0:i32) Arg(0)
+              scaled [0x5, 0xb) (reg0:i32) Arg(0) Constu(3) Shl StackValue
         "#]],
     );
 }
@@ -188,7 +184,7 @@ fn classify_jump_table_and_phi() {
               46: mov eax, 3
               4b: jmp short 0x56
               4d: shl edi, 1
-              50: or edi, 1
+              50: add edi, 1
               53: mov rax, rdi
               56: ret
             rows:
@@ -215,6 +211,7 @@ fn classify_jump_table_and_phi() {
               r [0x3f, 0x46) (const 17) Arg(0) StackValue
               r [0x46, 0x4d) (const 2) Arg(0) StackValue
               r [0x50, 0x53) (reg5:i32) Arg(0)
+              r [0x53, 0x56) (reg5:i32) Arg(0) Consts(1) Minus StackValue
               r [0x56, 0x57) (reg0:i32) Arg(0)
         "#]],
     );
@@ -307,17 +304,17 @@ fn sum_scaled_loop_ranges() {
               4f: imul r10d, edx
               53: add r10d, esi
               56: mov r11, rax
-              59: or r11, 1
+              59: add r11, 1
               5d: mov esi, [rdi+r11*4]
               61: imul esi, edx
               64: add esi, r10d
               67: mov r11, rax
-              6a: or r11, 2
+              6a: add r11, 2
               6e: mov r10d, [rdi+r11*4]
               72: imul r10d, edx
               76: add r10d, esi
               79: mov r11, rax
-              7c: or r11, 3
+              7c: add r11, 3
               80: mov esi, [rdi+r11*4]
               84: imul esi, edx
               87: add esi, r10d

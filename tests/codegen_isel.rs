@@ -67,14 +67,11 @@ fn arith_temps_offsets() {
               %1 = COPY %6  ; loc 9
               %1 = SUB32 %1, %5  ; loc 9
               DBG_VALUE_LIST %5, %6, !var3, !expr1  ; loc 7
-              %2 = COPY %0  ; loc 10
-              %2 = SHL32 %2, 3  ; loc 10
-              DBG_VALUE %2, !var4, !expr0  ; loc 7
+              DBG_VALUE %0, !var4, !expr2  ; loc 7
               %3 = COPY %1  ; loc 11
               %3 = SHL32 %3, 2  ; loc 11
-              DBG_VALUE_LIST %5, %6, !var5, !expr2  ; loc 7
-              %4 = COPY %3  ; loc 12
-              %4 = ADD32 %4, %2  ; loc 12
+              DBG_VALUE_LIST %5, %6, !var5, !expr3  ; loc 7
+              %4 = LEA32 [%3 + %0*8]  ; loc 12
               $rax = COPY %4  ; loc 13
               RET $rax  ; loc 13
         "#]],
@@ -99,13 +96,13 @@ fn arith_temps_narrow() {
               DBG_VALUE %1, !var2, !expr2  ; loc 14
               %2 = MOVZX32_8 %7  ; loc 17
               %3 = COPY %1  ; loc 18
-              %3 = OR32 %3, %2  ; loc 18
+              %3 = ADD32 %3, %2  ; loc 18
               DBG_VALUE %3, !var3, !expr2  ; loc 14
               %4 = COPY %3  ; loc 19
               %4 = AND32 %4, 4080  ; loc 19
               DBG_VALUE %4, !var4, !expr2  ; loc 14
               %5 = COPY %4  ; loc 20
-              %5 = OR32 %5, 1  ; loc 20
+              %5 = ADD32 %5, 1  ; loc 20
               $rax = COPY %5  ; loc 21
               RET $rax  ; loc 21
         "#]],

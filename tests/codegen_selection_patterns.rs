@@ -6,7 +6,10 @@
 //! branch tests for zero setting the flags itself, moved to the compare
 //! (zlib's `--chain_length != 0` after another test); `load p; op; store
 //! p` as one `op [p], src` (mainGtU's `(*budget)--`) at every width, the
-//! load on either side of a commutative operation. The cases that must
+//! load on either side of a commutative operation; a pointer read at a
+//! loop's exit folded into the loop's load and computed on the exit edge
+//! (zlib's `longest_match`); `or disjoint` as an add, and a shift by 1-3
+//! added as a scaled `lea` (bzip2's `zvec = (zvec << 1) | zj`). The cases that must
 //! not change are here too: an ordered compare of the same `and` (a
 //! `test`), a `shl` with a second use, a mask of another width, a result
 //! used before the branch or on an edge an earlier jump of the chain
@@ -202,6 +205,45 @@ define i32 @kept(ptr %p, ptr %q, i32 %x) {
   %r = add i32 %u, %m
   ret i32 %r
 }
+
+define i64 @scan(ptr %p, i64 %n) {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i1, %next ]
+  %q = getelementptr inbounds i8, ptr %p, i64 %i
+  %q1 = getelementptr inbounds i8, ptr %q, i64 1
+  %c = load i8, ptr %q1, align 1
+  %z = icmp eq i8 %c, 0
+  br i1 %z, label %found, label %next
+next:
+  %i1 = add i64 %i, 1
+  %more = icmp ult i64 %i1, %n
+  br i1 %more, label %loop, label %found
+found:
+  %r = phi ptr [ %q1, %loop ], [ %p, %next ]
+  %d = ptrtoint ptr %r to i64
+  %pi = ptrtoint ptr %p to i64
+  %o = sub i64 %d, %pi
+  ret i64 %o
+}
+
+define i32 @scaled(i32 %z, i32 %bit, i64 %i, ptr %p) {
+  %s = shl i32 %z, 1
+  %r = or disjoint i32 %s, %bit
+  %t = shl i64 %i, 3
+  %u = add i64 %t, %i
+  %v = trunc i64 %u to i32
+  %w = add i32 %r, %v
+  ret i32 %w
+}
+
+define i32 @pack(i32 %a, i32 %b) {
+  %s = shl i32 %a, 4
+  %lo = and i32 %b, 15
+  %r = or disjoint i32 %s, %lo
+  ret i32 %r
+}
 "#;
 
 const DRIVER: &str = r#"
@@ -218,6 +260,8 @@ int early_edge(int, int);
 int budget(int *, int);
 void updates(void *, signed char, short, long, long);
 int kept(int *, int *, int);
+long scan(char *, long);
+int pack(int, int);
 int main(void) {
   unsigned bits[4] = {0x80000001u, 0x00010000u, 0u, 0xffffffffu};
   for (long i = 0; i < 128; i++) printf("%d", isset(bits, i) / 10);
@@ -245,7 +289,9 @@ int main(void) {
   for (int i = 0; i < 24; i++) printf(" %d", m.c[i]);
   int x = 10, y = 20;
   int r = kept(&x, &y, 7);
-  printf(" %d %d %d\n", r, x, y);
+  printf(" %d %d %d", r, x, y);
+  char text[] = "abc\0def";
+  printf(" %ld %ld %d\n", scan(text, 7), scan(text, 2), pack(0x1234, 0x5b));
   return 0;
 }
 "#;
@@ -267,7 +313,7 @@ fn selection_patterns_run_like_llc() {
          0000000000 001 65536 0 33280\n\
          3 2002 4004 6000 3 3 3 3 3 3 3 3 \n\
          55 30 1 -1 9 0 5 7\n\
-         0 91 5 135 36 115 153 190 255 255 210 173 136 99 62 25 244 207 186 183 52 77 142 75 16 89 19 14 10\n"
+         0 91 5 135 36 115 153 190 255 255 210 173 136 99 62 25 244 207 186 183 52 77 142 75 16 89 19 14 10 3 0 74571\n"
     );
 }
 
@@ -609,6 +655,91 @@ fn a_result_read_on_an_earlier_jumps_edge_is_compared() {
           RET $rax
         bb.3:
           $rax = COPY %4
+          RET $rax
+    "#]],
+    );
+}
+
+/// zlib's `longest_match`: the pointer a loop's exit reads is folded into
+/// the load's address, and computed by a `lea` on the exit edge only.
+#[test]
+fn a_pointer_read_at_a_loops_exit_is_a_lea_there() {
+    check(
+        "scan",
+        expect_test::expect![[r#"
+        name: scan
+        bb.0:  ; succ bb.1
+          %11 = COPY $rdi
+          %12 = COPY $rsi
+          %0 = MOV64 0
+        bb.1:  ; succ bb.2, bb.3
+          CMP8 [%11 + %0*1 + 1], 0
+          JNE bb.3
+        bb.2:  ; succ bb.6
+          %7 = LEA [%11 + %0*1 + 1]
+          JMP bb.6
+        bb.3:  ; succ bb.4, bb.5
+          %5 = COPY %0
+          %5 = ADD64 %5, 1
+          CMP64 %5, %12
+          JAE bb.5
+        bb.4:  ; succ bb.1
+          %0 = COPY %5
+          JMP bb.1
+        bb.5:  ; succ bb.6
+          %7 = COPY %11
+        bb.6:
+          %8 = COPY %7
+          %9 = COPY %11
+          %10 = COPY %8
+          %10 = SUB64 %10, %9
+          $rax = COPY %10
+          RET $rax
+    "#]],
+    );
+}
+
+/// `or disjoint` adds: an `add`, which the peephole may make a `lea`.
+#[test]
+fn a_disjoint_or_is_an_add() {
+    check(
+        "pack",
+        expect_test::expect![[r#"
+        name: pack
+        bb.0:
+          %3 = COPY $rdi
+          %4 = COPY $rsi
+          %0 = COPY %3
+          %0 = SHL32 %0, 4
+          %1 = COPY %4
+          %1 = AND32 %1, 15
+          %2 = COPY %0
+          %2 = ADD32 %2, %1
+          $rax = COPY %2
+          RET $rax
+    "#]],
+    );
+}
+
+/// bzip2's `zvec = (zvec << 1) | zj`: a shift by 1, 2 or 3 added (or
+/// disjointly or-ed) to a register is the index of one `lea`.
+#[test]
+fn a_small_shift_added_is_a_scaled_lea() {
+    check(
+        "scaled",
+        expect_test::expect![[r#"
+        name: scaled
+        bb.0:
+          %6 = COPY $rdi
+          %7 = COPY $rsi
+          %8 = COPY $rdx
+          %9 = COPY $rcx
+          %1 = LEA32 [%7 + %6*2]
+          %3 = LEA [%8 + %8*8]
+          %4 = COPY %3
+          %5 = COPY %1
+          %5 = ADD32 %5, %4
+          $rax = COPY %5
           RET $rax
     "#]],
     );

@@ -333,21 +333,21 @@ fn unrolled_and_inlined_lines_are_statements_on_their_first_copy() {
         .text+0x6d     energy+0x6d                  inlining.c:4:14        is_stmt
         .text+0x74     energy+0x74                  inlining.c:19:7        is_stmt
         .text+0x77     energy+0x77                  inlining.c:17:27       is_stmt
-        .text+0x7e     energy+0x7e                  inlining.c:18:19       
-        .text+0x82     energy+0x82                  inlining.c:10:7        
-        .text+0x8e     energy+0x8e                  inlining.c:11:7        
-        .text+0x9b     energy+0x9b                  inlining.c:4:14        
-        .text+0xa2     energy+0xa2                  inlining.c:19:7        
-        .text+0xa5     energy+0xa5                  inlining.c:17:27       
-        .text+0xa9     energy+0xa9                  inlining.c:17:3        
-        .text+0xb2     energy+0xb2                  inlining.c:0:0         
-        .text+0xc0     energy+0xc0                  inlining.c:18:19       is_stmt
-        .text+0xc4     energy+0xc4                  inlining.c:10:7        is_stmt
-        .text+0xce     energy+0xce                  inlining.c:11:7        is_stmt
-        .text+0xdb     energy+0xdb                  inlining.c:4:14        is_stmt
-        .text+0xe1     energy+0xe1                  inlining.c:19:7        is_stmt
-        .text+0xe4     energy+0xe4                  inlining.c:21:3        is_stmt
-        .text+0xec     -                            inlining.c:21:3        is_stmt end_sequence
+        .text+0x7b     energy+0x7b                  inlining.c:18:19       
+        .text+0x7f     energy+0x7f                  inlining.c:10:7        
+        .text+0x8b     energy+0x8b                  inlining.c:11:7        
+        .text+0x98     energy+0x98                  inlining.c:4:14        
+        .text+0x9f     energy+0x9f                  inlining.c:19:7        
+        .text+0xa2     energy+0xa2                  inlining.c:17:27       
+        .text+0xa6     energy+0xa6                  inlining.c:17:3        
+        .text+0xaf     energy+0xaf                  inlining.c:0:0         
+        .text+0xbd     energy+0xbd                  inlining.c:18:19       is_stmt
+        .text+0xc1     energy+0xc1                  inlining.c:10:7        is_stmt
+        .text+0xcb     energy+0xcb                  inlining.c:11:7        is_stmt
+        .text+0xd8     energy+0xd8                  inlining.c:4:14        is_stmt
+        .text+0xde     energy+0xde                  inlining.c:19:7        is_stmt
+        .text+0xe1     energy+0xe1                  inlining.c:21:3        is_stmt
+        .text+0xe9     -                            inlining.c:21:3        is_stmt end_sequence
     "#]]
     .assert_eq(&lines_of(&bytes));
     // The second copy still names its lines, the inlined ones included.
@@ -357,7 +357,7 @@ fn unrolled_and_inlined_lines_are_statements_on_their_first_copy() {
     let out = run(Command::new("addr2line")
         .arg("-e")
         .arg(&object)
-        .args(["0x80", "0x84", "0x90", "0x9d", "0xa3"]));
+        .args(["0x7d", "0x81", "0x8d", "0x9a", "0xa0"]));
     let named: Vec<String> = String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| l.rsplit(':').next().unwrap().to_string())

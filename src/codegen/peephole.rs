@@ -33,11 +33,83 @@ use super::mir::{
 /// Runs the rewrites over `f` (a `jmp` to the block that follows
 /// anyway is left to the encoder, which emits no bytes for it).
 pub fn run(f: &mut Function) {
-    for block in &mut f.blocks {
-        fuse_copy_add(&mut block.insts);
+    let flags_live_out = flags_live_out(f);
+    for (block, live_out) in f.blocks.iter_mut().zip(flags_live_out) {
+        fuse_copy_add(&mut block.insts, live_out);
         forward_copy(&mut block.insts);
     }
     branch_over_jump_blocks(f);
+}
+
+/// What a block does to the flags it is entered with.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FlagsIn {
+    /// It reads them before writing them (or may: anything not known).
+    Read,
+    /// It overwrites them first (or returns before reading them).
+    Written,
+    /// Neither: they reach its end, and its successors.
+    Through,
+}
+
+/// What the first of `insts` to touch the flags does to them.
+fn flags_effect(insts: &[Inst]) -> FlagsIn {
+    for inst in insts.iter().filter(|i| !i.is_debug()) {
+        match &inst.kind {
+            InstKind::Alu { op, .. } => {
+                return if matches!(op, AluOp::Adc | AluOp::Sbb) {
+                    FlagsIn::Read
+                } else {
+                    FlagsIn::Written
+                }
+            }
+            InstKind::Cmp { .. }
+            | InstKind::Test { .. }
+            | InstKind::FpCmp { .. }
+            | InstKind::Call { .. }
+            | InstKind::Ret { .. }
+            | InstKind::TailJump { .. }
+            | InstKind::Ud2 => return FlagsIn::Written,
+            InstKind::Copy { .. }
+            | InstKind::MovImm { .. }
+            | InstKind::Load { .. }
+            | InstKind::Store { .. }
+            | InstKind::Extend { .. }
+            | InstKind::Lea { .. }
+            | InstKind::Lea32 { .. }
+            | InstKind::FpLoad { .. }
+            | InstKind::FpStore { .. }
+            | InstKind::MovToXmm { .. }
+            | InstKind::MovFromXmm { .. }
+            | InstKind::Jmp { .. } => {}
+            _ => return FlagsIn::Read,
+        }
+    }
+    FlagsIn::Through
+}
+
+/// Per block: whether a successor may read the flags the block leaves
+/// (liveness, the least fixpoint over the successor lists).
+fn flags_live_out(f: &Function) -> Vec<bool> {
+    let effect: Vec<FlagsIn> = f.blocks.iter().map(|b| flags_effect(&b.insts)).collect();
+    let succs = f.successor_lists();
+    let mut live_out = vec![false; f.blocks.len()];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in (0..f.blocks.len()).rev() {
+            let live = succs[b].iter().any(|&s| match effect[s] {
+                FlagsIn::Read => true,
+                FlagsIn::Written => false,
+                FlagsIn::Through => live_out[s],
+            });
+            if live && !live_out[b] {
+                live_out[b] = true;
+                changed = true;
+            }
+        }
+    }
+    live_out
 }
 
 /// `mov d, s` whose next instruction reads `d` and then overwrites all of
@@ -123,10 +195,11 @@ fn rename_in_debug_values(insts: &mut [Inst], from: Reg, to: Reg) {
     }
 }
 
-/// `mov d, s; add d, x` → `lea d, [s + x]` where the flags are dead.
-fn fuse_copy_add(insts: &mut Vec<Inst>) {
+/// `mov d, s; add d, x` → `lea d, [s + x]` where the flags are dead
+/// (`live_out`: whether they are live at the block's end).
+fn fuse_copy_add(insts: &mut Vec<Inst>, live_out: bool) {
     fold_copy_into_next(insts, |insts, j, d, s| {
-        lea_of(&insts[j].kind, d, s).filter(|_| flags_dead_after(insts, j))
+        lea_of(&insts[j].kind, d, s).filter(|_| flags_dead_after(insts, j, live_out))
     });
 }
 
@@ -163,34 +236,15 @@ fn lea_of(kind: &InstKind, d: Reg, s: Reg) -> Option<InstKind> {
 
 /// Whether the flags written by `insts[at]` are dead: before anything of
 /// the block reads them, an instruction overwrites them without reading
-/// them, or the function returns. An instruction not known to leave the
-/// flags unread counts as reading them.
-fn flags_dead_after(insts: &[Inst], at: usize) -> bool {
-    for inst in insts[at + 1..].iter().filter(|i| !i.is_debug()) {
-        match &inst.kind {
-            InstKind::Alu { op, .. } => return !matches!(op, AluOp::Adc | AluOp::Sbb),
-            InstKind::Cmp { .. }
-            | InstKind::Test { .. }
-            | InstKind::FpCmp { .. }
-            | InstKind::Call { .. }
-            | InstKind::Ret { .. }
-            | InstKind::TailJump { .. }
-            | InstKind::Ud2 => return true,
-            InstKind::Copy { .. }
-            | InstKind::MovImm { .. }
-            | InstKind::Load { .. }
-            | InstKind::Store { .. }
-            | InstKind::Extend { .. }
-            | InstKind::Lea { .. }
-            | InstKind::Lea32 { .. }
-            | InstKind::FpLoad { .. }
-            | InstKind::FpStore { .. }
-            | InstKind::MovToXmm { .. }
-            | InstKind::MovFromXmm { .. } => {}
-            _ => return false,
-        }
+/// them, or the function returns, or the block ends with them dead
+/// (`live_out` false). An instruction not known to leave the flags unread
+/// counts as reading them.
+fn flags_dead_after(insts: &[Inst], at: usize, live_out: bool) -> bool {
+    match flags_effect(&insts[at + 1..]) {
+        FlagsIn::Read => false,
+        FlagsIn::Written => true,
+        FlagsIn::Through => !live_out,
     }
-    false
 }
 
 /// `jcc t` then (falling through) a block of only `jmp other` that
@@ -293,7 +347,7 @@ mod tests {
             rhs: Rmi::Imm(3),
         };
         let mut insts = copy_add(Width::W32, cmp.clone());
-        fuse_copy_add(&mut insts);
+        fuse_copy_add(&mut insts, true);
         let kinds: Vec<InstKind> = insts.into_iter().map(|i| i.kind).collect();
         assert_eq!(
             kinds,
@@ -308,7 +362,7 @@ mod tests {
             ]
         );
         let mut insts = copy_add(Width::W64, InstKind::Ret { uses: vec![] });
-        fuse_copy_add(&mut insts);
+        fuse_copy_add(&mut insts, true);
         assert!(matches!(insts[1].kind, InstKind::Lea { .. }));
     }
 
@@ -327,9 +381,51 @@ mod tests {
         ] {
             let mut insts = copy_add(Width::W64, then);
             let before = insts.clone();
-            fuse_copy_add(&mut insts);
+            fuse_copy_add(&mut insts, true);
             assert_eq!(insts, before);
         }
+    }
+
+    #[test]
+    fn flags_live_across_blocks_only_where_a_successor_reads_them() {
+        // Block 0 jumps to 1, which reads the flags (jcc); block 2 jumps to
+        // 3, which overwrites them; block 4 jumps to 5, which passes them on
+        // to 1 through its own jump.
+        let mut f = Function::new("f");
+        let jmp = |t: u32| InstKind::Jmp { target: BlockId(t) };
+        let jcc = InstKind::Jcc {
+            cond: Cond::E,
+            target: BlockId(3),
+        };
+        let cmp = InstKind::Cmp {
+            width: Width::W64,
+            lhs: Rm::Reg(gpr(Gpr::Rax)),
+            rhs: Rmi::Imm(0),
+        };
+        let copy = InstKind::Copy {
+            dst: gpr(Gpr::Rcx),
+            src: gpr(Gpr::Rax),
+        };
+        for kinds in [
+            vec![jmp(1)],
+            vec![jcc, InstKind::Ret { uses: vec![] }],
+            vec![jmp(3)],
+            vec![cmp, InstKind::Ret { uses: vec![] }],
+            vec![jmp(5)],
+            vec![copy, jmp(1)],
+        ] {
+            let b = f.new_block();
+            f.blocks[b.0 as usize].insts = block(kinds);
+        }
+        assert_eq!(
+            flags_live_out(&f),
+            vec![true, false, false, false, true, true]
+        );
+        // At the end of a block whose successors overwrite them, an `add`'s
+        // flags are dead.
+        let mut insts = copy_add(Width::W64, jmp(3));
+        fuse_copy_add(&mut insts, false);
+        assert!(matches!(insts[1].kind, InstKind::Lea { .. }));
     }
 
     #[test]

@@ -5,7 +5,9 @@
 //! 31)`, is dropped, because x86 shifts mask the count in `cl` themselves
 //! (by 31, or by 63 at 64 bits), as LLVM's selection does; and `and i64
 //! (lshr x, c), 2^(32-c) - 1` is a 32-bit `shr` of `x`'s copy (no `lshr`
-//! at 64 bits, no `and`).
+//! at 64 bits, no `and`); `add a, (shl x, k)` (or `or disjoint`), 1 ≤ k ≤
+//! 3, is `lea [a + x*2^k]` (no `shl`, as LLVM's address-mode matching
+//! selects it).
 //!
 //! In: the IR function and its use counts. Out: instructions marked
 //! [`Lowering::Absorbed`], which emit nothing at their position; their user
@@ -27,7 +29,12 @@
 //! (and a mask of `n` absorbed into the `shl` is the one `bt` applies). A
 //! 32-bit `shr` writes bits 0..31 of its register and clears 32..63, so it
 //! leaves `(x >> c) & (2^(32-c) - 1)`; the `lshr` has the `and` as its only
-//! use, in its block. The operands are SSA values
+//! use, in its block. A scaled add (32 or 64 bits) has the `shl` as an
+//! operand that is its only use, in its block, the other operand a
+//! register; `lea` computes `a + x*2^k` modulo 2^N as the `shl` and `add`
+//! (or the `or` of disjoint bits) did, but sets no flags, so an add that
+//! sets a branch's flags (see [`flags`]) or updates memory in place (see
+//! [`fold`]) keeps its `shl`. The operands are SSA values
 //! defined before the absorbed instruction, so reading them later at the
 //! user reads the same values. Decided from non-debug uses only.
 
@@ -92,6 +99,100 @@ impl<'a> Selector<'a> {
             }
         }
         self.classify_narrowed_shifts(uses);
+    }
+
+    /// Marks `shl x, k` (1 ≤ k ≤ 3, 32 or 64 bits) absorbed when its only
+    /// use is an `add` (or `or disjoint`) of it and a register, in its
+    /// block, selected where it stands: the add is `lea [a + x*2^k]` (see
+    /// [`Selector::scaled_add`]). An add that sets a branch's flags or
+    /// updates memory in place is left whole (a `lea` sets no flags).
+    pub(super) fn classify_scaled_adds(&mut self, uses: &[u32], user: &[Option<InstId>]) {
+        let f = self.f;
+        for block in &f.blocks {
+            for &id in &block.insts {
+                let i = id.0 as usize;
+                let Some((shift, _, _, _)) = self.scaled_add_parts(id) else {
+                    continue;
+                };
+                let s = shift.0 as usize;
+                if self.lowering[i] == Lowering::Normal
+                    && !self.selected_by_compares.contains(&id)
+                    && uses[s] == 1
+                    && user[s] == Some(id)
+                    && self.lowering[s] == Lowering::Normal
+                    && self.inst_block[s] == self.inst_block[i]
+                {
+                    self.lowering[s] = Lowering::Absorbed;
+                }
+            }
+        }
+    }
+
+    /// For `add a, (shl x, k)` or `or disjoint` of them (either order; 32
+    /// or 64 bits; 1 ≤ k ≤ 3; `a` no constant): the `shl`, `a`, `x` and
+    /// the scale `2^k`.
+    fn scaled_add_parts(&self, id: InstId) -> Option<(InstId, &'a Value, &'a Value, u8)> {
+        let f: &'a ir::Function = self.f;
+        let inst = f.inst(id);
+        let InstKind::Binary {
+            op,
+            flags,
+            lhs,
+            rhs,
+        } = &inst.kind
+        else {
+            return None;
+        };
+        if !(*op == BinOp::Add || *op == BinOp::Or && flags.disjoint)
+            || !matches!(inst.ty, Type::Int(32 | 64))
+        {
+            return None;
+        }
+        let shifted = |v: &'a Value| match v {
+            Value::Inst(s) => match &f.inst(*s).kind {
+                InstKind::Binary {
+                    op: BinOp::Shl,
+                    lhs: x,
+                    rhs: k,
+                    ..
+                } if self.const_int(x).is_none() => match self.const_int(k) {
+                    Some(k @ 1..=3) => Some((*s, x, 1u8 << k)),
+                    _ => None,
+                },
+                _ => None,
+            },
+            _ => None,
+        };
+        let (s, a, x, scale) = match (shifted(rhs), shifted(lhs)) {
+            (Some((s, x, scale)), _) => (s, lhs, x, scale),
+            (None, Some((s, x, scale))) => (s, rhs, x, scale),
+            _ => return None,
+        };
+        (self.const_int(a).is_none() && *a != Value::Inst(s)).then_some((s, a, x, scale))
+    }
+
+    /// An add whose `shl` operand was absorbed, as `lea dst, [a + x*2^k]`;
+    /// false for any other instruction.
+    pub(super) fn scaled_add(&mut self, id: InstId) -> Result<bool, Diagnostic> {
+        let Some((shift, a, x, scale)) = self.scaled_add_parts(id) else {
+            return Ok(false);
+        };
+        if self.lowering[shift.0 as usize] != Lowering::Absorbed {
+            return Ok(false);
+        }
+        let dst = self.dst(id)?;
+        let a = self.reg(a)?;
+        let x = self.reg(x)?;
+        let addr = Address {
+            base: AddressBase::Reg(a),
+            index: Some((x, scale)),
+            disp: 0,
+        };
+        self.emit(match self.f.inst(id).ty {
+            Type::Int(32) => K::Lea32 { dst, addr },
+            _ => K::Lea { dst, addr },
+        });
+        Ok(true)
     }
 
     /// Marks `lshr x, c` absorbed when its only use is a 64-bit `and` (in

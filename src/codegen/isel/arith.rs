@@ -171,9 +171,17 @@ impl Selector<'_> {
         } else {
             (lhs, rhs)
         };
-        if let Some(alu_op) = alu_op(op) {
-            if self.narrowed_shift(id)? {
+        if let Some(mut alu_op) = alu_op(op) {
+            if self.narrowed_shift(id)? || self.scaled_add(id)? {
                 return Ok(());
+            }
+            // `or disjoint` sets no bit both operands set: it adds them,
+            // and an `add` the peephole may turn into a `lea` (ZF, all a
+            // test of it reads, is the same).
+            if matches!(&self.f.inst(id).kind, InstKind::Binary { flags, .. } if flags.disjoint)
+                && op == BinOp::Or
+            {
+                alu_op = AluOp::Add;
             }
             let a = self.reg(lhs)?;
             let b = self.rmi(rhs)?;

@@ -29,6 +29,18 @@ use super::*;
 use crate::codegen::mir::EdgeWeight;
 use crate::ir::debug::{MdOperand, MdRef};
 
+/// Where a phi copy of [`Selector::phi_copies`] takes its value from.
+enum Source {
+    /// The phi's own register: no copy.
+    Same,
+    /// A register (or a temporary saving one another copy overwrites).
+    Reg(Reg),
+    /// A value materialised straight into the phi (a constant, an argument).
+    Value(Value),
+    /// A folded GEP's address, computed into the phi by a `lea`.
+    Address(Address),
+}
+
 /// The fewest cases worth a jump table.
 pub(super) const JUMP_TABLE_MIN_CASES: usize = 4;
 
@@ -268,26 +280,48 @@ impl Selector<'_> {
                 Value::Inst(id) if self.lowering[id.0 as usize] == Lowering::Normal => {
                     let src = self.dst(*id)?;
                     if src == *dst {
-                        None
+                        Source::Same
                     } else if written.contains(&src) {
                         let t = self
                             .mir
                             .new_vreg_of(self.mir.class_of(src), self.width_of(src));
                         self.emit(K::Copy { dst: t, src });
-                        Some(Ok(t))
+                        Source::Reg(t)
                     } else {
-                        Some(Ok(src))
+                        Source::Reg(src)
                     }
                 }
-                _ => Some(Err(value.clone())),
+                // A folded GEP: its `lea` reads registers, so it goes
+                // straight into the phi only when no other move writes one
+                // of them (else into a temporary, now).
+                Value::Inst(id) if self.lowering[id.0 as usize] == Lowering::FoldedAddress => {
+                    let addr = self.address(value)?;
+                    let base = match addr.base {
+                        AddressBase::Reg(r) => Some(r),
+                        _ => None,
+                    };
+                    let clobbered = [base, addr.index.map(|(r, _)| r)]
+                        .into_iter()
+                        .flatten()
+                        .any(|r| written.iter().any(|&w| w == r && w != *dst));
+                    if clobbered {
+                        let t = self.vreg(Width::W64);
+                        self.emit(K::Lea { dst: t, addr });
+                        Source::Reg(t)
+                    } else {
+                        Source::Address(addr)
+                    }
+                }
+                _ => Source::Value(value.clone()),
             };
             sources.push(source);
         }
         for ((dst, _), source) in moves.iter().zip(sources) {
             match source {
-                None => {}
-                Some(Ok(src)) => self.emit(K::Copy { dst: *dst, src }),
-                Some(Err(value)) => self.materialize_into(*dst, &value)?,
+                Source::Same => {}
+                Source::Reg(src) => self.emit(K::Copy { dst: *dst, src }),
+                Source::Value(value) => self.materialize_into(*dst, &value)?,
+                Source::Address(addr) => self.emit(K::Lea { dst: *dst, addr }),
             }
         }
         for ((dst, _), source) in leaf_moves.iter().zip(leaf_sources) {

@@ -228,6 +228,11 @@ struct UseCounts {
     uses: Vec<u32>,
     /// Every use is a load or store address.
     address_only: Vec<bool>,
+    /// The uses that are a phi's incoming value.
+    phi_uses: Vec<u32>,
+    /// The uses that are neither a load or store address nor a phi's
+    /// incoming value.
+    other_uses: Vec<u32>,
     /// The user, if there is exactly one.
     user: Vec<Option<InstId>>,
 }
@@ -239,6 +244,8 @@ fn count_uses(f: &ir::Function, skip: &HashMap<InstId, bool>) -> UseCounts {
     let mut uses = vec![0u32; n];
     let mut address_only = vec![true; n];
     let mut user = vec![None; n];
+    let mut phi_uses = vec![0u32; n];
+    let mut other_uses = vec![0u32; n];
     for block in &f.blocks {
         for &id in block.insts.iter().filter(|id| !skip.contains_key(id)) {
             let inst = f.inst(id);
@@ -257,6 +264,11 @@ fn count_uses(f: &ir::Function, skip: &HashMap<InstId, bool>) -> UseCounts {
                         && (i == operands.len() - 1);
                     if !is_address {
                         address_only[d] = false;
+                        if matches!(inst.kind, InstKind::Phi { .. }) {
+                            phi_uses[d] += 1;
+                        } else {
+                            other_uses[d] += 1;
+                        }
                     }
                 }
             }
@@ -265,6 +277,8 @@ fn count_uses(f: &ir::Function, skip: &HashMap<InstId, bool>) -> UseCounts {
     UseCounts {
         uses,
         address_only,
+        phi_uses,
+        other_uses,
         user,
     }
 }
@@ -582,6 +596,8 @@ impl<'a> Selector<'a> {
         let UseCounts {
             uses,
             address_only,
+            phi_uses,
+            other_uses,
             user,
         } = count_uses(f, &HashMap::new());
         for block in &f.blocks {
@@ -614,6 +630,15 @@ impl<'a> Selector<'a> {
                     InstKind::Gep { .. } if uses[i] > 0 && address_only[i] => {
                         self.lowering[i] = Lowering::FoldedAddress;
                     }
+                    InstKind::Gep { .. }
+                        if uses[i] > 0
+                            && other_uses[i] == 0
+                            && phi_uses[i] == 1
+                            && self.read_by_a_later_phi(id)
+                            && self.one_lea_address(id) =>
+                    {
+                        self.lowering[i] = Lowering::FoldedAddress;
+                    }
                     _ => {}
                 }
             }
@@ -635,6 +660,7 @@ impl<'a> Selector<'a> {
         let deferred = self.classify_flag_setting_alus();
         self.flag_setting_subs.extend(deferred);
         self.selected_by_compares = self.flag_setting_subs.values().copied().collect();
+        self.classify_scaled_adds(&uses, &user);
         self.classify_fp80_copies(&uses);
         // Allocas become stack slots (entry or not: the frame is fixed).
         for block in &f.blocks {
@@ -722,6 +748,65 @@ impl<'a> Selector<'a> {
                 }
             }
         }
+    }
+
+    /// Whether the phi reading `id` stands in a block after `id`'s (a
+    /// loop's exit, not its header): its `lea` on that edge then runs
+    /// less often than one where `id` stands. On a back edge it would run
+    /// as often, and only move the allocator's choices.
+    fn read_by_a_later_phi(&self, id: InstId) -> bool {
+        let f = self.f;
+        self.users(id).iter().any(|&u| {
+            matches!(f.inst(u).kind, InstKind::Phi { .. })
+                && self.inst_block[u.0 as usize] > self.inst_block[id.0 as usize]
+        })
+    }
+
+    /// Whether GEP `id`'s address is one addressing mode of its own:
+    /// constant indices (its base's address plus a displacement), or one
+    /// variable index, of 64 bits (no extension), scaled by 1, 2, 4 or 8
+    /// (no multiply), over a base that is no GEP or constant (whose own
+    /// index or symbol would take the index slot). Such a
+    /// GEP folded into its loads and stores costs one `lea` where a phi
+    /// reads it (on that edge, see [`control`]), which is what selecting it
+    /// into a register costs where it stands: a GEP read by addresses and
+    /// one phi's incoming value is folded (the pointer a loop's exit
+    /// computes from `scan + k`, zlib's `longest_match`), as LLVM's
+    /// CodeGenPrepare sinks such address arithmetic into each user.
+    fn one_lea_address(&self, id: InstId) -> bool {
+        let f = self.f;
+        let InstKind::Gep {
+            source,
+            base,
+            indices,
+            ..
+        } = &f.inst(id).kind
+        else {
+            return false;
+        };
+        let plain_base = match base {
+            Value::Arg(_) => true,
+            Value::Inst(b) => !matches!(f.inst(*b).kind, InstKind::Gep { .. }),
+            Value::Const(_) => false,
+        };
+        let Some(steps) = self.module.gep_steps(source, indices) else {
+            return false;
+        };
+        let mut variable = 0;
+        for step in steps {
+            if let ir::GepStep::Scaled { index, stride } = step {
+                if self.const_int(&indices[index]).is_some() {
+                    continue;
+                }
+                variable += 1;
+                if f.value_type(&indices[index]) != Type::Int(64)
+                    || !matches!(stride, 1 | 2 | 4 | 8)
+                {
+                    return false;
+                }
+            }
+        }
+        f.inst(id).ty == Type::Ptr && (variable == 0 || variable == 1 && plain_base)
     }
 
     // ---- operands -------------------------------------------------------

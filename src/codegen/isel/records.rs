@@ -37,9 +37,9 @@ impl Selector<'_> {
                     None => (DbgOperand::NoReg, Vec::new()),
                 },
                 Lowering::Slot(slot) => (DbgOperand::StackSlot(slot), Vec::new()),
+                Lowering::Absorbed => self.salvage_shift(*id),
                 Lowering::FusedCompare
                 | Lowering::BranchLogic
-                | Lowering::Absorbed
                 | Lowering::FoldedLoad
                 | Lowering::InPlace
                 | Lowering::Fp80Copy => (DbgOperand::NoReg, Vec::new()),
@@ -70,6 +70,29 @@ impl Selector<'_> {
             0 => {}
             o if o > 0 => ops.push(Op::PlusUconst(o as u64)),
             o => ops.extend([Op::Consts(o), Op::Plus]),
+        }
+        (operand, ops)
+    }
+
+    /// Describes an absorbed `shl x, k` (a scaled `lea`'s index, see
+    /// [`absorb`]) as `x` shifted by the constant `k`; any other absorbed
+    /// instruction has no location.
+    fn salvage_shift(&mut self, id: InstId) -> (DbgOperand, Vec<Op>) {
+        let InstKind::Binary {
+            op: BinOp::Shl,
+            lhs,
+            rhs,
+            ..
+        } = &self.f.inst(id).kind
+        else {
+            return (DbgOperand::NoReg, Vec::new());
+        };
+        let Some(k) = self.const_int(rhs).filter(|k| (1..=3).contains(k)) else {
+            return (DbgOperand::NoReg, Vec::new());
+        };
+        let (operand, mut ops) = self.debug_operand(lhs);
+        if operand != DbgOperand::NoReg {
+            ops.extend([Op::Constu(k as u64), Op::Shl]);
         }
         (operand, ops)
     }
