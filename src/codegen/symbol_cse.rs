@@ -146,7 +146,8 @@ fn materialisation(kind: &InstKind) -> Option<(VReg, Materialised, i64)> {
 }
 
 /// Definitions and reads of every virtual register of `f`, from its
-/// non-debug instructions.
+/// non-debug instructions; the reads only of those a materialisation
+/// defines (the others are never replaced).
 fn register_uses(f: &Function) -> Vec<RegUse> {
     let mut uses = vec![
         RegUse {
@@ -155,6 +156,12 @@ fn register_uses(f: &Function) -> Vec<RegUse> {
         };
         f.vregs.len()
     ];
+    let mut materialised = vec![false; f.vregs.len()];
+    for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+        if let Some((v, _, _)) = materialisation(&inst.kind) {
+            materialised[v.0 as usize] = true;
+        }
+    }
     for inst in f.blocks.iter().flat_map(|b| &b.insts) {
         if inst.is_debug() {
             continue;
@@ -165,7 +172,7 @@ fn register_uses(f: &Function) -> Vec<RegUse> {
             if access != Access::Use {
                 uses[v.0 as usize].defs += 1;
             }
-            if access != Access::Def {
+            if access != Access::Def && materialised[v.0 as usize] {
                 reads.push(v);
             }
         });
