@@ -23,6 +23,7 @@
 //! left out of it); the ranges are linear in instructions.
 
 use super::mir::{Access, BlockId, Function, InstKind, PhysReg, Reg, VReg};
+use crate::x86::regs::RegSet;
 
 /// A half-open range `[start, end)` of program points.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -466,6 +467,68 @@ pub fn debug_positions(f: &Function) -> Vec<Vec<Option<DebugPosition>>> {
             out
         })
         .collect()
+}
+
+/// The physical registers live on entry to and exit from each block of an
+/// allocated function.
+pub struct PhysLiveness {
+    /// Live on entry to each block.
+    pub live_in: Vec<RegSet>,
+    /// Live on exit from each block.
+    pub live_out: Vec<RegSet>,
+}
+
+/// The physical registers an instruction reads and those it writes,
+/// explicitly or implicitly.
+pub fn physical_accesses(kind: &InstKind) -> (RegSet, RegSet) {
+    let mut uses = kind.implicit_uses();
+    let mut defs = kind.implicit_defs();
+    kind.visit_regs(&mut |r, a| {
+        if let Reg::Phys(p) = r {
+            if a != Access::Def {
+                uses.insert(p);
+            }
+            if a != Access::Use {
+                defs.insert(p);
+            }
+        }
+    });
+    (uses, defs)
+}
+
+/// [`PhysLiveness`] of the allocated `f`: a backward dataflow over its
+/// blocks, explicit and implicit accesses alike.
+pub fn physical(f: &Function) -> PhysLiveness {
+    let n = f.blocks.len();
+    // Read before written (gen) and written (kill) in each block.
+    let mut gen = vec![RegSet::EMPTY; n];
+    let mut kill = vec![RegSet::EMPTY; n];
+    for (b, block) in f.blocks.iter().enumerate() {
+        for inst in block.insts.iter().filter(|i| !i.is_debug()) {
+            let (uses, defs) = physical_accesses(&inst.kind);
+            gen[b] = gen[b].union(RegSet(uses.0 & !kill[b].0));
+            kill[b] = kill[b].union(defs);
+        }
+    }
+    let successors = f.successor_lists();
+    let mut live_in = gen.clone();
+    let mut live_out = vec![RegSet::EMPTY; n];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in (0..n).rev() {
+            let out = successors[b]
+                .iter()
+                .fold(RegSet::EMPTY, |acc, &s| acc.union(live_in[s]));
+            let inn = gen[b].union(RegSet(out.0 & !kill[b].0));
+            if out != live_out[b] || inn != live_in[b] {
+                live_out[b] = out;
+                live_in[b] = inn;
+                changed = true;
+            }
+        }
+    }
+    PhysLiveness { live_in, live_out }
 }
 
 #[cfg(test)]

@@ -1356,85 +1356,23 @@ impl InstKind {
 
     /// Calls `f` on every memory operand's address.
     pub fn visit_addresses_mut(&mut self, f: &mut dyn FnMut(&mut Address)) {
-        match self {
-            InstKind::Load { addr, .. }
-            | InstKind::Store { addr, .. }
-            | InstKind::AluMem { addr, .. }
-            | InstKind::Lea { addr, .. }
-            | InstKind::Lea32 { addr, .. } => f(addr),
-            InstKind::Extend {
-                src: Rm::Mem(a), ..
+        visit_addresses_exclusive(self, f);
+    }
+
+    /// Calls `f` on every memory operand's address, read-only.
+    pub fn visit_addresses(&self, f: &mut dyn FnMut(&Address)) {
+        visit_addresses_shared(self, f);
+    }
+
+    /// The stack slots the instruction's memory operands address.
+    pub fn slots_addressed(&self) -> Vec<StackSlotId> {
+        let mut slots = Vec::new();
+        self.visit_addresses(&mut |a| {
+            if let AddressBase::Slot(s) = a.base {
+                slots.push(s);
             }
-            | InstKind::Imul {
-                src: Rm::Mem(a), ..
-            }
-            | InstKind::ImulImm {
-                src: Rm::Mem(a), ..
-            }
-            | InstKind::Cmov {
-                src: Rm::Mem(a), ..
-            }
-            | InstKind::Div {
-                divisor: Rm::Mem(a),
-                ..
-            }
-            | InstKind::Test {
-                lhs: Rm::Mem(a), ..
-            }
-            | InstKind::Alu {
-                src: Rmi::Mem(a), ..
-            }
-            | InstKind::FpArith {
-                src: Rm::Mem(a), ..
-            }
-            | InstKind::FpSqrt {
-                src: Rm::Mem(a), ..
-            }
-            | InstKind::FpCmp {
-                rhs: Rm::Mem(a), ..
-            }
-            | InstKind::FpCmpMask {
-                src: Rm::Mem(a), ..
-            }
-            | InstKind::IntToFp {
-                src: Rm::Mem(a), ..
-            }
-            | InstKind::FpToInt {
-                src: Rm::Mem(a), ..
-            }
-            | InstKind::FpConvert {
-                src: Rm::Mem(a), ..
-            }
-            | InstKind::MovToXmm {
-                src: Rm::Mem(a), ..
-            }
-            | InstKind::BitScan {
-                src: Rm::Mem(a), ..
-            }
-            | InstKind::MulWide {
-                src: Rm::Mem(a), ..
-            } => f(a),
-            InstKind::InlineAsm(asm) => {
-                for op in asm.instrs.iter_mut().flat_map(|i| &mut i.operands) {
-                    if let AsmOperand::Mem(a) = op {
-                        f(a);
-                    }
-                }
-            }
-            InstKind::FpLoad { addr, .. }
-            | InstKind::FpStore { addr, .. }
-            | InstKind::VecLoad { addr, .. }
-            | InstKind::VecStore { addr, .. } => f(addr),
-            InstKind::Cmp { lhs, rhs, .. } => {
-                if let Rm::Mem(a) = lhs {
-                    f(a);
-                }
-                if let Rmi::Mem(a) = rhs {
-                    f(a);
-                }
-            }
-            _ => {}
-        }
+        });
+        slots
     }
 
     /// Calls `f` on every explicit register operand, read-only.
@@ -1667,6 +1605,97 @@ macro_rules! reg_visitor {
     };
 }
 
+/// Defines an address visitor over an instruction, shared (`&`) or
+/// exclusive (`&mut`), from one body so the two cannot disagree.
+macro_rules! address_visitor {
+    ($name:ident, $iter:ident $(, $m:ident)?) => {
+        fn $name(kind: &$($m)? InstKind, f: &mut dyn FnMut(&$($m)? Address)) {
+            match kind {
+                InstKind::Load { addr, .. }
+                | InstKind::Store { addr, .. }
+                | InstKind::AluMem { addr, .. }
+                | InstKind::Lea { addr, .. }
+                | InstKind::Lea32 { addr, .. } => f(addr),
+                InstKind::Extend {
+                    src: Rm::Mem(a), ..
+                }
+                | InstKind::Imul {
+                    src: Rm::Mem(a), ..
+                }
+                | InstKind::ImulImm {
+                    src: Rm::Mem(a), ..
+                }
+                | InstKind::Cmov {
+                    src: Rm::Mem(a), ..
+                }
+                | InstKind::Div {
+                    divisor: Rm::Mem(a),
+                    ..
+                }
+                | InstKind::Test {
+                    lhs: Rm::Mem(a), ..
+                }
+                | InstKind::Alu {
+                    src: Rmi::Mem(a), ..
+                }
+                | InstKind::FpArith {
+                    src: Rm::Mem(a), ..
+                }
+                | InstKind::FpSqrt {
+                    src: Rm::Mem(a), ..
+                }
+                | InstKind::FpCmp {
+                    rhs: Rm::Mem(a), ..
+                }
+                | InstKind::FpCmpMask {
+                    src: Rm::Mem(a), ..
+                }
+                | InstKind::IntToFp {
+                    src: Rm::Mem(a), ..
+                }
+                | InstKind::FpToInt {
+                    src: Rm::Mem(a), ..
+                }
+                | InstKind::FpConvert {
+                    src: Rm::Mem(a), ..
+                }
+                | InstKind::MovToXmm {
+                    src: Rm::Mem(a), ..
+                }
+                | InstKind::BitScan {
+                    src: Rm::Mem(a), ..
+                }
+                | InstKind::MulWide {
+                    src: Rm::Mem(a), ..
+                } => f(a),
+                InstKind::InlineAsm(asm) => {
+                    for op in asm.instrs.$iter().flat_map(|i| &$($m)? i.operands) {
+                        if let AsmOperand::Mem(a) = op {
+                            f(a);
+                        }
+                    }
+                }
+                InstKind::FpLoad { addr, .. }
+                | InstKind::FpStore { addr, .. }
+                | InstKind::VecLoad { addr, .. }
+                | InstKind::VecStore { addr, .. } => f(addr),
+                InstKind::Cmp { lhs, rhs, .. } => {
+                    if let Rm::Mem(a) = lhs {
+                        f(a);
+                    }
+                    if let Rmi::Mem(a) = rhs {
+                        f(a);
+                    }
+                }
+                _ => {}
+            }
+        }
+    };
+}
+
+address_visitor!(visit_addresses_shared, iter);
+address_visitor!(visit_addresses_exclusive, iter_mut, mut);
+
 reg_visitor!(visit_regs_shared);
 reg_visitor!(visit_regs_exclusive, mut);
 
@@ -1820,6 +1849,15 @@ impl Function {
             }
         };
         ConstantId(index as u32)
+    }
+
+    /// Whether each stack slot (by index) is a register allocator's spill
+    /// slot, which only spill code addresses.
+    pub fn spill_slot_mask(&self) -> Vec<bool> {
+        self.stack_slots
+            .iter()
+            .map(|slot| slot.kind == StackSlotKind::Spill)
+            .collect()
     }
 
     /// A fresh empty block appended to the layout.

@@ -30,8 +30,11 @@ pub mod peephole;
 pub mod pipeline;
 pub mod regalloc;
 pub mod reload_hoist;
+pub mod slot_forwarding;
 pub mod symbol_cse;
 pub mod target;
+#[cfg(test)]
+mod test_support;
 pub mod unsupported;
 pub mod zext;
 

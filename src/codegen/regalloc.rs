@@ -45,17 +45,10 @@
 //!    spilled. Another round allocates the rewritten code; rounds stop when
 //!    nothing is spilled.
 //!
-//! 4. After the last round, a reload of a general-purpose spill slot whose
-//!    value a register still holds (it was stored from there or loaded
-//!    there, and neither changed since, on every path: a forward dataflow
-//!    over the jumps, which may leave a block from its middle) becomes a
-//!    copy from that register, or disappears when it is the same register;
-//!    a slot read as an operand of an ALU instruction or compare reads the
-//!    register instead, and a spill store of a register already holding the
-//!    slot's value is deleted. A spill store that a second store to the
-//!    slot overwrites in the same block before anything reads it is
-//!    deleted; debug values between that named the slot name the stored
-//!    register while it holds the value, and have no location after.
+//! 4. After the last round, [`slot_forwarding`] reads registers that still
+//!    hold a spill slot's value instead of the slot, moves spill stores a
+//!    back edge makes redundant into the other predecessors, and deletes
+//!    reloads and copies nothing reads.
 //! 5. Then a slot a loop only reads moves into a register the loop leaves
 //!    free, loaded where the loop is entered ([`reload_hoist`]).
 //!
@@ -75,16 +68,15 @@
 //!
 //! Cost: each round is linear in instructions plus a log factor per live
 //! range; rounds are few (spill temporaries are tiny and never spill).
-//! Step 4's dataflow walks every block until the pairs at its jumps stop
-//! changing (they only shrink), a few passes.
 
 use super::liveness::{self, intersects, DebugPosition, Liveness, Range};
 use super::loop_depth;
 use super::mir::{
-    Access, Address, AddressBase, BlockId, DbgOperand, FpSize, Function, Gpr, GprSet, Inst,
-    InstKind, PhysReg, Reg, RegClass, Ri, Rm, Rmi, StackSlotId, StackSlotKind, VReg, Width,
+    Access, Address, BlockId, DbgOperand, FpSize, Function, Gpr, GprSet, Inst, InstKind, PhysReg,
+    Reg, RegClass, Ri, Rm, Rmi, StackSlotId, StackSlotKind, VReg, Width,
 };
 use super::reload_hoist;
+use super::slot_forwarding;
 use crate::x86::abi::{allocation_order, CALLEE_SAVED};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -157,7 +149,7 @@ fn allocate_with(f: &mut Function, window: usize) -> Result<Allocation, Regalloc
         if spilled.is_empty() {
             place_debug_values(f, &live, &outcome.assignment);
             apply_assignment(f, &outcome.assignment);
-            forward_reloads(f);
+            slot_forwarding::run(f);
             reload_hoist::run(f);
             return Ok(Allocation {
                 callee_saved_used: callee_saved_written(f),
@@ -727,277 +719,6 @@ fn apply_assignment(f: &mut Function, assignment: &[Option<PhysReg>]) {
     }
 }
 
-/// Step 4: tracks which general-purpose registers hold each spill slot's
-/// 64-bit value (after a spill store or a reload, until the register is
-/// written or the slot written otherwise), and reads the register instead
-/// of the slot: a reload into the same register is dropped, into another
-/// becomes a copy, a slot operand of an ALU instruction or compare becomes
-/// the register, and a spill store of a register that already holds the
-/// slot's value is dropped. A block starts with the pairs that hold at the
-/// end of every predecessor (a forward dataflow to a fixed point; the entry
-/// block and blocks without predecessors start knowing nothing). A spill
-/// store overwritten by the next store to its slot in the same block, with
-/// no read between, is deleted ([`describe_by_register`] mends the debug
-/// values between). Debug instructions never decide anything (so code is
-/// the same with and without them).
-fn forward_reloads(f: &mut Function) {
-    let is_spill: Vec<bool> = f
-        .stack_slots
-        .iter()
-        .map(|slot| slot.kind == StackSlotKind::Spill)
-        .collect();
-    let n = f.blocks.len();
-    let mut predecessors: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for b in 0..n {
-        for s in f.successors(BlockId(b as u32)) {
-            predecessors[s.0 as usize].push(b);
-        }
-    }
-    // The pairs each block's jumps (and its fall-through) carry to their
-    // targets, sorted; `None` is "not reached yet" (every pair holds).
-    let mut edges: Vec<Option<Vec<(BlockId, SlotHolders)>>> = vec![None; n];
-    let entry_state = |b: usize, edges: &[Option<Vec<(BlockId, SlotHolders)>>]| {
-        if b == 0 || predecessors[b].is_empty() {
-            return Vec::new();
-        }
-        let mut reached = predecessors[b]
-            .iter()
-            .filter_map(|&p| edges[p].as_ref())
-            .flatten()
-            .filter(|(to, _)| to.0 as usize == b)
-            .map(|(_, state)| state);
-        let Some(first) = reached.next() else {
-            return Vec::new();
-        };
-        let mut meet = first.clone();
-        for other in reached {
-            meet.retain(|h| other.contains(h));
-        }
-        meet
-    };
-    // A worklist over blocks: a block runs again when what reaches it
-    // shrank. Its last run saw the final state, so that run's code stays.
-    let mut rewritten: Vec<Vec<Inst>> = vec![Vec::new(); n];
-    let mut worklist: Vec<usize> = (0..n).rev().collect();
-    let mut queued = vec![true; n];
-    while let Some(b) = worklist.pop() {
-        queued[b] = false;
-        let state = entry_state(b, &edges);
-        let insts = f.blocks[b].insts.clone();
-        let (code, mut out, end) = forward_in_block(insts, state, &is_spill, &f.jump_tables);
-        rewritten[b] = code;
-        if let (Some(end), true) = (end, b + 1 < n) {
-            out.push((BlockId(b as u32 + 1), end));
-        }
-        for (_, state) in &mut out {
-            state.sort_unstable();
-        }
-        if edges[b].as_ref() != Some(&out) {
-            for (to, _) in &out {
-                let t = to.0 as usize;
-                if !queued[t] {
-                    queued[t] = true;
-                    worklist.push(t);
-                }
-            }
-            edges[b] = Some(out);
-        }
-    }
-    for (block, code) in f.blocks.iter_mut().zip(rewritten) {
-        block.insts = code;
-    }
-}
-
-/// Pairs of a spill slot and a register holding its value (the first pair
-/// of a slot names the register its reloads read).
-type SlotHolders = Vec<(StackSlotId, Gpr)>;
-
-/// [`forward_reloads`] over one block's instructions, starting from the
-/// pairs known on entry; returns the new instructions, the pairs known at
-/// each jump (a block may jump from its middle) with its target, and those
-/// known at the end if control falls through to the next block.
-fn forward_in_block(
-    insts: Vec<Inst>,
-    mut holds: SlotHolders,
-    is_spill: &[bool],
-    jump_tables: &[Vec<BlockId>],
-) -> (Vec<Inst>, Vec<(BlockId, SlotHolders)>, Option<SlotHolders>) {
-    // The whole-slot address of a spill slot, if `addr` is one.
-    let spill_slot = |addr: &Address| match addr {
-        Address {
-            base: AddressBase::Slot(s),
-            index: None,
-            disp: 0,
-        } if is_spill[s.0 as usize] => Some(*s),
-        _ => None,
-    };
-    let gpr = |r: Reg| match r {
-        Reg::Phys(PhysReg::Gpr(g)) => Some(g),
-        _ => None,
-    };
-    // Spill stores nothing has read yet: (slot, index in `out`, register
-    // stored); and the indices of stores found dead.
-    let mut unread: Vec<(StackSlotId, usize, Gpr)> = Vec::new();
-    let mut dead: Vec<usize> = Vec::new();
-    let mut out = Vec::with_capacity(insts.len());
-    let mut jumps: Vec<(BlockId, SlotHolders)> = Vec::new();
-    let mut falls_through = true;
-    for mut inst in insts {
-        if inst.is_debug() {
-            out.push(inst);
-            continue;
-        }
-        falls_through = true;
-        match &inst.kind {
-            InstKind::Jcc { target, .. } => jumps.push((*target, holds.clone())),
-            InstKind::Jmp { target } => {
-                jumps.push((*target, holds.clone()));
-                falls_through = false;
-            }
-            InstKind::JmpIndirect { table, .. } => {
-                let targets = &jump_tables[table.0 as usize];
-                jumps.extend(targets.iter().map(|&t| (t, holds.clone())));
-                falls_through = false;
-            }
-            InstKind::Ret { .. } | InstKind::TailJump { .. } | InstKind::Ud2 => {
-                falls_through = false
-            }
-            _ => {}
-        }
-        let held = |slot: StackSlotId, holds: &[(StackSlotId, Gpr)]| {
-            holds.iter().find(|h| h.0 == slot).map(|h| h.1)
-        };
-        // What the instruction leaves in a slot's register, if it is a
-        // spill store or reload.
-        let mut now_holds: Option<(StackSlotId, Gpr)> = None;
-        match &mut inst.kind {
-            InstKind::Load {
-                dst,
-                addr,
-                width: Width::W64,
-            } => {
-                if let (Some(slot), Some(d)) = (spill_slot(addr), gpr(*dst)) {
-                    match held(slot, &holds) {
-                        Some(g) if g == d => continue,
-                        Some(g) => {
-                            inst.kind = InstKind::Copy {
-                                dst: *dst,
-                                src: g.into(),
-                            }
-                        }
-                        None => {}
-                    }
-                    now_holds = Some((slot, d));
-                }
-            }
-            InstKind::Store {
-                src: Ri::Reg(src),
-                addr,
-                width: Width::W64,
-            } => {
-                if let (Some(slot), Some(g)) = (spill_slot(addr), gpr(*src)) {
-                    if holds.contains(&(slot, g)) {
-                        // The slot already holds this register's value.
-                        continue;
-                    }
-                    holds.retain(|h| h.0 != slot);
-                    holds.push((slot, g));
-                    if let Some(p) = unread.iter().position(|u| u.0 == slot) {
-                        let (_, index, stored) = unread.swap_remove(p);
-                        dead.push(index);
-                        describe_by_register(&mut out[index + 1..], slot, stored);
-                    }
-                    unread.push((slot, out.len(), g));
-                    out.push(inst);
-                    continue;
-                }
-            }
-            InstKind::Alu {
-                src: src @ Rmi::Mem(_),
-                ..
-            }
-            | InstKind::Cmp {
-                rhs: src @ Rmi::Mem(_),
-                ..
-            } => {
-                if let Rmi::Mem(addr) = src {
-                    if let Some(g) = spill_slot(addr).and_then(|slot| held(slot, &holds)) {
-                        *src = Rmi::Reg(g.into());
-                    }
-                }
-            }
-            InstKind::Cmp {
-                lhs: lhs @ Rm::Mem(_),
-                ..
-            } => {
-                if let Rm::Mem(addr) = lhs {
-                    if let Some(g) = spill_slot(addr).and_then(|slot| held(slot, &holds)) {
-                        *lhs = Rm::Reg(g.into());
-                    }
-                }
-            }
-            _ => {}
-        }
-        // Anything else touching a spill slot may write it; anything
-        // touching it reads it.
-        inst.kind.visit_addresses_mut(&mut |addr| {
-            if let AddressBase::Slot(s) = addr.base {
-                if now_holds.is_none_or(|h| h.0 != s) {
-                    holds.retain(|h| h.0 != s);
-                }
-                unread.retain(|u| u.0 != s);
-            }
-        });
-        let mut written = inst.kind.implicit_defs().gprs();
-        inst.kind.visit_regs(&mut |r, access| {
-            if let (Some(g), Access::Def | Access::UseDef) = (gpr(r), access) {
-                written.insert(g);
-            }
-        });
-        holds.retain(|h| !written.contains(h.1));
-        // A reload leaves the slot as it was: its other holders stay.
-        holds.extend(now_holds);
-        out.push(inst);
-    }
-    dead.sort_unstable();
-    let mut index = 0;
-    out.retain(|_| {
-        index += 1;
-        dead.binary_search(&(index - 1)).is_err()
-    });
-    (out, jumps, falls_through.then_some(holds))
-}
-
-/// Debug values in `insts` (which follow a spill store of `stored` into
-/// `slot` that is being deleted) that name `slot` name `stored` instead
-/// while it keeps that value, and no location after it is written.
-fn describe_by_register(insts: &mut [Inst], slot: StackSlotId, stored: Gpr) {
-    let mut kept = true;
-    for inst in insts {
-        match &mut inst.kind {
-            InstKind::DbgValue(dbg) => {
-                for op in &mut dbg.operands {
-                    if matches!(*op, DbgOperand::SpillSlot(s, _) if s == slot) {
-                        *op = if kept {
-                            DbgOperand::Reg(stored.into())
-                        } else {
-                            DbgOperand::NoReg
-                        };
-                    }
-                }
-            }
-            kind => {
-                kept &= !kind.implicit_defs().gprs().contains(stored);
-                kind.visit_regs(&mut |r, access| {
-                    if r == Reg::from(stored) && access != Access::Use {
-                        kept = false;
-                    }
-                });
-            }
-        }
-    }
-}
-
 /// Callee-saved registers the code writes (rbp only where it is not the
 /// frame pointer).
 pub(super) fn callee_saved_written(f: &Function) -> GprSet {
@@ -1300,22 +1021,10 @@ fn spill_store(slot: StackSlotId, src: Reg, class: RegClass, loc: u32) -> Inst {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codegen::mir::{AluOp, CallTarget, Cond, DbgValue, Rmi};
+    use crate::codegen::mir::{AluOp, CallTarget, Cond, Rmi};
+    use crate::codegen::test_support::{dbg, mov, phys, ret};
     use crate::x86::abi::CALLER_SAVED;
     use expect_test::{expect, Expect};
-
-    fn phys(g: Gpr) -> Reg {
-        g.into()
-    }
-
-    fn dbg(variable: u32, operands: Vec<DbgOperand>) -> InstKind {
-        InstKind::DbgValue(DbgValue {
-            variable,
-            operands,
-            expr: 0,
-            indirect: false,
-        })
-    }
 
     /// Allocates a one-block function and compares the result.
     fn check(vregs: usize, insts: Vec<InstKind>, expected: Expect) -> Allocation {
@@ -1340,20 +1049,6 @@ mod tests {
             width: Width::W64,
             dst,
             src: Rmi::Reg(src),
-        }
-    }
-
-    fn mov(dst: Reg, imm: i64) -> InstKind {
-        InstKind::MovImm {
-            dst,
-            imm,
-            width: Width::W64,
-        }
-    }
-
-    fn ret() -> InstKind {
-        InstKind::Ret {
-            uses: vec![Gpr::Rax.into()],
         }
     }
 
@@ -1618,96 +1313,6 @@ mod tests {
     }
 
     #[test]
-    fn reloads_read_the_register_that_still_holds_the_slot() {
-        let mut f = Function::new("t");
-        let spill = f.new_stack_slot(8, 8, StackSlotKind::Spill);
-        let local = f.new_stack_slot(8, 8, StackSlotKind::Alloca);
-        f.new_block();
-        let load = |dst: Gpr, slot| InstKind::Load {
-            dst: phys(dst),
-            addr: Address::slot(slot, 0),
-            width: Width::W64,
-        };
-        let store = |src: Gpr, slot| InstKind::Store {
-            src: Ri::Reg(phys(src)),
-            addr: Address::slot(slot, 0),
-            width: Width::W64,
-        };
-        f.blocks[0].insts = [
-            store(Gpr::Rax, spill),
-            // Another register: a copy; the same register: nothing.
-            load(Gpr::Rcx, spill),
-            load(Gpr::Rax, spill),
-            // A slot operand reads the register.
-            InstKind::Alu {
-                op: AluOp::Add,
-                width: Width::W32,
-                dst: phys(Gpr::Rdx),
-                src: Rmi::Mem(Address::slot(spill, 0)),
-            },
-            InstKind::Cmp {
-                width: Width::W64,
-                lhs: Rm::Mem(Address::slot(spill, 0)),
-                rhs: Rmi::Imm(8),
-            },
-            // rax changes; rcx still holds the slot.
-            mov(phys(Gpr::Rax), 5),
-            load(Gpr::Rsi, spill),
-            // A call clobbers rcx and rsi: the slot is read again.
-            InstKind::Call {
-                target: CallTarget::Symbol("g".into()),
-                args: vec![],
-                rets: vec![],
-                clobbers: CALLER_SAVED,
-            },
-            load(Gpr::Rsi, spill),
-            // A new store: the slot now holds rbx.
-            store(Gpr::Rbx, spill),
-            load(Gpr::Rdi, spill),
-            // Nothing reads the slot before the next store: the store of
-            // rbx goes, and debug values naming the slot name rbx while it
-            // holds the value.
-            dbg(1, vec![DbgOperand::SpillSlot(spill, Width::W64)]),
-            mov(phys(Gpr::Rbx), 3),
-            dbg(2, vec![DbgOperand::SpillSlot(spill, Width::W64)]),
-            store(Gpr::Rdx, spill),
-            dbg(3, vec![DbgOperand::SpillSlot(spill, Width::W64)]),
-            // Allocas are memory the program may reach: never forwarded.
-            store(Gpr::Rbx, local),
-            load(Gpr::Rdi, local),
-            ret(),
-        ]
-        .into_iter()
-        .map(|k| Inst::new(k, 0))
-        .collect();
-        forward_reloads(&mut f);
-        expect![[r#"
-            name: t
-              %stack.0: size 8, align 8, spill
-              %stack.1: size 8, align 8, alloca
-            bb.0:
-              STORE64 [%stack.0], $rax
-              $rcx = COPY $rax
-              $rdx = ADD32 $rdx, $rax
-              CMP64 $rax, 8
-              $rax = MOV64 5
-              $rsi = COPY $rcx
-              CALL @g, args(), rets()
-              $rsi = LOAD64 [%stack.0]
-              $rdi = COPY $rbx
-              DBG_VALUE $rbx, !var1, !expr0
-              $rbx = MOV64 3
-              DBG_VALUE $noreg, !var2, !expr0
-              STORE64 [%stack.0], $rdx
-              DBG_VALUE %stack.0:64, !var3, !expr0
-              STORE64 [%stack.1], $rbx
-              $rdi = LOAD64 [%stack.1]
-              RET $rax
-        "#]]
-        .assert_eq(&f.to_string());
-    }
-
-    #[test]
     fn a_value_only_copied_between_spilled_values_is_spilled_with_them() {
         // %1 only carries %0 to %2 (both spilled): it joins them. %3 is
         // also added to: it stays. %4 is copied from %2 while %2 is still
@@ -1751,74 +1356,6 @@ mod tests {
             with_copies_of_spilled(&f, &live, vec![0, 2], &[false; 5]),
             [0, 1, 2]
         );
-    }
-
-    #[test]
-    fn slot_holders_cross_blocks_where_every_incoming_edge_agrees() {
-        // bb0: rax -> slot; jcc bb2 from the middle, then rax changes and
-        // rcx reloads the slot, falling into bb1. bb1 loops to itself and
-        // is entered holding the slot in rcx both ways: its reload becomes
-        // a copy and its store of rcx goes. bb2 is reached with rax from
-        // the jump and rcx, rdx from bb1: no register agrees.
-        let mut f = Function::new("t");
-        let spill = f.new_stack_slot(8, 8, StackSlotKind::Spill);
-        for _ in 0..3 {
-            f.new_block();
-        }
-        let load = |dst: Gpr| InstKind::Load {
-            dst: phys(dst),
-            addr: Address::slot(spill, 0),
-            width: Width::W64,
-        };
-        let store = |src: Gpr| InstKind::Store {
-            src: Ri::Reg(phys(src)),
-            addr: Address::slot(spill, 0),
-            width: Width::W64,
-        };
-        let jcc = |to: u32| InstKind::Jcc {
-            cond: Cond::E,
-            target: BlockId(to),
-        };
-        let blocks = [
-            vec![
-                store(Gpr::Rax),
-                jcc(2),
-                mov(phys(Gpr::Rax), 1),
-                load(Gpr::Rcx),
-            ],
-            vec![
-                load(Gpr::Rdx),
-                store(Gpr::Rcx),
-                InstKind::Cmp {
-                    width: Width::W64,
-                    lhs: Rm::Reg(phys(Gpr::Rdx)),
-                    rhs: Rmi::Imm(0),
-                },
-                jcc(1),
-            ],
-            vec![load(Gpr::Rsi), ret()],
-        ];
-        for (block, insts) in f.blocks.iter_mut().zip(blocks) {
-            block.insts = insts.into_iter().map(|k| Inst::new(k, 0)).collect();
-        }
-        forward_reloads(&mut f);
-        expect![[r#"
-            name: t
-              %stack.0: size 8, align 8, spill
-            bb.0:  ; succ bb.1, bb.2
-              STORE64 [%stack.0], $rax
-              JE bb.2
-              $rax = MOV64 1
-              $rcx = LOAD64 [%stack.0]
-            bb.1:  ; succ bb.1, bb.2
-              $rdx = COPY $rcx
-              CMP64 $rdx, 0
-              JE bb.1
-            bb.2:
-              $rsi = LOAD64 [%stack.0]
-              RET $rax
-        "#]]
-        .assert_eq(&f.to_string());
     }
 
     #[test]

@@ -32,10 +32,11 @@
 //! instructions only, so code is the same with and without debug
 //! information.
 
+use super::liveness::{self, PhysLiveness};
 use super::loop_depth::{depths_of, natural_loops, NaturalLoop};
 use super::mir::{
     Access, Address, AddressBase, BlockId, DbgOperand, Function, Inst, InstKind, PhysReg, Reg,
-    RegClass, Rm, Rmi, StackSlotId, StackSlotKind, Width,
+    RegClass, Rm, Rmi, StackSlotId, Width,
 };
 use crate::x86::abi::{allocation_order, CALLEE_SAVED};
 use crate::x86::regs::{GprSet, RegSet};
@@ -43,11 +44,7 @@ use crate::x86::regs::{GprSet, RegSet};
 /// Hoists loop-invariant spill reloads of the allocated `f` (see the module
 /// doc).
 pub fn run(f: &mut Function) {
-    let is_spill: Vec<bool> = f
-        .stack_slots
-        .iter()
-        .map(|slot| slot.kind == StackSlotKind::Spill)
-        .collect();
+    let is_spill = f.spill_slot_mask();
     if !is_spill.contains(&true) {
         return;
     }
@@ -126,7 +123,7 @@ fn hoist_in_loop(f: &mut Function, l: &NaturalLoop, inside: &[bool], state: &mut
                     touched.insert(p);
                 }
             });
-            let slots = slots_addressed(&mut inst.kind);
+            let slots = inst.kind.slots_addressed();
             match slot_read(&inst.kind) {
                 Some(s) if slots == [s] && is_spill[s.0 as usize] => {
                     match reads.iter_mut().find(|r| r.0 == s) {
@@ -142,7 +139,7 @@ fn hoist_in_loop(f: &mut Function, l: &NaturalLoop, inside: &[bool], state: &mut
     if reads.is_empty() {
         return false;
     }
-    let live = live.get_or_insert_with(|| phys_liveness(f));
+    let live = live.get_or_insert_with(|| liveness::physical(f));
     let header = l.header;
     let free: Vec<PhysReg> = order
         .iter()
@@ -219,75 +216,12 @@ fn hoist_in_loop(f: &mut Function, l: &NaturalLoop, inside: &[bool], state: &mut
     true
 }
 
-/// The physical registers live on entry to and exit from each block.
-struct PhysLiveness {
-    live_in: Vec<RegSet>,
-    live_out: Vec<RegSet>,
-}
-
-/// [`PhysLiveness`] of the allocated `f`: a backward dataflow over its
-/// blocks, explicit and implicit accesses alike.
-fn phys_liveness(f: &Function) -> PhysLiveness {
-    let n = f.blocks.len();
-    // Read before written (gen) and written (kill) in each block.
-    let mut gen = vec![RegSet::EMPTY; n];
-    let mut kill = vec![RegSet::EMPTY; n];
-    for (b, block) in f.blocks.iter().enumerate() {
-        for inst in block.insts.iter().filter(|i| !i.is_debug()) {
-            let mut uses = inst.kind.implicit_uses();
-            let mut defs = inst.kind.implicit_defs();
-            inst.kind.visit_regs(&mut |r, a| {
-                if let Reg::Phys(p) = r {
-                    if a != Access::Def {
-                        uses.insert(p);
-                    }
-                    if a != Access::Use {
-                        defs.insert(p);
-                    }
-                }
-            });
-            gen[b] = gen[b].union(RegSet(uses.0 & !kill[b].0));
-            kill[b] = kill[b].union(defs);
-        }
-    }
-    let successors = f.successor_lists();
-    let mut live_in = gen.clone();
-    let mut live_out = vec![RegSet::EMPTY; n];
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for b in (0..n).rev() {
-            let out = successors[b]
-                .iter()
-                .fold(RegSet::EMPTY, |acc, &s| acc.union(live_in[s]));
-            let inn = gen[b].union(RegSet(out.0 & !kill[b].0));
-            if out != live_out[b] || inn != live_in[b] {
-                live_out[b] = out;
-                live_in[b] = inn;
-                changed = true;
-            }
-        }
-    }
-    PhysLiveness { live_in, live_out }
-}
-
 /// Whether block `b` ends in a jump through a table.
 fn by_table(f: &Function, b: usize) -> bool {
     f.blocks[b]
         .insts
         .iter()
         .any(|i| matches!(i.kind, InstKind::JmpIndirect { .. }))
-}
-
-/// The stack slots an instruction addresses (it is only visited).
-fn slots_addressed(kind: &mut InstKind) -> Vec<StackSlotId> {
-    let mut slots = Vec::new();
-    kind.visit_addresses_mut(&mut |a| {
-        if let AddressBase::Slot(s) = a.base {
-            slots.push(s);
-        }
-    });
-    slots
 }
 
 /// The slot `kind` only reads in a form [`read_register`] rewrites: a
@@ -473,6 +407,7 @@ fn edge_block(f: &mut Function, from: usize, to: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::codegen::mir::StackSlotKind;
     use crate::codegen::mir::{AluOp, Block, Cond, Gpr};
 
     fn inst(kind: InstKind) -> Inst {
