@@ -878,15 +878,25 @@ fn fold_spilled_source(kind: &mut InstKind, spilled: &dyn Fn(&Reg) -> Option<Sta
         InstKind::Alu {
             src: src @ Rmi::Reg(_),
             ..
-        }
-        | InstKind::Cmp {
-            lhs: Rm::Reg(_),
-            rhs: src @ Rmi::Reg(_),
-            ..
         } => {
             if let Rmi::Reg(r) = src {
                 if let Some(slot) = spilled(r) {
                     *src = Rmi::Mem(Address::slot(slot, 0));
+                }
+            }
+        }
+        // Either side of a compare of two registers may be memory (the
+        // right one first), not both.
+        InstKind::Cmp {
+            lhs: lhs @ Rm::Reg(_),
+            rhs: rhs @ Rmi::Reg(_),
+            ..
+        } => {
+            if let (Rm::Reg(l), Rmi::Reg(r)) = (&*lhs, &*rhs) {
+                if let Some(slot) = spilled(r) {
+                    *rhs = Rmi::Mem(Address::slot(slot, 0));
+                } else if let Some(slot) = spilled(l) {
+                    *lhs = Rm::Mem(Address::slot(slot, 0));
                 }
             }
         }
@@ -1305,11 +1315,31 @@ mod tests {
             .collect();
         expect![[r#"
             [
-                "STORE64 [%stack.0], $rax",
+                "STORE64 [%stack.0], 7",
                 "$rax = ADD64 $rax, [%stack.0]",
             ]
         "#]]
         .assert_debug_eq(&touching_slots);
+    }
+
+    #[test]
+    fn a_compare_reads_one_spilled_side_from_its_slot() {
+        // The right side first; the left when only it is spilled; never
+        // both.
+        let slot = StackSlotId(0);
+        let spilled = |r: &Reg| matches!(r, Reg::Virt(VReg(0 | 1))).then_some(slot);
+        let compare = |lhs: u32, rhs: u32| {
+            let mut kind = InstKind::Cmp {
+                width: Width::W32,
+                lhs: Rm::Reg(v(lhs)),
+                rhs: Rmi::Reg(v(rhs)),
+            };
+            fold_spilled_source(&mut kind, &spilled);
+            kind.to_string()
+        };
+        assert_eq!(compare(2, 0), "CMP32 %2, [%stack.0]");
+        assert_eq!(compare(0, 2), "CMP32 [%stack.0], %2");
+        assert_eq!(compare(0, 1), "CMP32 %0, [%stack.0]");
     }
 
     #[test]

@@ -11,7 +11,10 @@
 //!    an operand of an ALU instruction or compare reads the register
 //!    instead, and a spill store of a register already holding the slot's
 //!    value is deleted. A spill store that a second store to the slot
-//!    overwrites in the same block before anything reads it is deleted.
+//!    overwrites in the same block before anything reads it is deleted. A
+//!    spill store of a register holding a constant the block set (`mov
+//!    $imm`) stores the constant instead, when it fits a sign-extended
+//!    32-bit immediate.
 //! 2. Store sinking: a spill store at the head of a block (nothing before
 //!    it in the block jumps, writes its register or touches its slot)
 //!    whose value the slot already holds on some incoming edge moves into
@@ -20,10 +23,11 @@
 //!    values share: a loop's back edge carries the value unchanged (a
 //!    reload into a register and a store back each iteration), other edges
 //!    a new one.
-//! 3. Dead definitions: a reload or a register copy whose destination is
-//!    written or dead before anything reads it (a backward liveness of the
-//!    physical registers) is deleted, until none is left; rule 2 leaves the
-//!    reloads that only fed a sunk store.
+//! 3. Dead definitions: a reload, a register copy or a whole-register
+//!    constant whose destination is written or dead before anything reads
+//!    it (a backward liveness of the physical registers) is deleted, until
+//!    none is left; rules 1 and 2 leave the reloads that only fed a sunk
+//!    store and the constants only stored.
 //!
 //! Debug values never decide anything (so code is the same with and
 //! without them); they are mended where a rule changes what a location
@@ -33,8 +37,8 @@
 //! above its old place that named the slot have no location; where rule 3
 //! deletes a definition, debug values that named its destination while it
 //! would have held the deleted value (a forward dataflow) name the slot
-//! reloaded (the register copied) while that holds the value on every
-//! path, and have no location elsewhere.
+//! reloaded (the register copied, the constant) while that holds the value
+//! on every path, and have no location elsewhere.
 //!
 //! Cost: rule 1's dataflow walks every block until the pairs at its jumps
 //! stop changing (they only shrink), a few passes; rule 2 is linear; rule
@@ -75,8 +79,9 @@ fn whole_spill_slot(addr: &Address, is_spill: &[bool]) -> Option<StackSlotId> {
 /// written or the slot written otherwise), and reads the register instead
 /// of the slot: a reload into the same register is dropped, into another
 /// becomes a copy, a slot operand of an ALU instruction or compare becomes
-/// the register, and a spill store of a register that already holds the
-/// slot's value is dropped. A block starts with the pairs that hold at the
+/// the register, a spill store of a register that already holds the
+/// slot's value is dropped, and one of a register holding a constant the
+/// block set stores the constant. A block starts with the pairs that hold at the
 /// end of every predecessor (a forward dataflow to a fixed point; the entry
 /// block and blocks without predecessors start knowing nothing). A spill
 /// store overwritten by the next store to its slot in the same block, with
@@ -174,6 +179,8 @@ fn forward_in_block(
     // Spill stores nothing has read yet: (slot, index in `out`, register
     // stored); and the indices of stores found dead.
     let mut unread: Vec<(StackSlotId, usize, Gpr)> = Vec::new();
+    // Registers holding a constant set in this block, with its 64-bit value.
+    let mut constants: Vec<(Gpr, i64)> = Vec::new();
     let mut dead: Vec<usize> = Vec::new();
     let mut out = Vec::with_capacity(insts.len());
     let mut jumps: EdgeHolders = Vec::new();
@@ -236,6 +243,19 @@ fn forward_in_block(
                         // The slot already holds this register's value.
                         continue;
                     }
+                    // A known constant is stored as an immediate (the
+                    // register may then be dead: rule 3).
+                    if let Some(imm) = constants
+                        .iter()
+                        .find(|c| c.0 == g)
+                        .and_then(|c| i32::try_from(c.1).ok())
+                    {
+                        inst.kind = InstKind::Store {
+                            src: Ri::Imm(imm),
+                            addr: addr.clone(),
+                            width: Width::W64,
+                        };
+                    }
                     holds.retain(|h| h.0 != slot);
                     holds.push((slot, g));
                     if let Some(p) = unread.iter().position(|u| u.0 == slot) {
@@ -291,6 +311,12 @@ fn forward_in_block(
             }
         });
         holds.retain(|h| !written.contains(h.1));
+        constants.retain(|c| !written.contains(c.0));
+        if let Some((Reg::Phys(PhysReg::Gpr(g)), DbgOperand::Imm(value))) =
+            register_constant(&inst.kind)
+        {
+            constants.push((g, value));
+        }
         // A reload leaves the slot as it was: its other holders stay.
         holds.extend(now_holds);
         out.push(inst);
@@ -502,9 +528,28 @@ fn delete_dead_definitions(f: &mut Function, is_spill: &[bool]) -> bool {
     true
 }
 
+/// The register a `mov $imm` of 32 or 64 bits writes whole, and the
+/// 64-bit value it leaves there as a debug operand.
+fn register_constant(kind: &InstKind) -> Option<(Reg, DbgOperand)> {
+    match *kind {
+        InstKind::MovImm {
+            dst,
+            imm,
+            width: Width::W32,
+        } => Some((dst, DbgOperand::Imm(i64::from(imm as u32)))),
+        InstKind::MovImm {
+            dst,
+            imm,
+            width: Width::W64,
+        } => Some((dst, DbgOperand::Imm(imm))),
+        _ => None,
+    }
+}
+
 /// A definition rule 3 may delete when its destination is dead: a reload
-/// of a whole general-purpose spill slot or a copy between registers (not
-/// the stack or frame pointer), with where its value can be read instead.
+/// of a whole general-purpose spill slot, a copy between registers or a
+/// constant written whole (not into the stack or frame pointer), with
+/// where its value can be read instead.
 fn dead_candidate(kind: &InstKind, is_spill: &[bool]) -> Option<(PhysReg, DbgOperand)> {
     let (dst, stand) = match kind {
         InstKind::Load {
@@ -519,6 +564,10 @@ fn dead_candidate(kind: &InstKind, is_spill: &[bool]) -> Option<(PhysReg, DbgOpe
             dst: Reg::Phys(dst),
             src: src @ Reg::Phys(_),
         } => (*dst, DbgOperand::Reg(*src)),
+        InstKind::MovImm { .. } => match register_constant(kind)? {
+            (Reg::Phys(dst), value) => (dst, value),
+            _ => return None,
+        },
         _ => return None,
     };
     let frame = [PhysReg::Gpr(Gpr::Rsp), PhysReg::Gpr(Gpr::Rbp)];
@@ -712,7 +761,8 @@ mod tests {
         // rdx), and bb1's reload, now feeding nothing, goes. Debug values:
         // var1 named the slot above the store (the old value): no
         // location; var2 named rdx, which bb1 no longer loads, but the slot
-        // holds the value on both edges: the slot.
+        // holds the value on both edges: the slot. (bb0's constant is
+        // stored as an immediate; bb3's rdx = 7 is never read and goes.)
         let mut f = Function::new("t");
         let s = f.new_stack_slot(8, 8, StackSlotKind::Spill);
         let jump = |cond: Option<Cond>, to: u32| match cond {
@@ -756,8 +806,7 @@ mod tests {
             name: t
               %stack.0: size 8, align 8, spill
             bb.0:  ; succ bb.1, bb.2
-              $rcx = MOV64 1
-              STORE64 [%stack.0], $rcx
+              STORE64 [%stack.0], 1
               CMP64 $rax, 0
               JE bb.2
             bb.1:  ; succ bb.3
@@ -768,11 +817,48 @@ mod tests {
             bb.3:  ; succ bb.1, bb.4
               DBG_VALUE $noreg, !var1, !expr0
               DBG_VALUE %stack.0:64, !var2, !expr0
-              $rdx = MOV64 7
               CMP64 $rax, 0
               JNE bb.1
             bb.4:
               $rax = LOAD64 [%stack.0]
+              RET $rax
+        "#]]
+        .assert_eq(&f.to_string());
+    }
+
+    #[test]
+    fn a_constant_is_stored_as_an_immediate_and_its_dead_register_goes() {
+        // r13 = 0 only to be stored: the store takes the immediate, the
+        // mov goes, and var1 (r13) is the constant. rax = 2^32 - 1 (a
+        // 32-bit mov) does not fit a sign-extended immediate: it stays.
+        let mut f = Function::new("t");
+        let s = f.new_stack_slot(8, 8, StackSlotKind::Spill);
+        let t = f.new_stack_slot(8, 8, StackSlotKind::Spill);
+        set_blocks(
+            &mut f,
+            vec![vec![
+                mov(phys(Gpr::R13), 0),
+                dbg(1, vec![DbgOperand::Reg(phys(Gpr::R13))]),
+                store(Gpr::R13, s),
+                InstKind::MovImm {
+                    dst: phys(Gpr::Rax),
+                    imm: -1,
+                    width: Width::W32,
+                },
+                store(Gpr::Rax, t),
+                ret(),
+            ]],
+        );
+        run(&mut f);
+        expect![[r#"
+            name: t
+              %stack.0: size 8, align 8, spill
+              %stack.1: size 8, align 8, spill
+            bb.0:
+              DBG_VALUE 0, !var1, !expr0
+              STORE64 [%stack.0], 0
+              $rax = MOV32 -1
+              STORE64 [%stack.1], $rax
               RET $rax
         "#]]
         .assert_eq(&f.to_string());
@@ -815,7 +901,8 @@ mod tests {
         // rdx is reloaded and copied to rsi, both overwritten unread: both
         // go. var1 (rdx) reads the slot instead; var2 (rsi, a copy of the
         // lost rdx) too; var3 and var4 name them after a store changed the
-        // slot: no location. rdi's reload is read: it stays.
+        // slot: no location. rdi's reload is read: it stays. The constants
+        // rdx and rsi get after are never read: they go too.
         let mut f = Function::new("t");
         let s = f.new_stack_slot(8, 8, StackSlotKind::Spill);
         let t = f.new_stack_slot(8, 8, StackSlotKind::Spill);
@@ -856,8 +943,6 @@ mod tests {
               STORE64 [%stack.0], $rax
               DBG_VALUE $noreg, !var3, !expr0
               DBG_VALUE $noreg, !var4, !expr0
-              $rdx = MOV64 1
-              $rsi = MOV64 2
               $rax = ADD64 $rax, $rdi
               RET $rax
         "#]]
