@@ -699,10 +699,16 @@ impl<'a> Selector<'a> {
     /// p - 1`): each use reads `[base + i + disp]`, as LLVM's selection
     /// sinks address arithmetic into its users, so no `lea` keeps `p` in a
     /// register. Only a GEP with at most one variable index, of 64 bits
-    /// (no extension repeated per use), qualifies.
+    /// (no extension repeated per use), qualifies. A GEP with constant
+    /// indices only (a field's address, `p = base + 0x20000`) may also be
+    /// the base of folded GEPs with a variable index (`load p[i]` reads
+    /// `[base + i*2 + 0x20000]`): the one index register is theirs, and
+    /// only `base` stays live, not `p` beside it.
     fn classify_address_bases(&mut self, uses: &[u32]) {
         let f = self.f;
         let mut foldable = vec![0u32; f.insts.len()];
+        // Uses as the base of a folded GEP with a variable index.
+        let mut indexed = vec![false; f.insts.len()];
         for block in &f.blocks {
             for &id in &block.insts {
                 match &f.inst(id).kind {
@@ -718,10 +724,11 @@ impl<'a> Selector<'a> {
                         base: Value::Inst(g),
                         indices,
                         ..
-                    } if self.lowering[id.0 as usize] == Lowering::FoldedAddress
-                        && indices.iter().all(|x| self.const_int(x).is_some()) =>
-                    {
+                    } if self.lowering[id.0 as usize] == Lowering::FoldedAddress => {
                         foldable[g.0 as usize] += 1;
+                        if indices.iter().any(|x| self.const_int(x).is_none()) {
+                            indexed[g.0 as usize] = true;
+                        }
                     }
                     _ => {}
                 }
@@ -741,7 +748,7 @@ impl<'a> Selector<'a> {
                     && f.inst(id).ty == Type::Ptr
                     && uses[i] > 0
                     && foldable[i] == uses[i]
-                    && variable.len() <= 1
+                    && variable.len() <= usize::from(!indexed[i])
                     && variable.iter().all(|x| f.value_type(x) == Type::Int(64))
                 {
                     self.lowering[i] = Lowering::FoldedAddress;
