@@ -253,6 +253,19 @@ define i32 @low_parts(i32 %a) {
   ret i32 %r
 }
 
+define i32 @late_sum(i32 %a, i32 %b, i32 %len, i32 %lim) {
+entry:
+  %ne = icmp ne i32 %a, %b
+  %end = add i32 %len, %a
+  %over = icmp ugt i32 %end, %lim
+  %either = or i1 %ne, %over
+  br i1 %either, label %out, label %in
+in:
+  ret i32 1
+out:
+  ret i32 0
+}
+
 define i32 @field_table(ptr %ctx, i32 %i, i32 %n) {
 entry:
   %t = getelementptr inbounds i8, ptr %ctx, i64 131072
@@ -291,6 +304,7 @@ long scan(char *, long);
 int pack(int, int);
 int low_parts(int);
 int field_table(unsigned short *, int, int);
+int late_sum(int, int, int, int);
 static unsigned short ctx[2 * 65536];
 int main(void) {
   unsigned bits[4] = {0x80000001u, 0x00010000u, 0u, 0xffffffffu};
@@ -324,7 +338,9 @@ int main(void) {
   printf(" %ld %ld %d\n", scan(text, 7), scan(text, 2), pack(0x1234, 0x5b));
   printf("%d %d %d", low_parts(0x12345678), low_parts(-1), low_parts(0x1ff));
   for (int j = 0; j < 65536; j++) ctx[65536 + j] = (unsigned short)(j * 40503u + 17);
-  printf(" %d %d\n", field_table(ctx, 0x10005, 1), field_table(ctx, 9, 1000));
+  printf(" %d %d", field_table(ctx, 0x10005, 1), field_table(ctx, 9, 1000));
+  printf(" %d%d%d%d\n", late_sum(3, 3, 4, 7), late_sum(3, 3, 5, 7), late_sum(3, 4, 0, 9),
+         late_sum(-1, -1, 1, 5));
   return 0;
 }
 "#;
@@ -347,7 +363,7 @@ fn selection_patterns_run_like_llc() {
          3 2002 4004 6000 3 3 3 3 3 3 3 3 \n\
          55 30 1 -1 9 0 5 7\n\
          0 91 5 135 36 115 153 190 255 255 210 173 136 99 62 25 244 207 186 183 52 77 142 75 16 89 19 14 10 3 0 74571\n\
-         308076216 16711424 130816 5924 64169\n"
+         308076216 16711424 130816 5924 64169 1001\n"
     );
 }
 
@@ -826,6 +842,37 @@ fn a_field_base_folds_into_indexed_loads() {
           JMP bb.1
         bb.3:
           $rax = COPY %7
+          RET $rax
+    "#]],
+    );
+}
+
+/// `a != b || len + a > lim` (lz4's `matchLength != longest || ...`): the
+/// add is selected after the first jump, at the test that reads it.
+#[test]
+fn an_operand_of_a_later_test_is_selected_at_it() {
+    check(
+        "late_sum",
+        expect_test::expect![[r#"
+        name: late_sum
+        bb.0:  ; succ bb.1, bb.2
+          %4 = COPY $rdi
+          %5 = COPY $rsi
+          %6 = COPY $rdx
+          %7 = COPY $rcx
+          CMP32 %4, %5
+          JNE bb.2
+          %1 = COPY %6
+          %1 = ADD32 %1, %4
+          CMP32 %1, %7
+          JA bb.2
+        bb.1:
+          %8 = MOV32 1
+          $rax = COPY %8
+          RET $rax
+        bb.2:
+          %9 = MOV32 0
+          $rax = COPY %9
           RET $rax
     "#]],
     );

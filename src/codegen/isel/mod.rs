@@ -36,7 +36,8 @@
 //! [`aggregate`] and [`wide`] (multi-register values, `i128`), [`varargs`]
 //! (variadic definitions),
 //! [`intrinsics`] ([`x86_intrinsics`] for `llvm.x86.*` and the thread
-//! pointer), [`control`] (branches, phis, switches), [`records`]
+//! pointer), [`control`] (branches, phis, switches; [`late_operands`]: an
+//! operation only a chain's later test reads is selected at it), [`records`]
 //! (debug records), [`data`] (global initialisers).
 //!
 //! Promises: every machine instruction carries the IR instruction's
@@ -60,6 +61,7 @@ mod flags;
 mod fold;
 mod fp;
 mod intrinsics;
+mod late_operands;
 mod memory;
 mod odd_width;
 mod records;
@@ -336,8 +338,12 @@ struct Selector<'a> {
     /// or as the ALU instruction whose result they test against zero, with
     /// that instruction (see [`flags`]).
     flag_setting_subs: HashMap<InstId, InstId>,
-    /// The instructions of `flag_setting_subs`, selected by their compare.
+    /// The instructions of `flag_setting_subs` and `late_operands`,
+    /// selected by their compare.
     selected_by_compares: std::collections::HashSet<InstId>,
+    /// Operations selected right before a later test of a branch chain,
+    /// their only user (see [`late_operands`]).
+    late_operands: HashMap<InstId, Vec<InstId>>,
     /// Edge blocks made for critical edges (pred, succ) → MIR block.
     edge_blocks: HashMap<(u32, u32), MBlock>,
     /// Edge blocks in creation order, with the block they leave.
@@ -398,6 +404,7 @@ impl<'a> Selector<'a> {
             reused_flags: HashMap::new(),
             flag_setting_subs: HashMap::new(),
             selected_by_compares: std::collections::HashSet::new(),
+            late_operands: HashMap::new(),
             edge_blocks: HashMap::new(),
             edge_order: Vec::new(),
             current: MBlock(0),
@@ -660,6 +667,9 @@ impl<'a> Selector<'a> {
         let deferred = self.classify_flag_setting_alus();
         self.flag_setting_subs.extend(deferred);
         self.selected_by_compares = self.flag_setting_subs.values().copied().collect();
+        self.late_operands = self.classify_late_operands(&uses, &user);
+        let late = self.late_operands.values().flatten().copied();
+        self.selected_by_compares.extend(late);
         self.classify_scaled_adds(&uses, &user);
         self.classify_fp80_copies(&uses);
         // Allocas become stack slots (entry or not: the frame is fixed).
