@@ -266,6 +266,16 @@ out:
   ret i32 0
 }
 
+define i32 @struct_fields(ptr %opt, i64 %pos, i32 %v) {
+  %p0 = getelementptr inbounds { i32, i32, i32, i32 }, ptr %opt, i64 %pos, i32 0
+  %p1 = getelementptr inbounds { i32, i32, i32, i32 }, ptr %opt, i64 %pos, i32 1
+  %p3 = getelementptr inbounds { i32, i32, i32, i32 }, ptr %opt, i64 %pos, i32 3
+  %x = load i32, ptr %p0, align 4
+  store i32 %v, ptr %p1, align 4
+  store i32 %x, ptr %p3, align 4
+  ret i32 %x
+}
+
 define i32 @field_table(ptr %ctx, i32 %i, i32 %n) {
 entry:
   %t = getelementptr inbounds i8, ptr %ctx, i64 131072
@@ -305,6 +315,7 @@ int pack(int, int);
 int low_parts(int);
 int field_table(unsigned short *, int, int);
 int late_sum(int, int, int, int);
+int struct_fields(int *, long, int);
 static unsigned short ctx[2 * 65536];
 int main(void) {
   unsigned bits[4] = {0x80000001u, 0x00010000u, 0u, 0xffffffffu};
@@ -341,6 +352,11 @@ int main(void) {
   printf(" %d %d", field_table(ctx, 0x10005, 1), field_table(ctx, 9, 1000));
   printf(" %d%d%d%d\n", late_sum(3, 3, 4, 7), late_sum(3, 3, 5, 7), late_sum(3, 4, 0, 9),
          late_sum(-1, -1, 1, 5));
+  int opt[16];
+  for (int j = 0; j < 16; j++) opt[j] = j * 3;
+  printf("%d %d", struct_fields(opt, 2, 77), struct_fields(opt, 3, -5));
+  for (int j = 0; j < 16; j++) printf(" %d", opt[j]);
+  printf("\n");
   return 0;
 }
 "#;
@@ -363,7 +379,8 @@ fn selection_patterns_run_like_llc() {
          3 2002 4004 6000 3 3 3 3 3 3 3 3 \n\
          55 30 1 -1 9 0 5 7\n\
          0 91 5 135 36 115 153 190 255 255 210 173 136 99 62 25 244 207 186 183 52 77 142 75 16 89 19 14 10 3 0 74571\n\
-         308076216 16711424 130816 5924 64169 1001\n"
+         308076216 16711424 130816 5924 64169 1001\n\
+         24 36 0 3 6 9 12 15 18 21 24 77 30 24 36 -5 42 36\n"
     );
 }
 
@@ -873,6 +890,28 @@ fn an_operand_of_a_later_test_is_selected_at_it() {
         bb.2:
           %9 = MOV32 0
           $rax = COPY %9
+          RET $rax
+    "#]],
+    );
+}
+
+/// Fields of one array element of a 16-byte struct (lz4's `opt[pos]`): one
+/// `imul` of the index for the block, each access at its field's offset.
+#[test]
+fn a_scaled_index_is_computed_once_per_block() {
+    check(
+        "struct_fields",
+        expect_test::expect![[r#"
+        name: struct_fields
+        bb.0:
+          %4 = COPY $rdi
+          %5 = COPY $rsi
+          %6 = COPY $rdx
+          %7 = IMUL64 %5, 16
+          %3 = LOAD32 [%4 + %7*1]
+          STORE32 [%4 + %7*1 + 4], %6
+          STORE32 [%4 + %7*1 + 12], %3
+          $rax = COPY %3
           RET $rax
     "#]],
     );

@@ -315,6 +315,11 @@ enum Lowering {
     Fp80Copy,
 }
 
+/// A GEP index multiplied by a stride no addressing mode scales by: the
+/// index register, its bits, the stride, and the register holding the
+/// product.
+type ScaledIndex = ((Reg, u32, u64), Reg);
+
 /// The state of selecting one function.
 struct Selector<'a> {
     module: &'a Module,
@@ -344,6 +349,9 @@ struct Selector<'a> {
     /// Operations selected right before a later test of a branch chain,
     /// their only user (see [`late_operands`]).
     late_operands: HashMap<InstId, Vec<InstId>>,
+    /// The scaled GEP indices computed in a MIR block so far (see
+    /// [`Selector::scaled_index`]).
+    scaled_indices: (MBlock, Vec<ScaledIndex>),
     /// Edge blocks made for critical edges (pred, succ) → MIR block.
     edge_blocks: HashMap<(u32, u32), MBlock>,
     /// Edge blocks in creation order, with the block they leave.
@@ -405,6 +413,7 @@ impl<'a> Selector<'a> {
             flag_setting_subs: HashMap::new(),
             selected_by_compares: std::collections::HashSet::new(),
             late_operands: HashMap::new(),
+            scaled_indices: (MBlock(0), Vec::new()),
             edge_blocks: HashMap::new(),
             edge_order: Vec::new(),
             current: MBlock(0),
