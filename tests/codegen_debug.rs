@@ -293,7 +293,7 @@ fn sum_scaled_loop_ranges() {
               1e: mov r10d, 0
               24: mov r11d, 0
               2a: test r8, r8
-              2d: jne short 0xa2
+              2d: jne short 0x99
               2f: mov rax, r9
               32: jmp short 9
               34: and rcx, 0x7ffffffc
@@ -303,41 +303,38 @@ fn sum_scaled_loop_ranges() {
               4b: mov r10d, [rdi+rax*4]
               4f: imul r10d, edx
               53: add r10d, esi
-              56: mov r11, rax
-              59: add r11, 1
-              5d: mov esi, [rdi+r11*4]
-              61: imul esi, edx
-              64: add esi, r10d
-              67: mov r11, rax
-              6a: add r11, 2
-              6e: mov r10d, [rdi+r11*4]
-              72: imul r10d, edx
-              76: add r10d, esi
-              79: mov r11, rax
-              7c: add r11, 3
-              80: mov esi, [rdi+r11*4]
-              84: imul esi, edx
-              87: add esi, r10d
-              8a: add rax, 4
-              8e: add r9, 4
-              92: cmp r9, rcx
-              95: jne short 0x4b
-              97: mov r9, rsi
-              9a: mov r10, rax
-              9d: mov r11, rsi
-              a0: jmp short 0x2a
-              a2: mov ecx, 0
-              a7: jmp short 0xac
-              a9: mov r11, rsi
-              ac: mov esi, [rdi+r10*4]
-              b0: imul esi, edx
-              b3: add esi, r11d
-              b6: add r10, 1
-              ba: add rcx, 1
-              be: cmp rcx, r8
-              c1: jne short 0xa9
-              c3: mov rax, rsi
-              c6: jmp 9
+              56: lea r11, [rax+1]
+              5a: mov esi, [rdi+r11*4]
+              5e: imul esi, edx
+              61: add esi, r10d
+              64: lea r11, [rax+2]
+              68: mov r10d, [rdi+r11*4]
+              6c: imul r10d, edx
+              70: add r10d, esi
+              73: lea r11, [rax+3]
+              77: mov esi, [rdi+r11*4]
+              7b: imul esi, edx
+              7e: add esi, r10d
+              81: add rax, 4
+              85: add r9, 4
+              89: cmp r9, rcx
+              8c: jne short 0x4b
+              8e: mov r9, rsi
+              91: mov r10, rax
+              94: mov r11, rsi
+              97: jmp short 0x2a
+              99: mov ecx, 0
+              9e: jmp short 0xa3
+              a0: mov r11, rsi
+              a3: mov esi, [rdi+r10*4]
+              a7: imul esi, edx
+              aa: add esi, r11d
+              ad: add r10, 1
+              b1: add rcx, 1
+              b5: cmp rcx, r8
+              b8: jne short 0xa0
+              ba: mov rax, rsi
+              bd: jmp 9
             rows:
               0x0 4:21 stmt prologue_end
               0x2 4:3 
@@ -353,66 +350,64 @@ fn sum_scaled_loop_ranges() {
               0x4f 5:18 
               0x53 6:11 stmt
               0x56 4:27 stmt
-              0x5d 5:13 
-              0x61 5:18 
-              0x64 6:11 
-              0x67 4:27 
-              0x6e 5:13 
-              0x72 5:18 
-              0x76 6:11 
-              0x79 4:27 
-              0x80 5:13 
-              0x84 5:18 
-              0x87 6:11 
-              0x8a 4:27 
-              0x8e 4:3 
-              0x97 0:0 
-              0xa2 0:0 
-              0xa9 0:0 
-              0xac 5:13 stmt
-              0xb0 5:18 
-              0xb3 6:11 stmt
-              0xb6 4:27 stmt
-              0xba 4:3 
-              0xc3 0:0 
+              0x5a 5:13 
+              0x5e 5:18 
+              0x61 6:11 
+              0x64 4:27 
+              0x68 5:13 
+              0x6c 5:18 
+              0x70 6:11 
+              0x73 4:27 
+              0x77 5:13 
+              0x7b 5:18 
+              0x7e 6:11 
+              0x81 4:27 
+              0x85 4:3 
+              0x8e 0:0 
+              0x99 0:0 
+              0xa0 0:0 
+              0xa3 5:13 stmt
+              0xa7 5:18 
+              0xaa 6:11 stmt
+              0xad 4:27 stmt
+              0xb1 4:3 
+              0xba 0:0 
             variables:
-              a [0x0, 0xcb) (reg5:u64) Arg(0)
+              a [0x0, 0xc2) (reg5:u64) Arg(0)
               n [0x0, 0x9) (reg4:i32) Arg(0)
               n [0xa, 0x2a) (reg4:i32) Arg(0)
               n [0x34, 0x45) (reg4:i32) Arg(0)
-              n [0x45, 0xa2) (entry(reg4)) Arg(0) StackValue
-              scale [0x0, 0xcb) (reg1:i32) Arg(0)
+              n [0x45, 0x99) (entry(reg4)) Arg(0) StackValue
+              scale [0x0, 0xc2) (reg1:i32) Arg(0)
               total [0x0, 0x9) (const 0) Arg(0) StackValue
               total [0xa, 0x2a) (const 0) Arg(0) StackValue
               total [0x34, 0x4b) (const 0) Arg(0) StackValue
               total [0x4b, 0x56) (reg4:i32) Arg(0)
-              total [0x56, 0x67) (reg10:i32) Arg(0)
-              total [0x67, 0x79) (reg4:i32) Arg(0)
-              total [0x79, 0x8a) (reg10:i32) Arg(0)
-              total [0x8a, 0xa2) (reg4:i32) Arg(0)
-              total [0xa9, 0xac) (reg4:i32) Arg(0)
-              total [0xac, 0xb6) (reg11:i32) Arg(0)
-              total [0xb6, 0xcb) (reg4:i32) Arg(0)
+              total [0x56, 0x64) (reg10:i32) Arg(0)
+              total [0x64, 0x73) (reg4:i32) Arg(0)
+              total [0x73, 0x81) (reg10:i32) Arg(0)
+              total [0x81, 0x99) (reg4:i32) Arg(0)
+              total [0xa0, 0xa3) (reg4:i32) Arg(0)
+              total [0xa3, 0xad) (reg11:i32) Arg(0)
+              total [0xad, 0xc2) (reg4:i32) Arg(0)
               i [0x0, 0x9) (const 0) Arg(0) StackValue
               i [0xa, 0x2a) (const 0) Arg(0) StackValue
               i [0x34, 0x4b) (const 0) Arg(0) StackValue
-              i [0x4b, 0x5d) (reg0:i64) Arg(0)
-              i [0x5d, 0x6a) (reg11:i64) Arg(0)
-              i [0x6e, 0x7c) (reg11:i64) Arg(0)
-              i [0x80, 0x8e) (reg11:i64) Arg(0)
-              i [0x8e, 0xa2) (reg0:i64) Arg(0)
-              i [0xa9, 0xcb) (reg10:i64) Arg(0)
+              i [0x4b, 0x5a) (reg0:i64) Arg(0)
+              i [0x5a, 0x85) (reg11:i64) Arg(0)
+              i [0x85, 0x99) (reg0:i64) Arg(0)
+              i [0xa0, 0xc2) (reg10:i64) Arg(0)
               v [0x53, 0x56) (reg10:i32) Arg(0)
-              v [0x56, 0x61) (reg10:i32, reg4:i32) Arg(0) Arg(1) Minus StackValue
-              v [0x64, 0x67) (reg4:i32) Arg(0)
-              v [0x67, 0x72) (reg4:i32, reg10:i32) Arg(0) Arg(1) Minus StackValue
-              v [0x76, 0x79) (reg10:i32) Arg(0)
-              v [0x79, 0x84) (reg10:i32, reg4:i32) Arg(0) Arg(1) Minus StackValue
-              v [0x87, 0x8a) (reg4:i32) Arg(0)
-              v [0x8a, 0x9d) (reg4:i32, reg10:i32) Arg(0) Arg(1) Minus StackValue
-              v [0xa9, 0xac) (reg4:i32, reg11:i32) Arg(0) Arg(1) Minus StackValue
-              v [0xb3, 0xb6) (reg4:i32) Arg(0)
-              v [0xb6, 0xcb) (reg4:i32, reg11:i32) Arg(0) Arg(1) Minus StackValue
+              v [0x56, 0x5e) (reg10:i32, reg4:i32) Arg(0) Arg(1) Minus StackValue
+              v [0x61, 0x64) (reg4:i32) Arg(0)
+              v [0x64, 0x6c) (reg4:i32, reg10:i32) Arg(0) Arg(1) Minus StackValue
+              v [0x70, 0x73) (reg10:i32) Arg(0)
+              v [0x73, 0x7b) (reg10:i32, reg4:i32) Arg(0) Arg(1) Minus StackValue
+              v [0x7e, 0x81) (reg4:i32) Arg(0)
+              v [0x81, 0x94) (reg4:i32, reg10:i32) Arg(0) Arg(1) Minus StackValue
+              v [0xa0, 0xa3) (reg4:i32, reg11:i32) Arg(0) Arg(1) Minus StackValue
+              v [0xaa, 0xad) (reg4:i32) Arg(0)
+              v [0xad, 0xc2) (reg4:i32, reg11:i32) Arg(0) Arg(1) Minus StackValue
         "#]],
     );
 }

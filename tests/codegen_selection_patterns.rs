@@ -244,6 +244,56 @@ define i32 @pack(i32 %a, i32 %b) {
   %r = or disjoint i32 %s, %lo
   ret i32 %r
 }
+
+define i32 @low_parts(i32 %a) {
+  %w = and i32 %a, 65535
+  %b = and i32 %a, 255
+  %s = mul i32 %w, %b
+  %r = add i32 %s, %a
+  ret i32 %r
+}
+
+define i32 @late_sum(i32 %a, i32 %b, i32 %len, i32 %lim) {
+entry:
+  %ne = icmp ne i32 %a, %b
+  %end = add i32 %len, %a
+  %over = icmp ugt i32 %end, %lim
+  %either = or i1 %ne, %over
+  br i1 %either, label %out, label %in
+in:
+  ret i32 1
+out:
+  ret i32 0
+}
+
+define i32 @struct_fields(ptr %opt, i64 %pos, i32 %v) {
+  %p0 = getelementptr inbounds { i32, i32, i32, i32 }, ptr %opt, i64 %pos, i32 0
+  %p1 = getelementptr inbounds { i32, i32, i32, i32 }, ptr %opt, i64 %pos, i32 1
+  %p3 = getelementptr inbounds { i32, i32, i32, i32 }, ptr %opt, i64 %pos, i32 3
+  %x = load i32, ptr %p0, align 4
+  store i32 %v, ptr %p1, align 4
+  store i32 %x, ptr %p3, align 4
+  ret i32 %x
+}
+
+define i32 @field_table(ptr %ctx, i32 %i, i32 %n) {
+entry:
+  %t = getelementptr inbounds i8, ptr %ctx, i64 131072
+  br label %loop
+loop:
+  %c = phi i32 [ %i, %entry ], [ %next, %loop ]
+  %k = phi i32 [ %n, %entry ], [ %dec, %loop ]
+  %m = and i32 %c, 65535
+  %x = zext i32 %m to i64
+  %p = getelementptr inbounds i16, ptr %t, i64 %x
+  %v = load i16, ptr %p, align 2
+  %next = zext i16 %v to i32
+  %dec = add i32 %k, -1
+  %more = icmp sgt i32 %dec, 0
+  br i1 %more, label %loop, label %exit
+exit:
+  ret i32 %next
+}
 "#;
 
 const DRIVER: &str = r#"
@@ -262,6 +312,11 @@ void updates(void *, signed char, short, long, long);
 int kept(int *, int *, int);
 long scan(char *, long);
 int pack(int, int);
+int low_parts(int);
+int field_table(unsigned short *, int, int);
+int late_sum(int, int, int, int);
+int struct_fields(int *, long, int);
+static unsigned short ctx[2 * 65536];
 int main(void) {
   unsigned bits[4] = {0x80000001u, 0x00010000u, 0u, 0xffffffffu};
   for (long i = 0; i < 128; i++) printf("%d", isset(bits, i) / 10);
@@ -292,6 +347,16 @@ int main(void) {
   printf(" %d %d %d", r, x, y);
   char text[] = "abc\0def";
   printf(" %ld %ld %d\n", scan(text, 7), scan(text, 2), pack(0x1234, 0x5b));
+  printf("%d %d %d", low_parts(0x12345678), low_parts(-1), low_parts(0x1ff));
+  for (int j = 0; j < 65536; j++) ctx[65536 + j] = (unsigned short)(j * 40503u + 17);
+  printf(" %d %d", field_table(ctx, 0x10005, 1), field_table(ctx, 9, 1000));
+  printf(" %d%d%d%d\n", late_sum(3, 3, 4, 7), late_sum(3, 3, 5, 7), late_sum(3, 4, 0, 9),
+         late_sum(-1, -1, 1, 5));
+  int opt[16];
+  for (int j = 0; j < 16; j++) opt[j] = j * 3;
+  printf("%d %d", struct_fields(opt, 2, 77), struct_fields(opt, 3, -5));
+  for (int j = 0; j < 16; j++) printf(" %d", opt[j]);
+  printf("\n");
   return 0;
 }
 "#;
@@ -313,7 +378,9 @@ fn selection_patterns_run_like_llc() {
          0000000000 001 65536 0 33280\n\
          3 2002 4004 6000 3 3 3 3 3 3 3 3 \n\
          55 30 1 -1 9 0 5 7\n\
-         0 91 5 135 36 115 153 190 255 255 210 173 136 99 62 25 244 207 186 183 52 77 142 75 16 89 19 14 10 3 0 74571\n"
+         0 91 5 135 36 115 153 190 255 255 210 173 136 99 62 25 244 207 186 183 52 77 142 75 16 89 19 14 10 3 0 74571\n\
+         308076216 16711424 130816 5924 64169 1001\n\
+         24 36 0 3 6 9 12 15 18 21 24 77 30 24 36 -5 42 36\n"
     );
 }
 
@@ -740,6 +807,111 @@ fn a_small_shift_added_is_a_scaled_lea() {
           %5 = COPY %1
           %5 = ADD32 %5, %4
           $rax = COPY %5
+          RET $rax
+    "#]],
+    );
+}
+
+/// A low byte or word taken while the value stays live: `movzx` from the
+/// source register, not a copy and an `and` (the flags nothing reads).
+#[test]
+fn a_masked_copy_is_movzx() {
+    let dir = tempfile::tempdir().unwrap();
+    let object = support::compile_ir(dir.path(), "patterns", MODULE, &[]);
+    expect_test::expect![[r#"
+        200:	movzx  eax,di
+        203:	movzx  ecx,dil
+        207:	imul   eax,ecx
+        20a:	add    eax,edi
+        20c:	ret
+    "#]]
+    .assert_eq(&support::function_listing(&object, "low_parts"));
+}
+
+/// A table at a constant offset in a struct (lz4's `chainTable`), indexed
+/// in a loop: the offset is the displacement of each load from the
+/// struct's pointer, no register holds the table's address.
+#[test]
+fn a_field_base_folds_into_indexed_loads() {
+    check(
+        "field_table",
+        expect_test::expect![[r#"
+        name: field_table
+        bb.0:  ; succ bb.1
+          %10 = COPY $rdi
+          %11 = COPY $rsi
+          %12 = COPY $rdx
+          %1 = COPY %11
+          %2 = COPY %12
+        bb.1:  ; succ bb.2, bb.3
+          %3 = COPY %1
+          %3 = AND32 %3, 65535
+          %4 = MOVZX64_32 %3
+          %6 = MOVZX32_16 [%10 + %4*2 + 131072]
+          %7 = COPY %6
+          %8 = COPY %2
+          %8 = ADD32 %8, -1
+          CMP32 %8, 0
+          JLE bb.3
+        bb.2:  ; succ bb.1
+          %1 = COPY %7
+          %2 = COPY %8
+          JMP bb.1
+        bb.3:
+          $rax = COPY %7
+          RET $rax
+    "#]],
+    );
+}
+
+/// `a != b || len + a > lim` (lz4's `matchLength != longest || ...`): the
+/// add is selected after the first jump, at the test that reads it.
+#[test]
+fn an_operand_of_a_later_test_is_selected_at_it() {
+    check(
+        "late_sum",
+        expect_test::expect![[r#"
+        name: late_sum
+        bb.0:  ; succ bb.1, bb.2
+          %4 = COPY $rdi
+          %5 = COPY $rsi
+          %6 = COPY $rdx
+          %7 = COPY $rcx
+          CMP32 %4, %5
+          JNE bb.2
+          %1 = COPY %6
+          %1 = ADD32 %1, %4
+          CMP32 %1, %7
+          JA bb.2
+        bb.1:
+          %8 = MOV32 1
+          $rax = COPY %8
+          RET $rax
+        bb.2:
+          %9 = MOV32 0
+          $rax = COPY %9
+          RET $rax
+    "#]],
+    );
+}
+
+/// Fields of one array element of a 16-byte struct (lz4's `opt[pos]`): one
+/// `imul` of the index for the block, each access at its field's offset.
+#[test]
+fn a_scaled_index_is_computed_once_per_block() {
+    check(
+        "struct_fields",
+        expect_test::expect![[r#"
+        name: struct_fields
+        bb.0:
+          %4 = COPY $rdi
+          %5 = COPY $rsi
+          %6 = COPY $rdx
+          %7 = IMUL64 %5, 16
+          %3 = LOAD32 [%4 + %7*1]
+          STORE32 [%4 + %7*1 + 4], %6
+          STORE32 [%4 + %7*1 + 12], %3
+          $rax = COPY %3
           RET $rax
     "#]],
     );

@@ -9,6 +9,10 @@
 //!   the flags the `add` set are dead: the next instruction of the block
 //!   that touches flags writes them without reading them, or the block
 //!   returns first;
+//! - likewise a copy followed by a mask of its low byte or word
+//!   (`mov d, s; and d, 0xff` / `0xffff`, a truncation to `i8`/`i16`
+//!   whose source stays live) fused into one `movzx d32, s8` / `s16`,
+//!   which leaves the same value (zero upper bits) without the flags;
 //! - a copy whose destination the next instruction reads only to overwrite
 //!   it (`mov d, s; mov d32, [b + d*4]`) dropped, that instruction reading
 //!   the source instead;
@@ -26,8 +30,8 @@
 //! jump skipped sit at the address it jumped to, as before.
 
 use super::mir::{
-    Access, Address, AddressBase, AluOp, DbgOperand, Function, Inst, InstKind, PhysReg, Reg, Rmi,
-    Width,
+    Access, Address, AddressBase, AluOp, DbgOperand, Function, Inst, InstKind, PhysReg, Reg, Rm,
+    Rmi, Width,
 };
 
 /// Runs the rewrites over `f` (a `jmp` to the block that follows
@@ -35,7 +39,7 @@ use super::mir::{
 pub fn run(f: &mut Function) {
     let flags_live_out = flags_live_out(f);
     for (block, live_out) in f.blocks.iter_mut().zip(flags_live_out) {
-        fuse_copy_add(&mut block.insts, live_out);
+        fuse_copy_op(&mut block.insts, live_out);
         forward_copy(&mut block.insts);
     }
     branch_over_jump_blocks(f);
@@ -63,8 +67,13 @@ fn flags_effect(insts: &[Inst]) -> FlagsIn {
                     FlagsIn::Written
                 }
             }
+            // `imul` defines CF and OF and leaves the rest undefined: nothing
+            // after it can read what came before.
             InstKind::Cmp { .. }
             | InstKind::Test { .. }
+            | InstKind::Bt { .. }
+            | InstKind::Imul { .. }
+            | InstKind::ImulImm { .. }
             | InstKind::FpCmp { .. }
             | InstKind::Call { .. }
             | InstKind::Ret { .. }
@@ -195,12 +204,43 @@ fn rename_in_debug_values(insts: &mut [Inst], from: Reg, to: Reg) {
     }
 }
 
-/// `mov d, s; add d, x` → `lea d, [s + x]` where the flags are dead
+/// `mov d, s; add d, x` → `lea d, [s + x]` and `mov d, s; and d, 0xff`
+/// → `movzx d32, s8` (likewise `0xffff`) where the flags are dead
 /// (`live_out`: whether they are live at the block's end).
-fn fuse_copy_add(insts: &mut Vec<Inst>, live_out: bool) {
+fn fuse_copy_op(insts: &mut Vec<Inst>, live_out: bool) {
     fold_copy_into_next(insts, |insts, j, d, s| {
-        lea_of(&insts[j].kind, d, s).filter(|_| flags_dead_after(insts, j, live_out))
+        let kind = &insts[j].kind;
+        lea_of(kind, d, s)
+            .or_else(|| zero_extension_of(kind, d, s))
+            .filter(|_| flags_dead_after(insts, j, live_out))
     });
+}
+
+/// The zero extension computing what `and d, 0xff` / `0xffff` `kind`
+/// leaves in `d` when `d` started as a copy of `s` (a 32-bit destination
+/// clears the upper half as a 64-bit `and` does).
+fn zero_extension_of(kind: &InstKind, d: Reg, s: Reg) -> Option<InstKind> {
+    let InstKind::Alu {
+        op: AluOp::And,
+        width: Width::W32 | Width::W64,
+        dst,
+        src: Rmi::Imm(mask),
+    } = kind
+    else {
+        return None;
+    };
+    let from = match mask {
+        0xff => Width::W8,
+        0xffff => Width::W16,
+        _ => return None,
+    };
+    (*dst == d).then_some(InstKind::Extend {
+        dst: d,
+        src: Rm::Reg(s),
+        from,
+        to: Width::W32,
+        signed: false,
+    })
 }
 
 /// The `lea` computing what `add`/`sub` `kind` leaves in `d` when `d`
@@ -303,7 +343,7 @@ fn branch_over_jump_blocks(f: &mut Function) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codegen::mir::{BlockId, Cond, DbgValue, Gpr, Rm};
+    use crate::codegen::mir::{BlockId, Cond, DbgValue, Gpr};
 
     fn gpr(g: Gpr) -> Reg {
         Reg::Phys(PhysReg::Gpr(g))
@@ -347,7 +387,7 @@ mod tests {
             rhs: Rmi::Imm(3),
         };
         let mut insts = copy_add(Width::W32, cmp.clone());
-        fuse_copy_add(&mut insts, true);
+        fuse_copy_op(&mut insts, true);
         let kinds: Vec<InstKind> = insts.into_iter().map(|i| i.kind).collect();
         assert_eq!(
             kinds,
@@ -362,7 +402,7 @@ mod tests {
             ]
         );
         let mut insts = copy_add(Width::W64, InstKind::Ret { uses: vec![] });
-        fuse_copy_add(&mut insts, true);
+        fuse_copy_op(&mut insts, true);
         assert!(matches!(insts[1].kind, InstKind::Lea { .. }));
     }
 
@@ -381,7 +421,66 @@ mod tests {
         ] {
             let mut insts = copy_add(Width::W64, then);
             let before = insts.clone();
-            fuse_copy_add(&mut insts, true);
+            fuse_copy_op(&mut insts, true);
+            assert_eq!(insts, before);
+        }
+    }
+
+    #[test]
+    fn copy_then_low_mask_becomes_movzx_when_the_flags_are_dead() {
+        let copy_and = |width: Width, mask: i32, then: InstKind| {
+            block(vec![
+                InstKind::Copy {
+                    dst: gpr(Gpr::Rax),
+                    src: gpr(Gpr::Rsi),
+                },
+                debug_in(gpr(Gpr::Rax)),
+                InstKind::Alu {
+                    op: AluOp::And,
+                    width,
+                    dst: gpr(Gpr::Rax),
+                    src: Rmi::Imm(mask),
+                },
+                then,
+            ])
+        };
+        let ret = InstKind::Ret { uses: vec![] };
+        for (width, mask, from) in [
+            (Width::W32, 0xffff, Width::W16),
+            (Width::W64, 0xff, Width::W8),
+        ] {
+            let mut insts = copy_and(width, mask, ret.clone());
+            fuse_copy_op(&mut insts, true);
+            let kinds: Vec<InstKind> = insts.into_iter().map(|i| i.kind).collect();
+            assert_eq!(
+                kinds,
+                vec![
+                    debug_in(gpr(Gpr::Rsi)),
+                    InstKind::Extend {
+                        dst: gpr(Gpr::Rax),
+                        src: Rm::Reg(gpr(Gpr::Rsi)),
+                        from,
+                        to: Width::W32,
+                        signed: false,
+                    },
+                    ret.clone(),
+                ]
+            );
+        }
+        // Other masks, and an `and` whose flags a jump reads, stay.
+        for (mask, then) in [
+            (0x7f, ret.clone()),
+            (
+                0xff,
+                InstKind::Jcc {
+                    cond: Cond::E,
+                    target: BlockId(1),
+                },
+            ),
+        ] {
+            let mut insts = copy_and(Width::W32, mask, then);
+            let before = insts.clone();
+            fuse_copy_op(&mut insts, true);
             assert_eq!(insts, before);
         }
     }
@@ -424,7 +523,7 @@ mod tests {
         // At the end of a block whose successors overwrite them, an `add`'s
         // flags are dead.
         let mut insts = copy_add(Width::W64, jmp(3));
-        fuse_copy_add(&mut insts, false);
+        fuse_copy_op(&mut insts, false);
         assert!(matches!(insts[1].kind, InstKind::Lea { .. }));
     }
 

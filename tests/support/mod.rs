@@ -308,7 +308,8 @@ pub fn compile_ir(dir: &Path, name: &str, text: &str, flags: &[&str]) -> PathBuf
 }
 
 /// A function's instructions as objdump prints them (Intel syntax, without
-/// bytes), one per line with its indentation trimmed (expect-test's dedent
+/// bytes; an instruction line is an indented `address:<tab>`), one per line
+/// with its indentation trimmed (expect-test's dedent
 /// would eat it), the padding after the last `ret`/`ud2`/`jmp` dropped.
 pub fn function_listing(object: &Path, function: &str) -> String {
     let out = run(Command::new("objdump")
@@ -317,7 +318,7 @@ pub fn function_listing(object: &Path, function: &str) -> String {
         .arg(object));
     let text = String::from_utf8_lossy(&out.stdout);
     text.lines()
-        .filter(|l| l.starts_with("  ") && !l.ends_with("\tnop"))
+        .filter(|l| l.starts_with(' ') && l.contains(":\t") && !l.ends_with("\tnop"))
         .map(|l| l.trim().to_string() + "\n")
         .collect()
 }

@@ -303,6 +303,7 @@ impl Selector<'_> {
         let InstKind::ICmp { pred, lhs, rhs } = &f.inst(id).kind else {
             return Err(self.error("internal: not a compare".into()));
         };
+        self.lower_late_operands(id)?;
         if let Some(&alu) = self.flag_setting_subs.get(&id) {
             let InstKind::Binary { op, lhs, rhs, .. } = &f.inst(alu).kind else {
                 return Err(self.error("internal: a flag-setting instruction is not binary".into()));

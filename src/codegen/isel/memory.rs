@@ -122,6 +122,35 @@ impl Selector<'_> {
         }
     }
 
+    /// `index * stride` (the index sign-extended from `bits`) in a
+    /// register, for a stride no addressing mode scales by: one `imul` per
+    /// MIR block and index register, shared by the block's GEPs into one
+    /// array of structs (`opt[pos].len`, `opt[pos].off`), as LLVM's CSE
+    /// shares it. Within a block an index register holds one value (SSA;
+    /// phi copies come after every address of the block but a terminator
+    /// compare's, which reads the index's value before them).
+    fn scaled_index(&mut self, index: Reg, bits: u32, stride: u64) -> Result<Reg, Diagnostic> {
+        if self.scaled_indices.0 != self.current {
+            self.scaled_indices = (self.current, Vec::new());
+        }
+        let key = (index, bits, stride);
+        if let Some(&(_, scaled)) = self.scaled_indices.1.iter().find(|(k, _)| *k == key) {
+            return Ok(scaled);
+        }
+        let imm = i32::try_from(stride)
+            .map_err(|_| self.error("getelementptr stride too large".into()))?;
+        let r = self.extend(index, bits, Width::W64, true);
+        let scaled = self.vreg(Width::W64);
+        self.emit(K::ImulImm {
+            width: Width::W64,
+            dst: scaled,
+            src: Rm::Reg(r),
+            imm,
+        });
+        self.scaled_indices.1.push((key, scaled));
+        Ok(scaled)
+    }
+
     /// The address a GEP computes, as a memory operand.
     pub(super) fn gep_address(&mut self, id: InstId) -> Result<Address, Diagnostic> {
         let InstKind::Gep {
@@ -150,20 +179,11 @@ impl Selector<'_> {
                     }
                     let bits = self.bits_of(idx)?;
                     let r = self.reg(idx)?;
-                    let mut r = self.extend(r, bits, Width::W64, true);
-                    let mut scale = stride;
-                    if !matches!(stride, 1 | 2 | 4 | 8) {
-                        let scaled = self.vreg(Width::W64);
-                        self.emit(K::ImulImm {
-                            width: Width::W64,
-                            dst: scaled,
-                            src: Rm::Reg(r),
-                            imm: i32::try_from(stride)
-                                .map_err(|_| self.error("getelementptr stride too large".into()))?,
-                        });
-                        r = scaled;
-                        scale = 1;
-                    }
+                    let (r, scale) = if matches!(stride, 1 | 2 | 4 | 8) {
+                        (self.extend(r, bits, Width::W64, true), stride)
+                    } else {
+                        (self.scaled_index(r, bits, stride)?, 1)
+                    };
                     // One index register per address: fold the old one first.
                     let can_index = addr.index.is_none()
                         && matches!(addr.base, AddressBase::Reg(_) | AddressBase::Slot(_));

@@ -36,7 +36,8 @@
 //! [`aggregate`] and [`wide`] (multi-register values, `i128`), [`varargs`]
 //! (variadic definitions),
 //! [`intrinsics`] ([`x86_intrinsics`] for `llvm.x86.*` and the thread
-//! pointer), [`control`] (branches, phis, switches), [`records`]
+//! pointer), [`control`] (branches, phis, switches; [`late_operands`]: an
+//! operation only a chain's later test reads is selected at it), [`records`]
 //! (debug records), [`data`] (global initialisers).
 //!
 //! Promises: every machine instruction carries the IR instruction's
@@ -60,6 +61,7 @@ mod flags;
 mod fold;
 mod fp;
 mod intrinsics;
+mod late_operands;
 mod memory;
 mod odd_width;
 mod records;
@@ -313,6 +315,11 @@ enum Lowering {
     Fp80Copy,
 }
 
+/// A GEP index multiplied by a stride no addressing mode scales by: the
+/// index register, its bits, the stride, and the register holding the
+/// product.
+type ScaledIndex = ((Reg, u32, u64), Reg);
+
 /// The state of selecting one function.
 struct Selector<'a> {
     module: &'a Module,
@@ -336,8 +343,15 @@ struct Selector<'a> {
     /// or as the ALU instruction whose result they test against zero, with
     /// that instruction (see [`flags`]).
     flag_setting_subs: HashMap<InstId, InstId>,
-    /// The instructions of `flag_setting_subs`, selected by their compare.
+    /// The instructions of `flag_setting_subs` and `late_operands`,
+    /// selected by their compare.
     selected_by_compares: std::collections::HashSet<InstId>,
+    /// Operations selected right before a later test of a branch chain,
+    /// their only user (see [`late_operands`]).
+    late_operands: HashMap<InstId, Vec<InstId>>,
+    /// The scaled GEP indices computed in a MIR block so far (see
+    /// [`Selector::scaled_index`]).
+    scaled_indices: (MBlock, Vec<ScaledIndex>),
     /// Edge blocks made for critical edges (pred, succ) → MIR block.
     edge_blocks: HashMap<(u32, u32), MBlock>,
     /// Edge blocks in creation order, with the block they leave.
@@ -398,6 +412,8 @@ impl<'a> Selector<'a> {
             reused_flags: HashMap::new(),
             flag_setting_subs: HashMap::new(),
             selected_by_compares: std::collections::HashSet::new(),
+            late_operands: HashMap::new(),
+            scaled_indices: (MBlock(0), Vec::new()),
             edge_blocks: HashMap::new(),
             edge_order: Vec::new(),
             current: MBlock(0),
@@ -660,6 +676,9 @@ impl<'a> Selector<'a> {
         let deferred = self.classify_flag_setting_alus();
         self.flag_setting_subs.extend(deferred);
         self.selected_by_compares = self.flag_setting_subs.values().copied().collect();
+        self.late_operands = self.classify_late_operands(&uses, &user);
+        let late = self.late_operands.values().flatten().copied();
+        self.selected_by_compares.extend(late);
         self.classify_scaled_adds(&uses, &user);
         self.classify_fp80_copies(&uses);
         // Allocas become stack slots (entry or not: the frame is fixed).
@@ -699,10 +718,16 @@ impl<'a> Selector<'a> {
     /// p - 1`): each use reads `[base + i + disp]`, as LLVM's selection
     /// sinks address arithmetic into its users, so no `lea` keeps `p` in a
     /// register. Only a GEP with at most one variable index, of 64 bits
-    /// (no extension repeated per use), qualifies.
+    /// (no extension repeated per use), qualifies. A GEP with constant
+    /// indices only (a field's address, `p = base + 0x20000`) may also be
+    /// the base of folded GEPs with a variable index (`load p[i]` reads
+    /// `[base + i*2 + 0x20000]`): the one index register is theirs, and
+    /// only `base` stays live, not `p` beside it.
     fn classify_address_bases(&mut self, uses: &[u32]) {
         let f = self.f;
         let mut foldable = vec![0u32; f.insts.len()];
+        // Uses as the base of a folded GEP with a variable index.
+        let mut indexed = vec![false; f.insts.len()];
         for block in &f.blocks {
             for &id in &block.insts {
                 match &f.inst(id).kind {
@@ -718,10 +743,11 @@ impl<'a> Selector<'a> {
                         base: Value::Inst(g),
                         indices,
                         ..
-                    } if self.lowering[id.0 as usize] == Lowering::FoldedAddress
-                        && indices.iter().all(|x| self.const_int(x).is_some()) =>
-                    {
+                    } if self.lowering[id.0 as usize] == Lowering::FoldedAddress => {
                         foldable[g.0 as usize] += 1;
+                        if indices.iter().any(|x| self.const_int(x).is_none()) {
+                            indexed[g.0 as usize] = true;
+                        }
                     }
                     _ => {}
                 }
@@ -741,7 +767,7 @@ impl<'a> Selector<'a> {
                     && f.inst(id).ty == Type::Ptr
                     && uses[i] > 0
                     && foldable[i] == uses[i]
-                    && variable.len() <= 1
+                    && variable.len() <= usize::from(!indexed[i])
                     && variable.iter().all(|x| f.value_type(x) == Type::Int(64))
                 {
                     self.lowering[i] = Lowering::FoldedAddress;
