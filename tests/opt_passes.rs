@@ -1503,3 +1503,59 @@ exit:
         "#]],
     );
 }
+
+#[test]
+fn lsr_compares_the_decremented_counter_after_the_decrement() {
+    // A countdown tested against 1 after its decrement (how instcombine
+    // leaves `while (--n > 0)`): the test reads `%n.next > 0` instead, so
+    // %n dies at the decrement. The loop has no preheader (the entry
+    // branches elsewhere too). `eq` moves without `nsw`; an unsigned order
+    // and a signed order of a wrapping add stay.
+    check_real(
+        "lsr",
+        r#"
+define i32 @f(i32 %start, i32 %m, i1 %go) {
+entry:
+  br i1 %go, label %loop, label %exit
+loop:
+  %n = phi i32 [ %start, %entry ], [ %n.next, %loop ]
+  %w = phi i32 [ %m, %entry ], [ %w.next, %loop ]
+  %n.next = add nsw i32 %n, -1
+  %w.next = add i32 %w, 3
+  %more = icmp sgt i32 %n, 1
+  %hit = icmp eq i32 %w, 7
+  %wide = icmp ugt i32 %n, 5
+  %wrap = icmp slt i32 %w, 100
+  %a = and i1 %more, %wide
+  %b = or i1 %hit, %wrap
+  %c = and i1 %a, %b
+  br i1 %c, label %loop, label %exit
+exit:
+  %r = phi i32 [ 0, %entry ], [ %n.next, %loop ]
+  ret i32 %r
+}
+"#,
+        expect![[r#"
+            define i32 @f(i32 %start, i32 %m, i1 %go) {
+            entry:
+              br i1 %go, label %loop, label %exit
+            loop:
+              %n = phi i32 [ %start, %entry ], [ %n.next, %loop ]
+              %w = phi i32 [ %m, %entry ], [ %w.next, %loop ]
+              %n.next = add nsw i32 %n, -1
+              %w.next = add i32 %w, 3
+              %more = icmp sgt i32 %n.next, 0
+              %hit = icmp eq i32 %w.next, 10
+              %wide = icmp ugt i32 %n, 5
+              %wrap = icmp slt i32 %w, 100
+              %a = and i1 %more, %wide
+              %b = or i1 %hit, %wrap
+              %c = and i1 %a, %b
+              br i1 %c, label %loop, label %exit
+            exit:
+              %r = phi i32 [ 0, %entry ], [ %n.next, %loop ]
+              ret i32 %r
+            }
+        "#]],
+    );
+}

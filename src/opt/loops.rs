@@ -29,11 +29,29 @@ impl Loop {
     }
 }
 
-/// The function's natural loops that have a preheader (one per header), in
-/// reverse post-order of their headers.
-pub fn find_loops(function: &Function) -> Vec<Loop> {
-    let dom = DomTree::compute(function);
-    let preds = predecessors(function);
+/// A natural loop's header, the blocks that branch back to it, and which
+/// blocks belong to it (by block index).
+pub struct LoopBody {
+    /// The block every iteration starts in.
+    pub header: BlockId,
+    /// The blocks that branch back to the header.
+    pub latches: Vec<BlockId>,
+    /// Which blocks belong to the loop, by block index.
+    pub body: Vec<bool>,
+}
+
+/// Every natural loop of the function (one per header), with a preheader
+/// or not, in reverse post-order of their headers.
+pub fn find_loop_bodies(function: &Function) -> Vec<LoopBody> {
+    loop_bodies(
+        function,
+        &DomTree::compute(function),
+        &predecessors(function),
+    )
+}
+
+/// [`find_loop_bodies`] with the dominator tree and predecessors given.
+fn loop_bodies(function: &Function, dom: &DomTree, preds: &[Vec<BlockId>]) -> Vec<LoopBody> {
     let n = function.blocks.len();
     let mut loops = Vec::new();
     for &header in dom.rpo() {
@@ -56,6 +74,28 @@ pub fn find_loops(function: &Function) -> Vec<Loop> {
             body[b.0 as usize] = true;
             work.extend(preds[b.0 as usize].iter().copied());
         }
+        loops.push(LoopBody {
+            header,
+            latches,
+            body,
+        });
+    }
+    loops
+}
+
+/// The function's natural loops that have a preheader (one per header), in
+/// reverse post-order of their headers.
+pub fn find_loops(function: &Function) -> Vec<Loop> {
+    let dom = DomTree::compute(function);
+    let preds = predecessors(function);
+    let mut loops = Vec::new();
+    for LoopBody {
+        header,
+        latches,
+        body,
+    } in loop_bodies(function, &dom, &preds)
+    {
+        let h = header.0 as usize;
         let outside: Vec<BlockId> = preds[h]
             .iter()
             .copied()

@@ -16,6 +16,11 @@
 //! step is the exact difference of consecutive addresses; in 64-bit
 //! arithmetic wrapping is the same modulo 2^64 as the pointer's.
 //!
+//! Before that, in every loop with one latch, a compare of a basic
+//! induction variable with a constant made after the increment in the
+//! header compares the increment instead (LLVM's post-increment uses), so
+//! the old value dies at the increment ([`compare_incremented`]).
+//!
 //! Debug-info rule: replace, then salvage: the address keeps every debug
 //! use through RAUW (the pointer phi has the address's value in every
 //! iteration); the induction variable itself is kept, and the dead index
@@ -25,13 +30,13 @@
 //! latch advances the address and keeps its location (preserve).
 
 use crate::ir::{
-    ArithFlags, BinOp, BlockId, CastOp, Function, GepFlags, Inst, InstId, InstKind, LocId, Type,
-    Value,
+    ArithFlags, BinOp, BlockId, CastOp, Function, GepFlags, ICmpPred, Inst, InstId, InstKind,
+    LocId, Type, Value,
 };
 
 use super::debug_update::dropped_location;
 use super::edit::{inst_blocks, use_counts};
-use super::loops::{find_loops, Loop};
+use super::loops::{find_loop_bodies, find_loops, Loop, LoopBody};
 use super::PassCx;
 
 /// A basic induction variable: a header phi stepping by a constant.
@@ -59,12 +64,15 @@ enum Step {
     Value(Value),
 }
 
-/// Runs LSR on one function; true when an address became a pointer
-/// induction variable.
+/// Runs LSR on one function; true when a compare moved to an increment or
+/// an address became a pointer induction variable.
 pub fn run(cx: &mut PassCx, function: &mut Function) -> bool {
+    let mut changed = false;
+    for lp in find_loop_bodies(function) {
+        changed |= compare_incremented(function, &lp);
+    }
     let mut loops = find_loops(function);
     loops.sort_by_key(|l| l.size);
-    let mut changed = false;
     for lp in &loops {
         changed |= reduce_loop(cx, function, lp);
     }
@@ -128,6 +136,97 @@ fn reduce_loop(cx: &mut PassCx, function: &mut Function, lp: &Loop) -> bool {
     let mut changed = false;
     for (gep, iv) in candidates {
         changed |= reduce(cx, function, lp, latch, &ivs[iv], &in_loop, gep);
+    }
+    changed
+}
+
+/// Compares of an induction variable with a constant in the loop, made
+/// after its increment in the header, compare the incremented value with
+/// the constant moved by the step: `icmp sgt %i, 1` with `%i.next = add
+/// nsw %i, -1` becomes `icmp sgt %i.next, 0`. The old value then dies at
+/// the increment, so the phi and its increment share a register (or a
+/// spill slot) instead of being copied into each other on the back edge.
+/// Exact: equality holds modulo 2^n either way; a signed order only with
+/// `nsw` and a constant that stays in range. Unsigned orders are left
+/// alone. Any loop with one latch qualifies (no preheader needed).
+/// Returns whether a compare changed.
+fn compare_incremented(function: &mut Function, lp: &LoopBody) -> bool {
+    let [latch] = lp.latches.as_slice() else {
+        return false;
+    };
+    let header = &function.block(lp.header).insts;
+    // (phi, increment, its position in the header, step, nsw)
+    let mut ivs: Vec<(InstId, InstId, usize, i128, bool)> = Vec::new();
+    for &id in header {
+        let InstKind::Phi { incoming } = &function.inst(id).kind else {
+            break;
+        };
+        let Some((Value::Inst(next), _)) = incoming.iter().find(|(_, b)| b == latch) else {
+            continue;
+        };
+        let Some(at) = header.iter().position(|i| i == next) else {
+            continue;
+        };
+        if let InstKind::Binary {
+            op: BinOp::Add,
+            flags,
+            lhs: Value::Inst(p),
+            rhs: Value::Const(c),
+        } = &function.inst(*next).kind
+        {
+            if let (true, Some(step)) = (*p == id, c.sext_value()) {
+                ivs.push((id, *next, at, step, flags.nsw));
+            }
+        }
+    }
+    let mut changed = false;
+    for (phi, next, at, step, nsw) in ivs {
+        let Type::Int(bits @ 2..=64) = function.inst(phi).ty else {
+            continue;
+        };
+        let (min, max) = (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1);
+        let compares: Vec<InstId> = function
+            .blocks
+            .iter()
+            .enumerate()
+            .filter(|&(b, _)| lp.body[b])
+            .flat_map(|(b, block)| {
+                let skip = if BlockId(b as u32) == lp.header {
+                    at + 1
+                } else {
+                    0
+                };
+                block.insts[skip.min(block.insts.len())..].iter().copied()
+            })
+            .collect();
+        for id in compares {
+            let InstKind::ICmp { pred, lhs, rhs } = &function.inst(id).kind else {
+                continue;
+            };
+            let (Value::Inst(x), Value::Const(c)) = (lhs, rhs) else {
+                continue;
+            };
+            let Some(c) = c.sext_value().filter(|_| *x == phi) else {
+                continue;
+            };
+            let moved = c + step;
+            let exact = match pred {
+                ICmpPred::Eq | ICmpPred::Ne => true,
+                ICmpPred::Sgt | ICmpPred::Sge | ICmpPred::Slt | ICmpPred::Sle => {
+                    nsw && (min..=max).contains(&moved)
+                }
+                _ => false,
+            };
+            if exact {
+                let pred = *pred;
+                function.inst_mut(id).kind = InstKind::ICmp {
+                    pred,
+                    lhs: Value::Inst(next),
+                    rhs: Value::int(bits, moved),
+                };
+                changed = true;
+            }
+        }
     }
     changed
 }
