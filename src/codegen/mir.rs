@@ -1879,6 +1879,18 @@ impl Function {
             .collect()
     }
 
+    /// Every block's predecessors (the blocks whose
+    /// [`Function::successors`] include it), as block indices in order.
+    pub fn predecessor_lists(&self) -> Vec<Vec<usize>> {
+        let mut predecessors = vec![Vec::new(); self.blocks.len()];
+        for (p, successors) in self.successor_lists().into_iter().enumerate() {
+            for s in successors {
+                predecessors[s].push(p);
+            }
+        }
+        predecessors
+    }
+
     /// Successors of block `b`: jump targets, jump-table targets, and the
     /// next block when control can fall through.
     pub fn successors(&self, b: BlockId) -> Vec<BlockId> {

@@ -49,7 +49,7 @@ use super::mir::{
     Access, Address, AddressBase, BlockId, DbgOperand, Function, Gpr, Inst, InstKind, PhysReg, Reg,
     Ri, Rm, Rmi, StackSlotId, Width,
 };
-use crate::x86::regs::{GprSet, RegSet};
+use crate::x86::regs::RegSet;
 
 /// Applies the three rules to the allocated `f` (see the module doc).
 pub(super) fn run(f: &mut Function) {
@@ -91,12 +91,7 @@ fn whole_spill_slot(addr: &Address, is_spill: &[bool]) -> Option<StackSlotId> {
 /// along each of its edges (`None` for a block never reached).
 fn forward_reloads(f: &mut Function, is_spill: &[bool]) -> Vec<Option<EdgeHolders>> {
     let n = f.blocks.len();
-    let mut predecessors: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for b in 0..n {
-        for s in f.successors(BlockId(b as u32)) {
-            predecessors[s.0 as usize].push(b);
-        }
-    }
+    let predecessors = f.predecessor_lists();
     // The pairs each block's jumps (and its fall-through) carry to their
     // targets, sorted; `None` is "not reached yet" (every pair holds).
     let mut edges: Vec<Option<EdgeHolders>> = vec![None; n];
@@ -401,13 +396,7 @@ struct StoreMove {
 /// incoming edge (`edges` from [`forward_reloads`]), into the predecessors
 /// where the slot does not hold the register's value yet.
 fn sink_spill_stores(f: &mut Function, edges: &[Option<EdgeHolders>], is_spill: &[bool]) {
-    let n = f.blocks.len();
-    let mut predecessors: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (p, successors) in f.successor_lists().into_iter().enumerate() {
-        for s in successors {
-            predecessors[s].push(p);
-        }
-    }
+    let predecessors = f.predecessor_lists();
     // Whether every edge from `p` to `b` carries the pair.
     let holds = |p: usize, b: usize, pair: (StackSlotId, Gpr)| {
         edges[p].as_ref().is_none_or(|out| {
@@ -419,7 +408,7 @@ fn sink_spill_stores(f: &mut Function, edges: &[Option<EdgeHolders>], is_spill: 
     // Decided on the code as it came.
     let mut moves: Vec<StoreMove> = Vec::new();
     for (b, incoming) in predecessors.iter().enumerate().skip(1) {
-        let mut written = GprSet::EMPTY;
+        let mut written = RegSet::EMPTY;
         let mut touched: Vec<StackSlotId> = Vec::new();
         for (i, inst) in f.blocks[b].insts.iter().enumerate() {
             if inst.is_debug() {
@@ -446,7 +435,7 @@ fn sink_spill_stores(f: &mut Function, edges: &[Option<EdgeHolders>], is_spill: 
                 }
             }
             touched.extend(inst.kind.slots_addressed());
-            written = GprSet(written.0 | liveness::physical_accesses(&inst.kind).1.gprs().0);
+            written = written.union(liveness::physical_accesses(&inst.kind).1);
         }
     }
     // Deleting from the back keeps the earlier indices of a block valid.
@@ -478,17 +467,21 @@ fn sink_spill_stores(f: &mut Function, edges: &[Option<EdgeHolders>], is_spill: 
 }
 
 /// Where the value a deleted definition would have put in a register can
-/// still be read: the slot it reloaded or the register it copied, while
-/// that is unchanged on every path; `None` when nowhere.
+/// still be read: the slot it reloaded, the register it copied or the
+/// constant, while that is unchanged on every path; `None` when nowhere.
 type Stand = Option<DbgOperand>;
 
-/// Rule 3, one pass: deletes reloads and copies into registers that are
-/// dead after them, and mends the debug values that named those registers
-/// (see the module doc). Returns whether anything was deleted.
+/// A definition rule 3 deletes: its index in its block, its destination,
+/// and where its value can be read instead ([`dead_candidate`]).
+type DeadDef = (usize, PhysReg, DbgOperand);
+
+/// Rule 3, one pass: deletes reloads, copies and constants into registers
+/// that are dead after them, and mends the debug values that named those
+/// registers (see the module doc). Returns whether anything was deleted.
 fn delete_dead_definitions(f: &mut Function, is_spill: &[bool]) -> bool {
     let live = liveness::physical(f);
-    // The deleted instructions of each block, by index.
-    let mut dead: Vec<Vec<usize>> = vec![Vec::new(); f.blocks.len()];
+    // The deleted instructions of each block, in order.
+    let mut dead: Vec<Vec<DeadDef>> = vec![Vec::new(); f.blocks.len()];
     let mut any = false;
     for (b, block) in f.blocks.iter().enumerate() {
         let mut live_now = live.live_out[b];
@@ -496,9 +489,9 @@ fn delete_dead_definitions(f: &mut Function, is_spill: &[bool]) -> bool {
             if inst.is_debug() {
                 continue;
             }
-            if let Some((dst, _)) = dead_candidate(&inst.kind, is_spill) {
+            if let Some((dst, stand)) = dead_candidate(&inst.kind, is_spill) {
                 if !live_now.contains(dst) {
-                    dead[b].push(i);
+                    dead[b].push((i, dst, stand));
                     any = true;
                     continue;
                 }
@@ -516,14 +509,14 @@ fn delete_dead_definitions(f: &mut Function, is_spill: &[bool]) -> bool {
             let mut index = 0;
             block.insts.retain(|_| {
                 index += 1;
-                dead.binary_search(&(index - 1)).is_err()
+                dead.binary_search_by_key(&(index - 1), |d| d.0).is_err()
             });
         }
     };
     let mut without = f.clone();
     remove(&mut without);
     let holders = forward_reloads(&mut without, is_spill);
-    mend_debug_values(f, &dead, &holders, is_spill);
+    mend_debug_values(f, &dead, &holders);
     remove(f);
     true
 }
@@ -575,25 +568,15 @@ fn dead_candidate(kind: &InstKind, is_spill: &[bool]) -> Option<(PhysReg, DbgOpe
 }
 
 /// Rewrites the debug values of `f` that name a register where it would
-/// have held the value of a definition in `dead` (indices per block): a
+/// have held the value of a definition in `dead` (per block): a
 /// forward dataflow of such registers, each with where the value still is.
 /// `holders` are [`forward_reloads`]'s pairs for the code without them:
 /// where a register kept its value on some incoming edges and lost it on
 /// others, a slot that holds the value on all of them stands for it.
-fn mend_debug_values(
-    f: &mut Function,
-    dead: &[Vec<usize>],
-    holders: &[Option<EdgeHolders>],
-    is_spill: &[bool],
-) {
+fn mend_debug_values(f: &mut Function, dead: &[Vec<DeadDef>], holders: &[Option<EdgeHolders>]) {
     let n = f.blocks.len();
     let successors = f.successor_lists();
-    let mut predecessors: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (p, s) in successors.iter().enumerate() {
-        for &t in s {
-            predecessors[t].push(p);
-        }
-    }
+    let predecessors = f.predecessor_lists();
     // Each block's state at its end; `None` until the block is walked.
     let mut exits: Vec<Option<Vec<(PhysReg, Stand)>>> = vec![None; n];
     // Whether every edge from `p` to `b` leaves `slot` holding `reg`'s
@@ -635,13 +618,7 @@ fn mend_debug_values(
     while let Some(b) = worklist.pop() {
         queued[b] = false;
         let mut state = entry(b, &exits);
-        walk_block(
-            &mut f.blocks[b].insts,
-            &dead[b],
-            &mut state,
-            is_spill,
-            false,
-        );
+        walk_block(&mut f.blocks[b].insts, &dead[b], &mut state, false);
         if exits[b].as_ref() != Some(&state) {
             exits[b] = Some(state);
             for &s in &successors[b] {
@@ -654,7 +631,7 @@ fn mend_debug_values(
     }
     for (b, dead) in dead.iter().enumerate() {
         let mut state = entry(b, &exits);
-        walk_block(&mut f.blocks[b].insts, dead, &mut state, is_spill, true);
+        walk_block(&mut f.blocks[b].insts, dead, &mut state, true);
     }
 }
 
@@ -662,12 +639,30 @@ fn mend_debug_values(
 /// instruction and, with `rewrite`, mends the debug values on the way.
 fn walk_block(
     insts: &mut [Inst],
-    dead: &[usize],
+    dead: &[DeadDef],
     state: &mut Vec<(PhysReg, Stand)>,
-    is_spill: &[bool],
     rewrite: bool,
 ) {
+    let mut dead = dead.iter().peekable();
     for (i, inst) in insts.iter_mut().enumerate() {
+        if let Some(&(_, dst, stand)) = dead.next_if(|d| d.0 == i) {
+            // A copy of a register that itself lost its value stands where
+            // that one's value does.
+            let stand = match stand {
+                DbgOperand::Reg(Reg::Phys(src)) => state
+                    .iter()
+                    .find(|s| s.0 == src)
+                    .map_or(Some(stand), |s| s.1),
+                _ => Some(stand),
+            };
+            state.retain(|s| s.0 != dst);
+            state.push((dst, stand));
+            state.sort_by_key(|s| s.0.index());
+            continue;
+        }
+        if state.is_empty() {
+            continue;
+        }
         if let InstKind::DbgValue(dbg) = &mut inst.kind {
             if rewrite {
                 for op in &mut dbg.operands {
@@ -686,23 +681,6 @@ fn walk_block(
             _ => slots.contains(&s),
         };
         let (_, defs) = liveness::physical_accesses(&inst.kind);
-        if dead.binary_search(&i).is_ok() {
-            let (dst, stand) =
-                dead_candidate(&inst.kind, is_spill).expect("only candidates are deleted");
-            // A copy of a register that itself lost its value stands where
-            // that one's value does.
-            let stand = match stand {
-                DbgOperand::Reg(Reg::Phys(src)) => state
-                    .iter()
-                    .find(|s| s.0 == src)
-                    .map_or(Some(stand), |s| s.1),
-                _ => Some(stand),
-            };
-            state.retain(|s| s.0 != dst);
-            state.push((dst, stand));
-            state.sort_by_key(|s| s.0.index());
-            continue;
-        }
         state.retain(|s| !defs.contains(s.0));
         for (_, stand) in state.iter_mut() {
             let gone = match *stand {
