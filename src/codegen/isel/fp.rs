@@ -975,6 +975,7 @@ impl Selector<'_> {
             args: used,
             rets: result.map(|_| ret.into()).into_iter().collect(),
             clobbers: crate::x86::abi::CALLER_SAVED,
+            unwind: None,
         });
         if let Some(dst) = result {
             self.emit(K::Copy {
