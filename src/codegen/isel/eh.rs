@@ -12,11 +12,13 @@
 //!   from rdx;
 //! - a `resume` calls `_Unwind_Resume` with the exception pointer;
 //! - `llvm.eh.typeid.for(@ti)` is the constant type id of `@ti`;
+//!
 //! and the function's [`EhTables`]: its type infos, exception
 //! specifications and each landing pad's type ids, numbered as LLVM's
 //! `MachineFunction` numbers them (blocks in reverse post-order; a landing
 //! pad's `cleanup` first, then its clauses last to first; a pad with only
-//! `cleanup` has no type ids), from which `codegen::lsda` builds the LSDA.
+//! `cleanup` has no type ids), from which `codegen::exception_table`
+//! builds the LSDA.
 //!
 //! Debug-info rule: the continuation block has the invoke's location; the
 //! landing pad's copies have the `landingpad`'s. Debug values at a landing
