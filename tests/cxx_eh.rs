@@ -134,7 +134,8 @@ fn clang_o2_ir() {
 /// One LSDA as a comparable summary: the @TType encoding, the call sites'
 /// (has a landing pad, action) sorted (their order and offsets follow each
 /// compiler's block placement), and the action records and type table
-/// bytes without the trailing zeros (their padding follows the code size).
+/// bytes and exception specifications without the trailing zeros (their
+/// padding follows the code size).
 #[derive(Debug, PartialEq, Eq)]
 struct Lsda {
     ttype: u8,
@@ -190,7 +191,7 @@ fn lsdas(dir: &Path, object: &Path) -> Vec<Lsda> {
             let action = uleb(&bytes, &mut at);
             call_sites.push((pad != 0, action));
         }
-        let actions_and_types = match tt_base {
+        let mut actions_and_types = match tt_base {
             Some(base) => {
                 let types = bytes[at..base].to_vec();
                 at = base;
@@ -198,7 +199,11 @@ fn lsdas(dir: &Path, object: &Path) -> Vec<Lsda> {
             }
             None => Vec::new(),
         };
-        at = at.next_multiple_of(4);
+        // The exception specifications, then padding to the next LSDA.
+        while at < bytes.len() && (at % 4 != 0 || bytes[at] != 0xff) {
+            actions_and_types.push(bytes[at]);
+            at += 1;
+        }
         call_sites.sort_unstable();
         let mut actions_and_types = actions_and_types;
         while actions_and_types.last() == Some(&0) {
@@ -310,4 +315,103 @@ fn lsda_and_cie_match_llc() {
             .unwrap_or_else(|| panic!("{symbols}"));
         assert!(dw_ref.contains("OBJECT  WEAK   HIDDEN"), "{dw_ref}");
     }
+}
+
+/// `llvm-as-19 < file | llvm-dis-19`: LLVM's own reading of a module.
+fn llvm_reading(file: &Path) -> String {
+    let out = run(Command::new("sh")
+        .arg("-c")
+        .arg(format!("llvm-as-19 < '{}' | llvm-dis-19", file.display())));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn invoke_landingpad_and_resume_print_back_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    for ir in ["O0", "O2"] {
+        let input = fixture(&format!("cxx/eh.{ir}.ll"));
+        let printed = dir.path().join(format!("eh.{ir}.printed.ll"));
+        let out = dwarfsmith(&[
+            "opt",
+            input.to_str().unwrap(),
+            "-o",
+            printed.to_str().unwrap(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = std::fs::read_to_string(&printed).unwrap();
+        for construct in [
+            "invoke ",
+            "landingpad ",
+            "cleanup",
+            "catch ptr null",
+            "resume ",
+        ] {
+            assert!(text.contains(construct), "{ir}: no {construct}");
+        }
+        assert_eq!(llvm_reading(&printed), llvm_reading(&input), "{ir}");
+    }
+}
+
+#[test]
+fn a_filter_clause_and_typeid_for_compile_and_print() {
+    // A throw() specification: `filter [1 x ptr] [ptr @_ZTIi]`.
+    let text = "declare i32 @__gxx_personality_v0(...)
+declare void @g()
+declare i32 @llvm.eh.typeid.for.p0(ptr)
+declare void @__cxa_call_unexpected(ptr)
+@_ZTIi = external constant ptr
+
+define i32 @f() personality ptr @__gxx_personality_v0 {
+entry:
+  invoke void @g()
+          to label %ok unwind label %pad
+
+ok:
+  ret i32 0
+
+pad:
+  %lp = landingpad { ptr, i32 }
+          filter [1 x ptr] [ptr @_ZTIi]
+          catch ptr @_ZTIi
+  %sel = extractvalue { ptr, i32 } %lp, 1
+  %id = call i32 @llvm.eh.typeid.for.p0(ptr @_ZTIi)
+  %is = icmp eq i32 %sel, %id
+  br i1 %is, label %caught, label %unexpected
+
+caught:
+  ret i32 %id
+
+unexpected:
+  %exn = extractvalue { ptr, i32 } %lp, 0
+  call void @__cxa_call_unexpected(ptr %exn)
+  unreachable
+}
+";
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("filter.ll");
+    std::fs::write(&input, text).unwrap();
+    let ours = compile_ll(dir.path(), &input, "filter", &["-O2"]);
+    let llc = dir.path().join("filter.llc.o");
+    llc_object(&input, &llc, &["-O2", "-relocation-model=pic"]);
+    let found = lsdas(dir.path(), &ours);
+    assert_eq!(found, lsdas(dir.path(), &llc));
+    // Type id 1 is _ZTIi (catch, last clause first); the filter lists it
+    // at offset -1 of the specifications: actions (1, 0) then (-1, -3).
+    // Then padding, the type table (one entry) and the specification
+    // list [1, 0].
+    assert_eq!(
+        found[0].actions_and_types,
+        [1, 0, 0x7f, 0x7d, 0, 0, 0, 0, 0, 0, 0, 1]
+    );
+    let selected = selected_mir(text, "filter.ll", "f");
+    assert!(selected.contains("unwind bb."), "{selected}");
 }
