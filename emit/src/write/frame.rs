@@ -4,13 +4,15 @@
 //! exception tables. Out: an `.eh_frame` section (written by
 //! `gimli::write::FrameTable`) with one CIE holding the SysV x86-64
 //! initial rules (CFA = rsp + 8, return address at CFA - 8), one more per
-//! personality routine (augmentation `zLPR` in gimli's order: the
+//! personality routine (augmentation `zPLR` as llc writes it: the
 //! personality as an `indirect pcrel sdata4` pointer to its reference
-//! object, LSDA pointers `pcrel sdata4`), and one FDE per non-empty
+//! object, LSDA pointers `pcrel sdata4`; gimli writes `zLPR`, reordered
+//! after it), and one FDE per non-empty
 //! function, with its LSDA pointer when it has an exception table.
 //! Promise: FDE addresses are PC-relative 4-byte pointers relocated against
 //! the function's code section, so the object links into a PIE and gdb can unwind through it.
 
+use gimli::write::Writer;
 use gimli::write::{
     Address, CallFrameInstruction, CommonInformationEntry, EhFrame, FrameDescriptionEntry,
     FrameTable,
@@ -98,6 +100,47 @@ pub fn write_eh_frame(
     }
     table
         .write_eh_frame(eh_frame)
+        .map_err(|e| WriteError::new(format!(".eh_frame: {e}")))?;
+    personality_first(eh_frame)
+}
+
+/// Rewrites each CIE gimli writes with augmentation `zLPR` into llc's
+/// `zPLR`: the personality's encoding and pointer before the LSDA
+/// encoding (the same meaning; readers follow the string's order), its
+/// relocation one byte earlier.
+fn personality_first(eh_frame: &mut EhFrame<RelocatedSection>) -> Result<(), WriteError> {
+    let indirect = |r: &gimli::write::Relocation| {
+        r.eh_pe
+            .is_some_and(|pe| pe.0 & gimli::DW_EH_PE_indirect.0 != 0)
+    };
+    let section: &mut RelocatedSection = eh_frame;
+    let personalities: Vec<usize> = section
+        .relocations
+        .iter()
+        .filter(|r| indirect(r))
+        .map(|r| r.offset)
+        .collect();
+    let mut bytes = section.bytes.take();
+    for &pointer in &personalities {
+        // `z L P R \0` ... `len, L-enc, P-enc, pointer(4), R-enc`.
+        let (lsda_encoding, personality_encoding) = (pointer - 2, pointer - 1);
+        let augmentation = bytes[..lsda_encoding]
+            .windows(5)
+            .rposition(|w| w == b"zLPR\0")
+            .ok_or_else(|| WriteError::new(".eh_frame: a personality outside a zLPR CIE".into()))?;
+        bytes[augmentation..augmentation + 4].copy_from_slice(b"zPLR");
+        let lsda = bytes[lsda_encoding];
+        bytes.copy_within(personality_encoding..pointer + 4, lsda_encoding);
+        bytes[pointer + 3] = lsda;
+    }
+    for relocation in &mut section.relocations {
+        if indirect(relocation) {
+            relocation.offset -= 1;
+        }
+    }
+    section
+        .bytes
+        .write(&bytes)
         .map_err(|e| WriteError::new(format!(".eh_frame: {e}")))
 }
 
