@@ -58,6 +58,8 @@ leave inner
 leave outer
 outer caught from g++
 ours_nested(2) = -1
+ours_template(0) = 0
+ours_template(1) = 43
 enter ours_noexcept
 leave ours_noexcept
 done
@@ -156,11 +158,33 @@ fn uleb(bytes: &[u8], at: &mut usize) -> u64 {
     }
 }
 
-/// The LSDAs of an object's `.gcc_except_table`, in order.
-fn lsdas(dir: &Path, object: &Path) -> Vec<Lsda> {
+/// The LSDAs of each of an object's `.gcc_except_table*` sections, by
+/// section name.
+fn lsdas(dir: &Path, object: &Path) -> Vec<(String, Vec<Lsda>)> {
+    let mut names: Vec<String> = readelf("-S", object)
+        .lines()
+        .filter_map(|l| {
+            l.split_whitespace()
+                .find(|w| w.starts_with(".gcc_except_table"))
+        })
+        .map(str::to_string)
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(|name| {
+            let found = section_lsdas(dir, object, &name);
+            (name, found)
+        })
+        .collect()
+}
+
+/// The LSDAs of `section` of `object`, in order.
+fn section_lsdas(dir: &Path, object: &Path, section: &str) -> Vec<Lsda> {
     let bin = dir.join("except.bin");
     let out = run(Command::new("objcopy")
-        .args(["-O", "binary", "--only-section=.gcc_except_table"])
+        .args(["-O", "binary"])
+        .arg(format!("--only-section={section}"))
         .arg(object)
         .arg(&bin));
     assert!(
@@ -262,7 +286,22 @@ fn lsda_and_cie_match_llc() {
         let ours = compile_ll(dir.path(), &input, &format!("eh.{ir}"), &[level]);
         let llc = dir.path().join(format!("eh.{ir}.llc.o"));
         llc_object(&input, &llc, &[level, "-relocation-model=pic"]);
-        assert_eq!(lsdas(dir.path(), &ours), lsdas(dir.path(), &llc), "{ir}");
+        let found = lsdas(dir.path(), &ours);
+        assert_eq!(found, lsdas(dir.path(), &llc), "{ir}");
+        // The template instance's LSDA is in its COMDAT group.
+        let guarded = "_Z7guardedIiEiT_";
+        assert!(found
+            .iter()
+            .any(|(name, _)| *name == format!(".gcc_except_table.{guarded}")));
+        let groups = readelf("-g", &ours);
+        let group = groups
+            .split("COMDAT group section")
+            .find(|g| g.contains(&format!("[{guarded}]")))
+            .unwrap_or_else(|| panic!("{groups}"));
+        assert!(
+            group.contains(&format!(".gcc_except_table.{guarded}")),
+            "{group}"
+        );
         // Type infos through 8-byte stubs in .data (ours named, llc's
         // local labels): as many pointers, to stubs of the same type infos.
         assert_eq!(
@@ -398,7 +437,7 @@ unexpected:
     // Then padding, the type table (one entry) and the specification
     // list [1, 0].
     assert_eq!(
-        found[0].actions_and_types,
+        found[0].1[0].actions_and_types,
         [1, 0, 0x7f, 0x7d, 0, 0, 0, 0, 0, 0, 0, 1]
     );
     let selected = selected_mir(text, "filter.ll", "f");
