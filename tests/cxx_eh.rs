@@ -443,3 +443,40 @@ unexpected:
     let selected = selected_mir(text, "filter.ll", "f");
     assert!(selected.contains("unwind bb."), "{selected}");
 }
+
+#[test]
+fn the_cxx_driver_compiles_and_links_through_make() {
+    // `make CXX="dwarfsmith c++"`: compiles by clang++-19 and us, links by c++.
+    let dir = tempfile::tempdir().unwrap();
+    let makefile = format!(
+        "eh: eh.o eh_driver.o\n\t$(CXX) $^ -o $@\n\
+         eh.o: {0}/eh.cpp\n\t$(CXX) -O2 -g -c $< -o $@\n\
+         eh_driver.o: {0}/eh_driver.cpp\n\t$(CXX) -O0 -c $< -o $@\n",
+        fixture("cxx").display()
+    );
+    std::fs::write(dir.path().join("Makefile"), makefile).unwrap();
+    let out = run(Command::new("make")
+        .current_dir(dir.path())
+        .arg(format!("CXX={} c++", env!("CARGO_BIN_EXE_dwarfsmith"))));
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(run_program(&dir.path().join("eh")), EXPECTED);
+    let (ok, text) = dwarfdump_verify(&dir.path().join("eh.o"));
+    assert!(ok, "{text}");
+    // $DWARFSMITH_CLANGXX names the clang++ to run.
+    let out = run(Command::new(env!("CARGO_BIN_EXE_dwarfsmith"))
+        .env("DWARFSMITH_CLANGXX", "/nonexistent/clang++")
+        .args(["c++", "-c"])
+        .arg(fixture("cxx/eh.cpp"))
+        .arg("-o")
+        .arg(dir.path().join("never.o")));
+    assert!(!out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "dwarfsmith c++: error: cannot run /nonexistent/clang++: No such file or directory (os error 2)\n"
+    );
+}
