@@ -229,7 +229,6 @@ fn section_lsdas(dir: &Path, object: &Path, section: &str) -> Vec<Lsda> {
             at += 1;
         }
         call_sites.sort_unstable();
-        let mut actions_and_types = actions_and_types;
         while actions_and_types.last() == Some(&0) {
             actions_and_types.pop();
         }
