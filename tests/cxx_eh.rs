@@ -5,7 +5,10 @@
 //! catch (...), nested try, destructors during unwinding in order, and a
 //! noexcept violation ending in std::terminate (SIGABRT). Both verifiers
 //! accept every object, and its LSDA and CIE match llc-19's
-//! (-relocation-model=pic) for the same IR.
+//! (-relocation-model=pic) for the same IR. fixtures/cxx/eh_more.cpp throws
+//! from the constructors of a static local and of a thread_local and
+//! carries a std::exception_ptr to another thread. `dwarfsmith c++` builds
+//! eh.cpp through make.
 
 mod support;
 
@@ -478,4 +481,35 @@ fn the_cxx_driver_compiles_and_links_through_make() {
         String::from_utf8_lossy(&out.stderr),
         "dwarfsmith c++: error: cannot run /nonexistent/clang++: No such file or directory (os error 2)\n"
     );
+}
+
+/// What fixtures/cxx/eh_more.cpp prints (as when g++ compiles it).
+const EXPECTED_MORE: &str = "\
+constructing Flaky, attempt 1
+static local threw: first construction fails
+constructing Flaky, attempt 2
+flaky 2
+thread_local threw -3
+thread-local constructed
+then 9
+main thread got: from a worker thread
+";
+
+#[test]
+fn static_local_and_thread_local_constructors_and_exception_ptr_across_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    for (ir, level) in [("O0", "-O0"), ("O0", "-O2"), ("O2", "-O2")] {
+        let input = fixture(&format!("cxx/eh_more.{ir}.ll"));
+        let object = compile_ll(dir.path(), &input, &format!("eh_more.{ir}"), &[level]);
+        let exe = dir.path().join(format!("eh_more_{ir}{level}"));
+        let out = run(Command::new("g++").arg(&object).arg("-o").arg(&exe));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(run_program(&exe), EXPECTED_MORE, "{ir} {level}");
+        let (ok, text) = dwarfdump_verify(&object);
+        assert!(ok, "{text}");
+    }
 }
