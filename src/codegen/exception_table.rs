@@ -11,13 +11,17 @@
 //! - call sites, in address order: each invoke's call with its landing pad
 //!   and action (adjacent invokes with the same pad and action merged), and,
 //!   where a call that may throw lies between them (any call but one of a
-//!   function declared `nounwind`), an entry without landing pad for the gap
+//!   function declared `nounwind`, `__tls_get_addr` included), an entry
+//!   without landing pad for the gap
 //!   (from the function's start, or the previous invoke's end, to the next
 //!   invoke or the function's end);
 //! - type infos pointed at through local 8-byte stubs in `.data`
 //!   (`.L<name>.DW.stub`), and the personality through the hidden weak
 //!   `DW.ref.<personality>` in a COMDAT group of its own, both as
 //!   llc-19 writes them for position-independent code.
+//!
+//! Debug-info rule: none is read or written here; the landing pads' code
+//! and its locations are the selected code's.
 
 use dwarfsmith_emit::model::{
     CallSite, DataObject, DataSection, ExceptionAction, ExceptionTable, ObjectModel, Relocation,
@@ -161,6 +165,11 @@ pub fn build(
             let (target, unwind) = match &inst.kind {
                 InstKind::Call { target, unwind, .. } => (target, *unwind),
                 InstKind::TailJump { target, .. } => (target, None),
+                // `__tls_get_addr`, which llc counts as a call that may throw.
+                InstKind::ThreadLocal { access, .. } => {
+                    saw_throwing |= access.is_call();
+                    continue;
+                }
                 _ => continue,
             };
             let Some(pad) = unwind else {

@@ -233,9 +233,12 @@ fn refused_in_function(module: &Module, function: &Function) -> Option<(Pos, Str
                 return Some((inst.pos, format!("an alloca of {}", too_large(size))));
             }
         }
-        let InstKind::Call {
+        let (InstKind::Call {
             args, ret_attrs, ..
-        } = &inst.kind
+        }
+        | InstKind::Invoke {
+            args, ret_attrs, ..
+        }) = &inst.kind
         else {
             continue;
         };
@@ -429,6 +432,12 @@ fn refused_vector_construct(module: &Module, function: &Function) -> Option<(Pos
                 }
             }
             InstKind::Call {
+                callee,
+                args,
+                fn_ty,
+                ..
+            }
+            | InstKind::Invoke {
                 callee,
                 args,
                 fn_ty,

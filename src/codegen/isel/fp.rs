@@ -106,6 +106,7 @@ fn writes_memory(kind: &InstKind) -> bool {
         kind,
         InstKind::Store { .. }
             | InstKind::Call { .. }
+            | InstKind::Invoke { .. }
             | InstKind::AtomicRmw { .. }
             | InstKind::CmpXchg { .. }
             | InstKind::Fence { .. }
