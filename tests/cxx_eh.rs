@@ -513,3 +513,61 @@ fn static_local_and_thread_local_constructors_and_exception_ptr_across_threads()
         assert!(ok, "{text}");
     }
 }
+
+#[test]
+fn an_invoke_ends_its_block_and_its_pad_receives_rax_and_rdx() {
+    // A value live across the invoke (%x) reaches both successors; the
+    // landing pad's phi gets its value before the call; the result is
+    // copied in the continuation block, which jumps to the normal block.
+    let text = "declare i32 @__gxx_personality_v0(...)
+declare i64 @g(i64)
+declare void @h(ptr, i32, i64)
+
+define i64 @f(i64 %x) personality ptr @__gxx_personality_v0 {
+entry:
+  %r = invoke i64 @g(i64 %x)
+          to label %ok unwind label %pad
+
+ok:
+  %s = add i64 %r, %x
+  ret i64 %s
+
+pad:
+  %p = phi i64 [ 7, %entry ]
+  %lp = landingpad { ptr, i32 }
+          cleanup
+  %exn = extractvalue { ptr, i32 } %lp, 0
+  %sel = extractvalue { ptr, i32 } %lp, 1
+  call void @h(ptr %exn, i32 %sel, i64 %p)
+  resume { ptr, i32 } %lp
+}
+";
+    expect_test::expect![[r#"
+        name: f
+        bb.0:  ; succ bb.1, bb.3
+          %7 = COPY $rdi
+          $rdi = COPY %7
+          %2 = MOV64 7
+          CALL @g, args($rdi), rets($rax), unwind bb.3
+        bb.1:  ; succ bb.2
+          %0 = COPY $rax
+        bb.2:
+          %1 = COPY %0
+          %1 = ADD64 %1, %7
+          $rax = COPY %1
+          RET $rax
+        bb.3:
+          %5 = COPY $rax
+          %6 = COPY $rdx
+          %3 = COPY %5
+          %4 = COPY %6
+          $rdi = COPY %3
+          $rsi = COPY %4
+          $rdx = COPY %2
+          CALL @h, args($rdi, $rsi, $rdx), rets()
+          $rdi = COPY %5
+          CALL @_Unwind_Resume, args($rdi), rets()
+          UD2
+    "#]]
+    .assert_eq(&selected_mir(text, "invoke.ll", "f"));
+}
