@@ -571,3 +571,37 @@ pad:
     "#]]
     .assert_eq(&selected_mir(text, "invoke.ll", "f"));
 }
+
+/// The bytes of `section` of `object`.
+fn section_bytes(dir: &Path, object: &Path, section: &str) -> Vec<u8> {
+    let bin = dir.join("section.bin");
+    let out = run(Command::new("objcopy")
+        .args(["-O", "binary"])
+        .arg(format!("--only-section={section}"))
+        .arg(object)
+        .arg(&bin));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read(&bin).unwrap()
+}
+
+#[test]
+fn g0_gives_the_same_code_and_tables_and_objects_repeat_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = fixture("cxx/eh.O2.ll");
+    let with = compile_ll(dir.path(), &input, "eh", &["-O2"]);
+    let without = compile_ll(dir.path(), &input, "eh", &["-O2", "-g0"]);
+    for section in [".text", ".gcc_except_table", ".eh_frame"] {
+        assert_eq!(
+            section_bytes(dir.path(), &with, section),
+            section_bytes(dir.path(), &without, section),
+            "{section}"
+        );
+    }
+    let first = std::fs::read(&with).unwrap();
+    let again = compile_ll(dir.path(), &input, "eh", &["-O2"]);
+    assert_eq!(first, std::fs::read(again).unwrap());
+}
