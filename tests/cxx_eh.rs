@@ -605,3 +605,27 @@ fn g0_gives_the_same_code_and_tables_and_objects_repeat_exactly() {
     let again = compile_ll(dir.path(), &input, "eh", &["-O2"]);
     assert_eq!(first, std::fs::read(again).unwrap());
 }
+
+#[test]
+fn malformed_exception_handling_is_refused_with_its_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let head = "declare i32 @p(...)\ndeclare void @g()\n";
+    let cases = [
+        (
+            "define void @f() personality ptr @p {\nentry:\n  invoke void @g()\n          to label %ok unwind label %ok\n\nok:\n  ret void\n}\n",
+            "case.ll:5:3: error: in function @f: `invoke` in block %entry: the unwind destination %ok does not open with a landingpad",
+        ),
+        (
+            "define void @f() {\nentry:\n  invoke void @g()\n          to label %ok unwind label %pad\n\nok:\n  ret void\n\npad:\n  %lp = landingpad { ptr, i32 }\n          cleanup\n  resume { ptr, i32 } %lp\n}\n",
+            "case.ll:12:3: error: in function @f: `%lp = landingpad` in block %pad: landingpad in a function without a personality",
+        ),
+        (
+            "define void @f() personality ptr @p {\nentry:\n  invoke void @g()\n          to label %ok unwind label %pad\n\nok:\n  ret void\n\npad:\n  call void @g()\n  %lp = landingpad { ptr, i32 }\n          cleanup\n  resume { ptr, i32 } %lp\n}\n",
+            "case.ll:5:3: error: in function @f: `invoke` in block %entry: the unwind destination %pad does not open with a landingpad",
+        ),
+    ];
+    for (body, want) in cases {
+        let got = refusal(dir.path(), &format!("{head}{body}"));
+        assert_eq!(got, want);
+    }
+}
