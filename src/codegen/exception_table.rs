@@ -114,11 +114,16 @@ fn actions_table(pads: &[&[i32]], filter_ids: &[u32]) -> (Vec<ExceptionAction>, 
     (actions, first_actions)
 }
 
+/// The data objects made so far for exception tables (by name), so each
+/// is made once per module without searching the object's data.
+pub type PointerObjects = std::collections::HashSet<String>;
+
 /// The LSDA of `finished`, whose selection found landing pads (`tables`);
 /// `may_throw` tells whether a call of a symbol may throw. Adds the data
-/// objects it points through to `object` (once per module).
+/// objects it points through to `object` (once per module: `made`).
 pub fn build(
     object: &mut ObjectModel,
+    made: &mut PointerObjects,
     function: usize,
     finished: &FinishedFunction,
     tables: &EhTables,
@@ -219,11 +224,14 @@ pub fn build(
     let type_infos = tables
         .type_infos
         .iter()
-        .map(|t| t.as_ref().map(|name| pointer_object(object, name, false)))
+        .map(|t| {
+            t.as_ref()
+                .map(|name| pointer_object(object, made, name, false))
+        })
         .collect();
     ExceptionTable {
         function,
-        personality_reference: pointer_object(object, &tables.personality, true),
+        personality_reference: pointer_object(object, made, &tables.personality, true),
         call_sites,
         actions,
         type_infos,
@@ -234,13 +242,18 @@ pub fn build(
 /// The name of the data object holding the address of `symbol`, made on
 /// first use: a personality's hidden weak `DW.ref.NAME` in a COMDAT group
 /// of its own, or a type info's local `.LNAME.DW.stub` in `.data`.
-fn pointer_object(object: &mut ObjectModel, symbol: &str, personality: bool) -> String {
+fn pointer_object(
+    object: &mut ObjectModel,
+    made: &mut PointerObjects,
+    symbol: &str,
+    personality: bool,
+) -> String {
     let name = if personality {
         format!("DW.ref.{symbol}")
     } else {
         format!(".L{symbol}.DW.stub")
     };
-    if object.data.iter().any(|d| d.name == name) {
+    if !made.insert(name.clone()) {
         return name;
     }
     object.data.push(DataObject {

@@ -106,6 +106,7 @@ pub fn compile_module(
         .filter(|f| crate::opt::has_function_attr(module, f, "nounwind"))
         .map(|f| f.name.as_str())
         .collect();
+    let mut pointer_objects = exception_table::PointerObjects::new();
     for (index, f) in module.functions.iter().enumerate() {
         if f.is_declaration() {
             continue;
@@ -162,9 +163,14 @@ pub fn compile_module(
         function.comdat = isel::comdat_group(&f.name, &f.attrs);
         if let Some(tables) = &selected.eh {
             let index = object.functions.len();
-            let table = exception_table::build(&mut object, index, &finished, tables, &|symbol| {
-                !nounwind.contains(symbol)
-            });
+            let table = exception_table::build(
+                &mut object,
+                &mut pointer_objects,
+                index,
+                &finished,
+                tables,
+                &|symbol| !nounwind.contains(symbol),
+            );
             object.exception_tables.push(table);
         }
         object.functions.push(function);
