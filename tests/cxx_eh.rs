@@ -629,3 +629,55 @@ fn malformed_exception_handling_is_refused_with_its_position() {
         assert_eq!(got, want);
     }
 }
+
+#[test]
+fn gdb_in_a_catch_block_and_in_a_destructor_run_by_unwinding() {
+    // At a catch line, the caught value and the locals; then in the
+    // destructor the rethrow runs while unwinding ours_nested's frame: the
+    // same values as llc-19's object from the same IR shows.
+    let dir = tempfile::tempdir().unwrap();
+    let input = fixture("cxx/eh.O0.ll");
+    let ours = compile_ll(dir.path(), &input, "eh.O0", &["-O0"]);
+    let llc = dir.path().join("eh.O0.llc.o");
+    llc_object(&input, &llc, &["-O0", "-relocation-model=pic"]);
+    let commands = [
+        "break eh.cpp:49",
+        "run",
+        "print e",
+        "print stage",
+        "print *outer.name@5",
+        "break Noisy::~Noisy",
+        "continue",
+        "print *this->name@5",
+        "frame 1",
+        "print stage",
+    ];
+    let session = |object: &Path, name: &str| {
+        let exe = dir.path().join(name);
+        let out = run(Command::new("g++")
+            .arg(driver(dir.path()))
+            .arg(object)
+            .arg("-o")
+            .arg(&exe));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = gdb_batch(&exe, &commands);
+        text.lines()
+            .filter(|l| l.starts_with('$') || l.starts_with("#1"))
+            .map(|l| match l.find(" in ") {
+                Some(at) if l.starts_with("#1") => format!("#1 {}", &l[at + 4..]),
+                _ => l.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let got = session(&ours, "gdb_ours");
+    assert_eq!(
+        got,
+        "$1 = 42\n$2 = 1\n$3 = \"outer\"\n$4 = \"outer\"\n#1 ours_nested (kind=1) at eh.cpp:52\n$5 = 1"
+    );
+    assert_eq!(got, session(&llc, "gdb_llc"));
+}
