@@ -1,11 +1,13 @@
-//! `dwarfsmith cc`: a C compiler driver with dwarfsmith as its back end.
+//! `dwarfsmith cc` and `dwarfsmith c++`: C and C++ compiler drivers with
+//! dwarfsmith as their back end.
 //!
-//! In: a cc-style command line. A compile (`-c`) runs clang (`$DWARFSMITH_CLANG`,
-//! else `clang-19` on PATH) once per C source with the user's options plus
+//! In: a cc-style command line. A compile (`-c`) runs clang (`cc`:
+//! `$DWARFSMITH_CLANG`, else `clang-19` on PATH; `c++`: `$DWARFSMITH_CLANGXX`,
+//! else `clang++-19`) once per source with the user's options plus
 //! `-S -emit-llvm -o <temporary .ll>`, then compiles that IR with the library
 //! pipeline into the object (`-o`, else `x.o` beside the working directory as cc
 //! names it). Any other command (a link, `-E`, `-S`) goes to the system compiler
-//! (`cc`) unchanged.
+//! (`cc` or `c++`) unchanged.
 //!
 //! Rules: `-O`/`-O0`..`-O3`/`-Os`/`-Oz` and `-g`/`-g0` (last one wins, as in cc)
 //! choose dwarfsmith's optimisation level and whether it writes DWARF, and are
@@ -41,22 +43,48 @@ const OPTIONS_WITH_VALUE: &[&str] = &[
     "--target",
 ];
 
-/// Runs `dwarfsmith cc ARGS` and returns the exit code: that of the system
-/// compiler for a pass-through command, that of clang when clang fails, and
-/// failure with a message on stderr when dwarfsmith fails.
-pub fn main(args: &[String]) -> ExitCode {
+/// Which language a driver compiles: its name and the programs it runs.
+pub struct Driver {
+    /// The command's name (`cc`, `c++`), which is also the system compiler
+    /// that links and runs every command that is not a compile.
+    pub name: &'static str,
+    /// The environment variable naming the clang to run.
+    pub clang_variable: &'static str,
+    /// The clang run when that variable is unset.
+    pub clang: &'static str,
+}
+
+/// `dwarfsmith cc`: C through clang-19, links by `cc`.
+pub const C: Driver = Driver {
+    name: "cc",
+    clang_variable: "DWARFSMITH_CLANG",
+    clang: "clang-19",
+};
+
+/// `dwarfsmith c++`: C++ through clang++-19, links by `c++`.
+pub const CXX: Driver = Driver {
+    name: "c++",
+    clang_variable: "DWARFSMITH_CLANGXX",
+    clang: "clang++-19",
+};
+
+/// Runs `dwarfsmith cc ARGS` (or `c++`, per `driver`) and returns the exit
+/// code: that of the system compiler for a pass-through command, that of
+/// clang when clang fails, and failure with a message on stderr when
+/// dwarfsmith fails.
+pub fn main(driver: &Driver, args: &[String]) -> ExitCode {
     if !args.iter().any(|arg| arg == "-c") {
-        return pass_through(Command::new("cc").args(args));
+        return pass_through(driver, Command::new(driver.name).args(args));
     }
     let command = match parse(args) {
         Ok(command) => command,
         Err(message) => {
-            eprintln!("dwarfsmith cc: error: {message}");
+            eprintln!("dwarfsmith {}: error: {message}", driver.name);
             return ExitCode::FAILURE;
         }
     };
     for (source, object) in &command.jobs {
-        if let Err(failure) = compile_one(&command, source, object) {
+        if let Err(failure) = compile_one(driver, &command, source, object) {
             return match failure {
                 Failure::Clang(code) => code,
                 Failure::Ours(message) => {
@@ -168,14 +196,20 @@ fn default_object_name(source: &Path) -> PathBuf {
     name
 }
 
-fn compile_one(command: &CompileCommand, source: &Path, object: &Path) -> Result<(), Failure> {
+fn compile_one(
+    driver: &Driver,
+    command: &CompileCommand,
+    source: &Path,
+    object: &Path,
+) -> Result<(), Failure> {
+    let name = driver.name;
     let temp = tempfile::tempdir().map_err(|e| {
         Failure::Ours(format!(
-            "dwarfsmith cc: error: cannot make a temporary directory: {e}"
+            "dwarfsmith {name}: error: cannot make a temporary directory: {e}"
         ))
     })?;
     let ir_path = temp.path().join("module.ll");
-    let clang = std::env::var_os("DWARFSMITH_CLANG").unwrap_or_else(|| "clang-19".into());
+    let clang = std::env::var_os(driver.clang_variable).unwrap_or_else(|| driver.clang.into());
     let status = Command::new(&clang)
         .args(&command.clang_args)
         .args(["-S", "-emit-llvm", "-o"])
@@ -184,7 +218,7 @@ fn compile_one(command: &CompileCommand, source: &Path, object: &Path) -> Result
         .status()
         .map_err(|e| {
             Failure::Ours(format!(
-                "dwarfsmith cc: error: cannot run {}: {e}",
+                "dwarfsmith {name}: error: cannot run {}: {e}",
                 Path::new(&clang).display()
             ))
         })?;
@@ -193,7 +227,7 @@ fn compile_one(command: &CompileCommand, source: &Path, object: &Path) -> Result
     }
     let text = std::fs::read_to_string(&ir_path).map_err(|e| {
         Failure::Ours(format!(
-            "dwarfsmith cc: error: cannot read clang's IR for {}: {e}",
+            "dwarfsmith {name}: error: cannot read clang's IR for {}: {e}",
             source.display()
         ))
     })?;
@@ -318,12 +352,13 @@ fn string_field<'a>(text: &'a str, key: &str) -> Option<&'a str> {
 }
 
 /// Runs a command with inherited standard streams and returns its exit code.
-fn pass_through(command: &mut Command) -> ExitCode {
+fn pass_through(driver: &Driver, command: &mut Command) -> ExitCode {
     match command.status() {
         Ok(status) => exit_code(status),
         Err(e) => {
             eprintln!(
-                "dwarfsmith cc: error: cannot run {}: {e}",
+                "dwarfsmith {}: error: cannot run {}: {e}",
+                driver.name,
                 command.get_program().to_string_lossy()
             );
             ExitCode::FAILURE

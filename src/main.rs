@@ -96,6 +96,15 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
         args: Vec<String>,
     },
+    /// A C++ compiler driver: clang++ makes IR, dwarfsmith compiles it; links go to c++.
+    ///
+    /// Example: dwarfsmith c++ -O2 -g -c x.cpp -o x.o   (or: make CXX="dwarfsmith c++")
+    #[command(name = "c++", disable_help_flag = true)]
+    Cxx {
+        /// The command line, as for c++.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+        args: Vec<String>,
+    },
 }
 
 /// The optimiser's flags of `opt`.
@@ -156,8 +165,10 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if let Command::Cc { args } = &cli.command {
-        return cc::main(args);
+    match &cli.command {
+        Command::Cc { args } => return cc::main(&cc::C, args),
+        Command::Cxx { args } => return cc::main(&cc::CXX, args),
+        _ => {}
     }
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
@@ -280,7 +291,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 ))
             }
         }
-        Command::Cc { .. } => unreachable!("handled in main"),
+        Command::Cc { .. } | Command::Cxx { .. } => unreachable!("handled in main"),
     }
 }
 

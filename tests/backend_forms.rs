@@ -347,6 +347,7 @@ fn arithmetic_compares_and_conditions() {
                 args: vec![],
                 rets: vec![],
                 clobbers: RegSet::EMPTY,
+                unwind: None,
             },
             InstKind::Push { reg: Gpr::R12 },
             InstKind::Pop { reg: Gpr::R12 },

@@ -65,8 +65,6 @@ const REFUSED: &[(&str, &str, &str)] = &[
      "case.ll:1:1: error: function @f: prefix data (prefix) is not supported by code generation"),
     ("prologue data", "define void @f() prologue i8 144 {\n  ret void\n}\n",
      "case.ll:1:1: error: function @f: prologue data (prologue) is not supported by code generation"),
-    ("personality", "declare i32 @p(...)\ndefine void @f() personality ptr @p {\n  ret void\n}\n",
-     "case.ll:2:1: error: function @f: personality function (exception handling) (personality) is not supported by code generation"),
     ("dllexport", "define dllexport void @f() {\n  ret void\n}\n",
      "case.ll:1:1: error: function @f: DLL storage class (dllexport) is not supported by code generation"),
     ("available_externally linkage", "define available_externally i32 @f() {\n  ret i32 1\n}\n",

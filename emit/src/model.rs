@@ -25,6 +25,56 @@ pub struct ObjectModel {
     /// `extern_weak`): undefined STB_WEAK symbols, which resolve to 0 when
     /// nothing defines them.
     pub weak_references: Vec<String>,
+    /// The LSDAs (`.gcc_except_table`) of the functions with landing pads.
+    pub exception_tables: Vec<ExceptionTable>,
+}
+
+/// One function's language-specific data area for an Itanium C++
+/// personality (`.gcc_except_table`), in the terms llc-19 writes it: a
+/// call-site table (uleb128), an action table, a type table of indirect
+/// pc-relative 4-byte pointers and the exception specifications. Its FDE
+/// points at it, and its CIE names the personality through
+/// `personality_reference`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExceptionTable {
+    /// Index of the function in [`ObjectModel::functions`].
+    pub function: usize,
+    /// The data object holding the personality routine's address (llc's
+    /// hidden weak `DW.ref.__gxx_personality_v0`), which the CIE points to.
+    pub personality_reference: String,
+    /// The call sites in address order.
+    pub call_sites: Vec<CallSite>,
+    /// The action records in order: each a type filter and the
+    /// displacement of the next record (0: none), both sleb128.
+    pub actions: Vec<ExceptionAction>,
+    /// The data objects holding each type info's address, by type id
+    /// (id `n` at index `n - 1`; `None`: the catch-all, written as 0).
+    pub type_infos: Vec<Option<String>>,
+    /// The exception specifications: type ids, each list ended by 0.
+    pub filter_ids: Vec<u32>,
+}
+
+/// One entry of a call-site table: code offsets in the function.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CallSite {
+    /// Offset of the first byte covered.
+    pub start: u64,
+    /// Bytes covered.
+    pub length: u64,
+    /// Offset of the landing pad (`None`: an exception here unwinds on).
+    pub landing_pad: Option<u64>,
+    /// 1 + the offset of the first action record (0: cleanup only, or none).
+    pub action: u64,
+}
+
+/// One record of an action table.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ExceptionAction {
+    /// The type filter: a type id (catch), a negative offset into the
+    /// exception specifications (filter), or 0 (cleanup).
+    pub filter: i64,
+    /// The displacement from this field to the next record (0: the last).
+    pub next: i64,
 }
 
 /// One function's machine code with what the linker and unwinder need.

@@ -622,6 +622,7 @@ fn everything() -> ObjectModel {
     });
     ObjectModel {
         weak_references: Vec::new(),
+        exception_tables: Vec::new(),
         functions: vec![f, g],
         data,
         debug: Some(DebugInfo {

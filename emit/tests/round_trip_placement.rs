@@ -143,6 +143,7 @@ fn model() -> ObjectModel {
         data,
         debug: None,
         weak_references: Vec::new(),
+        exception_tables: Vec::new(),
     }
 }
 

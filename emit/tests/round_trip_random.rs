@@ -146,6 +146,7 @@ fn model(random: &mut Random) -> ObjectModel {
         .collect();
     ObjectModel {
         weak_references: Vec::new(),
+        exception_tables: Vec::new(),
         functions: vec![Function {
             name: "f".into(),
             global: true,
@@ -366,6 +367,7 @@ fn code_model(random: &mut Random) -> ObjectModel {
         .collect();
     ObjectModel {
         weak_references: Vec::new(),
+        exception_tables: Vec::new(),
         functions,
         data,
         debug: None,
@@ -647,6 +649,7 @@ fn debug_model(random: &mut Random) -> ObjectModel {
         .collect();
     ObjectModel {
         weak_references: Vec::new(),
+        exception_tables: Vec::new(),
         functions,
         data,
         debug: Some(DebugInfo {

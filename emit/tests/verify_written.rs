@@ -31,6 +31,7 @@ fn two_functions() -> ObjectModel {
     };
     ObjectModel {
         weak_references: Vec::new(),
+        exception_tables: Vec::new(),
         functions: vec![function("first"), function("second")],
         data: vec![],
         debug: Some(DebugInfo {

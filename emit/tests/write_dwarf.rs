@@ -449,6 +449,7 @@ fn representative_model() -> ObjectModel {
     epilogue.epilogue_begin = true;
     ObjectModel {
         weak_references: Vec::new(),
+        exception_tables: Vec::new(),
         functions: vec![calc, helper],
         data: vec![
             DataObject {

@@ -14,6 +14,7 @@ use expect_test::{expect, Expect};
 fn valid() -> ObjectModel {
     ObjectModel {
         weak_references: Vec::new(),
+        exception_tables: Vec::new(),
         functions: vec![Function {
             name: "f".to_string(),
             global: true,

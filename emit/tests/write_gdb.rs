@@ -277,6 +277,7 @@ fn program() -> ObjectModel {
     ];
     ObjectModel {
         weak_references: Vec::new(),
+        exception_tables: Vec::new(),
         functions: vec![compute, main],
         data: vec![DataObject {
             aliases: Vec::new(),

@@ -60,6 +60,7 @@ fn hello_model() -> ObjectModel {
     };
     ObjectModel {
         weak_references: Vec::new(),
+        exception_tables: Vec::new(),
         functions: vec![helper, main],
         data: vec![DataObject {
             aliases: Vec::new(),
@@ -223,6 +224,7 @@ fn tables_model() -> ObjectModel {
     };
     ObjectModel {
         weak_references: Vec::new(),
+        exception_tables: Vec::new(),
         functions: vec![pick(), main],
         data: vec![
             data(

@@ -189,7 +189,13 @@ fn thread_jumps(f: &mut Function) -> Vec<usize> {
         }
         let jumps_only = only_jump[b].is_some();
         for inst in &mut f.blocks[b].insts {
-            if let InstKind::Jcc { target, .. } | InstKind::Jmp { target } = &mut inst.kind {
+            if let InstKind::Jcc { target, .. }
+            | InstKind::Jmp { target }
+            | InstKind::Call {
+                unwind: Some(target),
+                ..
+            } = &mut inst.kind
+            {
                 if !jumps_only {
                     *target = through(target.0 as usize);
                 }
@@ -390,7 +396,13 @@ fn apply(f: &mut Function, order: &[usize], exits: &[Exit], forward: &[usize]) -
         .map(|&b| old[b].take().unwrap_or_default())
         .collect();
     for inst in f.blocks.iter_mut().flat_map(|b| &mut b.insts) {
-        if let InstKind::Jcc { target, .. } | InstKind::Jmp { target } = &mut inst.kind {
+        if let InstKind::Jcc { target, .. }
+        | InstKind::Jmp { target }
+        | InstKind::Call {
+            unwind: Some(target),
+            ..
+        } = &mut inst.kind
+        {
             *target = new_index[target.0 as usize];
         }
     }

@@ -1052,6 +1052,7 @@ mod tests {
             args: vec![],
             rets: vec![],
             clobbers: CALLER_SAVED,
+            unwind: None,
         };
         let got = ranges(vec![vec![
             mov(Gpr::Rax, 1),

@@ -545,6 +545,7 @@ mod tests {
                 args: vec![Gpr::Rdi.into()],
                 rets: vec![Gpr::Rax.into()],
                 clobbers: CALLER_SAVED,
+                unwind: None,
             }),
             inst(InstKind::Copy {
                 dst: phys(Gpr::Rbx),

@@ -638,6 +638,7 @@ mod tests {
                     args: vec![],
                     rets: vec![Gpr::Rax.into()],
                     clobbers: CALLER_SAVED,
+                    unwind: None,
                 },
                 0,
             ),

@@ -932,6 +932,11 @@ pub enum InstKind {
         rets: Vec<PhysReg>,
         /// Registers the call destroys.
         clobbers: RegSet,
+        /// The landing pad an exception thrown by the callee lands in (an
+        /// `invoke`): a successor of the block, which the call ends, reached
+        /// with the registers as they are right after the call (exception
+        /// pointer in rax, selector in rdx).
+        unwind: Option<BlockId>,
     },
     /// Conditional jump to `target`; falls through otherwise.
     Jcc {
@@ -1898,7 +1903,12 @@ impl Function {
         let mut out = Vec::new();
         for inst in insts.iter().filter(|i| !i.is_debug()) {
             match &inst.kind {
-                InstKind::Jcc { target, .. } | InstKind::Jmp { target } => out.push(*target),
+                InstKind::Jcc { target, .. }
+                | InstKind::Jmp { target }
+                | InstKind::Call {
+                    unwind: Some(target),
+                    ..
+                } => out.push(*target),
                 InstKind::JmpIndirect { table, .. } => {
                     out.extend(self.jump_tables[table.0 as usize].iter().copied());
                 }
@@ -2142,6 +2152,7 @@ impl fmt::Display for InstKind {
                 args,
                 rets,
                 clobbers,
+                unwind,
             } => {
                 match target {
                     CallTarget::Symbol(s) => write!(f, "CALL @{s}")?,
@@ -2158,6 +2169,9 @@ impl fmt::Display for InstKind {
                 )?;
                 if *clobbers != crate::x86::abi::CALLER_SAVED {
                     write!(f, ", clobbers({})", list(&mut clobbers.iter()))?;
+                }
+                if let Some(pad) = unwind {
+                    write!(f, ", unwind {pad}")?;
                 }
                 Ok(())
             }

@@ -16,6 +16,7 @@
 
 pub mod block_placement;
 pub mod debug_prep;
+mod exception_table;
 pub mod frame;
 pub mod history;
 pub mod isel;
@@ -97,6 +98,15 @@ pub fn compile_module(
     let isel_options = isel::IselOptions {
         debug_info: options.debug_info,
     };
+    // The functions declared `nounwind`: calls of anything else may throw
+    // (exception tables need a call-site entry around them).
+    let nounwind: std::collections::HashSet<&str> = module
+        .functions
+        .iter()
+        .filter(|f| crate::opt::has_function_attr(module, f, "nounwind"))
+        .map(|f| f.name.as_str())
+        .collect();
+    let mut pointer_objects = exception_table::PointerObjects::new();
     for (index, f) in module.functions.iter().enumerate() {
         if f.is_declaration() {
             continue;
@@ -151,6 +161,18 @@ pub fn compile_module(
         function.section_name = f.section.clone();
         function.align = function.align.max(u64::from(f.align.unwrap_or(0)));
         function.comdat = isel::comdat_group(&f.name, &f.attrs);
+        if let Some(tables) = &selected.eh {
+            let index = object.functions.len();
+            let table = exception_table::build(
+                &mut object,
+                &mut pointer_objects,
+                index,
+                &finished,
+                tables,
+                &|symbol| !nounwind.contains(symbol),
+            );
+            object.exception_tables.push(table);
+        }
         object.functions.push(function);
         functions.push(FunctionDebug {
             ir_function: index,

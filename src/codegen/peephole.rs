@@ -293,7 +293,13 @@ fn branch_over_jump_blocks(f: &mut Function) {
     let n = f.blocks.len();
     let mut targeted = vec![false; n];
     for inst in f.blocks.iter().flat_map(|b| &b.insts) {
-        if let InstKind::Jmp { target } | InstKind::Jcc { target, .. } = inst.kind {
+        if let InstKind::Jmp { target }
+        | InstKind::Jcc { target, .. }
+        | InstKind::Call {
+            unwind: Some(target),
+            ..
+        } = inst.kind
+        {
             targeted[target.0 as usize] = true;
         }
     }

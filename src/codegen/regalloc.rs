@@ -1096,6 +1096,7 @@ mod tests {
                 args: vec![Gpr::Rdi.into()],
                 rets: vec![],
                 clobbers: CALLER_SAVED,
+                unwind: None,
             },
             InstKind::FpArith {
                 op: crate::codegen::mir::FpOp::Add,
@@ -1216,6 +1217,7 @@ mod tests {
                     args: vec![Gpr::Rdi.into()],
                     rets: vec![Gpr::Rax.into()],
                     clobbers: CALLER_SAVED,
+                    unwind: None,
                 },
                 add(phys(Gpr::Rax), v(0)),
                 ret(),

@@ -969,6 +969,7 @@ mod tests {
                 args: vec![],
                 rets: vec![],
                 clobbers: CALLER_SAVED,
+                unwind: None,
             },
             load(Gpr::Rsi, spill),
             // A new store: the slot now holds rbx.

@@ -20,7 +20,9 @@
 //! and protected visibility, `section` on functions and global variables, `thread_local` globals in every TLS model (see
 //! `isel/tls.rs`), atomics, `indirectbr` and `blockaddress`, function
 //! attribute groups other
-//! than those listed, aliases (symbols placed by `isel::attach_aliases`).
+//! than those listed, aliases (symbols placed by `isel::attach_aliases`),
+//! personalities with `invoke`/`landingpad`/`resume` (Itanium exception
+//! handling: `isel/eh.rs`, `codegen/lsda.rs`).
 //! Refused earlier, by the parser: ifuncs,
 //! and pointers in an address space other than 0 (the IR has one pointer
 //! type); by the target gate: triples and datalayouts other than x86-64 ELF.
@@ -99,9 +101,6 @@ const REFUSED_SYMBOL_ATTRS: &[(&str, fn(&crate::ir::SymbolAttrs) -> Option<Strin
     }),
     ("prologue data", |a| {
         a.prologue.as_ref().map(|_| "prologue".into())
-    }),
-    ("personality function (exception handling)", |a| {
-        a.personality.as_ref().map(|_| "personality".into())
     }),
 ];
 
@@ -234,9 +233,12 @@ fn refused_in_function(module: &Module, function: &Function) -> Option<(Pos, Str
                 return Some((inst.pos, format!("an alloca of {}", too_large(size))));
             }
         }
-        let InstKind::Call {
+        let (InstKind::Call {
             args, ret_attrs, ..
-        } = &inst.kind
+        }
+        | InstKind::Invoke {
+            args, ret_attrs, ..
+        }) = &inst.kind
         else {
             continue;
         };
@@ -430,6 +432,12 @@ fn refused_vector_construct(module: &Module, function: &Function) -> Option<(Pos
                 }
             }
             InstKind::Call {
+                callee,
+                args,
+                fn_ty,
+                ..
+            }
+            | InstKind::Invoke {
                 callee,
                 args,
                 fn_ty,

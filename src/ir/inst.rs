@@ -61,6 +61,8 @@ impl Inst {
                 | InstKind::Switch { .. }
                 | InstKind::Ret { .. }
                 | InstKind::IndirectBr { .. }
+                | InstKind::Invoke { .. }
+                | InstKind::Resume { .. }
                 | InstKind::Unreachable
         )
     }
@@ -76,6 +78,7 @@ impl Inst {
                 .chain(cases.iter().map(|(_, dest)| *dest))
                 .collect(),
             InstKind::IndirectBr { dests, .. } => dests.clone(),
+            InstKind::Invoke { normal, unwind, .. } => vec![*normal, *unwind],
             _ => Vec::new(),
         }
     }
@@ -119,9 +122,11 @@ impl Inst {
                 Operands::collect(std::iter::once(base).chain(indices.iter()))
             }
             InstKind::Alloca { count, .. } => Operands::collect(count.iter()),
-            InstKind::Call { callee, args, .. } => {
+            InstKind::Call { callee, args, .. } | InstKind::Invoke { callee, args, .. } => {
                 Operands::collect(std::iter::once(callee).chain(args.iter().map(|a| &a.value)))
             }
+            InstKind::LandingPad { .. } => Operands::inline(&[]),
+            InstKind::Resume { value } => Operands::inline(&[value]),
             InstKind::CondBr { cond, .. } => Operands::inline(&[cond]),
             InstKind::Switch { value, .. } => Operands::inline(&[value]),
             InstKind::Ret { value } => Operands::collect(value.iter()),
@@ -258,9 +263,13 @@ impl Inst {
                 std::iter::once(base).chain(indices.iter_mut()).collect()
             }
             InstKind::Alloca { count, .. } => count.iter_mut().collect(),
-            InstKind::Call { callee, args, .. } => std::iter::once(callee)
-                .chain(args.iter_mut().map(|a| &mut a.value))
-                .collect(),
+            InstKind::Call { callee, args, .. } | InstKind::Invoke { callee, args, .. } => {
+                std::iter::once(callee)
+                    .chain(args.iter_mut().map(|a| &mut a.value))
+                    .collect()
+            }
+            InstKind::LandingPad { .. } => Vec::new(),
+            InstKind::Resume { value } => vec![value],
             InstKind::CondBr { cond, .. } => vec![cond],
             InstKind::Switch { value, .. } => vec![value],
             InstKind::Ret { value } => value.iter_mut().collect(),
@@ -527,6 +536,40 @@ pub enum InstKind {
         /// Case values (integer constants) and their destinations.
         cases: Vec<(Constant, BlockId)>,
     },
+    /// `invoke ret @f(args) to label %normal unwind label %unwind`: a call
+    /// (never a tail call) that returns to `normal`, or, when the callee
+    /// throws, lands in `unwind`, a block opening with a `landingpad`; the
+    /// result type is [`Inst::ty`] and the result is defined on the normal
+    /// edge only.
+    Invoke {
+        /// The callee's signature.
+        fn_ty: FunctionType,
+        /// The called value.
+        callee: Value,
+        /// Arguments with their ABI attributes.
+        args: Vec<CallArg>,
+        /// Return-value attributes.
+        ret_attrs: ParamAttrs,
+        /// Where a return goes.
+        normal: BlockId,
+        /// Where an exception goes (the landing pad).
+        unwind: BlockId,
+    },
+    /// `landingpad { ptr, i32 } [cleanup] clauses...`: the first non-phi
+    /// instruction of a block an `invoke` unwinds to; its result is the
+    /// exception pointer and the selector of the clause that matched.
+    LandingPad {
+        /// `cleanup`: the pad runs even when no clause matches.
+        cleanup: bool,
+        /// The `catch` and `filter` clauses, in order.
+        clauses: Vec<LandingPadClause>,
+    },
+    /// `resume ty v`: continues unwinding the exception a landing pad
+    /// received (`v` is its `{ ptr, i32 }` value).
+    Resume {
+        /// The landing pad's value.
+        value: Value,
+    },
     /// `ret void` or `ret ty v`.
     Ret {
         /// The returned value, if any.
@@ -550,6 +593,9 @@ impl InstKind {
             InstKind::Gep { .. } => "getelementptr",
             InstKind::Alloca { .. } => "alloca",
             InstKind::Call { .. } => "call",
+            InstKind::Invoke { .. } => "invoke",
+            InstKind::LandingPad { .. } => "landingpad",
+            InstKind::Resume { .. } => "resume",
             InstKind::FBinary { op, .. } => op.name(),
             InstKind::FNeg { .. } => "fneg",
             InstKind::FCmp { .. } => "fcmp",
@@ -1173,6 +1219,16 @@ pub struct CallArg {
     pub value: Value,
     /// Its attributes.
     pub attrs: ParamAttrs,
+}
+
+/// One clause of a `landingpad`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LandingPadClause {
+    /// `catch ptr @typeinfo` (`catch ptr null`: catch everything).
+    Catch(Constant),
+    /// `filter [N x ptr] [...]`: an exception specification, the array of
+    /// type infos allowed through (empty: nothing may pass).
+    Filter(Constant),
 }
 
 /// The intrinsics codegen knows, recognised by callee name.

@@ -30,8 +30,8 @@ pub use debug::{
 };
 pub use inst::{
     ArithFlags, Atomic, BinOp, CallArg, CastOp, FBinOp, FCmpPred, FastMath, ICmpPred, Inst,
-    InstKind, Intrinsic, Ordering, OverflowArith, OverflowOp, ParamAttrs, RmwOp, TailKind,
-    X86Intrinsic,
+    InstKind, Intrinsic, LandingPadClause, Ordering, OverflowArith, OverflowOp, ParamAttrs, RmwOp,
+    TailKind, X86Intrinsic,
 };
 pub use layout::GepStep;
 pub use module::{

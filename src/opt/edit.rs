@@ -251,6 +251,18 @@ pub fn insert_at(function: &mut Function, block: BlockId, index: usize, inst: In
     id
 }
 
+/// Where code may be inserted at the head of a block: after its phis and
+/// its `landingpad`, which must open a landing pad.
+pub fn insertion_point(function: &Function, block: BlockId) -> usize {
+    let phis = phi_count(function, block);
+    let opens_with_pad = function
+        .block(block)
+        .insts
+        .get(phis)
+        .is_some_and(|&id| matches!(function.inst(id).kind, InstKind::LandingPad { .. }));
+    phis + usize::from(opens_with_pad)
+}
+
 /// The number of leading phis of a block.
 pub fn phi_count(function: &Function, block: BlockId) -> usize {
     function
@@ -326,6 +338,10 @@ fn map_block_refs(function: &mut Function, map: impl Fn(BlockId) -> BlockId) {
                 cases.iter_mut().for_each(|(_, b)| renumber(b));
             }
             InstKind::IndirectBr { dests, .. } => dests.iter_mut().for_each(renumber),
+            InstKind::Invoke { normal, unwind, .. } => {
+                renumber(normal);
+                renumber(unwind);
+            }
             InstKind::Phi { incoming } => incoming.iter_mut().for_each(|(_, b)| renumber(b)),
             _ => {}
         }

@@ -1,6 +1,6 @@
 //! inline: replaces a direct call of a small function defined in the module
 //! (at most [`MAX_CALLEE_INSTS`] instructions, no allocas, not varargs, not
-//! the caller itself, not `noinline` unless clang -O0 marked every function
+//! the caller itself, no exception handling under another personality, not `noinline` unless clang -O0 marked every function
 //! so) by a copy of its body. The caller's block is split at
 //! the call; the copy's returns branch to the rest, through a phi when it
 //! returns a value from several places. Callees are the bodies as they were
@@ -91,8 +91,18 @@ fn find_call(
                 body.linkage,
                 Linkage::Weak | Linkage::LinkOnce | Linkage::Common | Linkage::ExternWeak
             );
+            // Exception handling is copied only under the same personality.
+            let handles_exceptions = body.blocks.iter().flat_map(|b| &b.insts).any(|&i| {
+                matches!(
+                    body.inst(i).kind,
+                    InstKind::Invoke { .. } | InstKind::LandingPad { .. } | InstKind::Resume { .. }
+                )
+            });
+            let foreign_personality =
+                handles_exceptions && body.attrs.personality != function.attrs.personality;
             if body.is_declaration()
                 || interposable
+                || foreign_personality
                 || (honour_noinline && super::has_function_attr(cx.module, body, "noinline"))
                 || body.varargs
                 || body.name == function.name
@@ -219,6 +229,10 @@ fn inline_call(
                 InstKind::Switch { default, cases, .. } => {
                     *default = block_map(*default);
                     cases.iter_mut().for_each(|(_, d)| *d = block_map(*d));
+                }
+                InstKind::Invoke { normal, unwind, .. } => {
+                    *normal = block_map(*normal);
+                    *unwind = block_map(*unwind);
                 }
                 InstKind::Phi { incoming } => incoming
                     .iter_mut()

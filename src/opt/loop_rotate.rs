@@ -32,7 +32,7 @@ use crate::ir::hash::FxHashMap;
 use crate::ir::cfg::predecessors;
 use crate::ir::{Block, BlockId, Constant, DebugRecord, Function, Inst, InstId, InstKind, Value};
 
-use super::edit::{insert_block, phi_count};
+use super::edit::{insert_block, insertion_point, phi_count};
 use super::loops::{find_loops, Loop};
 use super::PassCx;
 
@@ -343,7 +343,7 @@ fn rotate(function: &mut Function, plan: &Plan) {
         }
     }
     let mut exit_phis: FxHashMap<InstId, Value> = FxHashMap::default();
-    let mut at = phi_count(function, exit);
+    let mut at = insertion_point(function, exit);
     for (i, &phi) in header_phis.iter().enumerate() {
         if !used_after[i] {
             continue;

@@ -32,7 +32,7 @@ use crate::ir::cfg::predecessors;
 use crate::ir::{BlockId, Function, Inst, InstId, InstKind, Value};
 
 use super::debug_update::{merge_assign_ids, merge_locations, replace_all_uses_with};
-use super::edit::{computes_only, inst_blocks, phi_count, remove_at};
+use super::edit::{computes_only, insertion_point, inst_blocks, phi_count, remove_at};
 use super::PassCx;
 
 /// The most loads hoisted or stores sunk per diamond (each round rescans
@@ -241,7 +241,7 @@ fn sink_store(
         *value = stored;
     }
     store.dbg = merged;
-    let at = phi_count(function, join);
+    let at = insertion_point(function, join);
     function.blocks[join.0 as usize].insts.insert(at, lid);
     true
 }

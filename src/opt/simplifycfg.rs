@@ -304,6 +304,10 @@ fn forward_empty_blocks(function: &mut Function) -> bool {
                         }
                     }
                 }
+                InstKind::Invoke { normal, .. } if *normal == block => {
+                    *normal = succ;
+                    edges += 1;
+                }
                 _ => {}
             }
             for &phi in &succ_phis {

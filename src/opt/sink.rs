@@ -25,7 +25,7 @@ use crate::ir::cfg::predecessors;
 use crate::ir::{BlockId, DebugRecord, Function, InstId, InstKind, RecordKind, Value};
 
 use super::debug_update::salvage_debug_uses;
-use super::edit::{computes_only, inst_blocks, phi_count, remove_at};
+use super::edit::{computes_only, insertion_point, inst_blocks, remove_at};
 use super::PassCx;
 
 /// Runs sinking on one function; true when an instruction moved.
@@ -122,7 +122,7 @@ fn sink(cx: &mut PassCx, function: &mut Function, block: BlockId, index: usize, 
     }
     // The instruction's own records stay in program order.
     remove_at(function, block, index);
-    let at = phi_count(function, target);
+    let at = insertion_point(function, target);
     // Records already in the target that name the value stay as they are
     // (the value is defined above them there); every other one is salvaged.
     let kept: Vec<(InstId, Vec<DebugRecord>)> = function.blocks[target.0 as usize].insts[at..]

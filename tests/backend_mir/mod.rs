@@ -78,6 +78,7 @@ impl Builder {
             args: args.iter().map(|&g| g.into()).collect(),
             rets: vec![Gpr::Rax.into()],
             clobbers: CALLER_SAVED,
+            unwind: None,
         });
     }
     pub fn finish(self) -> Function {

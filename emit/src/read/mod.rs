@@ -97,5 +97,6 @@ pub fn read(bytes: &[u8]) -> Result<ObjectModel, ReadError> {
         data: code.data,
         debug,
         weak_references: object::weak_references(&object),
+        exception_tables: Vec::new(),
     })
 }

@@ -86,6 +86,8 @@ pub fn normalise(model: &ObjectModel, options: &WriteOptions) -> ObjectModel {
         data: code.data,
         debug,
         weak_references,
+        // The reader does not read `.gcc_except_table` back.
+        exception_tables: Vec::new(),
     }
 }
 

@@ -181,6 +181,7 @@ pub fn write_object(
     builder.add_text(model, layout)?;
     builder.add_rodata_and_data(model)?;
     builder.add_code_relocations(model, layout)?;
+    builder.add_exception_tables(model)?;
     builder.add_gimli_sections(model, sections)?;
     builder.add_comdat_groups()?;
     let gnu_stack =
@@ -275,6 +276,8 @@ struct ElfBuilder {
     literal_sections: Vec<(u64, SectionId)>,
     /// The label of each literal of each function.
     literal_labels: Vec<Vec<SymbolId>>,
+    /// Section and offset of each exception table (LSDA), in model order.
+    exception_table_places: Vec<(SectionId, u64)>,
 }
 
 impl ElfBuilder {
@@ -291,7 +294,68 @@ impl ElfBuilder {
             named_sections: HashMap::new(),
             literal_sections: Vec::new(),
             literal_labels: Vec::new(),
+            exception_table_places: Vec::new(),
         }
+    }
+
+    /// Writes each function's LSDA into `.gcc_except_table`, or, for a
+    /// function in a COMDAT group, into `.gcc_except_table.NAME` in that
+    /// group (as llc does), with an R_X86_64_PC32 relocation per type info.
+    fn add_exception_tables(&mut self, model: &ObjectModel) -> Result<(), WriteError> {
+        let mut shared = None;
+        for table in &model.exception_tables {
+            let Some(function) = model.functions.get(table.function) else {
+                return Err(WriteError::new(format!(
+                    "exception table of function {}, which does not exist",
+                    table.function
+                )));
+            };
+            let section = match &function.comdat {
+                Some(group) => {
+                    let name = String::from_utf8_lossy(&symbol_bytes(&function.name)).into_owned();
+                    let id = self.gcc_except_table(&format!(".gcc_except_table.{name}"));
+                    self.join_group(group, id);
+                    id
+                }
+                None => *shared.get_or_insert_with(|| self.gcc_except_table(".gcc_except_table")),
+            };
+            let start = self.object.section(section).data().len() as u64;
+            let start = start.next_multiple_of(4);
+            let lsda = super::lsda::encode(table, start);
+            let offset = self.object.append_section_data(section, &lsda.bytes, 4);
+            self.exception_table_places.push((section, offset));
+            for (at, symbol) in &lsda.relocations {
+                let symbol = self.named(model, symbol);
+                self.object
+                    .add_relocation(
+                        section,
+                        Relocation {
+                            offset: offset + at,
+                            symbol,
+                            addend: 0,
+                            flags: RelocationFlags::Elf {
+                                r_type: elf::R_X86_64_PC32,
+                            },
+                        },
+                    )
+                    .map_err(|e| WriteError::new(format!(".gcc_except_table: {e}")))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A new allocated, read-only `.gcc_except_table` section called `name`.
+    fn gcc_except_table(&mut self, name: &str) -> SectionId {
+        let id = self.object.add_section(
+            Vec::new(),
+            name.as_bytes().to_vec(),
+            SectionKind::ReadOnlyData,
+        );
+        self.object.section_mut(id).flags = object::SectionFlags::Elf {
+            sh_type: elf::SHT_PROGBITS,
+            sh_flags: elf::SHF_ALLOC,
+        };
+        id
     }
 
     fn add_text(&mut self, model: &ObjectModel, layout: &Layout) -> Result<(), WriteError> {
@@ -975,6 +1039,12 @@ impl ElfBuilder {
                             Some(data) => self.symbols[&data.name],
                             None => unreachable!("gimli was given no data object {index}"),
                         },
+                        GimliSymbol::ExceptionTable(index) => {
+                            match self.exception_table_places.get(index) {
+                                Some(&(section, _)) => self.object.section_symbol(section),
+                                None => unreachable!("gimli was given no exception table {index}"),
+                            }
+                        }
                     },
                     RelocationTarget::Section(target) => match ids.get(&target) {
                         Some(&target) => self.object.section_symbol(target),
@@ -986,6 +1056,16 @@ impl ElfBuilder {
                             )))
                         }
                     },
+                };
+                // An LSDA pointer is against its section's symbol.
+                let lsda_offset = match relocation.target {
+                    RelocationTarget::Symbol(symbol) => match GimliSymbol::of(symbol) {
+                        GimliSymbol::ExceptionTable(index) => {
+                            self.exception_table_places[index].1 as i64
+                        }
+                        _ => 0,
+                    },
+                    RelocationTarget::Section(_) => 0,
                 };
                 let thread_local = matches!(
                     relocation.target,
@@ -1011,7 +1091,7 @@ impl ElfBuilder {
                         Relocation {
                             offset: relocation.offset as u64,
                             symbol,
-                            addend: relocation.addend,
+                            addend: relocation.addend + lsda_offset,
                             flags: RelocationFlags::Elf { r_type },
                         },
                     )
@@ -1038,7 +1118,7 @@ fn standard_section_name(section: StandardSection) -> (&'static str, SectionKind
 /// Whether gimli symbol `symbol` is a thread-local data object's.
 fn is_thread_local_symbol(model: &ObjectModel, symbol: usize) -> bool {
     match GimliSymbol::of(symbol) {
-        GimliSymbol::Code(_) => false,
+        GimliSymbol::Code(_) | GimliSymbol::ExceptionTable(_) => false,
         GimliSymbol::Data(index) => model
             .data
             .get(index)

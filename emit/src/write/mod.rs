@@ -3,7 +3,9 @@
 //! ```text
 //!   ObjectModel ──Layout::of──▶ function offsets in .text
 //!        │
-//!        ├─ frame ──────────────▶ .eh_frame        (gimli FrameTable)
+//!        ├─ frame ──────────────▶ .eh_frame        (gimli FrameTable; CIEs with a
+//!        │                         personality, FDEs with their LSDA)
+//!        ├─ lsda ───────────────▶ .gcc_except_table (one per COMDAT group)
 //!        ├─ unit (debug only) ──▶ .debug_info/abbrev/str   (gimli DwarfUnit)
 //!        │    ├─ types             type DIEs, base types for expressions
 //!        │    ├─ line              .debug_line, .debug_line_str
@@ -45,6 +47,7 @@ mod elf;
 mod frame;
 mod line;
 mod loclists;
+mod lsda;
 mod ops;
 mod relocate;
 mod rnglists;

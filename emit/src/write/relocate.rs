@@ -8,17 +8,26 @@
 use gimli::write::{EndianVec, RelocateWriter, Relocation};
 use gimli::LittleEndian;
 
+/// How many kinds of gimli symbol numbers there are (see [`GimliSymbol`]).
+const SYMBOL_KINDS: usize = 3;
+
 /// gimli's symbol number for the start of code section `section` of the
 /// layout (0 is `.text`): every code address the debug and unwind sections
 /// hold is `section + addend`.
 pub fn code_symbol(section: usize) -> usize {
-    2 * section
+    SYMBOL_KINDS * section
 }
 
 /// gimli's symbol number for data object `index` of the model (the
 /// address of a global variable).
 pub fn data_symbol(index: usize) -> usize {
-    2 * index + 1
+    SYMBOL_KINDS * index + 1
+}
+
+/// gimli's symbol number for the LSDA of exception table `index` of the
+/// model (an FDE's LSDA pointer).
+pub fn exception_table_symbol(index: usize) -> usize {
+    SYMBOL_KINDS * index + 2
 }
 
 /// What a gimli symbol number stands for.
@@ -28,15 +37,19 @@ pub enum GimliSymbol {
     Code(usize),
     /// Data object `n` of the model.
     Data(usize),
+    /// The LSDA of exception table `n` of the model.
+    ExceptionTable(usize),
 }
 
 impl GimliSymbol {
-    /// The symbol a number made by [`code_symbol`] or [`data_symbol`] names.
+    /// The symbol a number made by [`code_symbol`], [`data_symbol`] or
+    /// [`exception_table_symbol`] names.
     pub fn of(symbol: usize) -> GimliSymbol {
-        if symbol.is_multiple_of(2) {
-            GimliSymbol::Code(symbol / 2)
-        } else {
-            GimliSymbol::Data(symbol / 2)
+        let index = symbol / SYMBOL_KINDS;
+        match symbol % SYMBOL_KINDS {
+            0 => GimliSymbol::Code(index),
+            1 => GimliSymbol::Data(index),
+            _ => GimliSymbol::ExceptionTable(index),
         }
     }
 }

@@ -437,6 +437,7 @@ impl Selector<'_> {
             args: used,
             rets: vec![Gpr::Rax.into(), Gpr::Rdx.into()],
             clobbers: CALLER_SAVED,
+            unwind: None,
         });
         self.rax_rdx()
     }

@@ -266,6 +266,12 @@ impl Selector<'_> {
         if let Some(fid) = direct {
             let name = &self.module.function(fid).name;
             if name.starts_with("llvm.") {
+                if matches!(self.f.inst(id).kind, InstKind::Invoke { .. }) {
+                    return Err(self.error(format!("unsupported invoke of intrinsic @{name}")));
+                }
+                if name.starts_with("llvm.eh.typeid.for") && self.lower_typeid_for(id, args)? {
+                    return Ok(());
+                }
                 if self.lower_varargs_intrinsic(name, args)?
                     || self.lower_ptrmask(id, name, args)?
                     || self.lower_wide_intrinsic(id, name, args)?
@@ -457,13 +463,18 @@ impl Selector<'_> {
             self.after_tail_jump = true;
             return Ok(());
         }
+        let unwind = self.invoke_landing_pad(id)?;
         let (results, rets) = self.call_results(id)?;
         self.emit(K::Call {
             target,
             args: used,
             rets: rets.clone(),
             clobbers: CALLER_SAVED,
+            unwind,
         });
+        if unwind.is_some() {
+            return self.continue_after_invoke(id, results, rets);
+        }
         for (dst, src) in results.into_iter().zip(rets) {
             self.emit(K::Copy {
                 dst,

@@ -106,6 +106,7 @@ fn writes_memory(kind: &InstKind) -> bool {
         kind,
         InstKind::Store { .. }
             | InstKind::Call { .. }
+            | InstKind::Invoke { .. }
             | InstKind::AtomicRmw { .. }
             | InstKind::CmpXchg { .. }
             | InstKind::Fence { .. }
@@ -975,6 +976,7 @@ impl Selector<'_> {
             args: used,
             rets: result.map(|_| ret.into()).into_iter().collect(),
             clobbers: crate::x86::abi::CALLER_SAVED,
+            unwind: None,
         });
         if let Some(dst) = result {
             self.emit(K::Copy {

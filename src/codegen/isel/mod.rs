@@ -57,6 +57,7 @@ mod calls;
 mod control;
 mod data;
 pub mod debug;
+mod eh;
 mod flags;
 mod fold;
 mod fp;
@@ -100,6 +101,7 @@ pub use data::{
     attach_aliases, block_address_of, comdat_group, select_data, symbol_binding, weak_references,
 };
 pub use debug::{ArgType, DebugExpr, DebugTable, VariableKey};
+pub use eh::EhTables;
 
 /// What instruction selection makes of one function.
 #[derive(Clone, Debug)]
@@ -110,6 +112,9 @@ pub struct SelectedFunction {
     pub debug: DebugTable,
     /// The MIR block of each IR block (where a `blockaddress` points).
     pub ir_blocks: Vec<MBlock>,
+    /// The exception-handling tables, for a function with landing pads
+    /// (their blocks are MIR blocks).
+    pub eh: Option<EhTables>,
 }
 
 /// Options of instruction selection.
@@ -142,10 +147,17 @@ pub fn select_function(
         d.message = format!("function @{}: {}", f.name, d.message);
         d
     })?;
+    let eh = s.eh.take().map(|mut tables| {
+        for (block, _) in &mut tables.landing_pads {
+            *block = s.ir_blocks[block.0 as usize];
+        }
+        tables
+    });
     Ok(SelectedFunction {
         mir: s.mir,
         debug: s.debug,
         ir_blocks: s.ir_blocks,
+        eh,
     })
 }
 
@@ -394,6 +406,9 @@ struct Selector<'a> {
     /// The instructions using each instruction's result (once per use),
     /// built once, on first need (see [`vector`]'s saturating subtract).
     users: std::cell::OnceCell<Vec<Vec<InstId>>>,
+    /// The exception-handling tables of a function with landing pads
+    /// (see [`eh`]).
+    eh: Option<EhTables>,
 }
 
 impl<'a> Selector<'a> {
@@ -432,6 +447,7 @@ impl<'a> Selector<'a> {
             ir_blocks: Vec::new(),
             users: std::cell::OnceCell::new(),
             phi_incoming: HashMap::new(),
+            eh: None,
         }
     }
 
@@ -492,6 +508,7 @@ impl<'a> Selector<'a> {
         self.assign_vector_registers()?;
         self.classify();
         self.prepare_indirect_destinations();
+        self.eh = self.number_eh_types()?;
         self.lower_params()?;
         for b in 0..f.blocks.len() {
             self.current = if b == 0 {
@@ -570,7 +587,12 @@ impl<'a> Selector<'a> {
             }
             for inst in &mut block.insts {
                 match &mut inst.kind {
-                    K::Jmp { target } | K::Jcc { target, .. } => {
+                    K::Jmp { target }
+                    | K::Jcc { target, .. }
+                    | K::Call {
+                        unwind: Some(target),
+                        ..
+                    } => {
                         *target = MBlock(new_id[target.0 as usize]);
                     }
                     _ => {}
@@ -1173,7 +1195,15 @@ impl<'a> Selector<'a> {
                 args,
                 fn_ty,
                 ..
+            }
+            | InstKind::Invoke {
+                callee,
+                args,
+                fn_ty,
+                ..
             } => self.lower_call(id, callee, args, fn_ty),
+            InstKind::LandingPad { .. } => self.lower_landing_pad(id),
+            InstKind::Resume { value } => self.lower_resume(value),
             // A sibling call jumped away: the branch to the return is dead.
             InstKind::Br { .. } if std::mem::take(&mut self.after_tail_jump) => Ok(()),
             InstKind::Br { .. } | InstKind::CondBr { .. } | InstKind::Switch { .. } => {

@@ -229,6 +229,7 @@ impl Selector<'_> {
                     args: places.iter().map(|&g| g.into()).collect(),
                     rets: vec![Gpr::Rax.into(), Gpr::Rdx.into()],
                     clobbers: CALLER_SAVED,
+                    unwind: None,
                 });
                 self.emit(K::Copy {
                     dst: lo,

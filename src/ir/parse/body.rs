@@ -842,8 +842,7 @@ impl<'a> Parser<'a> {
                 }
                 (InstKind::IndirectBr { address, dests }, Type::Void)
             }
-            "callbr" | "invoke" | "landingpad" | "resume" | "catchswitch" | "catchpad"
-            | "cleanuppad" | "catchret" | "cleanupret" => {
+            "callbr" | "catchswitch" | "catchpad" | "cleanuppad" | "catchret" | "cleanupret" => {
                 return Err(self.error_at(
                     opcode_offset,
                     format!("instruction '{opcode}' is not supported"),
@@ -983,6 +982,15 @@ impl<'a> Parser<'a> {
                 }
             }
             "unreachable" => (InstKind::Unreachable, Type::Void),
+            "invoke" => return self.parse_invoke(result_name, start, function, scope),
+            "landingpad" => {
+                let ty = self.parse_type()?;
+                (self.parse_landing_pad()?, ty)
+            }
+            "resume" => {
+                let (_, value) = self.parse_typed_value(function, scope)?;
+                (InstKind::Resume { value }, Type::Void)
+            }
             _ => {
                 return Err(self.error_at(opcode_offset, format!("unknown instruction '{opcode}'")))
             }
@@ -1175,6 +1183,89 @@ impl<'a> Parser<'a> {
                 return Ok(Parsed::Nothing);
             }
         }
+        let site = self.parse_call_site(written, is_assume, function, scope)?;
+        let mut inst = Inst::new(
+            InstKind::Call {
+                tail,
+                fn_ty: site.fn_ty,
+                callee: site.callee,
+                args: site.args,
+                ret_attrs,
+            },
+            site.ret,
+        );
+        inst.pos = self.pos_of(start);
+        inst.attr_groups = site.attr_groups;
+        self.parse_attachments(&mut inst)?;
+        self.define_result(result_name, inst, start, function, scope)?;
+        Ok(Parsed::Inst)
+    }
+
+    /// An invoke after `invoke`: a call site, then `to label %normal
+    /// unwind label %unwind`.
+    fn parse_invoke(
+        &mut self,
+        result_name: Option<&'a str>,
+        start: u32,
+        function: &mut Function,
+        scope: &mut Scope<'a>,
+    ) -> PResult<Parsed> {
+        let ret_attrs = self.parse_param_attrs()?;
+        let written = self.parse_type()?;
+        let site = self.parse_call_site(written, false, function, scope)?;
+        self.expect_word("to")?;
+        let normal = self.parse_label_ref(scope)?;
+        self.expect_word("unwind")?;
+        let unwind = self.parse_label_ref(scope)?;
+        let mut inst = Inst::new(
+            InstKind::Invoke {
+                fn_ty: site.fn_ty,
+                callee: site.callee,
+                args: site.args,
+                ret_attrs,
+                normal,
+                unwind,
+            },
+            site.ret,
+        );
+        inst.pos = self.pos_of(start);
+        inst.attr_groups = site.attr_groups;
+        self.parse_attachments(&mut inst)?;
+        self.define_result(result_name, inst, start, function, scope)?;
+        Ok(Parsed::Inst)
+    }
+
+    /// The clauses of a `landingpad` after its type: `cleanup`, `catch ty
+    /// c`, `filter ty c`, in any number and order.
+    fn parse_landing_pad(&mut self) -> PResult<InstKind> {
+        let mut cleanup = false;
+        let mut clauses = Vec::new();
+        loop {
+            if self.eat_word("cleanup") {
+                cleanup = true;
+            } else if self.eat_word("catch") {
+                let ty = self.parse_type()?;
+                clauses.push(LandingPadClause::Catch(self.parse_constant(&ty)?));
+            } else if self.eat_word("filter") {
+                let ty = self.parse_type()?;
+                clauses.push(LandingPadClause::Filter(self.parse_constant(&ty)?));
+            } else {
+                break;
+            }
+        }
+        Ok(InstKind::LandingPad { cleanup, clauses })
+    }
+
+    /// What `call` and `invoke` share after the return type: the callee,
+    /// the arguments, attribute groups and operand bundles (accepted on
+    /// `llvm.assume` only, where `is_assume`).
+    fn parse_call_site(
+        &mut self,
+        written: Type,
+        is_assume: bool,
+        function: &mut Function,
+        scope: &mut Scope<'a>,
+    ) -> PResult<CallSite> {
         let (ret, explicit) = match written {
             Type::Function(f) => (f.ret.clone(), Some(*f)),
             ty => (ty, None),
@@ -1222,21 +1313,13 @@ impl<'a> Parser<'a> {
                 ));
             }
         }
-        let mut inst = Inst::new(
-            InstKind::Call {
-                tail,
-                fn_ty,
-                callee,
-                args: args.into_iter().map(|(_, a)| a).collect(),
-                ret_attrs,
-            },
+        Ok(CallSite {
             ret,
-        );
-        inst.pos = self.pos_of(start);
-        inst.attr_groups = attr_groups;
-        self.parse_attachments(&mut inst)?;
-        self.define_result(result_name, inst, start, function, scope)?;
-        Ok(Parsed::Inst)
+            fn_ty,
+            callee,
+            args: args.into_iter().map(|(_, a)| a).collect(),
+            attr_groups,
+        })
     }
 
     /// Reads the rest of a call of `llvm.experimental.noalias.scope.decl`,
@@ -1338,4 +1421,18 @@ fn merge_attrs(attrs: &mut ParamAttrs, extra: ParamAttrs) {
     attrs.sret = attrs.sret.take().or(extra.sret);
     attrs.elementtype = attrs.elementtype.take().or(extra.elementtype);
     attrs.align = attrs.align.or(extra.align);
+}
+
+/// The parts of a `call` or `invoke` after its return type.
+struct CallSite {
+    /// The result type.
+    ret: Type,
+    /// The callee's signature.
+    fn_ty: FunctionType,
+    /// The called value.
+    callee: Value,
+    /// The arguments.
+    args: Vec<CallArg>,
+    /// Attribute groups after the arguments.
+    attr_groups: Vec<u32>,
 }

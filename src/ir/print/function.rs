@@ -17,8 +17,8 @@ use super::names::LocalNames;
 use super::text::{write_constant, write_gep_flags, write_name, write_type};
 use super::DebugSyntax;
 use crate::ir::{
-    ArithFlags, Atomic, BlockId, DebugRecord, ExprOp, FastMath, Function, Inst, InstKind, MdRef,
-    Module, ParamAttrs, RecordKind, TailKind, Type, Value,
+    ArithFlags, Atomic, BlockId, CallArg, DebugRecord, ExprOp, FastMath, Function, FunctionType,
+    Inst, InstKind, LandingPadClause, MdRef, Module, ParamAttrs, RecordKind, TailKind, Type, Value,
 };
 
 /// Appends the label of `block` of `function` as its body prints it (`%bb`,
@@ -518,33 +518,41 @@ impl BodyPrinter<'_> {
                     TailKind::NoTail => "notail ",
                 });
                 out.push_str("call ");
-                write_attrs(out, m, ret_attrs);
-                if fn_ty.varargs {
-                    write_type(out, m, &Type::Function(Box::new(fn_ty.clone())));
-                } else {
-                    write_type(out, m, &fn_ty.ret);
+                self.call_site(out, inst, fn_ty, callee, args, ret_attrs);
+            }
+            InstKind::Invoke {
+                fn_ty,
+                callee,
+                args,
+                ret_attrs,
+                normal,
+                unwind,
+            } => {
+                out.push_str("invoke ");
+                self.call_site(out, inst, fn_ty, callee, args, ret_attrs);
+                out.push_str("\n          to label ");
+                self.block(out, *normal);
+                out.push_str(" unwind label ");
+                self.block(out, *unwind);
+            }
+            InstKind::LandingPad { cleanup, clauses } => {
+                out.push_str("landingpad ");
+                write_type(out, m, &inst.ty);
+                if *cleanup {
+                    out.push_str("\n          cleanup");
                 }
-                out.push(' ');
-                self.value(out, callee);
-                out.push('(');
-                for (i, arg) in args.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    let ty = match &arg.value {
-                        Value::Arg(n) if *n as usize >= self.function.params.len() => Type::Void,
-                        Value::Inst(id) if id.0 as usize >= self.function.insts.len() => Type::Void,
-                        value => self.function.value_type(value),
+                for clause in clauses {
+                    let (word, constant) = match clause {
+                        LandingPadClause::Catch(c) => ("catch", c),
+                        LandingPadClause::Filter(c) => ("filter", c),
                     };
-                    write_type(out, m, &ty);
-                    out.push(' ');
-                    write_attrs(out, m, &arg.attrs);
-                    self.value(out, &arg.value);
+                    let _ = write!(out, "\n          {word} ");
+                    super::text::write_typed_constant(out, m, constant);
                 }
-                out.push(')');
-                for group in &inst.attr_groups {
-                    let _ = write!(out, " #{group}");
-                }
+            }
+            InstKind::Resume { value } => {
+                out.push_str("resume ");
+                self.typed_value(out, value);
             }
             InstKind::Freeze { value } => {
                 out.push_str("freeze ");
@@ -593,6 +601,47 @@ impl BodyPrinter<'_> {
                 None => out.push_str("ret void"),
             },
             InstKind::Unreachable => out.push_str("unreachable"),
+        }
+    }
+
+    /// Appends what `call` and `invoke` share: return attributes and type,
+    /// callee, arguments and attribute groups.
+    fn call_site(
+        &self,
+        out: &mut String,
+        inst: &Inst,
+        fn_ty: &FunctionType,
+        callee: &Value,
+        args: &[CallArg],
+        ret_attrs: &ParamAttrs,
+    ) {
+        let m = self.module;
+        write_attrs(out, m, ret_attrs);
+        if fn_ty.varargs {
+            write_type(out, m, &Type::Function(Box::new(fn_ty.clone())));
+        } else {
+            write_type(out, m, &fn_ty.ret);
+        }
+        out.push(' ');
+        self.value(out, callee);
+        out.push('(');
+        for (i, arg) in args.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            let ty = match &arg.value {
+                Value::Arg(n) if *n as usize >= self.function.params.len() => Type::Void,
+                Value::Inst(id) if id.0 as usize >= self.function.insts.len() => Type::Void,
+                value => self.function.value_type(value),
+            };
+            write_type(out, m, &ty);
+            out.push(' ');
+            write_attrs(out, m, &arg.attrs);
+            self.value(out, &arg.value);
+        }
+        out.push(')');
+        for group in &inst.attr_groups {
+            let _ = write!(out, " #{group}");
         }
     }
 

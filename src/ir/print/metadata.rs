@@ -252,7 +252,13 @@ impl MetadataSlots {
                 f.opt_node(self, module, "type", sp.ty);
                 f.nonzero("scopeLine", sp.scope_line);
                 f.flags("flags", &sp.flags);
-                f.flags("spFlags", &sp.sp_flags);
+                // An absent spFlags reads as a definition: a declaration
+                // (a member function's, inside its class) says 0.
+                if sp.sp_flags.is_empty() {
+                    f.raw("spFlags", "0");
+                } else {
+                    f.flags("spFlags", &sp.sp_flags);
+                }
                 f.opt_node(self, module, "unit", sp.unit);
                 f.opt_node(self, module, "declaration", sp.declaration);
                 f.opt_node(self, module, "retainedNodes", sp.retained_nodes);

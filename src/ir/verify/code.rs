@@ -462,7 +462,23 @@ fn type_problem(c: &Checker, id: InstId) -> Option<String> {
             .filter(|n| ty(n).int_bits().is_none())
             .map(|_| "the element count is not an integer".to_string())
             .or_else(|| (inst.ty != Type::Ptr).then(|| "the result is not ptr".to_string())),
+        InstKind::LandingPad { clauses, cleanup } => landing_pad_problem(c, id, clauses, *cleanup),
+        InstKind::Resume { .. } => f
+            .attrs
+            .personality
+            .is_none()
+            .then(|| "resume in a function without a personality".to_string()),
+        InstKind::Invoke { unwind, .. } if !is_landing_pad(f, *unwind) => Some(format!(
+            "the unwind destination {} does not open with a landingpad",
+            c.block_text(unwind.0 as usize)
+        )),
         InstKind::Call {
+            fn_ty,
+            callee,
+            args,
+            ..
+        }
+        | InstKind::Invoke {
             fn_ty,
             callee,
             args,
@@ -544,6 +560,63 @@ fn type_problem(c: &Checker, id: InstId) -> Option<String> {
         },
         InstKind::Br { .. } | InstKind::Unreachable => None,
     }
+}
+
+/// Whether `block` of `f` opens (after its phis) with a `landingpad`.
+fn is_landing_pad(f: &crate::ir::Function, block: crate::ir::BlockId) -> bool {
+    f.blocks
+        .get(block.0 as usize)
+        .and_then(|b| {
+            b.insts
+                .iter()
+                .find(|&&i| !matches!(f.inst(i).kind, InstKind::Phi { .. }))
+        })
+        .is_some_and(|&i| matches!(f.inst(i).kind, InstKind::LandingPad { .. }))
+}
+
+/// What is wrong with a `landingpad`: no personality on its function, not
+/// the first non-phi of its block, no clause and no `cleanup`, a result
+/// that is not `{ ptr, i32 }`, a clause that is not a `ptr` (`catch`) or
+/// an array of them (`filter`).
+fn landing_pad_problem(
+    c: &Checker,
+    id: InstId,
+    clauses: &[crate::ir::LandingPadClause],
+    cleanup: bool,
+) -> Option<String> {
+    let f = c.function;
+    if f.attrs.personality.is_none() {
+        return Some("landingpad in a function without a personality".into());
+    }
+    let first_non_phi = f.blocks.iter().find_map(|b| {
+        let first = b
+            .insts
+            .iter()
+            .find(|&&i| !matches!(f.inst(i).kind, InstKind::Phi { .. }))?;
+        b.insts.contains(&id).then_some(*first)
+    });
+    if first_non_phi != Some(id) {
+        return Some("landingpad is not the first non-phi instruction of its block".into());
+    }
+    if clauses.is_empty() && !cleanup {
+        return Some("landingpad has neither clauses nor cleanup".into());
+    }
+    let want = Type::Struct {
+        fields: vec![Type::Ptr, Type::Int(32)],
+        packed: false,
+    };
+    if f.inst(id).ty != want {
+        return Some("the landingpad's type is not { ptr, i32 }".into());
+    }
+    clauses.iter().find_map(|clause| match clause {
+        crate::ir::LandingPadClause::Catch(constant) => {
+            (constant.ty() != Type::Ptr).then(|| "a catch clause is not a ptr".to_string())
+        }
+        crate::ir::LandingPadClause::Filter(constant) => match constant.ty() {
+            Type::Array { elem, .. } if *elem == Type::Ptr => None,
+            _ => Some("a filter clause is not an array of ptr".to_string()),
+        },
+    })
 }
 
 /// What is wrong with an atomic load or store: an ordering it may not

@@ -467,6 +467,12 @@ impl Selector<'_> {
                     }
                 }
             }
+            InstKind::Invoke {
+                callee,
+                args,
+                fn_ty,
+                ..
+            } => self.lower_call(id, callee, args, fn_ty),
             // A tail jump returned already.
             InstKind::Ret { .. } if std::mem::take(&mut self.after_tail_jump) => Ok(()),
             InstKind::Ret { value: Some(value) } => {
