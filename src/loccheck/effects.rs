@@ -233,7 +233,7 @@ pub fn definition(instruction: &Instruction, register: PhysReg, relocated: bool)
     {
         return Definition::Other;
     }
-    if destination.is_gpr32() && !relocated {
+    if !destination.is_gpr64() && !relocated {
         return Definition::PlainValue;
     }
     let plain_arithmetic = matches!(

@@ -244,7 +244,9 @@ pub fn check_object(bytes: &[u8]) -> Result<Vec<Finding>, String> {
 
 /// A function's instructions, decoded once.
 pub(crate) struct FunctionCode {
+    /// The instructions in address order (offsets from the function start).
     pub(crate) instructions: Vec<Instruction>,
+    /// Per instruction: iced-x86's register and memory use.
     pub(crate) infos: Vec<InstructionInfo>,
     /// Per instruction: whether a relocation patches it.
     pub(crate) relocated: Vec<bool>,
