@@ -169,13 +169,19 @@ fn hand_made(variables: Vec<Variable>) -> Vec<u8> {
         0x5b, // pop rbx
         0xc3, // ret
     ];
+    object_of(code, 7, variables)
+}
+
+/// An object of one function `f` of `code`, whose call at `call_field`
+/// goes to the external `ext`, with `variables`.
+fn object_of(code: Vec<u8>, call_field: u64, variables: Vec<Variable>) -> Vec<u8> {
     let model = ObjectModel {
         functions: vec![Function {
             name: "f".to_string(),
             global: true,
             code,
             relocations: vec![Relocation {
-                offset: 7,
+                offset: call_field,
                 kind: RelocationKind::Plt32,
                 symbol: Symbol::Named("ext".to_string()),
                 addend: -4,
@@ -320,6 +326,29 @@ fn ranges_the_rules_accept_give_no_finding() {
         ],
         expect![[r#""#]],
     );
+}
+
+#[test]
+fn a_call_followed_by_a_jump_target_may_not_return() {
+    // `p` stays in rdi over the call: only the path that jumps over the
+    // call (ext may not return, as `abort` does not) reaches 9.
+    let code = vec![
+        0x85, 0xff, // 0: test edi, edi
+        0x75, 0x05, // 2: jne 9
+        0xe8, 0, 0, 0, 0, // 4: call ext
+        0x8b, 0x07, // 9: mov eax, [rdi]
+        0xc3, // 11: ret
+    ];
+    let p = || variable("p", LONG, 0, 11, in_register(5));
+    let findings = check_object(&object_of(code.clone(), 5, vec![p()])).unwrap();
+    assert_eq!(findings, vec![]);
+    // Without the jump, the call returns into the range.
+    let mut straight = code;
+    straight[2..4].copy_from_slice(&[0x66, 0x90]); // 2: xchg ax, ax
+    let findings = check_object(&object_of(straight, 5, vec![p()])).unwrap();
+    expect![[r#"
+        hand.o: f: p [0x0, 0xb) DW_OP_reg5 RDI: rdi (register) is caller-saved and the range runs across a call: 0x4: call 9
+    "#]].assert_eq(&format_findings("hand.o", &findings, false));
 }
 
 /// Checks objects on two threads; returns the findings printed, per name.
