@@ -8,6 +8,7 @@ pub mod debuginfo;
 pub mod error;
 pub mod ir;
 pub mod linecheck;
+pub mod loccheck;
 pub mod opt;
 pub mod output;
 pub mod source_order;

@@ -75,8 +75,14 @@ enum Command {
         /// the is_stmt rows must follow.
         #[arg(long = "against", value_name = "REF.o", requires = "line_table")]
         against: Option<PathBuf>,
-        /// With --line-table: print the findings as JSON.
-        #[arg(long = "json", requires = "line_table")]
+        /// Check the location lists against the machine code: registers
+        /// written (or lost to a call) inside a range that reads them, memory
+        /// locations based on a register that holds no address, entry values
+        /// of registers that carry no parameter (see the README).
+        #[arg(long = "locations", conflicts_with = "line_table")]
+        locations: bool,
+        /// With --line-table or --locations: print the findings as JSON.
+        #[arg(long = "json")]
         json: bool,
     },
     /// Print the line table of an object (any compiler's) as rows.
@@ -248,9 +254,36 @@ fn run(cli: Cli) -> Result<(), String> {
         }
         Command::Verify {
             input,
+            locations: true,
+            json,
+            ..
+        } => {
+            let bytes = read_object(&input)?;
+            let name = input.display().to_string();
+            let findings = dwarfsmith::loccheck::check_object(&bytes)
+                .map_err(|e| format!("{name}: error: {e}"))?;
+            print!(
+                "{}",
+                dwarfsmith::loccheck::format_findings(&name, &findings, json)
+            );
+            if findings.is_empty() {
+                if !json {
+                    println!("{name}: no location problems found");
+                }
+                Ok(())
+            } else {
+                Err(format!(
+                    "{name}: error: {} location problem(s) found",
+                    findings.len()
+                ))
+            }
+        }
+        Command::Verify {
+            input,
             line_table: true,
             against,
             json,
+            ..
         } => {
             let bytes = read_object(&input)?;
             let reference = against.as_deref().map(read_object).transpose()?;
@@ -273,7 +306,10 @@ fn run(cli: Cli) -> Result<(), String> {
                 ))
             }
         }
-        Command::Verify { input, .. } => {
+        Command::Verify { input, json, .. } => {
+            if json {
+                return Err("error: --json needs --line-table or --locations".into());
+            }
             let bytes = std::fs::read(&input)
                 .map_err(|e| format!("{}: error: cannot read: {e}", input.display()))?;
             let problems = dwarfsmith_emit::verify::verify(&bytes);

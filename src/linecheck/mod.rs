@@ -23,7 +23,7 @@
 //! With a reference, is_stmt rows reached out of source order are found
 //! by the rule in `order` (functions matched by name).
 
-mod graph;
+pub(crate) mod graph;
 mod order;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -121,23 +121,18 @@ pub fn format_lines(listing: &LineListing, json: bool) -> String {
 
 /// Findings as lines of text, or as a JSON document.
 pub fn format_findings(findings: &[Finding], json: bool) -> String {
-    let mut out = String::new();
     if json {
-        out.push_str("{\"findings\": [");
-        for (i, f) in findings.iter().enumerate() {
-            out.push_str(if i == 0 { "\n  " } else { ",\n  " });
-            let _ = write!(
-                out,
+        return json_findings(findings.iter().map(|f| {
+            format!(
                 "{{\"address\": {}, \"function\": {}, \"line\": {}, \"reason\": {}}}",
                 json_string(&f.address),
                 json_string(&f.function),
                 f.line,
                 json_string(&f.message)
-            );
-        }
-        out.push_str("\n]}\n");
-        return out;
+            )
+        }));
     }
+    let mut out = String::new();
     for f in findings {
         let _ = writeln!(
             out,
@@ -148,7 +143,20 @@ pub fn format_findings(findings: &[Finding], json: bool) -> String {
     out
 }
 
-fn json_string(text: &str) -> String {
+/// A `{"findings": [...]}` document of the findings, each already a JSON
+/// object.
+pub(crate) fn json_findings(objects: impl Iterator<Item = String>) -> String {
+    let mut out = String::from("{\"findings\": [");
+    for (i, object) in objects.enumerate() {
+        out.push_str(if i == 0 { "\n  " } else { ",\n  " });
+        out.push_str(&object);
+    }
+    out.push_str("\n]}\n");
+    out
+}
+
+/// `text` as a JSON string literal.
+pub(crate) fn json_string(text: &str) -> String {
     let mut out = String::from("\"");
     for c in text.chars() {
         match c {
@@ -223,7 +231,7 @@ impl Checked {
 }
 
 /// Offsets into each function that jump tables (or any relocation) name.
-fn table_targets(model: &ObjectModel) -> HashMap<usize, BTreeSet<u64>> {
+pub(crate) fn table_targets(model: &ObjectModel) -> HashMap<usize, BTreeSet<u64>> {
     let mut targets: HashMap<usize, BTreeSet<u64>> = HashMap::new();
     let relocations = model
         .functions

@@ -6,17 +6,23 @@
 
 use iced_x86::{Decoder, DecoderOptions, Formatter, IntelFormatter};
 
+/// The Intel-syntax formatter of our listings: `0x` hex in lower case,
+/// a space after each operand separator.
+pub fn intel_formatter() -> IntelFormatter {
+    let mut formatter = IntelFormatter::new();
+    let options = formatter.options_mut();
+    options.set_space_after_operand_separator(true);
+    options.set_hex_prefix("0x");
+    options.set_hex_suffix("");
+    options.set_branch_leading_zeros(false);
+    options.set_uppercase_hex(false);
+    formatter
+}
+
 /// Disassembles `code` as it would run at address 0.
 pub fn disassemble(code: &[u8]) -> String {
     let mut decoder = Decoder::with_ip(64, code, 0, DecoderOptions::NONE);
-    let mut formatter = IntelFormatter::new();
-    formatter
-        .options_mut()
-        .set_space_after_operand_separator(true);
-    formatter.options_mut().set_hex_prefix("0x");
-    formatter.options_mut().set_hex_suffix("");
-    formatter.options_mut().set_branch_leading_zeros(false);
-    formatter.options_mut().set_uppercase_hex(false);
+    let mut formatter = intel_formatter();
     let mut out = String::new();
     let mut text = String::new();
     for instr in &mut decoder {
