@@ -3,8 +3,9 @@
 //! and clang `-O2 -g` IR compiled by dwarfsmith — then linked twice: the pure gcc
 //! build, and a mixed build that takes dwarfsmith's object for every file it
 //! compiles and gcc's for the others (so ABI interop is tested both ways).
-//! Every dwarfsmith object is checked by `dwarfsmith verify` and, all in one run,
-//! by `llvm-dwarfdump --verify`.
+//! Every dwarfsmith object is checked by `dwarfsmith verify`, by `dwarfsmith
+//! verify --locations` (no finding) and, all in one run, by `llvm-dwarfdump
+//! --verify`.
 #![allow(dead_code)] // each test binary uses its own subset of these helpers
 
 use std::collections::HashMap;
@@ -387,23 +388,30 @@ pub fn build_with(
     }
 }
 
-/// `dwarfsmith verify` on each object and one `llvm-dwarfdump --verify` over all.
+/// `dwarfsmith verify` and `dwarfsmith verify --locations` on each object
+/// and one `llvm-dwarfdump --verify` over all.
 pub fn verify_objects(dwarfsmith: &Path, objects: &[&PathBuf]) {
     if objects.is_empty() {
         return;
     }
+    let checks = ["verify", "verify --locations"];
     let verifies = objects
         .iter()
-        .map(|object| {
-            let mut command = Command::new(dwarfsmith);
-            command.arg("verify").arg(object);
-            command
+        .flat_map(|object| {
+            checks.map(|check| {
+                let mut command = Command::new(dwarfsmith);
+                command.args(check.split(' ')).arg(object);
+                command
+            })
         })
         .collect();
-    for (output, object) in run_all(verifies).iter().zip(objects) {
+    let runs = objects
+        .iter()
+        .flat_map(|object| checks.map(|check| (check, object)));
+    for (output, (check, object)) in run_all(verifies).iter().zip(runs) {
         assert!(
             output.status.success(),
-            "dwarfsmith verify {}:\n{}",
+            "dwarfsmith {check} {}:\n{}",
             object.display(),
             String::from_utf8_lossy(&output.stdout)
         );
