@@ -109,7 +109,7 @@ struct Builder<'a> {
     types: TypeTable<'a>,
     subprograms: Vec<emit::Subprogram>,
     abstract_origins: FxHashMap<MdId, emit::SubprogramId>,
-    declarations: FxHashMap<MdId, emit::SubprogramId>,
+    declarations: FxHashMap<String, emit::SubprogramId>,
 }
 
 impl<'a> Builder<'a> {
@@ -347,10 +347,9 @@ impl<'a> Builder<'a> {
 
     /// The call sites of a function whose subprogram asks for them
     /// (`DIFlagAllCallsDescribed`, which clang sets when it optimises and
-    /// our optimiser sets too, as LLVM's DwarfDebug requires): one per call
-    /// whose callee has a DIE (a definition of this module, or a declaration
-    /// made from the callee's `!dbg` subprogram) or is called through a
-    /// register. `all_described` holds when no call was left out.
+    /// our optimiser sets too, as LLVM's DwarfDebug requires): one per call,
+    /// whose origin is the callee's concrete DIE or a declaration
+    /// ([`Builder::declaration`]), or whose target is a register. `all_described` holds when no call was left out.
     fn calls(
         &mut self,
         module: &Module,
@@ -368,15 +367,15 @@ impl<'a> Builder<'a> {
         for site in &function.call_sites {
             let callee = match &site.callee {
                 Callee::Register(register) => Some(emit::Callee::Register(register.dwarf())),
-                Callee::Symbol(name) => module.function_by_name(name).and_then(|callee| {
-                    let origin = match defined.get(&(callee.0 as usize)) {
+                Callee::Symbol(name) => {
+                    let callee = module.function_by_name(name).map(|f| f.0 as usize);
+                    let origin = match callee.and_then(|f| defined.get(&f)) {
                         Some(&id) => id,
-                        None => {
-                            self.declaration(module.functions[callee.0 as usize].subprogram?)?
-                        }
+                        None => self
+                            .declaration(name, callee.and_then(|f| module.functions[f].subprogram)),
                     };
                     Some(emit::Callee::Origin(origin))
-                }),
+                }
             };
             let Some(callee) = callee else { continue };
             sites.push(emit::CallSite {
@@ -408,30 +407,47 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// The declaration DIE of a function defined elsewhere, made once from
-    /// its subprogram (`None` when `sp` is no subprogram).
-    fn declaration(&mut self, sp: MdId) -> Option<emit::SubprogramId> {
-        if let Some(&id) = self.declarations.get(&sp) {
-            return Some(id);
+    /// The declaration DIE of `symbol`, a function defined elsewhere, made
+    /// once: from its subprogram when it has one, else (a callee clang gave
+    /// no `!dbg`, a library routine code generation calls) just its name,
+    /// as gcc declares the functions it calls; a debugger finds the callee
+    /// by that name.
+    fn declaration(&mut self, symbol: &str, sp: Option<MdId>) -> emit::SubprogramId {
+        if let Some(&id) = self.declarations.get(symbol) {
+            return id;
         }
-        let subprogram = self.debug.subprogram(sp)?;
-        let declaration = emit::Subprogram {
-            name: subprogram.name.clone(),
-            linkage_name: subprogram.linkage_name.clone(),
-            file: self.file(subprogram.file),
-            line: subprogram.line,
-            return_type: self.return_type(subprogram.ty),
-            external: !subprogram.is_local(),
-            prototyped: subprogram.flags.iter().any(|f| f == "DIFlagPrototyped"),
-            function: None,
-            declaration: true,
-            scope: emit::Scope::default(),
-            calls: emit::Calls::default(),
+        let declaration = match sp.and_then(|sp| self.debug.subprogram(sp)) {
+            Some(subprogram) => emit::Subprogram {
+                name: subprogram.name.clone(),
+                linkage_name: subprogram.linkage_name.clone(),
+                file: self.file(subprogram.file),
+                line: subprogram.line,
+                return_type: self.return_type(subprogram.ty),
+                external: !subprogram.is_local(),
+                prototyped: subprogram.flags.iter().any(|f| f == "DIFlagPrototyped"),
+                function: None,
+                declaration: true,
+                scope: emit::Scope::default(),
+                calls: emit::Calls::default(),
+            },
+            None => emit::Subprogram {
+                name: symbol.to_string(),
+                linkage_name: None,
+                file: 0,
+                line: 0,
+                return_type: None,
+                external: true,
+                prototyped: false,
+                function: None,
+                declaration: true,
+                scope: emit::Scope::default(),
+                calls: emit::Calls::default(),
+            },
         };
         self.subprograms.push(declaration);
         let id = self.subprograms.len() - 1;
-        self.declarations.insert(sp, id);
-        Some(id)
+        self.declarations.insert(symbol.to_string(), id);
+        id
     }
 
     /// The emit scope of tree node `node`, with its variables and children.

@@ -212,13 +212,16 @@ impl UnitBuilder<'_> {
             let linkage_name = self.string(linkage_name);
             self.set(die, gimli::DW_AT_linkage_name, linkage_name);
         }
-        let file = self.file(subprogram.file, &what)?;
-        self.set(die, gimli::DW_AT_decl_file, file);
-        self.set(
-            die,
-            gimli::DW_AT_decl_line,
-            AttributeValue::Udata(subprogram.line.into()),
-        );
+        // A declaration made only from a symbol name has no source position.
+        if !(subprogram.declaration && subprogram.line == 0) {
+            let file = self.file(subprogram.file, &what)?;
+            self.set(die, gimli::DW_AT_decl_file, file);
+            self.set(
+                die,
+                gimli::DW_AT_decl_line,
+                AttributeValue::Udata(subprogram.line.into()),
+            );
+        }
         if subprogram.prototyped {
             self.set(die, gimli::DW_AT_prototyped, AttributeValue::FlagPresent);
         }
