@@ -58,6 +58,8 @@ fn object_with_lines(dir: &Path, program: &str) -> std::path::PathBuf {
             external: true,
             prototyped: true,
             function: Some(i),
+            declaration: false,
+            calls: dwarfsmith_emit::model::Calls::default(),
             scope: Scope::default(),
         });
         debug.line_rows.push(

@@ -144,12 +144,14 @@ fn inline_definitions_in_comdat_groups_link_once_like_llc() {
         .collect();
     // gdb finds the kept copy of `twice` in the last unit describing it
     // (both units' DWARF is relocated against it), as with llc's objects.
+    // `hot`'s caller describes its call site, so gdb also shows that `x`
+    // still holds its entry value (`x=x@entry=1`).
     assert_eq!(
         stops,
         [
             "Breakpoint 2, twice (x=20) at inline_b.cpp:3",
             "x = 20",
-            "Breakpoint 1, hot (x=1) at inline_a.cpp:11",
+            "Breakpoint 1, hot (x=x@entry=1) at inline_a.cpp:11",
             "x = 1",
         ],
         "{gdb}"

@@ -150,6 +150,8 @@ fn build(dir: &Path, program: &str, form: &str) -> PathBuf {
             external: true,
             prototyped: true,
             function: Some(i),
+            declaration: false,
+            calls: dwarfsmith_emit::model::Calls::default(),
             scope: Scope {
                 variables,
                 children: Vec::new(),

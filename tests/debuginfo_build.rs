@@ -47,6 +47,7 @@ fn synthetic_functions(module: &dwarfsmith::ir::Module) -> Vec<FunctionDebug> {
             code_size: offset,
             line_entries: lines,
             variable_ranges: Vec::new(),
+            call_sites: Vec::new(),
         });
     }
     functions

@@ -564,8 +564,78 @@ pub struct Subprogram {
     /// Index into [`ObjectModel::functions`] for a concrete function, giving
     /// low_pc/high_pc and the frame base (DW_OP_call_frame_cfa).
     pub function: Option<usize>,
+    /// A declaration (DW_AT_declaration) of a function defined elsewhere,
+    /// made as the origin of call sites; without `function` and not
+    /// `declaration`, the subprogram is the abstract origin of inlined calls.
+    pub declaration: bool,
     /// The outermost scope: parameters and locals, nested blocks, inlined calls.
     pub scope: Scope,
+    /// The calls the function's code makes (children of its DIE, as LLVM
+    /// places them).
+    pub calls: Calls,
+}
+
+/// The DW_TAG_call_site children of a concrete subprogram.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Calls {
+    /// The call sites, in code order.
+    pub sites: Vec<CallSite>,
+    /// DW_AT_call_all_calls: every call and tail call of the function is
+    /// one of `sites`.
+    pub all_described: bool,
+}
+
+/// A DW_TAG_call_site.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallSite {
+    /// Function offset: just past the call (DW_AT_call_return_pc), or for a
+    /// tail call the jump itself (DW_AT_call_pc).
+    pub offset: u64,
+    /// A tail call (DW_AT_call_tail_call).
+    pub tail: bool,
+    /// What is called.
+    pub callee: Callee,
+    /// DW_TAG_call_site_parameter children.
+    pub parameters: Vec<CallSiteParameter>,
+}
+
+/// The target of a call site.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Callee {
+    /// DW_AT_call_origin: the called function's subprogram DIE.
+    Origin(SubprogramId),
+    /// DW_AT_call_target `DW_OP_regN`: the address is in this DWARF register.
+    Register(u16),
+}
+
+/// A DW_TAG_call_site_parameter: an argument register and how to recover,
+/// in the caller's frame after the call, the value it held at the call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CallSiteParameter {
+    /// DW_AT_location `DW_OP_regN`: the DWARF register the argument is in.
+    pub register: u16,
+    /// DW_AT_call_value.
+    pub value: CallValue,
+}
+
+/// A DW_AT_call_value expression.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallValue {
+    /// `DW_OP_litN` / `DW_OP_constu N`.
+    Constant(u64),
+    /// `DW_OP_bregN 0` (then `DW_OP_constu 0xffffffff, DW_OP_and` when only
+    /// the low 32 bits are the value): a register the callee preserves.
+    Register {
+        /// DWARF register number.
+        register: u16,
+        /// 64, or 32 for the zero-extended low half.
+        bits: u16,
+    },
+    /// `DW_OP_entry_value(DW_OP_regN)`: the caller's own entry value.
+    EntryValue {
+        /// DWARF register number.
+        register: u16,
+    },
 }
 
 /// A lexical scope's contents.

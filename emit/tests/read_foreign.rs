@@ -206,6 +206,7 @@ fn inlining_by_gcc() {
                     param 1 v t0 at 1:3: none
                     block [0x2a,0x2d)
                       var sq t0 at 1:4: none
+              all calls described
             subprogram 1 clamp (abstract) at 1:8 returns t0 static prototyped
               param 1 v t0 at 1:8: none
               param 2 lo t0 at 1:8: none
@@ -295,6 +296,7 @@ fn inlining_by_clang() {
                   inlined subprogram 1 from 0:19:10 [0xab,0xbc) [0xc0,0xd1) [0x124,0x128)
                     param 1 v t0 at 0:3:
                       [0x124,0x128) reg9:u64
+              all calls described
             rows of energy
               0x0000 0:17:21 is_stmt prologue_end
               0x0002 0:17:3
@@ -361,6 +363,7 @@ fn switch_table_by_llc() {
                 [0x3b,0x3c) reg0:u64
                 [0x3c,0x41) Constu(17), StackValue
                 [0x41,0x42) reg0:u64
+              all calls described
             rows of classify
               0x0000 0:4:3 is_stmt prologue_end
               0x000e 0:0:3
@@ -392,59 +395,60 @@ fn switch_table_by_clang() {
     check(
         "switch_table.clang.o",
         expect![[r#"
-        function classify global 75 bytes
-          reloc 0xa Pc32 classify$data-4
-          rodata 32 bytes
-          rodata reloc 0x0 Pc32 classify+0x17+0
-          rodata reloc 0x4 Pc32 classify+0x3f+4
-          rodata reloc 0x8 Pc32 classify+0x2d+8
-          rodata reloc 0xc Pc32 classify+0x39+12
-          rodata reloc 0x10 Pc32 classify+0x45+16
-          rodata reloc 0x14 Pc32 classify+0x25+20
-          rodata reloc 0x18 Pc32 classify+0x25+24
-          rodata reloc 0x1c Pc32 classify+0x33+28
-        unit "switch_table.c" language 0x1d dir "/ws/fixtures/src" producer "Debian clang version 19.1.7 (3~deb12u1)"
-        file 0 "switch_table.c" in "/ws/fixtures/src" md5
-        type 0 base "int" size 4 encoding 0x5
-        subprogram 0 classify (function classify) at 0:2 returns t0 external prototyped
-          param 1 k t0 at 0:2: reg5:u64
-          var r t0 at 0:3:
-            [0x1c,0x1d) reg0:u64
-            [0x22,0x24) Consts(-1), StackValue
-            [0x24,0x25) reg0:u64
-            [0x2c,0x2d) reg0:u64
-            [0x2d,0x32) Constu(11), StackValue
-            [0x32,0x33) reg0:u64
-            [0x33,0x38) Constu(2), StackValue
-            [0x38,0x39) reg0:u64
-            [0x39,0x3e) Constu(4), StackValue
-            [0x3e,0x3f) reg0:u64
-            [0x3f,0x44) Constu(9), StackValue
-            [0x44,0x45) reg0:u64
-            [0x45,0x4a) Constu(17), StackValue
-            [0x4a,0x4b) reg0:u64
-        rows of classify
-          0x0000 0:4:3 is_stmt prologue_end
-          0x0005 0:0:3
-          0x000e 0:4:3
-          0x0017 0:0:3
-          0x001c 0:14:3 is_stmt
-          0x001d 0:4:3 is_stmt
-          0x0022 0:0:3
-          0x0024 0:14:3 is_stmt
-          0x0025 0:14:12
-          0x002c 0:14:3
-          0x002d 0:0:3
-          0x0032 0:14:3
-          0x0033 0:0:3
-          0x0038 0:14:3
-          0x0039 0:0:3
-          0x003e 0:14:3
-          0x003f 0:0:3
-          0x0044 0:14:3
-          0x0045 0:0:3
-          0x004a 0:14:3
-    "#]],
+            function classify global 75 bytes
+              reloc 0xa Pc32 classify$data-4
+              rodata 32 bytes
+              rodata reloc 0x0 Pc32 classify+0x17+0
+              rodata reloc 0x4 Pc32 classify+0x3f+4
+              rodata reloc 0x8 Pc32 classify+0x2d+8
+              rodata reloc 0xc Pc32 classify+0x39+12
+              rodata reloc 0x10 Pc32 classify+0x45+16
+              rodata reloc 0x14 Pc32 classify+0x25+20
+              rodata reloc 0x18 Pc32 classify+0x25+24
+              rodata reloc 0x1c Pc32 classify+0x33+28
+            unit "switch_table.c" language 0x1d dir "/ws/fixtures/src" producer "Debian clang version 19.1.7 (3~deb12u1)"
+            file 0 "switch_table.c" in "/ws/fixtures/src" md5
+            type 0 base "int" size 4 encoding 0x5
+            subprogram 0 classify (function classify) at 0:2 returns t0 external prototyped
+              param 1 k t0 at 0:2: reg5:u64
+              var r t0 at 0:3:
+                [0x1c,0x1d) reg0:u64
+                [0x22,0x24) Consts(-1), StackValue
+                [0x24,0x25) reg0:u64
+                [0x2c,0x2d) reg0:u64
+                [0x2d,0x32) Constu(11), StackValue
+                [0x32,0x33) reg0:u64
+                [0x33,0x38) Constu(2), StackValue
+                [0x38,0x39) reg0:u64
+                [0x39,0x3e) Constu(4), StackValue
+                [0x3e,0x3f) reg0:u64
+                [0x3f,0x44) Constu(9), StackValue
+                [0x44,0x45) reg0:u64
+                [0x45,0x4a) Constu(17), StackValue
+                [0x4a,0x4b) reg0:u64
+              all calls described
+            rows of classify
+              0x0000 0:4:3 is_stmt prologue_end
+              0x0005 0:0:3
+              0x000e 0:4:3
+              0x0017 0:0:3
+              0x001c 0:14:3 is_stmt
+              0x001d 0:4:3 is_stmt
+              0x0022 0:0:3
+              0x0024 0:14:3 is_stmt
+              0x0025 0:14:12
+              0x002c 0:14:3
+              0x002d 0:0:3
+              0x0032 0:14:3
+              0x0033 0:0:3
+              0x0038 0:14:3
+              0x0039 0:0:3
+              0x003e 0:14:3
+              0x003f 0:0:3
+              0x0044 0:14:3
+              0x0045 0:0:3
+              0x004a 0:14:3
+        "#]],
     );
 }
 
@@ -607,6 +611,7 @@ fn pointers_by_gcc() {
               param 2 wanted t2 at 1:17: reg4:u64
               var cur t3 at 1:18:
                 [0x0,0x24) reg5:u64
+              all calls described
             subprogram 1 list_sum (function list_sum) at 1:6 returns t2 external prototyped
               param 1 head t4 at 1:6:
                 [0x0,0x10) reg5:u64
@@ -618,6 +623,7 @@ fn pointers_by_gcc() {
                 [0x29,0x35) Constu(0), StackValue
               var cur t4 at 1:8:
                 [0x0,0x35) reg5:u64
+              all calls described
             global counter t2 at 1:4 external in counter
             rows of list_sum
               0x0000 1:6:39 is_stmt
@@ -684,7 +690,12 @@ fn structs_by_clang() {
                 [0x24,0x31) reg4:u64, Piece(4)
               var r t1 at 0:11:
                 [0x3e,0x42) reg0:u64
-            subprogram 1 midpoint (function midpoint) at 0:15 returns t2 external prototyped
+              call site 0x36 Origin(1) [CallSiteParameter { register: 4, value: Constant(4) }]
+              all calls described
+            subprogram 1 observe (declaration) at 0:3 returns void external prototyped
+              param 1  t0 at 0:0: none
+              param 2  t1 at 0:0: none
+            subprogram 2 midpoint (function midpoint) at 0:15 returns t2 external prototyped
               param 1 a t2 at 0:15:
                 [0x0,0x7) reg5:u64, Piece(4)
                 [0x7,0x28) Piece(4), reg5:u64, Piece(4)
@@ -695,6 +706,7 @@ fn structs_by_clang() {
                 [0x14,0x20) reg0:u64, Piece(4)
                 [0x20,0x24) reg0:u64, Piece(4), reg1:u64, Piece(4)
                 [0x24,0x27) reg0:u64, Piece(4)
+              all calls described
             rows of area
               0x0000 0:5:0 is_stmt
               0x0007 0:7:13 is_stmt prologue_end

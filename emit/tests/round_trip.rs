@@ -449,6 +449,8 @@ fn everything() -> ObjectModel {
         external: false,
         prototyped: true,
         function: None,
+        declaration: false,
+        calls: dwarfsmith_emit::model::Calls::default(),
         scope: Scope {
             variables: vec![
                 variable("v", Some(1), INT, 3, VariableLocation::None),
@@ -466,6 +468,8 @@ fn everything() -> ObjectModel {
         external: true,
         prototyped: true,
         function: Some(0),
+        declaration: false,
+        calls: dwarfsmith_emit::model::Calls::default(),
         scope: Scope {
             variables: vec![
                 variable(
@@ -603,6 +607,8 @@ fn everything() -> ObjectModel {
         external: false,
         prototyped: false,
         function: Some(1),
+        declaration: false,
+        calls: dwarfsmith_emit::model::Calls::default(),
         scope: Scope::default(),
     };
     let mut f_rows = vec![

@@ -178,6 +178,8 @@ fn model(random: &mut Random) -> ObjectModel {
                 external: true,
                 prototyped: true,
                 function: Some(0),
+                declaration: false,
+                calls: dwarfsmith_emit::model::Calls::default(),
                 scope: Scope {
                     variables: vec![Variable {
                         name: "x".into(),
@@ -583,6 +585,8 @@ fn debug_model(random: &mut Random) -> ObjectModel {
             external: false,
             prototyped: true,
             function: None,
+            declaration: false,
+            calls: dwarfsmith_emit::model::Calls::default(),
             scope: Scope {
                 variables: random_variables(random, file_count, types.len(), true),
                 children: vec![],
@@ -599,6 +603,8 @@ fn debug_model(random: &mut Random) -> ObjectModel {
             external: random.below(2) == 0,
             prototyped: random.below(2) == 0,
             function: Some(i),
+            declaration: false,
+            calls: dwarfsmith_emit::model::Calls::default(),
             scope: random_scope(random, 0, file_count, types.len(), abstract_count, (0, 24)),
         });
     }

@@ -135,6 +135,8 @@ fn pieces_that_leave_part_of_a_variable_out() {
         external: true,
         prototyped: true,
         function: Some(0),
+        declaration: false,
+        calls: dwarfsmith_emit::model::Calls::default(),
         scope: Scope {
             variables: vec![Variable {
                 name: "half".into(),

@@ -287,6 +287,8 @@ fn representative_model() -> ObjectModel {
         external: false,
         prototyped: true,
         function: None,
+        declaration: false,
+        calls: dwarfsmith_emit::model::Calls::default(),
         scope: Scope {
             variables: vec![Variable {
                 file: 1,
@@ -430,6 +432,8 @@ fn representative_model() -> ObjectModel {
         external: true,
         prototyped: true,
         function: Some(0),
+        declaration: false,
+        calls: dwarfsmith_emit::model::Calls::default(),
         scope: calc_scope,
     };
     let helper_subprogram = Subprogram {
@@ -441,6 +445,8 @@ fn representative_model() -> ObjectModel {
         external: false,
         prototyped: false,
         function: Some(1),
+        declaration: false,
+        calls: dwarfsmith_emit::model::Calls::default(),
         scope: Scope::default(),
     };
     let mut prologue = row(4, 0, 11, 3, true);

@@ -42,6 +42,8 @@ fn valid() -> ObjectModel {
                 external: true,
                 prototyped: true,
                 function: Some(0),
+                declaration: false,
+                calls: dwarfsmith_emit::model::Calls::default(),
                 scope: Scope {
                     variables: vec![Variable {
                         name: "v".to_string(),

@@ -74,6 +74,8 @@ fn subprogram(name: &str, line: u32, function: usize, variables: Vec<Variable>) 
         external: true,
         prototyped: true,
         function: Some(function),
+        declaration: false,
+        calls: dwarfsmith_emit::model::Calls::default(),
         scope: Scope {
             variables,
             children: vec![],
@@ -115,6 +117,8 @@ fn square() -> Subprogram {
         line: 3,
         external: false,
         function: None,
+        declaration: false,
+        calls: dwarfsmith_emit::model::Calls::default(),
         scope: Scope {
             variables: vec![Variable {
                 file: 1,

@@ -15,6 +15,7 @@
 //! the module's definitions.
 
 pub mod block_placement;
+pub mod call_sites;
 pub mod debug_prep;
 mod exception_table;
 pub mod frame;
@@ -78,6 +79,8 @@ pub struct FunctionDebug {
     pub variable_ranges: Vec<VariableRange>,
     /// Size of the function's code in bytes.
     pub code_size: u64,
+    /// Its calls and tail calls, in code order (empty without debug info).
+    pub call_sites: Vec<call_sites::CallSite>,
 }
 
 /// Compiles every function definition and global variable of `module`.
@@ -135,7 +138,7 @@ pub fn compile_module(
                 .collect(),
         ));
         let code_size = finished.code.len() as u64;
-        let (line_entries, variable_ranges) = if options.debug_info {
+        let (line_entries, variable_ranges, call_sites) = if options.debug_info {
             let inputs = line_table::inputs_of(
                 &finished.mir,
                 &finished.inst_offsets,
@@ -152,9 +155,10 @@ pub fn compile_module(
                 spill_stores: &finished.spill_stores,
                 table: &selected.debug,
             });
-            (rows, ranges)
+            let calls = call_sites::call_sites(&finished.mir, &finished.inst_offsets);
+            (rows, ranges, calls)
         } else {
-            (Vec::new(), Vec::new())
+            (Vec::new(), Vec::new(), Vec::new())
         };
         let mut function = finished.to_model(!f.linkage.is_local());
         function.binding = isel::symbol_binding(f.linkage, &f.attrs);
@@ -179,6 +183,7 @@ pub fn compile_module(
             line_entries,
             variable_ranges,
             code_size,
+            call_sites,
         });
     }
     resolve_block_addresses(&mut object, &block_offsets);

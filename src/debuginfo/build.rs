@@ -12,7 +12,12 @@
 //! - each variable is placed in its own scope, parameters first in argument
 //!   order; a variable the function retains but that has no range is still
 //!   described (gdb then says `<optimized out>`);
-//! - a location is clipped to its scope's ranges (see [`super::locations`]).
+//! - a location is clipped to its scope's ranges (see [`super::locations`]);
+//! - a function whose subprogram has `DIFlagAllCallsDescribed` lists its
+//!   calls as call sites (DW_TAG_call_site, under its DIE as in LLVM) whose
+//!   origin is the callee's concrete DIE or a declaration DIE made from the
+//!   callee's `!dbg` subprogram, with the parameters
+//!   [`crate::codegen::call_sites`] could recover.
 
 use crate::ir::hash::FxHashMap;
 
@@ -21,6 +26,7 @@ use dwarfsmith_emit::model as emit;
 use super::locations::{describe, Fragment, LocationRange};
 use super::scopes::{NodeId, ScopeTree};
 use super::types::TypeTable;
+use crate::codegen::call_sites::{CallValue, Callee};
 use crate::codegen::FunctionDebug;
 use crate::ir::debug::MdNode;
 use crate::ir::{DebugInfo, LocId, MdId, MdOperand, MdRef, Module};
@@ -44,6 +50,7 @@ pub fn build(
         types: TypeTable::new(debug),
         subprograms: Vec::new(),
         abstract_origins: FxHashMap::default(),
+        declarations: FxHashMap::default(),
     };
     let mut info = emit::DebugInfo {
         producer: String::new(),
@@ -67,11 +74,25 @@ pub fn build(
             builder.file(unit.file);
         }
     }
+    // Per object function with a concrete DIE: that DIE.
+    let mut concrete: Vec<Option<emit::SubprogramId>> = vec![None; functions.len()];
     for (index, function) in functions.iter().enumerate() {
         let rows = builder.line_rows(function);
         info.line_rows.push(rows);
         if let Some(sp) = module.functions[function.ir_function].subprogram {
-            builder.concrete_subprogram(sp, index, function);
+            concrete[index] = builder.concrete_subprogram(sp, index, function);
+        }
+    }
+    // IR function → its concrete DIE, the origin of calls to it.
+    let defined: FxHashMap<usize, emit::SubprogramId> = functions
+        .iter()
+        .zip(&concrete)
+        .filter_map(|(function, id)| Some((function.ir_function, (*id)?)))
+        .collect();
+    for (function, id) in functions.iter().zip(&concrete) {
+        if let Some(id) = *id {
+            let calls = builder.calls(module, &defined, function);
+            builder.subprograms[id].calls = calls;
         }
     }
     info.globals = builder.globals(module, data);
@@ -88,6 +109,7 @@ struct Builder<'a> {
     types: TypeTable<'a>,
     subprograms: Vec<emit::Subprogram>,
     abstract_origins: FxHashMap<MdId, emit::SubprogramId>,
+    declarations: FxHashMap<String, emit::SubprogramId>,
 }
 
 impl<'a> Builder<'a> {
@@ -192,10 +214,14 @@ impl<'a> Builder<'a> {
         path
     }
 
-    fn concrete_subprogram(&mut self, sp: MdId, index: usize, function: &FunctionDebug) {
-        let Some(subprogram) = self.debug.subprogram(sp) else {
-            return;
-        };
+    /// The concrete DIE of object function `index`, made from `sp`.
+    fn concrete_subprogram(
+        &mut self,
+        sp: MdId,
+        index: usize,
+        function: &FunctionDebug,
+    ) -> Option<emit::SubprogramId> {
+        let subprogram = self.debug.subprogram(sp)?;
         // Each location change covers the bytes up to the next one. Many
         // rows share a scope: each distinct one's path is worked out once.
         let mut paths: Vec<Vec<ScopeKey>> = Vec::new();
@@ -311,9 +337,117 @@ impl<'a> Builder<'a> {
             external: !subprogram.is_local(),
             prototyped: subprogram.flags.iter().any(|f| f == "DIFlagPrototyped"),
             function: Some(index),
+            declaration: false,
             scope,
+            calls: emit::Calls::default(),
         };
         self.subprograms.push(concrete);
+        Some(self.subprograms.len() - 1)
+    }
+
+    /// The call sites of a function whose subprogram asks for them
+    /// (`DIFlagAllCallsDescribed`, which clang sets when it optimises and
+    /// our optimiser sets too, as LLVM's DwarfDebug requires): one per call,
+    /// whose origin is the callee's concrete DIE or a declaration
+    /// ([`Builder::declaration`]), or whose target is a register. `all_described` holds when no call was left out.
+    fn calls(
+        &mut self,
+        module: &Module,
+        defined: &FxHashMap<usize, emit::SubprogramId>,
+        function: &FunctionDebug,
+    ) -> emit::Calls {
+        let wanted = module.functions[function.ir_function]
+            .subprogram
+            .and_then(|sp| self.debug.subprogram(sp))
+            .is_some_and(|s| s.flags.iter().any(|f| f == "DIFlagAllCallsDescribed"));
+        if !wanted {
+            return emit::Calls::default();
+        }
+        let mut sites = Vec::new();
+        for site in &function.call_sites {
+            let callee = match &site.callee {
+                Callee::Register(register) => Some(emit::Callee::Register(register.dwarf())),
+                Callee::Symbol(name) => {
+                    let callee = module.function_by_name(name).map(|f| f.0 as usize);
+                    let origin = match callee.and_then(|f| defined.get(&f)) {
+                        Some(&id) => id,
+                        None => self
+                            .declaration(name, callee.and_then(|f| module.functions[f].subprogram)),
+                    };
+                    Some(emit::Callee::Origin(origin))
+                }
+            };
+            let Some(callee) = callee else { continue };
+            sites.push(emit::CallSite {
+                offset: site.offset,
+                tail: site.tail,
+                callee,
+                parameters: site
+                    .parameters
+                    .iter()
+                    .map(|&(register, value)| emit::CallSiteParameter {
+                        register: register.dwarf(),
+                        value: match value {
+                            CallValue::Constant(n) => emit::CallValue::Constant(n),
+                            CallValue::Register { register, bits } => emit::CallValue::Register {
+                                register: register.dwarf(),
+                                bits,
+                            },
+                            CallValue::EntryValue(register) => emit::CallValue::EntryValue {
+                                register: register.dwarf(),
+                            },
+                        },
+                    })
+                    .collect(),
+            });
+        }
+        emit::Calls {
+            all_described: sites.len() == function.call_sites.len(),
+            sites,
+        }
+    }
+
+    /// The declaration DIE of `symbol`, a function defined elsewhere, made
+    /// once: from its subprogram when it has one, else (a callee clang gave
+    /// no `!dbg`, a library routine code generation calls) just its name,
+    /// as gcc declares the functions it calls; a debugger finds the callee
+    /// by that name.
+    fn declaration(&mut self, symbol: &str, sp: Option<MdId>) -> emit::SubprogramId {
+        if let Some(&id) = self.declarations.get(symbol) {
+            return id;
+        }
+        let declaration = match sp.and_then(|sp| self.debug.subprogram(sp)) {
+            Some(subprogram) => emit::Subprogram {
+                name: subprogram.name.clone(),
+                linkage_name: subprogram.linkage_name.clone(),
+                file: self.file(subprogram.file),
+                line: subprogram.line,
+                return_type: self.return_type(subprogram.ty),
+                external: !subprogram.is_local(),
+                prototyped: subprogram.flags.iter().any(|f| f == "DIFlagPrototyped"),
+                function: None,
+                declaration: true,
+                scope: emit::Scope::default(),
+                calls: emit::Calls::default(),
+            },
+            None => emit::Subprogram {
+                name: symbol.to_string(),
+                linkage_name: None,
+                file: 0,
+                line: 0,
+                return_type: None,
+                external: true,
+                prototyped: false,
+                function: None,
+                declaration: true,
+                scope: emit::Scope::default(),
+                calls: emit::Calls::default(),
+            },
+        };
+        self.subprograms.push(declaration);
+        let id = self.subprograms.len() - 1;
+        self.declarations.insert(symbol.to_string(), id);
+        id
     }
 
     /// The emit scope of tree node `node`, with its variables and children.
@@ -373,7 +507,9 @@ impl<'a> Builder<'a> {
             external: !subprogram.is_local(),
             prototyped: subprogram.flags.iter().any(|f| f == "DIFlagPrototyped"),
             function: None,
+            declaration: false,
             scope: emit::Scope::default(),
+            calls: emit::Calls::default(),
         };
         let id = self.subprograms.len();
         self.subprograms.push(origin);

@@ -102,7 +102,29 @@ fn with_assignment_tracking(passes: Vec<&'static Pass>, on: bool) -> Vec<&'stati
 
 /// The `compile -O1/-O2` pipeline: [`compile_pipeline`]'s passes (without
 /// declare-to-assign when `assignment_tracking` is off), nothing printed.
+/// As clang does when it optimises, every defined function's subprogram
+/// then asks for its calls to be described (`DIFlagAllCallsDescribed`), so
+/// the DWARF gets the call sites a debugger needs for entry values.
 pub fn optimize(module: &mut Module, level: u8, assignment_tracking: bool) {
     let passes = with_assignment_tracking(compile_pipeline(module, level), assignment_tracking);
     super::run_passes(module, &passes);
+    describe_all_calls(module);
+}
+
+/// Adds `DIFlagAllCallsDescribed` to the subprogram of every definition.
+fn describe_all_calls(module: &mut Module) {
+    const FLAG: &str = "DIFlagAllCallsDescribed";
+    let subprograms: Vec<_> = module
+        .functions
+        .iter()
+        .filter(|f| !f.is_declaration())
+        .filter_map(|f| f.subprogram)
+        .collect();
+    for sp in subprograms {
+        if let crate::ir::MdNode::Subprogram(subprogram) = module.debug.node_mut(sp) {
+            if !subprogram.flags.iter().any(|f| f == FLAG) {
+                subprogram.flags.push(FLAG.to_string());
+            }
+        }
+    }
 }

@@ -5,7 +5,7 @@
 //! the red zone is never used (every frame allocates what it touches below
 //! rsp).
 
-use super::regs::{Gpr, GprSet, RegClass, RegSet, Xmm};
+use super::regs::{Gpr, GprSet, PhysReg, RegClass, RegSet, Xmm};
 
 /// Integer/pointer argument registers, in argument order.
 pub const ARGUMENT_REGISTERS: [Gpr; 6] = [Gpr::Rdi, Gpr::Rsi, Gpr::Rdx, Gpr::Rcx, Gpr::R8, Gpr::R9];
@@ -43,6 +43,14 @@ pub const XMM_ARGUMENT_REGISTERS: [Xmm; 8] = [
     Xmm::new(6),
     Xmm::new(7),
 ];
+
+/// Whether `register` passes an argument (integer or SSE).
+pub fn is_argument_register(register: PhysReg) -> bool {
+    match register {
+        PhysReg::Gpr(g) => ARGUMENT_REGISTERS.contains(&g),
+        PhysReg::Xmm(x) => XMM_ARGUMENT_REGISTERS.contains(&x),
+    }
+}
 
 /// The SSE return register.
 pub const XMM_RETURN_REGISTER: Xmm = Xmm::new(0);

@@ -17,7 +17,7 @@
 //! whose first byte a lone `DW_OP_addr` (or `DW_OP_addrx`) names. Labels and call sites have
 //! no place in the model and are skipped.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use gimli::{AttributeValue, Dwarf, Unit};
 
@@ -28,7 +28,10 @@ use super::loclists::LocationContext;
 use super::op::FrameBase;
 use super::types::{read_types, TypeTable};
 use super::ReadError;
-use crate::model::{ChildScope, DebugInfo, GlobalVariable, Scope, Subprogram, Variable};
+use crate::model::{
+    CallSite, CallSiteParameter, CallValue, Callee, Calls, ChildScope, DebugInfo, GlobalVariable,
+    Scope, Subprogram, Variable,
+};
 
 /// Reads the first compile unit; `None` when there is none.
 pub(crate) fn read_unit(
@@ -62,10 +65,22 @@ pub(crate) fn read_unit(
     let lines = read_line_table(dwarf, &unit, object, &name, &comp_dir)?;
     let types = read_types(dwarf, &unit, &tree).map_err(error)?;
 
+    // Definitions, and the declarations call sites name as their origin.
+    let call_origins: HashSet<usize> = (0..tree.dies.len())
+        .filter_map(|die| {
+            let origin = match tree.tag(die) {
+                gimli::DW_TAG_call_site => DWARF5_CALL_SITE.origin,
+                gimli::DW_TAG_GNU_call_site => GNU_CALL_SITE.origin,
+                _ => return None,
+            };
+            tree.reference(tree.attr(die, origin)?)
+        })
+        .collect();
     let subprogram_dies: Vec<usize> = (0..tree.dies.len())
         .filter(|&die| {
             tree.tag(die) == gimli::DW_TAG_subprogram
-                && tree.attr(die, gimli::DW_AT_declaration).is_none()
+                && (tree.attr(die, gimli::DW_AT_declaration).is_none()
+                    || call_origins.contains(&die))
         })
         .collect();
     let ids: HashMap<usize, usize> = subprogram_dies
@@ -172,8 +187,101 @@ impl ScopeReader<'_, '_> {
             external: self.flag(die, gimli::DW_AT_external),
             prototyped: self.flag(die, gimli::DW_AT_prototyped),
             function,
+            declaration: function.is_none()
+                && matches!(
+                    tree.attr(die, gimli::DW_AT_declaration),
+                    Some(AttributeValue::Flag(true))
+                ),
             scope: self.scope(die, frame)?,
+            calls: Calls {
+                sites: self.call_sites(die, function)?,
+                all_described: self.flag(die, gimli::DW_AT_call_all_calls)
+                    || self.flag(die, gimli::DW_AT_GNU_all_call_sites),
+            },
         })
+    }
+
+    /// The DW_TAG_call_site children of a subprogram whose code is
+    /// `function`: those whose callee and address this model can say;
+    /// of their parameters, those whose register and value it can say.
+    fn call_sites(&self, die: usize, function: Option<usize>) -> Result<Vec<CallSite>, ReadError> {
+        let tree = self.tree;
+        let Some(function) = function else {
+            return Ok(Vec::new());
+        };
+        let placed = &self.object.functions[function];
+        let mut sites = Vec::new();
+        for &child in &tree.dies[die].children {
+            let names = match tree.tag(child) {
+                gimli::DW_TAG_call_site => &DWARF5_CALL_SITE,
+                gimli::DW_TAG_GNU_call_site => &GNU_CALL_SITE,
+                _ => continue,
+            };
+            let tail = self.flag(child, names.tail_call);
+            let pc = if tail { names.tail_pc } else { names.return_pc };
+            let Some(address) = tree.attr(child, pc) else {
+                continue;
+            };
+            let address = self
+                .dwarf
+                .attr_address(self.unit, address)
+                .map_err(Self::error)?;
+            let Some(offset) = address
+                .filter(|&a| a >= placed.address && a <= placed.end())
+                .map(|a| a - placed.address)
+            else {
+                continue;
+            };
+            let callee = match (
+                tree.attr(child, names.origin),
+                tree.attr(child, names.target),
+            ) {
+                (Some(origin), _) => tree
+                    .reference(origin)
+                    .and_then(|origin| self.subprograms.get(&origin))
+                    .map(|&id| Callee::Origin(id)),
+                (None, Some(AttributeValue::Exprloc(expression))) => {
+                    self.lone_register(&expression).map(Callee::Register)
+                }
+                _ => None,
+            };
+            let Some(callee) = callee else { continue };
+            let parameters = tree.dies[child]
+                .children
+                .iter()
+                .filter(|&&p| tree.tag(p) == names.parameter)
+                .filter_map(|&p| {
+                    let Some(AttributeValue::Exprloc(location)) =
+                        tree.attr(p, gimli::DW_AT_location)
+                    else {
+                        return None;
+                    };
+                    let Some(AttributeValue::Exprloc(value)) = tree.attr(p, names.value) else {
+                        return None;
+                    };
+                    Some(CallSiteParameter {
+                        register: self.lone_register(&location)?,
+                        value: call_value(&value, self.unit.encoding())?,
+                    })
+                })
+                .collect();
+            sites.push(CallSite {
+                offset,
+                tail,
+                callee,
+                parameters,
+            });
+        }
+        Ok(sites)
+    }
+
+    /// The register of an expression that is just `DW_OP_regN`.
+    fn lone_register(&self, expression: &gimli::Expression<Slice<'_>>) -> Option<u16> {
+        let mut operations = (*expression).operations(self.unit.encoding());
+        match (operations.next(), operations.next()) {
+            (Ok(Some(gimli::Operation::Register { register })), Ok(None)) => Some(register.0),
+            _ => None,
+        }
     }
 
     fn scope(&self, die: usize, frame: Frame) -> Result<Scope, ReadError> {
@@ -347,5 +455,86 @@ impl ScopeReader<'_, '_> {
             self.tree.inherited(die, name),
             Some(AttributeValue::Flag(true))
         )
+    }
+}
+
+/// The names a call site's DIEs and attributes have in one DWARF dialect.
+struct CallSiteNames {
+    parameter: gimli::DwTag,
+    tail_call: gimli::DwAt,
+    tail_pc: gimli::DwAt,
+    return_pc: gimli::DwAt,
+    origin: gimli::DwAt,
+    target: gimli::DwAt,
+    value: gimli::DwAt,
+}
+
+/// DWARF 5's DW_TAG_call_site.
+const DWARF5_CALL_SITE: CallSiteNames = CallSiteNames {
+    parameter: gimli::DW_TAG_call_site_parameter,
+    tail_call: gimli::DW_AT_call_tail_call,
+    tail_pc: gimli::DW_AT_call_pc,
+    return_pc: gimli::DW_AT_call_return_pc,
+    origin: gimli::DW_AT_call_origin,
+    target: gimli::DW_AT_call_target,
+    value: gimli::DW_AT_call_value,
+};
+
+/// The GNU extension DWARF 4 producers write (DW_TAG_GNU_call_site): the
+/// return address is DW_AT_low_pc, for tail calls too.
+const GNU_CALL_SITE: CallSiteNames = CallSiteNames {
+    parameter: gimli::DW_TAG_GNU_call_site_parameter,
+    tail_call: gimli::DW_AT_GNU_tail_call,
+    tail_pc: gimli::DW_AT_low_pc,
+    return_pc: gimli::DW_AT_low_pc,
+    origin: gimli::DW_AT_abstract_origin,
+    target: gimli::DW_AT_GNU_call_site_target,
+    value: gimli::DW_AT_GNU_call_site_value,
+};
+
+/// A DW_AT_call_value expression this model can say: a constant, a
+/// register (or its zero-extended low half), or an entry value.
+fn call_value(
+    expression: &gimli::Expression<Slice<'_>>,
+    encoding: gimli::Encoding,
+) -> Option<CallValue> {
+    use gimli::Operation;
+    let mut operations = (*expression).operations(encoding);
+    let mut all = Vec::new();
+    while let Some(operation) = operations.next().ok()? {
+        all.push(operation);
+    }
+    match all.as_slice() {
+        [Operation::UnsignedConstant { value }] => Some(CallValue::Constant(*value)),
+        [Operation::RegisterOffset {
+            register,
+            offset: 0,
+            ..
+        }] => Some(CallValue::Register {
+            register: register.0,
+            bits: 64,
+        }),
+        [Operation::RegisterOffset {
+            register,
+            offset: 0,
+            ..
+        }, Operation::UnsignedConstant { value: 0xffff_ffff }, Operation::And] => {
+            Some(CallValue::Register {
+                register: register.0,
+                bits: 32,
+            })
+        }
+        [Operation::EntryValue { expression }] => {
+            let mut inner = gimli::Expression(*expression).operations(encoding);
+            match (inner.next(), inner.next()) {
+                (Ok(Some(Operation::Register { register })), Ok(None)) => {
+                    Some(CallValue::EntryValue {
+                        register: register.0,
+                    })
+                }
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }

@@ -47,7 +47,7 @@ use gimli::write::{Expression, UnitEntryId};
 use gimli::Register;
 
 use super::DebuggerTune;
-use crate::model::{Location, LocationArg, Op};
+use crate::model::{CallValue, Location, LocationArg, Op};
 
 /// Gives the DIE of a DW_TAG_base_type with this width in bits and
 /// signedness, creating it the first time it is asked for.
@@ -111,6 +111,28 @@ fn push_entry_value(expression: &mut Expression, register: u16) {
     let mut inner = Expression::new();
     inner.op_reg(Register(register));
     expression.op_entry_value(inner);
+}
+
+/// The DW_AT_call_value expression of a call-site parameter: a DWARF
+/// expression whose result is the value (no `DW_OP_stack_value`: the
+/// debugger evaluates it as a value).
+pub fn call_value(value: &CallValue) -> Expression {
+    let mut expression = Expression::new();
+    match *value {
+        CallValue::Constant(n) if n < 32 => {
+            expression.op(gimli::DwOp(gimli::DW_OP_lit0.0 + n as u8))
+        }
+        CallValue::Constant(n) => expression.op_constu(n),
+        CallValue::Register { register, bits } => {
+            expression.op_breg(Register(register), 0);
+            if bits == 32 {
+                expression.op_constu(0xffff_ffff);
+                expression.op(gimli::DW_OP_and);
+            }
+        }
+        CallValue::EntryValue { register } => push_entry_value(&mut expression, register),
+    }
+    expression
 }
 
 /// The state of lowering one piece.

@@ -37,7 +37,8 @@ use super::relocate::{code_symbol, data_symbol};
 use super::types::{add_types, ExpressionBaseTypes};
 use super::{line, loclists, ops, rnglists, WriteError, WriteOptions};
 use crate::model::{
-    ChildScope, DebugInfo, Location, ObjectModel, Scope, SubprogramId, Variable, VariableLocation,
+    Callee, ChildScope, DebugInfo, Location, ObjectModel, Scope, Subprogram, SubprogramId,
+    Variable, VariableLocation,
 };
 
 /// Builds the compile unit for `debug`.
@@ -211,13 +212,16 @@ impl UnitBuilder<'_> {
             let linkage_name = self.string(linkage_name);
             self.set(die, gimli::DW_AT_linkage_name, linkage_name);
         }
-        let file = self.file(subprogram.file, &what)?;
-        self.set(die, gimli::DW_AT_decl_file, file);
-        self.set(
-            die,
-            gimli::DW_AT_decl_line,
-            AttributeValue::Udata(subprogram.line.into()),
-        );
+        // A declaration made only from a symbol name has no source position.
+        if !(subprogram.declaration && subprogram.line == 0) {
+            let file = self.file(subprogram.file, &what)?;
+            self.set(die, gimli::DW_AT_decl_file, file);
+            self.set(
+                die,
+                gimli::DW_AT_decl_line,
+                AttributeValue::Udata(subprogram.line.into()),
+            );
+        }
         if subprogram.prototyped {
             self.set(die, gimli::DW_AT_prototyped, AttributeValue::FlagPresent);
         }
@@ -241,11 +245,21 @@ impl UnitBuilder<'_> {
                     AttributeValue::Exprloc(frame_base),
                 );
             }
+            None if subprogram.declaration => {
+                self.set(die, gimli::DW_AT_declaration, AttributeValue::FlagPresent)
+            }
             None => self.set(
                 die,
                 gimli::DW_AT_inline,
                 AttributeValue::Inline(gimli::DW_INL_inlined),
             ),
+        }
+        if subprogram.calls.all_described {
+            self.set(
+                die,
+                gimli::DW_AT_call_all_calls,
+                AttributeValue::FlagPresent,
+            );
         }
         let mut variables = HashMap::new();
         self.add_scope(
@@ -257,6 +271,81 @@ impl UnitBuilder<'_> {
             &what,
         )?;
         self.origin_variables[index] = variables;
+        self.add_call_sites(die, subprogram, &what)
+    }
+
+    /// Adds a DW_TAG_call_site child of `die` for each of the subprogram's
+    /// call sites, with its parameters.
+    fn add_call_sites(
+        &mut self,
+        die: UnitEntryId,
+        subprogram: &Subprogram,
+        what: &str,
+    ) -> Result<(), WriteError> {
+        if subprogram.calls.sites.is_empty() {
+            return Ok(());
+        }
+        let Some(function) = subprogram.function else {
+            return Err(WriteError::new(format!(
+                "{what} has call sites but no code"
+            )));
+        };
+        let (_, len) = self.function_extent(function, what)?;
+        for site in &subprogram.calls.sites {
+            if site.offset > len {
+                return Err(WriteError::new(format!(
+                    "{what}: a call site at offset {:#x} is past the function's end {len:#x}",
+                    site.offset
+                )));
+            }
+            let call = self.dwarf.unit.add(die, gimli::DW_TAG_call_site);
+            match site.callee {
+                Callee::Origin(origin) => {
+                    let Some(&origin) = self.subprograms.get(origin) else {
+                        return Err(WriteError::new(format!(
+                            "{what}: a call site's origin {origin} does not exist"
+                        )));
+                    };
+                    self.set(
+                        call,
+                        gimli::DW_AT_call_origin,
+                        AttributeValue::UnitRef(origin),
+                    );
+                }
+                Callee::Register(register) => {
+                    let mut target = Expression::new();
+                    target.op_reg(gimli::Register(register));
+                    self.set(
+                        call,
+                        gimli::DW_AT_call_target,
+                        AttributeValue::Exprloc(target),
+                    );
+                }
+            }
+            let address = AttributeValue::Address(self.layout.address(function, site.offset));
+            if site.tail {
+                self.set(
+                    call,
+                    gimli::DW_AT_call_tail_call,
+                    AttributeValue::FlagPresent,
+                );
+                self.set(call, gimli::DW_AT_call_pc, address);
+            } else {
+                self.set(call, gimli::DW_AT_call_return_pc, address);
+            }
+            for parameter in &site.parameters {
+                let die = self.dwarf.unit.add(call, gimli::DW_TAG_call_site_parameter);
+                let mut location = Expression::new();
+                location.op_reg(gimli::Register(parameter.register));
+                self.set(
+                    die,
+                    gimli::DW_AT_location,
+                    AttributeValue::Exprloc(location),
+                );
+                let value = ops::call_value(&parameter.value);
+                self.set(die, gimli::DW_AT_call_value, AttributeValue::Exprloc(value));
+            }
+        }
         Ok(())
     }
 

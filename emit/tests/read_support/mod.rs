@@ -146,6 +146,7 @@ fn dump_debug(out: &mut String, model: &ObjectModel, debug: &DebugInfo) {
     for (index, subprogram) in debug.subprograms.iter().enumerate() {
         let concrete = match subprogram.function {
             Some(function) => format!("function {}", model.functions[function].name),
+            None if subprogram.declaration => "declaration".to_string(),
             None => "abstract".to_string(),
         };
         let _ = writeln!(
@@ -171,6 +172,19 @@ fn dump_debug(out: &mut String, model: &ObjectModel, debug: &DebugInfo) {
                 .map_or(String::new(), |name| format!(" linkage {name}")),
         );
         dump_scope(out, &subprogram.scope, 1);
+        for site in &subprogram.calls.sites {
+            let _ = writeln!(
+                out,
+                "  call site {:#x}{} {:?} {:?}",
+                site.offset,
+                if site.tail { " tail" } else { "" },
+                site.callee,
+                site.parameters
+            );
+        }
+        if subprogram.calls.all_described {
+            let _ = writeln!(out, "  all calls described");
+        }
     }
     for global in &debug.globals {
         let data = match global.data {
