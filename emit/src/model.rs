@@ -43,7 +43,7 @@ pub struct ExceptionTable {
     /// hidden weak `DW.ref.__gxx_personality_v0`), which the CIE points to.
     pub personality_reference: String,
     /// The call sites in address order.
-    pub call_sites: Vec<CallSite>,
+    pub call_sites: Vec<ExceptionCallSite>,
     /// The action records in order: each a type filter and the
     /// displacement of the next record (0: none), both sleb128.
     pub actions: Vec<ExceptionAction>,
@@ -54,9 +54,9 @@ pub struct ExceptionTable {
     pub filter_ids: Vec<u32>,
 }
 
-/// One entry of a call-site table: code offsets in the function.
+/// One entry of an LSDA's call-site table: code offsets in the function.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CallSite {
+pub struct ExceptionCallSite {
     /// Offset of the first byte covered.
     pub start: u64,
     /// Bytes covered.

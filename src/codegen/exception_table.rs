@@ -24,8 +24,8 @@
 //! and its locations are the selected code's.
 
 use dwarfsmith_emit::model::{
-    CallSite, DataObject, DataSection, ExceptionAction, ExceptionTable, ObjectModel, Relocation,
-    RelocationKind, Symbol, SymbolBinding, Visibility,
+    DataObject, DataSection, ExceptionAction, ExceptionCallSite, ExceptionTable, ObjectModel,
+    Relocation, RelocationKind, Symbol, SymbolBinding, Visibility,
 };
 
 use super::isel::EhTables;
@@ -159,7 +159,7 @@ pub fn build(
     };
 
     let code_size = finished.code.len() as u64;
-    let mut call_sites: Vec<CallSite> = Vec::new();
+    let mut call_sites: Vec<ExceptionCallSite> = Vec::new();
     let mut last_end = 0u64;
     let mut saw_throwing = false;
     let mut previous_is_invoke = false;
@@ -185,7 +185,7 @@ pub fn build(
                 continue;
             };
             if saw_throwing {
-                call_sites.push(CallSite {
+                call_sites.push(ExceptionCallSite {
                     start: last_end,
                     length: offset - last_end,
                     landing_pad: None,
@@ -203,7 +203,7 @@ pub fn build(
                     continue;
                 }
             }
-            call_sites.push(CallSite {
+            call_sites.push(ExceptionCallSite {
                 start: offset,
                 length,
                 landing_pad,
@@ -213,7 +213,7 @@ pub fn build(
         }
     }
     if saw_throwing {
-        call_sites.push(CallSite {
+        call_sites.push(ExceptionCallSite {
             start: last_end,
             length: code_size - last_end,
             landing_pad: None,

@@ -124,7 +124,7 @@ pub fn encode(table: &ExceptionTable, start: u64) -> EncodedLsda {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{CallSite, ExceptionAction};
+    use crate::model::{ExceptionAction, ExceptionCallSite};
 
     #[test]
     fn leb128_forms() {
@@ -141,13 +141,13 @@ mod tests {
         // null` (ids: null 1, _ZTIi 2), one invoke, a gap after it.
         let table = ExceptionTable {
             call_sites: vec![
-                CallSite {
+                ExceptionCallSite {
                     start: 4,
                     length: 5,
                     landing_pad: Some(16),
                     action: 3,
                 },
-                CallSite {
+                ExceptionCallSite {
                     start: 9,
                     length: 20,
                     landing_pad: None,
