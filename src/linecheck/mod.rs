@@ -1,11 +1,12 @@
 //! Line tables of any compiler's object: listed (`dwarfsmith lines`) and
 //! checked (`dwarfsmith verify --line-table`).
 //!
-//! In: the bytes of an ELF x86-64 relocatable object (and, for the order
+//! In: the bytes of an ELF x86-64 object, executable or shared library (and, for the order
 //! check, of a reference object: an -O0 build of the same source).
 //! Out: the line rows, or the [`Finding`]s of the check.
 //!
-//! The check alone, on the rows of every sequence (a row *covers* the
+//! The check alone, on the rows of every sequence but those of code a linker
+//! discarded (a row *covers* the
 //! bytes up to the next row's address; a row at the same address as the
 //! next covers none and only its file and line 0 are checked):
 //! - every sequence ends with an end_sequence row, its addresses never
@@ -258,7 +259,12 @@ fn check_alone(object: &Checked) -> Vec<Finding> {
             address >= *start && (address < start + size || end && address == start + size)
         })
     };
-    for sequence in &listing.sequences {
+    let live = |sequence: &&Vec<RawLineRow>| {
+        !sequence
+            .first()
+            .is_some_and(|row| listing.discarded(row.address))
+    };
+    for sequence in listing.sequences.iter().filter(live) {
         if !sequence.last().is_some_and(|r| r.end_sequence) {
             let row = sequence.last().expect("sequences are not empty");
             findings.push(object.finding(

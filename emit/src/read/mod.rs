@@ -19,6 +19,7 @@
 //! or approximated as each module documents; nothing panics on bad input.
 
 mod cfi;
+mod compressed;
 mod dwarf;
 mod elf;
 mod line;

@@ -66,7 +66,8 @@ pub(super) fn check_forms(
                 continue;
             }
             let ranges = ranges_of(dwarf, unit, &tree.dies[child].entry).unwrap_or_default();
-            for (begin, end) in ranges.into_iter().filter(|(b, e)| b < e) {
+            let live = |&(begin, end): &(u64, u64)| begin < end && !object.discarded(begin);
+            for (begin, end) in ranges.into_iter().filter(live) {
                 if !unit_ranges.iter().any(|&(b, e)| b <= begin && end <= e) {
                     problems.add(format!(
                         "{}: range [{begin:#x}, {end:#x}) is not inside the unit's ranges",

@@ -51,12 +51,14 @@ pub(super) fn check_dwarf(
             );
             continue;
         }
-        let checker = UnitChecker {
+        let mut checker = UnitChecker {
             object,
             dwarf: &dwarf,
             unit: &unit,
             tree: &tree,
+            discarded: Vec::new(),
         };
+        checker.discarded = checker.discarded_dies();
         checker.check(options, problems);
         check_forms(
             &FormsContext {
@@ -76,9 +78,43 @@ struct UnitChecker<'c, 'a> {
     dwarf: &'c gimli::Dwarf<Slice<'a>>,
     unit: &'c gimli::Unit<Slice<'a>>,
     tree: &'c DieTree<'a>,
+    /// Per DIE: it describes code the linker discarded (see
+    /// `read::ElfObject::discarded`), so its addresses say nothing.
+    discarded: Vec<bool>,
 }
 
 impl UnitChecker<'_, '_> {
+    /// Which DIEs describe discarded code: a subprogram, lexical block or
+    /// inlined call of a linked file whose ranges all start at a discarded
+    /// address (or that has an address attribute but no range gimli keeps:
+    /// lld's tombstones), and everything inside one.
+    fn discarded_dies(&self) -> Vec<bool> {
+        let mut discarded = vec![false; self.tree.dies.len()];
+        if self.object.code_start == 0 {
+            return discarded;
+        }
+        for die in 0..self.tree.dies.len() {
+            let parent = self.tree.dies[die].parent.is_some_and(|p| discarded[p]);
+            let placed = self.tree.attr(die, gimli::DW_AT_low_pc).is_some()
+                || self.tree.attr(die, gimli::DW_AT_ranges).is_some();
+            let scope = matches!(
+                self.tree.tag(die),
+                gimli::DW_TAG_subprogram
+                    | gimli::DW_TAG_lexical_block
+                    | gimli::DW_TAG_inlined_subroutine
+            );
+            discarded[die] = parent
+                || (scope
+                    && placed
+                    && self.ranges(die).is_ok_and(|ranges| {
+                        ranges
+                            .iter()
+                            .all(|&(start, _)| self.object.discarded(start))
+                    }));
+        }
+        discarded
+    }
+
     /// `DIE 0x...` with the DIE's offset in `.debug_info`, and its name.
     fn die_name(&self, die: usize) -> String {
         let offset = self.tree.dies[die].entry.offset;
@@ -100,6 +136,9 @@ impl UnitChecker<'_, '_> {
         let promises_full_pieces = options.pieces_cover_variables;
         for die in 0..self.tree.dies.len() {
             self.check_references(die, problems);
+            if self.discarded[die] {
+                continue;
+            }
             match self.tree.tag(die) {
                 gimli::DW_TAG_subprogram => {
                     self.check_subprogram_ranges(die, problems);
