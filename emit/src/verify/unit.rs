@@ -548,7 +548,13 @@ impl UnitChecker<'_, '_> {
     /// or at the start of a function (an STT_FUNC symbol: a function's
     /// address held as a value, `DW_OP_addr f, DW_OP_stack_value`, as gcc
     /// describes a function pointer whose register it optimised away).
+    ///
+    /// In a linked file an address below its code (0: GNU ld's value for
+    /// data it discarded, such as a vtable of discarded code) is not checked.
     fn check_data_address(&self, die: usize, address: u64, problems: &mut Problems) {
+        if self.object.discarded(address) {
+            return;
+        }
         let in_data_section = self.object.sections.iter().any(|section| {
             section.is_data()
                 && address >= section.address
