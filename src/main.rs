@@ -263,9 +263,7 @@ fn run(cli: Cli) -> Result<(), String> {
             }
         }
         Command::Verify { input, .. } => {
-            let bytes = std::fs::read(&input)
-                .map_err(|e| format!("{}: error: cannot read: {e}", input.display()))?;
-            let problems = dwarfsmith_emit::verify::verify(&bytes);
+            let problems = dwarfsmith_emit::verify::verify_file(&input, &Default::default());
             if problems.is_empty() {
                 println!("{}: no problems found", input.display());
                 Ok(())

@@ -3,8 +3,8 @@
 //!
 //! A matrix is built from fixtures/src programs: gcc and clang-19, -O0 and
 //! -O2, as a relocatable object, an executable, a PIE and a shared library,
-//! each with plain, zlib-compressed, zstd-compressed and DWARF 4 debug
-//! information. On every build: `verify` finds nothing where
+//! each with plain, zlib-compressed, zstd-compressed, DWARF 4 and split
+//! (DWARF 5 and GNU DWARF 4) debug information. On every build: `verify` finds nothing where
 //! `llvm-dwarfdump-19 --verify` finds nothing, `verify --line-table` (with
 //! `--against` the -O0 build for an -O2 one) finds nothing, `lines` prints
 //! rows, and every row the reader decodes is the row
@@ -35,6 +35,10 @@ enum Debug {
     Zlib,
     Zstd,
     Dwarf4,
+    /// -gsplit-dwarf: a skeleton here, the DIEs in a `.dwo` beside it.
+    Split,
+    /// -gsplit-dwarf -gdwarf-4: GNU split DWARF.
+    SplitDwarf4,
 }
 
 /// One cell of the matrix.
@@ -59,6 +63,8 @@ impl Build {
             Debug::Zlib => "zlib",
             Debug::Zstd => "zstd",
             Debug::Dwarf4 => "dwarf4",
+            Debug::Split => "split",
+            Debug::SplitDwarf4 => "split-dwarf4",
         };
         let level = self.level.trim_start_matches('-');
         format!("{}-{level}-{kind}-{debug}", self.compiler)
@@ -85,6 +91,8 @@ impl Build {
                 ],
                 (Debug::Zstd, _) => vec!["-gz=zstd"],
                 (Debug::Dwarf4, _) => vec!["-gdwarf-4"],
+                (Debug::Split, _) => vec!["-gsplit-dwarf"],
+                (Debug::SplitDwarf4, _) => vec!["-gsplit-dwarf", "-gdwarf-4"],
             }
             .into_iter()
             .map(String::from),
@@ -119,7 +127,14 @@ fn matrix() -> Vec<Build> {
     for compiler in ["gcc", "clang-19"] {
         for level in ["-O0", "-O2"] {
             for kind in [Kind::Object, Kind::Executable, Kind::Pie, Kind::Shared] {
-                for debug in [Debug::Plain, Debug::Zlib, Debug::Zstd, Debug::Dwarf4] {
+                for debug in [
+                    Debug::Plain,
+                    Debug::Zlib,
+                    Debug::Zstd,
+                    Debug::Dwarf4,
+                    Debug::Split,
+                    Debug::SplitDwarf4,
+                ] {
                     builds.push(Build {
                         compiler,
                         level,
@@ -146,6 +161,17 @@ fn compile(dir: &Path, build: &Build) {
         build.name(),
         String::from_utf8_lossy(&out.stderr)
     );
+    // The split builds have their .dwo files, which `verify` reads.
+    if matches!(build.debug, Debug::Split | Debug::SplitDwarf4) {
+        let dwo = std::fs::read_dir(dir)
+            .unwrap()
+            .filter_map(|entry| entry.ok())
+            .any(|entry| {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                name.starts_with(&build.name()) && name.ends_with(".dwo")
+            });
+        assert!(dwo, "{}: no .dwo file", build.name());
+    }
     // The compressed builds really hold compressed debug sections.
     let expected = match build.debug {
         Debug::Zlib => Some("ZLIB, "),
@@ -351,7 +377,7 @@ fn verify_and_lines_agree_with_llvm_dwarfdump_on_every_kind_of_binary() {
             Some(_) => "rows differ",
         };
         let row = format!(
-            "{:<26} llvm: {llvm:<8} verify: {ours:<8} line-table: {line_table:<8} lines: {rows}",
+            "{:<28} llvm: {llvm:<8} verify: {ours:<8} line-table: {line_table:<8} lines: {rows}",
             build.name()
         );
         printed.push_str(&format!("{row} ({} rows)\n", verdict.rows));
@@ -376,70 +402,102 @@ fn verify_and_lines_agree_with_llvm_dwarfdump_on_every_kind_of_binary() {
     // own: ld merges the tails of .debug_str strings, and llvm-dwarfdump
     // wants every .debug_str_offsets entry to follow a NUL.
     expect![[r#"
-        gcc-O0-o-plain             llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        gcc-O0-o-zlib              llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        gcc-O0-o-zstd              llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        gcc-O0-o-dwarf4            llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        gcc-O0-exe-plain           llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        gcc-O0-exe-zlib            llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        gcc-O0-exe-zstd            llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        gcc-O0-exe-dwarf4          llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        gcc-O0-pie-plain           llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        gcc-O0-pie-zlib            llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        gcc-O0-pie-zstd            llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        gcc-O0-pie-dwarf4          llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        gcc-O0-so-plain            llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        gcc-O0-so-zlib             llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        gcc-O0-so-zstd             llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        gcc-O0-so-dwarf4           llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        gcc-O2-o-plain             llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        gcc-O2-o-zlib              llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        gcc-O2-o-zstd              llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        gcc-O2-o-dwarf4            llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        gcc-O2-exe-plain           llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        gcc-O2-exe-zlib            llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        gcc-O2-exe-zstd            llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        gcc-O2-exe-dwarf4          llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        gcc-O2-pie-plain           llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        gcc-O2-pie-zlib            llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        gcc-O2-pie-zstd            llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        gcc-O2-pie-dwarf4          llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        gcc-O2-so-plain            llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        gcc-O2-so-zlib             llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        gcc-O2-so-zstd             llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        gcc-O2-so-dwarf4           llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        clang-19-O0-o-plain        llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        clang-19-O0-o-zlib         llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        clang-19-O0-o-zstd         llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        clang-19-O0-o-dwarf4       llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        clang-19-O0-exe-plain      llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
-        clang-19-O0-exe-zlib       llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
-        clang-19-O0-exe-zstd       llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
-        clang-19-O0-exe-dwarf4     llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        clang-19-O0-pie-plain      llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
-        clang-19-O0-pie-zlib       llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
-        clang-19-O0-pie-zstd       llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
-        clang-19-O0-pie-dwarf4     llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        clang-19-O0-so-plain       llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
-        clang-19-O0-so-zlib        llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
-        clang-19-O0-so-zstd        llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
-        clang-19-O0-so-dwarf4      llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        clang-19-O2-o-plain        llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        clang-19-O2-o-zlib         llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        clang-19-O2-o-zstd         llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        clang-19-O2-o-dwarf4       llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        clang-19-O2-exe-plain      llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
-        clang-19-O2-exe-zlib       llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
-        clang-19-O2-exe-zstd       llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
-        clang-19-O2-exe-dwarf4     llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        clang-19-O2-pie-plain      llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
-        clang-19-O2-pie-zlib       llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
-        clang-19-O2-pie-zstd       llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
-        clang-19-O2-pie-dwarf4     llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
-        clang-19-O2-so-plain       llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
-        clang-19-O2-so-zlib        llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
-        clang-19-O2-so-zstd        llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
-        clang-19-O2-so-dwarf4      llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O0-o-plain               llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O0-o-zlib                llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O0-o-zstd                llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O0-o-dwarf4              llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O0-o-split               llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O0-o-split-dwarf4        llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O0-exe-plain             llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O0-exe-zlib              llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O0-exe-zstd              llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O0-exe-dwarf4            llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O0-exe-split             llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O0-exe-split-dwarf4      llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O0-pie-plain             llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O0-pie-zlib              llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O0-pie-zstd              llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O0-pie-dwarf4            llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O0-pie-split             llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O0-pie-split-dwarf4      llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O0-so-plain              llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O0-so-zlib               llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O0-so-zstd               llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O0-so-dwarf4             llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O0-so-split              llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O0-so-split-dwarf4       llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O2-o-plain               llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O2-o-zlib                llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O2-o-zstd                llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O2-o-dwarf4              llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O2-o-split               llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O2-o-split-dwarf4        llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O2-exe-plain             llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O2-exe-zlib              llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O2-exe-zstd              llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O2-exe-dwarf4            llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O2-exe-split             llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O2-exe-split-dwarf4      llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O2-pie-plain             llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O2-pie-zlib              llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O2-pie-zstd              llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O2-pie-dwarf4            llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O2-pie-split             llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O2-pie-split-dwarf4      llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O2-so-plain              llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O2-so-zlib               llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O2-so-zstd               llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O2-so-dwarf4             llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O2-so-split              llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O2-so-split-dwarf4       llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O0-o-plain          llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O0-o-zlib           llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O0-o-zstd           llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O0-o-dwarf4         llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O0-o-split          llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O0-o-split-dwarf4   llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O0-exe-plain        llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O0-exe-zlib         llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O0-exe-zstd         llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O0-exe-dwarf4       llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O0-exe-split        llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O0-exe-split-dwarf4 llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O0-pie-plain        llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O0-pie-zlib         llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O0-pie-zstd         llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O0-pie-dwarf4       llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O0-pie-split        llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O0-pie-split-dwarf4 llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O0-so-plain         llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O0-so-zlib          llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O0-so-zstd          llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O0-so-dwarf4        llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O0-so-split         llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O0-so-split-dwarf4  llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O2-o-plain          llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O2-o-zlib           llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O2-o-zstd           llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O2-o-dwarf4         llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O2-o-split          llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O2-o-split-dwarf4   llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O2-exe-plain        llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O2-exe-zlib         llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O2-exe-zstd         llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O2-exe-dwarf4       llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O2-exe-split        llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O2-exe-split-dwarf4 llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O2-pie-plain        llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O2-pie-zlib         llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O2-pie-zstd         llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O2-pie-dwarf4       llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O2-pie-split        llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O2-pie-split-dwarf4 llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O2-so-plain         llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O2-so-zlib          llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O2-so-zstd          llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O2-so-dwarf4        llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O2-so-split         llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O2-so-split-dwarf4  llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
     "#]]
     .assert_eq(&table);
 }
@@ -475,6 +533,60 @@ fn lines_of_an_executable() {
     .assert_eq(&(energy.join("\n") + "\n"));
 }
 
+/// `verify` reads the `.dwo` files of split DWARF: one missing is named,
+/// one cut short is rejected.
+#[test]
+fn split_dwarf_files_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let build = Build {
+        compiler: "gcc",
+        level: "-O2",
+        kind: Kind::Executable,
+        debug: Debug::Split,
+    };
+    compile(dir.path(), &build);
+    let path = path_of(dir.path(), &build);
+    let dwo = dir.path().join(format!("{}-inlining.dwo", build.name()));
+    let kept = dir.path().join("kept.dwo");
+    std::fs::rename(&dwo, &kept).unwrap();
+    let missing = dwarfsmith(&["verify", path.to_str().unwrap()]);
+    assert!(!missing.status.success());
+    let section = dir.path().join("info.bin");
+    objcopy(
+        &format!("--dump-section=.debug_info.dwo={}", section.display()),
+        &kept,
+        None,
+    );
+    let bytes = std::fs::read(&section).unwrap();
+    std::fs::write(&section, &bytes[..bytes.len() / 2]).unwrap();
+    objcopy(
+        &format!("--update-section=.debug_info.dwo={}", section.display()),
+        &kept,
+        Some(&dwo),
+    );
+    let cut = dwarfsmith(&["verify", path.to_str().unwrap()]);
+    assert!(!cut.status.success());
+    let dir_name = dir.path().to_str().unwrap();
+    expect![[r#"
+        DIR/gcc-O2-exe-split: .debug_info: the skeleton unit at 0x0: split DWARF file DIR/gcc-O2-exe-split-inlining.dwo not found (looked for DIR/gcc-O2-exe-split-inlining.dwo)
+        DIR/gcc-O2-exe-split: DIR/gcc-O2-exe-split-inlining.dwo: unexpected end of input
+    "#]]
+    .assert_eq(
+        &format!(
+            "{}{}",
+            String::from_utf8_lossy(&missing.stdout),
+            String::from_utf8_lossy(&cut.stdout)
+        )
+        .replace(dir_name, "DIR"),
+    );
+}
+
+/// Runs `objcopy OPTION INPUT [OUTPUT]`.
+fn objcopy(option: &str, input: &Path, output: Option<&Path>) {
+    let out = run(Command::new("objcopy").arg(option).arg(input).args(output));
+    assert!(out.status.success(), "{}", text(&out));
+}
+
 /// A linked program whose `.debug_info` is cut short is rejected by both.
 #[test]
 fn a_truncated_executable_is_rejected_by_both() {
@@ -488,21 +600,19 @@ fn a_truncated_executable_is_rejected_by_both() {
     compile(dir.path(), &build);
     let path = path_of(dir.path(), &build);
     let section = dir.path().join("info.bin");
-    let dump = run(Command::new("objcopy")
-        .arg(format!("--dump-section=.debug_info={}", section.display()))
-        .arg(&path));
-    assert!(dump.status.success(), "{}", text(&dump));
+    objcopy(
+        &format!("--dump-section=.debug_info={}", section.display()),
+        &path,
+        None,
+    );
     let bytes = std::fs::read(&section).unwrap();
     std::fs::write(&section, &bytes[..bytes.len() * 3 / 4]).unwrap();
     let cut = dir.path().join("cut");
-    let update = run(Command::new("objcopy")
-        .arg(format!(
-            "--update-section=.debug_info={}",
-            section.display()
-        ))
-        .arg(&path)
-        .arg(&cut));
-    assert!(update.status.success(), "{}", text(&update));
+    objcopy(
+        &format!("--update-section=.debug_info={}", section.display()),
+        &path,
+        Some(&cut),
+    );
     let llvm = run(Command::new(llvm_dwarfdump()).arg("--verify").arg(&cut));
     assert!(!llvm.status.success(), "{}", text(&llvm));
     let ours = dwarfsmith(&["verify", cut.to_str().unwrap()]);

@@ -1,7 +1,9 @@
 //! Invariants of an ELF x86-64 object and its DWARF.
 //!
-//! In: the bytes of any ELF x86-64 relocatable object.
-//! Out: the [`Problem`]s found (none: the object keeps every invariant).
+//! In: the bytes of any ELF x86-64 relocatable object, executable or shared
+//! library (and the `.dwo` files of its skeleton units, found as `read`'s
+//! `split` says). Out: the [`Problem`]s found (none: the object keeps every
+//! invariant).
 //!
 //! The invariants, each checked on the raw DWARF (relocations applied, as
 //! `read` does) rather than on the model, so that what `read` would leave
@@ -49,6 +51,7 @@ mod round_trip;
 mod unit;
 
 use std::fmt;
+use std::path::Path;
 
 pub use normalise::normalise;
 pub use round_trip::{round_trip, round_trip_with};
@@ -83,8 +86,26 @@ pub fn verify(bytes: &[u8]) -> Vec<Problem> {
     verify_with(bytes, &VerifyOptions::default())
 }
 
-/// Checks an object under `options` and lists what is wrong with it.
+/// Checks an object under `options` and lists what is wrong with it. The
+/// split DWARF files its skeleton units name are looked for under their
+/// `DW_AT_comp_dir`.
 pub fn verify_with(bytes: &[u8], options: &VerifyOptions) -> Vec<Problem> {
+    verify_bytes(bytes, options, None)
+}
+
+/// Checks the object, executable or shared library at `path` under
+/// `options`, as [`verify_with`] does; split DWARF files are also looked for
+/// beside it.
+pub fn verify_file(path: &Path, options: &VerifyOptions) -> Vec<Problem> {
+    match std::fs::read(path) {
+        Ok(bytes) => verify_bytes(&bytes, options, path.parent()),
+        Err(e) => vec![Problem {
+            message: format!("cannot read {}: {e}", path.display()),
+        }],
+    }
+}
+
+fn verify_bytes(bytes: &[u8], options: &VerifyOptions, beside: Option<&Path>) -> Vec<Problem> {
     let mut problems = Problems::default();
     let object = match ElfObject::parse(bytes) {
         Ok(object) => object,
@@ -99,6 +120,7 @@ pub fn verify_with(bytes: &[u8], options: &VerifyOptions) -> Vec<Problem> {
         &object,
         &DwarfSections::load(&object),
         options,
+        beside,
         &mut problems,
     );
     problems.list

@@ -27,6 +27,7 @@ mod loclists;
 mod object;
 mod op;
 mod placement;
+mod split;
 mod types;
 mod unit;
 
@@ -37,6 +38,7 @@ use crate::model::ObjectModel;
 pub(crate) use dwarf::{DieTree, DwarfSections, Slice};
 pub(crate) use elf::{relocation_width, ElfObject, Section};
 pub use line::{read_line_listing, CodeSpan, LineListing, RawLineRow};
+pub(crate) use split::{dwo_file, split_unit, SplitFile};
 
 /// Why an object could not be read: what is wrong and where.
 #[derive(Clone, Debug, PartialEq, Eq)]

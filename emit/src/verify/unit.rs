@@ -3,25 +3,35 @@
 //!
 //! In: the relocated DWARF of an object. Out: problems added to the list.
 
+use std::path::Path;
+
 use gimli::{AttributeValue, Operation, RawLocListEntry, UnitOffset};
 
 use super::forms::{check_debug_sections, check_forms, FormsContext};
 use super::line::check_line_table;
 use super::object::AddressRange;
 use super::{describe, describe_range, Problems, VerifyOptions};
-use crate::read::{DieTree, DwarfSections, ElfObject, Slice};
+use crate::read::{dwo_file, split_unit, DieTree, DwarfSections, ElfObject, Slice, SplitFile};
 
 pub(super) fn check_dwarf(
     object: &ElfObject,
     sections: &DwarfSections,
     options: &VerifyOptions,
+    beside: Option<&Path>,
     problems: &mut Problems,
 ) {
     if !sections.has_debug_info() {
         return;
     }
-    check_debug_sections(object, problems);
     let dwarf = sections.dwarf();
+    // A DWARF 4 skeleton (GNU split DWARF) has a `.debug_addr` without
+    // headers: the tables are DWARF 5's only when every unit is.
+    let mut headers = dwarf.units();
+    let mut all_dwarf5 = true;
+    while let Ok(Some(header)) = headers.next() {
+        all_dwarf5 &= header.version() >= 5;
+    }
+    check_debug_sections(object, all_dwarf5, problems);
     let mut units = dwarf.units();
     loop {
         let header = match units.next() {
@@ -33,44 +43,83 @@ pub(super) fn check_dwarf(
             Ok(unit) => unit,
             Err(e) => return problems.add(format!("malformed unit in .debug_info: {e}")),
         };
-        let tree = match DieTree::read(&unit) {
-            Ok(tree) => tree,
-            Err(e) => return problems.add(format!("malformed DIEs in .debug_info: {e}")),
-        };
         check_line_table(object, &unit, problems);
-        if tree.dies.is_empty() {
-            check_forms(
-                &FormsContext {
-                    object,
-                    dwarf: &dwarf,
-                    unit: &unit,
-                    tree: &tree,
-                },
-                &|_| String::new(),
-                problems,
-            );
-            continue;
+        if !check_unit(object, sections, &dwarf, &unit, options, problems) {
+            return;
         }
-        let mut checker = UnitChecker {
-            object,
-            dwarf: &dwarf,
-            unit: &unit,
-            tree: &tree,
-            discarded: Vec::new(),
-        };
-        checker.discarded = checker.discarded_dies();
-        checker.check(options, problems);
-        check_forms(
-            &FormsContext {
-                object,
-                dwarf: &dwarf,
-                unit: &unit,
-                tree: &tree,
-            },
-            &|die| checker.die_name(die),
-            problems,
-        );
+        match dwo_file(&dwarf, &unit, beside) {
+            None => {}
+            Some(Ok(file)) => check_split_unit(object, &file, &dwarf, &unit, options, problems),
+            Some(Err(message)) => problems.add(format!(
+                ".debug_info: the skeleton unit at {:#x}: {message}",
+                unit.header.offset().0
+            )),
+        }
     }
+}
+
+/// Checks the split unit a skeleton names (its line rows are the
+/// skeleton's); what is found is prefixed with the `.dwo` file's path.
+fn check_split_unit(
+    object: &ElfObject,
+    file: &SplitFile,
+    dwarf: &gimli::Dwarf<Slice<'_>>,
+    skeleton: &gimli::Unit<Slice<'_>>,
+    options: &VerifyOptions,
+    problems: &mut Problems,
+) {
+    let mut dwo = file.sections.dwarf();
+    dwo.make_dwo(dwarf);
+    let mut found = Problems::default();
+    match split_unit(&dwo, skeleton) {
+        Ok(unit) => {
+            check_unit(object, &file.sections, &dwo, &unit, options, &mut found);
+        }
+        Err(message) => found.add(message),
+    }
+    for problem in found.list {
+        problems.add(format!("{}: {}", file.path.display(), problem.message));
+    }
+}
+
+/// Checks one unit's DIEs; false when they cannot be read (reported).
+fn check_unit(
+    object: &ElfObject,
+    sections: &DwarfSections,
+    dwarf: &gimli::Dwarf<Slice<'_>>,
+    unit: &gimli::Unit<Slice<'_>>,
+    options: &VerifyOptions,
+    problems: &mut Problems,
+) -> bool {
+    let tree = match DieTree::read(unit) {
+        Ok(tree) => tree,
+        Err(e) => {
+            problems.add(format!("malformed DIEs in .debug_info: {e}"));
+            return false;
+        }
+    };
+    let context = FormsContext {
+        object,
+        sections,
+        dwarf,
+        unit,
+        tree: &tree,
+    };
+    if tree.dies.is_empty() {
+        check_forms(&context, &|_| String::new(), problems);
+        return true;
+    }
+    let mut checker = UnitChecker {
+        object,
+        dwarf,
+        unit,
+        tree: &tree,
+        discarded: Vec::new(),
+    };
+    checker.discarded = checker.discarded_dies();
+    checker.check(options, problems);
+    check_forms(&context, &|die| checker.die_name(die), problems);
+    true
 }
 
 struct UnitChecker<'c, 'a> {
