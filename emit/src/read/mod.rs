@@ -1,19 +1,23 @@
-//! Reading an ELF x86-64 relocatable object back into an [`ObjectModel`].
+//! Reading an ELF x86-64 object, executable or shared library back into an
+//! [`ObjectModel`].
 //!
-//! In: the bytes of any ELF64 x86-64 `.o` (dwarfsmith's, gcc's, clang's,
-//! llc's). Out: the same [`ObjectModel`] shape `write` takes, or a
-//! [`ReadError`] saying what is malformed and where.
+//! In: the bytes of any ELF64 x86-64 relocatable object (dwarfsmith's,
+//! gcc's, clang's, llc's), executable, PIE or shared library, with DWARF 2
+//! to 5, compressed or not. Out: the same [`ObjectModel`] shape `write`
+//! takes, or a [`ReadError`] saying what is malformed and where.
 //!
 //! The modules mirror `write/` one concept each: `elf` (sections, symbols,
-//! relocations, a synthetic layout), `object` (functions and data objects),
-//! `cfi` (`.eh_frame`), `dwarf` (relocated DWARF sections, the DIE tree),
-//! `line` (files and rows), `types`, `unit` (subprograms and scopes),
-//! `loclists` and `op` (variable locations, raised back into the model's
-//! `DW_OP_LLVM_arg` form).
+//! relocations, a synthetic layout for objects), `compressed` (inflating
+//! debug sections), `object` (functions and data objects), `cfi`
+//! (`.eh_frame`), `dwarf` (relocated DWARF sections, the DIE tree), `split`
+//! (a skeleton unit's `.dwo`), `line` (files and rows), `types`, `unit`
+//! (subprograms and scopes), `loclists` and `op` (variable locations,
+//! raised back into the model's `DW_OP_LLVM_arg` form).
 //!
-//! Promises: relocations are applied to every section before gimli reads
-//! it, so offsets and addresses are the linked ones under a synthetic layout
-//! (see `elf`); addresses become offsets into the function containing them.
+//! Promises: in an object, relocations are applied to every section before
+//! gimli reads it, so offsets and addresses are the linked ones under a
+//! synthetic layout; a linked file's addresses are its own (see `elf`);
+//! addresses become offsets into the function containing them.
 //! What the model has no room for (static locals, entry values, view
 //! pairs, relocation types other than the four it knows, ...) is left out
 //! or approximated as each module documents; nothing panics on bad input.
@@ -82,7 +86,8 @@ impl fmt::Display for ReadError {
 
 impl std::error::Error for ReadError {}
 
-/// Reads an ELF x86-64 relocatable object into the model.
+/// Reads an ELF x86-64 object, executable or shared library into the model
+/// (the first unit's debug information: the model holds one).
 pub fn read(bytes: &[u8]) -> Result<ObjectModel, ReadError> {
     let object = ElfObject::parse(bytes)?;
     let mut code = object::read_code_and_data(&object);
