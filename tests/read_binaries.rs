@@ -502,18 +502,23 @@ fn verify_and_lines_agree_with_llvm_dwarfdump_on_every_kind_of_binary() {
     .assert_eq(&table);
 }
 
+/// A fresh directory holding `build` alone.
+fn build_alone(build: Build) -> (tempfile::TempDir, Build) {
+    let dir = tempfile::tempdir().unwrap();
+    compile(dir.path(), &build);
+    (dir, build)
+}
+
 /// A few rows of `lines` on a linked gcc -O0 program, exactly; the test
 /// above checks every row against llvm-dwarfdump-19 --debug-line.
 #[test]
 fn lines_of_an_executable() {
-    let dir = tempfile::tempdir().unwrap();
-    let build = Build {
+    let (dir, build) = build_alone(Build {
         compiler: "gcc",
         level: "-O0",
         kind: Kind::Executable,
         debug: Debug::Zlib,
-    };
-    compile(dir.path(), &build);
+    });
     let lines = dwarfsmith(&["lines", path_of(dir.path(), &build).to_str().unwrap()]);
     assert!(lines.status.success(), "{}", text(&lines));
     let listing = String::from_utf8_lossy(&lines.stdout);
@@ -537,14 +542,12 @@ fn lines_of_an_executable() {
 /// one cut short is rejected.
 #[test]
 fn split_dwarf_files_are_read() {
-    let dir = tempfile::tempdir().unwrap();
-    let build = Build {
+    let (dir, build) = build_alone(Build {
         compiler: "gcc",
         level: "-O2",
         kind: Kind::Executable,
         debug: Debug::Split,
-    };
-    compile(dir.path(), &build);
+    });
     let path = path_of(dir.path(), &build);
     let dwo = dir.path().join(format!("{}-inlining.dwo", build.name()));
     let kept = dir.path().join("kept.dwo");
@@ -590,14 +593,12 @@ fn objcopy(option: &str, input: &Path, output: Option<&Path>) {
 /// A linked program whose `.debug_info` is cut short is rejected by both.
 #[test]
 fn a_truncated_executable_is_rejected_by_both() {
-    let dir = tempfile::tempdir().unwrap();
-    let build = Build {
+    let (dir, build) = build_alone(Build {
         compiler: "gcc",
         level: "-O2",
         kind: Kind::Executable,
         debug: Debug::Plain,
-    };
-    compile(dir.path(), &build);
+    });
     let path = path_of(dir.path(), &build);
     let section = dir.path().join("info.bin");
     objcopy(
@@ -621,4 +622,71 @@ fn a_truncated_executable_is_rejected_by_both() {
         CUT: malformed .debug_info: unexpected end of input
     "#]]
     .assert_eq(&String::from_utf8_lossy(&ours.stdout).replace(cut.to_str().unwrap(), "CUT"));
+}
+
+/// A stripped program's DWARF is read from its debug file, found through
+/// `.gnu_debuglink` beside it or through its build id under `--debug-dir`:
+/// `lines` prints the unstripped program's rows, and `verify` and
+/// `verify --line-table` find nothing.
+#[test]
+fn separate_debug_files_are_found_by_link_and_build_id() {
+    let (dir, build) = build_alone(Build {
+        compiler: "gcc",
+        level: "-O2",
+        kind: Kind::Executable,
+        debug: Debug::Plain,
+    });
+    let full = path_of(dir.path(), &build);
+    let lines = |path: &Path, extra: &[&str]| {
+        let mut args = vec!["lines", path.to_str().unwrap()];
+        args.extend(extra);
+        let out = dwarfsmith(&args);
+        assert!(out.status.success(), "{}", text(&out));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let unstripped = lines(&full, &[]);
+    let (linked, by_id) = (dir.path().join("linked"), dir.path().join("by_id"));
+    for stripped in [&linked, &by_id] {
+        std::fs::copy(&full, stripped).unwrap();
+        let debug = stripped.with_extension("debug");
+        objcopy("--only-keep-debug", stripped, Some(&debug));
+        let strip = run(Command::new("strip").arg("--strip-all").arg(stripped));
+        assert!(strip.status.success(), "{}", text(&strip));
+    }
+    // By link: the debug file beside the program.
+    let link = format!(
+        "--add-gnu-debuglink={}",
+        linked.with_extension("debug").display()
+    );
+    objcopy(&link, &linked, None);
+    // By build id: DIR/.build-id/xx/rest.debug.
+    let notes = text(&run(Command::new("readelf").arg("-n").arg(&by_id)));
+    let id = notes
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Build ID: "))
+        .expect("gcc links a build id");
+    let store = dir.path().join("debug").join(".build-id").join(&id[..2]);
+    std::fs::create_dir_all(&store).unwrap();
+    std::fs::rename(
+        by_id.with_extension("debug"),
+        store.join(format!("{}.debug", &id[2..])),
+    )
+    .unwrap();
+    let debug_dir = dir.path().join("debug");
+    let with_dir = ["--debug-dir", debug_dir.to_str().unwrap()];
+    assert_eq!(
+        lines(&by_id, &[]).lines().count(),
+        1,
+        "no rows without the debug file"
+    );
+    for (stripped, extra) in [(&linked, &[][..]), (&by_id, &with_dir[..])] {
+        assert_eq!(lines(stripped, extra), unstripped, "{}", stripped.display());
+        for check in [&["verify"][..], &["verify", "--line-table"][..]] {
+            let mut args = check.to_vec();
+            args.push(stripped.to_str().unwrap());
+            args.extend(extra);
+            let out = dwarfsmith(&args);
+            assert!(out.status.success(), "{args:?}: {}", text(&out));
+        }
+    }
 }

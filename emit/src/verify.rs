@@ -51,7 +51,7 @@ mod round_trip;
 mod unit;
 
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub use normalise::normalise;
 pub use round_trip::{round_trip, round_trip_with};
@@ -90,24 +90,41 @@ pub fn verify(bytes: &[u8]) -> Vec<Problem> {
 /// split DWARF files its skeleton units name are looked for under their
 /// `DW_AT_comp_dir`.
 pub fn verify_with(bytes: &[u8], options: &VerifyOptions) -> Vec<Problem> {
-    verify_bytes(bytes, options, None)
+    verify_bytes(bytes, None, options, None)
 }
 
 /// Checks the object, executable or shared library at `path` under
 /// `options`, as [`verify_with`] does; split DWARF files are also looked for
-/// beside it.
-pub fn verify_file(path: &Path, options: &VerifyOptions) -> Vec<Problem> {
-    match std::fs::read(path) {
-        Ok(bytes) => verify_bytes(&bytes, options, path.parent()),
-        Err(e) => vec![Problem {
+/// beside it, and a stripped file's debug file beside it and under
+/// `debug_dirs` (see [`crate::read::find_debug_file`]).
+pub fn verify_file(path: &Path, options: &VerifyOptions, debug_dirs: &[PathBuf]) -> Vec<Problem> {
+    let cannot_read = |path: &Path, e: std::io::Error| {
+        vec![Problem {
             message: format!("cannot read {}: {e}", path.display()),
-        }],
-    }
+        }]
+    };
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) => return cannot_read(path, e),
+    };
+    let debug = match crate::read::find_debug_file(path, &bytes, debug_dirs) {
+        Some(debug_path) => match std::fs::read(&debug_path) {
+            Ok(debug) => Some(debug),
+            Err(e) => return cannot_read(&debug_path, e),
+        },
+        None => None,
+    };
+    verify_bytes(&bytes, debug.as_deref(), options, path.parent())
 }
 
-fn verify_bytes(bytes: &[u8], options: &VerifyOptions, beside: Option<&Path>) -> Vec<Problem> {
+fn verify_bytes(
+    bytes: &[u8],
+    debug: Option<&[u8]>,
+    options: &VerifyOptions,
+    beside: Option<&Path>,
+) -> Vec<Problem> {
     let mut problems = Problems::default();
-    let object = match ElfObject::parse(bytes) {
+    let object = match ElfObject::parse_with_debug(bytes, debug) {
         Ok(object) => object,
         Err(error) => {
             problems.add(format!("malformed object: {error}"));

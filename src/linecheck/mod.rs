@@ -31,7 +31,9 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt::Write as _;
 
 use dwarfsmith_emit::model::{ObjectModel, Symbol};
-use dwarfsmith_emit::read::{read, read_line_listing, LineListing, RawLineRow};
+use dwarfsmith_emit::read::{
+    read_line_listing_with_debug, read_with_debug, LineListing, RawLineRow,
+};
 
 use graph::{line_key, Graph, LineKey};
 
@@ -48,9 +50,15 @@ pub struct Finding {
     pub message: String,
 }
 
-/// Reads the line rows of an object.
+/// Reads the line rows of an object or linked file.
 pub fn list_lines(bytes: &[u8]) -> Result<LineListing, String> {
-    read_line_listing(bytes).map_err(|e| e.to_string())
+    list_lines_with_debug(bytes, None)
+}
+
+/// [`list_lines`] of a stripped linked file with its separate debug file
+/// (`None`: the file alone).
+pub fn list_lines_with_debug(bytes: &[u8], debug: Option<&[u8]>) -> Result<LineListing, String> {
+    read_line_listing_with_debug(bytes, debug).map_err(|e| e.to_string())
 }
 
 /// The rows of `listing` as a table (`json`: as a JSON document).
@@ -175,9 +183,9 @@ struct Checked {
 }
 
 impl Checked {
-    fn read(bytes: &[u8]) -> Result<Checked, String> {
-        let listing = list_lines(bytes)?;
-        let model = read(bytes).map_err(|e| e.to_string())?;
+    fn read(bytes: &[u8], debug: Option<&[u8]>) -> Result<Checked, String> {
+        let listing = list_lines_with_debug(bytes, debug)?;
+        let model = read_with_debug(bytes, debug).map_err(|e| e.to_string())?;
         let mut rows = vec![Vec::new(); listing.functions.len()];
         for row in listing.sequences.iter().flatten() {
             if row.end_sequence {
@@ -242,10 +250,21 @@ fn table_targets(model: &ObjectModel) -> HashMap<usize, BTreeSet<u64>> {
 /// Checks the line table of `bytes`; with `reference` (an -O0 build of the
 /// same source) also the source order of its is_stmt rows.
 pub fn check_line_table(bytes: &[u8], reference: Option<&[u8]>) -> Result<Vec<Finding>, String> {
-    let object = Checked::read(bytes)?;
+    check_line_table_with_debug(bytes, None, reference)
+}
+
+/// [`check_line_table`] of a stripped linked file with its separate debug
+/// file (`debug`; `None`: the file alone).
+pub fn check_line_table_with_debug(
+    bytes: &[u8],
+    debug: Option<&[u8]>,
+    reference: Option<&[u8]>,
+) -> Result<Vec<Finding>, String> {
+    let object = Checked::read(bytes, debug)?;
     let mut findings = check_alone(&object);
     if let Some(reference) = reference {
-        let reference = Checked::read(reference).map_err(|e| format!("reference object: {e}"))?;
+        let reference =
+            Checked::read(reference, None).map_err(|e| format!("reference object: {e}"))?;
         findings.extend(check_order(&object, &reference));
     }
     Ok(findings)

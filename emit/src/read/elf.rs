@@ -238,6 +238,45 @@ impl ElfObject {
         })
     }
 
+    /// Parses a stripped linked file with the debug file holding its DWARF
+    /// (`objcopy --only-keep-debug`; `None`: the file alone). The code,
+    /// addresses and symbols are the file's and the `.debug_*` sections the
+    /// debug file's; a file without `.symtab` takes the debug file's, each
+    /// symbol's section matched by name.
+    pub fn parse_with_debug(bytes: &[u8], debug: Option<&[u8]>) -> Result<ElfObject, ReadError> {
+        let mut object = ElfObject::parse(bytes)?;
+        let Some(debug) = debug else {
+            return Ok(object);
+        };
+        let debug = ElfObject::parse(debug).map_err(|e| ReadError {
+            section: format!("debug file: {}", e.section),
+            ..e
+        })?;
+        for section in &debug.sections {
+            if section.name.starts_with(".debug_") && object.section_index(&section.name).is_none()
+            {
+                object.sections.push(section.clone());
+                object.relocations.push(Vec::new());
+            }
+        }
+        if object.section_index(".symtab").is_none() && debug.section_index(".symtab").is_some() {
+            object.symbols = (debug.symbols.iter())
+                .filter_map(|symbol| {
+                    let section = match symbol.section {
+                        Some(index) => Some(object.section_index(&debug.sections[index].name)?),
+                        None => None,
+                    };
+                    Some(Symbol {
+                        section,
+                        ..symbol.clone()
+                    })
+                })
+                .collect();
+            object.functions = place_functions(&object.sections, &object.symbols);
+        }
+        Ok(object)
+    }
+
     /// Whether code at `address` was discarded by the linker (see
     /// [`ElfObject::code_start`]); never in a relocatable object.
     pub fn discarded(&self, address: u64) -> bool {

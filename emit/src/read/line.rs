@@ -201,7 +201,16 @@ impl LineListing {
 /// (synthetic in a relocatable object), or what is malformed. Rows are those gimli's state machine produces, in program
 /// order, with nothing dropped.
 pub fn read_line_listing(bytes: &[u8]) -> Result<LineListing, ReadError> {
-    let object = ElfObject::parse(bytes)?;
+    read_line_listing_with_debug(bytes, None)
+}
+
+/// [`read_line_listing`] of a stripped linked file with its separate debug
+/// file (`None`: the file alone).
+pub fn read_line_listing_with_debug(
+    bytes: &[u8],
+    debug: Option<&[u8]>,
+) -> Result<LineListing, ReadError> {
+    let object = ElfObject::parse_with_debug(bytes, debug)?;
     let mut listing = LineListing {
         functions: object
             .functions

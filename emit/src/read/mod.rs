@@ -10,7 +10,7 @@
 //! relocations, a synthetic layout for objects), `compressed` (inflating
 //! debug sections), `object` (functions and data objects), `cfi`
 //! (`.eh_frame`), `dwarf` (relocated DWARF sections, the DIE tree), `split`
-//! (a skeleton unit's `.dwo`), `line` (files and rows), `types`, `unit`
+//! (a skeleton unit's `.dwo`), `debug_file` (a stripped binary's debug file), `line` (files and rows), `types`, `unit`
 //! (subprograms and scopes), `loclists` and `op` (variable locations,
 //! raised back into the model's `DW_OP_LLVM_arg` form).
 //!
@@ -24,6 +24,7 @@
 
 mod cfi;
 mod compressed;
+mod debug_file;
 mod dwarf;
 mod elf;
 mod line;
@@ -39,9 +40,12 @@ use std::fmt;
 
 use crate::model::ObjectModel;
 
+pub use debug_file::find_debug_file;
 pub(crate) use dwarf::{DieTree, DwarfSections, Slice};
 pub(crate) use elf::{relocation_width, ElfObject, Section};
-pub use line::{read_line_listing, CodeSpan, LineListing, RawLineRow};
+pub use line::{
+    read_line_listing, read_line_listing_with_debug, CodeSpan, LineListing, RawLineRow,
+};
 pub(crate) use split::{dwo_file, split_unit, SplitFile};
 
 /// Why an object could not be read: what is wrong and where.
@@ -89,7 +93,13 @@ impl std::error::Error for ReadError {}
 /// Reads an ELF x86-64 object, executable or shared library into the model
 /// (the first unit's debug information: the model holds one).
 pub fn read(bytes: &[u8]) -> Result<ObjectModel, ReadError> {
-    let object = ElfObject::parse(bytes)?;
+    read_with_debug(bytes, None)
+}
+
+/// Reads a stripped linked file with its separate debug file (see
+/// [`find_debug_file`]; `None`: the file alone) into the model.
+pub fn read_with_debug(bytes: &[u8], debug: Option<&[u8]>) -> Result<ObjectModel, ReadError> {
+    let object = ElfObject::parse_with_debug(bytes, debug)?;
     let mut code = object::read_code_and_data(&object);
     for (function, cfi) in code.functions.iter_mut().zip(cfi::read_cfi(&object)?) {
         function.cfi = cfi;
