@@ -690,3 +690,65 @@ fn separate_debug_files_are_found_by_link_and_build_id() {
         }
     }
 }
+
+/// DWARF 4 type units (`-fdebug-types-section`, in `.debug_types`) are
+/// checked: clean where llvm-dwarfdump-19 is, and one cut short rejected.
+#[test]
+fn type_units_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = fixture("binaries/type_units.cc");
+    let mut verdicts = String::new();
+    for compiler in ["g++", "clang++-19"] {
+        let program = dir.path().join(compiler);
+        let out = run(Command::new(compiler)
+            .args(["-O2", "-g", "-gdwarf-4", "-fdebug-types-section"])
+            .arg(&source)
+            .arg("-o")
+            .arg(&program));
+        assert!(out.status.success(), "{compiler}: {}", text(&out));
+        let sections = text(&run(Command::new("readelf").arg("-S").arg(&program)));
+        assert!(sections.contains(".debug_types"), "{compiler}: {sections}");
+        let llvm = run(Command::new(llvm_dwarfdump()).arg("--verify").arg(&program));
+        let ours = dwarfsmith(&["verify", program.to_str().unwrap()]);
+        if llvm.status.success() {
+            assert!(ours.status.success(), "{compiler}: {}", text(&ours));
+        }
+        verdicts.push_str(&format!(
+            "{compiler}: llvm {}, ours {}\n",
+            if llvm.status.success() {
+                "clean"
+            } else {
+                "errors"
+            },
+            if ours.status.success() {
+                "clean"
+            } else {
+                "findings"
+            }
+        ));
+        let types = dir.path().join(format!("{compiler}.types"));
+        objcopy(
+            &format!("--dump-section=.debug_types={}", types.display()),
+            &program,
+            None,
+        );
+        let bytes = std::fs::read(&types).unwrap();
+        std::fs::write(&types, &bytes[..bytes.len() / 2]).unwrap();
+        let cut = dir.path().join(format!("{compiler}.cut"));
+        let update = format!("--update-section=.debug_types={}", types.display());
+        objcopy(&update, &program, Some(&cut));
+        let ours = dwarfsmith(&["verify", cut.to_str().unwrap()]);
+        verdicts.push_str(
+            &String::from_utf8_lossy(&ours.stdout).replace(dir.path().to_str().unwrap(), "DIR"),
+        );
+    }
+    // g++'s error in llvm-dwarfdump-19's eyes: a location list entry with
+    // DW_OP_GNU_implicit_pointer (0xf2), which it does not decode.
+    expect![[r#"
+        g++: llvm errors, ours clean
+        DIR/g++.cut: malformed .debug_types: unexpected end of input
+        clang++-19: llvm clean, ours clean
+        DIR/clang++-19.cut: malformed .debug_types: unexpected end of input
+    "#]]
+    .assert_eq(&verdicts);
+}

@@ -36,7 +36,7 @@ pub(super) fn check_dwarf(
     loop {
         let header = match units.next() {
             Ok(Some(header)) => header,
-            Ok(None) => return,
+            Ok(None) => break,
             Err(e) => return problems.add(format!("malformed .debug_info: {e}")),
         };
         let unit = match dwarf.unit(header) {
@@ -54,6 +54,24 @@ pub(super) fn check_dwarf(
                 ".debug_info: the skeleton unit at {:#x}: {message}",
                 unit.header.offset().0
             )),
+        }
+    }
+    // DWARF 4 type units (`-fdebug-types-section`): their DIEs only; their
+    // line tables are their compile units'.
+    let mut type_units = dwarf.type_units();
+    loop {
+        let header = match type_units.next() {
+            Ok(Some(header)) => header,
+            Ok(None) => return,
+            Err(e) => return problems.add(format!("malformed .debug_types: {e}")),
+        };
+        match dwarf.unit(header) {
+            Ok(unit) => {
+                if !check_unit(object, sections, &dwarf, &unit, options, problems) {
+                    return;
+                }
+            }
+            Err(e) => return problems.add(format!("malformed unit in .debug_types: {e}")),
         }
     }
 }
