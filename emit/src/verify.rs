@@ -12,7 +12,9 @@
 //!   relocations inside their sections and naming real symbols, function
 //!   and data symbols inside their sections;
 //! - every function symbol (with code) is covered by an `.eh_frame` (or
-//!   `.debug_frame`) FDE;
+//!   `.debug_frame`) FDE (in a linked file, every one inside a unit's
+//!   ranges: code linked in without debug information, such as libgcc's
+//!   hand-written helpers, may have none);
 //! - the line table: addresses within a sequence never go backwards, every
 //!   row lies inside one code section and names a file of the table;
 //! - every unit has a DIE, every attribute value decodes (strings, address
@@ -131,15 +133,10 @@ fn verify_bytes(
             return problems.list;
         }
     };
+    let sections = DwarfSections::load(&object);
     object::check_symbols(&object, &mut problems);
-    object::check_cfi(&object, &mut problems);
-    unit::check_dwarf(
-        &object,
-        &DwarfSections::load(&object),
-        options,
-        beside,
-        &mut problems,
-    );
+    object::check_cfi(&object, &sections, &mut problems);
+    unit::check_dwarf(&object, &sections, options, beside, &mut problems);
     problems.list
 }
 

@@ -1,12 +1,13 @@
 //! The ELF side of `verify`: symbols inside their sections, and every
-//! function covered by call-frame information.
+//! function covered by call-frame information (in a linked file, every one
+//! some unit's ranges describe).
 //!
 //! In: a laid-out object. Out: problems added to the list.
 
 use gimli::{CieOrFde, UnwindSection};
 
 use super::{describe_range, Problems};
-use crate::read::{ElfObject, Slice};
+use crate::read::{DwarfSections, ElfObject, Slice};
 
 pub(super) fn check_symbols(object: &ElfObject, problems: &mut Problems) {
     for symbol in &object.symbols {
@@ -27,7 +28,7 @@ pub(super) fn check_symbols(object: &ElfObject, problems: &mut Problems) {
     }
 }
 
-pub(super) fn check_cfi(object: &ElfObject, problems: &mut Problems) {
+pub(super) fn check_cfi(object: &ElfObject, sections: &DwarfSections, problems: &mut Problems) {
     let (name, covered) = match fde_ranges(object) {
         Ok(found) => found,
         Err(message) => {
@@ -35,7 +36,19 @@ pub(super) fn check_cfi(object: &ElfObject, problems: &mut Problems) {
             return;
         }
     };
-    for function in object.functions.iter().filter(|f| f.size > 0) {
+    let described = (object.code_start != 0).then(|| unit_ranges(sections));
+    let held = |start: u64, end: u64| {
+        described.as_ref().is_none_or(|ranges| {
+            ranges
+                .iter()
+                .any(|&(low, high)| low <= start && end <= high)
+        })
+    };
+    for function in object
+        .functions
+        .iter()
+        .filter(|f| f.size > 0 && held(f.address, f.end()))
+    {
         let covering = covered
             .iter()
             .any(|&(start, end)| start <= function.address && function.end() <= end);
@@ -47,6 +60,26 @@ pub(super) fn check_cfi(object: &ElfObject, problems: &mut Problems) {
             ));
         }
     }
+}
+
+/// The address ranges of every compile unit (unreadable ones left out:
+/// `unit` reports them).
+fn unit_ranges(sections: &DwarfSections) -> Vec<AddressRange> {
+    let dwarf = sections.dwarf();
+    let mut ranges = Vec::new();
+    let mut headers = dwarf.units();
+    while let Ok(Some(header)) = headers.next() {
+        let Ok(unit) = dwarf.unit(header) else {
+            continue;
+        };
+        let Ok(mut iter) = dwarf.unit_ranges(&unit) else {
+            continue;
+        };
+        while let Ok(Some(range)) = iter.next() {
+            ranges.push((range.begin, range.end));
+        }
+    }
+    ranges
 }
 
 /// The address ranges of every FDE, from `.eh_frame` or `.debug_frame`.
