@@ -12,7 +12,9 @@
 //! - every sequence ends with an end_sequence row, its addresses never
 //!   go backwards and its rows stay in one code section;
 //! - every row that covers bytes starts inside a function at an
-//!   instruction boundary (the function's code decoded with iced-x86);
+//!   instruction boundary (the function's code decoded with iced-x86); in
+//!   a linked file, rows outside every sized function symbol (assembly
+//!   linked in) are not checked;
 //! - every function with rows has a row at its first byte, so no row of
 //!   the function before it runs into it;
 //! - no is_stmt row has line 0;
@@ -348,7 +350,9 @@ fn check_alone(object: &Checked) -> Vec<Finding> {
                 _ => section = here,
             }
             let Some((function, offset)) = listing.function_at(row.address) else {
-                if here.is_some() {
+                // A linked file holds code no sized function symbol names
+                // (hand-written assembly, startup files): not reported there.
+                if here.is_some() && listing.code_start == 0 {
                     findings.push(object.finding(
                         row.address,
                         row.line,
