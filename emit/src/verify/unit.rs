@@ -321,11 +321,12 @@ impl UnitChecker<'_, '_> {
             }
         };
         for (start, end) in ranges {
-            let matching = self
-                .object
-                .functions
+            let functions = &self.object.functions;
+            let first = functions.partition_point(|f| f.address < start);
+            let matching = functions[first..]
                 .iter()
-                .any(|f| f.address == start && f.end() == end);
+                .take_while(|f| f.address == start)
+                .any(|f| f.end() == end);
             if !matching {
                 problems.add(format!(
                     "{}: subprogram range {} is not that of a function symbol",
@@ -342,15 +343,16 @@ impl UnitChecker<'_, '_> {
             return Vec::new();
         };
         let ranges = self.ranges(subprogram).unwrap_or_default();
-        self.object
-            .functions
+        let mut functions: Vec<usize> = ranges
             .iter()
-            .filter(|f| {
-                ranges
-                    .iter()
-                    .any(|&(start, _)| start >= f.address && start < f.end())
-            })
-            .map(|f| (f.address, f.end()))
+            .filter_map(|&(start, _)| Some(self.object.function_at(start)?.0))
+            .collect();
+        functions.sort_unstable();
+        functions.dedup();
+        let placed = |f: usize| &self.object.functions[f];
+        functions
+            .into_iter()
+            .map(|f| (placed(f).address, placed(f).end()))
             .collect()
     }
 
