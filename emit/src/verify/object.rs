@@ -36,29 +36,56 @@ pub(super) fn check_cfi(object: &ElfObject, sections: &DwarfSections, problems: 
             return;
         }
     };
-    let described = (object.code_start != 0).then(|| unit_ranges(sections));
+    let covered = Cover::new(covered);
+    let described = (object.code_start != 0).then(|| Cover::new(unit_ranges(sections)));
     let held = |start: u64, end: u64| {
-        described.as_ref().is_none_or(|ranges| {
-            ranges
-                .iter()
-                .any(|&(low, high)| low <= start && end <= high)
-        })
+        described
+            .as_ref()
+            .is_none_or(|ranges| ranges.contains(start, end))
     };
     for function in object
         .functions
         .iter()
         .filter(|f| f.size > 0 && held(f.address, f.end()))
     {
-        let covering = covered
-            .iter()
-            .any(|&(start, end)| start <= function.address && function.end() <= end);
-        if !covering {
+        if !covered.contains(function.address, function.end()) {
             problems.add(format!(
                 "function {} {} is not covered by an FDE in {name}",
                 function.name,
                 describe_range(object, function.address, function.end())
             ));
         }
+    }
+}
+
+/// Ranges asked whether one of them holds a range: sorted by start, each
+/// with the furthest end of those starting at or before it, so the answer
+/// is one binary search.
+struct Cover {
+    starts: Vec<u64>,
+    furthest_ends: Vec<u64>,
+}
+
+impl Cover {
+    fn new(mut ranges: Vec<AddressRange>) -> Cover {
+        ranges.sort_unstable();
+        let mut furthest = 0;
+        let furthest_ends = (ranges.iter())
+            .map(|&(_, end)| {
+                furthest = furthest.max(end);
+                furthest
+            })
+            .collect();
+        Cover {
+            starts: ranges.iter().map(|&(start, _)| start).collect(),
+            furthest_ends,
+        }
+    }
+
+    /// Whether one range holds all of `[start, end)`.
+    fn contains(&self, start: u64, end: u64) -> bool {
+        let before = self.starts.partition_point(|&s| s <= start);
+        before > 0 && self.furthest_ends[before - 1] >= end
     }
 }
 
@@ -132,3 +159,25 @@ fn fde_ranges(object: &ElfObject) -> Result<(&'static str, Vec<AddressRange>), S
 
 /// A half-open address range.
 pub(super) type AddressRange = (u64, u64);
+
+#[cfg(test)]
+mod tests {
+    use super::Cover;
+
+    #[test]
+    fn cover_holds_a_range_only_inside_one_range() {
+        let cover = Cover::new(vec![(30, 40), (0, 10), (5, 25)]);
+        let cases = [
+            ((0, 10), true),
+            ((6, 25), true),
+            ((0, 25), false), // across two ranges
+            ((30, 40), true),
+            ((25, 30), false),
+            ((35, 41), false),
+        ];
+        for ((start, end), held) in cases {
+            assert_eq!(cover.contains(start, end), held, "[{start}, {end})");
+        }
+        assert!(!Cover::new(Vec::new()).contains(0, 1));
+    }
+}
