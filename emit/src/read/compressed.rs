@@ -111,7 +111,9 @@ fn inflate_stream(
             ),
         ));
     }
-    let mut bytes = Vec::with_capacity(size as usize);
+    // The header's size is reserved only up to a bound: a corrupt one
+    // costs memory only as far as the stream really inflates.
+    let mut bytes = Vec::with_capacity(size.min(1 << 26) as usize);
     decoder
         .take(size + 1)
         .read_to_end(&mut bytes)

@@ -397,6 +397,15 @@ fn read_sections(bytes: &[u8], elf: &Elf, linked: bool) -> Result<Vec<Section>, 
         }
         let align = align.clamp(1, SECTION_SPACING);
         let allocated = header.sh_flags & u64::from(section_header::SHF_ALLOC) != 0;
+        if linked && allocated && header.sh_addr.checked_add(size).is_none() {
+            return Err(ReadError::new(
+                &name,
+                format!(
+                    "address {:#x} and size {size:#x} run past the end of the address space",
+                    header.sh_addr
+                ),
+            ));
+        }
         let address = if linked && allocated {
             header.sh_addr
         } else if allocated {
