@@ -62,10 +62,15 @@ enum Command {
         #[command(flatten)]
         optimiser: OptFlags,
     },
-    /// Check an ELF x86-64 object (ours or any compiler's) and say what is wrong with it.
+    /// Check an ELF x86-64 object, executable or shared library (ours or any
+    /// compiler's) and say what is wrong with it.
     Verify {
-        /// The object file to check.
+        /// The object, executable or shared library to check.
         input: PathBuf,
+        /// Where a stripped file's debug file is looked for (by build id,
+        /// DIR/.build-id/xx/rest.debug; by .gnu_debuglink); repeatable.
+        #[arg(long = "debug-dir", value_name = "DIR")]
+        debug_dirs: Vec<PathBuf>,
         /// Check the line table only: rows at instruction boundaries, well
         /// formed sequences, no is_stmt on line 0, prologue_end after the
         /// frame setup, files in the table (see the README for the rule).
@@ -85,10 +90,14 @@ enum Command {
         #[arg(long = "json")]
         json: bool,
     },
-    /// Print the line table of an object (any compiler's) as rows.
+    /// Print the line table of an object, executable or shared library (any
+    /// compiler's) as rows.
     Lines {
-        /// The object file to read.
+        /// The object, executable or shared library to read.
         input: PathBuf,
+        /// Where a stripped file's debug file is looked for (as for verify).
+        #[arg(long = "debug-dir", value_name = "DIR")]
+        debug_dirs: Vec<PathBuf>,
         /// Print JSON instead of a table.
         #[arg(long = "json")]
         json: bool,
@@ -245,9 +254,14 @@ fn run(cli: Cli) -> Result<(), String> {
             };
             run_opt(&text, &input, &output, syntax, optimiser)
         }
-        Command::Lines { input, json } => {
+        Command::Lines {
+            input,
+            debug_dirs,
+            json,
+        } => {
             let bytes = read_object(&input)?;
-            let listing = dwarfsmith::linecheck::list_lines(&bytes)
+            let debug = read_debug_file(&input, &bytes, &debug_dirs)?;
+            let listing = dwarfsmith::linecheck::list_lines_with_debug(&bytes, debug.as_deref())
                 .map_err(|e| format!("{}: error: {e}", input.display()))?;
             print!("{}", dwarfsmith::linecheck::format_lines(&listing, json));
             Ok(())
@@ -280,15 +294,21 @@ fn run(cli: Cli) -> Result<(), String> {
         }
         Command::Verify {
             input,
+            debug_dirs,
             line_table: true,
             against,
             json,
             ..
         } => {
             let bytes = read_object(&input)?;
+            let debug = read_debug_file(&input, &bytes, &debug_dirs)?;
             let reference = against.as_deref().map(read_object).transpose()?;
-            let findings = dwarfsmith::linecheck::check_line_table(&bytes, reference.as_deref())
-                .map_err(|e| format!("{}: error: {e}", input.display()))?;
+            let findings = dwarfsmith::linecheck::check_line_table_with_debug(
+                &bytes,
+                debug.as_deref(),
+                reference.as_deref(),
+            )
+            .map_err(|e| format!("{}: error: {e}", input.display()))?;
             print!(
                 "{}",
                 dwarfsmith::linecheck::format_findings(&findings, json)
@@ -306,13 +326,17 @@ fn run(cli: Cli) -> Result<(), String> {
                 ))
             }
         }
-        Command::Verify { input, json, .. } => {
+        Command::Verify {
+            input,
+            debug_dirs,
+            json,
+            ..
+        } => {
             if json {
                 return Err("error: --json needs --line-table or --locations".into());
             }
-            let bytes = std::fs::read(&input)
-                .map_err(|e| format!("{}: error: cannot read: {e}", input.display()))?;
-            let problems = dwarfsmith_emit::verify::verify(&bytes);
+            let problems =
+                dwarfsmith_emit::verify::verify_file(&input, &Default::default(), &debug_dirs);
             if problems.is_empty() {
                 println!("{}: no problems found", input.display());
                 Ok(())
@@ -374,6 +398,17 @@ fn run_opt(
 
 fn read_object(path: &Path) -> Result<Vec<u8>, String> {
     std::fs::read(path).map_err(|e| format!("{}: error: cannot read: {e}", path.display()))
+}
+
+/// The bytes of the debug file of a stripped `path`, when it has one.
+fn read_debug_file(
+    path: &Path,
+    bytes: &[u8],
+    debug_dirs: &[PathBuf],
+) -> Result<Option<Vec<u8>>, String> {
+    dwarfsmith_emit::read::find_debug_file(path, bytes, debug_dirs)
+        .map(|debug| read_object(&debug))
+        .transpose()
 }
 
 fn read_input(path: &Path) -> Result<String, String> {

@@ -1,7 +1,9 @@
 //! Invariants of an ELF x86-64 object and its DWARF.
 //!
-//! In: the bytes of any ELF x86-64 relocatable object.
-//! Out: the [`Problem`]s found (none: the object keeps every invariant).
+//! In: the bytes of any ELF x86-64 relocatable object, executable or shared
+//! library (and the `.dwo` files of its skeleton units, found as `read`'s
+//! `split` says). Out: the [`Problem`]s found (none: the object keeps every
+//! invariant).
 //!
 //! The invariants, each checked on the raw DWARF (relocations applied, as
 //! `read` does) rather than on the model, so that what `read` would leave
@@ -10,7 +12,9 @@
 //!   relocations inside their sections and naming real symbols, function
 //!   and data symbols inside their sections;
 //! - every function symbol (with code) is covered by an `.eh_frame` (or
-//!   `.debug_frame`) FDE;
+//!   `.debug_frame`) FDE (in a linked file, every one inside a unit's
+//!   ranges: code linked in without debug information, such as libgcc's
+//!   hand-written helpers, may have none);
 //! - the line table: addresses within a sequence never go backwards, every
 //!   row lies inside one code section and names a file of the table;
 //! - every unit has a DIE, every attribute value decodes (strings, address
@@ -49,6 +53,7 @@ mod round_trip;
 mod unit;
 
 use std::fmt;
+use std::path::{Path, PathBuf};
 
 pub use normalise::normalise;
 pub use round_trip::{round_trip, round_trip_with};
@@ -83,24 +88,55 @@ pub fn verify(bytes: &[u8]) -> Vec<Problem> {
     verify_with(bytes, &VerifyOptions::default())
 }
 
-/// Checks an object under `options` and lists what is wrong with it.
+/// Checks an object under `options` and lists what is wrong with it. The
+/// split DWARF files its skeleton units name are looked for under their
+/// `DW_AT_comp_dir`.
 pub fn verify_with(bytes: &[u8], options: &VerifyOptions) -> Vec<Problem> {
+    verify_bytes(bytes, None, options, None)
+}
+
+/// Checks the object, executable or shared library at `path` under
+/// `options`, as [`verify_with`] does; split DWARF files are also looked for
+/// beside it, and a stripped file's debug file beside it and under
+/// `debug_dirs` (see [`crate::read::find_debug_file`]).
+pub fn verify_file(path: &Path, options: &VerifyOptions, debug_dirs: &[PathBuf]) -> Vec<Problem> {
+    let cannot_read = |path: &Path, e: std::io::Error| {
+        vec![Problem {
+            message: format!("cannot read {}: {e}", path.display()),
+        }]
+    };
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) => return cannot_read(path, e),
+    };
+    let debug = match crate::read::find_debug_file(path, &bytes, debug_dirs) {
+        Some(debug_path) => match std::fs::read(&debug_path) {
+            Ok(debug) => Some(debug),
+            Err(e) => return cannot_read(&debug_path, e),
+        },
+        None => None,
+    };
+    verify_bytes(&bytes, debug.as_deref(), options, path.parent())
+}
+
+fn verify_bytes(
+    bytes: &[u8],
+    debug: Option<&[u8]>,
+    options: &VerifyOptions,
+    beside: Option<&Path>,
+) -> Vec<Problem> {
     let mut problems = Problems::default();
-    let object = match ElfObject::parse(bytes) {
+    let object = match ElfObject::parse_with_debug(bytes, debug) {
         Ok(object) => object,
         Err(error) => {
             problems.add(format!("malformed object: {error}"));
             return problems.list;
         }
     };
+    let sections = DwarfSections::load(&object);
     object::check_symbols(&object, &mut problems);
-    object::check_cfi(&object, &mut problems);
-    unit::check_dwarf(
-        &object,
-        &DwarfSections::load(&object),
-        options,
-        &mut problems,
-    );
+    object::check_cfi(&object, &sections, &mut problems);
+    unit::check_dwarf(&object, &sections, options, beside, &mut problems);
     problems.list
 }
 

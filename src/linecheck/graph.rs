@@ -117,6 +117,13 @@ impl Graph {
             });
             last_instruction.push(last);
         }
+        if pieces.is_empty() {
+            // No code (a symbol of size 0): no piece, no edge.
+            return Graph {
+                instructions,
+                ..Graph::default()
+            };
+        }
         let at: HashMap<u64, usize> = pieces
             .iter()
             .enumerate()

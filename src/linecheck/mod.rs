@@ -1,17 +1,20 @@
 //! Line tables of any compiler's object: listed (`dwarfsmith lines`) and
 //! checked (`dwarfsmith verify --line-table`).
 //!
-//! In: the bytes of an ELF x86-64 relocatable object (and, for the order
+//! In: the bytes of an ELF x86-64 object, executable or shared library (and, for the order
 //! check, of a reference object: an -O0 build of the same source).
 //! Out: the line rows, or the [`Finding`]s of the check.
 //!
-//! The check alone, on the rows of every sequence (a row *covers* the
+//! The check alone, on the rows of every sequence but those of code a linker
+//! discarded (a row *covers* the
 //! bytes up to the next row's address; a row at the same address as the
 //! next covers none and only its file and line 0 are checked):
 //! - every sequence ends with an end_sequence row, its addresses never
 //!   go backwards and its rows stay in one code section;
 //! - every row that covers bytes starts inside a function at an
-//!   instruction boundary (the function's code decoded with iced-x86);
+//!   instruction boundary (the function's code decoded with iced-x86); in
+//!   a linked file, rows outside every sized function symbol (assembly
+//!   linked in) are not checked;
 //! - every function with rows has a row at its first byte, so no row of
 //!   the function before it runs into it;
 //! - no is_stmt row has line 0;
@@ -30,7 +33,9 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt::Write as _;
 
 use dwarfsmith_emit::model::{ObjectModel, Symbol};
-use dwarfsmith_emit::read::{read, read_line_listing, LineListing, RawLineRow};
+use dwarfsmith_emit::read::{
+    read_line_listing_with_debug, read_with_debug, LineListing, RawLineRow,
+};
 
 use graph::{line_key, Graph, LineKey};
 
@@ -47,9 +52,15 @@ pub struct Finding {
     pub message: String,
 }
 
-/// Reads the line rows of an object.
+/// Reads the line rows of an object or linked file.
 pub fn list_lines(bytes: &[u8]) -> Result<LineListing, String> {
-    read_line_listing(bytes).map_err(|e| e.to_string())
+    list_lines_with_debug(bytes, None)
+}
+
+/// [`list_lines`] of a stripped linked file with its separate debug file
+/// (`None`: the file alone).
+pub fn list_lines_with_debug(bytes: &[u8], debug: Option<&[u8]>) -> Result<LineListing, String> {
+    read_line_listing_with_debug(bytes, debug).map_err(|e| e.to_string())
 }
 
 /// The rows of `listing` as a table (`json`: as a JSON document).
@@ -182,9 +193,9 @@ struct Checked {
 }
 
 impl Checked {
-    fn read(bytes: &[u8]) -> Result<Checked, String> {
-        let listing = list_lines(bytes)?;
-        let model = read(bytes).map_err(|e| e.to_string())?;
+    fn read(bytes: &[u8], debug: Option<&[u8]>) -> Result<Checked, String> {
+        let listing = list_lines_with_debug(bytes, debug)?;
+        let model = read_with_debug(bytes, debug).map_err(|e| e.to_string())?;
         let mut rows = vec![Vec::new(); listing.functions.len()];
         for row in listing.sequences.iter().flatten() {
             if row.end_sequence {
@@ -249,10 +260,21 @@ pub(crate) fn table_targets(model: &ObjectModel) -> HashMap<usize, BTreeSet<u64>
 /// Checks the line table of `bytes`; with `reference` (an -O0 build of the
 /// same source) also the source order of its is_stmt rows.
 pub fn check_line_table(bytes: &[u8], reference: Option<&[u8]>) -> Result<Vec<Finding>, String> {
-    let object = Checked::read(bytes)?;
+    check_line_table_with_debug(bytes, None, reference)
+}
+
+/// [`check_line_table`] of a stripped linked file with its separate debug
+/// file (`debug`; `None`: the file alone).
+pub fn check_line_table_with_debug(
+    bytes: &[u8],
+    debug: Option<&[u8]>,
+    reference: Option<&[u8]>,
+) -> Result<Vec<Finding>, String> {
+    let object = Checked::read(bytes, debug)?;
     let mut findings = check_alone(&object);
     if let Some(reference) = reference {
-        let reference = Checked::read(reference).map_err(|e| format!("reference object: {e}"))?;
+        let reference =
+            Checked::read(reference, None).map_err(|e| format!("reference object: {e}"))?;
         findings.extend(check_order(&object, &reference));
     }
     Ok(findings)
@@ -266,7 +288,12 @@ fn check_alone(object: &Checked) -> Vec<Finding> {
             address >= *start && (address < start + size || end && address == start + size)
         })
     };
-    for sequence in &listing.sequences {
+    let live = |sequence: &&Vec<RawLineRow>| {
+        !sequence
+            .first()
+            .is_some_and(|row| listing.discarded(row.address))
+    };
+    for sequence in listing.sequences.iter().filter(live) {
         if !sequence.last().is_some_and(|r| r.end_sequence) {
             let row = sequence.last().expect("sequences are not empty");
             findings.push(object.finding(
@@ -331,7 +358,9 @@ fn check_alone(object: &Checked) -> Vec<Finding> {
                 _ => section = here,
             }
             let Some((function, offset)) = listing.function_at(row.address) else {
-                if here.is_some() {
+                // A linked file holds code no sized function symbol names
+                // (hand-written assembly, startup files): not reported there.
+                if here.is_some() && listing.code_start == 0 {
                     findings.push(object.finding(
                         row.address,
                         row.line,

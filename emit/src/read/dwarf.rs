@@ -28,9 +28,25 @@ pub(crate) struct DwarfSections {
 impl DwarfSections {
     /// Copies and relocates every DWARF section present in `object`.
     pub fn load(object: &ElfObject) -> DwarfSections {
+        DwarfSections::load_named(object, |id| Some(id.name()))
+    }
+
+    /// Copies the DWARF sections of a split DWARF file (`.debug_info.dwo`,
+    /// ...), each under the id of the section it stands for.
+    pub fn load_dwo(object: &ElfObject) -> DwarfSections {
+        DwarfSections::load_named(object, SectionId::dwo_name)
+    }
+
+    fn load_named(
+        object: &ElfObject,
+        name: fn(SectionId) -> Option<&'static str>,
+    ) -> DwarfSections {
         let mut sections = HashMap::new();
         for (index, section) in object.sections.iter().enumerate() {
-            let Some(id) = section_id(&section.name) else {
+            let Some(id) = SECTIONS
+                .into_iter()
+                .find(|&id| name(id) == Some(section.name.as_str()))
+            else {
                 continue;
             };
             if let std::collections::hash_map::Entry::Vacant(slot) = sections.entry(id) {
@@ -47,13 +63,15 @@ impl DwarfSections {
             .is_some_and(|s| !s.is_empty())
     }
 
+    /// The bytes of section `id` (empty when the object has none).
+    pub fn data(&self, id: SectionId) -> &[u8] {
+        self.sections.get(&id).map_or(&[][..], Vec::as_slice)
+    }
+
     /// A `gimli::Dwarf` over the relocated sections.
     pub fn dwarf(&self) -> gimli::Dwarf<Slice<'_>> {
         let load = |id: SectionId| -> Result<Slice<'_>, std::convert::Infallible> {
-            Ok(EndianSlice::new(
-                self.sections.get(&id).map_or(&[][..], Vec::as_slice),
-                LittleEndian,
-            ))
+            Ok(EndianSlice::new(self.data(id), LittleEndian))
         };
         match gimli::Dwarf::load(load) {
             Ok(dwarf) => dwarf,
@@ -62,26 +80,23 @@ impl DwarfSections {
     }
 }
 
-fn section_id(name: &str) -> Option<SectionId> {
-    [
-        SectionId::DebugAbbrev,
-        SectionId::DebugAddr,
-        SectionId::DebugAranges,
-        SectionId::DebugFrame,
-        SectionId::DebugInfo,
-        SectionId::DebugLine,
-        SectionId::DebugLineStr,
-        SectionId::DebugLoc,
-        SectionId::DebugLocLists,
-        SectionId::DebugRanges,
-        SectionId::DebugRngLists,
-        SectionId::DebugStr,
-        SectionId::DebugStrOffsets,
-        SectionId::DebugTypes,
-    ]
-    .into_iter()
-    .find(|id| id.name() == name)
-}
+/// The DWARF sections read.
+const SECTIONS: [SectionId; 14] = [
+    SectionId::DebugAbbrev,
+    SectionId::DebugAddr,
+    SectionId::DebugAranges,
+    SectionId::DebugFrame,
+    SectionId::DebugInfo,
+    SectionId::DebugLine,
+    SectionId::DebugLineStr,
+    SectionId::DebugLoc,
+    SectionId::DebugLocLists,
+    SectionId::DebugRanges,
+    SectionId::DebugRngLists,
+    SectionId::DebugStr,
+    SectionId::DebugStrOffsets,
+    SectionId::DebugTypes,
+];
 
 /// One DIE and the indices of its children.
 pub(crate) struct Die<'a> {

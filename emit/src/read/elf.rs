@@ -1,23 +1,30 @@
 //! The ELF side of reading: sections, symbols and relocations of an x86-64
-//! relocatable object, laid out at synthetic addresses.
+//! object, relocatable or linked, at the addresses DWARF names.
 //!
-//! In: the bytes of an ELF64 little-endian x86-64 object (ET_REL).
-//! Out: an [`ElfObject`] that knows each section's bytes and synthetic
-//! address, the function and data symbols sorted by address, and can hand
-//! out a copy of any section with its relocations applied.
+//! In: the bytes of an ELF64 little-endian x86-64 file: a relocatable
+//! object (ET_REL), an executable (ET_EXEC), or a PIE or shared library
+//! (ET_DYN).
+//! Out: an [`ElfObject`] that knows each section's bytes (inflated when
+//! compressed, see `compressed`) and address, the function and data symbols
+//! sorted by address, and can hand out a copy of any section with its
+//! relocations applied.
 //!
-//! Promises: a relocatable object has no addresses, so every allocated
-//! section is placed at a synthetic address (from [`FIRST_ADDRESS`], one
-//! after another in section-header order, each starting on a multiple of
-//! [`SECTION_SPACING`]); non-allocated
+//! Promises: a linked file's allocated sections sit at their own addresses
+//! (sh_addr) and its relocations (dynamic ones, for the loader) are not
+//! applied: its DWARF holds final addresses already. A relocatable object
+//! has no addresses, so every allocated section is placed at a synthetic
+//! address (from [`FIRST_ADDRESS`], one after another in section-header
+//! order, each starting on a multiple of [`SECTION_SPACING`]); non-allocated
 //! sections sit at address 0, so a relocated offset into `.debug_str` is
 //! just `symbol value + addend`. Relocations are applied as a linker would
 //! under that layout, so addresses read from DWARF and `.eh_frame` map back
-//! to (section, offset) exactly. Nothing here panics on malformed input:
+//! to (section, offset) exactly. Either way a [`Symbol`]'s value is an
+//! offset into its section. Nothing here panics on malformed input:
 //! out-of-range headers, symbols and relocations are [`ReadError`]s.
 
 use goblin::elf::{header, reloc, section_header, sym, Elf};
 
+use super::compressed::inflate;
 use super::ReadError;
 
 /// Where the first allocated section is placed. Not 0, so that an address
@@ -42,9 +49,11 @@ pub(crate) struct Section {
     pub kind: u32,
     /// SHF_* flags.
     pub flags: u64,
-    /// Synthetic address (0 for a non-allocated section).
+    /// Address: sh_addr in a linked file, synthetic in a relocatable one
+    /// (0 for a non-allocated section).
     pub address: u64,
-    /// Size in bytes (for SHT_NOBITS, the size it occupies in memory).
+    /// Size in bytes (for SHT_NOBITS, the size it occupies in memory; for
+    /// a compressed section, the uncompressed size).
     pub size: u64,
     /// Alignment in bytes (at least 1).
     pub align: u64,
@@ -52,7 +61,7 @@ pub(crate) struct Section {
     pub entsize: u64,
     /// sh_info (for SHT_GROUP, the signature symbol's index).
     pub info: u32,
-    /// File contents (empty for SHT_NOBITS).
+    /// File contents, inflated when compressed (empty for SHT_NOBITS).
     pub data: Vec<u8>,
 }
 
@@ -99,7 +108,8 @@ pub(crate) struct Symbol {
     pub binding: u8,
     /// Section index, or `None` for SHN_UNDEF / SHN_ABS / SHN_COMMON.
     pub section: Option<usize>,
-    /// st_value.
+    /// The offset into its section (st_value, less the section's address
+    /// in a linked file); st_value itself without a section.
     pub value: u64,
     /// st_size.
     pub size: u64,
@@ -142,9 +152,14 @@ impl Placed {
     }
 }
 
-/// An x86-64 relocatable object, parsed and laid out.
+/// An x86-64 object or linked file, parsed and laid out.
 #[derive(Clone, Debug)]
 pub(crate) struct ElfObject {
+    /// In a linked file, the first address of its code: code the linker
+    /// discarded (an unused function, a duplicate inline copy) is left in
+    /// the DWARF at address 0 (GNU ld) or at tombstones (`-1`, `-2`: lld),
+    /// so whatever starts below it is discarded. 0 in a relocatable object.
+    pub code_start: u64,
     /// Sections by header index.
     pub sections: Vec<Section>,
     /// The symbol table by index.
@@ -156,7 +171,8 @@ pub(crate) struct ElfObject {
 }
 
 impl ElfObject {
-    /// Parses `bytes` as an ELF64 x86-64 relocatable object.
+    /// Parses `bytes` as an ELF64 x86-64 relocatable object, executable,
+    /// PIE or shared library.
     pub fn parse(bytes: &[u8]) -> Result<ElfObject, ReadError> {
         let header =
             Elf::parse_header(bytes).map_err(|e| ReadError::new("ELF header", e.to_string()))?;
@@ -187,20 +203,34 @@ impl ElfObject {
                 format!("e_machine is {}, not EM_X86_64", elf.header.e_machine),
             ));
         }
-        if elf.header.e_type != header::ET_REL {
-            return Err(ReadError::new(
-                "ELF header",
-                format!(
-                    "e_type is {}, not ET_REL (a relocatable object)",
-                    elf.header.e_type
-                ),
-            ));
-        }
-        let sections = read_sections(bytes, &elf)?;
-        let symbols = read_symbols(&elf, sections.len())?;
-        let relocations = read_relocations(&elf, &sections, symbols.len())?;
+        let linked = match elf.header.e_type {
+            header::ET_REL => false,
+            header::ET_EXEC | header::ET_DYN => true,
+            other => {
+                return Err(ReadError::new(
+                    "ELF header",
+                    format!(
+                        "e_type is {other}, not ET_REL, ET_EXEC or ET_DYN (an object, executable or shared library)"
+                    ),
+                ))
+            }
+        };
+        let sections = read_sections(bytes, &elf, linked)?;
+        let symbols = read_symbols(&elf, &sections, linked)?;
+        let relocations = if linked {
+            vec![Vec::new(); sections.len()]
+        } else {
+            read_relocations(&elf, &sections, symbols.len())?
+        };
         let functions = place_functions(&sections, &symbols);
+        let code_start = match linked {
+            true => (sections.iter().filter(|s| s.is_code()).map(|s| s.address))
+                .min()
+                .unwrap_or(0),
+            false => 0,
+        };
         Ok(ElfObject {
+            code_start,
             sections,
             symbols,
             relocations,
@@ -208,12 +238,57 @@ impl ElfObject {
         })
     }
 
+    /// Parses a stripped linked file with the debug file holding its DWARF
+    /// (`objcopy --only-keep-debug`; `None`: the file alone). The code,
+    /// addresses and symbols are the file's and the `.debug_*` sections the
+    /// debug file's; a file without `.symtab` takes the debug file's, each
+    /// symbol's section matched by name.
+    pub fn parse_with_debug(bytes: &[u8], debug: Option<&[u8]>) -> Result<ElfObject, ReadError> {
+        let mut object = ElfObject::parse(bytes)?;
+        let Some(debug) = debug else {
+            return Ok(object);
+        };
+        let debug = ElfObject::parse(debug).map_err(|e| ReadError {
+            section: format!("debug file: {}", e.section),
+            ..e
+        })?;
+        for section in &debug.sections {
+            if section.name.starts_with(".debug_") && object.section_index(&section.name).is_none()
+            {
+                object.sections.push(section.clone());
+                object.relocations.push(Vec::new());
+            }
+        }
+        if object.section_index(".symtab").is_none() && debug.section_index(".symtab").is_some() {
+            object.symbols = (debug.symbols.iter())
+                .filter_map(|symbol| {
+                    let section = match symbol.section {
+                        Some(index) => Some(object.section_index(&debug.sections[index].name)?),
+                        None => None,
+                    };
+                    Some(Symbol {
+                        section,
+                        ..symbol.clone()
+                    })
+                })
+                .collect();
+            object.functions = place_functions(&object.sections, &object.symbols);
+        }
+        Ok(object)
+    }
+
+    /// Whether code at `address` was discarded by the linker (see
+    /// [`ElfObject::code_start`]); never in a relocatable object.
+    pub fn discarded(&self, address: u64) -> bool {
+        discarded(self.code_start, address)
+    }
+
     /// The index of the first section named `name`.
     pub fn section_index(&self, name: &str) -> Option<usize> {
         self.sections.iter().position(|s| s.name == name)
     }
 
-    /// Synthetic address of a symbol (`S` in relocation formulas).
+    /// Address of a symbol (`S` in relocation formulas).
     pub fn symbol_address(&self, symbol: &Symbol) -> u64 {
         match symbol.section {
             Some(index) => self.sections[index].address.wrapping_add(symbol.value),
@@ -261,7 +336,13 @@ impl ElfObject {
     }
 }
 
-fn read_sections(bytes: &[u8], elf: &Elf) -> Result<Vec<Section>, ReadError> {
+/// Whether `address` is code a linker discarded, in a file whose code
+/// starts at `code_start` (0: a relocatable object, where nothing is).
+pub(crate) fn discarded(code_start: u64, address: u64) -> bool {
+    code_start != 0 && (address < code_start || address >= u64::MAX - 1)
+}
+
+fn read_sections(bytes: &[u8], elf: &Elf, linked: bool) -> Result<Vec<Section>, ReadError> {
     let mut sections = Vec::with_capacity(elf.section_headers.len());
     let mut next_address = FIRST_ADDRESS;
     for (index, header) in elf.section_headers.iter().enumerate() {
@@ -275,7 +356,8 @@ fn read_sections(bytes: &[u8], elf: &Elf) -> Result<Vec<Section>, ReadError> {
                 )
             })?
             .to_string();
-        let data = if header.sh_type == section_header::SHT_NOBITS {
+        let mut name = name;
+        let mut data = if header.sh_type == section_header::SHT_NOBITS {
             Vec::new()
         } else {
             let start = header.sh_offset as usize;
@@ -295,23 +377,38 @@ fn read_sections(bytes: &[u8], elf: &Elf) -> Result<Vec<Section>, ReadError> {
                 }
             }
         };
-        if header.sh_flags & u64::from(section_header::SHF_COMPRESSED) != 0 {
-            return Err(ReadError::new(
-                &name,
-                "compressed sections are not supported",
-            ));
+        let mut size = header.sh_size;
+        let mut align = header.sh_addralign;
+        if header.sh_type != section_header::SHT_NOBITS {
+            if let Some(inflated) = inflate(&name, header.sh_flags, &data, MAX_SECTION_SIZE)? {
+                name = inflated.name;
+                data = inflated.data;
+                size = data.len() as u64;
+                align = inflated.align.unwrap_or(align);
+            }
         }
-        if header.sh_size > MAX_SECTION_SIZE {
+        if size > MAX_SECTION_SIZE {
             return Err(ReadError::new(
                 &name,
                 format!(
-                    "size {:#x} is more than this reader holds ({MAX_SECTION_SIZE:#x} bytes)",
-                    header.sh_size
+                    "size {size:#x} is more than this reader holds ({MAX_SECTION_SIZE:#x} bytes)",
                 ),
             ));
         }
-        let align = header.sh_addralign.clamp(1, SECTION_SPACING);
-        let address = if header.sh_flags & u64::from(section_header::SHF_ALLOC) != 0 {
+        let align = align.clamp(1, SECTION_SPACING);
+        let allocated = header.sh_flags & u64::from(section_header::SHF_ALLOC) != 0;
+        if linked && allocated && header.sh_addr.checked_add(size).is_none() {
+            return Err(ReadError::new(
+                &name,
+                format!(
+                    "address {:#x} and size {size:#x} run past the end of the address space",
+                    header.sh_addr
+                ),
+            ));
+        }
+        let address = if linked && allocated {
+            header.sh_addr
+        } else if allocated {
             let aligned = next_address.next_multiple_of(SECTION_SPACING);
             next_address = aligned + header.sh_size;
             aligned
@@ -323,7 +420,7 @@ fn read_sections(bytes: &[u8], elf: &Elf) -> Result<Vec<Section>, ReadError> {
             kind: header.sh_type,
             flags: header.sh_flags,
             address,
-            size: header.sh_size,
+            size,
             align,
             entsize: header.sh_entsize,
             info: header.sh_info,
@@ -333,16 +430,28 @@ fn read_sections(bytes: &[u8], elf: &Elf) -> Result<Vec<Section>, ReadError> {
     Ok(sections)
 }
 
-fn read_symbols(elf: &Elf, section_count: usize) -> Result<Vec<Symbol>, ReadError> {
-    let mut symbols = Vec::with_capacity(elf.syms.len());
-    for (index, symbol) in elf.syms.iter().enumerate() {
-        let name = elf
-            .strtab
+/// The symbol table (`.symtab`; in a linked file without one, `.dynsym`),
+/// each value made an offset into its section: a linked file's st_value is
+/// an address (for STT_TLS, an offset into the TLS segment).
+fn read_symbols(elf: &Elf, sections: &[Section], linked: bool) -> Result<Vec<Symbol>, ReadError> {
+    let (table, strings, table_name) = if linked && elf.syms.is_empty() {
+        (&elf.dynsyms, &elf.dynstrtab, ".dynsym")
+    } else {
+        (&elf.syms, &elf.strtab, ".symtab")
+    };
+    let tls_start = elf
+        .program_headers
+        .iter()
+        .find(|p| p.p_type == goblin::elf::program_header::PT_TLS)
+        .map_or(0, |p| p.p_vaddr);
+    let mut symbols = Vec::with_capacity(table.len());
+    for (index, symbol) in table.iter().enumerate() {
+        let name = strings
             .get_at(symbol.st_name)
             .ok_or_else(|| {
                 ReadError::new(
-                    ".symtab",
-                    format!("symbol {index} has a name outside .strtab"),
+                    table_name,
+                    format!("symbol {index} has a name outside its string table"),
                 )
             })?
             .to_string();
@@ -350,22 +459,34 @@ fn read_symbols(elf: &Elf, section_count: usize) -> Result<Vec<Symbol>, ReadErro
             section_header::SHN_UNDEF | section_header::SHN_ABS | section_header::SHN_COMMON => {
                 None
             }
-            shndx if (shndx as usize) < section_count => Some(shndx as usize),
+            shndx if (shndx as usize) < sections.len() => Some(shndx as usize),
             shndx => {
                 return Err(ReadError::new(
-                    ".symtab",
+                    table_name,
                     format!(
-                    "symbol {index} ({name}) names section {shndx}, but there are {section_count}"
-                ),
+                        "symbol {index} ({name}) names section {shndx}, but there are {}",
+                        sections.len()
+                    ),
                 ))
             }
+        };
+        let value = match section {
+            Some(index) if linked => {
+                let address = if symbol.st_type() == sym::STT_TLS {
+                    tls_start.wrapping_add(symbol.st_value)
+                } else {
+                    symbol.st_value
+                };
+                address.wrapping_sub(sections[index].address)
+            }
+            _ => symbol.st_value,
         };
         symbols.push(Symbol {
             name,
             kind: symbol.st_type(),
             binding: symbol.st_bind(),
             section,
-            value: symbol.st_value,
+            value,
             size: symbol.st_size,
             other: symbol.st_other,
         });

@@ -150,9 +150,19 @@ pub struct LineListing {
     /// Sequences in program order, each ending with its end_sequence row
     /// (a sequence the program leaves unterminated ends without one).
     pub sequences: Vec<Vec<RawLineRow>>,
+    /// In a linked file, the first address of its code (0 in a relocatable
+    /// object): a sequence starting below it describes code the linker
+    /// discarded (see [`LineListing::discarded`]).
+    pub code_start: u64,
 }
 
 impl LineListing {
+    /// Whether a sequence starting at `address` describes code the linker
+    /// discarded: GNU ld leaves it at address 0, lld at the tombstone -1.
+    pub fn discarded(&self, address: u64) -> bool {
+        super::elf::discarded(self.code_start, address)
+    }
+
     /// The function containing `address` and the offset into it.
     pub fn function_at(&self, address: u64) -> Option<(usize, u64)> {
         let index = self.functions.partition_point(|f| f.address <= address);
@@ -186,12 +196,21 @@ impl LineListing {
 
 /// Reads every line program of an object as raw rows.
 ///
-/// In: the bytes of any ELF x86-64 relocatable object. Out: its functions,
-/// code sections and line rows under the synthetic layout, or what is
-/// malformed. Rows are those gimli's state machine produces, in program
+/// In: the bytes of any ELF x86-64 object, executable or shared library.
+/// Out: its functions, code sections and line rows at their addresses
+/// (synthetic in a relocatable object), or what is malformed. Rows are those gimli's state machine produces, in program
 /// order, with nothing dropped.
 pub fn read_line_listing(bytes: &[u8]) -> Result<LineListing, ReadError> {
-    let object = ElfObject::parse(bytes)?;
+    read_line_listing_with_debug(bytes, None)
+}
+
+/// [`read_line_listing`] of a stripped linked file with its separate debug
+/// file (`None`: the file alone).
+pub fn read_line_listing_with_debug(
+    bytes: &[u8],
+    debug: Option<&[u8]>,
+) -> Result<LineListing, ReadError> {
+    let object = ElfObject::parse_with_debug(bytes, debug)?;
     let mut listing = LineListing {
         functions: object
             .functions
@@ -210,6 +229,7 @@ pub fn read_line_listing(bytes: &[u8]) -> Result<LineListing, ReadError> {
             .map(|s| (s.name.clone(), s.address, s.size))
             .collect(),
         sequences: Vec::new(),
+        code_start: object.code_start,
     };
     let sections = super::DwarfSections::load(&object);
     let dwarf = sections.dwarf();

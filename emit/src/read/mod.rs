@@ -1,24 +1,30 @@
-//! Reading an ELF x86-64 relocatable object back into an [`ObjectModel`].
+//! Reading an ELF x86-64 object, executable or shared library back into an
+//! [`ObjectModel`].
 //!
-//! In: the bytes of any ELF64 x86-64 `.o` (dwarfsmith's, gcc's, clang's,
-//! llc's). Out: the same [`ObjectModel`] shape `write` takes, or a
-//! [`ReadError`] saying what is malformed and where.
+//! In: the bytes of any ELF64 x86-64 relocatable object (dwarfsmith's,
+//! gcc's, clang's, llc's), executable, PIE or shared library, with DWARF 2
+//! to 5, compressed or not. Out: the same [`ObjectModel`] shape `write`
+//! takes, or a [`ReadError`] saying what is malformed and where.
 //!
 //! The modules mirror `write/` one concept each: `elf` (sections, symbols,
-//! relocations, a synthetic layout), `object` (functions and data objects),
-//! `cfi` (`.eh_frame`), `dwarf` (relocated DWARF sections, the DIE tree),
-//! `line` (files and rows), `types`, `unit` (subprograms and scopes),
-//! `loclists` and `op` (variable locations, raised back into the model's
-//! `DW_OP_LLVM_arg` form).
+//! relocations, a synthetic layout for objects), `compressed` (inflating
+//! debug sections), `object` (functions and data objects), `cfi`
+//! (`.eh_frame`), `dwarf` (relocated DWARF sections, the DIE tree), `split`
+//! (a skeleton unit's `.dwo`), `debug_file` (a stripped binary's debug file), `line` (files and rows), `types`, `unit`
+//! (subprograms and scopes), `loclists` and `op` (variable locations,
+//! raised back into the model's `DW_OP_LLVM_arg` form).
 //!
-//! Promises: relocations are applied to every section before gimli reads
-//! it, so offsets and addresses are the linked ones under a synthetic layout
-//! (see `elf`); addresses become offsets into the function containing them.
+//! Promises: in an object, relocations are applied to every section before
+//! gimli reads it, so offsets and addresses are the linked ones under a
+//! synthetic layout; a linked file's addresses are its own (see `elf`);
+//! addresses become offsets into the function containing them.
 //! What the model has no room for (static locals, entry values, view
 //! pairs, relocation types other than the four it knows, ...) is left out
 //! or approximated as each module documents; nothing panics on bad input.
 
 mod cfi;
+mod compressed;
+mod debug_file;
 mod dwarf;
 mod elf;
 mod line;
@@ -26,6 +32,7 @@ mod loclists;
 mod object;
 mod op;
 mod placement;
+mod split;
 mod types;
 mod unit;
 
@@ -33,9 +40,13 @@ use std::fmt;
 
 use crate::model::ObjectModel;
 
+pub use debug_file::find_debug_file;
 pub(crate) use dwarf::{DieTree, DwarfSections, Slice};
 pub(crate) use elf::{relocation_width, ElfObject, Section};
-pub use line::{read_line_listing, CodeSpan, LineListing, RawLineRow};
+pub use line::{
+    read_line_listing, read_line_listing_with_debug, CodeSpan, LineListing, RawLineRow,
+};
+pub(crate) use split::{dwo_file, split_unit, SplitFile};
 
 /// Why an object could not be read: what is wrong and where.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,9 +90,16 @@ impl fmt::Display for ReadError {
 
 impl std::error::Error for ReadError {}
 
-/// Reads an ELF x86-64 relocatable object into the model.
+/// Reads an ELF x86-64 object, executable or shared library into the model
+/// (the first unit's debug information: the model holds one).
 pub fn read(bytes: &[u8]) -> Result<ObjectModel, ReadError> {
-    let object = ElfObject::parse(bytes)?;
+    read_with_debug(bytes, None)
+}
+
+/// Reads a stripped linked file with its separate debug file (see
+/// [`find_debug_file`]; `None`: the file alone) into the model.
+pub fn read_with_debug(bytes: &[u8], debug: Option<&[u8]>) -> Result<ObjectModel, ReadError> {
+    let object = ElfObject::parse_with_debug(bytes, debug)?;
     let mut code = object::read_code_and_data(&object);
     for (function, cfi) in code.functions.iter_mut().zip(cfi::read_cfi(&object)?) {
         function.cfi = cfi;

@@ -12,15 +12,17 @@
 //! `.debug_loclists` (at the unit's bases) start with a DWARF 5 header
 //! whose length stays inside the section.
 
-use gimli::{AttributeValue, UnitSectionOffset};
+use gimli::{AttributeValue, SectionId, UnitSectionOffset};
 
 use super::Problems;
-use crate::read::{DieTree, ElfObject, Slice};
+use crate::read::{DieTree, DwarfSections, ElfObject, Slice};
 
 /// What the checks need of the unit being checked.
 pub(super) struct FormsContext<'c, 'a> {
-    /// The object (for the offset tables' bytes).
+    /// The object (for its addresses).
     pub object: &'c ElfObject,
+    /// The DWARF sections the unit is in (for the offset tables' bytes).
+    pub sections: &'c DwarfSections,
     /// The object's DWARF.
     pub dwarf: &'c gimli::Dwarf<Slice<'a>>,
     /// The unit.
@@ -37,6 +39,7 @@ pub(super) fn check_forms(
 ) {
     let FormsContext {
         object,
+        sections,
         dwarf,
         unit,
         tree,
@@ -48,7 +51,8 @@ pub(super) fn check_forms(
         ));
         return;
     }
-    check_headers(object, unit, unit_offset, problems);
+    let split = dwarf.file_type == gimli::DwarfFileType::Dwo;
+    check_headers(sections, unit, unit_offset, split, problems);
     let files = unit.line_program.as_ref().map(|program| {
         let header = program.header();
         let count = header.file_names().len() as u64;
@@ -66,7 +70,8 @@ pub(super) fn check_forms(
                 continue;
             }
             let ranges = ranges_of(dwarf, unit, &tree.dies[child].entry).unwrap_or_default();
-            for (begin, end) in ranges.into_iter().filter(|(b, e)| b < e) {
+            let live = |&(begin, end): &(u64, u64)| begin < end && !object.discarded(begin);
+            for (begin, end) in ranges.into_iter().filter(live) {
                 if !unit_ranges.iter().any(|&(b, e)| b <= begin && end <= e) {
                     problems.add(format!(
                         "{}: range [{begin:#x}, {end:#x}) is not inside the unit's ranges",
@@ -261,30 +266,35 @@ fn is_type_tag(tag: gimli::DwTag) -> bool {
 }
 
 /// The unit's contributions to the offset tables start with sound headers.
+/// A split unit (`split`) takes `.debug_addr` from its skeleton (checked
+/// there), and gimli gives it the default base of a table its `.dwo` may
+/// not have: a table it lacks is not checked.
 fn check_headers(
-    object: &ElfObject,
+    sections: &DwarfSections,
     unit: &gimli::Unit<Slice<'_>>,
     unit_offset: usize,
+    split: bool,
     problems: &mut Problems,
 ) {
     // (section, the unit's base, header size before the base)
     let tables = [
-        (".debug_str_offsets", unit.str_offsets_base.0, 8),
-        (".debug_addr", unit.addr_base.0, 8),
-        (".debug_rnglists", unit.rnglists_base.0, 12),
-        (".debug_loclists", unit.loclists_base.0, 12),
+        (SectionId::DebugStrOffsets, unit.str_offsets_base.0, 8),
+        (SectionId::DebugAddr, unit.addr_base.0, 8),
+        (SectionId::DebugRngLists, unit.rnglists_base.0, 12),
+        (SectionId::DebugLocLists, unit.loclists_base.0, 12),
     ];
     if unit.header.version() < 5 {
         return;
     }
-    for (name, base, header_size) in tables {
+    for (id, base, header_size) in tables {
         if base == 0 {
             continue;
         }
-        let data = object
-            .section_index(name)
-            .map(|index| object.relocated(index))
-            .unwrap_or_default();
+        let name = id.name();
+        let data = sections.data(id);
+        if split && (id == SectionId::DebugAddr || data.is_empty()) {
+            continue;
+        }
         let Some(start) = base.checked_sub(header_size) else {
             problems.add(format!(
                 "{name}: the unit at {unit_offset:#x} puts its base at {base:#x}, inside the section's first header"
@@ -321,9 +331,9 @@ fn check_headers(
 /// that reads the field unrelocated sees another value), and the offset
 /// tables (`.debug_str_offsets`, `.debug_addr`, `.debug_rnglists`,
 /// `.debug_loclists`) are a chain of DWARF 5 contributions filling their
-/// section exactly, every string offset of `.debug_str_offsets` inside
+/// section exactly (when every unit is DWARF 5, `all_dwarf5`), every string offset of `.debug_str_offsets` inside
 /// `.debug_str`.
-pub(super) fn check_debug_sections(object: &ElfObject, problems: &mut Problems) {
+pub(super) fn check_debug_sections(object: &ElfObject, all_dwarf5: bool, problems: &mut Problems) {
     for (index, section) in object.sections.iter().enumerate() {
         if !section.name.starts_with(".debug_") {
             continue;
@@ -343,6 +353,9 @@ pub(super) fn check_debug_sections(object: &ElfObject, problems: &mut Problems) 
                 ));
             }
         }
+    }
+    if !all_dwarf5 {
+        return;
     }
     let strings = object
         .section_index(".debug_str")

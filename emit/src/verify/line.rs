@@ -1,5 +1,7 @@
 //! The line table side of `verify`: each sequence runs forwards, stays in
-//! one code section, and names files of the table.
+//! one code section, and names files of the table. A sequence of code a
+//! linker discarded (see `read::ElfObject::discarded`) has only its files
+//! checked.
 //!
 //! In: a unit's line program. Out: problems added to the list.
 
@@ -114,6 +116,13 @@ fn check_row(
     line: i64,
     problems: &mut Problems,
 ) {
+    if sequence.previous.is_none() {
+        sequence.discarded = object.discarded(address);
+    }
+    if sequence.discarded {
+        sequence.previous = Some(address);
+        return;
+    }
     if let Some(previous) = sequence.previous {
         if address < previous {
             problems.add(format!(
@@ -130,7 +139,11 @@ fn check_row(
         let end = s.address + s.size;
         s.is_code() && address >= s.address && (address < end || at_end && address == end)
     };
-    let code = (object.sections.iter().position(|s| within(s, false)))
+    // At the end of the sequence's own section, the row is still in it (in
+    // a linked file the next code section often starts right there).
+    let code = (sequence.section)
+        .filter(|&first| within(&object.sections[first], true))
+        .or_else(|| object.sections.iter().position(|s| within(s, false)))
         .or_else(|| object.sections.iter().position(|s| within(s, true)));
     match (code, sequence.section) {
         (None, _) if !sequence.reported_outside => {
@@ -163,4 +176,7 @@ struct Sequence {
     reported_outside: bool,
     /// Whether a row naming no file was reported already.
     reported_file: bool,
+    /// It starts at an address the linker gave discarded code: its
+    /// addresses say nothing.
+    discarded: bool,
 }

@@ -3,72 +3,141 @@
 //!
 //! In: the relocated DWARF of an object. Out: problems added to the list.
 
+use std::path::Path;
+
 use gimli::{AttributeValue, Operation, RawLocListEntry, UnitOffset};
 
 use super::forms::{check_debug_sections, check_forms, FormsContext};
 use super::line::check_line_table;
 use super::object::AddressRange;
 use super::{describe, describe_range, Problems, VerifyOptions};
-use crate::read::{DieTree, DwarfSections, ElfObject, Slice};
+use crate::read::{dwo_file, split_unit, DieTree, DwarfSections, ElfObject, Slice, SplitFile};
 
 pub(super) fn check_dwarf(
     object: &ElfObject,
     sections: &DwarfSections,
     options: &VerifyOptions,
+    beside: Option<&Path>,
     problems: &mut Problems,
 ) {
     if !sections.has_debug_info() {
         return;
     }
-    check_debug_sections(object, problems);
     let dwarf = sections.dwarf();
+    // A DWARF 4 skeleton (GNU split DWARF) has a `.debug_addr` without
+    // headers: the tables are DWARF 5's only when every unit is.
+    let mut headers = dwarf.units();
+    let mut all_dwarf5 = true;
+    while let Ok(Some(header)) = headers.next() {
+        all_dwarf5 &= header.version() >= 5;
+    }
+    check_debug_sections(object, all_dwarf5, problems);
     let mut units = dwarf.units();
     loop {
         let header = match units.next() {
             Ok(Some(header)) => header,
-            Ok(None) => return,
+            Ok(None) => break,
             Err(e) => return problems.add(format!("malformed .debug_info: {e}")),
         };
         let unit = match dwarf.unit(header) {
             Ok(unit) => unit,
             Err(e) => return problems.add(format!("malformed unit in .debug_info: {e}")),
         };
-        let tree = match DieTree::read(&unit) {
-            Ok(tree) => tree,
-            Err(e) => return problems.add(format!("malformed DIEs in .debug_info: {e}")),
-        };
         check_line_table(object, &unit, problems);
-        if tree.dies.is_empty() {
-            check_forms(
-                &FormsContext {
-                    object,
-                    dwarf: &dwarf,
-                    unit: &unit,
-                    tree: &tree,
-                },
-                &|_| String::new(),
-                problems,
-            );
-            continue;
+        if !check_unit(object, sections, &dwarf, &unit, options, problems) {
+            return;
         }
-        let checker = UnitChecker {
-            object,
-            dwarf: &dwarf,
-            unit: &unit,
-            tree: &tree,
-        };
-        checker.check(options, problems);
-        check_forms(
-            &FormsContext {
-                object,
-                dwarf: &dwarf,
-                unit: &unit,
-                tree: &tree,
-            },
-            &|die| checker.die_name(die),
-            problems,
-        );
+        match dwo_file(&dwarf, &unit, beside) {
+            None => {}
+            Some(Ok(file)) => check_split_unit(object, &file, &dwarf, &unit, options, problems),
+            Some(Err(message)) => problems.add(format!(
+                ".debug_info: the skeleton unit at {:#x}: {message}",
+                unit.header.offset().0
+            )),
+        }
     }
+    // DWARF 4 type units (`-fdebug-types-section`): their DIEs only; their
+    // line tables are their compile units'.
+    let mut type_units = dwarf.type_units();
+    loop {
+        let header = match type_units.next() {
+            Ok(Some(header)) => header,
+            Ok(None) => return,
+            Err(e) => return problems.add(format!("malformed .debug_types: {e}")),
+        };
+        match dwarf.unit(header) {
+            Ok(unit) => {
+                if !check_unit(object, sections, &dwarf, &unit, options, problems) {
+                    return;
+                }
+            }
+            Err(e) => return problems.add(format!("malformed unit in .debug_types: {e}")),
+        }
+    }
+}
+
+/// Checks the split unit a skeleton names (its line rows are the
+/// skeleton's); what is found is prefixed with the `.dwo` file's path.
+fn check_split_unit(
+    object: &ElfObject,
+    file: &SplitFile,
+    dwarf: &gimli::Dwarf<Slice<'_>>,
+    skeleton: &gimli::Unit<Slice<'_>>,
+    options: &VerifyOptions,
+    problems: &mut Problems,
+) {
+    let mut dwo = file.sections.dwarf();
+    dwo.make_dwo(dwarf);
+    let mut found = Problems::default();
+    match split_unit(&dwo, skeleton) {
+        Ok(unit) => {
+            check_unit(object, &file.sections, &dwo, &unit, options, &mut found);
+        }
+        Err(message) => found.add(message),
+    }
+    for problem in found.list {
+        problems.add(format!("{}: {}", file.path.display(), problem.message));
+    }
+}
+
+/// Checks one unit's DIEs; false when they cannot be read (reported).
+fn check_unit(
+    object: &ElfObject,
+    sections: &DwarfSections,
+    dwarf: &gimli::Dwarf<Slice<'_>>,
+    unit: &gimli::Unit<Slice<'_>>,
+    options: &VerifyOptions,
+    problems: &mut Problems,
+) -> bool {
+    let tree = match DieTree::read(unit) {
+        Ok(tree) => tree,
+        Err(e) => {
+            problems.add(format!("malformed DIEs in .debug_info: {e}"));
+            return false;
+        }
+    };
+    let context = FormsContext {
+        object,
+        sections,
+        dwarf,
+        unit,
+        tree: &tree,
+    };
+    if tree.dies.is_empty() {
+        check_forms(&context, &|_| String::new(), problems);
+        return true;
+    }
+    let mut checker = UnitChecker {
+        object,
+        dwarf,
+        unit,
+        tree: &tree,
+        discarded: Vec::new(),
+    };
+    checker.discarded = checker.discarded_dies();
+    checker.check(options, problems);
+    check_forms(&context, &|die| checker.die_name(die), problems);
+    true
 }
 
 struct UnitChecker<'c, 'a> {
@@ -76,9 +145,43 @@ struct UnitChecker<'c, 'a> {
     dwarf: &'c gimli::Dwarf<Slice<'a>>,
     unit: &'c gimli::Unit<Slice<'a>>,
     tree: &'c DieTree<'a>,
+    /// Per DIE: it describes code the linker discarded (see
+    /// `read::ElfObject::discarded`), so its addresses say nothing.
+    discarded: Vec<bool>,
 }
 
 impl UnitChecker<'_, '_> {
+    /// Which DIEs describe discarded code: a subprogram, lexical block or
+    /// inlined call of a linked file whose ranges all start at a discarded
+    /// address (or that has an address attribute but no range gimli keeps:
+    /// lld's tombstones), and everything inside one.
+    fn discarded_dies(&self) -> Vec<bool> {
+        let mut discarded = vec![false; self.tree.dies.len()];
+        if self.object.code_start == 0 {
+            return discarded;
+        }
+        for die in 0..self.tree.dies.len() {
+            let parent = self.tree.dies[die].parent.is_some_and(|p| discarded[p]);
+            let placed = self.tree.attr(die, gimli::DW_AT_low_pc).is_some()
+                || self.tree.attr(die, gimli::DW_AT_ranges).is_some();
+            let scope = matches!(
+                self.tree.tag(die),
+                gimli::DW_TAG_subprogram
+                    | gimli::DW_TAG_lexical_block
+                    | gimli::DW_TAG_inlined_subroutine
+            );
+            discarded[die] = parent
+                || (scope
+                    && placed
+                    && self.ranges(die).is_ok_and(|ranges| {
+                        ranges
+                            .iter()
+                            .all(|&(start, _)| self.object.discarded(start))
+                    }));
+        }
+        discarded
+    }
+
     /// `DIE 0x...` with the DIE's offset in `.debug_info`, and its name.
     fn die_name(&self, die: usize) -> String {
         let offset = self.tree.dies[die].entry.offset;
@@ -100,6 +203,9 @@ impl UnitChecker<'_, '_> {
         let promises_full_pieces = options.pieces_cover_variables;
         for die in 0..self.tree.dies.len() {
             self.check_references(die, problems);
+            if self.discarded[die] {
+                continue;
+            }
             match self.tree.tag(die) {
                 gimli::DW_TAG_subprogram => {
                     self.check_subprogram_ranges(die, problems);
@@ -215,11 +321,12 @@ impl UnitChecker<'_, '_> {
             }
         };
         for (start, end) in ranges {
-            let matching = self
-                .object
-                .functions
+            let functions = &self.object.functions;
+            let first = functions.partition_point(|f| f.address < start);
+            let matching = functions[first..]
                 .iter()
-                .any(|f| f.address == start && f.end() == end);
+                .take_while(|f| f.address == start)
+                .any(|f| f.end() == end);
             if !matching {
                 problems.add(format!(
                     "{}: subprogram range {} is not that of a function symbol",
@@ -236,15 +343,16 @@ impl UnitChecker<'_, '_> {
             return Vec::new();
         };
         let ranges = self.ranges(subprogram).unwrap_or_default();
-        self.object
-            .functions
+        let mut functions: Vec<usize> = ranges
             .iter()
-            .filter(|f| {
-                ranges
-                    .iter()
-                    .any(|&(start, _)| start >= f.address && start < f.end())
-            })
-            .map(|f| (f.address, f.end()))
+            .filter_map(|&(start, _)| Some(self.object.function_at(start)?.0))
+            .collect();
+        functions.sort_unstable();
+        functions.dedup();
+        let placed = |f: usize| &self.object.functions[f];
+        functions
+            .into_iter()
+            .map(|f| (placed(f).address, placed(f).end()))
             .collect()
     }
 
@@ -509,7 +617,13 @@ impl UnitChecker<'_, '_> {
     /// or at the start of a function (an STT_FUNC symbol: a function's
     /// address held as a value, `DW_OP_addr f, DW_OP_stack_value`, as gcc
     /// describes a function pointer whose register it optimised away).
+    ///
+    /// In a linked file an address below its code (0: GNU ld's value for
+    /// data it discarded, such as a vtable of discarded code) is not checked.
     fn check_data_address(&self, die: usize, address: u64, problems: &mut Problems) {
+        if self.object.discarded(address) {
+            return;
+        }
         let in_data_section = self.object.sections.iter().any(|section| {
             section.is_data()
                 && address >= section.address
