@@ -6,8 +6,9 @@
 mod support;
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
-use support::{compile_ll, fixture, gcc_link_and_run};
+use support::{compile_ll, fixture, gcc_link, gcc_link_and_run, gdb_batch, llvm_dwarfdump, run};
 
 /// Path of `fixtures/debug_truth/NAME`.
 fn truth_fixture(name: &str) -> PathBuf {
@@ -18,6 +19,53 @@ fn truth_fixture(name: &str) -> PathBuf {
 fn compile_truth(dir: &Path, name: &str, flags: &[&str]) -> PathBuf {
     let stem = name.trim_end_matches(".ll").replace('.', "_");
     compile_ll(dir, &truth_fixture(name), &stem, flags)
+}
+
+/// Compiles `fixtures/debug_truth/NAME` with `flags` and links it alone
+/// with gcc; returns (object, executable).
+fn build_truth(dir: &Path, name: &str, flags: &[&str]) -> (PathBuf, PathBuf) {
+    let object = compile_truth(dir, name, flags);
+    let exe = object.with_extension("exe");
+    gcc_link(&exe, std::slice::from_ref(&object), &[]);
+    (object, exe)
+}
+
+/// What gdb prints from the first stop at `breakpoint` on, running
+/// `commands` there: the stop line, the source line (found in
+/// `fixtures/debug_truth/`) and each command's output (lines naming the
+/// process, whose number changes, left out).
+fn gdb_at(exe: &Path, breakpoint: &str, commands: &[&str]) -> String {
+    let sources = truth_fixture("");
+    let mut all = vec![
+        format!("directory {}", sources.display()),
+        format!("break {breakpoint}"),
+        "run".to_string(),
+    ];
+    all.extend(commands.iter().map(|c| c.to_string()));
+    let all: Vec<&str> = all.iter().map(String::as_str).collect();
+    let output = gdb_batch(exe, &all);
+    let from = output
+        .find("\nBreakpoint 1, ")
+        .unwrap_or_else(|| panic!("gdb never stopped at {breakpoint}:\n{output}"));
+    output[from + 1..]
+        .lines()
+        .filter(|l| !l.contains("process") && !l.starts_with("[Inferior"))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// The location lists llvm-dwarfdump shows for variable `name` in `object`.
+fn location_of(object: &Path, name: &str) -> String {
+    let out = run(Command::new(llvm_dwarfdump())
+        .arg("--debug-info")
+        .arg(format!("--name={name}"))
+        .arg(object));
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.lines()
+        .skip_while(|l| !l.contains("DW_AT_location"))
+        .take_while(|l| !l.trim().is_empty())
+        .map(|l| format!("{}\n", l.trim()))
+        .collect()
 }
 
 #[test]
@@ -36,4 +84,28 @@ fn csmith650_through_our_o2_of_o0_ir_prints_the_gcc_checksum() {
     let object = compile_truth(dir.path(), "csmith650.O0.ll", &["-O2"]);
     let output = gcc_link_and_run(dir.path(), "csmith650", &[object], &[]);
     assert_eq!(output, "checksum = 40AC8B92\n");
+}
+
+#[test]
+fn a_variable_whose_address_is_in_a_register_is_memory_there_not_a_load() {
+    // y is 32-byte aligned beside an alloca: its address is computed into
+    // rax. The location was `DW_OP_breg0 RAX+0, DW_OP_deref` (gdb read y's
+    // value, 7, as its address: "Cannot access memory at address 0x7").
+    // The range ends after `mov (%rax),%eax` (0x42..0x44), the first
+    // write of rax.
+    let dir = tempfile::tempdir().unwrap();
+    let (object, exe) = build_truth(dir.path(), "aligned_local_with_alloca.O2.ll", &[]);
+    assert_eq!(
+        location_of(&object, "y"),
+        "DW_AT_location\t(0x0000001b:\n[0x0000000000000014, 0x0000000000000044): DW_OP_breg0 RAX+0)\n"
+    );
+    let listing = support::function_listing(&object, "f");
+    assert!(
+        listing.contains("42:\tmov    eax,DWORD PTR [rax]\n"),
+        "{listing}"
+    );
+    assert_eq!(
+        gdb_at(&exe, "aligned_local_with_alloca.c:7", &["print y"]),
+        "Breakpoint 1, f (n=40) at ./aligned_local_with_alloca.c:7\n7\t  x[0] = 3;\n$1 = 7\n"
+    );
 }

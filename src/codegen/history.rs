@@ -25,7 +25,12 @@
 //! Locations come out as `dwarfsmith_emit::model::Location`: registers by
 //! DWARF number with the value's width and signedness, frame slots as CFA
 //! offsets (a bare `Arg` over a frame slot is "in memory there"), and
-//! constants; a computed value ends in `DW_OP_stack_value`.
+//! constants; a computed value ends in `DW_OP_stack_value`. A location
+//! over registers without `DW_OP_stack_value` whose last operation is
+//! `DW_OP_deref` (assignment tracking's "in memory at this pointer") is a
+//! memory location at the address before that deref, as LLVM's
+//! DwarfExpression makes it: `DW_OP_bregN 0`, never a load of the value
+//! taken as its address.
 
 use crate::ir::hash::FxHashMap;
 use std::rc::Rc;
@@ -877,6 +882,21 @@ fn location_of(input: &HistoryInput, d: &DbgValue) -> Option<(Location, Vec<Phys
         if (is_value || is_spilled) && !ops.contains(&Op::StackValue) {
             ops.push(Op::StackValue);
         }
+        if !ops.contains(&Op::StackValue) && ops.last() == Some(&Op::Deref) {
+            // A memory location over registers (the variable lives at the
+            // address they compute): LLVM's trailing DW_OP_deref of such
+            // an expression is implicit, not a load (DwarfExpression makes
+            // it a memory location). Kept, it would read the variable's
+            // value and take that as its address.
+            ops.pop();
+            if let [Op::Arg(n)] = ops[..] {
+                // Alone, a register argument would be a register location:
+                // an offset of 0 keeps it the address (`DW_OP_bregN 0`).
+                if matches!(args.get(n as usize), Some(LocationArg::Register { .. })) {
+                    ops.push(Op::PlusUconst(0));
+                }
+            }
+        }
         ops
     };
     if ops.is_empty() {
@@ -901,6 +921,16 @@ mod tests {
             operands: vec![operand],
             expr: 0,
             indirect,
+        })
+    }
+
+    /// A debug value of `x` (variable 0): expression `expr` over `operand`.
+    fn x_with_expr(operand: DbgOperand, expr: u32) -> InstKind {
+        InstKind::DbgValue(DbgValue {
+            variable: 0,
+            operands: vec![operand],
+            expr,
+            indirect: false,
         })
     }
 
@@ -980,6 +1010,21 @@ mod tests {
             ops: vec![Op::Arg(0), Op::PlusUconst(1), Op::StackValue],
             args: vec![double],
         });
+        // Expressions 3 and 4: in memory at a pointer (LLVM's trailing
+        // DW_OP_deref), at the pointer plus 8.
+        let pointer = ArgType {
+            bits: 64,
+            signed: false,
+            float: false,
+        };
+        table.intern_expr(DebugExpr {
+            ops: vec![Op::Arg(0), Op::Deref],
+            args: vec![pointer],
+        });
+        table.intern_expr(DebugExpr {
+            ops: vec![Op::Arg(0), Op::PlusUconst(8), Op::Deref],
+            args: vec![pointer],
+        });
         let input = HistoryInput {
             mir: &mir,
             inst_offsets: &offsets,
@@ -1016,14 +1061,7 @@ mod tests {
     #[test]
     fn a_double_in_an_xmm_register_is_a_float_register_plain_or_computed_with() {
         let xmm1 = DbgOperand::Reg(crate::x86::Xmm::new(1).into());
-        let double = |expr| {
-            InstKind::DbgValue(DbgValue {
-                variable: 0,
-                operands: vec![xmm1],
-                expr,
-                indirect: false,
-            })
-        };
+        let double = |expr| x_with_expr(xmm1, expr);
         let got = ranges(vec![vec![
             mov(Gpr::Rax, 1),
             double(1),
@@ -1041,6 +1079,26 @@ mod tests {
                     6,
                     "f64reg18 Arg(0) PlusUconst(1) StackValue".to_string()
                 )
+            ]
+        );
+    }
+
+    #[test]
+    fn a_variable_in_memory_at_a_register_is_a_memory_location_not_a_load() {
+        let at_rax = |expr| x_with_expr(reg(Gpr::Rax), expr);
+        let got = ranges(vec![vec![
+            mov(Gpr::Rcx, 1),
+            at_rax(3),
+            mov(Gpr::Rcx, 2),
+            at_rax(4),
+            mov(Gpr::Rax, 3), // the address is gone: the range ends after it
+            mov(Gpr::Rcx, 4),
+        ]]);
+        assert_eq!(
+            got,
+            [
+                (10, 2, 4, "reg0 Arg(0) PlusUconst(0)".to_string()),
+                (10, 4, 6, "reg0 Arg(0) PlusUconst(8)".to_string())
             ]
         );
     }
