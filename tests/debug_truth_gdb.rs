@@ -109,3 +109,33 @@ fn a_variable_whose_address_is_in_a_register_is_memory_there_not_a_load() {
         "Breakpoint 1, f (n=40) at ./aligned_local_with_alloca.c:7\n7\t  x[0] = 3;\n$1 = 7\n"
     );
 }
+
+#[test]
+fn an_i1_constant_is_pushed_as_0_or_1() {
+    // `b = !a` with a = 0: `i1 true` through DW_OP_LLVM_convert 1 -> 32
+    // bits. It was DW_OP_consts -1 and two converts, which gdb showed as
+    // 255; the converts fold into the constant, as llc-19's do.
+    let dir = tempfile::tempdir().unwrap();
+    let (object, exe) = build_truth(dir.path(), "i1_true_shows_255.O2.ll", &[]);
+    assert_eq!(
+        location_of(&object, "b"),
+        "DW_AT_location\t(DW_OP_lit1, DW_OP_stack_value)\n"
+    );
+    assert_eq!(
+        gdb_at(&exe, "i1_true_shows_255.c:16", &["print b"]),
+        "Breakpoint 1, main () at ./i1_true_shows_255.c:16\n16\t  return 0;\n$1 = 1\n"
+    );
+}
+
+#[test]
+fn an_i1_in_a_register_is_cut_to_one_bit_by_its_convert() {
+    // b = !a over the setcc result: xor with all ones, then
+    // DW_OP_LLVM_convert 1. A base type is whole bytes, so the convert
+    // alone left bits 1..7 set and gdb showed 254 (llc-19 does too).
+    let dir = tempfile::tempdir().unwrap();
+    let (_, exe) = build_truth(dir.path(), "i1_in_register.O2.ll", &[]);
+    assert_eq!(
+        gdb_at(&exe, "i1_in_register.c:10", &["print a", "print b"]),
+        "Breakpoint 1, f (n=7, m=2) at ./i1_in_register.c:10\n10\t  g = n * 3;\n$1 = 1\n$2 = 0\n"
+    );
+}
