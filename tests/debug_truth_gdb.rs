@@ -163,3 +163,15 @@ fn an_undefined_incoming_value_of_a_phi_is_no_location() {
         "Breakpoint 1, f (n=1) at ./undef_phi.c:12\n12\t  g = i;\n$1 = <optimized out>\n$2 = 3\n"
     );
 }
+
+#[test]
+fn a_function_breakpoint_stops_on_a_statement_of_its_scope_line() {
+    // main's body is on its scopeLine: the row after the prologue was no
+    // is_stmt row, and gdb showed the stop as `0x... in main ()`.
+    let dir = tempfile::tempdir().unwrap();
+    let (_, exe) = build_truth(dir.path(), "one_line_main.O0.ll", &["-O0"]);
+    assert_eq!(
+        gdb_at(&exe, "main", &[]),
+        "Breakpoint 1, main () at ./one_line_main.c:7\n7\tint main(void) { return f(1, 2) == 6 ? 0 : 1; }\n"
+    );
+}
