@@ -165,6 +165,20 @@ fn an_undefined_incoming_value_of_a_phi_is_no_location() {
 }
 
 #[test]
+fn a_variable_declared_but_never_set_keeps_its_die() {
+    // `never` is declared and never set: through our -O2 of clang -O0 IR
+    // mem2reg dropped its only record with its alloca, and gdb said
+    // `No symbol "never" in current context` (clang -O0 IR has no
+    // retainedNodes). It stays declared, without a location.
+    let dir = tempfile::tempdir().unwrap();
+    let exe = build_with_driver(dir.path(), "vanished");
+    assert_eq!(
+        gdb_at(&exe, "vanished.c:10", &["print never", "print i"]),
+        "Breakpoint 1, f (n=4) at ./vanished.c:10\n10\t  g = i;\n$1 = <optimized out>\n$2 = 5\n"
+    );
+}
+
+#[test]
 fn a_function_breakpoint_stops_on_a_statement_of_its_scope_line() {
     // main's body is on its scopeLine: the row after the prologue was no
     // is_stmt row, and gdb showed the stop as `0x... in main ()`.
