@@ -135,32 +135,38 @@ fn inlined_calls_become_inlined_subroutines_with_their_variables() {
     check(
         "inlining.O2.ll",
         expect![[r#"
-        cu inlining.c in false lang 0x1d
-        file inlining.c md5 true
-        type 0 Pointer(Some(1))
-        type 1 Const(Some(2))
-        type 2 Base { name: "int", byte_size: 4, encoding: 5 }
-        subprogram clamp line 8 function None external false return Some(2)
-        subprogram square line 3 function None external false return Some(2)
-        subprogram energy line 15 function Some(0) external true return Some(2)
-          var samples arg=Some(1) line=15 type=Some(0) no location
-          var n arg=Some(2) line=15 type=Some(2) no location
-          var e arg=None line=16 type=Some(2) no location
-          block [(0, 32), (44, 76), (100, 168)]
-            var i arg=None line=17 type=Some(2) no location
-            block [(0, 4), (8, 12), (52, 76), (100, 156)]
-              block [(52, 76), (100, 124), (128, 152)]
-                var s arg=None line=18 type=Some(2) no location
-                inlined clamp [(60, 68), (108, 116), (136, 144)] call 0:18:13
-                inlined square [(68, 72), (116, 120), (144, 148)] call 0:19:10
-        first rows of function 0:
-          0x0 0:17:21 stmt=true
-          0x4 0:17:3 stmt=true
-          0x8 0:17:21 stmt=true
-          0xc 0:17:3 stmt=true
-          0x20 0:0:0 stmt=true
-          0x2c 0:17:3 stmt=true
-    "#]],
+            cu inlining.c in false lang 0x1d
+            file inlining.c md5 true
+            type 0 Pointer(Some(1))
+            type 1 Const(Some(2))
+            type 2 Base { name: "int", byte_size: 4, encoding: 5 }
+            subprogram clamp line 8 function None external false return Some(2)
+            subprogram square line 3 function None external false return Some(2)
+            subprogram energy line 15 function Some(0) external true return Some(2)
+              var samples arg=Some(1) line=15 type=Some(0) no location
+              var n arg=Some(2) line=15 type=Some(2) no location
+              var e arg=None line=16 type=Some(2) no location
+              block [(0, 32), (44, 76), (100, 168)]
+                var i arg=None line=17 type=Some(2) no location
+                block [(0, 4), (8, 12), (52, 76), (100, 156)]
+                  block [(52, 76), (100, 124), (128, 152)]
+                    var s arg=None line=18 type=Some(2) no location
+                    inlined clamp [(60, 68), (108, 116), (136, 144)] call 0:18:13
+                      var v arg=Some(1) line=8 type=Some(2) no location
+                      var lo arg=Some(2) line=8 type=Some(2) no location
+                      var hi arg=Some(3) line=8 type=Some(2) no location
+                      var out arg=None line=9 type=Some(2) no location
+                    inlined square [(68, 72), (116, 120), (144, 148)] call 0:19:10
+                      var v arg=Some(1) line=3 type=Some(2) no location
+                      var sq arg=None line=4 type=Some(2) no location
+            first rows of function 0:
+              0x0 0:17:21 stmt=true
+              0x4 0:17:3 stmt=true
+              0x8 0:17:21 stmt=true
+              0xc 0:17:3 stmt=true
+              0x20 0:0:0 stmt=true
+              0x2c 0:17:3 stmt=true
+        "#]],
     );
 }
 

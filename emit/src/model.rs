@@ -730,7 +730,9 @@ pub struct Location {
     /// The operations, with DWARF semantics: without `StackValue` the value
     /// left on the stack is the address of the variable (a memory location),
     /// except that a piece that is just `Arg(n)` over a register is a
-    /// register location; with `StackValue` it is the variable's value. A
+    /// register location (`[Arg(n), PlusUconst(0)]`, lowered to `DW_OP_bregN
+    /// 0`, is the memory at the register's address); with `StackValue` it is
+    /// the variable's value. A
     /// `Deref` is a real load (LLVM's trailing `DW_OP_deref` of an indirect
     /// debug value is not one: drop it and leave the address).
     pub ops: Vec<Op>,

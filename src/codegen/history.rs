@@ -25,7 +25,12 @@
 //! Locations come out as `dwarfsmith_emit::model::Location`: registers by
 //! DWARF number with the value's width and signedness, frame slots as CFA
 //! offsets (a bare `Arg` over a frame slot is "in memory there"), and
-//! constants; a computed value ends in `DW_OP_stack_value`.
+//! constants; a computed value ends in `DW_OP_stack_value`. A location
+//! over registers without `DW_OP_stack_value` whose last operation is
+//! `DW_OP_deref` (assignment tracking's "in memory at this pointer") is a
+//! memory location at the address before that deref, as LLVM's
+//! DwarfExpression makes it: `DW_OP_bregN 0`, never a load of the value
+//! taken as its address.
 
 use crate::ir::hash::FxHashMap;
 use std::rc::Rc;
@@ -877,14 +882,96 @@ fn location_of(input: &HistoryInput, d: &DbgValue) -> Option<(Location, Vec<Phys
         if (is_value || is_spilled) && !ops.contains(&Op::StackValue) {
             ops.push(Op::StackValue);
         }
+        if !ops.contains(&Op::StackValue) && ops.last() == Some(&Op::Deref) {
+            // A memory location over registers (the variable lives at the
+            // address they compute): LLVM's trailing DW_OP_deref of such
+            // an expression is implicit, not a load (DwarfExpression makes
+            // it a memory location). Kept, it would read the variable's
+            // value and take that as its address.
+            ops.pop();
+            if let [Op::Arg(n)] = ops[..] {
+                // Alone, a register argument would be a register location:
+                // an offset of 0 keeps it the address (`DW_OP_bregN 0`).
+                if matches!(args.get(n as usize), Some(LocationArg::Register { .. })) {
+                    ops.push(Op::PlusUconst(0));
+                }
+            }
+        }
         ops
     };
+    let ops = exact_converts(&mut args, ops, &expr.args);
     if ops.is_empty() {
         return None;
     }
     registers.sort();
     registers.dedup();
     Some((Location { args, ops }, registers))
+}
+
+/// `ops` with every `DW_OP_LLVM_convert` exact in DWARF, as LLVM's are:
+/// converts right after a constant argument (used once) are folded into it
+/// (LLVM's `DIExpression::constantFold`: an `i1 true` converted to 1 bit
+/// unsigned, then to 32, is the constant 1, not a sign-extended -1), and a
+/// convert to a width that is no whole number of bytes cuts the value to
+/// that width first (a DWARF base type is whole bytes, so `DW_OP_convert`
+/// alone would keep bits 1..7 of an i1 and show `true` as 255): unsigned
+/// by masking, signed by masking and sign-extending (`(x ^ s) - s`).
+fn exact_converts(args: &mut [LocationArg], ops: Vec<Op>, types: &[ArgType]) -> Vec<Op> {
+    let mut ops = ops;
+    if let (Some(Op::Arg(n)), Some(LocationArg::Constant(value))) = (
+        ops.first().copied(),
+        ops.first().and_then(|op| match op {
+            Op::Arg(n) => args.get(*n as usize).copied(),
+            _ => None,
+        }),
+    ) {
+        let uses = ops.iter().filter(|op| **op == Op::Arg(n)).count();
+        let converts = ops[1..]
+            .iter()
+            .take_while(|op| matches!(op, Op::Convert { .. }))
+            .count();
+        if uses == 1 && converts > 0 {
+            // The constant's own width: its bits above it mean nothing.
+            let width = types.get(n as usize).map_or(64, |t| t.bits);
+            let mut folded = cut(value, width, false);
+            for op in &ops[1..=converts] {
+                if let Op::Convert { bits, signed } = *op {
+                    folded = cut(folded, bits, signed);
+                }
+            }
+            args[n as usize] = LocationArg::Constant(folded);
+            ops.drain(1..=converts);
+        }
+    }
+    let mut out = Vec::with_capacity(ops.len());
+    for op in ops {
+        match op {
+            Op::Convert { bits, signed } if bits < 64 && bits % 8 != 0 => {
+                let mask = (1u64 << bits) - 1;
+                out.extend([Op::Constu(mask), Op::And]);
+                if signed {
+                    let sign = 1u64 << (bits - 1);
+                    out.extend([Op::Constu(sign), Op::Xor, Op::Constu(sign), Op::Minus]);
+                }
+                out.push(op);
+            }
+            _ => out.push(op),
+        }
+    }
+    out
+}
+
+/// `value` cut to its low `bits` bits, read as signed or unsigned.
+fn cut(value: i64, bits: u16, signed: bool) -> i64 {
+    if bits == 0 || bits >= 64 {
+        return value;
+    }
+    let shift = 64 - u32::from(bits);
+    if signed {
+        (value << shift) >> shift
+    } else {
+        ((value as u64) << shift >> shift) as i64
+    }
 }
 
 #[cfg(test)]
@@ -901,6 +988,16 @@ mod tests {
             operands: vec![operand],
             expr: 0,
             indirect,
+        })
+    }
+
+    /// A debug value of `x` (variable 0): expression `expr` over `operand`.
+    fn x_with_expr(operand: DbgOperand, expr: u32) -> InstKind {
+        InstKind::DbgValue(DbgValue {
+            variable: 0,
+            operands: vec![operand],
+            expr,
+            indirect: false,
         })
     }
 
@@ -980,6 +1077,21 @@ mod tests {
             ops: vec![Op::Arg(0), Op::PlusUconst(1), Op::StackValue],
             args: vec![double],
         });
+        // Expressions 3 and 4: in memory at a pointer (LLVM's trailing
+        // DW_OP_deref), at the pointer plus 8.
+        let pointer = ArgType {
+            bits: 64,
+            signed: false,
+            float: false,
+        };
+        table.intern_expr(DebugExpr {
+            ops: vec![Op::Arg(0), Op::Deref],
+            args: vec![pointer],
+        });
+        table.intern_expr(DebugExpr {
+            ops: vec![Op::Arg(0), Op::PlusUconst(8), Op::Deref],
+            args: vec![pointer],
+        });
         let input = HistoryInput {
             mir: &mir,
             inst_offsets: &offsets,
@@ -1016,14 +1128,7 @@ mod tests {
     #[test]
     fn a_double_in_an_xmm_register_is_a_float_register_plain_or_computed_with() {
         let xmm1 = DbgOperand::Reg(crate::x86::Xmm::new(1).into());
-        let double = |expr| {
-            InstKind::DbgValue(DbgValue {
-                variable: 0,
-                operands: vec![xmm1],
-                expr,
-                indirect: false,
-            })
-        };
+        let double = |expr| x_with_expr(xmm1, expr);
         let got = ranges(vec![vec![
             mov(Gpr::Rax, 1),
             double(1),
@@ -1041,6 +1146,77 @@ mod tests {
                     6,
                     "f64reg18 Arg(0) PlusUconst(1) StackValue".to_string()
                 )
+            ]
+        );
+    }
+
+    #[test]
+    fn a_variable_in_memory_at_a_register_is_a_memory_location_not_a_load() {
+        let at_rax = |expr| x_with_expr(reg(Gpr::Rax), expr);
+        let got = ranges(vec![vec![
+            mov(Gpr::Rcx, 1),
+            at_rax(3),
+            mov(Gpr::Rcx, 2),
+            at_rax(4),
+            mov(Gpr::Rax, 3), // the address is gone: the range ends after it
+            mov(Gpr::Rcx, 4),
+        ]]);
+        assert_eq!(
+            got,
+            [
+                (10, 2, 4, "reg0 Arg(0) PlusUconst(0)".to_string()),
+                (10, 4, 6, "reg0 Arg(0) PlusUconst(8)".to_string())
+            ]
+        );
+    }
+
+    #[test]
+    fn converts_fold_into_constants_and_cut_to_odd_widths() {
+        let bit = |bits| ArgType {
+            bits,
+            signed: false,
+            float: false,
+        };
+        let convert = |bits, signed| Op::Convert { bits, signed };
+        // i1 true (-1) read as 1 bit unsigned, then 32: the constant 1.
+        let mut args = [LocationArg::Constant(-1)];
+        let ops = vec![
+            Op::Arg(0),
+            convert(1, false),
+            convert(32, false),
+            Op::StackValue,
+        ];
+        assert_eq!(
+            exact_converts(&mut args, ops, &[bit(1)]),
+            [Op::Arg(0), Op::StackValue]
+        );
+        assert_eq!(args, [LocationArg::Constant(1)]);
+        // Read as 1 bit signed it is -1.
+        let mut args = [LocationArg::Constant(1)];
+        let ops = vec![Op::Arg(0), convert(1, true), Op::StackValue];
+        exact_converts(&mut args, ops, &[bit(1)]);
+        assert_eq!(args, [LocationArg::Constant(-1)]);
+        // Over a register: masked (and sign-extended) before the convert.
+        let mut args = [LocationArg::Register {
+            register: 0,
+            bits: 8,
+            signed: false,
+        }];
+        let ops = vec![Op::Arg(0), convert(1, false), convert(3, true)];
+        assert_eq!(
+            exact_converts(&mut args, ops, &[bit(1)]),
+            [
+                Op::Arg(0),
+                Op::Constu(1),
+                Op::And,
+                convert(1, false),
+                Op::Constu(7),
+                Op::And,
+                Op::Constu(4),
+                Op::Xor,
+                Op::Constu(4),
+                Op::Minus,
+                convert(3, true)
             ]
         );
     }

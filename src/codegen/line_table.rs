@@ -31,7 +31,9 @@
 //!   block (so of an unrolled or duplicated line, the first copy in the
 //!   block): a line already started earlier in the same block (code
 //!   interleaved by scheduling) is not a new statement, and line 0 never
-//!   is. Nor is a row whose location the source-order decision found out
+//!   is. The prologue's rows start no line: the row after them (the
+//!   function's breakpoint address) is a statement even on the scopeLine,
+//!   as llc's is. Nor is a row whose location the source-order decision found out
 //!   of order (`DebugInfo::out_of_order`: hoisted out of a loop, sunk,
 //!   speculated; see `source_order`), nor a row that sits inside another
 //!   line's run: when the line before it in the block comes back after
@@ -257,6 +259,13 @@ fn mark_statements(rows: &mut [LineEntry], block_starts: &[usize], debug: &Debug
         let lines: Vec<u32> = block.iter().map(|row| row.line).collect();
         let mut started: Vec<u32> = Vec::new();
         for (i, row) in block.iter_mut().enumerate() {
+            if row.prologue_end {
+                // The prologue's scopeLine rows start no statement of the
+                // body: the first body row is one even on that same line
+                // (a one-line function), where a breakpoint on the
+                // function stops.
+                started.clear();
+            }
             let moved = row.loc.is_some_and(|l| debug.out_of_order.contains(&l));
             if row.line != 0
                 && !moved
@@ -487,5 +496,26 @@ mod tests {
         let inputs = [input(0, 0), input(3, 2), input(5, 0)];
         let rows = line_entries(&inputs, &debug, Some(sp));
         assert_eq!(show(&rows), ["0 3:0 stmt", "3 5:13 stmt prologue_end"]);
+    }
+
+    #[test]
+    fn the_first_row_after_the_prologue_is_a_statement_on_the_scope_line_too() {
+        // A one-line function: its body is on the scopeLine (3). The row
+        // after the prologue is where a function breakpoint stops; without
+        // is_stmt gdb shows the stop as an address.
+        let (debug, sp) = debug_with(&[(3, 25), (3, 18)]);
+        let inputs = [
+            LineInput {
+                prologue: true,
+                ..input(0, 1)
+            },
+            input(4, 1),
+            input(9, 2),
+        ];
+        let rows = line_entries(&inputs, &debug, Some(sp));
+        assert_eq!(
+            show(&rows),
+            ["0 3:0 stmt", "4 3:25 stmt prologue_end", "9 3:18"]
+        );
     }
 }

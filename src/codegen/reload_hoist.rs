@@ -64,7 +64,12 @@ pub fn run(f: &mut Function) {
     let mut successors = f.successor_lists();
     let mut written = super::regalloc::callee_saved_written(f);
     for l in &loops {
-        let mut inside = vec![false; n];
+        // Every block of now, edge blocks added by earlier hoists too (the
+        // search for entering blocks reads them all). An edge block lies in
+        // no loop taken later: it jumps only to the header of the loop it
+        // was made for, which only that loop and the loops around it
+        // (taken before it) contain.
+        let mut inside = vec![false; f.blocks.len()];
         for &b in &l.blocks {
             inside[b] = true;
         }
@@ -418,6 +423,34 @@ mod tests {
         Reg::Phys(PhysReg::Gpr(g))
     }
 
+    /// `rax += src`.
+    fn add(src: Rmi) -> InstKind {
+        InstKind::Alu {
+            op: AluOp::Add,
+            width: Width::W64,
+            dst: gpr(Gpr::Rax),
+            src,
+        }
+    }
+
+    /// The entry block: `slot = rdi; rax = 0`, then `jumps`.
+    fn entry(slot: StackSlotId, jumps: Vec<Inst>) -> Block {
+        let mut insts = vec![
+            inst(InstKind::Store {
+                src: crate::codegen::mir::Ri::Reg(gpr(Gpr::Rdi)),
+                addr: Address::slot(slot, 0),
+                width: Width::W64,
+            }),
+            inst(InstKind::MovImm {
+                dst: gpr(Gpr::Rax),
+                imm: 0,
+                width: Width::W64,
+            }),
+        ];
+        insts.extend(jumps);
+        Block { insts }
+    }
+
     #[test]
     fn a_slot_a_loop_only_reads_is_loaded_once_into_a_free_register() {
         // bb0: slot = rdi; rax = 0 (jump to the loop)
@@ -426,28 +459,8 @@ mod tests {
         let mut f = Function::new("f");
         let slot = f.new_stack_slot(8, 8, StackSlotKind::Spill);
         let at = || Address::slot(slot, 0);
-        let add = |src| InstKind::Alu {
-            op: AluOp::Add,
-            width: Width::W64,
-            dst: gpr(Gpr::Rax),
-            src,
-        };
         f.blocks = vec![
-            Block {
-                insts: vec![
-                    inst(InstKind::Store {
-                        src: crate::codegen::mir::Ri::Reg(gpr(Gpr::Rdi)),
-                        addr: at(),
-                        width: Width::W64,
-                    }),
-                    inst(InstKind::MovImm {
-                        dst: gpr(Gpr::Rax),
-                        imm: 0,
-                        width: Width::W64,
-                    }),
-                    inst(InstKind::Jmp { target: BlockId(1) }),
-                ],
-            },
+            entry(slot, vec![inst(InstKind::Jmp { target: BlockId(1) })]),
             Block {
                 insts: vec![
                     inst(InstKind::Load {
@@ -489,5 +502,73 @@ mod tests {
         let kinds: Vec<InstKind> = f.blocks[1].insts.iter().map(|i| i.kind.clone()).collect();
         assert_eq!(kinds[..2], [add(Rmi::Reg(rcx)), add(Rmi::Reg(rcx))]);
         assert_eq!(kinds.len(), 4);
+    }
+
+    #[test]
+    fn a_loop_taken_after_an_edge_block_was_added_is_hoisted_too() {
+        // bb0: slot = rdi; rax = 0; je bb2; jmp bb1
+        // bb1: rax += slot; cmp rax, 100; jl bb1; jmp bb2
+        // bb2: rax += slot; cmp rax, 200; jl bb2; jmp bb3
+        // bb3: ret rax
+        // bb0 -> bb1 needs an edge block (bb4) for the first loop; the
+        // search for the second loop's entering blocks then reads bb4.
+        let mut f = Function::new("f");
+        let slot = f.new_stack_slot(8, 8, StackSlotKind::Spill);
+        let at = || Address::slot(slot, 0);
+        let counted_loop = |me: u32, bound: i32| Block {
+            insts: vec![
+                inst(add(Rmi::Mem(at()))),
+                inst(InstKind::Cmp {
+                    width: Width::W64,
+                    lhs: Rm::Reg(gpr(Gpr::Rax)),
+                    rhs: Rmi::Imm(bound),
+                }),
+                inst(InstKind::Jcc {
+                    cond: Cond::L,
+                    target: BlockId(me),
+                }),
+                inst(InstKind::Jmp {
+                    target: BlockId(me + 1),
+                }),
+            ],
+        };
+        f.blocks = vec![
+            entry(
+                slot,
+                vec![
+                    inst(InstKind::Jcc {
+                        cond: Cond::E,
+                        target: BlockId(2),
+                    }),
+                    inst(InstKind::Jmp { target: BlockId(1) }),
+                ],
+            ),
+            counted_loop(1, 100),
+            counted_loop(2, 200),
+            Block {
+                insts: vec![inst(InstKind::Ret {
+                    uses: vec![PhysReg::Gpr(Gpr::Rax)],
+                })],
+            },
+        ];
+        run(&mut f);
+        // Both loops read rcx, loaded on each edge into their headers.
+        let rcx = gpr(Gpr::Rcx);
+        for b in [1, 2] {
+            assert_eq!(f.blocks[b].insts[0].kind, add(Rmi::Reg(rcx)), "bb{b}");
+        }
+        let load = InstKind::Load {
+            dst: rcx,
+            addr: at(),
+            width: Width::W64,
+        };
+        let loads = f
+            .blocks
+            .iter()
+            .flat_map(|b| &b.insts)
+            .filter(|i| i.kind == load)
+            .count();
+        // bb0 -> bb1 and bb0 -> bb2 through edge blocks, bb1 -> bb2 in bb1.
+        assert_eq!(loads, 3);
     }
 }

@@ -10,14 +10,18 @@
 //!   ranges of its instructions; inlined calls become inlined subroutines
 //!   whose abstract origin is an out-of-line subprogram DIE without code;
 //! - each variable is placed in its own scope, parameters first in argument
-//!   order; a variable the function retains but that has no range is still
-//!   described (gdb then says `<optimized out>`);
+//!   order; a variable the function retains, or one with debug records
+//!   (inlined copies too) whose every location was lost, has no range but
+//!   is still described, without `DW_AT_location` (gdb then says
+//!   `<optimized out>`, never `No symbol`);
 //! - a location is clipped to its scope's ranges (see [`super::locations`]);
 //! - a function whose subprogram has `DIFlagAllCallsDescribed` lists its
 //!   calls as call sites (DW_TAG_call_site, under its DIE as in LLVM) whose
 //!   origin is the callee's concrete DIE or a declaration DIE made from the
 //!   callee's `!dbg` subprogram, with the parameters
 //!   [`crate::codegen::call_sites`] could recover.
+
+use std::collections::hash_map::Entry;
 
 use crate::ir::hash::FxHashMap;
 
@@ -29,7 +33,7 @@ use super::types::TypeTable;
 use crate::codegen::call_sites::{CallValue, Callee};
 use crate::codegen::FunctionDebug;
 use crate::ir::debug::MdNode;
-use crate::ir::{DebugInfo, LocId, MdId, MdOperand, MdRef, Module};
+use crate::ir::{DebugInfo, Function, LocId, MdId, MdOperand, MdRef, Module, RecordKind};
 
 /// One level of a scope path: a scope, and the inlined call it is in.
 type ScopeKey = (MdId, Option<LocId>);
@@ -79,8 +83,9 @@ pub fn build(
     for (index, function) in functions.iter().enumerate() {
         let rows = builder.line_rows(function);
         info.line_rows.push(rows);
-        if let Some(sp) = module.functions[function.ir_function].subprogram {
-            concrete[index] = builder.concrete_subprogram(sp, index, function);
+        let ir_function = &module.functions[function.ir_function];
+        if let Some(sp) = ir_function.subprogram {
+            concrete[index] = builder.concrete_subprogram(sp, index, function, ir_function);
         }
     }
     // IR function → its concrete DIE, the origin of calls to it.
@@ -220,6 +225,7 @@ impl<'a> Builder<'a> {
         sp: MdId,
         index: usize,
         function: &FunctionDebug,
+        ir_function: &Function,
     ) -> Option<emit::SubprogramId> {
         let subprogram = self.debug.subprogram(sp)?;
         // Each location change covers the bytes up to the next one. Many
@@ -250,7 +256,9 @@ impl<'a> Builder<'a> {
                 .map(|&(start, end, path)| (start, end, &paths[path][1..])),
         );
 
-        // Variables: every one with a range, then the retained ones without.
+        // Variables: every one with a range, then the retained ones
+        // without, then the ones whose every debug record lost its location
+        // (as LLVM keeps them: gdb says `<optimized out>`, not "No symbol").
         let mut ranges: FxHashMap<(MdId, Option<LocId>), Vec<LocationRange>> = FxHashMap::default();
         let mut order: Vec<(MdId, Option<LocId>)> = Vec::new();
         for range in &function.variable_ranges {
@@ -277,11 +285,25 @@ impl<'a> Builder<'a> {
             .unwrap_or(&[])
         {
             if let MdOperand::Ref(MdRef::Node(variable)) = retained {
-                if self.debug.variable(*variable).is_some()
-                    && !ranges.contains_key(&(*variable, None))
-                {
-                    ranges.insert((*variable, None), Vec::new());
-                    order.push((*variable, None));
+                if self.debug.variable(*variable).is_some() {
+                    if let Entry::Vacant(e) = ranges.entry((*variable, None)) {
+                        e.insert(Vec::new());
+                        order.push((*variable, None));
+                    }
+                }
+            }
+        }
+        for block in &ir_function.blocks {
+            for &inst in &block.insts {
+                for record in &ir_function.inst(inst).records {
+                    if record.kind == RecordKind::Label {
+                        continue;
+                    }
+                    let key = (record.variable, self.debug.location(record.loc).inlined_at);
+                    if let Entry::Vacant(e) = ranges.entry(key) {
+                        e.insert(Vec::new());
+                        order.push(key);
+                    }
                 }
             }
         }

@@ -19,7 +19,8 @@
 //! deleted) becomes a `#dbg_value` of its value where it stands.
 //!
 //! A `#dbg_value` of a promoted alloca's address becomes `poison` (the
-//! address is gone). An alloca whose declare or marker expression is not a
+//! address is gone). A variable no store ever set keeps one `poison`
+//! `#dbg_value` where its declare stood, so it stays declared. An alloca whose declare or marker expression is not a
 //! plain location or fragment is left alone.
 
 use crate::ir::hash::FxHashMap;
@@ -412,6 +413,7 @@ fn promote(function: &mut Function, candidates: &[Candidate]) {
     let promoted = |v: &Value| slot_of(v).is_some();
     let linked: crate::ir::hash::FxHashSet<crate::ir::MdId> =
         function.insts.iter().filter_map(|i| i.assign_id).collect();
+    let mut removed: Vec<(InstId, DebugRecord)> = Vec::new();
     for block in 0..n {
         for &id in &function.blocks[block].insts.clone() {
             let records = &mut function.inst_mut(id).records;
@@ -422,6 +424,9 @@ fn promote(function: &mut Function, candidates: &[Candidate]) {
                     .assign
                     .as_ref()
                     .is_some_and(|a| promoted(&a.address) && linked.contains(&a.id));
+                if declare || linked_marker {
+                    removed.push((id, r.clone()));
+                }
                 !(declare || linked_marker)
             });
             for record in records.iter_mut() {
@@ -439,8 +444,34 @@ fn promote(function: &mut Function, candidates: &[Candidate]) {
             }
         }
     }
+    keep_declared(function, removed);
     replace_through_map(function, &replace);
     remove_insts(function, &dead);
+}
+
+/// A variable whose declare (or markers) went with its alloca and that no
+/// store or phi gave a value (declared, never set) keeps one undefined
+/// `#dbg_value` where its declare stood: it stays declared, and gdb says
+/// `<optimized out>` rather than `No symbol`.
+fn keep_declared(function: &mut Function, removed: Vec<(InstId, DebugRecord)>) {
+    if removed.is_empty() {
+        return;
+    }
+    let mut described: crate::ir::hash::FxHashSet<crate::ir::MdId> = function
+        .insts
+        .iter()
+        .flat_map(|i| i.records.iter().map(|r| r.variable))
+        .collect();
+    for (id, record) in removed {
+        if described.insert(record.variable) {
+            function.inst_mut(id).records.push(DebugRecord {
+                kind: RecordKind::Value,
+                locations: vec![Value::Const(Constant::Poison(Type::Ptr))],
+                assign: None,
+                ..record
+            });
+        }
+    }
 }
 
 /// The `#dbg_value`s saying a promoted alloca's variables now hold `value`.

@@ -7,7 +7,8 @@
 //!
 //! The location is lowered one piece at a time (`Op::Piece` ends a piece):
 //! - exactly `[Arg(i)]` or `[Arg(i), StackValue]` over a register is a
-//!   register location `DW_OP_regN`; over a frame slot, `DW_OP_fbreg off`
+//!   register location `DW_OP_regN`, and `[Arg(i), PlusUconst(0)]` the
+//!   memory at its address, `DW_OP_bregN 0`; over a frame slot, `DW_OP_fbreg off`
 //!   (a memory location; the frame base is the CFA), plus `DW_OP_stack_value`
 //!   when the address itself is the value; over a constant, the constant and
 //!   `DW_OP_stack_value`;
@@ -159,6 +160,14 @@ impl Lowering<'_> {
             }
         }
         let stack_value = ops.last() == Some(&Op::StackValue);
+        if let [Op::Arg(index), Op::PlusUconst(0)] = *ops {
+            if let LocationArg::Register { register, .. } = self.args[index as usize] {
+                // The memory at the register's address (the form the
+                // reader gives `DW_OP_bregN 0`).
+                self.expression.op_breg(Register(register), 0);
+                return Ok(());
+            }
+        }
         if let [Op::Arg(index)] | [Op::Arg(index), Op::StackValue] = *ops {
             self.single_argument(self.args[index as usize], stack_value);
             return Ok(());
@@ -475,6 +484,15 @@ mod tests {
     fn a_lone_register_is_a_register_location_even_as_a_stack_value() {
         for ops in [&[Op::Arg(0)][..], &[Op::Arg(0), Op::StackValue]] {
             check(&[EDI], ops, DebuggerTune::Gdb, |e, _| e.op_reg(Register(5)));
+        }
+    }
+
+    #[test]
+    fn a_register_plus_nothing_is_the_memory_at_its_address() {
+        for tune in [DebuggerTune::Gdb, DebuggerTune::Lldb] {
+            check(&[RBX], &[Op::Arg(0), Op::PlusUconst(0)], tune, |e, _| {
+                e.op_breg(Register(3), 0)
+            });
         }
     }
 

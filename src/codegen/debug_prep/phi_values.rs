@@ -11,7 +11,10 @@
 //! The check: for each predecessor that itself says what the variable is
 //! when it branches (its last `#dbg_value` of the same variable fragment),
 //! the phi's incoming value from that predecessor must be that same value.
-//! A predecessor that says nothing is no evidence either way.
+//! A predecessor that says nothing is no evidence either way. An incoming
+//! `undef` or `poison` never passes: an undefined value is no location
+//! (a debug value never shows a constant the source never assigned, such
+//! as the 0 isel writes for an `undef` incoming value).
 
 use crate::ir::value::Constant;
 use crate::ir::{BlockId, DebugInfo, Function, InstKind, RecordKind, Type, Value};
@@ -41,9 +44,13 @@ fn check_function(function: &mut Function, debug: &DebugInfo) {
                     continue;
                 };
                 let fragment = debug.expr(record.expr).fragment();
+                // An undefined incoming value is no value of the variable:
+                // instruction selection writes 0 (or nothing) on that edge,
+                // and the phi would show it where the source set nothing.
                 let mismatched = incoming.iter().any(|(value, from)| {
-                    last_value_in(function, debug, *from, record.variable, fragment)
-                        .is_some_and(|known| known != value)
+                    value.is_undef_or_poison()
+                        || last_value_in(function, debug, *from, record.variable, fragment)
+                            .is_some_and(|known| known != value)
                 });
                 if mismatched {
                     undefine.push((block.insts[position], index));
