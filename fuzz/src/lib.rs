@@ -21,6 +21,7 @@
 //! `i` (its own [`SplitMix64`] stream), so a finding names `s` and `i`.
 
 pub mod mutate;
+pub mod oracle;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
