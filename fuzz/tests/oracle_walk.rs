@@ -85,7 +85,7 @@ fn the_oracle_walked_against_itself_is_perfect() {
     let figures = judge(&Reference::new(&oracle), &oracle);
     assert!(figures.wrong.is_empty(), "{:?}", figures.wrong);
     assert!(figures.missing.is_empty());
-    assert_eq!((figures.available, figures.expected), (27, 27));
+    assert_eq!((figures.available, figures.expected), (24, 24));
     assert_eq!(figures.stepping_order(), 1.0);
     assert_eq!(figures.lines.len(), 10);
 }
@@ -97,20 +97,49 @@ fn a_build_that_lies_is_caught() {
     let options = WalkOptions::new(vec!["step".into(), "main".into()]);
     let reference = Reference::new(&walk(&oracle, &options).unwrap());
     // The same walk with `total` one step ahead at line 6 (held there: 0,
-    // and 0 at the next stop), `a` and `i` never listed.
-    let text = "STOP\t1\tmain\t13\n\
-                STOP\t2\tstep\t6\nVAR\ttotal\tlocal\t5\t3\nVAR\tn\targ\t3\t4\n\
-                STOP\t2\tstep\t7\nVAR\ttotal\tlocal\t5\t0\n";
+    // and 0 at the next stop), `a` and `i` never listed (`a` is not
+    // expected: main stops only on its declaration line).
+    let text = "STOP\t1\tmain\t13\tbreak\n\
+                STOP\t2\tstep\t6\tbreak\nVAR\ttotal\tlocal\t5\t3\nVAR\tn\targ\t3\t4\n\
+                STOP\t2\tstep\t7\tbreak\nVAR\ttotal\tlocal\t5\t0\n";
     let figures = judge(&reference, &dwarfsmith_fuzz::oracle::walk::parse(text));
     let wrong: Vec<String> = figures.wrong.iter().map(|w| w.to_string()).collect();
-    assert_eq!(wrong, ["step:6 total = 3 (the oracle holds {0})"]);
-    assert_eq!(
-        figures.missing,
-        [
-            ("main".to_string(), "a".to_string()),
-            ("step".to_string(), "i".to_string())
-        ]
-    );
-    assert_eq!((figures.available, figures.expected), (3, 7));
+    assert_eq!(wrong, ["step:6 total@5 = 3 (the oracle holds {0})"]);
+    assert_eq!(figures.missing, [("step".to_string(), "i@6".to_string())]);
+    assert_eq!((figures.available, figures.expected), (3, 5));
     assert_eq!((figures.steps_agreeing, figures.step_pairs), (1, 1));
+}
+
+#[test]
+fn the_oracle_walk_stops_on_every_row_of_a_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = build(dir.path(), "gcc", &["-O0", "-g"], "o0");
+    let options = WalkOptions {
+        every_row: true,
+        ..WalkOptions::new(vec!["step".into(), "main".into()])
+    };
+    let oracle = walk(&exe, &options).unwrap();
+    let lines: Vec<String> = oracle
+        .stops
+        .iter()
+        .filter(|s| s.function == "step")
+        .map(|s| format!("{}{}", s.line, if s.at_break_address { "" } else { "r" }))
+        .collect();
+    // The `for` line's increment is a row of its own, after each body.
+    assert_eq!(
+        lines,
+        ["5", "6", "6r", "7", "6r", "7", "6r", "7", "6r", "7", "6r", "8", "9", "10"]
+    );
+    let reference = Reference::new(&oracle);
+    let mut held: Vec<&String> = reference.held("step", 6, "i@6").unwrap().iter().collect();
+    held.sort();
+    // `i` is 4 only after the last increment, and out of scope at the next
+    // stop: the limit of the rule (a build stopping there after the
+    // increment would be judged wrong).
+    assert_eq!(held, ["0", "1", "2", "3"]);
+    // Its steps are the ones of the stops at `break` addresses.
+    let plain = walk(&exe, &WalkOptions::new(vec!["step".into(), "main".into()])).unwrap();
+    let figures = judge(&reference, &plain);
+    assert_eq!(figures.stepping_order(), 1.0);
+    assert!(figures.wrong.is_empty());
 }

@@ -5,21 +5,32 @@
 //! In: the oracle's [`Walk`] (made into a [`Reference`]) and the walk of the
 //! build under test. Out: [`Figures`]. The rules:
 //!
+//! A variable is its name and declaration line ([`Shown::variable`]), so
+//! that a name declared again in an inner block is another variable.
+//!
 //! - **Held values.** For each (function, line, variable) the reference
 //!   holds every value the oracle showed at a stop on that line, and every
 //!   value it showed at the *next* stop of the same frame (the next stop at
 //!   the same depth in the same function before the frame returns): an
-//!   optimised build may already hold the value the line computes.
+//!   optimised build may already hold the value the line computes. (A
+//!   value a line leaves in a variable that is out of scope at the next
+//!   stop is not held: a `for` variable's value after its last increment.)
 //! - **Wrong.** A value shown by the build under test at (function, line)
 //!   is wrong when the reference holds values for that variable there and
 //!   this is not one of them, or when gdb could not read it (`<error: ...>`,
-//!   always wrong). A local before its declaration line is not judged.
+//!   always wrong). A local is not judged before or at its declaration
+//!   line (its initializer has not run), nor
+//!   one the oracle shows [`UNASSIGNED`] there (build the oracle with gcc's
+//!   `-ftrivial-auto-var-init=pattern` to tell those apart).
 //!   Values of a variable the oracle never showed at that line are not
 //!   judged ([`Figures::unjudged`]).
 //! - **Availability** is [`Figures::available`] / [`Figures::expected`]:
 //!   at each stop of the build under test at (function, line), every
-//!   variable the reference holds a value for there is expected; it is
-//!   available when the build shows it with a value (not `<optimized out>`).
+//!   variable the oracle showed an assigned value of there is expected
+//!   (a local only after its declaration line); it is available when the
+//!   build shows it with a value (not `<optimized out>`).
+//! - **Distinct values**: (function, line, variable, value) shown, counted
+//!   once, locals only after their declaration line.
 //! - **Missing** variables: (function, variable) pairs the oracle showed,
 //!   where the build under test stopped on a line of that function at which
 //!   the oracle showed the variable, and never listed the variable at any
@@ -30,25 +41,34 @@
 //!   between (deeper stops, of callees, are skipped over). A pair from line
 //!   `a` to line `b` in `f` *agrees* when the oracle made the same step
 //!   (`f`, `a` to `b`) somewhere in its walk. The score is agreeing pairs /
-//!   pairs; 1.0 when there are none. Breakpoints disabled after their
-//!   bounded hits make both walks skip lines the same way, so the oracle's
-//!   steps still cover a faithful build's.
+//!   pairs; 1.0 when there are none. The oracle's steps are taken from its
+//!   stops at the addresses `break FILE:LINE` chooses (the walk of a build
+//!   under test has only those): breakpoints disabled after their bounded
+//!   hits then make both walks skip lines the same way. The oracle's lines
+//!   stopped at come from the same stops.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use super::walk::{Stop, Walk};
+use super::walk::{Shown, Stop, Walk, UNASSIGNED};
 
 /// What the oracle's walk says a build may show.
 #[derive(Clone, Debug, Default)]
 pub struct Reference {
     /// (function, line, variable) → every value it held there.
     held: HashMap<(String, u32, String), HashSet<String>>,
-    /// (function, line) → the variables the oracle showed a value of there.
+    /// (function, line) → the variables the oracle showed an assigned
+    /// value of there (locals after their declaration line only).
     shown_at: HashMap<(String, u32), BTreeSet<String>>,
     /// (function, line, next line) of every step within a frame.
     steps: HashSet<(String, u32, u32)>,
     /// The lines the oracle stopped at.
     lines: BTreeSet<u32>,
+}
+
+/// Whether `shown` is a local whose declaration (and initializer) has not
+/// run yet at `stop`.
+fn before_assignment(stop: &Stop, shown: &Shown) -> bool {
+    !shown.is_argument && stop.line <= shown.decl_line
 }
 
 /// Calls `each(previous, stop)` for every stop whose frame stopped before
@@ -74,40 +94,57 @@ impl Reference {
     /// The reference of the oracle's walk.
     pub fn new(oracle: &Walk) -> Reference {
         let mut reference = Reference::default();
+        reference.add_values(oracle);
+        let at_breaks: Vec<Stop> = oracle
+            .stops
+            .iter()
+            .filter(|s| s.at_break_address)
+            .cloned()
+            .collect();
+        for stop in &at_breaks {
+            reference.lines.insert(stop.line);
+        }
+        frame_pairs(&at_breaks, |previous, stop| {
+            reference
+                .steps
+                .insert((stop.function.clone(), previous.line, stop.line));
+        });
+        reference
+    }
+
+    /// Adds the values another unoptimised build's walk saw (clang -O0
+    /// beside gcc -O0: C leaves the order of side effects within an
+    /// expression open, so two faithful builds may hold different values
+    /// in the middle of a line). The steps and lines stay the first walk's.
+    pub fn add_values(&mut self, walk: &Walk) {
         let mut add = |function: &str, line: u32, stop: &Stop| {
             for shown in stop.shown.iter().filter(|s| s.is_available()) {
-                reference
-                    .held
-                    .entry((function.to_string(), line, shown.name.clone()))
+                self.held
+                    .entry((function.to_string(), line, shown.variable()))
                     .or_default()
                     .insert(shown.value.clone());
             }
         };
-        for stop in &oracle.stops {
+        for stop in &walk.stops {
             add(&stop.function, stop.line, stop);
         }
-        frame_pairs(&oracle.stops, |previous, stop| {
+        frame_pairs(&walk.stops, |previous, stop| {
             add(&previous.function, previous.line, stop);
         });
-        for stop in &oracle.stops {
-            reference.lines.insert(stop.line);
-            let names = reference
+        for stop in &walk.stops {
+            let names = self
                 .shown_at
                 .entry((stop.function.clone(), stop.line))
                 .or_default();
             names.extend(
                 stop.shown
                     .iter()
-                    .filter(|s| s.is_available())
-                    .map(|s| s.name.clone()),
+                    .filter(|s| {
+                        s.is_available() && s.value != UNASSIGNED && !before_assignment(stop, s)
+                    })
+                    .map(|s| s.variable()),
             );
         }
-        frame_pairs(&oracle.stops, |previous, stop| {
-            reference
-                .steps
-                .insert((stop.function.clone(), previous.line, stop.line));
-        });
-        reference
     }
 
     /// The values `variable` held at `line` of `function`, if the oracle
@@ -130,7 +167,7 @@ pub struct WrongValue {
     pub function: String,
     /// The line of the stop.
     pub line: u32,
-    /// The variable.
+    /// The variable: [`Shown::variable`].
     pub variable: String,
     /// What the build under test showed.
     pub shown: String,
@@ -244,24 +281,25 @@ pub fn judge(reference: &Reference, walk: &Walk) -> Figures {
             if stop
                 .shown
                 .iter()
-                .any(|s| &s.name == name && s.is_available())
+                .any(|s| &s.variable() == name && s.is_available())
             {
                 figures.available += 1;
             }
         }
         for shown in &stop.shown {
-            listed.insert((stop.function.clone(), shown.name.clone()));
+            listed.insert((stop.function.clone(), shown.variable()));
             if !shown.is_available() {
                 continue;
             }
-            distinct.insert((&stop.function, stop.line, &shown.name, &shown.value));
-            if !shown.is_argument && stop.line < shown.decl_line {
+            if before_assignment(stop, shown) {
                 continue;
             }
-            let held = reference.held(&stop.function, stop.line, &shown.name);
+            let variable = shown.variable();
+            let held = reference.held(&stop.function, stop.line, &variable);
+            distinct.insert((&stop.function, stop.line, variable.clone(), &shown.value));
             let is_wrong = match held {
                 _ if shown.is_error() => true,
-                Some(held) => !held.contains(&shown.value),
+                Some(held) => !held.contains(&shown.value) && !held.contains(UNASSIGNED),
                 None => {
                     figures.unjudged += 1;
                     false
@@ -273,7 +311,7 @@ pub fn judge(reference: &Reference, walk: &Walk) -> Figures {
                 wrong.insert(WrongValue {
                     function: stop.function.clone(),
                     line: stop.line,
-                    variable: shown.name.clone(),
+                    variable,
                     shown: shown.value.clone(),
                     held,
                 });
@@ -300,9 +338,9 @@ mod tests {
     use crate::oracle::walk::parse;
 
     const ORACLE: &str = "LINES\t3 4 5\n\
-        STOP\t1\tmain\t3\nVAR\tx\tlocal\t3\t7\n\
-        STOP\t1\tmain\t4\nVAR\tx\tlocal\t3\t1\nVAR\ty\tlocal\t4\t0\n\
-        STOP\t1\tmain\t5\nVAR\tx\tlocal\t3\t1\nVAR\ty\tlocal\t4\t2\n\
+        STOP\t1\tmain\t3\tbreak\nVAR\tx\tlocal\t2\t7\n\
+        STOP\t1\tmain\t4\tbreak\nVAR\tx\tlocal\t2\t1\nVAR\ty\tlocal\t3\t0\n\
+        STOP\t1\tmain\t5\tbreak\nVAR\tx\tlocal\t2\t1\nVAR\ty\tlocal\t3\t2\n\
         END\texited\t\n";
 
     #[test]
@@ -318,9 +356,9 @@ mod tests {
             v.sort();
             v
         };
-        assert_eq!(held(3, "x"), ["1", "7"]);
-        assert_eq!(held(4, "y"), ["0", "2"]);
-        assert_eq!(held(5, "y"), ["2"]);
+        assert_eq!(held(3, "x@2"), ["1", "7"]);
+        assert_eq!(held(4, "y@3"), ["0", "2"]);
+        assert_eq!(held(5, "y@3"), ["2"]);
     }
 
     #[test]
@@ -329,9 +367,9 @@ mod tests {
         // Line 5 before line 4 (a step the oracle never made), y = 9 never
         // held at 5, x optimised out at 4, an unreadable x at 5.
         let walk = parse(
-            "STOP\t1\tmain\t3\nVAR\tx\tlocal\t3\t1\n\
-             STOP\t1\tmain\t5\nVAR\tx\tlocal\t3\t<error: Cannot access memory at address 0x7>\nVAR\ty\tlocal\t4\t9\n\
-             STOP\t1\tmain\t4\nVAR\tx\tlocal\t3\t<optimized out>\n",
+            "STOP\t1\tmain\t3\tbreak\nVAR\tx\tlocal\t2\t1\n\
+             STOP\t1\tmain\t5\tbreak\nVAR\tx\tlocal\t2\t<error: Cannot access memory at address 0x7>\nVAR\ty\tlocal\t3\t9\n\
+             STOP\t1\tmain\t4\tbreak\nVAR\tx\tlocal\t2\t<optimized out>\n",
         );
         let figures = judge(&reference, &walk);
         assert_eq!(figures.stops, 3);
@@ -340,8 +378,8 @@ mod tests {
         assert_eq!(
             wrong,
             [
-                "main:5 x = <error: Cannot access memory at address 0x7> (the oracle holds {1})",
-                "main:5 y = 9 (the oracle holds {2})"
+                "main:5 x@2 = <error: Cannot access memory at address 0x7> (the oracle holds {1})",
+                "main:5 y@3 = 9 (the oracle holds {2})"
             ]
         );
         assert_eq!((figures.steps_agreeing, figures.step_pairs), (0, 2));
@@ -352,16 +390,16 @@ mod tests {
     #[test]
     fn a_variable_never_listed_in_its_function_is_missing() {
         let reference = Reference::new(&parse(ORACLE));
-        let walk = parse("STOP\t1\tmain\t4\nVAR\tx\tlocal\t3\t1\n");
+        let walk = parse("STOP\t1\tmain\t4\tbreak\nVAR\tx\tlocal\t2\t1\n");
         let figures = judge(&reference, &walk);
-        assert_eq!(figures.missing, [("main".to_string(), "y".to_string())]);
+        assert_eq!(figures.missing, [("main".to_string(), "y@3".to_string())]);
         assert_eq!(figures.availability(), 0.5);
     }
 
     #[test]
     fn steps_pair_within_a_frame_across_callee_stops() {
         let walk = parse(
-            "STOP\t1\tmain\t3\nSTOP\t2\tf\t10\nSTOP\t2\tf\t11\nSTOP\t1\tmain\t4\nSTOP\t2\tg\t20\n",
+            "STOP\t1\tmain\t3\tbreak\nSTOP\t2\tf\t10\tbreak\nSTOP\t2\tf\t11\tbreak\nSTOP\t1\tmain\t4\tbreak\nSTOP\t2\tg\t20\tbreak\n",
         );
         let mut pairs = Vec::new();
         frame_pairs(&walk.stops, |a, b| {

@@ -1,20 +1,28 @@
 # gdb script of dwarfsmith-fuzz's oracle (fuzz/src/oracle): stop on every
 # source line that has an is_stmt row inside the given functions (inlined
-# copies included), at most WALK_MAX_HITS times per line, and print every
+# copies included), a bounded number of times, and print every
 # visible scalar local and parameter at each stop.
 #
 # Environment: WALK_FUNCTIONS (comma-separated function names; the first
-# names the source file whose line table is walked), WALK_MAX_HITS,
-# WALK_MAX_STOPS (the walk ends after that many stops).
+# names the source file whose line table is walked), WALK_MAX_HITS (stops
+# per line; per address with WALK_EVERY_ROW), WALK_MAX_STOPS (the walk ends after that many
+# stops), WALK_EVERY_ROW (1: a breakpoint on every is_stmt row's address of
+# each line, not only where `break FILE:LINE` puts them, so that the
+# oracle sees every value a variable holds on a line, e.g. a `for` line's
+# condition and increment; a function's entry address is left out: its
+# first line stops after the prologue, as `break` does).
 # Output, one row per line, tab-separated:
 #   LINES <line> <line> ...                  the lines given breakpoints
-#   STOP  <frame depth> <function> <line>    at each stop
+#   STOP  <frame depth> <function> <line> break|row   at each stop (`row`:
+#         an address only WALK_EVERY_ROW added)
 #   VAR   <name> arg|local <decl line> <value>   each scalar in scope
 #   END   exited|limit|error <detail>        when the walk ends
 # A value is gdb's rendering of an integer, character, boolean, enum or
 # float; a pointer is `NULL`, `&symbol` or `&symbol+offset` when gdb names
 # what it points to, else `<pointer>`; `<optimized out>` and
-# `<error: ...>` as gdb says.
+# `<error: ...>` as gdb says; an integer or pointer whose bytes are all
+# 0xFE (gcc's -ftrivial-auto-var-init=pattern: not assigned yet) is
+# `<unassigned>`.
 import gdb
 import os
 import re
@@ -22,9 +30,13 @@ import re
 functions = [f for f in os.environ["WALK_FUNCTIONS"].split(",") if f]
 max_hits = int(os.environ.get("WALK_MAX_HITS", "5"))
 max_stops = int(os.environ.get("WALK_MAX_STOPS", "5000"))
+every_row = os.environ.get("WALK_EVERY_ROW") == "1"
 gdb.execute("set pagination off")
 gdb.execute("set confirm off")
 gdb.execute("set width 0")
+# Breakpoints stay in the program between stops: gdb otherwise takes every
+# one out and puts it back at each stop, which costs more than the stop.
+gdb.execute("set breakpoint always-inserted on")
 gdb.execute("set print frame-arguments none")
 
 
@@ -61,7 +73,12 @@ def render(value):
     try:
         if value.is_optimized_out:
             return "<optimized out>"
-        code = value.type.strip_typedefs().code
+        type = value.type.strip_typedefs()
+        code = type.code
+        if code in (gdb.TYPE_CODE_INT, gdb.TYPE_CODE_CHAR, gdb.TYPE_CODE_PTR) and 1 < type.sizeof <= 8:
+            mask = (1 << (8 * type.sizeof)) - 1
+            if int(value) & mask == int("fe" * type.sizeof, 16):
+                return "<unassigned>"
         if code == gdb.TYPE_CODE_PTR:
             if int(value) == 0:
                 return "NULL"
@@ -124,24 +141,41 @@ if anchor is None:
     raise SystemExit
 symtab = anchor.symtab
 lines = set()
+rows = set()
 for entry in symtab.linetable():
     if entry.line > 0 and getattr(entry, "is_stmt", True):
         if enclosing_functions(entry.pc) & wanted:
             lines.add(entry.line)
+            rows.add(entry.pc)
 lines = sorted(lines)
 print("LINES\t" + " ".join(map(str, lines)), flush=True)
 # Each line's addresses are where `break FILE:LINE` puts them (after the
 # prologue on a function's first line); breakpoints on addresses are not
 # looked up again when a library loads.
-addresses = set()
+breaks = {}
 for line in lines:
     try:
         probe = gdb.Breakpoint(f"{symtab.filename}:{line}", internal=True)
     except gdb.error:
         continue
-    addresses.update(location.address for location in probe.locations)
+    breaks.update((location.address, line) for location in probe.locations)
     probe.delete()
-breakpoints = [gdb.Breakpoint(f"*{pc:#x}", internal=True) for pc in sorted(addresses)]
+addresses = set(breaks)
+if every_row:
+    for pc in rows:
+        block = gdb.block_for_pc(pc)
+        while block is not None and block.function is None:
+            block = block.superblock
+        if block is None or block.start != pc:
+            addresses.add(pc)
+breakpoints = {pc: gdb.Breakpoint(f"*{pc:#x}", internal=True) for pc in sorted(addresses)}
+# Without WALK_EVERY_ROW the bound is per line: a line's breakpoints are
+# disabled together after WALK_MAX_HITS stops on it (its first executions,
+# however many copies of it the code holds); with it, per address.
+by_line = {}
+for pc, line in breaks.items():
+    by_line.setdefault(line, []).append(breakpoints[pc])
+line_hits = {}
 try:
     gdb.execute("continue", to_string=True)
 except gdb.error as e:
@@ -161,15 +195,24 @@ while True:
     stops += 1
     fn = frame.function()
     line = frame.find_sal().line
-    rows = [f"STOP\t{depth(frame)}\t{fn.name if fn else '?'}\t{line}"]
+    pc = frame.pc()
+    kind = "break" if pc in breaks else "row"
+    rows = [f"STOP\t{depth(frame)}\t{fn.name if fn else '?'}\t{line}\t{kind}"]
     for name, shown in scalars_in_scope(frame).items():
         if shown is not None:
             kind, decl_line, value = shown
             rows.append(f"VAR\t{name}\t{kind}\t{decl_line}\t{value}")
     print("\n".join(rows), flush=True)
-    for bp in breakpoints:
-        if bp.enabled and bp.hit_count >= max_hits:
+    if every_row:
+        bp = breakpoints.get(pc)
+        if bp is not None and bp.hit_count >= max_hits:
             bp.enabled = False
+    elif pc in breaks:
+        stopped_line = breaks[pc]
+        line_hits[stopped_line] = line_hits.get(stopped_line, 0) + 1
+        if line_hits[stopped_line] >= max_hits:
+            for bp in by_line[stopped_line]:
+                bp.enabled = False
     try:
         gdb.execute("continue", to_string=True)
     except gdb.error:

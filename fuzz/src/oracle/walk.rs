@@ -21,8 +21,15 @@ pub struct WalkOptions {
     /// inlined into one of them). The first function defined names the
     /// source file: only that file's lines are walked.
     pub functions: Vec<String>,
-    /// Stops per breakpoint address before it is disabled.
+    /// Stops on a line before its breakpoints are disabled (the line's
+    /// first executions, however many copies of it the code holds); with
+    /// [`WalkOptions::every_row`], stops per address.
     pub max_hits_per_line: u32,
+    /// Break on every `is_stmt` row's address of each line, not only where
+    /// `break FILE:LINE` puts them (a function's first line still after
+    /// its prologue): the oracle's walk, to see every value a variable
+    /// holds on a line (a `for` line's condition and increment too).
+    pub every_row: bool,
     /// The walk ends after this many stops.
     pub max_stops: u32,
     /// gdb is killed after this long (the walk then ends in
@@ -35,11 +42,13 @@ pub struct WalkOptions {
 }
 
 impl WalkOptions {
-    /// Bounds that suit a small program: 5 hits a line, 3,000 stops, 60 s.
+    /// Bounds that suit a small program: 5 hits a line, 3,000 stops, 60 s;
+    /// breakpoints where `break` puts them.
     pub fn new(functions: Vec<String>) -> WalkOptions {
         WalkOptions {
             functions,
             max_hits_per_line: 5,
+            every_row: false,
             max_stops: 3_000,
             time_limit: Duration::from_secs(60),
             args: Vec::new(),
@@ -58,11 +67,18 @@ pub struct Shown {
     /// The line of its declaration.
     pub decl_line: u32,
     /// gdb's rendering (see `walk.py`): a number, a character, `NULL`,
-    /// `&symbol+offset`, `<pointer>`, [`OPTIMIZED_OUT`] or `<error: ...>`.
+    /// `&symbol+offset`, `<pointer>`, [`OPTIMIZED_OUT`], [`UNASSIGNED`] or
+    /// `<error: ...>`.
     pub value: String,
 }
 
 impl Shown {
+    /// The variable's identity: `name@declaration line` (a name declared
+    /// again in an inner block is another variable).
+    pub fn variable(&self) -> String {
+        format!("{}@{}", self.name, self.decl_line)
+    }
+
     /// Whether gdb showed a value (not `<optimized out>`).
     pub fn is_available(&self) -> bool {
         self.value != OPTIMIZED_OUT
@@ -78,6 +94,10 @@ impl Shown {
 /// gdb's word for a variable without a location at the pc.
 pub const OPTIMIZED_OUT: &str = "<optimized out>";
 
+/// An integer or pointer of 2-8 bytes that are all 0xFE: gcc's
+/// `-ftrivial-auto-var-init=pattern` fill, a local not assigned yet.
+pub const UNASSIGNED: &str = "<unassigned>";
+
 /// One breakpoint stop.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Stop {
@@ -87,6 +107,9 @@ pub struct Stop {
     pub function: String,
     /// The source line of the stop.
     pub line: u32,
+    /// Whether the stop is at an address `break FILE:LINE` chooses (always,
+    /// unless [`WalkOptions::every_row`] added others).
+    pub at_break_address: bool,
     /// Every scalar parameter and local in scope, innermost first.
     pub shown: Vec<Shown>,
 }
@@ -141,7 +164,8 @@ pub fn walk(exe: &Path, options: &WalkOptions) -> Result<Walk, String> {
     .args(&options.args)
     .env("WALK_FUNCTIONS", options.functions.join(","))
     .env("WALK_MAX_HITS", options.max_hits_per_line.to_string())
-    .env("WALK_MAX_STOPS", options.max_stops.to_string());
+    .env("WALK_MAX_STOPS", options.max_stops.to_string())
+    .env("WALK_EVERY_ROW", if options.every_row { "1" } else { "0" });
     if let Some(dir) = &options.dir {
         gdb.current_dir(dir);
     }
@@ -169,12 +193,13 @@ pub fn parse(text: &str) -> Walk {
             ["LINES", lines] => {
                 walk.lines = lines.split(' ').filter_map(|l| l.parse().ok()).collect()
             }
-            ["STOP", depth, function, line] => {
+            ["STOP", depth, function, line, kind] => {
                 if let (Ok(depth), Ok(line)) = (depth.parse(), line.parse()) {
                     walk.stops.push(Stop {
                         depth,
                         function: function.to_string(),
                         line,
+                        at_break_address: *kind == "break",
                         shown: Vec::new(),
                     });
                 }

@@ -1,0 +1,64 @@
+//! Reproducers of the random-program findings, reduced with cvise.
+//!
+//! In: a finding of [`crate::debug_info`] and the program that shows it.
+//! Out: a directory `OUT/seedS-TAG/` holding `program.c`, `finding.txt`
+//! (the build, the tag, what was seen, how to check it again) and
+//! `interesting.sh` (exit 0 while the finding is still there: `dwarfsmith-
+//! fuzz --still-found TAG reduced.c`); with reduction, `reduced.c`, cvise's
+//! smallest program that keeps the finding.
+
+use std::path::{Path, PathBuf};
+
+use crate::debug_info::Finding;
+
+/// Writes the reproducer of `finding` (seed `seed`, program `source`)
+/// under `out`; reduces it when `reduce_with` names the `dwarfsmith-fuzz`
+/// executable. Gives the reproducer's directory.
+pub fn write(
+    out: &Path,
+    seed: u64,
+    source: &Path,
+    finding: &Finding,
+    reduce_with: Option<&Path>,
+) -> Result<PathBuf, String> {
+    let tag = finding.tag();
+    let dir = out.join(format!("seed{seed}-{}", tag.replace(':', "-")));
+    let io = |e: std::io::Error| format!("{}: {e}", dir.display());
+    std::fs::create_dir_all(&dir).map_err(io)?;
+    std::fs::copy(source, dir.join("program.c")).map_err(io)?;
+    let fuzz = reduce_with
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|| "dwarfsmith-fuzz".to_string());
+    std::fs::write(
+        dir.join("finding.txt"),
+        format!(
+            "csmith seed {seed} ({})\nbuild: {}\ntag: {tag}\ncheck again: {fuzz} --still-found {tag} program.c\n\n{}\n",
+            crate::csmith::CSMITH_OPTIONS.join(" "),
+            finding.build.name(),
+            finding.detail
+        ),
+    )
+    .map_err(io)?;
+    let script = dir.join("interesting.sh");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\nexec '{fuzz}' --still-found '{tag}' reduced.c >/dev/null 2>&1\n"),
+    )
+    .map_err(io)?;
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).map_err(io)?;
+    if reduce_with.is_some() {
+        std::fs::copy(source, dir.join("reduced.c")).map_err(io)?;
+        let out = std::process::Command::new("cvise")
+            .args(["--n", "1", "--timeout", "300"])
+            .arg(&script)
+            .arg("reduced.c")
+            .current_dir(&dir)
+            .output()
+            .map_err(|e| format!("cannot run cvise: {e}"))?;
+        if !out.status.success() {
+            std::fs::write(dir.join("cvise.log"), [out.stdout, out.stderr].concat()).map_err(io)?;
+        }
+    }
+    Ok(dir)
+}
