@@ -11,6 +11,9 @@ use std::path::{Path, PathBuf};
 
 use crate::debug_info::Finding;
 
+/// The longest one reduction may take.
+pub const REDUCE_LIMIT: std::time::Duration = std::time::Duration::from_secs(3600);
+
 /// Writes the reproducer of `finding` (seed `seed`, program `source`)
 /// under `out`; reduces it when `reduce_with` names the `dwarfsmith-fuzz`
 /// executable. Gives the reproducer's directory.
@@ -49,7 +52,10 @@ pub fn write(
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).map_err(io)?;
     if reduce_with.is_some() {
         std::fs::copy(source, dir.join("reduced.c")).map_err(io)?;
-        let out = std::process::Command::new("cvise")
+        // cvise keeps the smallest program so far in reduced.c, so a
+        // reduction stopped at the limit still leaves a smaller one.
+        let out = std::process::Command::new("timeout")
+            .args(["-k", "10", &REDUCE_LIMIT.as_secs().to_string(), "cvise"])
             .args(["--n", "1", "--timeout", "300"])
             .arg(&script)
             .arg("reduced.c")

@@ -20,7 +20,7 @@
 //!   this is not one of them, or when gdb could not read it (`<error: ...>`,
 //!   always wrong). A local is not judged before or at its declaration
 //!   line (its initializer has not run), nor
-//!   one the oracle shows [`UNASSIGNED`] there (build the oracle with gcc's
+//!   one the oracle shows [`UNASSIGNED`] there (build the oracle with
 //!   `-ftrivial-auto-var-init=pattern` to tell those apart).
 //!   Values of a variable the oracle never showed at that line are not
 //!   judged ([`Figures::unjudged`]).

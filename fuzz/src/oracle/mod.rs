@@ -12,7 +12,7 @@
 //! [`judge::Figures`]: stops, availability, distinct values, wrong values,
 //! missing variables, lines stopped at, stepping order.
 //!
-//! Used by the random-program runs and by the
+//! Used by the random-program runs ([`crate::debug_info`]) and by the
 //! real-world harness of the root crate's tests:
 //!
 //! ```no_run

@@ -20,9 +20,9 @@
 # A value is gdb's rendering of an integer, character, boolean, enum or
 # float; a pointer is `NULL`, `&symbol` or `&symbol+offset` when gdb names
 # what it points to, else `<pointer>`; `<optimized out>` and
-# `<error: ...>` as gdb says; an integer or pointer whose bytes are all
-# 0xFE (gcc's -ftrivial-auto-var-init=pattern: not assigned yet) is
-# `<unassigned>`.
+# `<error: ...>` as gdb says; an integer or pointer of 2-8 bytes that are
+# all 0xFE or all 0xAA (-ftrivial-auto-var-init=pattern of gcc or clang: not
+# assigned yet) is `<unassigned>`.
 import gdb
 import os
 import re
@@ -77,7 +77,7 @@ def render(value):
         code = type.code
         if code in (gdb.TYPE_CODE_INT, gdb.TYPE_CODE_CHAR, gdb.TYPE_CODE_PTR) and 1 < type.sizeof <= 8:
             mask = (1 << (8 * type.sizeof)) - 1
-            if int(value) & mask == int("fe" * type.sizeof, 16):
+            if int(value) & mask in (int(fill * type.sizeof, 16) for fill in ("fe", "aa")):
                 return "<unassigned>"
         if code == gdb.TYPE_CODE_PTR:
             if int(value) == 0:

@@ -94,8 +94,9 @@ impl Shown {
 /// gdb's word for a variable without a location at the pc.
 pub const OPTIMIZED_OUT: &str = "<optimized out>";
 
-/// An integer or pointer of 2-8 bytes that are all 0xFE: gcc's
-/// `-ftrivial-auto-var-init=pattern` fill, a local not assigned yet.
+/// An integer or pointer of 2-8 bytes that are all 0xFE or all 0xAA: the
+/// `-ftrivial-auto-var-init=pattern` fill of gcc or clang, a local not
+/// assigned yet.
 pub const UNASSIGNED: &str = "<unassigned>";
 
 /// One breakpoint stop.
