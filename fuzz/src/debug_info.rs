@@ -30,7 +30,7 @@ use std::time::Duration;
 use dwarfsmith::{CompileOptions, DebuggerTune, OptLevel};
 
 use crate::csmith::{self, Program, Ran, CSMITH_INCLUDE};
-use crate::oracle::{self, Figures, Reference, WalkOptions, WrongValue};
+use crate::oracle::{self, End, Figures, Reference, Walk, WalkOptions, WrongValue};
 
 /// The longest one dwarfsmith compile may take.
 pub const COMPILE_LIMIT: Duration = Duration::from_secs(60);
@@ -439,14 +439,26 @@ pub fn judge_program(
         max_hits_per_line: config.oracle_max_hits_per_line,
         ..options.clone()
     };
-    let mut reference = Reference::new(&oracle::walk(&program.oracle, &every_row)?);
-    reference.add_values(&oracle::walk(&program.clang_oracle, &every_row)?);
+    let gcc_walk = oracle::walk(&program.oracle, &every_row)?;
+    let clang_walk = oracle::walk(&program.clang_oracle, &every_row)?;
+    for walk in [&gcc_walk, &clang_walk] {
+        if let End::Error(why) = &walk.end {
+            report.discarded = Some(format!("gdb cannot walk an -O0 build: {why}"));
+            return Ok(report);
+        }
+    }
+    let mut reference = Reference::new(&gcc_walk);
+    reference.add_values(&clang_walk);
     for &build in builds {
         let outcome = match executable(build, &program, &ir, dir, &mut report.findings) {
             Err(why) => Outcome::Failed(why),
             Ok(exe) => match csmith::run(&exe)? {
                 Ran::Output(output) if output == program.output => {
                     match oracle::walk(&exe, &options) {
+                        Ok(Walk {
+                            end: End::Error(why),
+                            ..
+                        }) => Outcome::Failed(format!("gdb cannot walk it: {why}")),
                         Ok(walk) => Outcome::Judged(oracle::judge(&reference, &walk)),
                         Err(why) => Outcome::Failed(why),
                     }
@@ -749,4 +761,59 @@ fn one_program(seed: u64, options: &RunOptions) -> Result<ProgramReport, String>
         }
     }
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finding(build: Build, kind: FindingKind) -> Finding {
+        Finding {
+            build,
+            kind,
+            detail: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_finding_tag_names_kind_mode_and_first_wrong_variable() {
+        let wrong = WrongValue {
+            function: "func_1".into(),
+            line: 7,
+            variable: "l_5@3".into(),
+            shown: "255".into(),
+            held: vec!["1".into()],
+        };
+        let tags: Vec<String> = [
+            finding(Build::Dwarfsmith(Mode::ClangO2), FindingKind::Miscompile),
+            finding(
+                Build::Dwarfsmith(Mode::ClangO2AtO0),
+                FindingKind::CompileFailure,
+            ),
+            finding(
+                Build::Dwarfsmith(Mode::ClangO0AtO2),
+                FindingKind::CodeDependsOnDebugInfo,
+            ),
+            finding(
+                Build::Dwarfsmith(Mode::ClangO0AtO2),
+                FindingKind::WrongValues(vec![wrong]),
+            ),
+        ]
+        .iter()
+        .map(Finding::tag)
+        .collect();
+        assert_eq!(
+            tags,
+            ["miscompile:A", "failure:B", "g0:C", "wrong:C:func_1:l_5@3"]
+        );
+    }
+
+    #[test]
+    fn builds_are_named_both_ways() {
+        for build in Build::ALL {
+            assert_eq!(Build::from_name(&build.name()), Some(build));
+        }
+        assert_eq!(Mode::from_letter("C"), Some(Mode::ClangO0AtO2));
+        assert_eq!(Mode::from_letter("D"), None);
+    }
 }

@@ -68,3 +68,31 @@ pub fn write(
     }
     Ok(dir)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::debug_info::{Build, FindingKind, Mode};
+
+    #[test]
+    fn a_reproducer_holds_the_program_the_finding_and_its_test() {
+        let dir = tempfile::tempdir().unwrap();
+        let source = dir.path().join("csmith7.c");
+        std::fs::write(&source, "int main(void) { return 0; }\n").unwrap();
+        let finding = Finding {
+            build: Build::Dwarfsmith(Mode::ClangO2),
+            kind: FindingKind::Miscompile,
+            detail: "gcc -O0 prints \"1\", this build \"2\"".into(),
+        };
+        let out = dir.path().join("out");
+        let written = write(&out, 7, &source, &finding, None).unwrap();
+        assert_eq!(written, out.join("seed7-miscompile-A"));
+        let read = |name| std::fs::read_to_string(written.join(name)).unwrap();
+        assert_eq!(read("program.c"), "int main(void) { return 0; }\n");
+        assert!(read("finding.txt").contains("build: A dwarfsmith\ntag: miscompile:A\n"));
+        assert_eq!(
+            read("interesting.sh"),
+            "#!/bin/sh\nexec 'dwarfsmith-fuzz' --still-found 'miscompile:A' reduced.c >/dev/null 2>&1\n"
+        );
+    }
+}
