@@ -530,11 +530,14 @@ pub fn still_found(source: &Path, tag: &str, config: &Config) -> Result<bool, St
         builds.extend([Build::Llc(Mode::ClangO2), Build::Llc(Mode::ClangO2AtO0)]);
     }
     let report = judge_program(&copy, dir.path(), &builds, config)?;
-    // A wrong value keeps the finding when any wrong value of the same
-    // function and variable remains.
+    // A wrong value keeps the finding when any wrong value of a variable
+    // of the same function and name remains (a reduction moves its
+    // declaration line).
+    let name = |variable: &str| variable.split('@').next().unwrap_or_default().to_string();
+    let wanted = (parts.get(2).copied(), parts.get(3).map(|v| name(v)));
     Ok(report.findings.iter().any(|f| match &f.kind {
         FindingKind::WrongValues(wrong) => wrong.iter().any(|w| {
-            parts[0] == "wrong" && parts.get(2..) == Some(&[w.function.as_str(), &w.variable][..])
+            parts[0] == "wrong" && wanted == (Some(w.function.as_str()), Some(name(&w.variable)))
         }),
         _ => f.tag() == tag,
     }))
