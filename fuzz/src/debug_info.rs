@@ -556,8 +556,6 @@ pub struct Totals {
     pub per_build: BTreeMap<Build, BuildTotals>,
     /// Wrong values dwarfsmith shares with llc-19 (modes A and B).
     pub shared_wrong: BTreeMap<Mode, usize>,
-    /// Findings.
-    pub findings: usize,
 }
 
 /// One build's totals.
@@ -586,7 +584,6 @@ impl Totals {
             self.discarded += 1;
             return;
         }
-        self.findings += report.findings.len();
         for (mode, n) in &report.shared_wrong {
             *self.shared_wrong.entry(*mode).or_default() += n;
         }

@@ -233,8 +233,9 @@ impl Figures {
         baseline.lines.difference(&self.lines).copied().collect()
     }
 
-    /// Adds another program's figures (lines are per program, so only
-    /// their count is kept: use [`Figures::lines_count`]).
+    /// Adds another program's figures; the lines stopped at are line
+    /// numbers of each program's own source, so they are left as they are
+    /// (sum `lines.len()` per program instead).
     pub fn add(&mut self, other: &Figures) {
         self.stops += other.stops;
         self.expected += other.expected;

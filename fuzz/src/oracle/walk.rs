@@ -4,7 +4,7 @@
 //! In: an executable with DWARF and [`WalkOptions`] (the functions whose
 //! lines get breakpoints, the bounds). Out: every stop, in order, with the
 //! scalar arguments and locals gdb shows there. The walk itself judges
-//! nothing; [`super::judge`] does.
+//! nothing; [`super::judge()`] does.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
