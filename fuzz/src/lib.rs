@@ -20,7 +20,12 @@
 //! Determinism: input `i` of a run with seed `s` depends only on `s` and
 //! `i` (its own [`SplitMix64`] stream), so a finding names `s` and `i`.
 
+pub mod csmith;
+pub mod debug_info;
 pub mod mutate;
+pub mod oracle;
+pub mod ratchet;
+pub mod reproducer;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -240,7 +245,7 @@ pub fn run(
 }
 
 /// The message of a caught panic.
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     payload
         .downcast_ref::<&str>()
         .map(|s| s.to_string())

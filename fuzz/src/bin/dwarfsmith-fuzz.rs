@@ -1,6 +1,15 @@
 //! `dwarfsmith-fuzz --inputs N --seed S`: runs the mutation harness for N
 //! inputs and prints the counts and every finding; exits 1 on a finding.
 //! `--first I --write-input FILE` writes input I alone, to reproduce it.
+//!
+//! `dwarfsmith-fuzz --debug-info --programs N --seed S [--jobs J] [--out DIR
+//! [--reduce]]`: random-program debug testing (`debug_info` in the
+//! library) of csmith's programs for seeds S..S+N; prints the table per
+//! build and every finding, writes each finding's reproducer under DIR
+//! (reduced with cvise with `--reduce`); exits 1 on a finding.
+//! `--list-wrong` prints every build's wrong values too.
+//! `--still-found TAG FILE` exits 0 when the C program FILE still shows the
+//! finding TAG (the reproducers' interestingness test).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -30,10 +39,38 @@ struct Args {
     /// stop, to make a reproducer of a finding.
     #[arg(long)]
     write_input: Option<PathBuf>,
+    /// Random-program debug testing instead of mutation.
+    #[arg(long)]
+    debug_info: bool,
+    /// With --debug-info: how many csmith seeds (S, S+1, ...).
+    #[arg(long, default_value_t = 100)]
+    programs: u64,
+    /// With --debug-info: programs judged at once.
+    #[arg(long, default_value_t = 2)]
+    jobs: usize,
+    /// With --debug-info: where to write reproducers of findings.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// With --debug-info: print every build's wrong values (llc-19's and
+    /// gcc's too) as each program ends.
+    #[arg(long)]
+    list_wrong: bool,
+    /// With --debug-info --out: reduce each reproducer with cvise.
+    #[arg(long, requires = "out")]
+    reduce: bool,
+    /// Exit 0 when the C program FILE still shows the finding TAG.
+    #[arg(long, num_args = 2, value_names = ["TAG", "FILE"])]
+    still_found: Option<Vec<String>>,
 }
 
 fn main() -> ExitCode {
     let args = Args::parse();
+    if let Some(tag_and_file) = &args.still_found {
+        return still_found(&tag_and_file[0], &tag_and_file[1]);
+    }
+    if args.debug_info {
+        return debug_info(&args);
+    }
     let corpus = match dwarfsmith_fuzz::Corpus::load(&args.root) {
         Ok(corpus) => corpus,
         Err(e) => {
@@ -150,5 +187,80 @@ fn accumulate(totals: &mut dwarfsmith_fuzz::Counts, counts: &dwarfsmith_fuzz::Co
         for (total, (_, n)) in totals.by_mutation.iter_mut().zip(&counts.by_mutation) {
             total.1 += n;
         }
+    }
+}
+
+fn still_found(tag: &str, file: &str) -> ExitCode {
+    std::panic::set_hook(Box::new(|_| {}));
+    let config = dwarfsmith_fuzz::debug_info::Config::default();
+    match dwarfsmith_fuzz::debug_info::still_found(file.as_ref(), tag, &config) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("dwarfsmith-fuzz: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn debug_info(args: &Args) -> ExitCode {
+    use dwarfsmith_fuzz::debug_info::{run, RunOptions};
+    let reduce_with = match (args.reduce, std::env::current_exe()) {
+        (false, _) => None,
+        (true, Ok(exe)) => Some(exe),
+        (true, Err(e)) => {
+            eprintln!("dwarfsmith-fuzz: cannot find my own executable for cvise: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let options = RunOptions {
+        seed: args.seed,
+        programs: args.programs,
+        jobs: args.jobs,
+        out: args.out.clone(),
+        reduce_with,
+        config: Default::default(),
+    };
+    let done = std::sync::atomic::AtomicU64::new(0);
+    let result = run(&options, |seed, report| {
+        let n = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        let status = match &report.discarded {
+            Some(why) => format!("discarded: {}", why.lines().next().unwrap_or_default()),
+            None => format!("{} findings", report.findings.len()),
+        };
+        eprintln!(
+            "dwarfsmith-fuzz: {n} / {}: seed {seed}: {status}",
+            args.programs
+        );
+        if args.list_wrong {
+            for (build, outcome) in &report.builds {
+                if let dwarfsmith_fuzz::debug_info::Outcome::Judged(figures) = outcome {
+                    for wrong in &figures.wrong {
+                        println!("WRONG seed {seed} {}: {wrong}", build.name());
+                    }
+                }
+            }
+        }
+    });
+    let (totals, findings) = match result {
+        Ok(done) => done,
+        Err(e) => {
+            eprintln!("dwarfsmith-fuzz: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    for (seed, finding) in &findings {
+        println!(
+            "FINDING seed {seed} {}: {}",
+            finding.tag(),
+            finding.detail.trim_end()
+        );
+    }
+    print!("{}", totals.table());
+    println!("findings: {}", findings.len());
+    if findings.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
     }
 }

@@ -1,0 +1,819 @@
+//! Random-program debug testing, after Li et al. (PLDI 2020), Di Luna et
+//! al. (ASPLOS 2021) and Assaiante et al. (ASPLOS 2023).
+//!
+//! In: a C program (a csmith seed, or a file). Out: a [`ProgramReport`]:
+//! for every [`Build`], its [`Outcome`] (the [`oracle`] figures, a
+//! miscompile or a failure), and the [`Finding`]s against dwarfsmith.
+//!
+//! The oracle is the gcc -O0 -g build, with the values its clang-19 -O0
+//! twin shows added (see [`crate::csmith::Program`]); a program is
+//! discarded when it does not run there, or when the llc-19 build of its
+//! clang-19 -O2 IR (that is clang-19 -O2) prints something else. Each program is built in three
+//! [`Mode`]s, by dwarfsmith (in process, under `catch_unwind` and a time
+//! limit) and by llc-19 from the same IR, and once by gcc -O2 -g; each
+//! build is linked with gcc, run (a different output is a miscompile) and
+//! walked under gdb against the oracle.
+//!
+//! Findings: a miscompile, a compile that fails (error, panic, time),
+//! `-g` and `-g0` giving different code, and wrong values: every wrong value
+//! in mode C (dwarfsmith's own optimiser on clang -O0 IR, where the IR
+//! carries no optimiser's mistakes), and in modes A and B the wrong values
+//! at a (function, line, variable) where llc-19 shows no wrong value from
+//! the same IR at -O2 or -O0 (where it does, the IR itself is wrong).
+
+use std::collections::BTreeMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use dwarfsmith::{CompileOptions, DebuggerTune, OptLevel};
+
+use crate::csmith::{self, Program, Ran, CSMITH_INCLUDE};
+use crate::oracle::{self, End, Figures, Reference, Walk, WalkOptions, WrongValue};
+
+/// The longest one dwarfsmith compile may take.
+pub const COMPILE_LIMIT: Duration = Duration::from_secs(60);
+
+/// Which IR goes in and how it is compiled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Mode {
+    /// A: clang-19 -O2 -g IR, compiled at -O2 (llc-19 -O2).
+    ClangO2,
+    /// B: the same IR compiled at -O0 (llc-19 -O0).
+    ClangO2AtO0,
+    /// C: clang-19 -O0 -Xclang -disable-O0-optnone -g IR compiled at -O2
+    /// (llc-19 -O2): dwarfsmith's own optimiser.
+    ClangO0AtO2,
+}
+
+impl Mode {
+    /// The three modes.
+    pub const ALL: [Mode; 3] = [Mode::ClangO2, Mode::ClangO2AtO0, Mode::ClangO0AtO2];
+
+    /// The mode's letter.
+    pub fn letter(self) -> char {
+        match self {
+            Mode::ClangO2 => 'A',
+            Mode::ClangO2AtO0 => 'B',
+            Mode::ClangO0AtO2 => 'C',
+        }
+    }
+
+    /// The mode of a letter.
+    pub fn from_letter(letter: &str) -> Option<Mode> {
+        Mode::ALL
+            .into_iter()
+            .find(|m| m.letter().to_string() == letter)
+    }
+
+    /// What the mode is, for the table's legend.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Mode::ClangO2 => "clang-19 -O2 -g IR, compiled at -O2",
+            Mode::ClangO2AtO0 => "clang-19 -O2 -g IR, compiled at -O0",
+            Mode::ClangO0AtO2 => "clang-19 -O0 -disable-O0-optnone -g IR, compiled at -O2",
+        }
+    }
+
+    /// Whether the mode's IR is clang's -O2 IR.
+    fn optimised_ir(self) -> bool {
+        self != Mode::ClangO0AtO2
+    }
+
+    /// dwarfsmith's level.
+    fn level(self) -> OptLevel {
+        match self {
+            Mode::ClangO2AtO0 => OptLevel::O0,
+            Mode::ClangO2 | Mode::ClangO0AtO2 => OptLevel::O2,
+        }
+    }
+
+    /// llc-19's level.
+    fn llc_level(self) -> &'static str {
+        match self {
+            Mode::ClangO2AtO0 => "-O0",
+            Mode::ClangO2 | Mode::ClangO0AtO2 => "-O2",
+        }
+    }
+}
+
+/// One build of a program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Build {
+    /// dwarfsmith in a mode.
+    Dwarfsmith(Mode),
+    /// llc-19 from the same IR at the matching level.
+    Llc(Mode),
+    /// gcc -O2 -g from the source.
+    GccO2,
+}
+
+impl Build {
+    /// Every build, in the table's order.
+    pub const ALL: [Build; 7] = [
+        Build::Dwarfsmith(Mode::ClangO2),
+        Build::Llc(Mode::ClangO2),
+        Build::Dwarfsmith(Mode::ClangO2AtO0),
+        Build::Llc(Mode::ClangO2AtO0),
+        Build::Dwarfsmith(Mode::ClangO0AtO2),
+        Build::Llc(Mode::ClangO0AtO2),
+        Build::GccO2,
+    ];
+
+    /// `A dwarfsmith`, `B llc-19`, `gcc -O2`.
+    pub fn name(self) -> String {
+        match self {
+            Build::Dwarfsmith(mode) => format!("{} dwarfsmith", mode.letter()),
+            Build::Llc(mode) => format!("{} llc-19", mode.letter()),
+            Build::GccO2 => "gcc -O2".to_string(),
+        }
+    }
+
+    /// The build of a name.
+    pub fn from_name(name: &str) -> Option<Build> {
+        Build::ALL.into_iter().find(|b| b.name() == name)
+    }
+}
+
+/// What became of one build.
+#[derive(Clone, Debug)]
+pub enum Outcome {
+    /// It ran right and was walked.
+    Judged(Figures),
+    /// It printed something else than the oracle.
+    Miscompile {
+        /// What it printed (or how it failed).
+        got: String,
+    },
+    /// It could not be built, run or walked.
+    Failed(String),
+}
+
+/// What kind of finding.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FindingKind {
+    /// Another output than the oracle's.
+    Miscompile,
+    /// A compile error, panic or time-out.
+    CompileFailure,
+    /// `-g` and `-g0` give different code.
+    CodeDependsOnDebugInfo,
+    /// Wrong values (sorted; the first names the finding).
+    WrongValues(Vec<WrongValue>),
+}
+
+/// Something wrong with a dwarfsmith build.
+#[derive(Clone, Debug)]
+pub struct Finding {
+    /// The build.
+    pub build: Build,
+    /// The kind.
+    pub kind: FindingKind,
+    /// What was seen.
+    pub detail: String,
+}
+
+impl Finding {
+    /// The finding as one word-like tag (`wrong:C:func_1:l_5`), which
+    /// [`still_found`] takes to decide whether a reduced program keeps it.
+    pub fn tag(&self) -> String {
+        let letter = match self.build {
+            Build::Dwarfsmith(mode) => mode.letter(),
+            _ => '?',
+        };
+        match &self.kind {
+            FindingKind::Miscompile => format!("miscompile:{letter}"),
+            FindingKind::CompileFailure => format!("failure:{letter}"),
+            FindingKind::CodeDependsOnDebugInfo => format!("g0:{letter}"),
+            FindingKind::WrongValues(wrong) => match wrong.first() {
+                Some(w) => format!("wrong:{letter}:{}:{}", w.function, w.variable),
+                None => format!("wrong:{letter}"),
+            },
+        }
+    }
+}
+
+/// Everything about one program.
+#[derive(Clone, Debug)]
+pub struct ProgramReport {
+    /// Why it was discarded, if it was.
+    pub discarded: Option<String>,
+    /// Each build's outcome.
+    pub builds: BTreeMap<Build, Outcome>,
+    /// Its findings.
+    pub findings: Vec<Finding>,
+    /// Wrong values of dwarfsmith in modes A and B where llc-19 shows one
+    /// too from the same IR (at either level), at the same function, line
+    /// and variable (the IR's).
+    pub shared_wrong: BTreeMap<Mode, usize>,
+}
+
+/// How to walk each build.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Stops per line in the builds' walks.
+    pub max_hits_per_line: u32,
+    /// Stops per address in the oracle's walks (which break on every row):
+    /// more than the builds' per line, so that the oracle sees the values
+    /// of every execution of a line a build's stops reach (a loop test
+    /// stopped at after the increment is one iteration ahead).
+    pub oracle_max_hits_per_line: u32,
+    /// Stops per walk.
+    pub max_stops: u32,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            max_hits_per_line: 5,
+            oracle_max_hits_per_line: 12,
+            max_stops: 3_000,
+        }
+    }
+}
+
+/// A compiled object or why there is none.
+fn dwarfsmith_object(
+    ll: &str,
+    name: &str,
+    mode: Mode,
+    debug_info: bool,
+) -> Result<Vec<u8>, String> {
+    let text = ll.to_string();
+    let name = name.to_string();
+    let options = CompileOptions {
+        opt_level: mode.level(),
+        debug_info,
+        debugger_tune: DebuggerTune::Gdb,
+    };
+    let (sender, receiver) = mpsc::channel();
+    // A compile that never ends cannot be stopped: its thread is left
+    // behind and the finding is reported.
+    std::thread::spawn(move || {
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            dwarfsmith::compile(&text, &name, &options)
+        }));
+        let _ = sender.send(result);
+    });
+    match receiver.recv_timeout(COMPILE_LIMIT) {
+        Ok(Ok(Ok(bytes))) => Ok(bytes),
+        Ok(Ok(Err(diagnostic))) => Err(format!("compile error: {diagnostic}")),
+        Ok(Err(payload)) => Err(format!("panicked: {}", crate::panic_message(&*payload))),
+        Err(_) => Err(format!("compile ran past {COMPILE_LIMIT:?}")),
+    }
+}
+
+/// Whether two objects hold the same functions, code and relocations.
+fn same_code(with_debug: &[u8], without: &[u8]) -> Result<bool, String> {
+    let read = |bytes| dwarfsmith_emit::read::read(bytes).map_err(|e| e.to_string());
+    let (a, b) = (read(with_debug)?, read(without)?);
+    let code = |m: &dwarfsmith_emit::model::ObjectModel| {
+        m.functions
+            .iter()
+            .map(|f| (f.name.clone(), f.code.clone(), f.relocations.clone()))
+            .collect::<Vec<_>>()
+    };
+    Ok(code(&a) == code(&b))
+}
+
+fn os(s: &str) -> &std::ffi::OsStr {
+    s.as_ref()
+}
+
+/// The IR of one mode, made once per program.
+struct Ir {
+    path: PathBuf,
+    text: String,
+}
+
+fn clang_ir(program: &Program, dir: &Path, optimised: bool) -> Result<Ir, String> {
+    let path = dir.join(if optimised { "O2.ll" } else { "O0.ll" });
+    let mut args = vec![
+        os("-g"),
+        os("-w"),
+        os(CSMITH_INCLUDE),
+        os("-S"),
+        os("-emit-llvm"),
+    ];
+    if optimised {
+        args.push(os("-O2"));
+    } else {
+        args.extend([os("-O0"), os("-Xclang"), os("-disable-O0-optnone")]);
+    }
+    args.extend([program.source.as_os_str(), os("-o"), path.as_os_str()]);
+    csmith::build("clang-19", &args, dir)?;
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    Ok(Ir { path, text })
+}
+
+/// Builds `build` into an executable in `dir`; a dwarfsmith build also
+/// says whether `-g0` gives the same code.
+fn executable(
+    build: Build,
+    program: &Program,
+    ir: &BTreeMap<bool, Ir>,
+    dir: &Path,
+    findings: &mut Vec<Finding>,
+) -> Result<PathBuf, String> {
+    let name = build.name().replace([' ', '-'], "_");
+    let exe = dir.join(&name);
+    let object = dir.join(format!("{name}.o"));
+    let link =
+        |object: &Path| csmith::build("gcc", &[object.as_os_str(), os("-o"), exe.as_os_str()], dir);
+    match build {
+        Build::Dwarfsmith(mode) => {
+            let ir = &ir[&mode.optimised_ir()];
+            let file = ir.path.file_name().unwrap_or_default().to_string_lossy();
+            let bytes = match dwarfsmith_object(&ir.text, &file, mode, true) {
+                Ok(bytes) => bytes,
+                Err(why) => {
+                    findings.push(Finding {
+                        build,
+                        kind: FindingKind::CompileFailure,
+                        detail: why.clone(),
+                    });
+                    return Err(why);
+                }
+            };
+            let without = dwarfsmith_object(&ir.text, &file, mode, false)
+                .map_err(|why| format!("-g0: {why}"))?;
+            if !same_code(&bytes, &without)? {
+                findings.push(Finding {
+                    build,
+                    kind: FindingKind::CodeDependsOnDebugInfo,
+                    detail: "-g and -g0 give different code".into(),
+                });
+            }
+            std::fs::write(&object, bytes).map_err(|e| e.to_string())?;
+            link(&object)?;
+        }
+        Build::Llc(mode) => {
+            let ir = &ir[&mode.optimised_ir()];
+            csmith::build(
+                "llc-19",
+                &[
+                    os(mode.llc_level()),
+                    os("-filetype=obj"),
+                    os("-relocation-model=pic"),
+                    ir.path.as_os_str(),
+                    os("-o"),
+                    object.as_os_str(),
+                ],
+                dir,
+            )?;
+            link(&object)?;
+        }
+        Build::GccO2 => csmith::build(
+            "gcc",
+            &[
+                os("-O2"),
+                os("-g"),
+                os("-w"),
+                os(CSMITH_INCLUDE),
+                program.source.as_os_str(),
+                os("-o"),
+                exe.as_os_str(),
+            ],
+            dir,
+        )?,
+    }
+    Ok(exe)
+}
+
+/// Builds, runs and walks `builds` of the C program `source` (in `dir`,
+/// which it fills), against its oracle.
+pub fn judge_program(
+    source: &Path,
+    dir: &Path,
+    builds: &[Build],
+    config: &Config,
+) -> Result<ProgramReport, String> {
+    let mut report = ProgramReport {
+        discarded: None,
+        builds: BTreeMap::new(),
+        findings: Vec::new(),
+        shared_wrong: BTreeMap::new(),
+    };
+    let program = match Program::prepare(source, dir)? {
+        Ok(program) => program,
+        Err(why) => {
+            report.discarded = Some(why);
+            return Ok(report);
+        }
+    };
+    let mut ir = BTreeMap::new();
+    for optimised in [true, false] {
+        match clang_ir(&program, dir, optimised) {
+            Ok(made) => ir.insert(optimised, made),
+            Err(why) => {
+                report.discarded = Some(format!("clang-19 does not build it: {why}"));
+                return Ok(report);
+            }
+        };
+    }
+    // clang-19 -O2 must agree with gcc -O0, or the program's behaviour is
+    // undefined somewhere.
+    let clang = executable(
+        Build::Llc(Mode::ClangO2),
+        &program,
+        &ir,
+        dir,
+        &mut Vec::new(),
+    );
+    match clang.map(|exe| csmith::run(&exe)) {
+        Ok(Ok(Ran::Output(output))) if output == program.output => {}
+        other => {
+            report.discarded = Some(format!("clang-19 -O2 differs from gcc -O0: {other:?}"));
+            return Ok(report);
+        }
+    }
+    let options = WalkOptions {
+        max_hits_per_line: config.max_hits_per_line,
+        max_stops: config.max_stops,
+        ..WalkOptions::new(program.functions.clone())
+    };
+    let every_row = WalkOptions {
+        every_row: true,
+        max_hits_per_line: config.oracle_max_hits_per_line,
+        ..options.clone()
+    };
+    let gcc_walk = oracle::walk(&program.oracle, &every_row)?;
+    let clang_walk = oracle::walk(&program.clang_oracle, &every_row)?;
+    for walk in [&gcc_walk, &clang_walk] {
+        if let End::Error(why) = &walk.end {
+            report.discarded = Some(format!("gdb cannot walk an -O0 build: {why}"));
+            return Ok(report);
+        }
+    }
+    let mut reference = Reference::new(&gcc_walk);
+    reference.add_values(&clang_walk);
+    for &build in builds {
+        let outcome = match executable(build, &program, &ir, dir, &mut report.findings) {
+            Err(why) => Outcome::Failed(why),
+            Ok(exe) => match csmith::run(&exe)? {
+                Ran::Output(output) if output == program.output => {
+                    match oracle::walk(&exe, &options) {
+                        Ok(Walk {
+                            end: End::Error(why),
+                            ..
+                        }) => Outcome::Failed(format!("gdb cannot walk it: {why}")),
+                        Ok(walk) => Outcome::Judged(oracle::judge(&reference, &walk)),
+                        Err(why) => Outcome::Failed(why),
+                    }
+                }
+                ran => Outcome::Miscompile {
+                    got: format!("{ran:?}"),
+                },
+            },
+        };
+        if let (Build::Dwarfsmith(_), Outcome::Miscompile { got }) = (build, &outcome) {
+            report.findings.push(Finding {
+                build,
+                kind: FindingKind::Miscompile,
+                detail: format!("gcc -O0 prints {:?}, this build {got}", program.output),
+            });
+        }
+        report.builds.insert(build, outcome);
+    }
+    for mode in Mode::ALL {
+        let Some(Outcome::Judged(ours)) = report.builds.get(&Build::Dwarfsmith(mode)) else {
+            continue;
+        };
+        // llc-19's wrong values from the same IR, at either level.
+        let same_ir = Mode::ALL
+            .into_iter()
+            .filter(|m| mode.optimised_ir() && m.optimised_ir());
+        let llc_wrong: Vec<&WrongValue> = same_ir
+            .filter_map(|m| match report.builds.get(&Build::Llc(m)) {
+                Some(Outcome::Judged(llc)) => Some(llc.wrong.iter()),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        let (shared, own): (Vec<&WrongValue>, Vec<&WrongValue>) =
+            ours.wrong.iter().partition(|w| {
+                llc_wrong.iter().any(|l| {
+                    (&l.function, l.line, &l.variable) == (&w.function, w.line, &w.variable)
+                })
+            });
+        if mode.optimised_ir() {
+            report.shared_wrong.insert(mode, shared.len());
+        }
+        if !own.is_empty() {
+            report.findings.push(Finding {
+                build: Build::Dwarfsmith(mode),
+                detail: own.iter().map(|w| format!("{w}\n")).collect(),
+                kind: FindingKind::WrongValues(own.into_iter().cloned().collect()),
+            });
+        }
+    }
+    Ok(report)
+}
+
+/// Whether the C program `source` still shows the finding `tag` (see
+/// [`Finding::tag`]): the interestingness test of a reduction.
+pub fn still_found(source: &Path, tag: &str, config: &Config) -> Result<bool, String> {
+    let parts: Vec<&str> = tag.split(':').collect();
+    let mode = parts
+        .get(1)
+        .and_then(|letter| Mode::from_letter(letter))
+        .ok_or_else(|| format!("not a finding tag: {tag}"))?;
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let copy = dir.path().join("program.c");
+    std::fs::copy(source, &copy).map_err(|e| e.to_string())?;
+    // llc-19's builds decide only whether a wrong value from clang -O2 IR
+    // is the IR's.
+    let mut builds = vec![Build::Dwarfsmith(mode)];
+    if mode.optimised_ir() {
+        builds.extend([Build::Llc(Mode::ClangO2), Build::Llc(Mode::ClangO2AtO0)]);
+    }
+    let report = judge_program(&copy, dir.path(), &builds, config)?;
+    // A wrong value keeps the finding when any wrong value of a variable
+    // of the same function and name remains (a reduction moves its
+    // declaration line).
+    let name = |variable: &str| variable.split('@').next().unwrap_or_default().to_string();
+    let wanted = (parts.get(2).copied(), parts.get(3).map(|v| name(v)));
+    Ok(report.findings.iter().any(|f| match &f.kind {
+        FindingKind::WrongValues(wrong) => wrong.iter().any(|w| {
+            parts[0] == "wrong" && wanted == (Some(w.function.as_str()), Some(name(&w.variable)))
+        }),
+        _ => f.tag() == tag,
+    }))
+}
+
+/// The figures of many programs, per build.
+#[derive(Clone, Debug, Default)]
+pub struct Totals {
+    /// Programs tried.
+    pub programs: usize,
+    /// Programs discarded.
+    pub discarded: usize,
+    /// Per build: programs judged, summed figures, lines stopped at
+    /// (summed over programs), lines llc-19 of the same mode stops at that
+    /// the build never does, miscompiles, failures.
+    pub per_build: BTreeMap<Build, BuildTotals>,
+    /// Wrong values dwarfsmith shares with llc-19 (modes A and B).
+    pub shared_wrong: BTreeMap<Mode, usize>,
+}
+
+/// One build's totals.
+#[derive(Clone, Debug, Default)]
+pub struct BuildTotals {
+    /// Programs walked.
+    pub judged: usize,
+    /// The figures summed.
+    pub figures: Figures,
+    /// Distinct lines stopped at, summed over programs.
+    pub lines: usize,
+    /// Lines llc-19 (same mode; mode C's for gcc -O2) stopped at that
+    /// this build did not, summed over programs walked by both.
+    pub lines_missed: usize,
+    /// Miscompiles.
+    pub miscompiles: usize,
+    /// Builds that failed.
+    pub failures: usize,
+}
+
+impl Totals {
+    /// Adds one program's report.
+    pub fn add(&mut self, report: &ProgramReport) {
+        self.programs += 1;
+        if report.discarded.is_some() {
+            self.discarded += 1;
+            return;
+        }
+        for (mode, n) in &report.shared_wrong {
+            *self.shared_wrong.entry(*mode).or_default() += n;
+        }
+        for (build, outcome) in &report.builds {
+            let totals = self.per_build.entry(*build).or_default();
+            match outcome {
+                Outcome::Judged(figures) => {
+                    totals.judged += 1;
+                    totals.figures.add(figures);
+                    totals.lines += figures.lines.len();
+                    let baseline = match build {
+                        Build::Dwarfsmith(mode) => Some(Build::Llc(*mode)),
+                        Build::GccO2 => Some(Build::Llc(Mode::ClangO0AtO2)),
+                        Build::Llc(_) => None,
+                    };
+                    if let Some(Outcome::Judged(llc)) = baseline.and_then(|b| report.builds.get(&b))
+                    {
+                        totals.lines_missed += figures.lines_missed(llc).len();
+                    }
+                }
+                Outcome::Miscompile { .. } => totals.miscompiles += 1,
+                Outcome::Failed(_) => totals.failures += 1,
+            }
+        }
+    }
+
+    /// The table: one row per build.
+    pub fn table(&self) -> String {
+        let mut out = format!(
+            "{} programs, {} discarded (gcc -O0 and clang-19 -O2 disagree, or time out)\n",
+            self.programs, self.discarded
+        );
+        out += &format!(
+            "{:<14} {:>5} {:>7} {:>6} {:>15} {:>8} {:>6} {:>7} {:>6} {:>6} {:>6} {:>6} {:>5}\n",
+            "build",
+            "walks",
+            "stops",
+            "avail",
+            "shown/expected",
+            "distinct",
+            "wrong",
+            "missing",
+            "lines",
+            "missed",
+            "steps",
+            "miscmp",
+            "fail"
+        );
+        for build in Build::ALL {
+            let Some(t) = self.per_build.get(&build) else {
+                continue;
+            };
+            let f = &t.figures;
+            out += &format!(
+                "{:<14} {:>5} {:>7} {:>6.3} {:>15} {:>8} {:>6} {:>7} {:>6} {:>6} {:>6.3} {:>6} {:>5}\n",
+                build.name(),
+                t.judged,
+                f.stops,
+                f.availability(),
+                format!("{}/{}", f.available, f.expected),
+                f.distinct_values,
+                f.wrong.len(),
+                f.missing.len(),
+                t.lines,
+                t.lines_missed,
+                f.stepping_order(),
+                t.miscompiles,
+                t.failures
+            );
+        }
+        for (mode, n) in &self.shared_wrong {
+            out += &format!(
+                "{} dwarfsmith: {n} of its wrong values are llc-19's too (the IR's)\n",
+                mode.letter()
+            );
+        }
+        out += "modes: ";
+        out += &Mode::ALL
+            .iter()
+            .map(|m| format!("{} = {}", m.letter(), m.describe()))
+            .collect::<Vec<_>>()
+            .join("; ");
+        out += "\nmissed: lines llc-19 of the mode stops at that the build never does (gcc -O2: against C llc-19)\n";
+        out
+    }
+
+    /// The figures the ratchet keeps for a build: higher is better except
+    /// for `wrong` and `missing` (see [`crate::ratchet`]).
+    pub fn ratchet_figures(&self, build: Build) -> Vec<(&'static str, f64)> {
+        let Some(t) = self.per_build.get(&build) else {
+            return Vec::new();
+        };
+        vec![
+            ("availability", t.figures.availability()),
+            ("distinct_values", t.figures.distinct_values as f64),
+            ("stepping_order", t.figures.stepping_order()),
+            ("lines", t.lines as f64),
+            ("wrong", t.figures.wrong.len() as f64),
+            ("missing", t.figures.missing.len() as f64),
+        ]
+    }
+}
+
+/// A run over consecutive csmith seeds.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// The first seed; program `i` is csmith's program for `seed + i`.
+    pub seed: u64,
+    /// How many seeds.
+    pub programs: u64,
+    /// Programs judged at once.
+    pub jobs: usize,
+    /// Where reproducers of findings go (none written when `None`).
+    pub out: Option<PathBuf>,
+    /// Reduce each reproducer with cvise, whose interestingness script runs
+    /// this `dwarfsmith-fuzz` executable's `--still-found`.
+    pub reduce_with: Option<PathBuf>,
+    /// The walks' bounds.
+    pub config: Config,
+}
+
+/// Runs every program of `options` (`progress` hears of each as it ends)
+/// and gives the totals and the findings with their seeds, in seed order.
+pub fn run(
+    options: &RunOptions,
+    progress: impl Fn(u64, &ProgramReport) + Sync,
+) -> Result<(Totals, Vec<(u64, Finding)>), String> {
+    let next = std::sync::atomic::AtomicU64::new(options.seed);
+    let end = options.seed + options.programs;
+    let results = std::sync::Mutex::new(Vec::new());
+    let previous_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    std::thread::scope(|scope| {
+        for _ in 0..options.jobs.max(1) {
+            scope.spawn(|| loop {
+                let seed = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                if seed >= end {
+                    break;
+                }
+                let result = one_program(seed, options);
+                if let Ok(report) = &result {
+                    progress(seed, report);
+                }
+                let failed = result.is_err();
+                if let Ok(mut results) = results.lock() {
+                    results.push((seed, result));
+                }
+                if failed {
+                    // The tools are missing or broken: stop early.
+                    next.store(end, std::sync::atomic::Ordering::SeqCst);
+                }
+            });
+        }
+    });
+    std::panic::set_hook(previous_hook);
+    let mut results = results.into_inner().map_err(|e| e.to_string())?;
+    results.sort_by_key(|(seed, _)| *seed);
+    let mut totals = Totals::default();
+    let mut findings = Vec::new();
+    for (seed, result) in results {
+        let report = result.map_err(|e| format!("seed {seed}: {e}"))?;
+        totals.add(&report);
+        findings.extend(report.findings.into_iter().map(|f| (seed, f)));
+    }
+    Ok((totals, findings))
+}
+
+fn one_program(seed: u64, options: &RunOptions) -> Result<ProgramReport, String> {
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let source = csmith::write(seed, dir.path())?;
+    let report = judge_program(&source, dir.path(), &Build::ALL, &options.config)?;
+    if let Some(out) = &options.out {
+        for finding in &report.findings {
+            crate::reproducer::write(out, seed, &source, finding, options.reduce_with.as_deref())?;
+        }
+    }
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finding(build: Build, kind: FindingKind) -> Finding {
+        Finding {
+            build,
+            kind,
+            detail: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_finding_tag_names_kind_mode_and_first_wrong_variable() {
+        let wrong = WrongValue {
+            function: "func_1".into(),
+            line: 7,
+            variable: "l_5@3".into(),
+            shown: "255".into(),
+            held: vec!["1".into()],
+        };
+        let tags: Vec<String> = [
+            finding(Build::Dwarfsmith(Mode::ClangO2), FindingKind::Miscompile),
+            finding(
+                Build::Dwarfsmith(Mode::ClangO2AtO0),
+                FindingKind::CompileFailure,
+            ),
+            finding(
+                Build::Dwarfsmith(Mode::ClangO0AtO2),
+                FindingKind::CodeDependsOnDebugInfo,
+            ),
+            finding(
+                Build::Dwarfsmith(Mode::ClangO0AtO2),
+                FindingKind::WrongValues(vec![wrong]),
+            ),
+        ]
+        .iter()
+        .map(Finding::tag)
+        .collect();
+        assert_eq!(
+            tags,
+            ["miscompile:A", "failure:B", "g0:C", "wrong:C:func_1:l_5@3"]
+        );
+    }
+
+    #[test]
+    fn builds_are_named_both_ways() {
+        for build in Build::ALL {
+            assert_eq!(Build::from_name(&build.name()), Some(build));
+        }
+        assert_eq!(Mode::from_letter("C"), Some(Mode::ClangO0AtO2));
+        assert_eq!(Mode::from_letter("D"), None);
+    }
+}

@@ -1,0 +1,220 @@
+# gdb script of dwarfsmith-fuzz's oracle (fuzz/src/oracle): stop on every
+# source line that has an is_stmt row inside the given functions (inlined
+# copies included), a bounded number of times, and print every
+# visible scalar local and parameter at each stop.
+#
+# Environment: WALK_FUNCTIONS (comma-separated function names; the first
+# names the source file whose line table is walked), WALK_MAX_HITS (stops
+# per line; per address with WALK_EVERY_ROW), WALK_MAX_STOPS (the walk ends after that many
+# stops), WALK_EVERY_ROW (1: a breakpoint on every is_stmt row's address of
+# each line, not only where `break FILE:LINE` puts them, so that the
+# oracle sees every value a variable holds on a line, e.g. a `for` line's
+# condition and increment; a function's entry address is left out: its
+# first line stops after the prologue, as `break` does).
+# Output, one row per line, tab-separated:
+#   LINES <line> <line> ...                  the lines given breakpoints
+#   STOP  <frame depth> <function> <line> break|row   at each stop (`row`:
+#         an address only WALK_EVERY_ROW added)
+#   VAR   <name> arg|local <decl line> <value>   each scalar in scope
+#   END   exited|limit|error <detail>        when the walk ends
+# A value is gdb's rendering of an integer, character, boolean, enum or
+# float; a pointer is `NULL`, `&symbol` or `&symbol+offset` when gdb names
+# what it points to, else `<pointer>`; `<optimized out>` and
+# `<error: ...>` as gdb says; an integer or pointer of 2-8 bytes that are
+# all 0xFE or all 0xAA (-ftrivial-auto-var-init=pattern of gcc or clang: not
+# assigned yet) is `<unassigned>`.
+import gdb
+import os
+import re
+
+functions = [f for f in os.environ["WALK_FUNCTIONS"].split(",") if f]
+max_hits = int(os.environ.get("WALK_MAX_HITS", "5"))
+max_stops = int(os.environ.get("WALK_MAX_STOPS", "5000"))
+every_row = os.environ.get("WALK_EVERY_ROW") == "1"
+gdb.execute("set pagination off")
+gdb.execute("set confirm off")
+gdb.execute("set width 0")
+# Breakpoints stay in the program between stops: gdb otherwise takes every
+# one out and puts it back at each stop, which costs more than the stop.
+gdb.execute("set breakpoint always-inserted on")
+gdb.execute("set print frame-arguments none")
+
+
+def symbol_of(name):
+    return gdb.lookup_global_symbol(name) or gdb.lookup_static_symbol(name)
+
+
+def enclosing_functions(pc):
+    """Names of the function and every inlined function at pc."""
+    names = set()
+    try:
+        block = gdb.block_for_pc(pc)
+    except RuntimeError:
+        return names
+    while block is not None:
+        if block.function is not None:
+            names.add(block.function.name)
+        block = block.superblock
+    return names
+
+
+SCALARS = (
+    gdb.TYPE_CODE_INT,
+    gdb.TYPE_CODE_CHAR,
+    gdb.TYPE_CODE_BOOL,
+    gdb.TYPE_CODE_ENUM,
+    gdb.TYPE_CODE_FLT,
+    gdb.TYPE_CODE_PTR,
+)
+POINTER_SYMBOL = re.compile(r"<([A-Za-z_][A-Za-z_0-9.]*)(\+\d+)?>")
+
+
+def render(value):
+    try:
+        if value.is_optimized_out:
+            return "<optimized out>"
+        type = value.type.strip_typedefs()
+        code = type.code
+        if code in (gdb.TYPE_CODE_INT, gdb.TYPE_CODE_CHAR, gdb.TYPE_CODE_PTR) and 1 < type.sizeof <= 8:
+            mask = (1 << (8 * type.sizeof)) - 1
+            if int(value) & mask in (int(fill * type.sizeof, 16) for fill in ("fe", "aa")):
+                return "<unassigned>"
+        if code == gdb.TYPE_CODE_PTR:
+            if int(value) == 0:
+                return "NULL"
+            named = POINTER_SYMBOL.search(value.format_string(symbols=True))
+            if named:
+                return "&" + named.group(1) + (named.group(2) or "")
+            return "<pointer>"
+        return " ".join(value.format_string(symbols=False).split())
+    except (gdb.error, gdb.MemoryError) as e:
+        return "<error: " + " ".join(str(e).split()) + ">"
+
+
+def scalars_in_scope(frame):
+    out = {}
+    try:
+        block = frame.block()
+    except RuntimeError:
+        return out
+    while block is not None:
+        for sym in block:
+            if not (sym.is_argument or sym.is_variable) or sym.name in out:
+                continue
+            if sym.type is None or sym.type.strip_typedefs().code not in SCALARS:
+                if sym.name not in out:
+                    out[sym.name] = None
+                continue
+            try:
+                value = render(sym.value(frame))
+            except (gdb.error, gdb.MemoryError) as e:
+                value = "<error: " + " ".join(str(e).split()) + ">"
+            kind = "arg" if sym.is_argument else "local"
+            out[sym.name] = (kind, sym.line, value)
+        if block.function is not None:
+            break
+        block = block.superblock
+    return out
+
+
+def depth(frame):
+    d = 0
+    while frame is not None:
+        d += 1
+        frame = frame.older()
+    return d
+
+
+# Everything is looked up at the program's first instruction: the
+# executable is mapped where it runs (a position-independent one too) and
+# the shared libraries are not loaded yet, whose symbols would make each
+# line lookup cost more than the whole walk.
+try:
+    gdb.execute("starti", to_string=True)
+except gdb.error as e:
+    print("END\terror\t" + " ".join(str(e).split()), flush=True)
+    raise SystemExit
+wanted = set(functions)
+anchor = next((s for s in map(symbol_of, functions) if s is not None), None)
+if anchor is None:
+    print("END\terror\tnone of the functions is defined", flush=True)
+    raise SystemExit
+symtab = anchor.symtab
+lines = set()
+rows = set()
+for entry in symtab.linetable():
+    if entry.line > 0 and getattr(entry, "is_stmt", True):
+        if enclosing_functions(entry.pc) & wanted:
+            lines.add(entry.line)
+            rows.add(entry.pc)
+lines = sorted(lines)
+print("LINES\t" + " ".join(map(str, lines)), flush=True)
+# Each line's addresses are where `break FILE:LINE` puts them (after the
+# prologue on a function's first line); breakpoints on addresses are not
+# looked up again when a library loads.
+breaks = {}
+for line in lines:
+    try:
+        probe = gdb.Breakpoint(f"{symtab.filename}:{line}", internal=True)
+    except gdb.error:
+        continue
+    breaks.update((location.address, line) for location in probe.locations)
+    probe.delete()
+addresses = set(breaks)
+if every_row:
+    for pc in rows:
+        block = gdb.block_for_pc(pc)
+        while block is not None and block.function is None:
+            block = block.superblock
+        if block is None or block.start != pc:
+            addresses.add(pc)
+breakpoints = {pc: gdb.Breakpoint(f"*{pc:#x}", internal=True) for pc in sorted(addresses)}
+# Without WALK_EVERY_ROW the bound is per line: a line's breakpoints are
+# disabled together after WALK_MAX_HITS stops on it (its first executions,
+# however many copies of it the code holds); with it, per address.
+by_line = {}
+for pc, line in breaks.items():
+    by_line.setdefault(line, []).append(breakpoints[pc])
+line_hits = {}
+try:
+    gdb.execute("continue", to_string=True)
+except gdb.error as e:
+    print("END\terror\t" + " ".join(str(e).split()), flush=True)
+    raise SystemExit
+
+stops = 0
+while True:
+    try:
+        frame = gdb.selected_frame()
+    except gdb.error:
+        print("END\texited\t", flush=True)
+        break
+    if stops >= max_stops:
+        print("END\tlimit\t" + str(stops), flush=True)
+        break
+    stops += 1
+    fn = frame.function()
+    line = frame.find_sal().line
+    pc = frame.pc()
+    kind = "break" if pc in breaks else "row"
+    rows = [f"STOP\t{depth(frame)}\t{fn.name if fn else '?'}\t{line}\t{kind}"]
+    for name, shown in scalars_in_scope(frame).items():
+        if shown is not None:
+            kind, decl_line, value = shown
+            rows.append(f"VAR\t{name}\t{kind}\t{decl_line}\t{value}")
+    print("\n".join(rows), flush=True)
+    if every_row:
+        bp = breakpoints.get(pc)
+        if bp is not None and bp.hit_count >= max_hits:
+            bp.enabled = False
+    elif pc in breaks:
+        stopped_line = breaks[pc]
+        line_hits[stopped_line] = line_hits.get(stopped_line, 0) + 1
+        if line_hits[stopped_line] >= max_hits:
+            for bp in by_line[stopped_line]:
+                bp.enabled = False
+    try:
+        gdb.execute("continue", to_string=True)
+    except gdb.error:
+        print("END\texited\t", flush=True)
+        break
