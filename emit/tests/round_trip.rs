@@ -100,7 +100,8 @@ fn types() -> Vec<Type> {
         },
         Type::Struct {
             name: Some("point".into()),
-            is_union: false,
+            kind: Aggregate::Structure,
+            bases: Vec::new(),
             byte_size: Some(8),
             members: vec![
                 Member {
@@ -108,18 +109,25 @@ fn types() -> Vec<Type> {
                     ty: INT,
                     byte_offset: 0,
                     bit_field: None,
+                    access: None,
+                    artificial: false,
+                    is_static: false,
                 },
                 Member {
                     name: "y".into(),
                     ty: INT,
                     byte_offset: 4,
                     bit_field: None,
+                    access: None,
+                    artificial: false,
+                    is_static: false,
                 },
             ],
         },
         Type::Struct {
             name: None,
-            is_union: true,
+            kind: Aggregate::Union,
+            bases: Vec::new(),
             byte_size: Some(4),
             members: vec![
                 Member {
@@ -127,18 +135,25 @@ fn types() -> Vec<Type> {
                     ty: INT,
                     byte_offset: 0,
                     bit_field: None,
+                    access: None,
+                    artificial: false,
+                    is_static: false,
                 },
                 Member {
                     name: "c".into(),
                     ty: UCHAR,
                     byte_offset: 0,
                     bit_field: None,
+                    access: None,
+                    artificial: false,
+                    is_static: false,
                 },
             ],
         },
         Type::Struct {
             name: Some("opaque".into()),
-            is_union: false,
+            kind: Aggregate::Structure,
+            bases: Vec::new(),
             byte_size: None,
             members: vec![],
         },
@@ -159,11 +174,13 @@ fn types() -> Vec<Type> {
             name: Some("colour".into()),
             underlying: Some(INT),
             byte_size: 4,
+            enum_class: false,
             enumerators: vec![("red".into(), 0), ("green".into(), 1), ("cold".into(), -40)],
         },
         Type::Subroutine {
             return_type: Some(INT),
             parameters: vec![Some(PTR_INT), None],
+            this_parameter: false,
         },
         Type::Base {
             name: "long".into(),

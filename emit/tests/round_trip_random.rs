@@ -422,7 +422,12 @@ fn random_type(random: &mut Random, index: usize) -> Type {
             } else {
                 Some(format!("s{index}"))
             },
-            is_union: random.below(3) == 0,
+            kind: if random.below(3) == 0 {
+                Aggregate::Union
+            } else {
+                Aggregate::Structure
+            },
+            bases: Vec::new(),
             byte_size: if random.below(5) == 0 {
                 None
             } else {
@@ -443,6 +448,9 @@ fn random_type(random: &mut Random, index: usize) -> Type {
                                 bit_size: 1 + random.below(8),
                                 data_bit_offset,
                             }),
+                            access: None,
+                            artificial: false,
+                            is_static: false,
                         }
                     } else {
                         Member {
@@ -450,6 +458,9 @@ fn random_type(random: &mut Random, index: usize) -> Type {
                             ty,
                             byte_offset: 4 * m,
                             bit_field: None,
+                            access: None,
+                            artificial: false,
+                            is_static: false,
                         }
                     }
                 })
@@ -472,6 +483,7 @@ fn random_type(random: &mut Random, index: usize) -> Type {
             name: Some(format!("e{index}")),
             underlying: Some(0),
             byte_size: 4,
+            enum_class: false,
             enumerators: (0..random.below(4))
                 .map(|k| (format!("k{k}"), k as i64 - 1))
                 .collect(),
@@ -485,6 +497,7 @@ fn random_type(random: &mut Random, index: usize) -> Type {
             parameters: (0..random.below(3))
                 .map(|_| Some(earlier(random)))
                 .collect(),
+            this_parameter: false,
         },
     }
 }

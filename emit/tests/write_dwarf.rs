@@ -6,7 +6,7 @@
 mod write_support;
 
 use dwarfsmith_emit::model::{
-    CfiInstruction, CfiRow, ChildScope, DataObject, DataSection, DebugInfo, Function,
+    Aggregate, CfiInstruction, CfiRow, ChildScope, DataObject, DataSection, DebugInfo, Function,
     GlobalVariable, LineRow, Location, LocationArg, LocationEntry, Member, ObjectModel, Op, Scope,
     SourceFile, Subprogram, Type, Variable, VariableLocation,
 };
@@ -76,6 +76,9 @@ fn types() -> Vec<Type> {
         ty,
         byte_offset,
         bit_field: None,
+        access: None,
+        artificial: false,
+        is_static: false,
     };
     vec![
         base("int", 4, 5),           // 0
@@ -90,19 +93,22 @@ fn types() -> Vec<Type> {
         }, // 6
         Type::Struct {
             name: Some("pair".to_string()),
-            is_union: false,
+            kind: Aggregate::Structure,
+            bases: Vec::new(),
             byte_size: Some(8),
             members: vec![member("a", 0, 0), member("b", 0, 4)],
         }, // 7
         Type::Struct {
             name: Some("either".to_string()),
-            is_union: true,
+            kind: Aggregate::Union,
+            bases: Vec::new(),
             byte_size: Some(4),
             members: vec![member("i", 0, 0), member("c", 1, 0)],
         }, // 8
         Type::Struct {
             name: Some("opaque".to_string()),
-            is_union: false,
+            kind: Aggregate::Structure,
+            bases: Vec::new(),
             byte_size: None,
             members: vec![],
         }, // 9
@@ -115,11 +121,13 @@ fn types() -> Vec<Type> {
             name: Some("color".to_string()),
             underlying: Some(15),
             byte_size: 4,
+            enum_class: false,
             enumerators: vec![("RED".to_string(), 0), ("BLUE".to_string(), -1)],
         }, // 11
         Type::Subroutine {
             return_type: Some(0),
             parameters: vec![Some(0), Some(2)],
+            this_parameter: false,
         }, // 12
         Type::Pointer(None),         // 13
         Type::Pointer(Some(12)),     // 14

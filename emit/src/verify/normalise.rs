@@ -115,18 +115,27 @@ fn normalise_types(debug: &mut DebugInfo) {
     let mut types: Vec<Type> = order.iter().map(|&old| debug.types[old].clone()).collect();
     for ty in &mut types {
         match ty {
-            Type::Base { .. } => {}
+            Type::Base { .. } | Type::Unspecified { .. } => {}
+            Type::Reference { target, .. } => map_option(target),
+            Type::PointerToMember { target, class } => {
+                map_option(target);
+                map(class);
+            }
             Type::Pointer(target)
             | Type::Const(target)
             | Type::Volatile(target)
             | Type::Restrict(target) => map_option(target),
             Type::Typedef { target, .. } => map_option(target),
-            Type::Struct { members, .. } => members.iter_mut().for_each(|m| map(&mut m.ty)),
+            Type::Struct { bases, members, .. } => {
+                bases.iter_mut().for_each(|b| map(&mut b.ty));
+                members.iter_mut().for_each(|m| map(&mut m.ty));
+            }
             Type::Array { element, .. } => map(element),
             Type::Enum { underlying, .. } => map_option(underlying),
             Type::Subroutine {
                 return_type,
                 parameters,
+                ..
             } => {
                 map_option(return_type);
                 parameters.iter_mut().for_each(map_option);
