@@ -3,9 +3,9 @@
 //! members, static data members, lvalue and rvalue references, pointers to
 //! members, `decltype(nullptr)`, enum class. gdb's output on our object
 //! equals its output on llc-19's object from the same clang++-19 -O0 IR
-//! (apart from addresses); both verifiers accept our object. Not yet
-//! written: namespaces (gdb names `geom::Vec3` just `Vec3` on ours) and
-//! member function declarations inside classes (ptype lists no methods).
+//! (apart from addresses); both verifiers accept our object. Types sit in
+//! their namespace. Not yet written: member function declarations inside
+//! classes (ptype lists no methods).
 
 mod support;
 
@@ -43,8 +43,14 @@ fn gdb_answers(exe: &Path, commands: &[&str]) -> Vec<(String, String)> {
         args.push(format!("echo @@@ {command}\\n"));
         args.push(command.to_string());
     }
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let text = gdb_batch(exe, &args);
+    // gdb's errors go to stderr: one stream keeps them after their command.
+    let mut gdb = Command::new("sh");
+    gdb.args(["-c", "exec 2>&1; exec gdb -nx -batch -q \"$@\"", "gdb"]);
+    for arg in &args {
+        gdb.args(["-ex", arg]);
+    }
+    let out = run(gdb.arg(exe));
+    let text = String::from_utf8_lossy(&out.stdout);
     let mut answers: Vec<(String, String)> = Vec::new();
     for line in text.lines() {
         if let Some(command) = line.strip_prefix("@@@ ") {
@@ -112,7 +118,8 @@ fn gdb_shows_classes_references_and_static_members_as_with_llc() {
         "break Circle::area",
         "run",
         "print v.x",
-        "print w.z",
+        "print w",
+        "ptype geom::Vec3",
         "print c",
         "print c.r",
         "print Shape::count",
@@ -132,28 +139,51 @@ fn gdb_shows_classes_references_and_static_members_as_with_llc() {
         "print diamond",
         "print diamond.b0",
         "print circle",
+        "print tag",
+        "ptype outer::Tag",
+        "ptype outer::v1::Tag",
+        "print hidden",
+        "ptype hidden",
+        "ptype outer::Hidden",
     ];
     let answers = same_as_llc(&ours_exe, &llc_exe, &commands);
-    assert_eq!(
-        answer(&answers, "print c"),
-        "$3 = (const Circle &) @0x…: {<Shape> = {_vptr$Shape = 0x… <vtable for Circle+16>, \
-         static count = 3, name = 0x… \"circle\", id = 1}, r = 1.5}\n"
-    );
-    assert_eq!(answer(&answers, "print w.z"), "$2 = 6\n");
-    assert_eq!(answer(&answers, "print Shape::count"), "$5 = 3\n");
-    assert_eq!(
-        answer(&answers, "ptype method_pointer"),
-        "type = double (Shape::*)(const Shape * const)\n"
-    );
-    assert_eq!(
-        answer(&answers, "ptype Color"),
-        "type = enum class Color : unsigned char {Color::Red = 1, Color::Green, Color::Blue = 4}\n"
-    );
-    assert_eq!(
-        answer(&answers, "print diamond"),
-        "$9 = {<Left> = {<Base0> = {b0 = 7}, _vptr$Left = 0x… <vtable for Diamond+24>, l = 8}, \
-         <Right> = {_vptr$Right = 0x… <VTT for Diamond>, rr = 9}, d = 10}\n"
-    );
+    let expected = [
+        (
+            "print c",
+            "$3 = (const Circle &) @0x…: {<Shape> = {_vptr$Shape = 0x… <vtable for Circle+16>, \
+             static count = 3, name = 0x… \"circle\", id = 1}, r = 1.5}\n",
+        ),
+        (
+            "ptype outer::Hidden",
+            "type = struct outer::(anonymous namespace)::Hidden {\n    int h;\n}\n",
+        ),
+        (
+            "ptype outer::v1::Tag",
+            "type = struct outer::v1::Tag {\n    int t;\n}\n",
+        ),
+        (
+            "print w",
+            "$2 = (geom::Vec3 &&) @0x…: {x = 4, y = 5, z = 6}\n",
+        ),
+        ("print Shape::count", "$5 = 3\n"),
+        (
+            "ptype method_pointer",
+            "type = double (Shape::*)(const Shape * const)\n",
+        ),
+        (
+            "ptype Color",
+            "type = enum class Color : unsigned char \
+             {Color::Red = 1, Color::Green, Color::Blue = 4}\n",
+        ),
+        (
+            "print diamond",
+            "$9 = {<Left> = {<Base0> = {b0 = 7}, _vptr$Left = 0x… <vtable for Diamond+24>, \
+             l = 8}, <Right> = {_vptr$Right = 0x… <VTT for Diamond>, rr = 9}, d = 10}\n",
+        ),
+    ];
+    for (command, want) in expected {
+        assert_eq!(answer(&answers, command), want, "`{command}`");
+    }
 }
 
 /// How many times each of `names` occurs in `llvm-dwarfdump --debug-info`.
@@ -180,7 +210,7 @@ fn class_type_dies_are_those_llc_writes() {
     // same numbers (method declarations, which add DW_AT_accessibility and
     // DW_AT_containing_type in llc's object, are not written yet, nor is
     // the `max_align_t` llc's object has through an imported declaration
-    // in namespace std, so structure types are not counted).
+    // in namespace std, so structure types and namespaces are not counted).
     let dir = tempfile::tempdir().unwrap();
     let (ours, llc, _, _) = executables(dir.path(), "shapes");
     let names = [
@@ -196,11 +226,12 @@ fn class_type_dies_are_those_llc_writes() {
         "DW_AT_enum_class",
         "DW_AT_data_member_location",
         "DW_OP_dup",
+        "DW_AT_export_symbols",
     ];
     let got = dwarfdump_counts(&ours, &names);
     assert_eq!(got, dwarfdump_counts(&llc, &names));
     assert_eq!(
         got.iter().map(|(_, n)| *n).collect::<Vec<_>>(),
-        [2, 1, 5, 15, 2, 1, 1, 2, 1, 1, 20, 2]
+        [2, 1, 5, 17, 2, 1, 1, 2, 1, 1, 22, 2, 1]
     );
 }

@@ -469,6 +469,8 @@ pub enum Type {
     Restrict(Option<TypeId>),
     /// DW_TAG_typedef.
     Typedef {
+        /// The namespace or class it is declared in (its DIE's parent).
+        scope: Option<TypeId>,
         /// Name.
         name: String,
         /// The aliased type.
@@ -476,6 +478,8 @@ pub enum Type {
     },
     /// DW_TAG_structure_type / class_type / union_type.
     Struct {
+        /// The namespace or class it is declared in (its DIE's parent).
+        scope: Option<TypeId>,
         /// Name, if any.
         name: Option<String>,
         /// Which of the three tags.
@@ -493,6 +497,16 @@ pub enum Type {
         rvalue: bool,
         /// The referred type.
         target: Option<TypeId>,
+    },
+    /// DW_TAG_namespace: no type, but the scope other types' DIEs sit in,
+    /// kept in the type table so that types refer to it like to a class.
+    Namespace {
+        /// The enclosing namespace.
+        scope: Option<TypeId>,
+        /// Name (`None`: an anonymous namespace).
+        name: Option<String>,
+        /// An inline namespace: DW_AT_export_symbols.
+        export_symbols: bool,
     },
     /// DW_TAG_unspecified_type, e.g. `decltype(nullptr)`.
     Unspecified {
@@ -519,6 +533,8 @@ pub enum Type {
     },
     /// DW_TAG_enumeration_type.
     Enum {
+        /// The namespace or class it is declared in (its DIE's parent).
+        scope: Option<TypeId>,
         /// Name, if any.
         name: Option<String>,
         /// Underlying type.

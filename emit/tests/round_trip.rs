@@ -95,10 +95,12 @@ fn types() -> Vec<Type> {
         Type::Volatile(Some(INT)),
         Type::Restrict(Some(PTR_INT)),
         Type::Typedef {
+            scope: None,
             name: "count_t".into(),
             target: Some(INT),
         },
         Type::Struct {
+            scope: None,
             name: Some("point".into()),
             kind: Aggregate::Structure,
             bases: Vec::new(),
@@ -125,6 +127,7 @@ fn types() -> Vec<Type> {
             ],
         },
         Type::Struct {
+            scope: None,
             name: None,
             kind: Aggregate::Union,
             bases: Vec::new(),
@@ -151,6 +154,7 @@ fn types() -> Vec<Type> {
             ],
         },
         Type::Struct {
+            scope: None,
             name: Some("opaque".into()),
             kind: Aggregate::Structure,
             bases: Vec::new(),
@@ -171,6 +175,7 @@ fn types() -> Vec<Type> {
             }),
         },
         Type::Enum {
+            scope: None,
             name: Some("colour".into()),
             underlying: Some(INT),
             byte_size: 4,

@@ -413,10 +413,12 @@ fn random_type(random: &mut Random, index: usize) -> Type {
         3 => Type::Volatile(Some(earlier(random))),
         4 => Type::Restrict(Some(earlier(random))),
         5 => Type::Typedef {
+            scope: None,
             name: format!("t{index}"),
             target: Some(earlier(random)),
         },
         6 => Type::Struct {
+            scope: None,
             name: if random.below(3) == 0 {
                 None
             } else {
@@ -480,6 +482,7 @@ fn random_type(random: &mut Random, index: usize) -> Type {
             vector: None,
         },
         8 => Type::Enum {
+            scope: None,
             name: Some(format!("e{index}")),
             underlying: Some(0),
             byte_size: 4,

@@ -120,6 +120,7 @@ fn pieces_that_leave_part_of_a_variable_out() {
             encoding: 5,
         },
         Type::Struct {
+            scope: None,
             name: Some("pair".into()),
             kind: Aggregate::Structure,
             bases: Vec::new(),

@@ -88,10 +88,12 @@ fn types() -> Vec<Type> {
         Type::Volatile(Some(0)),     // 4
         Type::Restrict(Some(2)),     // 5
         Type::Typedef {
+            scope: None,
             name: "myint".to_string(),
             target: Some(0),
         }, // 6
         Type::Struct {
+            scope: None,
             name: Some("pair".to_string()),
             kind: Aggregate::Structure,
             bases: Vec::new(),
@@ -99,6 +101,7 @@ fn types() -> Vec<Type> {
             members: vec![member("a", 0, 0), member("b", 0, 4)],
         }, // 7
         Type::Struct {
+            scope: None,
             name: Some("either".to_string()),
             kind: Aggregate::Union,
             bases: Vec::new(),
@@ -106,6 +109,7 @@ fn types() -> Vec<Type> {
             members: vec![member("i", 0, 0), member("c", 1, 0)],
         }, // 8
         Type::Struct {
+            scope: None,
             name: Some("opaque".to_string()),
             kind: Aggregate::Structure,
             bases: Vec::new(),
@@ -118,6 +122,7 @@ fn types() -> Vec<Type> {
             vector: None,
         }, // 10
         Type::Enum {
+            scope: None,
             name: Some("color".to_string()),
             underlying: Some(15),
             byte_size: 4,

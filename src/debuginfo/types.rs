@@ -120,6 +120,7 @@ impl<'a> TypeTable<'a> {
                         })
                     }
                     "DW_TAG_typedef" => Some(emit::Type::Typedef {
+                        scope: self.scope_of(t.scope),
                         name: t.name.clone().unwrap_or_default(),
                         target: base,
                     }),
@@ -127,6 +128,21 @@ impl<'a> TypeTable<'a> {
                 }
             }
             MdNode::CompositeType(t) => self.composite(t),
+            MdNode::Other { kind, fields } if kind == "DINamespace" => {
+                let field = |name: &str| fields.iter().find(|(n, _)| n == name).map(|(_, v)| v);
+                let scope = match field("scope") {
+                    Some(MdField::Ref(Some(MdRef::Node(id)))) => Some(*id),
+                    _ => None,
+                };
+                Some(emit::Type::Namespace {
+                    scope: self.scope_of(scope),
+                    name: match field("name") {
+                        Some(MdField::Str(name)) => Some(name.clone()),
+                        _ => None,
+                    },
+                    export_symbols: field("exportSymbols") == Some(&MdField::Bool(true)),
+                })
+            }
             MdNode::SubroutineType(t) => {
                 let mut parts = t.types.map(|list| debug.tuple(list)).unwrap_or(&[]).iter();
                 let return_type = parts.next().and_then(|op| self.operand_type(op));
@@ -208,6 +224,7 @@ impl<'a> TypeTable<'a> {
                     }
                 }
                 Some(emit::Type::Struct {
+                    scope: self.scope_of(t.scope),
                     name: t.name.clone(),
                     kind: match t.tag.as_str() {
                         "DW_TAG_union_type" => emit::Aggregate::Union,
@@ -259,6 +276,7 @@ impl<'a> TypeTable<'a> {
                     })
                     .collect();
                 Some(emit::Type::Enum {
+                    scope: self.scope_of(t.scope),
                     name: t.name.clone(),
                     underlying,
                     byte_size: t.size / 8,
@@ -266,6 +284,17 @@ impl<'a> TypeTable<'a> {
                     enumerators,
                 })
             }
+            _ => None,
+        }
+    }
+
+    /// The namespace or class a `scope:` names; `None` for a file or unit
+    /// (the DIE is then a child of the unit root).
+    fn scope_of(&mut self, scope: Option<MdId>) -> Option<TypeId> {
+        let scope = scope?;
+        match self.debug.node(scope) {
+            MdNode::CompositeType(_) => self.type_of(Some(scope)),
+            MdNode::Other { kind, .. } if kind == "DINamespace" => self.type_of(Some(scope)),
             _ => None,
         }
     }

@@ -11,7 +11,9 @@
 //! (`DW_TAG_atomic_type`, `immutable`, `packed`, `shared`) are seen through:
 //! a reference to one is a reference to what it qualifies. A class's
 //! DW_TAG_inheritance children become its bases, its DW_TAG_variable
-//! children its static members. A required type that is missing (a member or
+//! children its static members. A DW_TAG_namespace is read as a
+//! [`Type::Namespace`], and a type inside one or inside a class has it as
+//! its scope. A required type that is missing (a member or
 //! element with no `DW_AT_type`) refers to an added `void` base type.
 
 use std::collections::HashMap;
@@ -69,6 +71,7 @@ fn is_model_type(tag: gimli::DwTag) -> bool {
             | gimli::DW_TAG_subroutine_type
             | gimli::DW_TAG_unspecified_type
             | gimli::DW_TAG_ptr_to_member_type
+            | gimli::DW_TAG_namespace
     )
 }
 
@@ -160,6 +163,10 @@ impl TypeReader<'_, '_> {
         let target = self
             .table
             .reference(tree, tree.attr(die, gimli::DW_AT_type));
+        // The namespace or class the DIE sits in.
+        let scope = tree.dies[die]
+            .parent
+            .and_then(|parent| self.table.ids.get(&parent).copied());
         let ty = match tree.tag(die) {
             gimli::DW_TAG_base_type => Type::Base {
                 name: self.name(die)?.unwrap_or_default(),
@@ -184,7 +191,13 @@ impl TypeReader<'_, '_> {
             gimli::DW_TAG_const_type => Type::Const(target),
             gimli::DW_TAG_volatile_type => Type::Volatile(target),
             gimli::DW_TAG_restrict_type => Type::Restrict(target),
+            gimli::DW_TAG_namespace => Type::Namespace {
+                scope,
+                name: self.name(die)?,
+                export_symbols: tree.attr(die, gimli::DW_AT_export_symbols).is_some(),
+            },
             gimli::DW_TAG_typedef => Type::Typedef {
+                scope,
                 name: self.name(die)?.unwrap_or_default(),
                 target,
             },
@@ -223,6 +236,7 @@ impl TypeReader<'_, '_> {
                 }
                 let declaration = tree.attr(die, gimli::DW_AT_declaration).is_some();
                 Type::Struct {
+                    scope,
                     name: self.name(die)?,
                     kind: match tree.tag(die) {
                         gimli::DW_TAG_union_type => Aggregate::Union,
@@ -272,6 +286,7 @@ impl TypeReader<'_, '_> {
                     enumerators.push((self.name(child)?.unwrap_or_default(), value));
                 }
                 Type::Enum {
+                    scope,
                     name: self.name(die)?,
                     underlying: target,
                     byte_size: self.byte_size(die).unwrap_or(0),

@@ -125,13 +125,28 @@ fn normalise_types(debug: &mut DebugInfo) {
             | Type::Const(target)
             | Type::Volatile(target)
             | Type::Restrict(target) => map_option(target),
-            Type::Typedef { target, .. } => map_option(target),
-            Type::Struct { bases, members, .. } => {
+            Type::Typedef { scope, target, .. } => {
+                map_option(scope);
+                map_option(target);
+            }
+            Type::Namespace { scope, .. } => map_option(scope),
+            Type::Struct {
+                scope,
+                bases,
+                members,
+                ..
+            } => {
+                map_option(scope);
                 bases.iter_mut().for_each(|b| map(&mut b.ty));
                 members.iter_mut().for_each(|m| map(&mut m.ty));
             }
             Type::Array { element, .. } => map(element),
-            Type::Enum { underlying, .. } => map_option(underlying),
+            Type::Enum {
+                scope, underlying, ..
+            } => {
+                map_option(scope);
+                map_option(underlying);
+            }
             Type::Subroutine {
                 return_type,
                 parameters,

@@ -20,14 +20,15 @@ use super::ops::BaseTypes;
 use super::WriteError;
 use crate::model::{Access, Aggregate, Base, Member, Type, TypeId};
 
-/// Adds one DIE per model type under the unit root and fills them in.
+/// Adds one DIE per model type under the unit root, or under its scope's
+/// DIE, and fills them in.
 pub fn add_types(
     unit: &mut Unit,
     strings: &mut StringTable,
     types: &[Type],
 ) -> Result<Vec<UnitEntryId>, WriteError> {
     let root = unit.root();
-    let ids: Vec<UnitEntryId> = types.iter().map(|ty| unit.add(root, tag(ty))).collect();
+    let ids = type_dies(unit, types)?;
     let reference = |id: TypeId, what: &str| {
         ids.get(id)
             .map(|&die| AttributeValue::UnitRef(die))
@@ -73,6 +74,7 @@ pub fn add_types(
             Type::Typedef {
                 name: type_name,
                 target,
+                ..
             } => {
                 attributes.push(name(type_name, strings));
                 if let Some(target) = target {
@@ -130,6 +132,18 @@ pub fn add_types(
             Type::Unspecified { name: type_name } => {
                 attributes.push(name(type_name, strings));
             }
+            Type::Namespace {
+                name: namespace_name,
+                export_symbols,
+                ..
+            } => {
+                if let Some(namespace_name) = namespace_name {
+                    attributes.push(name(namespace_name, strings));
+                }
+                if *export_symbols {
+                    attributes.push((gimli::DW_AT_export_symbols, AttributeValue::FlagPresent));
+                }
+            }
             Type::PointerToMember { target, class } => {
                 if let Some(target) = target {
                     attributes.push((gimli::DW_AT_type, reference(*target, &what)?));
@@ -172,6 +186,7 @@ pub fn add_types(
                 }
             }
             Type::Enum {
+                scope: _,
                 name: type_name,
                 underlying,
                 byte_size,
@@ -296,6 +311,47 @@ fn accessibility(access: Access) -> AttributeValue {
     AttributeValue::Accessibility(gimli::DwAccess(access as u8))
 }
 
+/// The DIE of each type, made scopes first: a type whose scope is a
+/// namespace or class is that DIE's child.
+fn type_dies(unit: &mut Unit, types: &[Type]) -> Result<Vec<UnitEntryId>, WriteError> {
+    let mut ids: Vec<Option<UnitEntryId>> = vec![None; types.len()];
+    for index in 0..types.len() {
+        // The chain of scopes not made yet, innermost first.
+        let mut chain = vec![index];
+        while let Some(scope) = scope(&types[*chain.last().unwrap()]) {
+            if ids.get(scope).is_some_and(Option::is_some) {
+                break;
+            }
+            if scope >= types.len() || chain.len() > types.len() {
+                return Err(WriteError::new(format!(
+                    "type {index}: its scope chain reaches type {scope}, which does not \
+                     exist or encloses itself"
+                )));
+            }
+            chain.push(scope);
+        }
+        for &made in chain.iter().rev() {
+            if ids[made].is_none() {
+                let parent = scope(&types[made])
+                    .and_then(|s| ids[s])
+                    .unwrap_or(unit.root());
+                ids[made] = Some(unit.add(parent, tag(&types[made])));
+            }
+        }
+    }
+    Ok(ids.into_iter().flatten().collect())
+}
+
+fn scope(ty: &Type) -> Option<TypeId> {
+    match ty {
+        Type::Typedef { scope, .. }
+        | Type::Struct { scope, .. }
+        | Type::Enum { scope, .. }
+        | Type::Namespace { scope, .. } => *scope,
+        _ => None,
+    }
+}
+
 fn tag(ty: &Type) -> gimli::DwTag {
     match ty {
         Type::Base { .. } => gimli::DW_TAG_base_type,
@@ -312,6 +368,7 @@ fn tag(ty: &Type) -> gimli::DwTag {
         Type::Reference { rvalue: false, .. } => gimli::DW_TAG_reference_type,
         Type::Reference { rvalue: true, .. } => gimli::DW_TAG_rvalue_reference_type,
         Type::Unspecified { .. } => gimli::DW_TAG_unspecified_type,
+        Type::Namespace { .. } => gimli::DW_TAG_namespace,
         Type::PointerToMember { .. } => gimli::DW_TAG_ptr_to_member_type,
         Type::Array { .. } => gimli::DW_TAG_array_type,
         Type::Enum { .. } => gimli::DW_TAG_enumeration_type,

@@ -237,10 +237,11 @@ fn type_text(ty: &Type) -> String {
             format!("reference {ampersands} {}", opt(*target))
         }
         Type::Unspecified { name } => format!("unspecified {name:?}"),
+        Type::Namespace { scope, name, .. } => format!("namespace {name:?} in {}", opt(*scope)),
         Type::PointerToMember { target, class } => {
             format!("pointer to member of t{class}: {}", opt(*target))
         }
-        Type::Typedef { name, target } => format!("typedef {name:?} = {}", opt(*target)),
+        Type::Typedef { name, target, .. } => format!("typedef {name:?} = {}", opt(*target)),
         Type::Struct {
             name,
             kind,
