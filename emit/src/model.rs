@@ -558,6 +558,19 @@ pub enum Type {
     },
 }
 
+impl Type {
+    /// The namespace or class the type's DIE sits in (`None`: the unit).
+    pub fn scope(&self) -> Option<TypeId> {
+        match self {
+            Type::Typedef { scope, .. }
+            | Type::Struct { scope, .. }
+            | Type::Enum { scope, .. }
+            | Type::Namespace { scope, .. } => *scope,
+            _ => None,
+        }
+    }
+}
+
 /// A member of a struct or union.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Member {

@@ -297,13 +297,20 @@ fn base_location(base: &Base) -> AttributeValue {
     if !base.is_virtual {
         return AttributeValue::Udata(base.byte_offset);
     }
-    let mut expression = Expression::new();
-    expression.op(gimli::DW_OP_dup);
-    expression.op_deref();
-    expression.op_constu(base.byte_offset);
-    expression.op(gimli::DW_OP_minus);
-    expression.op_deref();
-    expression.op(gimli::DW_OP_plus);
+    // Written byte by byte: LLVM's `DW_OP_constu N` even where a
+    // `DW_OP_litN` would do (gimli's `op_constu` picks the shorter).
+    let mut bytes = vec![
+        gimli::DW_OP_dup.0,
+        gimli::DW_OP_deref.0,
+        gimli::DW_OP_constu.0,
+    ];
+    gimli::leb128::write::unsigned(&mut bytes, base.byte_offset).expect("a Vec takes every byte");
+    bytes.extend([
+        gimli::DW_OP_minus.0,
+        gimli::DW_OP_deref.0,
+        gimli::DW_OP_plus.0,
+    ]);
+    let expression = Expression::raw(bytes);
     AttributeValue::Exprloc(expression)
 }
 
@@ -318,7 +325,7 @@ fn type_dies(unit: &mut Unit, types: &[Type]) -> Result<Vec<UnitEntryId>, WriteE
     for index in 0..types.len() {
         // The chain of scopes not made yet, innermost first.
         let mut chain = vec![index];
-        while let Some(scope) = scope(&types[*chain.last().unwrap()]) {
+        while let Some(scope) = types[*chain.last().unwrap()].scope() {
             if ids.get(scope).is_some_and(Option::is_some) {
                 break;
             }
@@ -332,7 +339,8 @@ fn type_dies(unit: &mut Unit, types: &[Type]) -> Result<Vec<UnitEntryId>, WriteE
         }
         for &made in chain.iter().rev() {
             if ids[made].is_none() {
-                let parent = scope(&types[made])
+                let parent = types[made]
+                    .scope()
                     .and_then(|s| ids[s])
                     .unwrap_or(unit.root());
                 ids[made] = Some(unit.add(parent, tag(&types[made])));
@@ -340,16 +348,6 @@ fn type_dies(unit: &mut Unit, types: &[Type]) -> Result<Vec<UnitEntryId>, WriteE
         }
     }
     Ok(ids.into_iter().flatten().collect())
-}
-
-fn scope(ty: &Type) -> Option<TypeId> {
-    match ty {
-        Type::Typedef { scope, .. }
-        | Type::Struct { scope, .. }
-        | Type::Enum { scope, .. }
-        | Type::Namespace { scope, .. } => *scope,
-        _ => None,
-    }
 }
 
 fn tag(ty: &Type) -> gimli::DwTag {
