@@ -177,7 +177,7 @@ fn lexical_blocks_and_types_of_a_program_with_structs() {
         expect![[r#"
             cu structs.c in false lang 0x1d
             file structs.c md5 true
-            type 0 Struct { name: Some("pt"), is_union: false, byte_size: Some(8), members: [Member { name: "x", ty: 1, byte_offset: 0, bit_field: None }, Member { name: "y", ty: 1, byte_offset: 4, bit_field: None }] }
+            type 0 Struct { scope: None, name: Some("pt"), kind: Structure, byte_size: Some(8), bases: [], members: [Member { name: "x", ty: 1, byte_offset: 0, bit_field: None, access: None, artificial: false, is_static: false }, Member { name: "y", ty: 1, byte_offset: 4, bit_field: None, access: None, artificial: false, is_static: false }] }
             type 1 Base { name: "int", byte_size: 4, encoding: 5 }
             type 2 Array { element: 1, counts: [Some(4)], vector: None }
             subprogram area line 5 function Some(0) external true return Some(1)

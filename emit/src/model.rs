@@ -469,21 +469,56 @@ pub enum Type {
     Restrict(Option<TypeId>),
     /// DW_TAG_typedef.
     Typedef {
+        /// The namespace or class it is declared in (its DIE's parent).
+        scope: Option<TypeId>,
         /// Name.
         name: String,
         /// The aliased type.
         target: Option<TypeId>,
     },
-    /// DW_TAG_structure_type / union_type.
+    /// DW_TAG_structure_type / class_type / union_type.
     Struct {
+        /// The namespace or class it is declared in (its DIE's parent).
+        scope: Option<TypeId>,
         /// Name, if any.
         name: Option<String>,
-        /// `true` for a union.
-        is_union: bool,
+        /// Which of the three tags.
+        kind: Aggregate,
         /// Size in bytes (`None` for a declaration).
         byte_size: Option<u64>,
-        /// Members.
+        /// Base classes (DW_TAG_inheritance), in declaration order.
+        bases: Vec<Base>,
+        /// Members, static ones included, in declaration order.
         members: Vec<Member>,
+    },
+    /// DW_TAG_reference_type (`T &`) or DW_TAG_rvalue_reference_type (`T &&`).
+    Reference {
+        /// `true` for an rvalue reference.
+        rvalue: bool,
+        /// The referred type.
+        target: Option<TypeId>,
+    },
+    /// DW_TAG_namespace: no type, but the scope other types' DIEs sit in,
+    /// kept in the type table so that types refer to it like to a class.
+    Namespace {
+        /// The enclosing namespace.
+        scope: Option<TypeId>,
+        /// Name (`None`: an anonymous namespace).
+        name: Option<String>,
+        /// An inline namespace: DW_AT_export_symbols.
+        export_symbols: bool,
+    },
+    /// DW_TAG_unspecified_type, e.g. `decltype(nullptr)`.
+    Unspecified {
+        /// Name.
+        name: String,
+    },
+    /// DW_TAG_ptr_to_member_type (`T Class::*`).
+    PointerToMember {
+        /// The member's type (a subroutine type for a member function).
+        target: Option<TypeId>,
+        /// The class (DW_AT_containing_type).
+        class: TypeId,
     },
     /// DW_TAG_array_type with one subrange per dimension.
     Array {
@@ -498,12 +533,16 @@ pub enum Type {
     },
     /// DW_TAG_enumeration_type.
     Enum {
+        /// The namespace or class it is declared in (its DIE's parent).
+        scope: Option<TypeId>,
         /// Name, if any.
         name: Option<String>,
         /// Underlying type.
         underlying: Option<TypeId>,
         /// Size in bytes.
         byte_size: u64,
+        /// A scoped enumeration (`enum class`): DW_AT_enum_class.
+        enum_class: bool,
         /// (name, value) pairs.
         enumerators: Vec<(String, i64)>,
     },
@@ -513,7 +552,23 @@ pub enum Type {
         return_type: Option<TypeId>,
         /// Parameter types.
         parameters: Vec<Option<TypeId>>,
+        /// The first parameter is a member function's `this`
+        /// (DW_AT_artificial), as in the type of a pointer to member function.
+        this_parameter: bool,
     },
+}
+
+impl Type {
+    /// The namespace or class the type's DIE sits in (`None`: the unit).
+    pub fn scope(&self) -> Option<TypeId> {
+        match self {
+            Type::Typedef { scope, .. }
+            | Type::Struct { scope, .. }
+            | Type::Enum { scope, .. }
+            | Type::Namespace { scope, .. } => *scope,
+            _ => None,
+        }
+    }
 }
 
 /// A member of a struct or union.
@@ -528,6 +583,53 @@ pub struct Member {
     pub byte_offset: u64,
     /// For a bitfield member, its bit size and bit offset.
     pub bit_field: Option<BitField>,
+    /// DW_AT_accessibility where the source gave one other than the
+    /// aggregate's default.
+    pub access: Option<Access>,
+    /// Made by the compiler (a `_vptr$Class` member): DW_AT_artificial.
+    pub artificial: bool,
+    /// A static data member: written as a declaration (DW_TAG_variable with
+    /// DW_AT_declaration and DW_AT_external, as LLVM writes it for DWARF 5);
+    /// `byte_offset` and `bit_field` are unused.
+    pub is_static: bool,
+}
+
+/// The tag of an aggregate type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Aggregate {
+    /// DW_TAG_structure_type.
+    Structure,
+    /// DW_TAG_class_type.
+    Class,
+    /// DW_TAG_union_type.
+    Union,
+}
+
+/// DW_AT_accessibility values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// DW_ACCESS_public.
+    Public = 1,
+    /// DW_ACCESS_protected.
+    Protected = 2,
+    /// DW_ACCESS_private.
+    Private = 3,
+}
+
+/// A base class of an aggregate (DW_TAG_inheritance).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Base {
+    /// The base class type.
+    pub ty: TypeId,
+    /// A non-virtual base: its offset in bytes in the derived object. A
+    /// virtual base: the offset in bytes, below the vtable address, of the
+    /// slot holding the base's offset (DW_AT_data_member_location is then
+    /// LLVM's expression `dup deref constu N minus deref plus`).
+    pub byte_offset: u64,
+    /// A virtual base (DW_AT_virtuality DW_VIRTUALITY_virtual).
+    pub is_virtual: bool,
+    /// DW_AT_accessibility where the source gave one.
+    pub access: Option<Access>,
 }
 
 /// Where a bitfield member's bits are: written as DW_AT_bit_size and

@@ -415,16 +415,23 @@ fn random_type(random: &mut Random, index: usize) -> Type {
         3 => Type::Volatile(Some(earlier(random))),
         4 => Type::Restrict(Some(earlier(random))),
         5 => Type::Typedef {
+            scope: None,
             name: format!("t{index}"),
             target: Some(earlier(random)),
         },
         6 => Type::Struct {
+            scope: None,
             name: if random.below(3) == 0 {
                 None
             } else {
                 Some(format!("s{index}"))
             },
-            is_union: random.below(3) == 0,
+            kind: if random.below(3) == 0 {
+                Aggregate::Union
+            } else {
+                Aggregate::Structure
+            },
+            bases: Vec::new(),
             byte_size: if random.below(5) == 0 {
                 None
             } else {
@@ -445,6 +452,9 @@ fn random_type(random: &mut Random, index: usize) -> Type {
                                 bit_size: 1 + random.below(8),
                                 data_bit_offset,
                             }),
+                            access: None,
+                            artificial: false,
+                            is_static: false,
                         }
                     } else {
                         Member {
@@ -452,6 +462,9 @@ fn random_type(random: &mut Random, index: usize) -> Type {
                             ty,
                             byte_offset: 4 * m,
                             bit_field: None,
+                            access: None,
+                            artificial: false,
+                            is_static: false,
                         }
                     }
                 })
@@ -471,9 +484,11 @@ fn random_type(random: &mut Random, index: usize) -> Type {
             vector: None,
         },
         8 => Type::Enum {
+            scope: None,
             name: Some(format!("e{index}")),
             underlying: Some(0),
             byte_size: 4,
+            enum_class: false,
             enumerators: (0..random.below(4))
                 .map(|k| (format!("k{k}"), k as i64 - 1))
                 .collect(),
@@ -487,6 +502,7 @@ fn random_type(random: &mut Random, index: usize) -> Type {
             parameters: (0..random.below(3))
                 .map(|_| Some(earlier(random)))
                 .collect(),
+            this_parameter: false,
         },
     }
 }

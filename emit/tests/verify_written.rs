@@ -2,8 +2,8 @@
 //! and one whose line table is broken so that a sequence runs backwards.
 
 use dwarfsmith_emit::model::{
-    DebugInfo, Function, LineRow, Location, LocationArg, ObjectModel, Op, Scope, SourceFile,
-    Subprogram, Type, Variable, VariableLocation,
+    Aggregate, DebugInfo, Function, LineRow, Location, LocationArg, ObjectModel, Op, Scope,
+    SourceFile, Subprogram, Type, Variable, VariableLocation,
 };
 use dwarfsmith_emit::verify::{verify, verify_with, VerifyOptions};
 use dwarfsmith_emit::write::{write, WriteOptions};
@@ -120,8 +120,10 @@ fn pieces_that_leave_part_of_a_variable_out() {
             encoding: 5,
         },
         Type::Struct {
+            scope: None,
             name: Some("pair".into()),
-            is_union: false,
+            kind: Aggregate::Structure,
+            bases: Vec::new(),
             byte_size: Some(16),
             members: vec![],
         },

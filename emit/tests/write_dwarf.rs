@@ -6,7 +6,7 @@
 mod write_support;
 
 use dwarfsmith_emit::model::{
-    CfiInstruction, CfiRow, ChildScope, DataObject, DataSection, DebugInfo, Function,
+    Aggregate, CfiInstruction, CfiRow, ChildScope, DataObject, DataSection, DebugInfo, Function,
     GlobalVariable, LineRow, Location, LocationArg, LocationEntry, Member, ObjectModel, Op, Scope,
     SourceFile, Subprogram, Type, Variable, VariableLocation,
 };
@@ -76,6 +76,9 @@ fn types() -> Vec<Type> {
         ty,
         byte_offset,
         bit_field: None,
+        access: None,
+        artificial: false,
+        is_static: false,
     };
     vec![
         base("int", 4, 5),           // 0
@@ -85,24 +88,31 @@ fn types() -> Vec<Type> {
         Type::Volatile(Some(0)),     // 4
         Type::Restrict(Some(2)),     // 5
         Type::Typedef {
+            scope: None,
             name: "myint".to_string(),
             target: Some(0),
         }, // 6
         Type::Struct {
+            scope: None,
             name: Some("pair".to_string()),
-            is_union: false,
+            kind: Aggregate::Structure,
+            bases: Vec::new(),
             byte_size: Some(8),
             members: vec![member("a", 0, 0), member("b", 0, 4)],
         }, // 7
         Type::Struct {
+            scope: None,
             name: Some("either".to_string()),
-            is_union: true,
+            kind: Aggregate::Union,
+            bases: Vec::new(),
             byte_size: Some(4),
             members: vec![member("i", 0, 0), member("c", 1, 0)],
         }, // 8
         Type::Struct {
+            scope: None,
             name: Some("opaque".to_string()),
-            is_union: false,
+            kind: Aggregate::Structure,
+            bases: Vec::new(),
             byte_size: None,
             members: vec![],
         }, // 9
@@ -112,14 +122,17 @@ fn types() -> Vec<Type> {
             vector: None,
         }, // 10
         Type::Enum {
+            scope: None,
             name: Some("color".to_string()),
             underlying: Some(15),
             byte_size: 4,
+            enum_class: false,
             enumerators: vec![("RED".to_string(), 0), ("BLUE".to_string(), -1)],
         }, // 11
         Type::Subroutine {
             return_type: Some(0),
             parameters: vec![Some(0), Some(2)],
+            this_parameter: false,
         }, // 12
         Type::Pointer(None),         // 13
         Type::Pointer(Some(12)),     // 14

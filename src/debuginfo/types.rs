@@ -3,15 +3,16 @@
 //!
 //! In: type node ids of the module's metadata. Out: indices into one shared
 //! type table, each IR node converted once (recursive types are handled by
-//! reserving the slot before converting the parts). A node the model has no
-//! shape for (a C++ reference, a string type) gives `None`: the variable is
+//! reserving the slot before converting the parts). C++ classes keep their
+//! bases, accessibility, artificial `_vptr` members and static members. A
+//! node the model has no shape for (a string type) gives `None`: the variable is
 //! then emitted without a type rather than with a wrong one.
 
 use crate::ir::hash::FxHashMap;
 
 use dwarfsmith_emit::model::{self as emit, BitField, Member, TypeId};
 
-use crate::ir::debug::{DICompositeType, MdField, MdNode};
+use crate::ir::debug::{DICompositeType, DIDerivedType, MdField, MdNode};
 use crate::ir::{DebugInfo, MdId, MdOperand, MdRef};
 
 /// Converts IR type nodes to the emit crate's type table, once each.
@@ -65,7 +66,19 @@ impl<'a> TypeTable<'a> {
             match self.debug.node(node) {
                 MdNode::BasicType(t) => return Some(t.size),
                 MdNode::CompositeType(t) => return Some(t.size),
-                MdNode::DerivedType(t) if t.tag == "DW_TAG_pointer_type" => return Some(64),
+                MdNode::DerivedType(t)
+                    if matches!(
+                        t.tag.as_str(),
+                        "DW_TAG_pointer_type"
+                            | "DW_TAG_reference_type"
+                            | "DW_TAG_rvalue_reference_type"
+                    ) =>
+                {
+                    return Some(64)
+                }
+                MdNode::DerivedType(t) if t.tag == "DW_TAG_ptr_to_member_type" => {
+                    return Some(t.size)
+                }
                 MdNode::DerivedType(t) => node = t.base_type?,
                 _ => return None,
             }
@@ -76,6 +89,11 @@ impl<'a> TypeTable<'a> {
     fn convert(&mut self, node: MdId) -> Option<emit::Type> {
         let debug = self.debug;
         match debug.node(node) {
+            MdNode::BasicType(t) if t.tag.as_deref() == Some("DW_TAG_unspecified_type") => {
+                Some(emit::Type::Unspecified {
+                    name: t.name.clone(),
+                })
+            }
             MdNode::BasicType(t) => Some(emit::Type::Base {
                 name: t.name.clone(),
                 byte_size: t.size / 8,
@@ -88,7 +106,21 @@ impl<'a> TypeTable<'a> {
                     "DW_TAG_const_type" => Some(emit::Type::Const(base)),
                     "DW_TAG_volatile_type" => Some(emit::Type::Volatile(base)),
                     "DW_TAG_restrict_type" => Some(emit::Type::Restrict(base)),
+                    "DW_TAG_reference_type" | "DW_TAG_rvalue_reference_type" => {
+                        Some(emit::Type::Reference {
+                            rvalue: t.tag == "DW_TAG_rvalue_reference_type",
+                            target: base,
+                        })
+                    }
+                    "DW_TAG_ptr_to_member_type" => {
+                        let class = self.type_of(extra_data(t))?;
+                        Some(emit::Type::PointerToMember {
+                            target: base,
+                            class,
+                        })
+                    }
                     "DW_TAG_typedef" => Some(emit::Type::Typedef {
+                        scope: self.scope_of(t.scope),
                         name: t.name.clone().unwrap_or_default(),
                         target: base,
                     }),
@@ -96,13 +128,36 @@ impl<'a> TypeTable<'a> {
                 }
             }
             MdNode::CompositeType(t) => self.composite(t),
+            MdNode::Other { kind, fields } if kind == "DINamespace" => {
+                let field = |name: &str| fields.iter().find(|(n, _)| n == name).map(|(_, v)| v);
+                let scope = match field("scope") {
+                    Some(MdField::Ref(Some(MdRef::Node(id)))) => Some(*id),
+                    _ => None,
+                };
+                Some(emit::Type::Namespace {
+                    scope: self.scope_of(scope),
+                    name: match field("name") {
+                        Some(MdField::Str(name)) => Some(name.clone()),
+                        _ => None,
+                    },
+                    export_symbols: field("exportSymbols") == Some(&MdField::Bool(true)),
+                })
+            }
             MdNode::SubroutineType(t) => {
                 let mut parts = t.types.map(|list| debug.tuple(list)).unwrap_or(&[]).iter();
                 let return_type = parts.next().and_then(|op| self.operand_type(op));
+                let this_parameter = parts.clone().next().is_some_and(|op| match op {
+                    MdOperand::Ref(MdRef::Node(id)) => matches!(
+                        debug.node(*id),
+                        MdNode::DerivedType(p) if has_flag(&p.flags, "DIFlagArtificial")
+                    ),
+                    _ => false,
+                });
                 let parameters = parts.map(|op| self.operand_type(op)).collect();
                 Some(emit::Type::Subroutine {
                     return_type,
                     parameters,
+                    this_parameter,
                 })
             }
             _ => None,
@@ -123,33 +178,61 @@ impl<'a> TypeTable<'a> {
             .collect();
         match t.tag.as_str() {
             "DW_TAG_structure_type" | "DW_TAG_union_type" | "DW_TAG_class_type" => {
-                let declaration = t.flags.iter().any(|f| f == "DIFlagFwdDecl");
+                let declaration = has_flag(&t.flags, "DIFlagFwdDecl");
+                let mut bases = Vec::new();
                 let mut members = Vec::new();
                 for element in elements {
-                    if let MdNode::DerivedType(m) = debug.node(element) {
-                        if m.tag == "DW_TAG_member" {
+                    let MdNode::DerivedType(m) = debug.node(element) else {
+                        continue;
+                    };
+                    let is_static = has_flag(&m.flags, "DIFlagStaticMember");
+                    match m.tag.as_str() {
+                        "DW_TAG_inheritance" => {
                             if let Some(ty) = self.type_of(m.base_type) {
-                                members.push(Member {
-                                    name: m.name.clone().unwrap_or_default(),
+                                let is_virtual = has_flag(&m.flags, "DIFlagVirtual");
+                                bases.push(emit::Base {
                                     ty,
-                                    byte_offset: m.offset / 8,
-                                    bit_field: m
-                                        .flags
-                                        .iter()
-                                        .any(|f| f == "DIFlagBitField")
-                                        .then_some(BitField {
-                                            bit_size: m.size,
-                                            data_bit_offset: m.offset,
-                                        }),
+                                    // A virtual base's offset is the byte
+                                    // offset of its slot in the vtable, as
+                                    // clang writes it; the others are bits.
+                                    byte_offset: if is_virtual { m.offset } else { m.offset / 8 },
+                                    is_virtual,
+                                    access: access(&m.flags),
                                 });
                             }
                         }
+                        "DW_TAG_member" | "DW_TAG_variable" => {
+                            if let Some(ty) = self.type_of(m.base_type) {
+                                let bit_field = (has_flag(&m.flags, "DIFlagBitField")
+                                    && !is_static)
+                                    .then_some(BitField {
+                                        bit_size: m.size,
+                                        data_bit_offset: m.offset,
+                                    });
+                                members.push(Member {
+                                    name: m.name.clone().unwrap_or_default(),
+                                    ty,
+                                    byte_offset: if is_static { 0 } else { m.offset / 8 },
+                                    bit_field,
+                                    access: access(&m.flags),
+                                    artificial: has_flag(&m.flags, "DIFlagArtificial"),
+                                    is_static,
+                                });
+                            }
+                        }
+                        _ => {}
                     }
                 }
                 Some(emit::Type::Struct {
+                    scope: self.scope_of(t.scope),
                     name: t.name.clone(),
-                    is_union: t.tag == "DW_TAG_union_type",
+                    kind: match t.tag.as_str() {
+                        "DW_TAG_union_type" => emit::Aggregate::Union,
+                        "DW_TAG_class_type" => emit::Aggregate::Class,
+                        _ => emit::Aggregate::Structure,
+                    },
                     byte_size: (!declaration).then_some(t.size / 8),
+                    bases,
                     members,
                 })
             }
@@ -193,12 +276,25 @@ impl<'a> TypeTable<'a> {
                     })
                     .collect();
                 Some(emit::Type::Enum {
+                    scope: self.scope_of(t.scope),
                     name: t.name.clone(),
                     underlying,
                     byte_size: t.size / 8,
+                    enum_class: has_flag(&t.flags, "DIFlagEnumClass"),
                     enumerators,
                 })
             }
+            _ => None,
+        }
+    }
+
+    /// The namespace or class a `scope:` names; `None` for a file or unit
+    /// (the DIE is then a child of the unit root).
+    fn scope_of(&mut self, scope: Option<MdId>) -> Option<TypeId> {
+        let scope = scope?;
+        match self.debug.node(scope) {
+            MdNode::CompositeType(_) => self.type_of(Some(scope)),
+            MdNode::Other { kind, .. } if kind == "DINamespace" => self.type_of(Some(scope)),
             _ => None,
         }
     }
@@ -209,6 +305,29 @@ impl<'a> TypeTable<'a> {
             _ => None,
         }
     }
+}
+
+/// A pointer to member's class: its `extraData:` node.
+fn extra_data(t: &DIDerivedType) -> Option<MdId> {
+    t.other.iter().find_map(|(name, value)| match value {
+        MdField::Ref(Some(MdRef::Node(id))) if name == "extraData" => Some(*id),
+        _ => None,
+    })
+}
+
+fn has_flag(flags: &[String], flag: &str) -> bool {
+    flags.iter().any(|f| f == flag)
+}
+
+/// The accessibility a member's or base's `flags:` give (`DIFlagPublic` is
+/// both bits of the other two, as in LLVM's flag encoding).
+fn access(flags: &[String]) -> Option<emit::Access> {
+    flags.iter().find_map(|flag| match flag.as_str() {
+        "DIFlagPublic" => Some(emit::Access::Public),
+        "DIFlagProtected" => Some(emit::Access::Protected),
+        "DIFlagPrivate" => Some(emit::Access::Private),
+        _ => None,
+    })
 }
 
 /// The DW_ATE_* number of an encoding name (`DW_ATE_signed` → 5).

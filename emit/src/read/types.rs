@@ -9,9 +9,11 @@
 //! `__ARRAY_SIZE_TYPE__` for array indices), which are no source types.
 //! Qualifiers the model lacks
 //! (`DW_TAG_atomic_type`, `immutable`, `packed`, `shared`) are seen through:
-//! a reference to one is a reference to what it qualifies. References
-//! become pointers, `DW_TAG_class_type` a struct, `DW_TAG_unspecified_type`
-//! a base type of size 0. A required type that is missing (a member or
+//! a reference to one is a reference to what it qualifies. A class's
+//! DW_TAG_inheritance children become its bases, its DW_TAG_variable
+//! children its static members. A DW_TAG_namespace is read as a
+//! [`Type::Namespace`], and a type inside one or inside a class has it as
+//! its scope. A required type that is missing (a member or
 //! element with no `DW_AT_type`) refers to an added `void` base type.
 
 use std::collections::HashMap;
@@ -20,7 +22,7 @@ use gimli::{AttributeValue, Dwarf, Unit};
 
 use super::dwarf::{DieTree, Slice};
 use super::line::string;
-use crate::model::{BitField, Member, Type, TypeId, VectorShape};
+use crate::model::{Access, Aggregate, Base, BitField, Member, Type, TypeId, VectorShape};
 
 /// The unit's types and where each came from.
 pub(crate) struct TypeTable {
@@ -68,6 +70,8 @@ fn is_model_type(tag: gimli::DwTag) -> bool {
             | gimli::DW_TAG_enumeration_type
             | gimli::DW_TAG_subroutine_type
             | gimli::DW_TAG_unspecified_type
+            | gimli::DW_TAG_ptr_to_member_type
+            | gimli::DW_TAG_namespace
     )
 }
 
@@ -159,6 +163,10 @@ impl TypeReader<'_, '_> {
         let target = self
             .table
             .reference(tree, tree.attr(die, gimli::DW_AT_type));
+        // The namespace or class the DIE sits in.
+        let scope = tree.dies[die]
+            .parent
+            .and_then(|parent| self.table.ids.get(&parent).copied());
         let ty = match tree.tag(die) {
             gimli::DW_TAG_base_type => Type::Base {
                 name: self.name(die)?.unwrap_or_default(),
@@ -168,44 +176,79 @@ impl TypeReader<'_, '_> {
                     .and_then(|v| u8::try_from(v).ok())
                     .unwrap_or(0),
             },
-            gimli::DW_TAG_unspecified_type => Type::Base {
+            gimli::DW_TAG_unspecified_type => Type::Unspecified {
                 name: self.name(die)?.unwrap_or_default(),
-                byte_size: 0,
-                encoding: 0,
             },
-            gimli::DW_TAG_pointer_type
-            | gimli::DW_TAG_reference_type
-            | gimli::DW_TAG_rvalue_reference_type => Type::Pointer(target),
+            gimli::DW_TAG_pointer_type => Type::Pointer(target),
+            gimli::DW_TAG_reference_type | gimli::DW_TAG_rvalue_reference_type => Type::Reference {
+                rvalue: tree.tag(die) == gimli::DW_TAG_rvalue_reference_type,
+                target,
+            },
+            gimli::DW_TAG_ptr_to_member_type => Type::PointerToMember {
+                target,
+                class: self.required(tree.attr(die, gimli::DW_AT_containing_type)),
+            },
             gimli::DW_TAG_const_type => Type::Const(target),
             gimli::DW_TAG_volatile_type => Type::Volatile(target),
             gimli::DW_TAG_restrict_type => Type::Restrict(target),
+            gimli::DW_TAG_namespace => Type::Namespace {
+                scope,
+                name: self.name(die)?,
+                export_symbols: tree.attr(die, gimli::DW_AT_export_symbols).is_some(),
+            },
             gimli::DW_TAG_typedef => Type::Typedef {
+                scope,
                 name: self.name(die)?.unwrap_or_default(),
                 target,
             },
             gimli::DW_TAG_structure_type | gimli::DW_TAG_union_type | gimli::DW_TAG_class_type => {
+                let mut bases = Vec::new();
                 let mut members = Vec::new();
                 for &child in &tree.dies[die].children {
-                    if tree.tag(child) != gimli::DW_TAG_member {
-                        continue;
-                    }
+                    let is_static = match tree.tag(child) {
+                        gimli::DW_TAG_member => false,
+                        gimli::DW_TAG_variable => true,
+                        gimli::DW_TAG_inheritance => {
+                            bases.push(Base {
+                                ty: self.required(tree.attr(child, gimli::DW_AT_type)),
+                                byte_offset: base_offset(tree, child),
+                                is_virtual: tree.attr(child, gimli::DW_AT_virtuality).is_some(),
+                                access: access(tree, child),
+                            });
+                            continue;
+                        }
+                        _ => continue,
+                    };
                     let ty = self.required(tree.attr(child, gimli::DW_AT_type));
                     members.push(Member {
                         name: self.name(child)?.unwrap_or_default(),
                         ty,
-                        byte_offset: member_offset(tree, child),
+                        byte_offset: if is_static {
+                            0
+                        } else {
+                            member_offset(tree, child)
+                        },
                         bit_field: bit_field(tree, child),
+                        access: access(tree, child),
+                        artificial: tree.attr(child, gimli::DW_AT_artificial).is_some(),
+                        is_static,
                     });
                 }
                 let declaration = tree.attr(die, gimli::DW_AT_declaration).is_some();
                 Type::Struct {
+                    scope,
                     name: self.name(die)?,
-                    is_union: tree.tag(die) == gimli::DW_TAG_union_type,
+                    kind: match tree.tag(die) {
+                        gimli::DW_TAG_union_type => Aggregate::Union,
+                        gimli::DW_TAG_class_type => Aggregate::Class,
+                        _ => Aggregate::Structure,
+                    },
                     byte_size: if declaration {
                         None
                     } else {
                         self.byte_size(die)
                     },
+                    bases,
                     members,
                 }
             }
@@ -243,9 +286,11 @@ impl TypeReader<'_, '_> {
                     enumerators.push((self.name(child)?.unwrap_or_default(), value));
                 }
                 Type::Enum {
+                    scope,
                     name: self.name(die)?,
                     underlying: target,
                     byte_size: self.byte_size(die).unwrap_or(0),
+                    enum_class: tree.attr(die, gimli::DW_AT_enum_class).is_some(),
                     enumerators,
                 }
             }
@@ -260,9 +305,15 @@ impl TypeReader<'_, '_> {
                             .reference(tree, tree.attr(child, gimli::DW_AT_type))
                     })
                     .collect();
+                let this_parameter = tree.dies[die]
+                    .children
+                    .iter()
+                    .find(|&&child| tree.tag(child) == gimli::DW_TAG_formal_parameter)
+                    .is_some_and(|&first| tree.attr(first, gimli::DW_AT_artificial).is_some());
                 Type::Subroutine {
                     return_type: target,
                     parameters,
+                    this_parameter,
                 }
             }
         };
@@ -307,6 +358,37 @@ fn member_offset(tree: &DieTree<'_>, member: usize) -> u64 {
     tree.attr(member, gimli::DW_AT_data_bit_offset)
         .and_then(|v| v.udata_value())
         .map_or(0, |bits| bits / 8)
+}
+
+/// A base's offset: a constant, or for a virtual base the `N` of LLVM's
+/// `dup deref constu N minus deref plus`.
+fn base_offset(tree: &DieTree<'_>, base: usize) -> u64 {
+    match tree.attr(base, gimli::DW_AT_data_member_location) {
+        Some(AttributeValue::Exprloc(expression)) => {
+            let bytes = expression.0.slice();
+            let start = [
+                gimli::DW_OP_dup.0,
+                gimli::DW_OP_deref.0,
+                gimli::DW_OP_constu.0,
+            ];
+            if bytes.starts_with(&start) {
+                let mut rest = gimli::EndianSlice::new(&bytes[3..], gimli::LittleEndian);
+                return gimli::leb128::read::unsigned(&mut rest).unwrap_or(0);
+            }
+            0
+        }
+        Some(value) => value.udata_value().unwrap_or(0),
+        None => 0,
+    }
+}
+
+fn access(tree: &DieTree<'_>, die: usize) -> Option<Access> {
+    match tree.attr(die, gimli::DW_AT_accessibility)? {
+        AttributeValue::Accessibility(gimli::DW_ACCESS_public) => Some(Access::Public),
+        AttributeValue::Accessibility(gimli::DW_ACCESS_protected) => Some(Access::Protected),
+        AttributeValue::Accessibility(gimli::DW_ACCESS_private) => Some(Access::Private),
+        _ => None,
+    }
 }
 
 /// The bit size and offset of a bitfield member (DWARF 4+ form).

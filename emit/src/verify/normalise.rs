@@ -91,13 +91,57 @@ pub fn normalise(model: &ObjectModel, options: &WriteOptions) -> ObjectModel {
     }
 }
 
-/// Base types first, the others after; references renumbered.
+/// Base types first, the others after in the order of their DIEs (a
+/// namespace's or class's types follow it, in the order they were made);
+/// references renumbered.
+/// The order the writer makes type DIEs in: each type after the scopes it
+/// sits in (as `write::types` does).
+fn creation_order(types: &[Type]) -> Vec<TypeId> {
+    let mut made = vec![false; types.len()];
+    let mut order = Vec::with_capacity(types.len());
+    for index in 0..types.len() {
+        let mut chain = vec![index];
+        while let Some(scope) = types[*chain.last().unwrap()].scope() {
+            if scope >= types.len() || made[scope] || chain.len() > types.len() {
+                break;
+            }
+            chain.push(scope);
+        }
+        for &ty in chain.iter().rev() {
+            if !made[ty] {
+                made[ty] = true;
+                order.push(ty);
+            }
+        }
+    }
+    order
+}
+
 fn normalise_types(debug: &mut DebugInfo) {
     let is_base = |ty: &Type| matches!(ty, Type::Base { .. });
-    let order: Vec<TypeId> = (0..debug.types.len())
+    let mut order: Vec<TypeId> = (0..debug.types.len())
         .filter(|&t| is_base(&debug.types[t]))
-        .chain((0..debug.types.len()).filter(|&t| !is_base(&debug.types[t])))
         .collect();
+    let mut children: HashMap<Option<TypeId>, Vec<TypeId>> = HashMap::new();
+    for made in creation_order(&debug.types) {
+        if !is_base(&debug.types[made]) {
+            children
+                .entry(debug.types[made].scope())
+                .or_default()
+                .push(made);
+        }
+    }
+    let mut pending: Vec<TypeId> = children
+        .get(&None)
+        .into_iter()
+        .flatten()
+        .rev()
+        .copied()
+        .collect();
+    while let Some(next) = pending.pop() {
+        order.push(next);
+        pending.extend(children.get(&Some(next)).into_iter().flatten().rev());
+    }
     let mut new_id = vec![0; debug.types.len()];
     for (new, &old) in order.iter().enumerate() {
         new_id[old] = new;
@@ -115,18 +159,42 @@ fn normalise_types(debug: &mut DebugInfo) {
     let mut types: Vec<Type> = order.iter().map(|&old| debug.types[old].clone()).collect();
     for ty in &mut types {
         match ty {
-            Type::Base { .. } => {}
+            Type::Base { .. } | Type::Unspecified { .. } => {}
+            Type::Reference { target, .. } => map_option(target),
+            Type::PointerToMember { target, class } => {
+                map_option(target);
+                map(class);
+            }
             Type::Pointer(target)
             | Type::Const(target)
             | Type::Volatile(target)
             | Type::Restrict(target) => map_option(target),
-            Type::Typedef { target, .. } => map_option(target),
-            Type::Struct { members, .. } => members.iter_mut().for_each(|m| map(&mut m.ty)),
+            Type::Typedef { scope, target, .. } => {
+                map_option(scope);
+                map_option(target);
+            }
+            Type::Namespace { scope, .. } => map_option(scope),
+            Type::Struct {
+                scope,
+                bases,
+                members,
+                ..
+            } => {
+                map_option(scope);
+                bases.iter_mut().for_each(|b| map(&mut b.ty));
+                members.iter_mut().for_each(|m| map(&mut m.ty));
+            }
             Type::Array { element, .. } => map(element),
-            Type::Enum { underlying, .. } => map_option(underlying),
+            Type::Enum {
+                scope, underlying, ..
+            } => {
+                map_option(scope);
+                map_option(underlying);
+            }
             Type::Subroutine {
                 return_type,
                 parameters,
+                ..
             } => {
                 map_option(return_type);
                 parameters.iter_mut().for_each(map_option);

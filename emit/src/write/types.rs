@@ -3,8 +3,9 @@
 //!
 //! In: `DebugInfo::types`, each referring to others by index.
 //! Out: one DIE per type, children of the unit root, in model order (DIE
-//! ids are reserved first, so types may refer forward); attributes as
-//! clang writes them (pointers 8 bytes; array subranges counted with
+//! ids are reserved first, so types may refer forward); a class's bases
+//! (DW_TAG_inheritance) before its members, static data members as
+//! DW_TAG_variable declarations; attributes as llc-19 writes them (pointers 8 bytes; array subranges counted with
 //! `DW_AT_count` over an `__ARRAY_SIZE_TYPE__` index type).
 //! Promise: a base type asked for by an expression exists once per width
 //! and signedness, is a child of the unit root (where `DW_OP_regval_type`,
@@ -13,20 +14,21 @@
 
 use std::collections::HashMap;
 
-use gimli::write::{AttributeValue, StringTable, Unit, UnitEntryId};
+use gimli::write::{AttributeValue, Expression, StringTable, Unit, UnitEntryId};
 
 use super::ops::BaseTypes;
 use super::WriteError;
-use crate::model::{Type, TypeId};
+use crate::model::{Access, Aggregate, Base, Member, Type, TypeId};
 
-/// Adds one DIE per model type under the unit root and fills them in.
+/// Adds one DIE per model type under the unit root, or under its scope's
+/// DIE, and fills them in.
 pub fn add_types(
     unit: &mut Unit,
     strings: &mut StringTable,
     types: &[Type],
 ) -> Result<Vec<UnitEntryId>, WriteError> {
     let root = unit.root();
-    let ids: Vec<UnitEntryId> = types.iter().map(|ty| unit.add(root, tag(ty))).collect();
+    let ids = type_dies(unit, types)?;
     let reference = |id: TypeId, what: &str| {
         ids.get(id)
             .map(|&die| AttributeValue::UnitRef(die))
@@ -72,6 +74,7 @@ pub fn add_types(
             Type::Typedef {
                 name: type_name,
                 target,
+                ..
             } => {
                 attributes.push(name(type_name, strings));
                 if let Some(target) = target {
@@ -81,6 +84,7 @@ pub fn add_types(
             Type::Struct {
                 name: type_name,
                 byte_size,
+                bases,
                 members,
                 ..
             } => {
@@ -95,31 +99,56 @@ pub fn add_types(
                         attributes.push((gimli::DW_AT_declaration, AttributeValue::FlagPresent))
                     }
                 }
-                for member in members {
-                    let member_die = unit.add(die, gimli::DW_TAG_member);
-                    let entry = unit.get_mut(member_die);
-                    entry.set(
-                        gimli::DW_AT_name,
-                        AttributeValue::StringRef(strings.add(member.name.as_str())),
-                    );
-                    entry.set(
-                        gimli::DW_AT_type,
-                        reference(member.ty, &format!("{what} member `{}`", member.name))?,
-                    );
-                    match member.bit_field {
-                        Some(bits) => {
-                            entry.set(gimli::DW_AT_bit_size, AttributeValue::Udata(bits.bit_size));
-                            entry.set(
-                                gimli::DW_AT_data_bit_offset,
-                                AttributeValue::Udata(bits.data_bit_offset),
-                            );
-                        }
-                        None => entry.set(
-                            gimli::DW_AT_data_member_location,
-                            AttributeValue::Udata(member.byte_offset),
-                        ),
+                for base in bases {
+                    let base_die = unit.add(die, gimli::DW_TAG_inheritance);
+                    let entry = unit.get_mut(base_die);
+                    entry.set(gimli::DW_AT_type, reference(base.ty, &what)?);
+                    entry.set(gimli::DW_AT_data_member_location, base_location(base));
+                    if let Some(access) = base.access {
+                        entry.set(gimli::DW_AT_accessibility, accessibility(access));
+                    }
+                    if base.is_virtual {
+                        entry.set(
+                            gimli::DW_AT_virtuality,
+                            AttributeValue::Virtuality(gimli::DW_VIRTUALITY_virtual),
+                        );
                     }
                 }
+                for member in members {
+                    add_member(
+                        unit,
+                        strings,
+                        die,
+                        member,
+                        reference(member.ty, &format!("{what} member `{}`", member.name))?,
+                    );
+                }
+            }
+            Type::Reference { target, .. } => {
+                if let Some(target) = target {
+                    attributes.push((gimli::DW_AT_type, reference(*target, &what)?));
+                }
+            }
+            Type::Unspecified { name: type_name } => {
+                attributes.push(name(type_name, strings));
+            }
+            Type::Namespace {
+                name: namespace_name,
+                export_symbols,
+                ..
+            } => {
+                if let Some(namespace_name) = namespace_name {
+                    attributes.push(name(namespace_name, strings));
+                }
+                if *export_symbols {
+                    attributes.push((gimli::DW_AT_export_symbols, AttributeValue::FlagPresent));
+                }
+            }
+            Type::PointerToMember { target, class } => {
+                if let Some(target) = target {
+                    attributes.push((gimli::DW_AT_type, reference(*target, &what)?));
+                }
+                attributes.push((gimli::DW_AT_containing_type, reference(*class, &what)?));
             }
             Type::Array {
                 element,
@@ -157,9 +186,11 @@ pub fn add_types(
                 }
             }
             Type::Enum {
+                scope: _,
                 name: type_name,
                 underlying,
                 byte_size,
+                enum_class,
                 enumerators,
             } => {
                 if let Some(type_name) = type_name {
@@ -169,6 +200,9 @@ pub fn add_types(
                     attributes.push((gimli::DW_AT_type, reference(*underlying, &what)?));
                 }
                 attributes.push((gimli::DW_AT_byte_size, AttributeValue::Udata(*byte_size)));
+                if *enum_class {
+                    attributes.push((gimli::DW_AT_enum_class, AttributeValue::FlagPresent));
+                }
                 for (enumerator, value) in enumerators {
                     let child = unit.add(die, gimli::DW_TAG_enumerator);
                     let entry = unit.get_mut(child);
@@ -182,16 +216,21 @@ pub fn add_types(
             Type::Subroutine {
                 return_type,
                 parameters,
+                this_parameter,
             } => {
                 attributes.push((gimli::DW_AT_prototyped, AttributeValue::FlagPresent));
                 if let Some(return_type) = return_type {
                     attributes.push((gimli::DW_AT_type, reference(*return_type, &what)?));
                 }
-                for parameter in parameters {
+                for (index, parameter) in parameters.iter().enumerate() {
                     let child = unit.add(die, gimli::DW_TAG_formal_parameter);
                     if let Some(parameter) = parameter {
                         let value = reference(*parameter, &what)?;
                         unit.get_mut(child).set(gimli::DW_AT_type, value);
+                    }
+                    if index == 0 && *this_parameter {
+                        unit.get_mut(child)
+                            .set(gimli::DW_AT_artificial, AttributeValue::FlagPresent);
                     }
                 }
             }
@@ -204,6 +243,113 @@ pub fn add_types(
     Ok(ids)
 }
 
+/// One member under `parent`: a DW_TAG_member, or for a static data member
+/// the DW_TAG_variable declaration LLVM writes for DWARF 5.
+fn add_member(
+    unit: &mut Unit,
+    strings: &mut StringTable,
+    parent: UnitEntryId,
+    member: &Member,
+    ty: AttributeValue,
+) {
+    let tag = if member.is_static {
+        gimli::DW_TAG_variable
+    } else {
+        gimli::DW_TAG_member
+    };
+    let member_die = unit.add(parent, tag);
+    let entry = unit.get_mut(member_die);
+    entry.set(
+        gimli::DW_AT_name,
+        AttributeValue::StringRef(strings.add(member.name.as_str())),
+    );
+    entry.set(gimli::DW_AT_type, ty);
+    if member.is_static {
+        entry.set(gimli::DW_AT_external, AttributeValue::FlagPresent);
+        entry.set(gimli::DW_AT_declaration, AttributeValue::FlagPresent);
+    } else {
+        match member.bit_field {
+            Some(bits) => {
+                entry.set(gimli::DW_AT_bit_size, AttributeValue::Udata(bits.bit_size));
+                entry.set(
+                    gimli::DW_AT_data_bit_offset,
+                    AttributeValue::Udata(bits.data_bit_offset),
+                );
+            }
+            None => entry.set(
+                gimli::DW_AT_data_member_location,
+                AttributeValue::Udata(member.byte_offset),
+            ),
+        }
+    }
+    if let Some(access) = member.access {
+        entry.set(gimli::DW_AT_accessibility, accessibility(access));
+    }
+    if member.artificial {
+        entry.set(gimli::DW_AT_artificial, AttributeValue::FlagPresent);
+    }
+}
+
+/// Where a base class sits: a byte offset, or for a virtual base LLVM's
+/// expression reading its offset from the vtable
+/// (`dup deref constu N minus deref plus`).
+fn base_location(base: &Base) -> AttributeValue {
+    if !base.is_virtual {
+        return AttributeValue::Udata(base.byte_offset);
+    }
+    // Written byte by byte: LLVM's `DW_OP_constu N` even where a
+    // `DW_OP_litN` would do (gimli's `op_constu` picks the shorter).
+    let mut bytes = vec![
+        gimli::DW_OP_dup.0,
+        gimli::DW_OP_deref.0,
+        gimli::DW_OP_constu.0,
+    ];
+    gimli::leb128::write::unsigned(&mut bytes, base.byte_offset).expect("a Vec takes every byte");
+    bytes.extend([
+        gimli::DW_OP_minus.0,
+        gimli::DW_OP_deref.0,
+        gimli::DW_OP_plus.0,
+    ]);
+    let expression = Expression::raw(bytes);
+    AttributeValue::Exprloc(expression)
+}
+
+fn accessibility(access: Access) -> AttributeValue {
+    AttributeValue::Accessibility(gimli::DwAccess(access as u8))
+}
+
+/// The DIE of each type, made scopes first: a type whose scope is a
+/// namespace or class is that DIE's child.
+fn type_dies(unit: &mut Unit, types: &[Type]) -> Result<Vec<UnitEntryId>, WriteError> {
+    let mut ids: Vec<Option<UnitEntryId>> = vec![None; types.len()];
+    for index in 0..types.len() {
+        // The chain of scopes not made yet, innermost first.
+        let mut chain = vec![index];
+        while let Some(scope) = types[*chain.last().unwrap()].scope() {
+            if ids.get(scope).is_some_and(Option::is_some) {
+                break;
+            }
+            if scope >= types.len() || chain.len() > types.len() {
+                return Err(WriteError::new(format!(
+                    "type {index}: its scope chain reaches type {scope}, which does not \
+                     exist or encloses itself"
+                )));
+            }
+            chain.push(scope);
+        }
+        for &made in chain.iter().rev() {
+            if ids[made].is_none() {
+                let parent = types[made]
+                    .scope()
+                    .and_then(|s| ids[s])
+                    .unwrap_or(unit.root());
+                ids[made] = Some(unit.add(parent, tag(&types[made])));
+            }
+        }
+    }
+    Ok(ids.into_iter().flatten().collect())
+}
+
 fn tag(ty: &Type) -> gimli::DwTag {
     match ty {
         Type::Base { .. } => gimli::DW_TAG_base_type,
@@ -212,10 +358,16 @@ fn tag(ty: &Type) -> gimli::DwTag {
         Type::Volatile(_) => gimli::DW_TAG_volatile_type,
         Type::Restrict(_) => gimli::DW_TAG_restrict_type,
         Type::Typedef { .. } => gimli::DW_TAG_typedef,
-        Type::Struct {
-            is_union: false, ..
-        } => gimli::DW_TAG_structure_type,
-        Type::Struct { is_union: true, .. } => gimli::DW_TAG_union_type,
+        Type::Struct { kind, .. } => match kind {
+            Aggregate::Structure => gimli::DW_TAG_structure_type,
+            Aggregate::Class => gimli::DW_TAG_class_type,
+            Aggregate::Union => gimli::DW_TAG_union_type,
+        },
+        Type::Reference { rvalue: false, .. } => gimli::DW_TAG_reference_type,
+        Type::Reference { rvalue: true, .. } => gimli::DW_TAG_rvalue_reference_type,
+        Type::Unspecified { .. } => gimli::DW_TAG_unspecified_type,
+        Type::Namespace { .. } => gimli::DW_TAG_namespace,
+        Type::PointerToMember { .. } => gimli::DW_TAG_ptr_to_member_type,
         Type::Array { .. } => gimli::DW_TAG_array_type,
         Type::Enum { .. } => gimli::DW_TAG_enumeration_type,
         Type::Subroutine { .. } => gimli::DW_TAG_subroutine_type,

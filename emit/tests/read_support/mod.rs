@@ -8,8 +8,8 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use dwarfsmith_emit::model::{
-    CfiRow, ChildScope, DataObject, DebugInfo, Function, Location, LocationArg, ObjectModel, Op,
-    Scope, Symbol, Type, Variable, VariableLocation,
+    Aggregate, CfiRow, ChildScope, DataObject, DebugInfo, Function, Location, LocationArg,
+    ObjectModel, Op, Scope, Symbol, Type, Variable, VariableLocation,
 };
 
 /// The directory of the foreign fixture objects (gcc, clang-19, llc-19).
@@ -246,12 +246,22 @@ fn type_text(ty: &Type) -> String {
         Type::Const(target) => format!("const {}", opt(*target)),
         Type::Volatile(target) => format!("volatile {}", opt(*target)),
         Type::Restrict(target) => format!("restrict {}", opt(*target)),
-        Type::Typedef { name, target } => format!("typedef {name:?} = {}", opt(*target)),
+        Type::Reference { rvalue, target } => {
+            let ampersands = if *rvalue { "&&" } else { "&" };
+            format!("reference {ampersands} {}", opt(*target))
+        }
+        Type::Unspecified { name } => format!("unspecified {name:?}"),
+        Type::Namespace { scope, name, .. } => format!("namespace {name:?} in {}", opt(*scope)),
+        Type::PointerToMember { target, class } => {
+            format!("pointer to member of t{class}: {}", opt(*target))
+        }
+        Type::Typedef { name, target, .. } => format!("typedef {name:?} = {}", opt(*target)),
         Type::Struct {
             name,
-            is_union,
+            kind,
             byte_size,
             members,
+            ..
         } => {
             let members: Vec<String> = members
                 .iter()
@@ -259,7 +269,11 @@ fn type_text(ty: &Type) -> String {
                 .collect();
             format!(
                 "{} {name:?} size {byte_size:?} {{{}}}",
-                if *is_union { "union" } else { "struct" },
+                if *kind == Aggregate::Union {
+                    "union"
+                } else {
+                    "struct"
+                },
                 members.join(", ")
             )
         }
@@ -273,6 +287,7 @@ fn type_text(ty: &Type) -> String {
             underlying,
             byte_size,
             enumerators,
+            ..
         } => format!(
             "enum {name:?} of {} size {byte_size} {enumerators:?}",
             opt(*underlying)
@@ -280,6 +295,7 @@ fn type_text(ty: &Type) -> String {
         Type::Subroutine {
             return_type,
             parameters,
+            ..
         } => {
             let parameters: Vec<String> = parameters.iter().map(|p| opt(*p)).collect();
             format!(
