@@ -190,6 +190,7 @@ fn object_of(code: Vec<u8>, call_field: u64, variables: Vec<Variable>) -> Vec<u8
         }],
         data: vec![],
         weak_references: vec![],
+        exception_tables: vec![],
         debug: Some(DebugInfo {
             producer: "hand".to_string(),
             language: 0x1d,
@@ -226,10 +227,12 @@ fn object_of(code: Vec<u8>, call_field: u64, variables: Vec<Variable>) -> Vec<u8
                 external: true,
                 prototyped: true,
                 function: Some(0),
+                declaration: false,
                 scope: Scope {
                     variables,
                     children: vec![],
                 },
+                calls: Default::default(),
             }],
             line_rows: vec![vec![]],
             globals: vec![],

@@ -167,6 +167,7 @@ mod tests {
                 args: args.iter().map(|&g| PhysReg::Gpr(g)).collect(),
                 rets: vec![PhysReg::Gpr(Gpr::Rax)],
                 clobbers: CALLER_SAVED,
+                unwind: None,
             },
             7,
         )

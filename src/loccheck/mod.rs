@@ -341,7 +341,8 @@ impl Checker<'_> {
         }
         match self.debug.types.get(ty)? {
             Type::Base { byte_size, .. } | Type::Enum { byte_size, .. } => Some(*byte_size),
-            Type::Pointer(_) => Some(8),
+            // decltype(nullptr) is a pointer's size.
+            Type::Pointer(_) | Type::Reference { .. } | Type::Unspecified { .. } => Some(8),
             Type::Const(inner) | Type::Volatile(inner) | Type::Restrict(inner) => {
                 self.size_of((*inner)?, depth + 1)
             }
@@ -353,7 +354,8 @@ impl Checker<'_> {
                 let count: Option<u64> = counts.iter().copied().product();
                 Some(self.size_of(*element, depth + 1)? * count?)
             }
-            Type::Subroutine { .. } => None,
+            // A pointer to member is 8 or 16 bytes (data or function).
+            Type::Subroutine { .. } | Type::Namespace { .. } | Type::PointerToMember { .. } => None,
         }
     }
 }
