@@ -116,7 +116,7 @@ fn a_variable_whose_address_is_in_a_register_is_memory_there_not_a_load() {
     );
     assert_eq!(
         gdb_at(&exe, "aligned_local_with_alloca.c:7", &["print y"]),
-        "Breakpoint 1, f (n=40) at ./aligned_local_with_alloca.c:7\n7\t  x[0] = 3;\n$1 = 7\n"
+        "Breakpoint 1, f (n=n@entry=40) at ./aligned_local_with_alloca.c:7\n7\t  x[0] = 3;\n$1 = 7\n"
     );
 }
 
@@ -146,7 +146,7 @@ fn an_i1_in_a_register_is_cut_to_one_bit_by_its_convert() {
     let (_, exe) = build_truth(dir.path(), "i1_in_register.O2.ll", &[]);
     assert_eq!(
         gdb_at(&exe, "i1_in_register.c:10", &["print a", "print b"]),
-        "Breakpoint 1, f (n=7, m=2) at ./i1_in_register.c:10\n10\t  g = n * 3;\n$1 = 1\n$2 = 0\n"
+        "Breakpoint 1, f (n=n@entry=7, m=m@entry=2) at ./i1_in_register.c:10\n10\t  g = n * 3;\n$1 = 1\n$2 = 0\n"
     );
 }
 

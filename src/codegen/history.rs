@@ -882,9 +882,14 @@ fn location_of(input: &HistoryInput, d: &DbgValue) -> Option<(Location, Vec<Phys
         if (is_value || is_spilled) && !ops.contains(&Op::StackValue) {
             ops.push(Op::StackValue);
         }
-        if !ops.contains(&Op::StackValue) && ops.last() == Some(&Op::Deref) {
-            // A memory location over registers (the variable lives at the
-            // address they compute): LLVM's trailing DW_OP_deref of such
+        let over_registers = args
+            .iter()
+            .all(|a| matches!(a, LocationArg::Register { .. }));
+        if over_registers && !ops.contains(&Op::StackValue) && ops.last() == Some(&Op::Deref) {
+            // A memory location over registers only (the variable lives at
+            // the address they compute; a deref after a spill slot's `Arg`
+            // is the load of the spilled pointer and stays): LLVM's
+            // trailing DW_OP_deref of such
             // an expression is implicit, not a load (DwarfExpression makes
             // it a memory location). Kept, it would read the variable's
             // value and take that as its address.
