@@ -74,64 +74,61 @@ fn defined_functions(object: &Path) -> Vec<String> {
 
 /// Objects of `project` from the IR in `ir_dir` by `llc-19 -O2`, linked.
 fn llc_build(project: &Project, ir_dir: &Path, dir: &Path) -> PathBuf {
-    std::fs::create_dir_all(dir).unwrap();
-    let objects: Vec<PathBuf> = project
-        .sources
-        .iter()
-        .map(|s| dir.join(format!("{}.o", s.file_stem().unwrap().to_str().unwrap())))
-        .collect();
-    let commands = project
-        .sources
-        .iter()
-        .zip(&objects)
-        .map(|(source, object)| {
-            let mut llc = Command::new("llc-19");
-            llc.args(["-O2", "-filetype=obj", "-relocation-model=pic", "-o"])
-                .arg(object)
-                .arg(ir_dir.join(format!(
-                    "{}.ll",
-                    source.file_stem().unwrap().to_str().unwrap()
-                )));
-            llc
-        })
-        .collect();
-    for output in run_all(commands) {
-        assert!(
-            output.status.success(),
-            "llc-19: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-    }
-    link(project, &objects, &dir.join(project.name))
+    build_each(project, dir, "llc-19", |stem, object| {
+        let mut llc = Command::new("llc-19");
+        llc.args(["-O2", "-filetype=obj", "-relocation-model=pic", "-o"])
+            .arg(object)
+            .arg(ir_dir.join(format!("{stem}.ll")));
+        llc
+    })
 }
 
 /// `project` built by gcc with `flags`, linked.
 fn gcc_build(project: &Project, flags: &[&str], dir: &Path) -> PathBuf {
-    std::fs::create_dir_all(dir).unwrap();
-    let objects: Vec<PathBuf> = project
+    let sources: std::collections::HashMap<String, &PathBuf> = project
         .sources
         .iter()
-        .map(|s| dir.join(format!("{}.o", s.file_stem().unwrap().to_str().unwrap())))
+        .map(|s| (s.file_stem().unwrap().to_str().unwrap().to_string(), s))
         .collect();
-    let commands = project
+    build_each(project, dir, "gcc", |stem, object| {
+        let mut gcc = Command::new("gcc");
+        gcc.args(flags)
+            .args(["-w", "-c"])
+            .args(&project.cpp_flags)
+            .arg(sources[stem])
+            .arg("-o")
+            .arg(object);
+        gcc
+    })
+}
+
+/// One object per source of `project` in `dir`, each made by the command
+/// `command(stem, object)` (`what` names it in a failure), then linked.
+fn build_each(
+    project: &Project,
+    dir: &Path,
+    what: &str,
+    command: impl Fn(&str, &Path) -> Command,
+) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    let stems: Vec<&str> = project
         .sources
+        .iter()
+        .map(|s| s.file_stem().unwrap().to_str().unwrap())
+        .collect();
+    let objects: Vec<PathBuf> = stems
+        .iter()
+        .map(|stem| dir.join(format!("{stem}.o")))
+        .collect();
+    let commands = stems
         .iter()
         .zip(&objects)
-        .map(|(source, object)| {
-            let mut gcc = Command::new("gcc");
-            gcc.args(flags)
-                .args(["-w", "-c"])
-                .args(&project.cpp_flags)
-                .arg(source)
-                .arg("-o")
-                .arg(object);
-            gcc
-        })
+        .map(|(stem, object)| command(stem, object))
         .collect();
     for output in run_all(commands) {
         assert!(
             output.status.success(),
-            "gcc: {}",
+            "{what}: {}",
             String::from_utf8_lossy(&output.stderr)
         );
     }

@@ -32,7 +32,7 @@ use super::scopes::{NodeId, ScopeTree};
 use super::types::TypeTable;
 use crate::codegen::call_sites::{CallValue, Callee};
 use crate::codegen::FunctionDebug;
-use crate::ir::debug::MdNode;
+use crate::ir::debug::{DISubprogram, MdNode};
 use crate::ir::{DebugInfo, Function, LocId, MdId, MdOperand, MdRef, Module, RecordKind};
 
 /// One level of a scope path: a scope, and the inlined call it is in.
@@ -351,17 +351,8 @@ impl<'a> Builder<'a> {
 
         let scope = self.scope_of(&tree, 0, &mut node_variables);
         let concrete = emit::Subprogram {
-            name: subprogram.name.clone(),
-            linkage_name: subprogram.linkage_name.clone(),
-            file: self.file(subprogram.file),
-            line: subprogram.line,
-            return_type: self.return_type(subprogram.ty),
-            external: !subprogram.is_local(),
-            prototyped: subprogram.flags.iter().any(|f| f == "DIFlagPrototyped"),
-            function: Some(index),
-            declaration: false,
             scope,
-            calls: emit::Calls::default(),
+            ..self.subprogram_die(subprogram, Some(index), false)
         };
         self.subprograms.push(concrete);
         Some(self.subprograms.len() - 1)
@@ -439,19 +430,7 @@ impl<'a> Builder<'a> {
             return id;
         }
         let declaration = match sp.and_then(|sp| self.debug.subprogram(sp)) {
-            Some(subprogram) => emit::Subprogram {
-                name: subprogram.name.clone(),
-                linkage_name: subprogram.linkage_name.clone(),
-                file: self.file(subprogram.file),
-                line: subprogram.line,
-                return_type: self.return_type(subprogram.ty),
-                external: !subprogram.is_local(),
-                prototyped: subprogram.flags.iter().any(|f| f == "DIFlagPrototyped"),
-                function: None,
-                declaration: true,
-                scope: emit::Scope::default(),
-                calls: emit::Calls::default(),
-            },
+            Some(subprogram) => self.subprogram_die(subprogram, None, true),
             None => emit::Subprogram {
                 name: symbol.to_string(),
                 linkage_name: None,
@@ -512,6 +491,30 @@ impl<'a> Builder<'a> {
         scope
     }
 
+    /// The DIE of `subprogram` with its own attributes only (no variables,
+    /// scopes or calls yet): concrete when `function` is its code, else a
+    /// declaration or an abstract origin.
+    fn subprogram_die(
+        &mut self,
+        subprogram: &'a DISubprogram,
+        function: Option<usize>,
+        declaration: bool,
+    ) -> emit::Subprogram {
+        emit::Subprogram {
+            name: subprogram.name.clone(),
+            linkage_name: subprogram.linkage_name.clone(),
+            file: self.file(subprogram.file),
+            line: subprogram.line,
+            return_type: self.return_type(subprogram.ty),
+            external: !subprogram.is_local(),
+            prototyped: subprogram.flags.iter().any(|f| f == "DIFlagPrototyped"),
+            function,
+            declaration,
+            scope: emit::Scope::default(),
+            calls: emit::Calls::default(),
+        }
+    }
+
     /// The out-of-line DIE an inlined subroutine refers to, made once.
     fn abstract_origin(&mut self, sp: MdId) -> emit::SubprogramId {
         if let Some(&id) = self.abstract_origins.get(&sp) {
@@ -520,19 +523,7 @@ impl<'a> Builder<'a> {
         let Some(subprogram) = self.debug.subprogram(sp) else {
             unreachable!("abstract origins are made for subprogram scopes only")
         };
-        let origin = emit::Subprogram {
-            name: subprogram.name.clone(),
-            linkage_name: subprogram.linkage_name.clone(),
-            file: self.file(subprogram.file),
-            line: subprogram.line,
-            return_type: self.return_type(subprogram.ty),
-            external: !subprogram.is_local(),
-            prototyped: subprogram.flags.iter().any(|f| f == "DIFlagPrototyped"),
-            function: None,
-            declaration: false,
-            scope: emit::Scope::default(),
-            calls: emit::Calls::default(),
-        };
+        let origin = self.subprogram_die(subprogram, None, false);
         let id = self.subprograms.len();
         self.subprograms.push(origin);
         self.abstract_origins.insert(sp, id);
