@@ -1,5 +1,5 @@
-//! The real projects under the debugger (issue 20, item 4): zlib, lz4,
-//! bzip2 and Lua, each built five ways — the gcc -O0 -g oracle; dwarfsmith
+//! The real projects under the debugger (issue 20, item 4): zlib, lz4 and
+//! bzip2, each built five ways — the gcc -O0 -g oracle; dwarfsmith
 //! and llc-19 from the same clang-19 -O2 -g IR; dwarfsmith's own -O2 of
 //! clang-19's -O0 IR; gcc -O2 -g — and walked under gdb with the oracle of
 //! `dwarfsmith_fuzz::oracle`: a stop on every `is_stmt` line of the chosen
@@ -13,6 +13,10 @@
 //! bounded walk judges some true values wrong: a line's first hits in two
 //! code layouts are not always the same instances). Our two builds'
 //! figures are held by the ratchet (`ratchet.tsv`): none may get worse.
+//!
+//! Lua is not walked here: its string hashes and `math.random` are seeded
+//! from `time(NULL)` (`luai_makeseed`, `randseed`), so two walks of one
+//! build differ and no figure of it can be ratcheted.
 
 #[path = "support/realworld.rs"]
 mod realworld;
@@ -364,15 +368,4 @@ fn bzip2_under_gdb() {
         dir: dir.path().to_path_buf(),
     };
     check("bzip2", &figures(&realworld::bzip2(), &plan, dir.path()));
-}
-
-#[test]
-fn lua_under_gdb() {
-    let dir = tempfile::tempdir().unwrap();
-    let plan = Plan {
-        files: vec!["ltable.c", "lmathlib.c"],
-        args: vec!["numbers.lua".into()],
-        dir: support::fixture("realworld/lua"),
-    };
-    check("lua", &figures(&realworld::lua(), &plan, dir.path()));
 }
