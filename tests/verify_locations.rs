@@ -41,7 +41,7 @@ fn check_cli(path: &str, extra: &[&str], code: i32, expected: Expect) {
 
 #[test]
 fn the_alloca_objects_address_loaded_from_a_4_byte_slot_is_reported() {
-    // dwarfsmith compile of clang-19 -O2 IR of aligned_local_with_alloca.c
+    // dwarfsmith compile of clang-19 -O2 IR of fixtures/debug_truth/aligned_local_with_alloca.c
     // (issue 20): y's address is in rax, yet the location dereferences it;
     // the range also runs up to the `mov eax, [rax]` that ends it.
     check_cli(
