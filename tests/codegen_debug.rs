@@ -203,7 +203,7 @@ fn classify_jump_table_and_phi() {
               0x56 14:3 stmt epilogue_begin
             variables:
               k [0x0, 0x50) (reg5:i32) Arg(0)
-              k [0x50, 0x56) (entry(reg5)) Arg(0) StackValue
+              k [0x50, 0x57) (entry(reg5)) Arg(0) StackValue
               r [0x23, 0x2a) (const -1) Arg(0) StackValue
               r [0x2a, 0x31) (const 9) Arg(0) StackValue
               r [0x31, 0x38) (const 11) Arg(0) StackValue
@@ -375,9 +375,11 @@ fn sum_scaled_loop_ranges() {
             variables:
               a [0x0, 0xc2) (reg5:u64) Arg(0)
               n [0x0, 0x9) (reg4:i32) Arg(0)
+              n [0x9, 0xa) (entry(reg4)) Arg(0) StackValue
               n [0xa, 0x2a) (reg4:i32) Arg(0)
+              n [0x2a, 0x34) (entry(reg4)) Arg(0) StackValue
               n [0x34, 0x45) (reg4:i32) Arg(0)
-              n [0x45, 0x99) (entry(reg4)) Arg(0) StackValue
+              n [0x45, 0xc2) (entry(reg4)) Arg(0) StackValue
               scale [0x0, 0xc2) (reg1:i32) Arg(0)
               total [0x0, 0x9) (const 0) Arg(0) StackValue
               total [0xa, 0x2a) (const 0) Arg(0) StackValue

@@ -165,10 +165,10 @@ fn gdb_shows_parameters_through_their_entry_values() {
         vec![
             "$1 = 7",
             "$2 = 4",
-            "#0  scale (a=a@entry=7, b=4) at entry_values.c:9",
+            "#0  scale (a=a@entry=7, b=b@entry=4) at entry_values.c:9",
             "$3 = 4",
             "$4 = 5",
-            "#0  scale (a=a@entry=4, b=5) at entry_values.c:9",
+            "#0  scale (a=a@entry=4, b=b@entry=5) at entry_values.c:9",
         ],
         "{out}"
     );

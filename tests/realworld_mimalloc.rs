@@ -45,13 +45,7 @@ fn mimalloc_from_clang_19_runs_as_its_gcc_build() {
         assert!(ir.contains(construct), "the IR no longer has {construct}");
     }
     let object = compile_ll(dir.path(), &ll, "static", &[]);
-    // A known fault (issue 20): a range of a value in rax runs across the
-    // call of _mi_prim_getenv, which returns its result in al.
-    realworld::verify_objects_with_known_findings(
-        Path::new(env!("CARGO_BIN_EXE_dwarfsmith")),
-        &[&object],
-        &["mi_option_init: found [0x13614, 0x136b3) DW_OP_breg0 RAX+0, DW_OP_constu 0x1, DW_OP_convert (u8), DW_OP_and, DW_OP_convert (u8), DW_OP_convert (u8), DW_OP_stack_value: rax (value) is caller-saved and the range runs across a call: 0x13691: call 0"],
-    );
+    realworld::verify_objects(Path::new(env!("CARGO_BIN_EXE_dwarfsmith")), &[&object]);
     let driver = fixture("realworld/mimalloc_driver.c");
     let ours = dir.path().join("ours");
     gcc_link(&ours, &[driver.clone(), object], &[&include, "-lpthread"]);

@@ -326,6 +326,19 @@ fn ranges_the_rules_accept_give_no_finding() {
             variable("base_until_write", LONG, 4, 15, at_register(RBX, 0, &[])),
             // An entry value of a parameter register.
             variable("entry_rdi", LONG, 1, 23, entry_value(RDI)),
+            // A value computed from rax across the call that returns the
+            // variable's next value in rax (mimalloc's `found`, set by two
+            // calls of `_mi_prim_getenv`, is `al & 1`).
+            variable(
+                "result_of_calls",
+                CHAR,
+                6,
+                17,
+                Location {
+                    args: vec![register(RAX)],
+                    ops: vec![Op::Arg(0), Op::Constu(1), Op::And, Op::StackValue],
+                },
+            ),
         ],
         expect![[r#""#]],
     );

@@ -88,10 +88,12 @@ struct Open {
     register_set: RegSet,
     /// Spill slots the location reads.
     spill_slots: Vec<StackSlotId>,
-    /// For a location that has held since function entry in one register:
-    /// that register, whose entry value still is the variable's value
-    /// after the register is reused (general-purpose registers only: an
-    /// entry value is a generic, integer-typed value).
+    /// For a location of the value the variable had at function entry,
+    /// which was then in one register: that register, whose entry value
+    /// still is the variable's value after the location is lost (the
+    /// register reused, or a copy LiveDebugValues followed the value to
+    /// overwritten in turn). General-purpose registers only: an entry value
+    /// is a generic, integer-typed value.
     entry_register: Option<Gpr>,
 }
 
@@ -103,11 +105,13 @@ type State = Vec<(u32, Rc<Open>)>;
 /// What the walks need of one instruction, worked out once per function.
 enum Step {
     /// A debug value of `variable`: the location it opens (`None`:
-    /// unavailable) and the registers its operands name.
+    /// unavailable), the registers its operands name, and whether it only
+    /// follows the previous value to another home ([`DbgValue::moved`]).
     Debug {
         variable: u32,
         opened: Option<Rc<Open>>,
         operand_registers: RegSet,
+        moved: bool,
     },
     /// Any other instruction: the registers it writes and the spill slot
     /// it stores into, if any.
@@ -156,6 +160,10 @@ pub fn variable_ranges(input: &HistoryInput) -> Vec<VariableRange> {
     // (visited) predecessor ends with it. A block is walked again only when
     // a predecessor's exit changed since its last walk (its entry, and so
     // its exit, are otherwise what they were).
+    // Blocks are visited in reverse post-order, so a loop header is seen
+    // before its latch and keeps what enters the loop until the back edge
+    // says otherwise (the greatest fixed point, as LiveDebugValues finds).
+    let order = super::loop_depth::every_block_in_reverse_post_order(&succs);
     let mut outs: Vec<Option<State>> = vec![None; n];
     let mut dirty = vec![true; n];
     let mut changed = true;
@@ -163,12 +171,12 @@ pub fn variable_ranges(input: &HistoryInput) -> Vec<VariableRange> {
     while changed && rounds < 64 {
         changed = false;
         rounds += 1;
-        for (b, block_preds) in preds.iter().enumerate() {
+        for &b in &order {
             if !dirty[b] {
                 continue;
             }
             dirty[b] = false;
-            let entry = block_entry(b, block_preds, &outs);
+            let entry = block_entry(b, &preds[b], &outs);
             let out = walker.walk_block(b, entry, None);
             if outs[b].as_ref() != Some(&out) {
                 outs[b] = Some(out);
@@ -257,6 +265,7 @@ fn steps(input: &HistoryInput) -> Steps {
                                 _ => set,
                             },
                         ),
+                        moved: d.moved,
                     },
                     kind => Step::Other {
                         written: written_registers(kind),
@@ -328,14 +337,30 @@ fn block_entry(b: usize, preds: &[usize], outs: &[Option<State>]) -> State {
     for other in known {
         // Both are sorted by key: a merge.
         let mut rest = other.as_slice();
-        state.retain(|entry| {
+        state.retain_mut(|entry| {
             // Most keys are in both: a step, not a search.
             while rest.first().is_some_and(|(k, _)| *k < entry.0) {
                 rest = &rest[1..];
             }
-            rest.iter()
-                .take_while(|(k, _)| *k == entry.0)
-                .any(|e| e == entry)
+            let mut theirs = rest.iter().take_while(|(k, _)| *k == entry.0);
+            if theirs.clone().any(|e| e == entry) {
+                return true;
+            }
+            // Held in different places, but the entry value on every path:
+            // the entry value.
+            let Some(register) = entry.1.entry_register else {
+                return false;
+            };
+            if !theirs.any(|(_, open)| open.entry_register == Some(register)) {
+                return false;
+            }
+            match entry_value(&entry.1) {
+                Some(open) => {
+                    entry.1 = Rc::new(open);
+                    true
+                }
+                None => false,
+            }
         });
     }
     state
@@ -448,10 +473,14 @@ impl Walker<'_> {
         // instruction: frame setup and argument moves) hold from the first byte
         // when the registers they read were not written before them: those
         // registers hold the same values since entry (and no earlier debug value
-        // of the same variable says otherwise).
+        // of the same variable says otherwise). A register the setup copied an
+        // untouched argument register into holds that register's entry value:
+        // the variable is in the argument register from the first byte to the
+        // debug value, and its entry value after its register is reused.
         let mut in_entry_setup = b == 0;
         let mut written_in_setup = RegSet::EMPTY;
         let mut seen_in_setup: Vec<u32> = Vec::new();
+        let mut entry_copies: Vec<(Gpr, Gpr)> = Vec::new();
         for (i, inst) in input.mir.blocks[b].insts.iter().enumerate() {
             let (offset, len) = input.inst_offsets[b][i];
             let (offset, end) = (u64::from(offset), u64::from(offset) + u64::from(len));
@@ -460,15 +489,27 @@ impl Walker<'_> {
                     variable,
                     ref opened,
                     operand_registers,
+                    moved,
                 } => {
-                    let from_entry = in_entry_setup && {
+                    let first_in_setup = in_entry_setup && {
                         let key = table.variables[variable as usize];
                         let first_of_variable = !seen_in_setup
                             .iter()
                             .any(|k| same_or_overlapping(&table.variables[*k as usize], &key));
                         seen_in_setup.push(variable);
-                        let registers_intact = operand_registers.0 & written_in_setup.0 == 0;
-                        first_of_variable && registers_intact
+                        first_of_variable
+                    };
+                    let from_entry =
+                        first_in_setup && operand_registers.0 & written_in_setup.0 == 0;
+                    // The argument register this one is a setup copy of.
+                    let copied_argument = match opened.as_ref().map(|o| o.registers.as_slice()) {
+                        Some([PhysReg::Gpr(register)]) if first_in_setup && !from_entry => {
+                            entry_copies
+                                .iter()
+                                .find(|(copy, _)| copy == register)
+                                .map(|&(_, argument)| argument)
+                        }
+                        _ => None,
                     };
                     let offset = if from_entry { block_start } else { offset };
                     if self.declared[variable as usize] {
@@ -488,6 +529,16 @@ impl Walker<'_> {
                     if restated {
                         continue;
                     }
+                    // A moved value is still the entry value the open
+                    // location was.
+                    let inherited_entry = if moved {
+                        state[first..]
+                            .iter()
+                            .take_while(|(k, _)| *k == variable)
+                            .find_map(|(_, open)| open.entry_register)
+                    } else {
+                        None
+                    };
                     // Closes the key and its overlapping fragments, in key
                     // order as a scan of the state would; what they read
                     // may stay in `reads` (a superset) until it matters.
@@ -514,14 +565,26 @@ impl Walker<'_> {
                         }
                     }
                     if let Some(opened) = opened {
+                        let whole_value = opened.location.ops == [Op::Arg(0)];
                         let entry_register = match opened.registers.as_slice() {
-                            [PhysReg::Gpr(register)]
-                                if from_entry && opened.location.ops == [Op::Arg(0)] =>
-                            {
+                            [PhysReg::Gpr(register)] if from_entry && whole_value => {
                                 Some(*register)
                             }
+                            _ if whole_value => copied_argument.or(inherited_entry),
                             _ => None,
                         };
+                        if let (Some(argument), Some(emit), true) =
+                            (copied_argument, emit.as_mut(), whole_value)
+                        {
+                            if !written_in_setup.contains(PhysReg::Gpr(argument)) {
+                                emit(VariableRange {
+                                    key: table.variables[variable as usize],
+                                    start: block_start,
+                                    end: offset,
+                                    location: in_other_register(&opened.location, argument),
+                                });
+                            }
+                        }
                         let open = match entry_register {
                             None => Rc::clone(opened),
                             Some(_) => Rc::new(Open {
@@ -542,6 +605,24 @@ impl Walker<'_> {
                         in_entry_setup = inst.loc == 0 || is_frame_setup(kind);
                     }
                     if in_entry_setup {
+                        entry_copies.retain(|(copy, _)| !written.contains(PhysReg::Gpr(*copy)));
+                        if let InstKind::Copy {
+                            dst: Reg::Phys(PhysReg::Gpr(copy)),
+                            src: Reg::Phys(PhysReg::Gpr(source)),
+                        } = kind
+                        {
+                            let argument = if written_in_setup.contains(PhysReg::Gpr(*source)) {
+                                entry_copies
+                                    .iter()
+                                    .find(|(c, _)| c == source)
+                                    .map(|&(_, argument)| argument)
+                            } else {
+                                Some(*source)
+                            };
+                            if let Some(argument) = argument {
+                                entry_copies.push((*copy, argument));
+                            }
+                        }
                         written_in_setup = written_in_setup.union(written);
                     }
                     let touches = |reads: &Reads| {
@@ -765,8 +846,17 @@ fn entry_value(open: &Open) -> Option<Open> {
         registers: Vec::new(),
         register_set: RegSet::EMPTY,
         spill_slots: Vec::new(),
-        entry_register: None,
+        entry_register: Some(register),
     })
+}
+
+/// `location`, a whole value in one register, in `register` instead.
+fn in_other_register(location: &Location, register: Gpr) -> Location {
+    let mut location = location.clone();
+    if let [LocationArg::Register { register: r, .. }] = location.args.as_mut_slice() {
+        *r = PhysReg::Gpr(register).dwarf();
+    }
+    location
 }
 
 /// One part of an undo sequence.
@@ -993,6 +1083,7 @@ mod tests {
             operands: vec![operand],
             expr: 0,
             indirect,
+            moved: false,
         })
     }
 
@@ -1003,6 +1094,7 @@ mod tests {
             operands: vec![operand],
             expr,
             indirect: false,
+            moved: false,
         })
     }
 
@@ -1030,6 +1122,16 @@ mod tests {
         blocks: Vec<Vec<InstKind>>,
         spill_stores: &[(usize, usize, StackSlotId)],
     ) -> Vec<(u32, u64, u64, String)> {
+        ranges_after_opening(0, blocks, spill_stores)
+    }
+
+    /// [`ranges_with_stores`], where the first `opening` instructions of
+    /// the first block have no source location (the function's setup).
+    fn ranges_after_opening(
+        opening: usize,
+        blocks: Vec<Vec<InstKind>>,
+        spill_stores: &[(usize, usize, StackSlotId)],
+    ) -> Vec<(u32, u64, u64, String)> {
         let mut mir = Function::new("f");
         let mut offsets = Vec::new();
         let mut block_offsets = Vec::new();
@@ -1046,7 +1148,9 @@ mod tests {
                 };
                 block_offsets_of.push((at, len));
                 at += len;
-                mir.blocks[b.0 as usize].insts.push(Inst::new(kind, 1));
+                let insts = &mut mir.blocks[b.0 as usize].insts;
+                let loc = u32::from(b.0 != 0 || insts.len() >= opening);
+                insts.push(Inst::new(kind, loc));
             }
             offsets.push(block_offsets_of);
         }
@@ -1258,6 +1362,48 @@ mod tests {
     }
 
     #[test]
+    fn a_parameter_copied_in_the_setup_is_its_entry_value_when_lost() {
+        let moved = |operand| {
+            InstKind::DbgValue(DbgValue {
+                variable: 0,
+                operands: vec![operand],
+                expr: 0,
+                indirect: false,
+                moved: true,
+            })
+        };
+        let copy = |dst: Gpr, src: Gpr| InstKind::Copy {
+            dst: dst.into(),
+            src: src.into(),
+        };
+        // The setup copies x from rdi into rbx; x is in rdi until its debug
+        // value, then in rbx, then (moved by LiveDebugValues) in rcx; when
+        // rcx is reused, x is rdi's entry value.
+        let got = ranges_after_opening(
+            1,
+            vec![vec![
+                copy(Gpr::Rbx, Gpr::Rdi),
+                dbg(0, reg(Gpr::Rbx), false),
+                copy(Gpr::Rcx, Gpr::Rbx),
+                mov(Gpr::Rbx, 1),
+                moved(reg(Gpr::Rcx)),
+                mov(Gpr::Rcx, 2),
+                mov(Gpr::Rdx, 3),
+            ]],
+            &[],
+        );
+        assert_eq!(
+            got,
+            [
+                (10, 0, 2, "reg5 Arg(0)".to_string()),
+                (10, 2, 6, "reg3 Arg(0)".to_string()),
+                (10, 6, 8, "reg2 Arg(0)".to_string()),
+                (10, 8, 10, "entry5 Arg(0) StackValue".to_string()),
+            ]
+        );
+    }
+
+    #[test]
     fn fragments_overlap_and_declares_cover_the_function() {
         let got = ranges(vec![vec![
             dbg(1, reg(Gpr::Rax), false),
@@ -1303,6 +1449,42 @@ mod tests {
                 (10, 0, 10, "reg3 Arg(0)".to_string()),
                 (11, 0, 4, "reg4 Arg(0)".to_string()),
                 (11, 4, 6, "reg5 Arg(0)".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_loop_whose_latch_reuses_a_parameters_register_keeps_its_entry_value() {
+        use crate::codegen::mir::{BlockId, Cond};
+        // bb0: x (from entry) in rdx; jump to the loop header bb2. bb1, the
+        // latch laid out before its header, reuses rdx. At bb2 the entry
+        // says rdx, the back edge rdx's entry value: both are the entry
+        // value, which holds from bb1 on.
+        let got = ranges_after_opening(
+            1,
+            vec![
+                vec![
+                    dbg(0, reg(Gpr::Rdx), false),
+                    mov(Gpr::Rax, 0),
+                    InstKind::Jmp { target: BlockId(2) },
+                ],
+                vec![mov(Gpr::Rdx, 1)],
+                vec![
+                    mov(Gpr::Rax, 2),
+                    InstKind::Jcc {
+                        cond: Cond::Ne,
+                        target: BlockId(1),
+                    },
+                ],
+                vec![InstKind::Ret { uses: vec![] }],
+            ],
+            &[],
+        );
+        assert_eq!(
+            got,
+            [
+                (10, 0, 4, "reg1 Arg(0)".to_string()),
+                (10, 4, 12, "entry1 Arg(0) StackValue".to_string()),
             ]
         );
     }

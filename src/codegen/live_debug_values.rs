@@ -120,7 +120,12 @@ pub fn run(function: &mut Function) {
             predecessors[s.0 as usize].push(block);
         }
     }
-    let order = reverse_post_order(&successors);
+    let order = super::loop_depth::every_block_in_reverse_post_order(
+        &successors
+            .iter()
+            .map(|succs| succs.iter().map(|s| s.0 as usize).collect())
+            .collect::<Vec<_>>(),
+    );
     // Each debug instruction's value, shared by every visit of its block.
     let values: Vec<Vec<Option<Rc<DbgValue>>>> = function
         .blocks
@@ -213,9 +218,12 @@ fn meet(block: usize, predecessors: &[usize], exits: &[Option<Locations>]) -> Lo
                 rest = &rest[1..];
             }
             match rest.first() {
-                Some((v, theirs)) if v == variable && theirs.value == live.value => {
-                    live.copies.retain(|c| theirs.copies.contains(c));
-                    true
+                Some((v, theirs)) if v == variable => {
+                    if same_location(&theirs.value, &live.value) {
+                        live.copies.retain(|c| theirs.copies.contains(c));
+                        return true;
+                    }
+                    meet_at_common_home(live, theirs)
                 }
                 _ => false,
             }
@@ -229,6 +237,50 @@ fn meet(block: usize, predecessors: &[usize], exits: &[Option<Locations>]) -> Lo
         lives: agreed,
         homes,
     }
+}
+
+/// Two predecessors hold a variable's value at different locations: the
+/// join keeps it where both have the value (one's location among the
+/// other's copies: a spill slot on one path, the register it was reloaded
+/// into on the other), as LLVM's value-based LiveDebugValues does. Updates
+/// `live` to that home and returns whether there is one.
+fn meet_at_common_home(live: &mut Live, theirs: &Live) -> bool {
+    let comparable = live.value.variable == theirs.value.variable
+        && live.value.expr == theirs.value.expr
+        && live.value.indirect == theirs.value.indirect
+        && live.value.operands.len() == 1
+        && theirs.value.operands.len() == 1;
+    if !comparable {
+        return false;
+    }
+    let homes = |l: &Live| -> Vec<Home> {
+        home_of(l.value.operands[0])
+            .into_iter()
+            .chain(l.copies.iter().copied())
+            .collect()
+    };
+    let theirs_homes = homes(theirs);
+    let common: Vec<Home> = homes(live)
+        .into_iter()
+        .filter(|h| theirs_homes.contains(h))
+        .collect();
+    let Some((&home, rest)) = common.split_first() else {
+        return false;
+    };
+    let value = Rc::make_mut(&mut live.value);
+    value.operands[0] = home.operand();
+    value.moved = true;
+    live.copies = rest.to_vec();
+    true
+}
+
+/// Whether two debug values say the same of their variable (whether either
+/// was moved there does not matter: the location is what a successor keeps).
+fn same_location(a: &DbgValue, b: &DbgValue) -> bool {
+    a.variable == b.variable
+        && a.operands == b.operands
+        && a.expr == b.expr
+        && a.indirect == b.indirect
 }
 
 /// Applies one instruction (with its value, if it is a debug instruction)
@@ -382,7 +434,9 @@ fn transfer(
             // The value's home is overwritten: follow a surviving copy, if any.
             match live.copies.first().copied() {
                 Some(copy) if live.value.operands.len() == 1 => {
-                    Rc::make_mut(&mut live.value).operands[0] = copy.operand();
+                    let value = Rc::make_mut(&mut live.value);
+                    value.operands[0] = copy.operand();
+                    value.moved = true;
                     live.copies.remove(0);
                     moved(DbgValue::clone(&live.value), live.loc);
                     homes.add_live(live);
@@ -398,8 +452,11 @@ fn transfer(
             continue;
         }
         for (_, live) in state.lives.iter_mut() {
-            if live.value.operands.len() == 1
-                && live.value.operands[0] == from
+            let holds_value = live.value.operands.len() == 1
+                && (live.value.operands[0] == from
+                    || home_of(from).is_some_and(|home| live.copies.contains(&home)));
+            if holds_value
+                && home_of(live.value.operands[0]) != Some(to)
                 && !live.copies.contains(&to)
             {
                 live.copies.push(to);
@@ -416,29 +473,6 @@ fn home_of(operand: DbgOperand) -> Option<Home> {
         DbgOperand::SpillSlot(slot, width) => Some(Home::Spill(slot, width)),
         _ => None,
     }
-}
-
-/// Blocks in reverse post order from the entry (unreachable ones last).
-fn reverse_post_order(successors: &[Vec<BlockId>]) -> Vec<usize> {
-    let mut seen = vec![false; successors.len()];
-    let mut post = Vec::with_capacity(successors.len());
-    let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
-    seen[0] = true;
-    while let Some((block, next)) = stack.pop() {
-        if let Some(succ) = successors[block].get(next) {
-            stack.push((block, next + 1));
-            let s = succ.0 as usize;
-            if !seen[s] {
-                seen[s] = true;
-                stack.push((s, 0));
-            }
-        } else {
-            post.push(block);
-        }
-    }
-    post.reverse();
-    post.extend((0..successors.len()).filter(|b| !seen[*b]));
-    post
 }
 
 #[cfg(test)]
@@ -459,6 +493,7 @@ mod tests {
                 operands: vec![operand],
                 expr: 0,
                 indirect: false,
+                moved: false,
             }),
             7,
         )
@@ -556,20 +591,20 @@ mod tests {
         check(
             f,
             expect![[r#"
-            name: follow
-              %stack.0: size 8, align 8, spill
-            bb.0:
-              DBG_VALUE $rdi, !var1, !expr0  ; loc 7
-              DBG_VALUE $rsi, !var2, !expr0  ; loc 7
-              $rbx = COPY $rdi  ; loc 7
-              STORE64 [%stack.0], $rsi  ; loc 7
-              $rdi = MOV32 0  ; loc 7
-              DBG_VALUE $rbx, !var1, !expr0  ; loc 7
-              CALL @f, args($rdi), rets($rax)  ; loc 7
-              DBG_VALUE %stack.0:64, !var2, !expr0  ; loc 7
-              $rbx = COPY $rax  ; loc 7
-              RET  ; loc 7
-        "#]],
+                name: follow
+                  %stack.0: size 8, align 8, spill
+                bb.0:
+                  DBG_VALUE $rdi, !var1, !expr0  ; loc 7
+                  DBG_VALUE $rsi, !var2, !expr0  ; loc 7
+                  $rbx = COPY $rdi  ; loc 7
+                  STORE64 [%stack.0], $rsi  ; loc 7
+                  $rdi = MOV32 0  ; loc 7
+                  DBG_VALUE $rbx, !var1, !expr0, moved  ; loc 7
+                  CALL @f, args($rdi), rets($rax)  ; loc 7
+                  DBG_VALUE %stack.0:64, !var2, !expr0, moved  ; loc 7
+                  $rbx = COPY $rax  ; loc 7
+                  RET  ; loc 7
+            "#]],
         );
     }
 
@@ -607,6 +642,100 @@ mod tests {
               DBG_VALUE $rbx, !var1, !expr0  ; loc 7
               RET  ; loc 7
         "#]],
+        );
+    }
+
+    #[test]
+    fn a_copy_of_a_copy_holds_the_value() {
+        // x in rdi, copied to rbx, rbx copied to rcx; rdi and rbx reused:
+        // x follows to rcx.
+        let mut f = Function::new("chain");
+        f.new_block();
+        f.blocks[0].insts = vec![
+            dbg(1, DbgOperand::Reg(phys(Gpr::Rdi))),
+            inst(InstKind::Copy {
+                dst: phys(Gpr::Rbx),
+                src: phys(Gpr::Rdi),
+            }),
+            inst(InstKind::Copy {
+                dst: phys(Gpr::Rcx),
+                src: phys(Gpr::Rbx),
+            }),
+            inst(InstKind::MovImm {
+                dst: phys(Gpr::Rdi),
+                imm: 0,
+                width: Width::W32,
+            }),
+            inst(InstKind::MovImm {
+                dst: phys(Gpr::Rbx),
+                imm: 0,
+                width: Width::W32,
+            }),
+            inst(InstKind::Ret { uses: vec![] }),
+        ];
+        check(
+            f,
+            expect![[r#"
+                name: chain
+                bb.0:
+                  DBG_VALUE $rdi, !var1, !expr0  ; loc 7
+                  $rbx = COPY $rdi  ; loc 7
+                  $rcx = COPY $rbx  ; loc 7
+                  $rdi = MOV32 0  ; loc 7
+                  DBG_VALUE $rbx, !var1, !expr0, moved  ; loc 7
+                  $rbx = MOV32 0  ; loc 7
+                  DBG_VALUE $rcx, !var1, !expr0, moved  ; loc 7
+                  RET  ; loc 7
+            "#]],
+        );
+    }
+
+    #[test]
+    fn a_join_keeps_the_home_both_paths_hold_the_value_in() {
+        // x in its spill slot; the loop reloads it into rsi and stores rsi
+        // back (the slot is rewritten with the value it holds): at the
+        // loop head the entry says the slot, the back edge rsi with the
+        // slot as a copy, so x stays in the slot.
+        let mut f = Function::new("reload");
+        for _ in 0..3 {
+            f.new_block();
+        }
+        let slot = f.new_stack_slot(8, 8, StackSlotKind::Spill);
+        f.blocks[0].insts = vec![dbg(1, DbgOperand::SpillSlot(slot, Width::W64))];
+        f.blocks[1].insts = vec![
+            inst(InstKind::Load {
+                dst: phys(Gpr::Rsi),
+                addr: Address::slot(slot, 0),
+                width: Width::W64,
+            }),
+            inst(InstKind::Store {
+                src: Ri::Reg(phys(Gpr::Rsi)),
+                addr: Address::slot(slot, 0),
+                width: Width::W64,
+            }),
+            inst(InstKind::Jcc {
+                cond: Cond::Ne,
+                target: BlockId(1),
+            }),
+        ];
+        f.blocks[2].insts = vec![inst(InstKind::Ret { uses: vec![] })];
+        check(
+            f,
+            expect![[r#"
+                name: reload
+                  %stack.0: size 8, align 8, spill
+                bb.0:  ; succ bb.1
+                  DBG_VALUE %stack.0:64, !var1, !expr0  ; loc 7
+                bb.1:  ; succ bb.1, bb.2
+                  DBG_VALUE %stack.0:64, !var1, !expr0, moved  ; loc 7
+                  $rsi = LOAD64 [%stack.0]  ; loc 7
+                  STORE64 [%stack.0], $rsi  ; loc 7
+                  DBG_VALUE $rsi, !var1, !expr0, moved  ; loc 7
+                  JNE bb.1  ; loc 7
+                bb.2:
+                  DBG_VALUE $rsi, !var1, !expr0, moved  ; loc 7
+                  RET  ; loc 7
+            "#]],
         );
     }
 }

@@ -674,6 +674,7 @@ mod tests {
                     operands: vec![DbgOperand::Reg(v(0)), DbgOperand::Reg(v(1))],
                     expr: 1,
                     indirect: false,
+                    moved: false,
                 }),
                 0,
             ),

@@ -126,6 +126,19 @@ pub(super) fn reverse_post_order(successors: &[Vec<usize>]) -> Vec<usize> {
     post
 }
 
+/// Every block: those reachable from block 0 in reverse post-order, then
+/// the unreachable ones in index order (a forward dataflow visits each
+/// block after its forward predecessors).
+pub(super) fn every_block_in_reverse_post_order(successors: &[Vec<usize>]) -> Vec<usize> {
+    let mut order = reverse_post_order(successors);
+    let mut reached = vec![false; successors.len()];
+    for &b in &order {
+        reached[b] = true;
+    }
+    order.extend((0..successors.len()).filter(|&b| !reached[b]));
+    order
+}
+
 /// The immediate dominator of each reachable block (the entry's is itself).
 fn dominators(rpo: &[usize], rpo_index: &[usize], predecessors: &[Vec<usize>]) -> Vec<usize> {
     let mut idom = vec![usize::MAX; rpo_index.len()];

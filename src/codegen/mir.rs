@@ -724,6 +724,10 @@ pub struct DbgValue {
     pub expr: u32,
     /// The variable lives in memory at the (single) operand's address.
     pub indirect: bool,
+    /// LiveDebugValues followed the previous debug value's value to another
+    /// home (a copy, a spill slot, a restore): the same value, not a new
+    /// assignment (so a parameter's entry value still describes it).
+    pub moved: bool,
 }
 
 /// The operation of an instruction.
@@ -2338,11 +2342,12 @@ impl fmt::Display for InstKind {
                 let ops: Vec<String> = d.operands.iter().map(|o| o.to_string()).collect();
                 write!(
                     f,
-                    "{kind} {}, !var{}, !expr{}{}",
+                    "{kind} {}, !var{}, !expr{}{}{}",
                     ops.join(", "),
                     d.variable,
                     d.expr,
-                    if d.indirect { ", indirect" } else { "" }
+                    if d.indirect { ", indirect" } else { "" },
+                    if d.moved { ", moved" } else { "" }
                 )
             }
         }
@@ -2428,6 +2433,7 @@ mod tests {
                 operands: vec![DbgOperand::Reg(a), DbgOperand::Imm(3)],
                 expr: 2,
                 indirect: false,
+                moved: false,
             }),
             InstKind::Cmp {
                 width: Width::W32,

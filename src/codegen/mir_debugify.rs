@@ -193,6 +193,7 @@ fn apply(mir: &mut Function, table: &mut DebugTable, next_number: &mut usize) ->
                         operands: vec![DbgOperand::Reg(reg)],
                         expr,
                         indirect: false,
+                        moved: false,
                     }),
                     inst.loc,
                 ));
@@ -213,6 +214,7 @@ fn apply(mir: &mut Function, table: &mut DebugTable, next_number: &mut usize) ->
                                 operands: vec![operand],
                                 expr,
                                 indirect: false,
+                                moved: false,
                             }),
                             original[use_index].loc,
                         )

@@ -365,6 +365,7 @@ mod tests {
             operands: vec![DbgOperand::Reg(reg)],
             expr: 0,
             indirect: false,
+            moved: false,
         })
     }
 

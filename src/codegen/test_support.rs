@@ -16,6 +16,7 @@ pub fn dbg(variable: u32, operands: Vec<DbgOperand>) -> InstKind {
         operands,
         expr: 0,
         indirect: false,
+        moved: false,
     })
 }
 

@@ -440,8 +440,10 @@ impl EntryContext<'_> {
                     continue;
                 }
                 // A return register takes the call's result, which may be
-                // the variable's next value: checked as any other write.
-                if !effects::is_return_register(demand.register) || demand.role == Role::Value {
+                // the variable's next value (whole, or as the operand of the
+                // same computed value: `found = getenv(...)` twice, an `i1`
+                // shown through a mask of al): checked as any other write.
+                if !effects::is_return_register(demand.register) {
                     findings.push(self.finding(
                         Some(index),
                         Kind::ClobberedByCall {

@@ -52,6 +52,7 @@ impl Builder {
                 operands,
                 expr: 0,
                 indirect: false,
+                moved: false,
             }));
         }
     }

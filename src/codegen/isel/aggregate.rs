@@ -574,6 +574,7 @@ impl Selector<'_> {
                 operands: vec![operand],
                 expr,
                 indirect: false,
+                moved: false,
             }));
         }
         self.loc = loc;
@@ -615,6 +616,7 @@ impl Selector<'_> {
             operands: vec![DbgOperand::StackSlot(slot)],
             expr,
             indirect: true,
+            moved: false,
         }));
         self.loc = loc;
         true

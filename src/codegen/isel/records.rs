@@ -178,6 +178,7 @@ impl Selector<'_> {
             operands,
             expr,
             indirect: declare || in_memory,
+            moved: false,
         }));
         self.loc = loc;
         Ok(())
