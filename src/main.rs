@@ -102,6 +102,20 @@ enum Command {
         #[arg(long = "json")]
         json: bool,
     },
+    /// Debug-information quality figures of objects, executables or shared
+    /// libraries (any compiler's): llvm-dwarfdump --statistics' keys and
+    /// numbers, llvm-locstats' coverage buckets, and per function its
+    /// variables, parameters, coverage, inlined instances and is_stmt rows.
+    ///
+    /// Example: dwarfsmith stats --json a.o b.out
+    Stats {
+        /// The files to measure (one report each, in order).
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// Print JSON (one document per file) instead of text.
+        #[arg(long = "json")]
+        json: bool,
+    },
     /// A C compiler driver: clang makes IR, dwarfsmith compiles it; links go to cc.
     ///
     /// Example: dwarfsmith cc -O2 -g -c x.c -o x.o   (or: make CC="dwarfsmith cc")
@@ -350,6 +364,16 @@ fn run(cli: Cli) -> Result<(), String> {
                     problems.len()
                 ))
             }
+        }
+        Command::Stats { inputs, json } => {
+            for input in &inputs {
+                let bytes = read_object(input)?;
+                let name = input.display().to_string();
+                let stats = dwarfsmith::stats::read_statistics(&bytes, &name)
+                    .map_err(|e| format!("{name}: error: {e}"))?;
+                print!("{}", dwarfsmith::stats::format_statistics(&stats, json));
+            }
+            Ok(())
         }
         Command::Cc { .. } | Command::Cxx { .. } => unreachable!("handled in main"),
     }

@@ -1,0 +1,132 @@
+//! Debug-information quality figures of any compiler's ELF x86-64 object,
+//! executable or shared library (`dwarfsmith stats`).
+//!
+//! In: a file's bytes. Out: [`FileStatistics`]: the keys and values of
+//! `llvm-dwarfdump-19 --statistics` (the same names, the same numbers),
+//! llvm-locstats' coverage buckets, and per function its variables,
+//! parameters, scope bytes covered, inlined instances and is_stmt rows;
+//! per variable its location ranges, for `--compare` and `--html`.
+//!
+//! The modules: `load` (ELF sections through the object crate, inflated,
+//! relocated), `dies` (DIE trees and LLVM's ways of reading them), `walk`
+//! (the statistics walk), `lines` (the line-table figures), `report` (text
+//! and JSON), `compare` (two builds side by side), `html` (the page).
+//!
+//! The rule it follows: every figure is llvm-dwarfdump's definition, so a
+//! number here and there can be compared; what dwarfsmith adds is named
+//! differently and never changes those. Split DWARF (`.dwo`) is not
+//! followed: a skeleton unit counts as llvm-dwarfdump would count it
+//! without its `.dwo`.
+
+mod dies;
+mod lines;
+mod load;
+mod report;
+mod walk;
+
+pub use report::format_statistics;
+pub use walk::LocationKind;
+
+/// A value of llvm-dwarfdump's statistics.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Value {
+    /// A count.
+    Number(u64),
+    /// The file name or format.
+    Text(String),
+}
+
+/// One function's figures, over all its instances.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FunctionRow {
+    /// llvm-dwarfdump's id: linkage name (else name), declaring file's base
+    /// name and line, `name:file.c:12`.
+    pub id: String,
+    /// Out-of-line instances.
+    pub instances: u64,
+    /// Inlined instances.
+    pub inlined: u64,
+    /// Parameters, over all instances.
+    pub params: u64,
+    /// Local variables, over all instances.
+    pub locals: u64,
+    /// Bytes of the variables' parent scopes.
+    pub scope_bytes: u64,
+    /// ... covered by their locations.
+    pub scope_bytes_covered: u64,
+    /// is_stmt rows inside the out-of-line instances.
+    pub is_stmt_lines: u64,
+    /// The out-of-line instances' address ranges.
+    pub ranges: Vec<(u64, u64)>,
+}
+
+/// One variable or parameter of a function, over all its instances.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VariableRow {
+    /// The function's id.
+    pub function: String,
+    /// The variable's id in the function: its block path and name
+    /// (`v0.i`: in the first lexical block; `vp1.b`: the second parameter).
+    pub id: String,
+    /// Its name.
+    pub name: String,
+    /// A parameter (else a local variable).
+    pub is_param: bool,
+    /// Bytes of its parent scopes.
+    pub scope_bytes: u64,
+    /// ... covered by its location.
+    pub covered: u64,
+    /// The location ranges of its out-of-line instances, with their kinds.
+    pub ranges: Vec<(u64, u64, LocationKind)>,
+}
+
+/// Everything `stats` reports on one file.
+#[derive(Clone, Debug)]
+pub struct FileStatistics {
+    /// llvm-dwarfdump's keys and values, in its order.
+    pub keys: Vec<(String, Value)>,
+    /// Per function, in DIE order.
+    pub functions: Vec<FunctionRow>,
+    /// Per variable, in DIE order.
+    pub variables: Vec<VariableRow>,
+}
+
+impl FileStatistics {
+    /// The value of key `name` as a number (0 when absent or not a number).
+    pub fn number(&self, name: &str) -> u64 {
+        self.keys
+            .iter()
+            .find(|(key, _)| key == name)
+            .and_then(|(_, value)| match value {
+                Value::Number(n) => Some(*n),
+                Value::Text(_) => None,
+            })
+            .unwrap_or(0)
+    }
+}
+
+/// The coverage bucket names, in order (llvm-locstats' rows).
+pub const BUCKET_NAMES: [&str; walk::BUCKETS] = [
+    "0%",
+    "(0%,10%)",
+    "[10%,20%)",
+    "[20%,30%)",
+    "[30%,40%)",
+    "[40%,50%)",
+    "[50%,60%)",
+    "[60%,70%)",
+    "[70%,80%)",
+    "[80%,90%)",
+    "[90%,100%)",
+    "100%",
+];
+
+/// Reads the figures of one file; `name` is the file name printed.
+pub fn read_statistics(bytes: &[u8], name: &str) -> Result<FileStatistics, String> {
+    let file = load::LoadedFile::parse(bytes)?;
+    let dwarf = file.dwarf();
+    let units = dies::Units::read(&dwarf)?;
+    let walk = walk::walk(&units, &file);
+    let lines = lines::line_figures(&units);
+    Ok(report::statistics(name, &file, walk, &lines))
+}
