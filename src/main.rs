@@ -115,6 +115,10 @@ enum Command {
         /// Print JSON (one document per file) instead of text.
         #[arg(long = "json")]
         json: bool,
+        /// Compare two builds of one program (`--compare A B`): function by
+        /// function and variable by variable, better, worse or changed in B.
+        #[arg(long = "compare")]
+        compare: bool,
     },
     /// A C compiler driver: clang makes IR, dwarfsmith compiles it; links go to cc.
     ///
@@ -365,7 +369,32 @@ fn run(cli: Cli) -> Result<(), String> {
                 ))
             }
         }
-        Command::Stats { inputs, json } => {
+        Command::Stats {
+            inputs,
+            json,
+            compare: true,
+        } => {
+            let [a, b] = inputs.as_slice() else {
+                return Err("error: --compare needs two files, A and B".into());
+            };
+            let read = |input: &PathBuf| {
+                let name = input.display().to_string();
+                dwarfsmith::stats::read_statistics(&read_object(input)?, &name)
+                    .map_err(|e| format!("{name}: error: {e}"))
+            };
+            let comparison = dwarfsmith::stats::compare(&read(a)?, &read(b)?);
+            print!(
+                "{}",
+                dwarfsmith::stats::format_comparison(
+                    &comparison,
+                    &a.display().to_string(),
+                    &b.display().to_string(),
+                    json
+                )
+            );
+            Ok(())
+        }
+        Command::Stats { inputs, json, .. } => {
             for input in &inputs {
                 let bytes = read_object(input)?;
                 let name = input.display().to_string();

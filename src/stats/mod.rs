@@ -18,12 +18,16 @@
 //! followed: a skeleton unit counts as llvm-dwarfdump would count it
 //! without its `.dwo`.
 
+mod compare;
 mod dies;
 mod lines;
 mod load;
 mod report;
 mod walk;
 
+pub use compare::{
+    compare, format_comparison, Comparison, FunctionChange, VariableChange, Verdict,
+};
 pub use report::format_statistics;
 pub use walk::LocationKind;
 
