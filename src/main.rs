@@ -119,6 +119,11 @@ enum Command {
         /// function and variable by variable, better, worse or changed in B.
         #[arg(long = "compare")]
         compare: bool,
+        /// Write a self-contained page (`--html OUT.html FILE [--compare B]`):
+        /// the per-function table and each function's variable-location map
+        /// beside its disassembly and line table.
+        #[arg(long = "html", value_name = "OUT.html")]
+        html: Option<PathBuf>,
     },
     /// A C compiler driver: clang makes IR, dwarfsmith compiles it; links go to cc.
     ///
@@ -371,18 +376,32 @@ fn run(cli: Cli) -> Result<(), String> {
         }
         Command::Stats {
             inputs,
+            html: Some(page),
+            compare,
+            ..
+        } => {
+            let stats = inputs
+                .iter()
+                .map(read_statistics)
+                .collect::<Result<Vec<_>, _>>()?;
+            let names: Vec<String> = inputs.iter().map(|i| i.display().to_string()).collect();
+            let text = match (stats.as_slice(), compare) {
+                ([a], false) => dwarfsmith::stats::write_page(a, &names[0], None),
+                ([a, b], true) => dwarfsmith::stats::write_page(a, &names[0], Some((b, &names[1]))),
+                _ => return Err("error: --html takes one file, or two with --compare".into()),
+            };
+            dwarfsmith::output::write_output(&page, text.as_bytes())
+        }
+        Command::Stats {
+            inputs,
             json,
             compare: true,
+            ..
         } => {
             let [a, b] = inputs.as_slice() else {
                 return Err("error: --compare needs two files, A and B".into());
             };
-            let read = |input: &PathBuf| {
-                let name = input.display().to_string();
-                dwarfsmith::stats::read_statistics(&read_object(input)?, &name)
-                    .map_err(|e| format!("{name}: error: {e}"))
-            };
-            let comparison = dwarfsmith::stats::compare(&read(a)?, &read(b)?);
+            let comparison = dwarfsmith::stats::compare(&read_statistics(a)?, &read_statistics(b)?);
             print!(
                 "{}",
                 dwarfsmith::stats::format_comparison(
@@ -396,10 +415,7 @@ fn run(cli: Cli) -> Result<(), String> {
         }
         Command::Stats { inputs, json, .. } => {
             for input in &inputs {
-                let bytes = read_object(input)?;
-                let name = input.display().to_string();
-                let stats = dwarfsmith::stats::read_statistics(&bytes, &name)
-                    .map_err(|e| format!("{name}: error: {e}"))?;
+                let stats = read_statistics(input)?;
                 print!("{}", dwarfsmith::stats::format_statistics(&stats, json));
             }
             Ok(())
@@ -447,6 +463,13 @@ fn run_opt(
     }
     let printed = dwarfsmith::ir::print::print_module(&module, syntax);
     dwarfsmith::output::write_output(output, printed.as_bytes())
+}
+
+/// `stats`' figures of the file at `path`.
+fn read_statistics(path: &PathBuf) -> Result<dwarfsmith::stats::FileStatistics, String> {
+    let name = path.display().to_string();
+    dwarfsmith::stats::read_statistics(&read_object(path)?, &name)
+        .map_err(|e| format!("{name}: error: {e}"))
 }
 
 fn read_object(path: &Path) -> Result<Vec<u8>, String> {

@@ -1,5 +1,5 @@
-//! The line-table figures of llvm-dwarfdump's statistics, and the is_stmt
-//! rows each function's figures count.
+//! The line-table figures of llvm-dwarfdump's statistics, and the rows
+//! each function's figures count and the page shows.
 //!
 //! In: [`Units`]. Out: [`LineFigures`]. Follows llvm-dwarfdump 19: per unit,
 //! the rows of every sequence whose first address is below its
@@ -27,8 +27,20 @@ pub(crate) struct LineFigures {
     pub unique: u64,
     /// Distinct (line, column, file) with line ≠ 0.
     pub unique_non_zero: u64,
-    /// Addresses of the is_stmt rows (synthetic in an object), sorted.
-    pub is_stmt_addresses: Vec<u64>,
+    /// Every row but end_sequence rows (synthetic addresses in an
+    /// object), sorted by address.
+    pub rows: Vec<LineRow>,
+}
+
+/// One row of a line table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineRow {
+    /// Its address.
+    pub address: u64,
+    /// Its line (0: no line).
+    pub line: u32,
+    /// Whether it is a recommended breakpoint (is_stmt).
+    pub is_stmt: bool,
 }
 
 /// Reads the figures of every unit's line table.
@@ -80,10 +92,12 @@ pub(crate) fn line_figures(units: &Units<'_>) -> LineFigures {
             for (position, &(address, is_stmt, line, column, file)) in
                 rows_of_sequence.iter().enumerate()
             {
-                if is_stmt {
-                    figures.is_stmt_entries += 1;
-                    figures.is_stmt_addresses.push(address);
-                }
+                figures.is_stmt_entries += u64::from(is_stmt);
+                figures.rows.push(LineRow {
+                    address,
+                    line,
+                    is_stmt,
+                });
                 let file = mapping.get(&file).copied().unwrap_or(0);
                 unique.insert((line, column, file));
                 if line != 0 {
@@ -99,7 +113,7 @@ pub(crate) fn line_figures(units: &Units<'_>) -> LineFigures {
     }
     figures.unique = unique.len() as u64;
     figures.unique_non_zero = unique_non_zero.len() as u64;
-    figures.is_stmt_addresses.sort_unstable();
+    figures.rows.sort_by_key(|row| row.address);
     figures
 }
 

@@ -5,7 +5,7 @@
 //! Out: a [`LoadedFile`]: every `.debug_*` section inflated (`SHF_COMPRESSED`
 //! zlib or zstd, or `.zdebug_*`) and, in an object, with its RELA entries
 //! applied; the sizes of the debug sections as they are in the file; the code
-//! sections.
+//! sections (for the disassembly of the page).
 //!
 //! Promises: the object crate parses the ELF and its relocations, flate2 and
 //! zstd inflate; this module only computes `S + A`. An object gets the
@@ -26,6 +26,15 @@ pub(crate) type Slice<'a> = EndianSlice<'a, LittleEndian>;
 /// Where an allocated section of an object starts in the synthetic layout.
 const SECTION_SHIFT: u32 = 32;
 
+/// A code section: its address and bytes.
+#[derive(Clone, Debug)]
+pub struct CodeSection {
+    /// Its (synthetic, in an object) address.
+    pub address: u64,
+    /// Its contents.
+    pub bytes: Vec<u8>,
+}
+
 /// What the statistics read from one file.
 pub(crate) struct LoadedFile {
     sections: HashMap<SectionId, Vec<u8>>,
@@ -35,6 +44,8 @@ pub(crate) struct LoadedFile {
     pub debug_section_sizes: Vec<(String, u64)>,
     /// Whether the file is a relocatable object.
     pub relocatable: bool,
+    /// Executable sections.
+    pub code: Vec<CodeSection>,
 }
 
 impl LoadedFile {
@@ -58,6 +69,7 @@ impl LoadedFile {
         };
         let mut sections = HashMap::new();
         let mut debug_section_sizes = Vec::new();
+        let mut code = Vec::new();
         for section in file.sections() {
             let name = section.name().unwrap_or("");
             if name.starts_with(".debug") || name.starts_with(".zdebug") || name == ".gdb_index" {
@@ -68,6 +80,13 @@ impl LoadedFile {
                     Some((_, size)) => *size += section.size(),
                     None => debug_section_sizes.push((name.to_string(), section.size())),
                 }
+            }
+            if section.kind() == object::SectionKind::Text {
+                let bytes = section.data().map_err(|e| format!("{name}: {e}"))?;
+                code.push(CodeSection {
+                    address: base(section.index()),
+                    bytes: bytes.to_vec(),
+                });
             }
             let Some(id) = dwarf_section(name) else {
                 continue;
@@ -87,6 +106,7 @@ impl LoadedFile {
             sections,
             debug_section_sizes,
             relocatable,
+            code,
         })
     }
 
@@ -105,11 +125,16 @@ impl LoadedFile {
     /// The address llvm-dwarfdump reads for `address`: in an object, the
     /// offset in its section; in a linked file, itself.
     pub fn llvm_address(&self, address: u64) -> u64 {
-        if self.relocatable {
-            address & ((1 << SECTION_SHIFT) - 1)
-        } else {
-            address
-        }
+        llvm_address(self.relocatable, address)
+    }
+}
+
+/// [`LoadedFile::llvm_address`] of a file that is (or is not) `relocatable`.
+pub(crate) fn llvm_address(relocatable: bool, address: u64) -> u64 {
+    if relocatable {
+        address & ((1 << SECTION_SHIFT) - 1)
+    } else {
+        address
     }
 }
 

@@ -20,6 +20,7 @@
 
 mod compare;
 mod dies;
+mod html;
 mod lines;
 mod load;
 mod report;
@@ -28,6 +29,9 @@ mod walk;
 pub use compare::{
     compare, format_comparison, Comparison, FunctionChange, VariableChange, Verdict,
 };
+pub use html::write_page;
+pub use lines::LineRow;
+pub use load::CodeSection;
 pub use report::format_statistics;
 pub use walk::LocationKind;
 
@@ -93,9 +97,31 @@ pub struct FileStatistics {
     pub functions: Vec<FunctionRow>,
     /// Per variable, in DIE order.
     pub variables: Vec<VariableRow>,
+    /// The line rows, by address.
+    pub line_rows: Vec<LineRow>,
+    /// The code sections.
+    pub code: Vec<CodeSection>,
+    /// Whether the file is a relocatable object (its addresses here are
+    /// synthetic: see [`FileStatistics::llvm_address`]).
+    pub relocatable: bool,
 }
 
 impl FileStatistics {
+    /// The address llvm-dwarfdump prints for `address` (section-relative
+    /// in an object).
+    pub fn llvm_address(&self, address: u64) -> u64 {
+        load::llvm_address(self.relocatable, address)
+    }
+
+    /// The code bytes from `start` to `end`, when one code section holds them.
+    pub fn code_bytes(&self, start: u64, end: u64) -> Option<&[u8]> {
+        self.code.iter().find_map(|section| {
+            let from = usize::try_from(start.checked_sub(section.address)?).ok()?;
+            let to = usize::try_from(end.checked_sub(section.address)?).ok()?;
+            section.bytes.get(from..to)
+        })
+    }
+
     /// The value of key `name` as a number (0 when absent or not a number).
     pub fn number(&self, name: &str) -> u64 {
         self.keys

@@ -129,6 +129,9 @@ pub(crate) fn statistics(
         keys: all,
         functions: function_rows(&walk, lines),
         variables: variable_rows(&walk),
+        line_rows: lines.rows.clone(),
+        code: file.code.clone(),
+        relocatable: file.relocatable,
     }
 }
 
@@ -150,9 +153,13 @@ fn function_rows(walk: &Walk, lines: &LineFigures) -> Vec<FunctionRow> {
                 .ranges
                 .iter()
                 .map(|&(low, high)| {
-                    let rows = &lines.is_stmt_addresses;
-                    (rows.partition_point(|&a| a < high) - rows.partition_point(|&a| a < low))
-                        as u64
+                    let rows = &lines.rows;
+                    let from = rows.partition_point(|row| row.address < low);
+                    let to = rows.partition_point(|row| row.address < high);
+                    rows[from..to.max(from)]
+                        .iter()
+                        .filter(|row| row.is_stmt)
+                        .count() as u64
                 })
                 .sum();
             FunctionRow {
