@@ -382,7 +382,7 @@ fn run(cli: Cli) -> Result<(), String> {
         } => {
             let stats = inputs
                 .iter()
-                .map(read_statistics)
+                .map(|input| read_statistics(input))
                 .collect::<Result<Vec<_>, _>>()?;
             let names: Vec<String> = inputs.iter().map(|i| i.display().to_string()).collect();
             let text = match (stats.as_slice(), compare) {
@@ -466,7 +466,7 @@ fn run_opt(
 }
 
 /// `stats`' figures of the file at `path`.
-fn read_statistics(path: &PathBuf) -> Result<dwarfsmith::stats::FileStatistics, String> {
+fn read_statistics(path: &Path) -> Result<dwarfsmith::stats::FileStatistics, String> {
     let name = path.display().to_string();
     dwarfsmith::stats::read_statistics(&read_object(path)?, &name)
         .map_err(|e| format!("{name}: error: {e}"))
