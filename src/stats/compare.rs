@@ -12,6 +12,7 @@
 //! the variables that are the same in both, and counts them).
 
 use std::cmp::Ordering;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 use super::{FileStatistics, FunctionRow, VariableRow};
@@ -86,13 +87,14 @@ pub struct Comparison {
 
 /// Compares build B with build A.
 pub fn compare(a: &FileStatistics, b: &FileStatistics) -> Comparison {
+    let (a_functions, b_functions) = (functions_by_id(a), functions_by_id(b));
     let mut functions = Vec::new();
     for id in union(
         a.functions.iter().map(|f| &f.id),
         b.functions.iter().map(|f| &f.id),
     ) {
-        let fa = a.functions.iter().find(|f| f.id == id).cloned();
-        let fb = b.functions.iter().find(|f| f.id == id).cloned();
+        let fa = a_functions.get(id.as_str()).map(|&f| f.clone());
+        let fb = b_functions.get(id.as_str()).map(|&f| f.clone());
         let verdict = match (&fa, &fb) {
             (Some(x), Some(y)) => coverage_verdict(
                 (x.scope_bytes_covered, x.scope_bytes),
@@ -109,11 +111,14 @@ pub fn compare(a: &FileStatistics, b: &FileStatistics) -> Comparison {
             verdict,
         });
     }
-    let key = |v: &VariableRow| format!("{}\u{0}{}", v.function, v.id);
+    let (a_variables, b_variables) = (variables_by_key(a), variables_by_key(b));
     let mut variables = Vec::new();
-    for both in union(a.variables.iter().map(key), b.variables.iter().map(key)) {
-        let va = a.variables.iter().find(|v| key(v) == both);
-        let vb = b.variables.iter().find(|v| key(v) == both);
+    for both in union(
+        a.variables.iter().map(variable_key),
+        b.variables.iter().map(variable_key),
+    ) {
+        let va = a_variables.get(&both).copied();
+        let vb = b_variables.get(&both).copied();
         let figures = |v: Option<&VariableRow>| v.map(|v| (v.covered, v.scope_bytes));
         let verdict = match (figures(va), figures(vb)) {
             (Some(x), Some(y)) => coverage_verdict(x, y, x == y),
@@ -135,6 +140,23 @@ pub fn compare(a: &FileStatistics, b: &FileStatistics) -> Comparison {
     }
 }
 
+fn functions_by_id(stats: &FileStatistics) -> HashMap<&str, &FunctionRow> {
+    stats.functions.iter().map(|f| (f.id.as_str(), f)).collect()
+}
+
+/// A variable's function and id, as one key.
+fn variable_key(v: &VariableRow) -> String {
+    format!("{}\u{0}{}", v.function, v.id)
+}
+
+fn variables_by_key(stats: &FileStatistics) -> HashMap<String, &VariableRow> {
+    stats
+        .variables
+        .iter()
+        .map(|v| (variable_key(v), v))
+        .collect()
+}
+
 /// Whether two rows differ only in their addresses.
 fn same_figures(a: &FunctionRow, b: &FunctionRow) -> bool {
     FunctionRow {
@@ -152,9 +174,10 @@ fn union(
     b: impl Iterator<Item = impl ToString>,
 ) -> Vec<String> {
     let mut ids: Vec<String> = a.map(|id| id.to_string()).collect();
+    let mut seen: HashSet<String> = ids.iter().cloned().collect();
     for id in b {
         let id = id.to_string();
-        if !ids.contains(&id) {
+        if seen.insert(id.clone()) {
             ids.push(id);
         }
     }
