@@ -1,6 +1,7 @@
 //! `dwarfsmith stats --json` against `llvm-dwarfdump-19 --statistics`, key for
 //! key, on objects and executables built by gcc, clang-19 and dwarfsmith:
-//! zlib (the real-world harness's copy, from libz-sys) built six ways and
+//! zlib (the real-world harness's copy, from libz-sys) built eight ways
+//! (split DWARF among them: the skeletons' `.dwo` files are read) and
 //! linked, zlib files and corpus fixtures compiled by dwarfsmith, and a
 //! zlib linked from dwarfsmith's objects and gcc's. Every key that differs
 //! is printed, and any difference fails the test. The llvm-locstats table
@@ -15,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The build variants of zlib: compiler and flags.
-const VARIANTS: [(&str, &str, &[&str]); 6] = [
+const VARIANTS: [(&str, &str, &[&str]); 8] = [
     ("gcc-O2", "gcc", &["-O2", "-g"]),
     ("gcc-O0", "gcc", &["-O0", "-g"]),
     ("gcc-O2-dwarf4", "gcc", &["-O2", "-g", "-gdwarf-4"]),
@@ -26,6 +27,12 @@ const VARIANTS: [(&str, &str, &[&str]); 6] = [
         &["-O2", "-g", "-gdwarf-4", "-gz=zlib"],
     ),
     ("clang-O1-zstd", "clang-19", &["-O1", "-g", "-gz=zstd"]),
+    ("gcc-O2-split", "gcc", &["-O2", "-g", "-gsplit-dwarf"]),
+    (
+        "clang-O2-split-dwarf4",
+        "clang-19",
+        &["-O2", "-g", "-gsplit-dwarf", "-gdwarf-4"],
+    ),
 ];
 
 /// zlib files also compiled by dwarfsmith (from clang-19 -O2 IR).

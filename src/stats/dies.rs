@@ -35,8 +35,13 @@ pub(crate) struct Die<'a> {
 
 /// One compile unit and its DIEs.
 pub(crate) struct UnitDies<'a> {
-    /// The unit as gimli parsed it.
+    /// The unit as gimli parsed it (of a split unit: the `.dwo`'s unit).
     pub unit: Unit<Slice<'a>>,
+    /// The DWARF sections the unit is read from.
+    pub dwarf: &'a gimli::Dwarf<Slice<'a>>,
+    /// Of a split unit: the skeleton unit and the main file's sections,
+    /// which hold its line table.
+    pub skeleton: Option<(Unit<Slice<'a>>, &'a gimli::Dwarf<Slice<'a>>)>,
     /// Its DIEs in order; 0 is the root.
     pub dies: Vec<Die<'a>>,
     by_offset: HashMap<UnitOffset, usize>,
@@ -55,16 +60,19 @@ pub(crate) struct LocationEntry<'a> {
 
 /// All compile units of a file.
 pub(crate) struct Units<'a> {
-    /// The DWARF sections.
-    pub dwarf: &'a gimli::Dwarf<Slice<'a>>,
     /// The compile (and partial) units, in `.debug_info` order.
     pub units: Vec<UnitDies<'a>>,
 }
 
 impl<'a> Units<'a> {
     /// Reads every compile unit of `dwarf` (type units are left out, as
-    /// llvm-dwarfdump's statistics leave them).
-    pub fn read(dwarf: &'a gimli::Dwarf<Slice<'a>>) -> Result<Units<'a>, String> {
+    /// llvm-dwarfdump's statistics leave them); a skeleton unit is replaced
+    /// by its split unit when one of `dwos` (`.dwo` files' sections) holds
+    /// it, as llvm-dwarfdump does.
+    pub fn read(
+        dwarf: &'a gimli::Dwarf<Slice<'a>>,
+        dwos: &'a [gimli::Dwarf<Slice<'a>>],
+    ) -> Result<Units<'a>, String> {
         let mut units = Vec::new();
         let mut headers = dwarf.units();
         loop {
@@ -83,16 +91,35 @@ impl<'a> Units<'a> {
             let unit = dwarf
                 .unit(header)
                 .map_err(|e| format!(".debug_info+{start:#x}: {e}"))?;
+            let (unit, unit_dwarf, skeleton, start) = match split_unit(&unit, dwos)? {
+                Some((mut split, dwo, split_start)) => {
+                    split.copy_relocated_attributes(&unit);
+                    (split, dwo, Some((unit, dwarf)), split_start)
+                }
+                None => (unit, dwarf, None, start),
+            };
             let (dies, by_offset) =
                 read_tree(&unit).map_err(|e| format!(".debug_info+{start:#x}: {e}"))?;
             units.push(UnitDies {
                 unit,
+                dwarf: unit_dwarf,
+                skeleton,
                 dies,
                 by_offset,
                 start,
             });
         }
-        Ok(Units { dwarf, units })
+        Ok(Units { units })
+    }
+
+    /// The unit whose line table unit `unit` reads (a split unit's
+    /// skeleton), and its sections.
+    pub fn line_unit(&self, unit: usize) -> (&Unit<Slice<'a>>, &'a gimli::Dwarf<Slice<'a>>) {
+        let unit = &self.units[unit];
+        match &unit.skeleton {
+            Some((skeleton, dwarf)) => (skeleton, dwarf),
+            None => (&unit.unit, unit.dwarf),
+        }
     }
 
     /// The DIE.
@@ -214,31 +241,19 @@ impl<'a> Units<'a> {
 
     /// A string attribute's value.
     pub fn string(&self, unit: usize, value: AttributeValue<Slice<'a>>) -> Option<String> {
-        let text = self.dwarf.attr_string(&self.units[unit].unit, value).ok()?;
-        Some(String::from_utf8_lossy(text.slice()).into_owned())
-    }
-
-    /// The unit's `DW_AT_comp_dir` ("" without one).
-    pub fn comp_dir(&self, unit: usize) -> String {
-        self.units[unit]
-            .unit
-            .comp_dir
-            .map(|dir| String::from_utf8_lossy(dir.slice()).into_owned())
-            .unwrap_or_default()
+        string(self.units[unit].dwarf, &self.units[unit].unit, value)
     }
 
     /// The address ranges of a DIE (LLVM's `getAddressRanges`): low and
     /// high pc, else `DW_AT_ranges`; `None` when the list cannot be read.
     pub fn ranges(&self, die: DieRef) -> Option<Vec<(u64, u64)>> {
-        let unit = &self.units[die.unit].unit;
+        let (unit, dwarf) = (&self.units[die.unit].unit, self.units[die.unit].dwarf);
         let entry = &self.die(die).entry;
         if let Some(low) = entry.attr_value(gimli::DW_AT_low_pc) {
-            if let Ok(Some(low)) = self.dwarf.attr_address(unit, low) {
+            if let Ok(Some(low)) = dwarf.attr_address(unit, low) {
                 let high = match entry.attr_value(gimli::DW_AT_high_pc) {
                     Some(AttributeValue::Addr(high)) => Some(high),
-                    Some(AttributeValue::DebugAddrIndex(index)) => {
-                        self.dwarf.address(unit, index).ok()
-                    }
+                    Some(AttributeValue::DebugAddrIndex(index)) => dwarf.address(unit, index).ok(),
                     Some(other) => other.udata_value().map(|size| low.wrapping_add(size)),
                     None => None,
                 };
@@ -250,8 +265,8 @@ impl<'a> Units<'a> {
         let Some(value) = entry.attr_value(gimli::DW_AT_ranges) else {
             return Some(Vec::new());
         };
-        let offset = self.dwarf.attr_ranges_offset(unit, value).ok()??;
-        let mut raw = self.dwarf.raw_ranges(unit, offset).ok()?;
+        let offset = dwarf.attr_ranges_offset(unit, value).ok()??;
+        let mut raw = dwarf.raw_ranges(unit, offset).ok()?;
         let tombstone = tombstone(unit.encoding().address_size);
         let mut base = unit.low_pc;
         let mut has_base = self.has_base_address(die.unit);
@@ -265,7 +280,7 @@ impl<'a> Units<'a> {
                     continue;
                 }
                 E::BaseAddressx { addr } => {
-                    base = self.dwarf.address(unit, addr).unwrap_or(addr.0 as u64);
+                    base = dwarf.address(unit, addr).unwrap_or(addr.0 as u64);
                     has_base = true;
                     continue;
                 }
@@ -288,12 +303,12 @@ impl<'a> Units<'a> {
                 E::StartEnd { begin, end } => (begin, end),
                 E::StartLength { begin, length } => (begin, begin.wrapping_add(length)),
                 E::StartxLength { begin, length } => {
-                    let begin = self.dwarf.address(unit, begin).unwrap_or(0);
+                    let begin = dwarf.address(unit, begin).unwrap_or(0);
                     (begin, begin.wrapping_add(length))
                 }
                 E::StartxEndx { begin, end } => (
-                    self.dwarf.address(unit, begin).unwrap_or(0),
-                    self.dwarf.address(unit, end).unwrap_or(0),
+                    dwarf.address(unit, begin).unwrap_or(0),
+                    dwarf.address(unit, end).unwrap_or(0),
                 ),
             };
             if low != tombstone {
@@ -305,16 +320,23 @@ impl<'a> Units<'a> {
 
     /// Whether the unit's DIE has a base address (`DW_AT_low_pc` or
     /// `DW_AT_entry_pc`).
+    /// A split unit's base address is its skeleton's.
     fn has_base_address(&self, unit: usize) -> bool {
+        let names = [gimli::DW_AT_low_pc, gimli::DW_AT_entry_pc];
+        if let Some((skeleton, _)) = &self.units[unit].skeleton {
+            let mut entries = skeleton.entries();
+            return matches!(entries.next_dfs(), Ok(Some(root))
+                if names.iter().any(|&name| root.attr(name).is_some()));
+        }
         let root = DieRef { unit, die: 0 };
-        self.has(root, gimli::DW_AT_low_pc) || self.has(root, gimli::DW_AT_entry_pc)
+        names.iter().any(|&name| self.has(root, name))
     }
 
     /// The entries of the DIE's `DW_AT_location` as LLVM's `getLocations`
     /// gives them: `None` without the attribute or when the list cannot be
     /// read or interpreted (an offset pair without a base address).
     pub fn locations(&self, die: DieRef) -> Option<Vec<LocationEntry<'a>>> {
-        let unit = &self.units[die.unit].unit;
+        let (unit, dwarf) = (&self.units[die.unit].unit, self.units[die.unit].dwarf);
         let value = self.find(die, gimli::DW_AT_location)?;
         if let AttributeValue::Exprloc(expression) = value {
             return Some(vec![LocationEntry {
@@ -328,8 +350,8 @@ impl<'a> Units<'a> {
                 expression,
             }]);
         }
-        let offset = self.dwarf.attr_locations_offset(unit, value).ok()??;
-        let mut raw = self.dwarf.raw_locations(unit, offset).ok()?;
+        let offset = dwarf.attr_locations_offset(unit, value).ok()??;
+        let mut raw = dwarf.raw_locations(unit, offset).ok()?;
         let mut base = self.has_base_address(die.unit).then_some(unit.low_pc);
         let mut entries = Vec::new();
         while let Some(entry) = raw.next().ok()? {
@@ -340,7 +362,7 @@ impl<'a> Units<'a> {
                     continue;
                 }
                 E::BaseAddressx { addr } => {
-                    base = Some(self.dwarf.address(unit, addr).ok()?);
+                    base = Some(dwarf.address(unit, addr).ok()?);
                     continue;
                 }
                 E::AddressOrOffsetPair { begin, end, data }
@@ -352,8 +374,8 @@ impl<'a> Units<'a> {
                     )
                 }
                 E::StartxEndx { begin, end, data } => {
-                    let begin = self.dwarf.address(unit, begin).ok()?;
-                    let end = self.dwarf.address(unit, end).ok()?;
+                    let begin = dwarf.address(unit, begin).ok()?;
+                    let end = dwarf.address(unit, end).ok()?;
                     (Some((begin, end)), data)
                 }
                 E::StartxLength {
@@ -361,7 +383,7 @@ impl<'a> Units<'a> {
                     length,
                     data,
                 } => {
-                    let begin = self.dwarf.address(unit, begin).ok()?;
+                    let begin = dwarf.address(unit, begin).ok()?;
                     (Some((begin, begin.wrapping_add(length))), data)
                 }
                 E::StartEnd { begin, end, data } => (Some((begin, end)), data),
@@ -379,6 +401,77 @@ impl<'a> Units<'a> {
         }
         Some(entries)
     }
+}
+
+/// A string attribute's value, read through `dwarf` for `unit`.
+pub(crate) fn string<'a>(
+    dwarf: &gimli::Dwarf<Slice<'a>>,
+    unit: &Unit<Slice<'a>>,
+    value: AttributeValue<Slice<'a>>,
+) -> Option<String> {
+    let text = dwarf.attr_string(unit, value).ok()?;
+    Some(String::from_utf8_lossy(text.slice()).into_owned())
+}
+
+/// A unit's `DW_AT_comp_dir` ("" without one).
+pub(crate) fn comp_dir(unit: &Unit<Slice<'_>>) -> String {
+    unit.comp_dir
+        .map(|dir| String::from_utf8_lossy(dir.slice()).into_owned())
+        .unwrap_or_default()
+}
+
+/// The split unit of skeleton `unit` in one of `dwos` (same DWO id), with
+/// its sections and its offset in the `.dwo`'s `.debug_info`.
+type Split<'a> = (Unit<Slice<'a>>, &'a gimli::Dwarf<Slice<'a>>, u64);
+
+fn split_unit<'a>(
+    unit: &Unit<Slice<'a>>,
+    dwos: &'a [gimli::Dwarf<Slice<'a>>],
+) -> Result<Option<Split<'a>>, String> {
+    let Some(id) = unit.dwo_id else {
+        return Ok(None);
+    };
+    for dwo in dwos {
+        let mut headers = dwo.units();
+        while let Ok(Some(header)) = headers.next() {
+            let start = header.offset().0 as u64;
+            let split = dwo
+                .unit(header)
+                .map_err(|e| format!(".debug_info.dwo+{start:#x}: {e}"))?;
+            if split.dwo_id == Some(id) {
+                return Ok(Some((split, dwo, start)));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// The `.dwo` files the skeleton units of `dwarf` name
+/// (`DW_AT_comp_dir`/`DW_AT_dwo_name`, or `DW_AT_GNU_dwo_name`).
+pub(crate) fn dwo_paths(dwarf: &gimli::Dwarf<Slice<'_>>) -> Vec<std::path::PathBuf> {
+    let mut paths = Vec::new();
+    let mut headers = dwarf.units();
+    while let Ok(Some(header)) = headers.next() {
+        let Ok(unit) = dwarf.unit(header) else {
+            continue;
+        };
+        if unit.dwo_id.is_none() {
+            continue;
+        }
+        let Some(name) = unit
+            .dwo_name()
+            .ok()
+            .flatten()
+            .and_then(|name| string(dwarf, &unit, name))
+        else {
+            continue;
+        };
+        let path = std::path::Path::new(&comp_dir(&unit)).join(name);
+        if !paths.contains(&path) {
+            paths.push(path);
+        }
+    }
+    paths
 }
 
 /// The address DWARF 5 marks discarded code with (all ones).

@@ -10,7 +10,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::dies::Units;
+use super::dies::{comp_dir, string, Units};
+use super::load::Slice;
 
 /// The line figures of a whole file.
 #[derive(Default)]
@@ -49,8 +50,9 @@ pub(crate) fn line_figures(units: &Units<'_>) -> LineFigures {
     let mut files: HashMap<String, u16> = HashMap::new();
     let mut unique = HashSet::new();
     let mut unique_non_zero = HashSet::new();
-    for (index, unit) in units.units.iter().enumerate() {
-        let Some(program) = unit.unit.line_program.clone() else {
+    for index in 0..units.units.len() {
+        let (unit, dwarf) = units.line_unit(index);
+        let Some(program) = unit.line_program.clone() else {
             continue;
         };
         let header = program.header();
@@ -59,10 +61,10 @@ pub(crate) fn line_figures(units: &Units<'_>) -> LineFigures {
             continue;
         }
         let first = if header.version() >= 5 { 0 } else { 1 };
-        let comp_dir = units.comp_dir(index);
+        let comp_dir = comp_dir(unit);
         let mut mapping: HashMap<u64, u16> = HashMap::new();
         for file in first..first + count {
-            if let Some(path) = absolute_path(units, index, header, file, &comp_dir) {
+            if let Some(path) = absolute_path(dwarf, unit, header, file, &comp_dir) {
                 let next = files.len() as u16;
                 mapping.insert(file, *files.entry(path).or_insert(next));
             }
@@ -120,9 +122,9 @@ pub(crate) fn line_figures(units: &Units<'_>) -> LineFigures {
 /// The absolute path of file `file` of a line table, as LLVM's
 /// `getFileNameByIndex(AbsoluteFilePath)` makes it.
 pub(crate) fn absolute_path<'a>(
-    units: &Units<'a>,
-    unit: usize,
-    header: &gimli::LineProgramHeader<super::load::Slice<'a>>,
+    dwarf: &gimli::Dwarf<Slice<'a>>,
+    unit: &gimli::Unit<Slice<'a>>,
+    header: &gimli::LineProgramHeader<Slice<'a>>,
     file: u64,
     comp_dir: &str,
 ) -> Option<String> {
@@ -134,7 +136,7 @@ pub(crate) fn absolute_path<'a>(
             .file_names()
             .get(usize::try_from(file.checked_sub(1)?).ok()?)?
     };
-    let name = units.string(unit, entry.path_name())?;
+    let name = string(dwarf, unit, entry.path_name())?;
     if name.starts_with('/') {
         return Some(name);
     }
@@ -148,7 +150,7 @@ pub(crate) fn absolute_path<'a>(
         None
     };
     let include = include
-        .and_then(|dir| units.string(unit, *dir))
+        .and_then(|dir| string(dwarf, unit, *dir))
         .unwrap_or_default();
     let mut path = String::new();
     if (version < 5 || directory != 0) && !comp_dir.is_empty() && !include.starts_with('/') {

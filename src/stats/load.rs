@@ -152,9 +152,10 @@ fn is_allocated(section: &object::Section<'_, '_>) -> bool {
     }
 }
 
-/// The gimli section a file section named `name` holds (`.zdebug_x` holds
-/// `.debug_x`).
+/// The gimli section a file section named `name` holds (`.zdebug_x` and,
+/// in a `.dwo` file, `.debug_x.dwo` hold `.debug_x`).
 fn dwarf_section(name: &str) -> Option<SectionId> {
+    let name = name.strip_suffix(".dwo").unwrap_or(name);
     let plain = match name.strip_prefix(".zdebug_") {
         Some(rest) => format!(".debug_{rest}"),
         None => name.to_string(),

@@ -14,9 +14,9 @@
 //!
 //! The rule it follows: every figure is llvm-dwarfdump's definition, so a
 //! number here and there can be compared; what dwarfsmith adds is named
-//! differently and never changes those. Split DWARF (`.dwo`) is not
-//! followed: a skeleton unit counts as llvm-dwarfdump would count it
-//! without its `.dwo`.
+//! differently and never changes those. A skeleton unit's `.dwo` is read
+//! where llvm-dwarfdump finds it (`DW_AT_comp_dir` joined with the dwo
+//! name); `.dwp` packages are not read.
 
 mod compare;
 mod dies;
@@ -155,7 +155,20 @@ pub const BUCKET_NAMES: [&str; walk::BUCKETS] = [
 pub fn read_statistics(bytes: &[u8], name: &str) -> Result<FileStatistics, String> {
     let file = load::LoadedFile::parse(bytes)?;
     let dwarf = file.dwarf();
-    let units = dies::Units::read(&dwarf)?;
+    let dwo_files: Vec<load::LoadedFile> = dies::dwo_paths(&dwarf)
+        .iter()
+        .filter_map(|path| std::fs::read(path).ok())
+        .filter_map(|dwo| load::LoadedFile::parse(&dwo).ok())
+        .collect();
+    let dwos: Vec<gimli::Dwarf<load::Slice<'_>>> = dwo_files
+        .iter()
+        .map(|dwo| {
+            let mut sections = dwo.dwarf();
+            sections.make_dwo(&dwarf);
+            sections
+        })
+        .collect();
+    let units = dies::Units::read(&dwarf, &dwos)?;
     let walk = walk::walk(&units, &file);
     let lines = lines::line_figures(&units);
     Ok(report::statistics(name, &file, walk, &lines))

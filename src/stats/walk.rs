@@ -18,7 +18,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::dies::{DieRef, Units};
+use super::dies::{comp_dir, DieRef, Units};
 use super::lines::absolute_path;
 use super::load::LoadedFile;
 
@@ -492,9 +492,10 @@ impl Walker<'_, '_> {
                 other => other.udata_value(),
             })
             .and_then(|index| {
-                let program = units.units[die.unit].unit.line_program.as_ref()?;
-                let comp_dir = units.comp_dir(die.unit);
-                absolute_path(units, die.unit, program.header(), index, &comp_dir)
+                let unit = &units.units[die.unit];
+                let program = unit.unit.line_program.as_ref()?;
+                let comp_dir = comp_dir(&unit.unit);
+                absolute_path(unit.dwarf, &unit.unit, program.header(), index, &comp_dir)
             })
             .map(|path| path.rsplit('/').next().unwrap_or("").to_string())
             .filter(|name| !name.is_empty())
