@@ -465,11 +465,35 @@ fn run_opt(
     dwarfsmith::output::write_output(output, printed.as_bytes())
 }
 
-/// `stats`' figures of the file at `path`.
+/// `stats`' figures of the file at `path`, with a progress bar on a
+/// terminal once reading has taken more than a second.
 fn read_statistics(path: &Path) -> Result<dwarfsmith::stats::FileStatistics, String> {
+    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+    use std::io::IsTerminal as _;
+    use std::sync::atomic::{AtomicBool, Ordering};
     let name = path.display().to_string();
-    dwarfsmith::stats::read_statistics(&read_object(path)?, &name)
-        .map_err(|e| format!("{name}: error: {e}"))
+    let bytes = read_object(path)?;
+    let bar = ProgressBar::with_draw_target(Some(100), ProgressDrawTarget::hidden());
+    if let Ok(style) = ProgressStyle::with_template("{msg} [{bar:40}] {percent}% of units") {
+        bar.set_style(style);
+    }
+    bar.set_message(name.clone());
+    let started = std::time::Instant::now();
+    let terminal = std::io::stderr().is_terminal();
+    let shown = AtomicBool::new(false);
+    let progress = |share: f64| {
+        if terminal
+            && started.elapsed() > std::time::Duration::from_secs(1)
+            && !shown.swap(true, Ordering::Relaxed)
+        {
+            bar.set_draw_target(ProgressDrawTarget::stderr());
+        }
+        bar.set_position((share * 100.0) as u64);
+    };
+    let stats = dwarfsmith::stats::read_statistics_with(&bytes, &name, &progress)
+        .map_err(|e| format!("{name}: error: {e}"));
+    bar.finish_and_clear();
+    stats
 }
 
 fn read_object(path: &Path) -> Result<Vec<u8>, String> {

@@ -11,33 +11,26 @@ use expect_test::{expect, Expect};
 fn check(json: bool, expected: Expect) {
     let dir = tempfile::tempdir().unwrap();
     let input = support::fixture("ll/inlining.O2.ll");
-    ran(Command::new("llc-19")
-        .args(["-O2", "-filetype=obj"])
-        .arg(&input)
-        .arg("-o")
-        .arg(dir.path().join("llc.o")));
-    ran(Command::new(env!("CARGO_BIN_EXE_dwarfsmith"))
-        .arg("compile")
-        .arg(&input)
-        .arg("-o")
-        .arg(dir.path().join("ds.o")));
+    support::stdout_of(
+        Command::new("llc-19")
+            .args(["-O2", "-filetype=obj"])
+            .arg(&input)
+            .arg("-o")
+            .arg(dir.path().join("llc.o")),
+    );
+    support::stdout_of(
+        Command::new(env!("CARGO_BIN_EXE_dwarfsmith"))
+            .arg("compile")
+            .arg(&input)
+            .arg("-o")
+            .arg(dir.path().join("ds.o")),
+    );
     let mut command = Command::new(env!("CARGO_BIN_EXE_dwarfsmith"));
     command.args(["stats", "--compare", "llc.o", "ds.o"]);
     if json {
         command.arg("--json");
     }
-    expected.assert_eq(&ran(command.current_dir(dir.path())));
-}
-
-/// Runs `command`, which must succeed, and returns its standard output.
-fn ran(command: &mut Command) -> String {
-    let output = support::run(command);
-    assert!(
-        output.status.success(),
-        "{command:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap()
+    expected.assert_eq(&support::stdout_of(command.current_dir(dir.path())));
 }
 
 #[test]

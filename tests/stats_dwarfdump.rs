@@ -49,12 +49,12 @@ fn stats_agrees_with_llvm_dwarfdump_statistics() {
     let mut differences = Vec::new();
     let mut keys = 0;
     for file in &files {
-        let reference = flat_object(&stdout(
+        let reference = flat_object(&support::stdout_of(
             Command::new("llvm-dwarfdump-19")
                 .arg("--statistics")
                 .arg(file),
         ));
-        let json = stdout(Command::new(dwarfsmith).args(["stats", "--json"]).arg(file));
+        let json = support::stdout_of(Command::new(dwarfsmith).args(["stats", "--json"]).arg(file));
         let ours = flat_object(section(&json, "\"statistics\": {", "}"));
         assert!(reference.len() > 100, "{}: {reference:?}", file.display());
         keys += reference.len();
@@ -230,16 +230,6 @@ fn check_ran(outputs: Vec<std::process::Output>) {
 
 fn stem(path: &Path) -> String {
     path.file_stem().unwrap().to_str().unwrap().to_string()
-}
-
-fn stdout(command: &mut Command) -> String {
-    let output = command.output().unwrap();
-    assert!(
-        output.status.success(),
-        "{command:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap()
 }
 
 /// The text between `start` and the next line holding only `end`.

@@ -20,35 +20,43 @@ fn page_renders_in_chromium_and_draws_the_location_lists() {
     let dir = tempfile::tempdir().unwrap();
     let input = support::fixture("ll/inlining.O2.ll");
     let (a, b) = (dir.path().join("ds.o"), dir.path().join("llc.o"));
-    ran(Command::new(env!("CARGO_BIN_EXE_dwarfsmith"))
-        .arg("compile")
-        .arg(&input)
-        .arg("-o")
-        .arg(&a));
-    ran(Command::new("llc-19")
-        .args(["-O2", "-filetype=obj"])
-        .arg(&input)
-        .arg("-o")
-        .arg(&b));
+    support::stdout_of(
+        Command::new(env!("CARGO_BIN_EXE_dwarfsmith"))
+            .arg("compile")
+            .arg(&input)
+            .arg("-o")
+            .arg(&a),
+    );
+    support::stdout_of(
+        Command::new("llc-19")
+            .args(["-O2", "-filetype=obj"])
+            .arg(&input)
+            .arg("-o")
+            .arg(&b),
+    );
     let page = dir.path().join("page.html");
-    ran(Command::new(env!("CARGO_BIN_EXE_dwarfsmith"))
-        .args(["stats", "--html"])
-        .arg(&page)
-        .arg(&a)
-        .arg("--compare")
-        .arg(&b));
+    support::stdout_of(
+        Command::new(env!("CARGO_BIN_EXE_dwarfsmith"))
+            .args(["stats", "--html"])
+            .arg(&page)
+            .arg(&a)
+            .arg("--compare")
+            .arg(&b),
+    );
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(!html.contains("http://") && !html.contains("https://") && !html.contains("src="));
-    let dom = ran(Command::new("timeout")
-        .args([
-            "120",
-            "chromium",
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--dump-dom",
-        ])
-        .arg(format!("file://{}", page.display())));
+    let dom = support::stdout_of(
+        Command::new("timeout")
+            .args([
+                "120",
+                "chromium",
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--dump-dom",
+            ])
+            .arg(format!("file://{}", page.display())),
+    );
     let body = dom
         .split("<body")
         .nth(1)
@@ -72,17 +80,6 @@ fn page_renders_in_chromium_and_draws_the_location_lists() {
         missing.is_empty() && extra.is_empty(),
         "not drawn: {missing:#?}\ndrawn but not in the location lists: {extra:#?}"
     );
-}
-
-/// Runs `command`, which must succeed; returns its standard output.
-fn ran(command: &mut Command) -> String {
-    let output = support::run(command);
-    assert!(
-        output.status.success(),
-        "{command:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap()
 }
 
 fn attribute(tag: &str, name: &str) -> String {
@@ -129,9 +126,11 @@ fn drawn_segments(dom: &str) -> BTreeSet<Segment> {
 /// inside an inlined instance) as llvm-dwarfdump-19 prints it, clipped to
 /// the subprogram's range.
 fn location_lists(build: &str, object: &Path) -> BTreeSet<Segment> {
-    let dump = ran(Command::new("llvm-dwarfdump-19")
-        .arg("--debug-info")
-        .arg(object));
+    let dump = support::stdout_of(
+        Command::new("llvm-dwarfdump-19")
+            .arg("--debug-info")
+            .arg(object),
+    );
     let mut segments = BTreeSet::new();
     // (depth, tag, name, low, high) of the DIEs enclosing the current one.
     let mut stack: Vec<(usize, String, String, u64, u64)> = Vec::new();

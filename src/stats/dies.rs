@@ -10,6 +10,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use rayon::prelude::*;
+
 use gimli::{AttributeValue, DebuggingInformationEntry, DwAt, DwTag, Unit, UnitOffset};
 
 use super::load::Slice;
@@ -68,48 +70,77 @@ impl<'a> Units<'a> {
     /// Reads every compile unit of `dwarf` (type units are left out, as
     /// llvm-dwarfdump's statistics leave them); a skeleton unit is replaced
     /// by its split unit when one of `dwos` (`.dwo` files' sections) holds
-    /// it, as llvm-dwarfdump does.
+    /// it, as llvm-dwarfdump does. Units are read in parallel (rayon), each
+    /// reported to `progress` as it is done; the result is in unit order
+    /// whatever the number of threads.
     pub fn read(
         dwarf: &'a gimli::Dwarf<Slice<'a>>,
         dwos: &'a [gimli::Dwarf<Slice<'a>>],
+        progress: &(dyn Fn() + Sync),
     ) -> Result<Units<'a>, String> {
-        let mut units = Vec::new();
-        let mut headers = dwarf.units();
+        let mut headers = Vec::new();
+        let mut iter = dwarf.units();
         loop {
-            let header = match headers.next() {
-                Ok(Some(header)) => header,
+            match iter.next() {
+                Ok(Some(header)) => {
+                    if !matches!(
+                        header.type_(),
+                        gimli::UnitType::Type { .. } | gimli::UnitType::SplitType { .. }
+                    ) {
+                        headers.push(header);
+                    }
+                }
                 Ok(None) => break,
                 Err(e) => return Err(format!(".debug_info: {e}")),
-            };
-            let start = header.offset().0 as u64;
-            if matches!(
+            }
+        }
+        let splits = split_units(dwos)?;
+        let units = headers
+            .into_par_iter()
+            .map(|header| {
+                let start = header.offset().0 as u64;
+                let unit = dwarf
+                    .unit(header)
+                    .map_err(|e| format!(".debug_info+{start:#x}: {e}"))?;
+                let split = unit.dwo_id.and_then(|id| splits.get(&id));
+                let (unit, unit_dwarf, skeleton, start) = match split {
+                    Some(&(dwo, split_header)) => {
+                        let split_start = split_header.offset().0 as u64;
+                        let mut split = dwos[dwo]
+                            .unit(split_header)
+                            .map_err(|e| format!(".debug_info.dwo+{split_start:#x}: {e}"))?;
+                        split.copy_relocated_attributes(&unit);
+                        (split, &dwos[dwo], Some((unit, dwarf)), split_start)
+                    }
+                    None => (unit, dwarf, None, start),
+                };
+                let (dies, by_offset) =
+                    read_tree(&unit).map_err(|e| format!(".debug_info+{start:#x}: {e}"))?;
+                progress();
+                Ok(UnitDies {
+                    unit,
+                    dwarf: unit_dwarf,
+                    skeleton,
+                    dies,
+                    by_offset,
+                    start,
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(Units { units })
+    }
+
+    /// How many compile units `dwarf` has (type units left out).
+    pub fn count(dwarf: &gimli::Dwarf<Slice<'_>>) -> usize {
+        let mut count = 0;
+        let mut iter = dwarf.units();
+        while let Ok(Some(header)) = iter.next() {
+            count += usize::from(!matches!(
                 header.type_(),
                 gimli::UnitType::Type { .. } | gimli::UnitType::SplitType { .. }
-            ) {
-                continue;
-            }
-            let unit = dwarf
-                .unit(header)
-                .map_err(|e| format!(".debug_info+{start:#x}: {e}"))?;
-            let (unit, unit_dwarf, skeleton, start) = match split_unit(&unit, dwos)? {
-                Some((mut split, dwo, split_start)) => {
-                    split.copy_relocated_attributes(&unit);
-                    (split, dwo, Some((unit, dwarf)), split_start)
-                }
-                None => (unit, dwarf, None, start),
-            };
-            let (dies, by_offset) =
-                read_tree(&unit).map_err(|e| format!(".debug_info+{start:#x}: {e}"))?;
-            units.push(UnitDies {
-                unit,
-                dwarf: unit_dwarf,
-                skeleton,
-                dies,
-                by_offset,
-                start,
-            });
+            ));
         }
-        Ok(Units { units })
+        count
     }
 
     /// The unit whose line table unit `unit` reads (a split unit's
@@ -420,30 +451,25 @@ pub(crate) fn comp_dir(unit: &Unit<Slice<'_>>) -> String {
         .unwrap_or_default()
 }
 
-/// The split unit of skeleton `unit` in one of `dwos` (same DWO id), with
-/// its sections and its offset in the `.dwo`'s `.debug_info`.
-type Split<'a> = (Unit<Slice<'a>>, &'a gimli::Dwarf<Slice<'a>>, u64);
+/// The split compile units of `dwos` by DWO id: which `.dwo` and the
+/// unit's header.
+type SplitIndex<'a> = HashMap<gimli::DwoId, (usize, gimli::UnitHeader<Slice<'a>>)>;
 
-fn split_unit<'a>(
-    unit: &Unit<Slice<'a>>,
-    dwos: &'a [gimli::Dwarf<Slice<'a>>],
-) -> Result<Option<Split<'a>>, String> {
-    let Some(id) = unit.dwo_id else {
-        return Ok(None);
-    };
-    for dwo in dwos {
+fn split_units<'a>(dwos: &'a [gimli::Dwarf<Slice<'a>>]) -> Result<SplitIndex<'a>, String> {
+    let mut index = HashMap::new();
+    for (number, dwo) in dwos.iter().enumerate() {
         let mut headers = dwo.units();
         while let Ok(Some(header)) = headers.next() {
             let start = header.offset().0 as u64;
             let split = dwo
                 .unit(header)
                 .map_err(|e| format!(".debug_info.dwo+{start:#x}: {e}"))?;
-            if split.dwo_id == Some(id) {
-                return Ok(Some((split, dwo, start)));
+            if let Some(id) = split.dwo_id {
+                index.entry(id).or_insert((number, header));
             }
         }
     }
-    Ok(None)
+    Ok(index)
 }
 
 /// The `.dwo` files the skeleton units of `dwarf` name

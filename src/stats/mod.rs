@@ -153,6 +153,17 @@ pub const BUCKET_NAMES: [&str; walk::BUCKETS] = [
 
 /// Reads the figures of one file; `name` is the file name printed.
 pub fn read_statistics(bytes: &[u8], name: &str) -> Result<FileStatistics, String> {
+    read_statistics_with(bytes, name, &|_| {})
+}
+
+/// [`read_statistics`], calling `progress` with the share of the compile
+/// units read so far (0.0 to 1.0; from any thread). The figures are the
+/// same whatever the number of threads.
+pub fn read_statistics_with(
+    bytes: &[u8],
+    name: &str,
+    progress: &(dyn Fn(f64) + Sync),
+) -> Result<FileStatistics, String> {
     let file = load::LoadedFile::parse(bytes)?;
     let dwarf = file.dwarf();
     let dwo_files: Vec<load::LoadedFile> = dies::dwo_paths(&dwarf)
@@ -168,7 +179,13 @@ pub fn read_statistics(bytes: &[u8], name: &str) -> Result<FileStatistics, Strin
             sections
         })
         .collect();
-    let units = dies::Units::read(&dwarf, &dwos)?;
+    let total = dies::Units::count(&dwarf).max(1);
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let report = || {
+        let done = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        progress(done as f64 / total as f64);
+    };
+    let units = dies::Units::read(&dwarf, &dwos, &report)?;
     let walk = walk::walk(&units, &file);
     let lines = lines::line_figures(&units);
     Ok(report::statistics(name, &file, walk, &lines))
