@@ -89,7 +89,7 @@ pub(crate) fn line_figures(units: &Units<'_>) -> LineFigures {
             if low >= end {
                 continue;
             }
-            figures.bytes += end - low;
+            figures.bytes = figures.bytes.saturating_add(end - low);
             figures.entries += rows_of_sequence.len() as u64;
             for (position, &(address, is_stmt, line, column, file)) in
                 rows_of_sequence.iter().enumerate()
@@ -108,7 +108,9 @@ pub(crate) fn line_figures(units: &Units<'_>) -> LineFigures {
                     let next = rows_of_sequence
                         .get(position + 1)
                         .map_or(end, |&(next, ..)| next);
-                    figures.line_zero_bytes += next.wrapping_sub(address);
+                    figures.line_zero_bytes = figures
+                        .line_zero_bytes
+                        .saturating_add(next.wrapping_sub(address));
                 }
             }
         }

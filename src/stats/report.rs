@@ -21,7 +21,14 @@ pub(crate) fn statistics(
     lines: &LineFigures,
 ) -> FileStatistics {
     let mut keys: Vec<(String, Value)> = Vec::new();
-    let mut put = |key: &str, value: u64| keys.push((key.to_string(), Value::Number(value)));
+    // A sum that reached u64::MAX saturated: llvm-dwarfdump prints "overflowed".
+    let mut put = |key: &str, value: u64| {
+        let value = match value {
+            u64::MAX => Value::Text("overflowed".into()),
+            value => Value::Number(value),
+        };
+        keys.push((key.to_string(), value));
+    };
     let mut sums = [0u64; 15];
     for (_, f) in &walk.functions {
         let instances = f.inlined + f.out_of_line;
@@ -48,7 +55,7 @@ pub(crate) fn statistics(
             f.locals_with_location,
             f.locals_with_source,
         ]) {
-            *sum += value;
+            *sum = sum.saturating_add(value);
         }
     }
     let [with_location, total, unique, functions, with_source, inlined, origins, params, params_typed, params_located, params_sourced, locals, locals_typed, locals_located, locals_sourced] =
@@ -196,8 +203,8 @@ fn variable_rows(walk: &Walk) -> Vec<VariableRow> {
             rows.len() - 1
         });
         let row = &mut rows[at];
-        row.scope_bytes += variable.scope_bytes;
-        row.covered += variable.covered;
+        row.scope_bytes = row.scope_bytes.saturating_add(variable.scope_bytes);
+        row.covered = row.covered.saturating_add(variable.covered);
         if !variable.inlined {
             row.ranges.extend(variable.ranges.iter().copied());
         }

@@ -14,7 +14,8 @@
 //! them (section-relative in an object); the variables of an inlined
 //! function with no concrete DIE count at 0%; and abstract-origin offsets
 //! are compared as LLVM compares them (the attribute's raw value against
-//! `.debug_info` offsets).
+//! `.debug_info` offsets); one variable's byte counts wrap and the file's
+//! sums saturate, as LLVM's `uint64_t` and `SaturatingUINT64` do.
 
 use std::collections::{HashMap, HashSet};
 
@@ -293,9 +294,9 @@ impl Walker<'_, '_> {
             if bytes != 0 {
                 bytes_in_scope = bytes;
                 if is_function {
-                    self.walk.function_bytes += bytes;
+                    self.walk.function_bytes = self.walk.function_bytes.saturating_add(bytes);
                 } else if is_inlined && inline_depth == 0 {
-                    self.walk.inlined_bytes += bytes;
+                    self.walk.inlined_bytes = self.walk.inlined_bytes.saturating_add(bytes);
                 }
             }
         }
@@ -594,15 +595,12 @@ impl Walker<'_, '_> {
                     };
                     total_covered = total_covered.wrapping_add(high.wrapping_sub(low));
                     let kind = location_kind(entry.expression, encoding);
-                    let covered: u64 = scope
-                        .iter()
-                        .map(|&(scope_low, scope_high)| {
-                            self.overlap((low, high), (scope_low, scope_high))
-                        })
-                        .sum();
-                    scope_covered += covered;
+                    let covered = scope.iter().fold(0u64, |sum, &scope_range| {
+                        sum.wrapping_add(self.overlap((low, high), scope_range))
+                    });
+                    scope_covered = scope_covered.wrapping_add(covered);
                     if kind == LocationKind::EntryValue {
-                        entry_value_covered += covered;
+                        entry_value_covered = entry_value_covered.wrapping_add(covered);
                     }
                     ranges.push((low, high, kind));
                 }
@@ -610,7 +608,10 @@ impl Walker<'_, '_> {
         }
         if bytes_in_scope != 0 && !defer {
             let bucket = bucket_of(scope_covered, bytes_in_scope);
-            let non_entry = bucket_of(scope_covered - entry_value_covered, bytes_in_scope);
+            let non_entry = bucket_of(
+                scope_covered.wrapping_sub(entry_value_covered),
+                bytes_in_scope,
+            );
             let walk = &mut self.walk;
             for buckets in [Some(&mut walk.all_buckets)]
                 .into_iter()
@@ -645,16 +646,16 @@ impl Walker<'_, '_> {
                 None
             }]);
             for sums in kinds.flatten() {
-                sums.in_scope += bytes_in_scope;
-                sums.covered += scope_covered;
-                sums.entry_value += entry_value_covered;
+                sums.in_scope = sums.in_scope.saturating_add(bytes_in_scope);
+                sums.covered = sums.covered.saturating_add(scope_covered);
+                sums.entry_value = sums.entry_value.saturating_add(entry_value_covered);
             }
         }
         let stats = self.function(function);
         stats.variables.insert(id.clone());
         if bytes_in_scope != 0 && !is_constant_member {
-            stats.scope_bytes += bytes_in_scope;
-            stats.scope_bytes_covered += scope_covered;
+            stats.scope_bytes = stats.scope_bytes.saturating_add(bytes_in_scope);
+            stats.scope_bytes_covered = stats.scope_bytes_covered.saturating_add(scope_covered);
         }
         if is_constant_member {
             stats.constant_members += 1;
