@@ -8,7 +8,7 @@
 //! its offset; a range or location list that cannot be read is `None`
 //! (llvm-dwarfdump then counts no range or no location), never a panic.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use rayon::prelude::*;
 
@@ -228,12 +228,18 @@ impl<'a> Units<'a> {
         die: DieRef,
         names: &[DwAt],
     ) -> Option<AttributeValue<Slice<'a>>> {
-        let mut seen = HashSet::new();
+        // Real chains are a few DIEs long: a list is cheaper than a set,
+        // and a corrupted file's chain stops after `MAX_CHAIN` DIEs.
+        let mut seen: Vec<DieRef> = Vec::new();
         let mut work = vec![die];
         while let Some(current) = work.pop() {
-            if !seen.insert(current) {
+            if seen.contains(&current) {
                 continue;
             }
+            if seen.len() == MAX_CHAIN {
+                break;
+            }
+            seen.push(current);
             let entry = &self.die(current).entry;
             if let Some(attr) = entry.attrs().iter().find(|a| names.contains(&a.name())) {
                 return Some(entry.attr_value(attr.name()).unwrap_or(attr.value()));
@@ -433,6 +439,9 @@ impl<'a> Units<'a> {
         Some(entries)
     }
 }
+
+/// How many DIEs [`Units::find_recursively`] visits at most.
+const MAX_CHAIN: usize = 64;
 
 /// A string attribute's value, read through `dwarf` for `unit`.
 pub(crate) fn string<'a>(
