@@ -12,6 +12,7 @@ pub mod loccheck;
 pub mod opt;
 pub mod output;
 pub mod source_order;
+pub mod stats;
 pub mod x86;
 
 use error::{Diagnostic, Pos};

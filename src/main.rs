@@ -102,6 +102,29 @@ enum Command {
         #[arg(long = "json")]
         json: bool,
     },
+    /// Debug-information quality figures of objects, executables or shared
+    /// libraries (any compiler's): llvm-dwarfdump --statistics' keys and
+    /// numbers, llvm-locstats' coverage buckets, and per function its
+    /// variables, parameters, coverage, inlined instances and is_stmt rows.
+    ///
+    /// Example: dwarfsmith stats --json a.o b.out
+    Stats {
+        /// The files to measure (one report each, in order).
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// Print JSON (one document per file) instead of text.
+        #[arg(long = "json")]
+        json: bool,
+        /// Compare two builds of one program (`--compare A B`): function by
+        /// function and variable by variable, better, worse or changed in B.
+        #[arg(long = "compare")]
+        compare: bool,
+        /// Write a self-contained page (`--html OUT.html FILE [--compare B]`):
+        /// the per-function table and each function's variable-location map
+        /// beside its disassembly and line table.
+        #[arg(long = "html", value_name = "OUT.html")]
+        html: Option<PathBuf>,
+    },
     /// A C compiler driver: clang makes IR, dwarfsmith compiles it; links go to cc.
     ///
     /// Example: dwarfsmith cc -O2 -g -c x.c -o x.o   (or: make CC="dwarfsmith cc")
@@ -351,6 +374,52 @@ fn run(cli: Cli) -> Result<(), String> {
                 ))
             }
         }
+        Command::Stats {
+            inputs,
+            html: Some(page),
+            compare,
+            ..
+        } => {
+            let stats = inputs
+                .iter()
+                .map(|input| read_statistics(input))
+                .collect::<Result<Vec<_>, _>>()?;
+            let names: Vec<String> = inputs.iter().map(|i| i.display().to_string()).collect();
+            let text = match (stats.as_slice(), compare) {
+                ([a], false) => dwarfsmith::stats::write_page(a, &names[0], None),
+                ([a, b], true) => dwarfsmith::stats::write_page(a, &names[0], Some((b, &names[1]))),
+                _ => return Err("error: --html takes one file, or two with --compare".into()),
+            };
+            dwarfsmith::output::write_output(&page, text.as_bytes())
+        }
+        Command::Stats {
+            inputs,
+            json,
+            compare: true,
+            ..
+        } => {
+            let [a, b] = inputs.as_slice() else {
+                return Err("error: --compare needs two files, A and B".into());
+            };
+            let comparison = dwarfsmith::stats::compare(&read_statistics(a)?, &read_statistics(b)?);
+            print!(
+                "{}",
+                dwarfsmith::stats::format_comparison(
+                    &comparison,
+                    &a.display().to_string(),
+                    &b.display().to_string(),
+                    json
+                )
+            );
+            Ok(())
+        }
+        Command::Stats { inputs, json, .. } => {
+            for input in &inputs {
+                let stats = read_statistics(input)?;
+                print!("{}", dwarfsmith::stats::format_statistics(&stats, json));
+            }
+            Ok(())
+        }
         Command::Cc { .. } | Command::Cxx { .. } => unreachable!("handled in main"),
     }
 }
@@ -394,6 +463,37 @@ fn run_opt(
     }
     let printed = dwarfsmith::ir::print::print_module(&module, syntax);
     dwarfsmith::output::write_output(output, printed.as_bytes())
+}
+
+/// `stats`' figures of the file at `path`, with a progress bar on a
+/// terminal once reading has taken more than a second.
+fn read_statistics(path: &Path) -> Result<dwarfsmith::stats::FileStatistics, String> {
+    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+    use std::io::IsTerminal as _;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let name = path.display().to_string();
+    let bytes = read_object(path)?;
+    let bar = ProgressBar::with_draw_target(Some(100), ProgressDrawTarget::hidden());
+    if let Ok(style) = ProgressStyle::with_template("{msg} [{bar:40}] {percent}% of units") {
+        bar.set_style(style);
+    }
+    bar.set_message(name.clone());
+    let started = std::time::Instant::now();
+    let terminal = std::io::stderr().is_terminal();
+    let shown = AtomicBool::new(false);
+    let progress = |share: f64| {
+        if terminal
+            && started.elapsed() > std::time::Duration::from_secs(1)
+            && !shown.swap(true, Ordering::Relaxed)
+        {
+            bar.set_draw_target(ProgressDrawTarget::stderr());
+        }
+        bar.set_position((share * 100.0) as u64);
+    };
+    let stats = dwarfsmith::stats::read_statistics_with(&bytes, &name, &progress)
+        .map_err(|e| format!("{name}: error: {e}"));
+    bar.finish_and_clear();
+    stats
 }
 
 fn read_object(path: &Path) -> Result<Vec<u8>, String> {

@@ -44,6 +44,17 @@ pub fn run(command: &mut Command) -> Output {
         .unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"))
 }
 
+/// Runs a command that must succeed and returns its standard output.
+pub fn stdout_of(command: &mut Command) -> String {
+    let output = run(command);
+    assert!(
+        output.status.success(),
+        "{command:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
 /// Runs the dwarfsmith binary with `args`.
 pub fn dwarfsmith(args: &[&str]) -> Output {
     run(Command::new(env!("CARGO_BIN_EXE_dwarfsmith")).args(args))

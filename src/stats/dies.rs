@@ -1,0 +1,545 @@
+//! Every compile unit's DIE tree in memory, with the look-ups the
+//! statistics make: attributes found through `DW_AT_abstract_origin` and
+//! `DW_AT_specification`, references across units, names, address ranges,
+//! location lists and file names, each read as llvm-dwarfdump 19 reads it.
+//!
+//! In: a `gimli::Dwarf` of a [`LoadedFile`](super::load::LoadedFile).
+//! Out: [`Units`]. Promises: a unit that cannot be read is an error naming
+//! its offset; a range or location list that cannot be read is `None`
+//! (llvm-dwarfdump then counts no range or no location), never a panic.
+
+use std::collections::HashMap;
+
+use rayon::prelude::*;
+
+use gimli::{AttributeValue, DebuggingInformationEntry, DwAt, DwTag, Unit, UnitOffset};
+
+use super::load::Slice;
+
+/// A DIE: its unit's index in [`Units::units`] and its index in the unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct DieRef {
+    /// The unit.
+    pub unit: usize,
+    /// The DIE in the unit's [`UnitDies::dies`].
+    pub die: usize,
+}
+
+/// One DIE and its place in the tree.
+pub(crate) struct Die<'a> {
+    /// The entry as gimli read it.
+    pub entry: DebuggingInformationEntry<Slice<'a>>,
+    /// Indices of the children.
+    pub children: Vec<usize>,
+    /// Index of the parent (`None` for the root).
+    pub parent: Option<usize>,
+}
+
+/// One compile unit and its DIEs.
+pub(crate) struct UnitDies<'a> {
+    /// The unit as gimli parsed it (of a split unit: the `.dwo`'s unit).
+    pub unit: Unit<Slice<'a>>,
+    /// The DWARF sections the unit is read from.
+    pub dwarf: &'a gimli::Dwarf<Slice<'a>>,
+    /// Of a split unit: the skeleton unit and the main file's sections,
+    /// which hold its line table.
+    pub skeleton: Option<(Unit<Slice<'a>>, &'a gimli::Dwarf<Slice<'a>>)>,
+    /// Its DIEs in order; 0 is the root.
+    pub dies: Vec<Die<'a>>,
+    by_offset: HashMap<UnitOffset, usize>,
+    /// Offset of the unit header in `.debug_info`.
+    pub start: u64,
+}
+
+/// A location list entry as llvm-dwarfdump interprets it: a range (`None`:
+/// a default location, valid everywhere) and the expression.
+pub(crate) struct LocationEntry<'a> {
+    /// `[low, high)`, synthetic addresses in an object.
+    pub range: Option<(u64, u64)>,
+    /// The DWARF expression.
+    pub expression: Slice<'a>,
+}
+
+/// All compile units of a file.
+pub(crate) struct Units<'a> {
+    /// The compile (and partial) units, in `.debug_info` order.
+    pub units: Vec<UnitDies<'a>>,
+}
+
+impl<'a> Units<'a> {
+    /// Reads every compile unit of `dwarf` (type units are left out, as
+    /// llvm-dwarfdump's statistics leave them); a skeleton unit is replaced
+    /// by its split unit when one of `dwos` (`.dwo` files' sections) holds
+    /// it, as llvm-dwarfdump does. Units are read in parallel (rayon), each
+    /// reported to `progress` as it is done; the result is in unit order
+    /// whatever the number of threads.
+    pub fn read(
+        dwarf: &'a gimli::Dwarf<Slice<'a>>,
+        dwos: &'a [gimli::Dwarf<Slice<'a>>],
+        progress: &(dyn Fn() + Sync),
+    ) -> Result<Units<'a>, String> {
+        let mut headers = Vec::new();
+        let mut iter = dwarf.units();
+        loop {
+            match iter.next() {
+                Ok(Some(header)) => {
+                    if !matches!(
+                        header.type_(),
+                        gimli::UnitType::Type { .. } | gimli::UnitType::SplitType { .. }
+                    ) {
+                        headers.push(header);
+                    }
+                }
+                Ok(None) => break,
+                Err(e) => return Err(format!(".debug_info: {e}")),
+            }
+        }
+        let splits = split_units(dwos)?;
+        let units = headers
+            .into_par_iter()
+            .map(|header| {
+                let start = header.offset().0 as u64;
+                let unit = dwarf
+                    .unit(header)
+                    .map_err(|e| format!(".debug_info+{start:#x}: {e}"))?;
+                let split = unit.dwo_id.and_then(|id| splits.get(&id));
+                let (unit, unit_dwarf, skeleton, start) = match split {
+                    Some(&(dwo, split_header)) => {
+                        let split_start = split_header.offset().0 as u64;
+                        let mut split = dwos[dwo]
+                            .unit(split_header)
+                            .map_err(|e| format!(".debug_info.dwo+{split_start:#x}: {e}"))?;
+                        split.copy_relocated_attributes(&unit);
+                        (split, &dwos[dwo], Some((unit, dwarf)), split_start)
+                    }
+                    None => (unit, dwarf, None, start),
+                };
+                let (dies, by_offset) =
+                    read_tree(&unit).map_err(|e| format!(".debug_info+{start:#x}: {e}"))?;
+                progress();
+                Ok(UnitDies {
+                    unit,
+                    dwarf: unit_dwarf,
+                    skeleton,
+                    dies,
+                    by_offset,
+                    start,
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(Units { units })
+    }
+
+    /// How many compile units `dwarf` has (type units left out).
+    pub fn count(dwarf: &gimli::Dwarf<Slice<'_>>) -> usize {
+        let mut count = 0;
+        let mut iter = dwarf.units();
+        while let Ok(Some(header)) = iter.next() {
+            count += usize::from(!matches!(
+                header.type_(),
+                gimli::UnitType::Type { .. } | gimli::UnitType::SplitType { .. }
+            ));
+        }
+        count
+    }
+
+    /// The unit whose line table unit `unit` reads (a split unit's
+    /// skeleton), and its sections.
+    pub fn line_unit(&self, unit: usize) -> (&Unit<Slice<'a>>, &'a gimli::Dwarf<Slice<'a>>) {
+        let unit = &self.units[unit];
+        match &unit.skeleton {
+            Some((skeleton, dwarf)) => (skeleton, dwarf),
+            None => (&unit.unit, unit.dwarf),
+        }
+    }
+
+    /// The DIE.
+    pub fn die(&self, die: DieRef) -> &Die<'a> {
+        &self.units[die.unit].dies[die.die]
+    }
+
+    /// The DIE's tag.
+    pub fn tag(&self, die: DieRef) -> DwTag {
+        self.die(die).entry.tag()
+    }
+
+    /// Attribute `name` of the DIE itself.
+    pub fn find(&self, die: DieRef, name: DwAt) -> Option<AttributeValue<Slice<'a>>> {
+        self.die(die).entry.attr_value(name)
+    }
+
+    /// Whether the DIE itself has attribute `name`.
+    pub fn has(&self, die: DieRef, name: DwAt) -> bool {
+        self.die(die).entry.attr(name).is_some()
+    }
+
+    /// The raw value of a reference attribute, as LLVM's `getRawUValue`
+    /// gives it: the unit-relative offset of `DW_FORM_ref*`, the section
+    /// offset of `DW_FORM_ref_addr`.
+    pub fn raw_reference(&self, die: DieRef, name: DwAt) -> Option<u64> {
+        match self.die(die).entry.attr(name)?.raw_value() {
+            AttributeValue::UnitRef(offset) => Some(offset.0 as u64),
+            AttributeValue::DebugInfoRef(offset) => Some(offset.0 as u64),
+            other => other.udata_value(),
+        }
+    }
+
+    /// The DIE at `.debug_info` offset `offset`, in unit `unit` only.
+    pub fn at_offset(&self, unit: usize, offset: u64) -> Option<DieRef> {
+        let relative = offset.checked_sub(self.units[unit].start)?;
+        let die = *self.units[unit]
+            .by_offset
+            .get(&UnitOffset(usize::try_from(relative).ok()?))?;
+        Some(DieRef { unit, die })
+    }
+
+    /// The DIE's offset in `.debug_info`.
+    pub fn offset(&self, die: DieRef) -> u64 {
+        self.units[die.unit].start + self.die(die).entry.offset().0 as u64
+    }
+
+    /// The DIE a reference attribute `name` of `die` names.
+    pub fn referenced(&self, die: DieRef, name: DwAt) -> Option<DieRef> {
+        match self.find(die, name)? {
+            AttributeValue::UnitRef(offset) => {
+                let target = *self.units[die.unit].by_offset.get(&offset)?;
+                Some(DieRef {
+                    unit: die.unit,
+                    die: target,
+                })
+            }
+            AttributeValue::DebugInfoRef(offset) => {
+                let offset = offset.0 as u64;
+                let unit = self
+                    .units
+                    .partition_point(|unit| unit.start <= offset)
+                    .checked_sub(1)?;
+                self.at_offset(unit, offset)
+            }
+            _ => None,
+        }
+    }
+
+    /// The first of `names` found on the DIE or, depth first, on the DIEs its
+    /// `DW_AT_specification` and `DW_AT_abstract_origin` name (LLVM's
+    /// `findRecursively`).
+    pub fn find_recursively(
+        &self,
+        die: DieRef,
+        names: &[DwAt],
+    ) -> Option<AttributeValue<Slice<'a>>> {
+        // Real chains are a few DIEs long: a list is cheaper than a set,
+        // and a corrupted file's chain stops after `MAX_CHAIN` DIEs.
+        let mut seen: Vec<DieRef> = Vec::new();
+        let mut work = vec![die];
+        while let Some(current) = work.pop() {
+            if seen.contains(&current) {
+                continue;
+            }
+            if seen.len() == MAX_CHAIN {
+                break;
+            }
+            seen.push(current);
+            let entry = &self.die(current).entry;
+            if let Some(attr) = entry.attrs().iter().find(|a| names.contains(&a.name())) {
+                return Some(entry.attr_value(attr.name()).unwrap_or(attr.value()));
+            }
+            for name in [gimli::DW_AT_abstract_origin, gimli::DW_AT_specification] {
+                if let Some(next) = self.referenced(current, name) {
+                    work.push(next);
+                }
+            }
+        }
+        None
+    }
+
+    /// Whether the DIE (or its origin) names a declaring file and line.
+    pub fn has_source_location(&self, die: DieRef) -> bool {
+        self.find_recursively(die, &[gimli::DW_AT_decl_file])
+            .is_some()
+            && self
+                .find_recursively(die, &[gimli::DW_AT_decl_line])
+                .is_some()
+    }
+
+    /// The DIE's linkage name, else its name (LLVM's
+    /// `getName(DINameKind::LinkageName)`), or "" when it has neither.
+    pub fn linkage_name(&self, die: DieRef) -> String {
+        let value = self
+            .find_recursively(
+                die,
+                &[gimli::DW_AT_MIPS_linkage_name, gimli::DW_AT_linkage_name],
+            )
+            .or_else(|| self.find_recursively(die, &[gimli::DW_AT_name]));
+        value
+            .and_then(|value| self.string(die.unit, value))
+            .unwrap_or_default()
+    }
+
+    /// A string attribute's value.
+    pub fn string(&self, unit: usize, value: AttributeValue<Slice<'a>>) -> Option<String> {
+        string(self.units[unit].dwarf, &self.units[unit].unit, value)
+    }
+
+    /// The address ranges of a DIE (LLVM's `getAddressRanges`): low and
+    /// high pc, else `DW_AT_ranges`; `None` when the list cannot be read.
+    pub fn ranges(&self, die: DieRef) -> Option<Vec<(u64, u64)>> {
+        let (unit, dwarf) = (&self.units[die.unit].unit, self.units[die.unit].dwarf);
+        let entry = &self.die(die).entry;
+        if let Some(low) = entry.attr_value(gimli::DW_AT_low_pc) {
+            if let Ok(Some(low)) = dwarf.attr_address(unit, low) {
+                let high = match entry.attr_value(gimli::DW_AT_high_pc) {
+                    Some(AttributeValue::Addr(high)) => Some(high),
+                    Some(AttributeValue::DebugAddrIndex(index)) => dwarf.address(unit, index).ok(),
+                    Some(other) => other.udata_value().map(|size| low.wrapping_add(size)),
+                    None => None,
+                };
+                if let Some(high) = high {
+                    return Some(vec![(low, high)]);
+                }
+            }
+        }
+        let Some(value) = entry.attr_value(gimli::DW_AT_ranges) else {
+            return Some(Vec::new());
+        };
+        let offset = dwarf.attr_ranges_offset(unit, value).ok()??;
+        let mut raw = dwarf.raw_ranges(unit, offset).ok()?;
+        let tombstone = tombstone(unit.encoding().address_size);
+        let mut base = unit.low_pc;
+        let mut has_base = self.has_base_address(die.unit);
+        let mut ranges = Vec::new();
+        while let Some(entry) = raw.next().ok()? {
+            use gimli::RawRngListEntry as E;
+            let (low, high) = match entry {
+                E::BaseAddress { addr } => {
+                    base = addr;
+                    has_base = true;
+                    continue;
+                }
+                E::BaseAddressx { addr } => {
+                    base = dwarf.address(unit, addr).unwrap_or(addr.0 as u64);
+                    has_base = true;
+                    continue;
+                }
+                E::AddressOrOffsetPair { begin, end } => {
+                    // .debug_ranges (DWARF 4): the tombstone is max - 1.
+                    let tombstone = tombstone - 1;
+                    if begin == tombstone || (has_base && base == tombstone) {
+                        continue;
+                    }
+                    let add = if has_base { base } else { 0 };
+                    (begin.wrapping_add(add), end.wrapping_add(add))
+                }
+                E::OffsetPair { begin, end } => {
+                    if begin == tombstone || (has_base && base == tombstone) {
+                        continue;
+                    }
+                    let add = if has_base { base } else { 0 };
+                    (begin.wrapping_add(add), end.wrapping_add(add))
+                }
+                E::StartEnd { begin, end } => (begin, end),
+                E::StartLength { begin, length } => (begin, begin.wrapping_add(length)),
+                E::StartxLength { begin, length } => {
+                    let begin = dwarf.address(unit, begin).unwrap_or(0);
+                    (begin, begin.wrapping_add(length))
+                }
+                E::StartxEndx { begin, end } => (
+                    dwarf.address(unit, begin).unwrap_or(0),
+                    dwarf.address(unit, end).unwrap_or(0),
+                ),
+            };
+            if low != tombstone {
+                ranges.push((low, high));
+            }
+        }
+        Some(ranges)
+    }
+
+    /// Whether the unit's DIE has a base address (`DW_AT_low_pc` or
+    /// `DW_AT_entry_pc`).
+    /// A split unit's base address is its skeleton's.
+    fn has_base_address(&self, unit: usize) -> bool {
+        let names = [gimli::DW_AT_low_pc, gimli::DW_AT_entry_pc];
+        if let Some((skeleton, _)) = &self.units[unit].skeleton {
+            let mut entries = skeleton.entries();
+            return matches!(entries.next_dfs(), Ok(Some(root))
+                if names.iter().any(|&name| root.attr(name).is_some()));
+        }
+        let root = DieRef { unit, die: 0 };
+        names.iter().any(|&name| self.has(root, name))
+    }
+
+    /// The entries of the DIE's `DW_AT_location` as LLVM's `getLocations`
+    /// gives them: `None` without the attribute or when the list cannot be
+    /// read or interpreted (an offset pair without a base address).
+    pub fn locations(&self, die: DieRef) -> Option<Vec<LocationEntry<'a>>> {
+        let (unit, dwarf) = (&self.units[die.unit].unit, self.units[die.unit].dwarf);
+        let value = self.find(die, gimli::DW_AT_location)?;
+        if let AttributeValue::Exprloc(expression) = value {
+            return Some(vec![LocationEntry {
+                range: None,
+                expression: expression.0,
+            }]);
+        }
+        if let AttributeValue::Block(expression) = value {
+            return Some(vec![LocationEntry {
+                range: None,
+                expression,
+            }]);
+        }
+        let offset = dwarf.attr_locations_offset(unit, value).ok()??;
+        let mut raw = dwarf.raw_locations(unit, offset).ok()?;
+        let mut base = self.has_base_address(die.unit).then_some(unit.low_pc);
+        let mut entries = Vec::new();
+        while let Some(entry) = raw.next().ok()? {
+            use gimli::RawLocListEntry as E;
+            let (range, data) = match entry {
+                E::BaseAddress { addr } => {
+                    base = Some(addr);
+                    continue;
+                }
+                E::BaseAddressx { addr } => {
+                    base = Some(dwarf.address(unit, addr).ok()?);
+                    continue;
+                }
+                E::AddressOrOffsetPair { begin, end, data }
+                | E::OffsetPair { begin, end, data } => {
+                    let base = base?;
+                    (
+                        Some((base.wrapping_add(begin), base.wrapping_add(end))),
+                        data,
+                    )
+                }
+                E::StartxEndx { begin, end, data } => {
+                    let begin = dwarf.address(unit, begin).ok()?;
+                    let end = dwarf.address(unit, end).ok()?;
+                    (Some((begin, end)), data)
+                }
+                E::StartxLength {
+                    begin,
+                    length,
+                    data,
+                } => {
+                    let begin = dwarf.address(unit, begin).ok()?;
+                    (Some((begin, begin.wrapping_add(length))), data)
+                }
+                E::StartEnd { begin, end, data } => (Some((begin, end)), data),
+                E::StartLength {
+                    begin,
+                    length,
+                    data,
+                } => (Some((begin, begin.wrapping_add(length))), data),
+                E::DefaultLocation { data } => (None, data),
+            };
+            entries.push(LocationEntry {
+                range,
+                expression: data.0,
+            });
+        }
+        Some(entries)
+    }
+}
+
+/// How many DIEs [`Units::find_recursively`] visits at most.
+const MAX_CHAIN: usize = 64;
+
+/// A string attribute's value, read through `dwarf` for `unit`.
+pub(crate) fn string<'a>(
+    dwarf: &gimli::Dwarf<Slice<'a>>,
+    unit: &Unit<Slice<'a>>,
+    value: AttributeValue<Slice<'a>>,
+) -> Option<String> {
+    let text = dwarf.attr_string(unit, value).ok()?;
+    Some(String::from_utf8_lossy(text.slice()).into_owned())
+}
+
+/// A unit's `DW_AT_comp_dir` ("" without one).
+pub(crate) fn comp_dir(unit: &Unit<Slice<'_>>) -> String {
+    unit.comp_dir
+        .map(|dir| String::from_utf8_lossy(dir.slice()).into_owned())
+        .unwrap_or_default()
+}
+
+/// The split compile units of `dwos` by DWO id: which `.dwo` and the
+/// unit's header.
+type SplitIndex<'a> = HashMap<gimli::DwoId, (usize, gimli::UnitHeader<Slice<'a>>)>;
+
+fn split_units<'a>(dwos: &'a [gimli::Dwarf<Slice<'a>>]) -> Result<SplitIndex<'a>, String> {
+    let mut index = HashMap::new();
+    for (number, dwo) in dwos.iter().enumerate() {
+        let mut headers = dwo.units();
+        while let Ok(Some(header)) = headers.next() {
+            let start = header.offset().0 as u64;
+            let split = dwo
+                .unit(header)
+                .map_err(|e| format!(".debug_info.dwo+{start:#x}: {e}"))?;
+            if let Some(id) = split.dwo_id {
+                index.entry(id).or_insert((number, header));
+            }
+        }
+    }
+    Ok(index)
+}
+
+/// The `.dwo` files the skeleton units of `dwarf` name
+/// (`DW_AT_comp_dir`/`DW_AT_dwo_name`, or `DW_AT_GNU_dwo_name`).
+pub(crate) fn dwo_paths(dwarf: &gimli::Dwarf<Slice<'_>>) -> Vec<std::path::PathBuf> {
+    let mut paths = Vec::new();
+    let mut headers = dwarf.units();
+    while let Ok(Some(header)) = headers.next() {
+        let Ok(unit) = dwarf.unit(header) else {
+            continue;
+        };
+        if unit.dwo_id.is_none() {
+            continue;
+        }
+        let Some(name) = unit
+            .dwo_name()
+            .ok()
+            .flatten()
+            .and_then(|name| string(dwarf, &unit, name))
+        else {
+            continue;
+        };
+        let path = std::path::Path::new(&comp_dir(&unit)).join(name);
+        if !paths.contains(&path) {
+            paths.push(path);
+        }
+    }
+    paths
+}
+
+/// The address DWARF 5 marks discarded code with (all ones).
+fn tombstone(address_size: u8) -> u64 {
+    if address_size >= 8 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * u32::from(address_size))) - 1
+    }
+}
+
+type Tree<'a> = (Vec<Die<'a>>, HashMap<UnitOffset, usize>);
+
+fn read_tree<'a>(unit: &Unit<Slice<'a>>) -> gimli::Result<Tree<'a>> {
+    let mut dies: Vec<Die<'a>> = Vec::new();
+    let mut by_offset = HashMap::new();
+    let mut stack: Vec<usize> = Vec::new();
+    let mut cursor = unit.entries();
+    while let Some(entry) = cursor.next_dfs()? {
+        let depth = usize::try_from(entry.depth).unwrap_or(0);
+        stack.truncate(depth);
+        let index = dies.len();
+        let parent = stack.last().copied();
+        if let Some(parent) = parent {
+            dies[parent].children.push(index);
+        }
+        by_offset.insert(entry.offset, index);
+        dies.push(Die {
+            entry: entry.clone(),
+            children: Vec::new(),
+            parent,
+        });
+        stack.push(index);
+    }
+    Ok((dies, by_offset))
+}

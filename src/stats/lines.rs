@@ -1,0 +1,176 @@
+//! The line-table figures of llvm-dwarfdump's statistics, and the rows
+//! each function's figures count and the page shows.
+//!
+//! In: [`Units`]. Out: [`LineFigures`]. Follows llvm-dwarfdump 19: per unit,
+//! the rows of every sequence whose first address is below its
+//! end_sequence address, the end_sequence row left out; a row is unique by
+//! (line, column as 16 bits, file), files compared by their absolute path
+//! (LLVM's `getFileNameByIndex` with `AbsoluteFilePath`); a unit whose
+//! table names no file counts nothing.
+
+use std::collections::{HashMap, HashSet};
+
+use super::dies::{comp_dir, string, Units};
+use super::load::Slice;
+
+/// The line figures of a whole file.
+#[derive(Default)]
+pub(crate) struct LineFigures {
+    /// Bytes covered by sequences.
+    pub bytes: u64,
+    /// Bytes covered by rows of line 0.
+    pub line_zero_bytes: u64,
+    /// Rows (end_sequence rows left out).
+    pub entries: u64,
+    /// Rows with is_stmt.
+    pub is_stmt_entries: u64,
+    /// Distinct (line, column, file).
+    pub unique: u64,
+    /// Distinct (line, column, file) with line ≠ 0.
+    pub unique_non_zero: u64,
+    /// Every row but end_sequence rows (synthetic addresses in an
+    /// object), sorted by address.
+    pub rows: Vec<LineRow>,
+}
+
+/// One row of a line table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineRow {
+    /// Its address.
+    pub address: u64,
+    /// Its line (0: no line).
+    pub line: u32,
+    /// Whether it is a recommended breakpoint (is_stmt).
+    pub is_stmt: bool,
+}
+
+/// Reads the figures of every unit's line table.
+pub(crate) fn line_figures(units: &Units<'_>) -> LineFigures {
+    let mut figures = LineFigures::default();
+    let mut files: HashMap<String, u16> = HashMap::new();
+    let mut unique = HashSet::new();
+    let mut unique_non_zero = HashSet::new();
+    for index in 0..units.units.len() {
+        let (unit, dwarf) = units.line_unit(index);
+        let Some(program) = unit.line_program.clone() else {
+            continue;
+        };
+        let header = program.header();
+        let count = header.file_names().len() as u64;
+        if count == 0 {
+            continue;
+        }
+        let first = if header.version() >= 5 { 0 } else { 1 };
+        let comp_dir = comp_dir(unit);
+        let mut mapping: HashMap<u64, u16> = HashMap::new();
+        for file in first..first + count {
+            if let Some(path) = absolute_path(dwarf, unit, header, file, &comp_dir) {
+                let next = files.len() as u16;
+                mapping.insert(file, *files.entry(path).or_insert(next));
+            }
+        }
+        let mut rows = program.rows();
+        let mut sequence: Vec<(u64, bool, u32, u16, u64)> = Vec::new();
+        while let Ok(Some((_, row))) = rows.next_row() {
+            if !row.end_sequence() {
+                let column = match row.column() {
+                    gimli::ColumnType::LeftEdge => 0,
+                    gimli::ColumnType::Column(column) => column.get() as u16,
+                };
+                let line = row.line().map_or(0, |line| line.get() as u32);
+                sequence.push((row.address(), row.is_stmt(), line, column, row.file_index()));
+                continue;
+            }
+            let end = row.address();
+            let rows_of_sequence = std::mem::take(&mut sequence);
+            let Some(&(low, ..)) = rows_of_sequence.first() else {
+                continue;
+            };
+            if low >= end {
+                continue;
+            }
+            figures.bytes = figures.bytes.saturating_add(end - low);
+            figures.entries += rows_of_sequence.len() as u64;
+            for (position, &(address, is_stmt, line, column, file)) in
+                rows_of_sequence.iter().enumerate()
+            {
+                figures.is_stmt_entries += u64::from(is_stmt);
+                figures.rows.push(LineRow {
+                    address,
+                    line,
+                    is_stmt,
+                });
+                let file = mapping.get(&file).copied().unwrap_or(0);
+                unique.insert((line, column, file));
+                if line != 0 {
+                    unique_non_zero.insert((line, column, file));
+                } else {
+                    let next = rows_of_sequence
+                        .get(position + 1)
+                        .map_or(end, |&(next, ..)| next);
+                    figures.line_zero_bytes = figures
+                        .line_zero_bytes
+                        .saturating_add(next.wrapping_sub(address));
+                }
+            }
+        }
+    }
+    figures.unique = unique.len() as u64;
+    figures.unique_non_zero = unique_non_zero.len() as u64;
+    figures.rows.sort_by_key(|row| row.address);
+    figures
+}
+
+/// The absolute path of file `file` of a line table, as LLVM's
+/// `getFileNameByIndex(AbsoluteFilePath)` makes it.
+pub(crate) fn absolute_path<'a>(
+    dwarf: &gimli::Dwarf<Slice<'a>>,
+    unit: &gimli::Unit<Slice<'a>>,
+    header: &gimli::LineProgramHeader<Slice<'a>>,
+    file: u64,
+    comp_dir: &str,
+) -> Option<String> {
+    let version = header.version();
+    let entry = if version >= 5 {
+        header.file_names().get(usize::try_from(file).ok()?)?
+    } else {
+        header
+            .file_names()
+            .get(usize::try_from(file.checked_sub(1)?).ok()?)?
+    };
+    let name = string(dwarf, unit, entry.path_name())?;
+    if name.starts_with('/') {
+        return Some(name);
+    }
+    let directory = entry.directory_index();
+    let directories = header.include_directories();
+    let include = if version >= 5 {
+        directories.get(usize::try_from(directory).ok()?)
+    } else if directory > 0 {
+        directories.get(usize::try_from(directory - 1).ok()?)
+    } else {
+        None
+    };
+    let include = include
+        .and_then(|dir| string(dwarf, unit, *dir))
+        .unwrap_or_default();
+    let mut path = String::new();
+    if (version < 5 || directory != 0) && !comp_dir.is_empty() && !include.starts_with('/') {
+        append(&mut path, comp_dir);
+    }
+    append(&mut path, &include);
+    append(&mut path, &name);
+    Some(path)
+}
+
+/// LLVM's `sys::path::append` of one component: empty ones are skipped, a
+/// separator goes between.
+fn append(path: &mut String, component: &str) {
+    if component.is_empty() {
+        return;
+    }
+    if !path.is_empty() && !path.ends_with('/') && !component.starts_with('/') {
+        path.push('/');
+    }
+    path.push_str(component);
+}

@@ -1,0 +1,192 @@
+//! Debug-information quality figures of any compiler's ELF x86-64 object,
+//! executable or shared library (`dwarfsmith stats`).
+//!
+//! In: a file's bytes. Out: [`FileStatistics`]: the keys and values of
+//! `llvm-dwarfdump-19 --statistics` (the same names, the same numbers),
+//! llvm-locstats' coverage buckets, and per function its variables,
+//! parameters, scope bytes covered, inlined instances and is_stmt rows;
+//! per variable its location ranges, for `--compare` and `--html`.
+//!
+//! The modules: `load` (ELF sections through the object crate, inflated,
+//! relocated), `dies` (DIE trees and LLVM's ways of reading them), `walk`
+//! (the statistics walk), `lines` (the line-table figures), `report` (text
+//! and JSON), `compare` (two builds side by side), `html` (the page).
+//!
+//! The rule it follows: every figure is llvm-dwarfdump's definition, so a
+//! number here and there can be compared; what dwarfsmith adds is named
+//! differently and never changes those. A skeleton unit's `.dwo` is read
+//! where llvm-dwarfdump finds it (`DW_AT_comp_dir` joined with the dwo
+//! name); `.dwp` packages are not read.
+
+mod compare;
+mod dies;
+mod html;
+mod lines;
+mod load;
+mod report;
+mod walk;
+
+pub use compare::{
+    compare, format_comparison, Comparison, FunctionChange, VariableChange, Verdict,
+};
+pub use html::write_page;
+pub use lines::LineRow;
+pub use load::CodeSection;
+pub use report::format_statistics;
+pub use walk::LocationKind;
+
+/// A value of llvm-dwarfdump's statistics.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Value {
+    /// A count.
+    Number(u64),
+    /// The file name or format.
+    Text(String),
+}
+
+/// One function's figures, over all its instances.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FunctionRow {
+    /// llvm-dwarfdump's id: linkage name (else name), declaring file's base
+    /// name and line, `name:file.c:12`.
+    pub id: String,
+    /// Out-of-line instances.
+    pub instances: u64,
+    /// Inlined instances.
+    pub inlined: u64,
+    /// Parameters, over all instances.
+    pub params: u64,
+    /// Local variables, over all instances.
+    pub locals: u64,
+    /// Bytes of the variables' parent scopes.
+    pub scope_bytes: u64,
+    /// ... covered by their locations.
+    pub scope_bytes_covered: u64,
+    /// is_stmt rows inside the out-of-line instances.
+    pub is_stmt_lines: u64,
+    /// The out-of-line instances' address ranges.
+    pub ranges: Vec<(u64, u64)>,
+}
+
+/// One variable or parameter of a function, over all its instances.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VariableRow {
+    /// The function's id.
+    pub function: String,
+    /// The variable's id in the function: its block path and name
+    /// (`v0.i`: in the first lexical block; `vp1.b`: the second parameter).
+    pub id: String,
+    /// Its name.
+    pub name: String,
+    /// A parameter (else a local variable).
+    pub is_param: bool,
+    /// Bytes of its parent scopes.
+    pub scope_bytes: u64,
+    /// ... covered by its location.
+    pub covered: u64,
+    /// The location ranges of its out-of-line instances, with their kinds.
+    pub ranges: Vec<(u64, u64, LocationKind)>,
+}
+
+/// Everything `stats` reports on one file.
+#[derive(Clone, Debug)]
+pub struct FileStatistics {
+    /// llvm-dwarfdump's keys and values, in its order.
+    pub keys: Vec<(String, Value)>,
+    /// Per function, in DIE order.
+    pub functions: Vec<FunctionRow>,
+    /// Per variable, in DIE order.
+    pub variables: Vec<VariableRow>,
+    /// The line rows, by address.
+    pub line_rows: Vec<LineRow>,
+    /// The code sections.
+    pub code: Vec<CodeSection>,
+    /// Whether the file is a relocatable object (its addresses here are
+    /// synthetic: see [`FileStatistics::llvm_address`]).
+    pub relocatable: bool,
+}
+
+impl FileStatistics {
+    /// The address llvm-dwarfdump prints for `address` (section-relative
+    /// in an object).
+    pub fn llvm_address(&self, address: u64) -> u64 {
+        load::llvm_address(self.relocatable, address)
+    }
+
+    /// The code bytes from `start` to `end`, when one code section holds them.
+    pub fn code_bytes(&self, start: u64, end: u64) -> Option<&[u8]> {
+        self.code.iter().find_map(|section| {
+            let from = usize::try_from(start.checked_sub(section.address)?).ok()?;
+            let to = usize::try_from(end.checked_sub(section.address)?).ok()?;
+            section.bytes.get(from..to)
+        })
+    }
+
+    /// The value of key `name` as a number (0 when absent or not a number).
+    pub fn number(&self, name: &str) -> u64 {
+        self.keys
+            .iter()
+            .find(|(key, _)| key == name)
+            .and_then(|(_, value)| match value {
+                Value::Number(n) => Some(*n),
+                Value::Text(_) => None,
+            })
+            .unwrap_or(0)
+    }
+}
+
+/// The coverage bucket names, in order (llvm-locstats' rows).
+pub const BUCKET_NAMES: [&str; walk::BUCKETS] = [
+    "0%",
+    "(0%,10%)",
+    "[10%,20%)",
+    "[20%,30%)",
+    "[30%,40%)",
+    "[40%,50%)",
+    "[50%,60%)",
+    "[60%,70%)",
+    "[70%,80%)",
+    "[80%,90%)",
+    "[90%,100%)",
+    "100%",
+];
+
+/// Reads the figures of one file; `name` is the file name printed.
+pub fn read_statistics(bytes: &[u8], name: &str) -> Result<FileStatistics, String> {
+    read_statistics_with(bytes, name, &|_| {})
+}
+
+/// [`read_statistics`], calling `progress` with the share of the compile
+/// units read so far (0.0 to 1.0; from any thread). The figures are the
+/// same whatever the number of threads.
+pub fn read_statistics_with(
+    bytes: &[u8],
+    name: &str,
+    progress: &(dyn Fn(f64) + Sync),
+) -> Result<FileStatistics, String> {
+    let file = load::LoadedFile::parse(bytes)?;
+    let dwarf = file.dwarf();
+    let dwo_files: Vec<load::LoadedFile> = dies::dwo_paths(&dwarf)
+        .iter()
+        .filter_map(|path| std::fs::read(path).ok())
+        .filter_map(|dwo| load::LoadedFile::parse(&dwo).ok())
+        .collect();
+    let dwos: Vec<gimli::Dwarf<load::Slice<'_>>> = dwo_files
+        .iter()
+        .map(|dwo| {
+            let mut sections = dwo.dwarf();
+            sections.make_dwo(&dwarf);
+            sections
+        })
+        .collect();
+    let total = dies::Units::count(&dwarf).max(1);
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let report = || {
+        let done = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        progress(done as f64 / total as f64);
+    };
+    let units = dies::Units::read(&dwarf, &dwos, &report)?;
+    let walk = walk::walk(&units, &file);
+    let lines = lines::line_figures(&units);
+    Ok(report::statistics(name, &file, walk, &lines))
+}

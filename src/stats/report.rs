@@ -1,0 +1,340 @@
+//! The figures of one file put together and printed.
+//!
+//! In: a [`Walk`], the [`LineFigures`] and the loaded file. Out: a
+//! [`FileStatistics`] (llvm-dwarfdump's keys in its order, llvm-dwarfdump's
+//! sums over its per-function table), and its text or JSON form.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use super::lines::LineFigures;
+use super::load::LoadedFile;
+use super::walk::Walk;
+use super::{FileStatistics, FunctionRow, Value, VariableRow, BUCKET_NAMES};
+use crate::linecheck::json_string;
+
+/// The statistics of one file.
+pub(crate) fn statistics(
+    name: &str,
+    file: &LoadedFile,
+    walk: Walk,
+    lines: &LineFigures,
+) -> FileStatistics {
+    let mut keys: Vec<(String, Value)> = Vec::new();
+    // A sum that reached u64::MAX saturated: llvm-dwarfdump prints "overflowed".
+    let mut put = |key: &str, value: u64| {
+        let value = match value {
+            u64::MAX => Value::Text("overflowed".into()),
+            value => Value::Number(value),
+        };
+        keys.push((key.to_string(), value));
+    };
+    let mut sums = [0u64; 15];
+    for (_, f) in &walk.functions {
+        let instances = f.inlined + f.out_of_line;
+        let total = if f.is_function {
+            f.variables.len() as u64 * instances
+        } else {
+            f.locals + f.constant_members + f.artificial
+        };
+        let is_function = u64::from(f.is_function);
+        for (sum, value) in sums.iter_mut().zip([
+            f.with_location + f.constant_members,
+            total,
+            f.variables.len() as u64,
+            is_function,
+            u64::from(f.has_source_location),
+            is_function * f.inlined,
+            is_function * f.abstract_origins,
+            f.params,
+            f.params_with_type,
+            f.params_with_location,
+            f.params_with_source,
+            f.locals,
+            f.locals_with_type,
+            f.locals_with_location,
+            f.locals_with_source,
+        ]) {
+            *sum = sum.saturating_add(value);
+        }
+    }
+    let [with_location, total, unique, functions, with_source, inlined, origins, params, params_typed, params_located, params_sourced, locals, locals_typed, locals_located, locals_sourced] =
+        sums;
+    put("#functions", functions);
+    put("#functions with location", with_source);
+    put("#inlined functions", inlined);
+    put("#inlined functions with abstract origins", origins);
+    put("#unique source variables", unique);
+    put("#source variables", total);
+    put("#source variables with location", with_location);
+    put("#call site entries", walk.call_site_entries);
+    put("#call site DIEs", walk.call_site_dies);
+    put("#call site parameter DIEs", walk.call_site_parameter_dies);
+    for (group, bytes) in [
+        ("sum_all_variables", walk.all),
+        ("sum_all_params", walk.params),
+        ("sum_all_local_vars", walk.locals),
+    ] {
+        put(&format!("{group}(#bytes in parent scope)"), bytes.in_scope);
+        if group == "sum_all_variables" {
+            put(
+                "sum_all_variables(#bytes in any scope covered by DW_AT_location)",
+                walk.total_bytes_covered,
+            );
+        }
+        put(
+            &format!("{group}(#bytes in parent scope covered by DW_AT_location)"),
+            bytes.covered,
+        );
+        put(
+            &format!("{group}(#bytes in parent scope covered by DW_OP_entry_value)"),
+            bytes.entry_value,
+        );
+    }
+    put("#bytes within functions", walk.function_bytes);
+    put("#bytes within inlined functions", walk.inlined_bytes);
+    put("#params", params);
+    put("#params with source location", params_sourced);
+    put("#params with type", params_typed);
+    put("#params with binary location", params_located);
+    put("#local vars", locals);
+    put("#local vars with source location", locals_sourced);
+    put("#local vars with type", locals_typed);
+    put("#local vars with binary location", locals_located);
+    for (section, size) in &file.debug_section_sizes {
+        put(&format!("#bytes in {section}"), *size);
+    }
+    for (group, buckets) in [
+        ("#variables", walk.all_buckets),
+        ("#params", walk.param_buckets),
+        ("#local vars", walk.local_buckets),
+    ] {
+        put(
+            &format!("{group} processed by location statistics"),
+            buckets.processed,
+        );
+        put_buckets(&mut put, group, &buckets.counts);
+        put_buckets(
+            &mut put,
+            &format!("{group} - entry values"),
+            &buckets.non_entry_value,
+        );
+    }
+    put("#bytes with line information", lines.bytes);
+    put("#bytes with line-0 locations", lines.line_zero_bytes);
+    put("#line entries", lines.entries);
+    put("#line entries (is_stmt)", lines.is_stmt_entries);
+    put("#line entries (unique)", lines.unique);
+    put("#line entries (unique non-0)", lines.unique_non_zero);
+    let mut all = vec![
+        ("version".to_string(), Value::Number(9)),
+        ("file".to_string(), Value::Text(name.to_string())),
+        ("format".to_string(), Value::Text("elf64-x86-64".into())),
+    ];
+    all.extend(keys);
+    FileStatistics {
+        keys: all,
+        functions: function_rows(&walk, lines),
+        variables: variable_rows(&walk),
+        line_rows: lines.rows.clone(),
+        code: file.code.clone(),
+        relocatable: file.relocatable,
+    }
+}
+
+fn put_buckets(put: &mut impl FnMut(&str, u64), group: &str, counts: &[u64]) {
+    for (name, count) in BUCKET_NAMES.iter().zip(counts) {
+        put(
+            &format!("{group} with {name} of parent scope covered by DW_AT_location"),
+            *count,
+        );
+    }
+}
+
+fn function_rows(walk: &Walk, lines: &LineFigures) -> Vec<FunctionRow> {
+    walk.functions
+        .iter()
+        .filter(|(_, f)| f.is_function)
+        .map(|(id, f)| {
+            let is_stmt_lines = f
+                .ranges
+                .iter()
+                .map(|&(low, high)| {
+                    let rows = &lines.rows;
+                    let from = rows.partition_point(|row| row.address < low);
+                    let to = rows.partition_point(|row| row.address < high);
+                    rows[from..to.max(from)]
+                        .iter()
+                        .filter(|row| row.is_stmt)
+                        .count() as u64
+                })
+                .sum();
+            FunctionRow {
+                id: id.clone(),
+                instances: f.out_of_line,
+                inlined: f.inlined,
+                params: f.params,
+                locals: f.locals,
+                scope_bytes: f.scope_bytes,
+                scope_bytes_covered: f.scope_bytes_covered,
+                is_stmt_lines,
+                ranges: f.ranges.clone(),
+            }
+        })
+        .collect()
+}
+
+/// The variables summed over their instances, keyed by function and id.
+fn variable_rows(walk: &Walk) -> Vec<VariableRow> {
+    let mut rows: Vec<VariableRow> = Vec::new();
+    let mut index: HashMap<(String, String), usize> = HashMap::new();
+    for variable in &walk.variables {
+        let key = (variable.function.clone(), variable.id.clone());
+        let at = *index.entry(key).or_insert_with(|| {
+            rows.push(VariableRow {
+                function: variable.function.clone(),
+                id: variable.id.clone(),
+                name: variable.name.clone(),
+                is_param: variable.is_param,
+                scope_bytes: 0,
+                covered: 0,
+                ranges: Vec::new(),
+            });
+            rows.len() - 1
+        });
+        let row = &mut rows[at];
+        row.scope_bytes = row.scope_bytes.saturating_add(variable.scope_bytes);
+        row.covered = row.covered.saturating_add(variable.covered);
+        if !variable.inlined {
+            row.ranges.extend(variable.ranges.iter().copied());
+        }
+    }
+    rows
+}
+
+/// The figures as text (`json`: one JSON document) — llvm-dwarfdump's keys,
+/// llvm-locstats' table, the per-function table.
+pub fn format_statistics(stats: &FileStatistics, json: bool) -> String {
+    if json {
+        return format_json(stats);
+    }
+    let mut out = String::new();
+    let file = match stats.keys.iter().find(|(key, _)| key == "file") {
+        Some((_, Value::Text(file))) => file.as_str(),
+        _ => "",
+    };
+    let _ = writeln!(out, "{file}: llvm-dwarfdump --statistics");
+    for (key, value) in &stats.keys {
+        let value = match value {
+            Value::Number(n) => n.to_string(),
+            Value::Text(text) => text.clone(),
+        };
+        let _ = writeln!(out, "  {key:<80} {value}");
+    }
+    let _ = writeln!(out, "{file}: location coverage (llvm-locstats)");
+    out.push_str(&locstats_table(stats));
+    let _ = writeln!(out, "{file}: functions");
+    let _ = write!(out, "  {:<40}", "function");
+    for (name, _) in function_columns(&FunctionRow::default()) {
+        let _ = write!(out, " {name}");
+    }
+    out.push('\n');
+    for f in &stats.functions {
+        let _ = write!(out, "  {:<40}", f.id);
+        for (name, value) in function_columns(f) {
+            let _ = write!(out, " {value:>width$}", width = name.len());
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// A function's figures: name (as in the JSON) and value.
+fn function_columns(f: &FunctionRow) -> [(&'static str, u64); 7] {
+    [
+        ("instances", f.instances),
+        ("inlined", f.inlined),
+        ("params", f.params),
+        ("locals", f.locals),
+        ("scope_bytes", f.scope_bytes),
+        ("scope_bytes_covered", f.scope_bytes_covered),
+        ("is_stmt_lines", f.is_stmt_lines),
+    ]
+}
+
+/// The bucket counts of all variables, and their rounded share.
+fn locstats(stats: &FileStatistics) -> Vec<(&'static str, u64, u64)> {
+    let total = stats.number("#variables processed by location statistics");
+    BUCKET_NAMES
+        .iter()
+        .map(|name| {
+            let count = stats.number(&format!(
+                "#variables with {name} of parent scope covered by DW_AT_location"
+            ));
+            let percent = (count * 100 + total / 2).checked_div(total).unwrap_or(0);
+            (*name, count, percent)
+        })
+        .collect()
+}
+
+fn locstats_table(stats: &FileStatistics) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "  {:<12} {:>10} {:>14}",
+        "cov%", "samples", "percentage(~)"
+    );
+    for (name, count, percent) in locstats(stats) {
+        let _ = writeln!(out, "  {name:<12} {count:>10} {percent:>13}%");
+    }
+    let _ = writeln!(
+        out,
+        "  the number of debug variables processed: {}",
+        stats.number("#variables processed by location statistics")
+    );
+    out
+}
+
+fn format_json(stats: &FileStatistics) -> String {
+    let mut out = String::from("{\n  \"statistics\": {");
+    for (position, (key, value)) in stats.keys.iter().enumerate() {
+        let value = match value {
+            Value::Number(n) => n.to_string(),
+            Value::Text(text) => json_string(text),
+        };
+        let comma = if position + 1 < stats.keys.len() {
+            ","
+        } else {
+            ""
+        };
+        let _ = write!(out, "\n    {}: {value}{comma}", json_string(key));
+    }
+    out.push_str("\n  },\n  \"locstats\": [");
+    for (position, (name, count, percent)) in locstats(stats).into_iter().enumerate() {
+        let comma = if position + 1 < BUCKET_NAMES.len() {
+            ","
+        } else {
+            ""
+        };
+        let _ = write!(
+            out,
+            "\n    {{\"coverage\": {}, \"variables\": {count}, \"percent\": {percent}}}{comma}",
+            json_string(name)
+        );
+    }
+    out.push_str("\n  ],\n  \"functions\": [");
+    for (position, f) in stats.functions.iter().enumerate() {
+        let comma = if position + 1 < stats.functions.len() {
+            ","
+        } else {
+            ""
+        };
+        let _ = write!(out, "\n    {{\"function\": {}", json_string(&f.id));
+        for (name, value) in function_columns(f) {
+            let _ = write!(out, ", \"{name}\": {value}");
+        }
+        let _ = write!(out, "}}{comma}");
+    }
+    out.push_str("\n  ]\n}\n");
+    out
+}
