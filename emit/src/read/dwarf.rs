@@ -56,6 +56,12 @@ impl DwarfSections {
         DwarfSections { sections }
     }
 
+    /// Sections given as bytes (the contributions of one unit of a DWARF
+    /// package, see `split`).
+    pub fn from_parts(sections: HashMap<SectionId, Vec<u8>>) -> DwarfSections {
+        DwarfSections { sections }
+    }
+
     /// Copies of the range and location list sections (`.debug_ranges`,
     /// `.debug_rnglists`, `.debug_loc`, `.debug_loclists`) with bytes
     /// appended that end no list, beside `.debug_addr` as it is. gimli ends
@@ -113,16 +119,18 @@ impl DwarfSections {
 const RUN_ON: [u8; 18] = [0xff, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 0, 0];
 
 /// The DWARF sections read.
-const SECTIONS: [SectionId; 14] = [
+const SECTIONS: [SectionId; 16] = [
     SectionId::DebugAbbrev,
     SectionId::DebugAddr,
     SectionId::DebugAranges,
+    SectionId::DebugCuIndex,
     SectionId::DebugFrame,
     SectionId::DebugInfo,
     SectionId::DebugLine,
     SectionId::DebugLineStr,
     SectionId::DebugLoc,
     SectionId::DebugLocLists,
+    SectionId::DebugNames,
     SectionId::DebugRanges,
     SectionId::DebugRngLists,
     SectionId::DebugStr,

@@ -11,18 +11,26 @@ use super::forms::{check_debug_sections, check_forms, FormsContext};
 use super::line::check_line_table;
 use super::object::AddressRange;
 use super::{describe, describe_range, Problems, VerifyOptions};
-use crate::read::{dwo_file, split_unit, DieTree, DwarfSections, ElfObject, Slice, SplitFile};
+use crate::read::{
+    dwo_file, split_unit, DieTree, DwarfSections, ElfObject, Package, Slice, SplitFile,
+};
 
 pub(super) fn check_dwarf(
     object: &ElfObject,
     sections: &DwarfSections,
     options: &VerifyOptions,
-    beside: Option<&Path>,
+    file: Option<&Path>,
     problems: &mut Problems,
 ) {
     if !sections.has_debug_info() {
         return;
     }
+    let beside = file.and_then(Path::parent);
+    let package = match file.and_then(Package::of) {
+        Some(Err(message)) => return problems.add(message),
+        Some(Ok(package)) => Some(package),
+        None => None,
+    };
     let dwarf = sections.dwarf();
     // A DWARF 4 skeleton (GNU split DWARF) has a `.debug_addr` without
     // headers: the tables are DWARF 5's only when every unit is.
@@ -60,7 +68,7 @@ pub(super) fn check_dwarf(
         if !check(&unit, problems) {
             return;
         }
-        match dwo_file(&dwarf, &unit, beside) {
+        match dwo_file(&dwarf, &unit, beside, package.as_ref()) {
             None => {}
             Some(Ok(file)) => check_split_unit(object, &file, &dwarf, &unit, options, problems),
             Some(Err(message)) => problems.add(format!(
