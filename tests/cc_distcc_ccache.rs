@@ -228,6 +228,7 @@ fn distcc_builds_lua_on_two_daemons_into_the_objects_of_a_local_build() {
     let compiles: Vec<usize> = daemons.iter().map(Daemon::compiles).collect();
     drop(daemons);
 
+    println!("compiles per daemon: {compiles:?}");
     let object_count = objects(&local).len();
     assert_eq!(object_count, 33, "lua.mk builds 32 Lua files and the main");
     assert_eq!(
@@ -271,6 +272,7 @@ fn a_second_ccache_build_of_lua_hits_the_cache_for_every_file() {
         })
         .collect();
     let hits = stats["direct_cache_hit"] + stats["preprocessed_cache_hit"];
+    println!("second build: {hits} hits, {} misses", stats["cache_miss"]);
     assert_eq!(
         (hits, stats["cache_miss"]),
         (objects(&plain).len() as u64, 0),
