@@ -6,8 +6,20 @@
 //! else `clang++-19`) once per source with the user's options plus
 //! `-S -emit-llvm -o <temporary .ll>`, then compiles that IR with the library
 //! pipeline into the object (`-o`, else `x.o` beside the working directory as cc
-//! names it). Any other command (a link, `-E`, `-S`) goes to the system compiler
-//! (`cc` or `c++`) unchanged.
+//! names it). A preprocess (`-E`) runs that clang too, so a tool that
+//! preprocesses with the driver and compiles the `.i` elsewhere (distcc, ccache)
+//! sees what the compile sees; with `-g` the output names the working directory
+//! on its second line, as gcc's does (see `working_directory`). Any other
+//! command (a link, `-S`, `-M`) goes to the system compiler (`cc` or `c++`)
+//! unchanged. The drivers also run as `dwarfsmith-cc` and `dwarfsmith-c++`
+//! (dwarfsmith installed or linked under those names), for tools that want
+//! one compiler executable (`CC=dwarfsmith-cc`, `distcc dwarfsmith-cc`).
+//!
+//! Preprocessed input (`.i`, `.ii`) compiles like any source; when it names a
+//! working directory, clang is given it as `-fdebug-compilation-dir` (unless
+//! the command gives one), so the object is the same wherever the `.i` is
+//! compiled. `-fdebug-prefix-map`/`-ffile-prefix-map` are clang's: it applies
+//! them to every file and directory name of the IR, which the object copies.
 //!
 //! Rules: `-O`/`-O0`..`-O3`/`-Os`/`-Oz` and `-g`/`-g0` (last one wins, as in cc)
 //! choose dwarfsmith's optimisation level and whether it writes DWARF, and are
@@ -16,8 +28,11 @@
 //! instruction's debug location when it has one) and then the IR position; a
 //! failed compile leaves no output file. There is no fallback to another back end.
 
+mod working_directory;
+
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::process::{Command, ExitCode, Stdio};
 
 use dwarfsmith::{CompileOptions, DebuggerTune, OptLevel};
 
@@ -68,15 +83,28 @@ pub const CXX: Driver = Driver {
     clang: "clang++-19",
 };
 
+/// The driver a program name selects: `dwarfsmith-cc` is [`C`],
+/// `dwarfsmith-c++` is [`CXX`] (whatever directory the program is in).
+pub fn driver_for_program(program: &OsStr) -> Option<&'static Driver> {
+    let name = Path::new(program).file_name()?.to_str()?;
+    let language = name.strip_prefix("dwarfsmith-")?;
+    [&C, &CXX]
+        .into_iter()
+        .find(|driver| driver.name == language)
+}
+
 /// Runs `dwarfsmith cc ARGS` (or `c++`, per `driver`) and returns the exit
 /// code: that of the system compiler for a pass-through command, that of
 /// clang when clang fails, and failure with a message on stderr when
 /// dwarfsmith fails.
 pub fn main(driver: &Driver, args: &[String]) -> ExitCode {
+    if args.iter().any(|arg| arg == "-E") {
+        return preprocess(driver, args);
+    }
     if !args.iter().any(|arg| arg == "-c") {
         return pass_through(driver, Command::new(driver.name).args(args));
     }
-    let command = match parse(args) {
+    let command = match parse(args).and_then(CompileCommand::new) {
         Ok(command) => command,
         Err(message) => {
             eprintln!("dwarfsmith {}: error: {message}", driver.name);
@@ -97,7 +125,19 @@ pub fn main(driver: &Driver, args: &[String]) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// A compile command line, taken apart.
+/// A cc command line, taken apart.
+struct CommandLine {
+    /// The user's options for clang, without `-c`, `-o` and the inputs.
+    clang_args: Vec<String>,
+    /// The input files, in order.
+    sources: Vec<PathBuf>,
+    /// What `-o` names.
+    output: Option<PathBuf>,
+    /// dwarfsmith's options, from the `-O` and `-g` flags.
+    options: CompileOptions,
+}
+
+/// A compile command line: each source with the object it becomes.
 struct CompileCommand {
     /// The user's options for clang, without `-c`, `-o` and the sources.
     clang_args: Vec<String>,
@@ -105,6 +145,34 @@ struct CompileCommand {
     jobs: Vec<(PathBuf, PathBuf)>,
     /// dwarfsmith's options, from the `-O` and `-g` flags.
     options: CompileOptions,
+}
+
+impl CompileCommand {
+    /// The compile `line` asks for, or why it is not one cc accepts.
+    fn new(line: CommandLine) -> Result<CompileCommand, String> {
+        if line.sources.is_empty() {
+            return Err("no input files".to_string());
+        }
+        if line.output.is_some() && line.sources.len() > 1 {
+            return Err("cannot give -o with -c and more than one input file".to_string());
+        }
+        let jobs = line
+            .sources
+            .into_iter()
+            .map(|source| {
+                let object = line
+                    .output
+                    .clone()
+                    .unwrap_or_else(|| default_object_name(&source));
+                (source, object)
+            })
+            .collect();
+        Ok(CompileCommand {
+            clang_args: line.clang_args,
+            jobs,
+            options: line.options,
+        })
+    }
 }
 
 /// Why one source did not become an object.
@@ -115,7 +183,7 @@ enum Failure {
     Ours(String),
 }
 
-fn parse(args: &[String]) -> Result<CompileCommand, String> {
+fn parse(args: &[String]) -> Result<CommandLine, String> {
     let mut clang_args = Vec::new();
     let mut sources = Vec::new();
     let mut output = None;
@@ -162,30 +230,76 @@ fn parse(args: &[String]) -> Result<CompileCommand, String> {
             sources.push(PathBuf::from(arg));
         }
     }
-    if sources.is_empty() {
-        return Err("no input files".to_string());
-    }
-    if output.is_some() && sources.len() > 1 {
-        return Err("cannot give -o with -c and more than one input file".to_string());
-    }
-    let jobs = sources
-        .into_iter()
-        .map(|source| {
-            let object = output
-                .clone()
-                .unwrap_or_else(|| default_object_name(&source));
-            (source, object)
-        })
-        .collect();
-    Ok(CompileCommand {
+    Ok(CommandLine {
         clang_args,
-        jobs,
+        sources,
+        output,
         options: CompileOptions {
             opt_level,
             debug_info,
             debugger_tune: DebuggerTune::Gdb,
         },
     })
+}
+
+/// `dwarfsmith cc -E ...`: clang preprocesses (it is the front end of the
+/// compile); with `-g` and line markers in the output (no `-P`, no `-M`/`-MM`
+/// dependency list) the working-directory line goes after the first marker.
+/// The output goes where `-o` says (standard output without one).
+fn preprocess(driver: &Driver, args: &[String]) -> ExitCode {
+    let name = driver.name;
+    let line = match parse(args) {
+        Ok(line) => line,
+        Err(message) => {
+            eprintln!("dwarfsmith {name}: error: {message}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let clang = clang_program(driver);
+    let result = Command::new(&clang)
+        .args(&line.clang_args)
+        .args(&line.sources)
+        .stdin(Stdio::inherit())
+        .stderr(Stdio::inherit())
+        .output();
+    let result = match result {
+        Ok(result) => result,
+        Err(e) => {
+            eprintln!(
+                "dwarfsmith {name}: error: cannot run {}: {e}",
+                Path::new(&clang).display()
+            );
+            return ExitCode::FAILURE;
+        }
+    };
+    if !result.status.success() {
+        return exit_code(result.status);
+    }
+    let marked = line.options.debug_info
+        && !line
+            .clang_args
+            .iter()
+            .any(|arg| matches!(arg.as_str(), "-P" | "-M" | "-MM"));
+    let text = match std::env::current_dir() {
+        Ok(cwd) if marked => match cwd.to_str() {
+            Some(cwd) => working_directory::insert(&result.stdout, cwd),
+            None => result.stdout,
+        },
+        _ => result.stdout,
+    };
+    let output = line.output.unwrap_or_else(|| PathBuf::from("-"));
+    match dwarfsmith::output::write_output(&output, &text) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("{message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The clang a driver runs: its variable's value, else its default.
+fn clang_program(driver: &Driver) -> std::ffi::OsString {
+    std::env::var_os(driver.clang_variable).unwrap_or_else(|| driver.clang.into())
 }
 
 /// `dir/x.c` becomes `x.o` in the working directory, as cc names it.
@@ -209,9 +323,11 @@ fn compile_one(
         ))
     })?;
     let ir_path = temp.path().join("module.ll");
-    let clang = std::env::var_os(driver.clang_variable).unwrap_or_else(|| driver.clang.into());
+    let clang = clang_program(driver);
+    let compilation_dir = compilation_directory(&command.clang_args, source);
     let status = Command::new(&clang)
         .args(&command.clang_args)
+        .args(compilation_dir)
         .args(["-S", "-emit-llvm", "-o"])
         .arg(&ir_path)
         .arg(source)
@@ -235,6 +351,24 @@ fn compile_one(
     let bytes = dwarfsmith::compile(&text, &ir_name, &command.options)
         .map_err(|diagnostic| Failure::Ours(source_diagnostic(source, &text, &diagnostic)))?;
     dwarfsmith::output::write_output(object, &bytes).map_err(Failure::Ours)
+}
+
+/// `-fdebug-compilation-dir=DIR` when `source` is preprocessed (`.i`, `.ii`),
+/// names its working directory DIR on its second line, and the command gives
+/// no compilation directory of its own; else nothing (a source that cannot be
+/// read is clang's to report).
+fn compilation_directory(clang_args: &[String], source: &Path) -> Option<String> {
+    let preprocessed = source
+        .extension()
+        .is_some_and(|extension| extension == "i" || extension == "ii");
+    let given = clang_args.iter().any(|arg| {
+        arg.starts_with("-fdebug-compilation-dir") || arg.starts_with("-ffile-compilation-dir")
+    });
+    if !preprocessed || given {
+        return None;
+    }
+    let dir = working_directory::read(source).ok()??;
+    Some(format!("-fdebug-compilation-dir={dir}"))
 }
 
 /// Says where in the C source an IR diagnostic is: the debug location of the

@@ -202,6 +202,22 @@ enum Syntax {
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    let mut args = std::env::args_os();
+    let program = args.next().unwrap_or_default();
+    if let Some(driver) = cc::driver_for_program(&program) {
+        let args: Result<Vec<String>, _> = args.map(|arg| arg.into_string()).collect();
+        return match args {
+            Ok(args) => cc::main(driver, &args),
+            Err(arg) => {
+                eprintln!(
+                    "dwarfsmith {}: error: argument is not UTF-8: {}",
+                    driver.name,
+                    arg.to_string_lossy()
+                );
+                ExitCode::FAILURE
+            }
+        };
+    }
     let cli = Cli::parse();
     match &cli.command {
         Command::Cc { args } => return cc::main(&cc::C, args),

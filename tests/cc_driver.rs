@@ -3,10 +3,13 @@
 //! should; `-g0` gives the same code without DWARF and cc's default object name;
 //! a link command goes to cc unchanged; clang's errors pass through with its exit
 //! status; our errors name the C source's file:line:col; a failure writes no object.
+//! Under the names `dwarfsmith-cc` and `dwarfsmith-c++` the binary is the driver;
+//! `-E` with `-g` names the working directory as gcc does, and a `.i` compiles
+//! to the same object in any directory.
 
 mod support;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use support::*;
@@ -160,4 +163,143 @@ fn our_errors_name_the_c_source_line_and_column() {
         "/src/demo.c:7:12: error: unknown instruction 'frobnicate' (clang's IR for it, line 8 column 8)\n"
     );
     assert!(!dir.path().join("demo.o").exists());
+}
+
+/// A directory with `dwarfsmith-cc` and `dwarfsmith-c++`: dwarfsmith under
+/// the names build tools are given as one compiler executable.
+fn driver_links(dir: &Path) -> (PathBuf, PathBuf) {
+    let cc = dir.join("dwarfsmith-cc");
+    let cxx = dir.join("dwarfsmith-c++");
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_dwarfsmith"), &cc).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_dwarfsmith"), &cxx).unwrap();
+    (cc, cxx)
+}
+
+#[test]
+fn dwarfsmith_cc_and_cxx_are_the_drivers_under_their_program_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let (cc_program, cxx_program) = driver_links(dir.path());
+    let through_name = run(Command::new(&cc_program)
+        .args(["-O2", "-g", "-c", &sample("cc_sample.c"), "-o", "named.o"])
+        .current_dir(dir.path()));
+    assert_success(&through_name, "dwarfsmith-cc -c");
+    let through_subcommand = cc(
+        dir.path(),
+        &["-O2", "-g", "-c", &sample("cc_sample.c"), "-o", "sub.o"],
+    );
+    assert_success(&through_subcommand, "dwarfsmith cc -c");
+    assert_eq!(
+        std::fs::read(dir.path().join("named.o")).unwrap(),
+        std::fs::read(dir.path().join("sub.o")).unwrap()
+    );
+    // A link goes to cc.
+    let link = run(Command::new(&cc_program)
+        .args([&sample("cc_sample_main.c"), "named.o", "-o", "linked"])
+        .current_dir(dir.path()));
+    assert_success(&link, "dwarfsmith-cc (link)");
+    assert_eq!(run_program(&dir.path().join("linked")), SAMPLE_OUTPUT);
+
+    // dwarfsmith-c++ runs clang++: the function's name is mangled.
+    std::fs::write(
+        dir.path().join("twice.cpp"),
+        "int twice(int x) { return 2 * x; }\n",
+    )
+    .unwrap();
+    let cxx = run(Command::new(&cxx_program)
+        .args(["-O2", "-g", "-c", "twice.cpp"])
+        .current_dir(dir.path()));
+    assert_success(&cxx, "dwarfsmith-c++ -c");
+    let symbols = run(Command::new("nm").arg(dir.path().join("twice.o")));
+    assert_eq!(
+        String::from_utf8_lossy(&symbols.stdout),
+        "0000000000000000 T _Z5twicei\n"
+    );
+}
+
+/// `dwarfsmith cc ARGS` in `dir`, which must succeed; its standard output.
+fn cc_ok(dir: &Path, args: &[&str]) -> String {
+    let out = cc(dir, args);
+    assert_success(&out, &format!("dwarfsmith cc {args:?}"));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn preprocessing_with_g_names_the_working_directory_on_the_second_line_as_gcc_does() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("p.c"),
+        "#define TWICE(x) (2 * (x))\nint p(int x) { return TWICE(x); }\n",
+    )
+    .unwrap();
+    let cwd = dir.path().canonicalize().unwrap();
+    let first_lines = |text: &str| text.lines().take(3).collect::<Vec<_>>().join("\n");
+    assert_eq!(
+        first_lines(&cc_ok(dir.path(), &["-O2", "-g", "-E", "p.c"])),
+        format!(
+            "# 1 \"p.c\"\n# 1 \"{}//\"\n# 1 \"<built-in>\" 1",
+            cwd.display()
+        )
+    );
+    // Without -g, and with -P (no line markers), nothing is added.
+    assert_eq!(
+        first_lines(&cc_ok(dir.path(), &["-O2", "-E", "p.c"])),
+        "# 1 \"p.c\"\n# 1 \"<built-in>\" 1\n# 1 \"<built-in>\" 3"
+    );
+    assert_eq!(
+        cc_ok(dir.path(), &["-g", "-E", "-P", "p.c"]),
+        "\nint p(int x) { return (2 * (x)); }\n"
+    );
+    // -o writes the same text to the file.
+    cc_ok(dir.path(), &["-O2", "-g", "-E", "p.c", "-o", "p.i"]);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("p.i")).unwrap(),
+        cc_ok(dir.path(), &["-O2", "-g", "-E", "p.c"])
+    );
+}
+
+#[test]
+fn a_preprocessed_file_compiles_to_the_same_object_in_any_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let client = dir.path().join("client");
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir(&client).unwrap();
+    std::fs::create_dir(&elsewhere).unwrap();
+    let client = client.canonicalize().unwrap();
+    let map = format!("-ffile-prefix-map={}=.", client.display());
+    let sample_c = sample("cc_sample.c");
+    let sample_i = client.join("sample.i");
+    let sample_i = sample_i.to_str().unwrap();
+    let flags = ["-O2", "-g", map.as_str()];
+    cc_ok(
+        &client,
+        &[&flags[..], &["-E", &sample_c, "-o", "sample.i"]].concat(),
+    );
+    cc_ok(
+        &client,
+        &[&flags[..], &["-c", "sample.i", "-o", "here.o"]].concat(),
+    );
+    cc_ok(
+        &elsewhere,
+        &[&flags[..], &["-c", sample_i, "-o", "there.o"]].concat(),
+    );
+    let here = std::fs::read(client.join("here.o")).unwrap();
+    assert_eq!(here, std::fs::read(elsewhere.join("there.o")).unwrap());
+    // The compilation directory is the client's, mapped.
+    let info = run(Command::new("llvm-dwarfdump-19")
+        .args(["--debug-info", "here.o"])
+        .current_dir(&client));
+    let info = String::from_utf8_lossy(&info.stdout);
+    let comp_dirs: Vec<&str> = info
+        .lines()
+        .filter(|l| l.contains("DW_AT_comp_dir"))
+        .collect();
+    assert_eq!(comp_dirs, ["              DW_AT_comp_dir\t(\".\")"]);
+    // The object links and runs like one compiled from the C source.
+    let link = run(Command::new("gcc")
+        .arg(sample("cc_sample_main.c"))
+        .arg(client.join("here.o"))
+        .arg("-o")
+        .arg(dir.path().join("from_i")));
+    assert_success(&link, "gcc link");
+    assert_eq!(run_program(&dir.path().join("from_i")), SAMPLE_OUTPUT);
 }

@@ -3,8 +3,10 @@
 //!
 //! A matrix is built from fixtures/src programs: gcc and clang-19, -O0 and
 //! -O2, as a relocatable object, an executable, a PIE and a shared library,
-//! each with plain, zlib-compressed, zstd-compressed, DWARF 4 and split
-//! (DWARF 5 and GNU DWARF 4) debug information. On every build: `verify` finds nothing where
+//! each with plain, zlib-compressed, zstd-compressed, DWARF 4, split
+//! (DWARF 5 and GNU DWARF 4; and packaged by llvm-dwp-19 into `FILE.dwp`, the
+//! `.dwo` files removed) and name-indexed (`-gpubnames`: clang's
+//! `.debug_names`, gcc's `.debug_pubnames`) debug information. On every build: `verify` finds nothing where
 //! `llvm-dwarfdump-19 --verify` finds nothing, `verify --line-table` (with
 //! `--against` the -O0 build for an -O2 one) finds nothing, `lines` prints
 //! rows, and every row the reader decodes is the row
@@ -39,6 +41,11 @@ enum Debug {
     Split,
     /// -gsplit-dwarf -gdwarf-4: GNU split DWARF.
     SplitDwarf4,
+    /// -gsplit-dwarf, the `.dwo` files packaged by llvm-dwp-19 into
+    /// `FILE.dwp` and removed.
+    Dwp,
+    /// -gpubnames: a name index (`.debug_names` from clang).
+    Names,
 }
 
 /// One cell of the matrix.
@@ -65,15 +72,23 @@ impl Build {
             Debug::Dwarf4 => "dwarf4",
             Debug::Split => "split",
             Debug::SplitDwarf4 => "split-dwarf4",
+            Debug::Dwp => "dwp",
+            Debug::Names => "names",
         };
         let level = self.level.trim_start_matches('-');
         format!("{}-{level}-{kind}-{debug}", self.compiler)
     }
 
-    /// The same build at -O0: the reference of the line-order check.
+    /// The same build at -O0: the reference of the line-order check (for a
+    /// package, the split build: gcc's -O0 package is not made).
     fn at_o0(&self) -> Build {
+        let debug = match self.debug {
+            Debug::Dwp => Debug::Split,
+            debug => debug,
+        };
         Build {
             level: "-O0",
+            debug,
             ..*self
         }
     }
@@ -91,7 +106,8 @@ impl Build {
                 ],
                 (Debug::Zstd, _) => vec!["-gz=zstd"],
                 (Debug::Dwarf4, _) => vec!["-gdwarf-4"],
-                (Debug::Split, _) => vec!["-gsplit-dwarf"],
+                (Debug::Split | Debug::Dwp, _) => vec!["-gsplit-dwarf"],
+                (Debug::Names, _) => vec!["-gpubnames"],
                 (Debug::SplitDwarf4, _) => vec!["-gsplit-dwarf", "-gdwarf-4"],
             }
             .into_iter()
@@ -134,7 +150,16 @@ fn matrix() -> Vec<Build> {
                     Debug::Dwarf4,
                     Debug::Split,
                     Debug::SplitDwarf4,
+                    Debug::Dwp,
+                    Debug::Names,
                 ] {
+                    // llvm-dwp-19 never ends on gcc 12's -O0 DWARF 5 .dwo of
+                    // inlining.driver.c (`gcc -O0 -g -gsplit-dwarf -c
+                    // inlining.driver.c && llvm-dwp-19 inlining.driver.dwo -o
+                    // x.dwp`); GNU dwp crashes on DWARF 5.
+                    if debug == Debug::Dwp && compiler == "gcc" && level == "-O0" {
+                        continue;
+                    }
                     builds.push(Build {
                         compiler,
                         level,
@@ -162,15 +187,38 @@ fn compile(dir: &Path, build: &Build) {
         String::from_utf8_lossy(&out.stderr)
     );
     // The split builds have their .dwo files, which `verify` reads.
-    if matches!(build.debug, Debug::Split | Debug::SplitDwarf4) {
-        let dwo = std::fs::read_dir(dir)
-            .unwrap()
-            .filter_map(|entry| entry.ok())
-            .any(|entry| {
-                let name = entry.file_name().to_string_lossy().into_owned();
-                name.starts_with(&build.name()) && name.ends_with(".dwo")
-            });
-        assert!(dwo, "{}: no .dwo file", build.name());
+    let dwo_files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|entry| entry.ok())
+        .map(|entry| entry.path())
+        .filter(|path| {
+            let name = path.file_name().unwrap().to_string_lossy();
+            // `NAME.dwo`, `NAME-source.dwo` (not NAME-dwarf4-source.dwo).
+            let rest = name.strip_prefix(&build.name()).unwrap_or("");
+            name.ends_with(".dwo")
+                && (rest == ".dwo" || rest.starts_with('-') && !rest.starts_with("-dwarf4"))
+        })
+        .collect();
+    if matches!(build.debug, Debug::Split | Debug::SplitDwarf4 | Debug::Dwp) {
+        assert!(!dwo_files.is_empty(), "{}: no .dwo file", build.name());
+    }
+    // The package replaces them.
+    if build.debug == Debug::Dwp {
+        let package = dir.join(format!("{}.dwp", build.name()));
+        let out = run(Command::new("llvm-dwp-19")
+            .arg("-e")
+            .arg(&output)
+            .arg("-o")
+            .arg(&package));
+        assert!(
+            out.status.success(),
+            "{}: llvm-dwp-19: {}",
+            build.name(),
+            text(&out)
+        );
+        for dwo in dwo_files {
+            std::fs::remove_file(dwo).unwrap();
+        }
     }
     // The compressed builds really hold compressed debug sections.
     let expected = match build.debug {
@@ -408,96 +456,124 @@ fn verify_and_lines_agree_with_llvm_dwarfdump_on_every_kind_of_binary() {
         gcc-O0-o-dwarf4              llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O0-o-split               llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O0-o-split-dwarf4        llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O0-o-names               llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O0-exe-plain             llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O0-exe-zlib              llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O0-exe-zstd              llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O0-exe-dwarf4            llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O0-exe-split             llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O0-exe-split-dwarf4      llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O0-exe-names             llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O0-pie-plain             llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O0-pie-zlib              llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O0-pie-zstd              llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O0-pie-dwarf4            llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O0-pie-split             llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O0-pie-split-dwarf4      llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O0-pie-names             llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O0-so-plain              llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O0-so-zlib               llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O0-so-zstd               llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O0-so-dwarf4             llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O0-so-split              llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O0-so-split-dwarf4       llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O0-so-names              llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O2-o-plain               llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O2-o-zlib                llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O2-o-zstd                llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O2-o-dwarf4              llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O2-o-split               llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O2-o-split-dwarf4        llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O2-o-dwp                 llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O2-o-names               llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O2-exe-plain             llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O2-exe-zlib              llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O2-exe-zstd              llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O2-exe-dwarf4            llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O2-exe-split             llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O2-exe-split-dwarf4      llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O2-exe-dwp               llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O2-exe-names             llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O2-pie-plain             llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O2-pie-zlib              llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O2-pie-zstd              llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O2-pie-dwarf4            llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O2-pie-split             llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O2-pie-split-dwarf4      llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O2-pie-dwp               llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O2-pie-names             llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O2-so-plain              llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O2-so-zlib               llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O2-so-zstd               llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O2-so-dwarf4             llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O2-so-split              llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         gcc-O2-so-split-dwarf4       llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O2-so-dwp                llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        gcc-O2-so-names              llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O0-o-plain          llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O0-o-zlib           llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O0-o-zstd           llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O0-o-dwarf4         llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O0-o-split          llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O0-o-split-dwarf4   llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O0-o-dwp            llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O0-o-names          llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O0-exe-plain        llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O0-exe-zlib         llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O0-exe-zstd         llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O0-exe-dwarf4       llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O0-exe-split        llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O0-exe-split-dwarf4 llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O0-exe-dwp          llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O0-exe-names        llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O0-pie-plain        llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O0-pie-zlib         llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O0-pie-zstd         llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O0-pie-dwarf4       llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O0-pie-split        llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O0-pie-split-dwarf4 llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O0-pie-dwp          llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O0-pie-names        llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O0-so-plain         llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O0-so-zlib          llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O0-so-zstd          llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O0-so-dwarf4        llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O0-so-split         llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O0-so-split-dwarf4  llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O0-so-dwp           llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O0-so-names         llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O2-o-plain          llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O2-o-zlib           llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O2-o-zstd           llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O2-o-dwarf4         llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O2-o-split          llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O2-o-split-dwarf4   llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O2-o-dwp            llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O2-o-names          llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O2-exe-plain        llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O2-exe-zlib         llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O2-exe-zstd         llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O2-exe-dwarf4       llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O2-exe-split        llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O2-exe-split-dwarf4 llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O2-exe-dwp          llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O2-exe-names        llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O2-pie-plain        llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O2-pie-zlib         llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O2-pie-zstd         llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O2-pie-dwarf4       llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O2-pie-split        llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O2-pie-split-dwarf4 llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O2-pie-dwp          llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O2-pie-names        llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O2-so-plain         llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O2-so-zlib          llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O2-so-zstd          llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O2-so-dwarf4        llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O2-so-split         llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
         clang-19-O2-so-split-dwarf4  llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O2-so-dwp           llvm: clean    verify: clean    line-table: clean    lines: rows = llvm's
+        clang-19-O2-so-names         llvm: Section contribution contains invalid string offset verify: clean    line-table: clean    lines: rows = llvm's
     "#]]
     .assert_eq(&table);
 }
@@ -554,19 +630,7 @@ fn split_dwarf_files_are_read() {
     std::fs::rename(&dwo, &kept).unwrap();
     let missing = dwarfsmith(&["verify", path.to_str().unwrap()]);
     assert!(!missing.status.success());
-    let section = dir.path().join("info.bin");
-    objcopy(
-        &format!("--dump-section=.debug_info.dwo={}", section.display()),
-        &kept,
-        None,
-    );
-    let bytes = std::fs::read(&section).unwrap();
-    std::fs::write(&section, &bytes[..bytes.len() / 2]).unwrap();
-    objcopy(
-        &format!("--update-section=.debug_info.dwo={}", section.display()),
-        &kept,
-        Some(&dwo),
-    );
+    cut_in_half(".debug_info.dwo", &kept, Some(&dwo));
     let cut = dwarfsmith(&["verify", path.to_str().unwrap()]);
     assert!(!cut.status.success());
     let dir_name = dir.path().to_str().unwrap();
@@ -581,6 +645,130 @@ fn split_dwarf_files_are_read() {
             String::from_utf8_lossy(&cut.stdout)
         )
         .replace(dir_name, "DIR"),
+    );
+}
+
+/// `verify` reads split units from the package `FILE.dwp` (the `.dwo` files
+/// gone): a package cut short, and one without the program's units, are
+/// reported as such.
+#[test]
+fn split_units_are_read_from_the_package() {
+    let (dir, build) = build_alone(Build {
+        compiler: "clang-19",
+        level: "-O2",
+        kind: Kind::Executable,
+        debug: Debug::Dwp,
+    });
+    let path = path_of(dir.path(), &build);
+    let path_arg = path.to_str().unwrap();
+    assert!(dwarfsmith(&["verify", path_arg]).status.success());
+    let package = dir.path().join(format!("{}.dwp", build.name()));
+    cut_in_half(".debug_info.dwo", &package, None);
+    let cut = dwarfsmith(&["verify", path_arg]);
+    assert!(!cut.status.success());
+    // A package of another program.
+    let other = dir.path().join("other");
+    let compiled = run(Command::new("clang-19")
+        .args(["-O2", "-g", "-gsplit-dwarf", "-c", "-o"])
+        .arg(&other)
+        .arg(fixture("src/matrix.c")));
+    assert!(compiled.status.success(), "{}", text(&compiled));
+    let packaged = run(Command::new("llvm-dwp-19")
+        .arg("-e")
+        .arg(&other)
+        .arg("-o")
+        .arg(&package));
+    assert!(packaged.status.success(), "{}", text(&packaged));
+    let foreign = dwarfsmith(&["verify", path_arg]);
+    assert!(!foreign.status.success());
+    let dir_name = dir.path().to_str().unwrap();
+    let found = format!(
+        "{}{}",
+        String::from_utf8_lossy(&cut.stdout),
+        String::from_utf8_lossy(&foreign.stdout)
+    )
+    .replace(dir_name, "DIR");
+    // A unit's id is a hash clang makes of it (its directory included).
+    let found: Vec<String> = found
+        .lines()
+        .map(|line| match line.find("id 0x") {
+            Some(at) => format!("{}id ID", &line[..at]),
+            None => line.to_string(),
+        })
+        .collect();
+    let found = found.join("\n");
+    expect![[r#"
+        DIR/clang-19-O2-exe-dwp: .debug_info: the skeleton unit at 0x28: split DWARF file DIR/clang-19-O2-exe-dwp-inlining.driver.dwo not found (looked for DIR/clang-19-O2-exe-dwp-inlining.driver.dwo); DIR/clang-19-O2-exe-dwp.dwp: .debug_cu_index: the unit's part of .debug_info.dwo ([0xe1, +0xd1)) is outside the section (0xfa bytes)
+        DIR/clang-19-O2-exe-dwp: .debug_info: the skeleton unit at 0x50: split DWARF file DIR/clang-19-O2-exe-dwp-switch_table.dwo not found (looked for DIR/clang-19-O2-exe-dwp-switch_table.dwo); DIR/clang-19-O2-exe-dwp.dwp: .debug_cu_index: the unit's part of .debug_info.dwo ([0x1b2, +0x42)) is outside the section (0xfa bytes)
+        DIR/clang-19-O2-exe-dwp: .debug_info: the skeleton unit at 0x0: split DWARF file DIR/clang-19-O2-exe-dwp-inlining.dwo not found (looked for DIR/clang-19-O2-exe-dwp-inlining.dwo); DIR/clang-19-O2-exe-dwp.dwp: no unit has the skeleton's id ID
+        DIR/clang-19-O2-exe-dwp: .debug_info: the skeleton unit at 0x28: split DWARF file DIR/clang-19-O2-exe-dwp-inlining.driver.dwo not found (looked for DIR/clang-19-O2-exe-dwp-inlining.driver.dwo); DIR/clang-19-O2-exe-dwp.dwp: no unit has the skeleton's id ID
+        DIR/clang-19-O2-exe-dwp: .debug_info: the skeleton unit at 0x50: split DWARF file DIR/clang-19-O2-exe-dwp-switch_table.dwo not found (looked for DIR/clang-19-O2-exe-dwp-switch_table.dwo); DIR/clang-19-O2-exe-dwp.dwp: no unit has the skeleton's id ID"#]].assert_eq(&found);
+}
+
+/// `verify` reads `.debug_names` and checks its entries against the DIEs:
+/// an entry whose DIE offset is damaged is reported, as llvm-dwarfdump-19
+/// reports it.
+#[test]
+fn name_index_entries_are_checked() {
+    let (dir, build) = build_alone(Build {
+        compiler: "clang-19",
+        level: "-O2",
+        kind: Kind::Executable,
+        debug: Debug::Names,
+    });
+    let path = path_of(dir.path(), &build);
+    assert!(dwarfsmith(&["verify", path.to_str().unwrap()])
+        .status
+        .success());
+    let section = dir.path().join("names.bin");
+    objcopy(
+        &format!("--dump-section=.debug_names={}", section.display()),
+        &path,
+        None,
+    );
+    let mut bytes = std::fs::read(&section).unwrap();
+    // The pool ends with the last entry (abbreviation, 4-byte DIE offset,
+    // end of the name's entries) and two bytes of padding: the third byte of
+    // that DIE offset makes it point past its unit.
+    let at = bytes.len() - 6;
+    bytes[at] = 0x7f;
+    std::fs::write(&section, &bytes).unwrap();
+    let damaged = dir.path().join("damaged");
+    objcopy(
+        &format!("--update-section=.debug_names={}", section.display()),
+        &path,
+        Some(&damaged),
+    );
+    let (llvm_ok, llvm_text) = support::dwarfdump_verify(&damaged);
+    assert!(
+        !llvm_ok && llvm_text.contains("references a non-existing DIE"),
+        "{llvm_text}"
+    );
+    let verify = dwarfsmith(&["verify", damaged.to_str().unwrap()]);
+    assert!(!verify.status.success());
+    expect![[r#"
+        DIR/damaged: .debug_names+0x140: classify (DW_TAG_subprogram, .debug_info+0x7f01f3): there is no DIE at offset 0x7f0027 of its unit
+    "#]].assert_eq(
+        &String::from_utf8_lossy(&verify.stdout).replace(dir.path().to_str().unwrap(), "DIR"),
+    );
+}
+
+/// Cuts section `name` of `file` to its first half (written to `output`, or
+/// in place).
+fn cut_in_half(name: &str, file: &Path, output: Option<&Path>) {
+    let dir = tempfile::tempdir().unwrap();
+    let section = dir.path().join("section.bin");
+    objcopy(
+        &format!("--dump-section={name}={}", section.display()),
+        file,
+        None,
+    );
+    let bytes = std::fs::read(&section).unwrap();
+    std::fs::write(&section, &bytes[..bytes.len() / 2]).unwrap();
+    objcopy(
+        &format!("--update-section={name}={}", section.display()),
+        file,
+        output,
     );
 }
 

@@ -1,8 +1,8 @@
 //! Invariants of an ELF x86-64 object and its DWARF.
 //!
 //! In: the bytes of any ELF x86-64 relocatable object, executable or shared
-//! library (and the `.dwo` files of its skeleton units, found as `read`'s
-//! `split` says). Out: the [`Problem`]s found (none: the object keeps every
+//! library (and the `.dwo` files of its skeleton units, or their parts of its
+//! `.dwp` package, found as `read`'s `split` says). Out: the [`Problem`]s found (none: the object keeps every
 //! invariant).
 //!
 //! The invariants, each checked on the raw DWARF (relocations applied, as
@@ -30,6 +30,7 @@
 //!   `const_type`, `deref_type`) names a `DW_TAG_base_type` DIE, and every
 //!   `DW_OP_addr`/`DW_OP_addrx` points into a data object (an STT_OBJECT
 //!   symbol) or a data section's unnamed bytes (string literals);
+//! - every `.debug_names` entry names a DIE with its tag and name;
 //! - the pieces of a composite location never exceed the variable's type
 //!   size, and (with [`VerifyOptions::pieces_cover_variables`], dwarfsmith's
 //!   promise) cover it.
@@ -42,11 +43,13 @@
 //! [`normalise`]d form.
 //!
 //! Modules: `object` (symbols, CFI coverage), `line` (the line program),
+//! `names` (the name index),
 //! `unit` (DIEs, location lists, expressions), `normalise` and
 //! `round_trip`.
 
 mod forms;
 mod line;
+mod names;
 mod normalise;
 mod object;
 mod round_trip;
@@ -96,8 +99,8 @@ pub fn verify_with(bytes: &[u8], options: &VerifyOptions) -> Vec<Problem> {
 }
 
 /// Checks the object, executable or shared library at `path` under
-/// `options`, as [`verify_with`] does; split DWARF files are also looked for
-/// beside it, and a stripped file's debug file beside it and under
+/// `options`, as [`verify_with`] does; split units are also looked for in
+/// its package `PATH.dwp` first and beside it, and a stripped file's debug file beside it and under
 /// `debug_dirs` (see [`crate::read::find_debug_file`]).
 pub fn verify_file(path: &Path, options: &VerifyOptions, debug_dirs: &[PathBuf]) -> Vec<Problem> {
     let cannot_read = |path: &Path, e: std::io::Error| {
@@ -116,14 +119,14 @@ pub fn verify_file(path: &Path, options: &VerifyOptions, debug_dirs: &[PathBuf])
         },
         None => None,
     };
-    verify_bytes(&bytes, debug.as_deref(), options, path.parent())
+    verify_bytes(&bytes, debug.as_deref(), options, Some(path))
 }
 
 fn verify_bytes(
     bytes: &[u8],
     debug: Option<&[u8]>,
     options: &VerifyOptions,
-    beside: Option<&Path>,
+    file: Option<&Path>,
 ) -> Vec<Problem> {
     let mut problems = Problems::default();
     let object = match ElfObject::parse_with_debug(bytes, debug) {
@@ -136,7 +139,8 @@ fn verify_bytes(
     let sections = DwarfSections::load(&object);
     object::check_symbols(&object, &mut problems);
     object::check_cfi(&object, &sections, &mut problems);
-    unit::check_dwarf(&object, &sections, options, beside, &mut problems);
+    unit::check_dwarf(&object, &sections, options, file, &mut problems);
+    names::check_names(&sections, &mut problems);
     problems.list
 }
 

@@ -20,6 +20,7 @@
 //! Determinism: input `i` of a run with seed `s` depends only on `s` and
 //! `i` (its own [`SplitMix64`] stream), so a finding names `s` and `i`.
 
+pub mod corrupt;
 pub mod csmith;
 pub mod debug_info;
 pub mod mutate;

@@ -56,6 +56,38 @@ impl DwarfSections {
         DwarfSections { sections }
     }
 
+    /// Sections given as bytes (the contributions of one unit of a DWARF
+    /// package, see `split`).
+    pub fn from_parts(sections: HashMap<SectionId, Vec<u8>>) -> DwarfSections {
+        DwarfSections { sections }
+    }
+
+    /// Copies of the range and location list sections (`.debug_ranges`,
+    /// `.debug_rnglists`, `.debug_loc`, `.debug_loclists`) with bytes
+    /// appended that end no list, beside `.debug_addr` as it is. gimli ends
+    /// a list silently at its section's end; read over these instead, a list
+    /// that ran to the end without its end entry reads on (more entries, or
+    /// an error), so comparing the two readings finds it.
+    pub fn lists_run_on(&self) -> DwarfSections {
+        let lists = [
+            SectionId::DebugRanges,
+            SectionId::DebugRngLists,
+            SectionId::DebugLoc,
+            SectionId::DebugLocLists,
+        ];
+        let mut sections = HashMap::new();
+        for id in lists {
+            let mut data = self.data(id).to_vec();
+            data.extend(RUN_ON);
+            sections.insert(id, data);
+        }
+        sections.insert(
+            SectionId::DebugAddr,
+            self.data(SectionId::DebugAddr).to_vec(),
+        );
+        DwarfSections { sections }
+    }
+
     /// Whether the object has a `.debug_info` section.
     pub fn has_debug_info(&self) -> bool {
         self.sections
@@ -80,17 +112,25 @@ impl DwarfSections {
     }
 }
 
+/// What [`DwarfSections::lists_run_on`] appends: in DWARF 5 a first byte
+/// that is no DW_RLE/DW_LLE kind (an error); before, a range from
+/// 0x01..01ff to 0x02..02 (neither an end of list nor a base address
+/// selection) and, in `.debug_loc`, an empty expression.
+const RUN_ON: [u8; 18] = [0xff, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 0, 0];
+
 /// The DWARF sections read.
-const SECTIONS: [SectionId; 14] = [
+const SECTIONS: [SectionId; 16] = [
     SectionId::DebugAbbrev,
     SectionId::DebugAddr,
     SectionId::DebugAranges,
+    SectionId::DebugCuIndex,
     SectionId::DebugFrame,
     SectionId::DebugInfo,
     SectionId::DebugLine,
     SectionId::DebugLineStr,
     SectionId::DebugLoc,
     SectionId::DebugLocLists,
+    SectionId::DebugNames,
     SectionId::DebugRanges,
     SectionId::DebugRngLists,
     SectionId::DebugStr,

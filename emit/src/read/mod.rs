@@ -10,7 +10,7 @@
 //! relocations, a synthetic layout for objects), `compressed` (inflating
 //! debug sections), `object` (functions and data objects), `cfi`
 //! (`.eh_frame`), `dwarf` (relocated DWARF sections, the DIE tree), `split`
-//! (a skeleton unit's `.dwo`), `debug_file` (a stripped binary's debug file), `line` (files and rows), `types`, `unit`
+//! (a skeleton unit's `.dwo`, or its part of a `.dwp` package), `debug_file` (a stripped binary's debug file), `line` (files and rows), `names` (`.debug_names`), `types`, `unit`
 //! (subprograms and scopes), `loclists` and `op` (variable locations,
 //! raised back into the model's `DW_OP_LLVM_arg` form).
 //!
@@ -29,6 +29,7 @@ mod dwarf;
 mod elf;
 mod line;
 mod loclists;
+mod names;
 mod object;
 mod op;
 mod placement;
@@ -46,7 +47,8 @@ pub(crate) use elf::{relocation_width, ElfObject, Section};
 pub use line::{
     read_line_listing, read_line_listing_with_debug, CodeSpan, LineListing, RawLineRow,
 };
-pub(crate) use split::{dwo_file, split_unit, SplitFile};
+pub(crate) use names::{read_names, IndexedName};
+pub(crate) use split::{dwo_file, split_unit, Package, SplitFile};
 
 /// Why an object could not be read: what is wrong and where.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -6,7 +6,10 @@
 //! Checks: the unit has a DIE; its subprograms lie inside its ranges; every string attribute names a string
 //! inside its section (`DW_FORM_strp`, `strx`, `line_strp`); every
 //! `addrx` names an entry of `.debug_addr`; every `DW_AT_ranges` and
-//! location list decodes to its end; every `DW_AT_decl_file` and
+//! location list decodes to its end (an end entry, not the section's
+//! end), and no address range is longer than
+//! the code of the whole file (4 GiB when it starts where discarded code is
+//! left); every `DW_AT_decl_file` and
 //! `DW_AT_call_file` names a file of the line table; the contributions of
 //! the unit to `.debug_str_offsets`, `.debug_addr`, `.debug_rnglists` and
 //! `.debug_loclists` (at the unit's bases) start with a DWARF 5 header
@@ -25,6 +28,9 @@ pub(super) struct FormsContext<'c, 'a> {
     pub sections: &'c DwarfSections,
     /// The object's DWARF.
     pub dwarf: &'c gimli::Dwarf<Slice<'a>>,
+    /// The same with its range and location lists read on past their
+    /// sections' ends (`DwarfSections::lists_run_on`); `None` in a split unit.
+    pub run_on: Option<&'c gimli::Dwarf<Slice<'a>>>,
     /// The unit.
     pub unit: &'c gimli::Unit<Slice<'a>>,
     /// Its DIEs.
@@ -41,6 +47,7 @@ pub(super) fn check_forms(
         object,
         sections,
         dwarf,
+        run_on,
         unit,
         tree,
     } = context;
@@ -81,6 +88,7 @@ pub(super) fn check_forms(
             }
         }
     }
+    let code_span = code_span(object);
     for (index, die) in tree.dies.iter().enumerate() {
         let mut has_ranges = false;
         for attribute in die.entry.attrs() {
@@ -107,6 +115,13 @@ pub(super) fn check_forms(
                 {
                     locations_error(dwarf, unit, value)
                         .map(|e| format!("malformed location list: {e}"))
+                        .or_else(|| {
+                            let read = |dwarf| location_entries(dwarf, unit, value).ok();
+                            run_on.filter(|run_on| read(run_on) != read(dwarf)).map(|_| {
+                                "location list runs to the end of its section without an end entry"
+                                    .to_string()
+                            })
+                        })
                 }
                 AttributeValue::FileIndex(file) | AttributeValue::Udata(file)
                     if matches!(name, gimli::DW_AT_decl_file | gimli::DW_AT_call_file) =>
@@ -136,7 +151,31 @@ pub(super) fn check_forms(
                     "{}: malformed address ranges: {e}",
                     die_name(index)
                 )),
-                Ok(_) => {
+                Ok(ranges) => {
+                    if run_on.is_some_and(|run_on| {
+                        ranges_of(run_on, unit, &die.entry).ok().as_ref() != Some(&ranges)
+                    }) {
+                        problems.add(format!(
+                            "{}: address ranges run to the end of their section without an end entry",
+                            die_name(index)
+                        ));
+                    }
+                    for (begin, end) in ranges {
+                        let length = end.wrapping_sub(begin);
+                        // Discarded code keeps its length after a tombstone
+                        // start, and no function is 4 GiB long.
+                        let too_long = if object.discarded(begin) {
+                            (length > u64::from(u32::MAX)).then_some("4 GiB")
+                        } else {
+                            (length > code_span).then_some("all the code")
+                        };
+                        if let Some(limit) = too_long {
+                            problems.add(format!(
+                                "{}: address range [{begin:#x}, {end:#x}) is longer than {limit}",
+                                die_name(index)
+                            ));
+                        }
+                    }
                     for (begin, end) in backward_ranges(dwarf, unit, &die.entry) {
                         problems.add(format!(
                             "{}: address range [{begin:#x}, {end:#x}) ends before it begins",
@@ -158,6 +197,30 @@ pub(super) fn check_forms(
             }
         }
     }
+}
+
+/// From the start of the first code section to the end of the last.
+fn code_span(object: &ElfObject) -> u64 {
+    let code = object.sections.iter().filter(|s| s.is_code());
+    let start = code.clone().map(|s| s.address).min().unwrap_or(0);
+    let end = code.map(|s| s.address + s.size).max().unwrap_or(0);
+    end.saturating_sub(start)
+}
+
+/// How many entries a location list has.
+fn location_entries<'a>(
+    dwarf: &gimli::Dwarf<Slice<'a>>,
+    unit: &gimli::Unit<Slice<'a>>,
+    value: AttributeValue<Slice<'a>>,
+) -> gimli::Result<usize> {
+    let Some(mut list) = dwarf.attr_locations(unit, value)? else {
+        return Ok(0);
+    };
+    let mut count = 0;
+    while list.next()?.is_some() {
+        count += 1;
+    }
+    Ok(count)
 }
 
 fn locations_error<'a>(

@@ -1,5 +1,6 @@
-//! The line table side of `verify`: each sequence runs forwards, stays in
-//! one code section, and names files of the table. A sequence of code a
+//! The line table side of `verify`: each file of the table names one of its
+//! directories; each sequence runs forwards, stays in one code section, and
+//! names files of the table. A sequence of code a
 //! linker discarded (see `read::ElfObject::discarded`) has only its files
 //! checked.
 //!
@@ -20,6 +21,7 @@ pub(super) fn check_line_table(
         return;
     };
     let header = program.header();
+    check_file_directories(header, problems);
     let min_length = u64::from(header.minimum_instruction_length());
     let line_range = header.line_range().max(1);
     let opcode_base = header.opcode_base();
@@ -103,6 +105,25 @@ pub(super) fn check_line_table(
             address = 0;
             line = 1;
             file = 1;
+        }
+    }
+}
+
+/// Each file entry's directory index names a directory of the table
+/// (before DWARF 5, index 0 is the unit's compilation directory).
+fn check_file_directories(header: &gimli::LineProgramHeader<Slice<'_>>, problems: &mut Problems) {
+    let directories = header.include_directories().len() as u64;
+    let (first_file, last_directory) = if header.version() >= 5 {
+        (0, directories.checked_sub(1))
+    } else {
+        (1, Some(directories))
+    };
+    for (number, file) in (first_file..).zip(header.file_names()) {
+        let index = file.directory_index();
+        if last_directory.is_none_or(|last| index > last) {
+            problems.add(format!(
+                ".debug_line: file {number} names directory {index}, but the table lists {directories} directories"
+            ));
         }
     }
 }

@@ -11,18 +11,26 @@ use super::forms::{check_debug_sections, check_forms, FormsContext};
 use super::line::check_line_table;
 use super::object::AddressRange;
 use super::{describe, describe_range, Problems, VerifyOptions};
-use crate::read::{dwo_file, split_unit, DieTree, DwarfSections, ElfObject, Slice, SplitFile};
+use crate::read::{
+    dwo_file, split_unit, DieTree, DwarfSections, ElfObject, Package, Slice, SplitFile,
+};
 
 pub(super) fn check_dwarf(
     object: &ElfObject,
     sections: &DwarfSections,
     options: &VerifyOptions,
-    beside: Option<&Path>,
+    file: Option<&Path>,
     problems: &mut Problems,
 ) {
     if !sections.has_debug_info() {
         return;
     }
+    let beside = file.and_then(Path::parent);
+    let package = match file.and_then(Package::of) {
+        Some(Err(message)) => return problems.add(message),
+        Some(Ok(package)) => Some(package),
+        None => None,
+    };
     let dwarf = sections.dwarf();
     // A DWARF 4 skeleton (GNU split DWARF) has a `.debug_addr` without
     // headers: the tables are DWARF 5's only when every unit is.
@@ -32,6 +40,19 @@ pub(super) fn check_dwarf(
         all_dwarf5 &= header.version() >= 5;
     }
     check_debug_sections(object, all_dwarf5, problems);
+    let run_on_sections = sections.lists_run_on();
+    let run_on = run_on_sections.dwarf();
+    let check = |unit: &gimli::Unit<Slice<'_>>, problems: &mut Problems| {
+        check_unit(
+            object,
+            sections,
+            &dwarf,
+            Some(&run_on),
+            unit,
+            options,
+            problems,
+        )
+    };
     let mut units = dwarf.units();
     loop {
         let header = match units.next() {
@@ -44,10 +65,10 @@ pub(super) fn check_dwarf(
             Err(e) => return problems.add(format!("malformed unit in .debug_info: {e}")),
         };
         check_line_table(object, &unit, problems);
-        if !check_unit(object, sections, &dwarf, &unit, options, problems) {
+        if !check(&unit, problems) {
             return;
         }
-        match dwo_file(&dwarf, &unit, beside) {
+        match dwo_file(&dwarf, &unit, beside, package.as_ref()) {
             None => {}
             Some(Ok(file)) => check_split_unit(object, &file, &dwarf, &unit, options, problems),
             Some(Err(message)) => problems.add(format!(
@@ -67,7 +88,7 @@ pub(super) fn check_dwarf(
         };
         match dwarf.unit(header) {
             Ok(unit) => {
-                if !check_unit(object, sections, &dwarf, &unit, options, problems) {
+                if !check(&unit, problems) {
                     return;
                 }
             }
@@ -91,7 +112,15 @@ fn check_split_unit(
     let mut found = Problems::default();
     match split_unit(&dwo, skeleton) {
         Ok(unit) => {
-            check_unit(object, &file.sections, &dwo, &unit, options, &mut found);
+            check_unit(
+                object,
+                &file.sections,
+                &dwo,
+                None,
+                &unit,
+                options,
+                &mut found,
+            );
         }
         Err(message) => found.add(message),
     }
@@ -101,11 +130,14 @@ fn check_split_unit(
 }
 
 /// Checks one unit's DIEs; false when they cannot be read (reported).
-fn check_unit(
+/// `run_on`: the DWARF with its lists read on past their sections' ends
+/// (see `DwarfSections::lists_run_on`), when it is not a split unit.
+fn check_unit<'a>(
     object: &ElfObject,
     sections: &DwarfSections,
-    dwarf: &gimli::Dwarf<Slice<'_>>,
-    unit: &gimli::Unit<Slice<'_>>,
+    dwarf: &gimli::Dwarf<Slice<'a>>,
+    run_on: Option<&gimli::Dwarf<Slice<'a>>>,
+    unit: &gimli::Unit<Slice<'a>>,
     options: &VerifyOptions,
     problems: &mut Problems,
 ) -> bool {
@@ -120,6 +152,7 @@ fn check_unit(
         object,
         sections,
         dwarf,
+        run_on,
         unit,
         tree: &tree,
     };
@@ -154,7 +187,9 @@ impl UnitChecker<'_, '_> {
     /// Which DIEs describe discarded code: a subprogram, lexical block or
     /// inlined call of a linked file whose ranges all start at a discarded
     /// address (or that has an address attribute but no range gimli keeps:
-    /// lld's tombstones), and everything inside one.
+    /// lld's tombstones), and everything inside one; not a subprogram a
+    /// function symbol of its name is kept for, unless it starts at a
+    /// tombstone (see [`Self::kept_elsewhere`]).
     fn discarded_dies(&self) -> Vec<bool> {
         let mut discarded = vec![false; self.tree.dies.len()];
         if self.object.code_start == 0 {
@@ -177,9 +212,34 @@ impl UnitChecker<'_, '_> {
                         ranges
                             .iter()
                             .all(|&(start, _)| self.object.discarded(start))
+                            && !self.kept_elsewhere(die, &ranges)
                     }));
         }
         discarded
+    }
+
+    /// Whether subprogram `die`, at discarded addresses `ranges`, is not at
+    /// a linker's tombstone (0, or lld's -1/-2: where a discarded function
+    /// starts) and names a function the file keeps: then its address is
+    /// wrong, not discarded.
+    fn kept_elsewhere(&self, die: usize, ranges: &[(u64, u64)]) -> bool {
+        let tombstone = |start: u64| start == 0 || start >= u64::MAX - 1;
+        if self.tree.tag(die) != gimli::DW_TAG_subprogram
+            || ranges.iter().all(|&(start, _)| tombstone(start))
+        {
+            return false;
+        }
+        let Some(name) = self
+            .tree
+            .attr(die, gimli::DW_AT_name)
+            .and_then(|value| self.dwarf.attr_string(self.unit, value).ok())
+        else {
+            return false;
+        };
+        self.object
+            .functions
+            .iter()
+            .any(|function| function.name.as_bytes() == name.slice())
     }
 
     /// `DIE 0x...` with the DIE's offset in `.debug_info`, and its name.
