@@ -157,3 +157,52 @@ fn debug_info_does_not_change_the_code() {
         assert_eq!(a.code, b.code, "@{}", a.name);
     }
 }
+
+/// `llvm.is.constant` as libstdc++'s `std::advance` leaves it in clang -O0
+/// IR (an always-inline function's `__builtin_constant_p`): true exactly
+/// when the operand is a constant when selection sees it, so a call that our
+/// -O2 inlines with a constant argument answers 1 and one with a variable 0.
+#[test]
+fn is_constant_is_true_exactly_for_a_constant_operand() {
+    let ir = "\
+define internal i32 @constant_bit(i64 %n) alwaysinline {
+  %c = call i1 @llvm.is.constant.i64(i64 %n)
+  %z = zext i1 %c to i32
+  ret i32 %z
+}
+define i32 @probe(i64 %x) {
+  %a = call i32 @constant_bit(i64 7)
+  %b = call i32 @constant_bit(i64 %x)
+  %s = shl i32 %a, 1
+  %r = or i32 %s, %b
+  ret i32 %r
+}
+declare i1 @llvm.is.constant.i64(i64)
+";
+    let dir = tempfile::tempdir().unwrap();
+    let driver = dir.path().join("main.c");
+    std::fs::write(
+        &driver,
+        "#include <stdio.h>\nint probe(long);\nint main(void) { printf(\"%d\\n\", probe(5)); return 0; }\n",
+    )
+    .unwrap();
+    // Without inlining each call asks about its parameter (0); inlined, the
+    // first asks about 7 (1, shifted to 2).
+    for (flags, expected) in [(&["-O0"][..], "0\n"), (&["-O2"][..], "2\n")] {
+        let object = support::compile_ir(dir.path(), "probe", ir, flags);
+        let output = support::gcc_link_and_run(dir.path(), "probe", &[driver.clone(), object], &[]);
+        assert_eq!(output, expected, "{flags:?}");
+    }
+    expect_test::expect![[r#"
+        name: constant_bit
+        bb.0:
+          %2 = COPY $rdi
+          %0 = MOV32 0
+          %3 = COPY %0
+          %3 = AND32 %3, 1
+          %1 = COPY %3
+          $rax = COPY %1
+          RET $rax
+    "#]]
+    .assert_eq(&support::selected_mir(ir, "probe.ll", "constant_bit"));
+}

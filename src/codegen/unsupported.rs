@@ -291,9 +291,6 @@ const VECTOR_REDUCTIONS: &[&str] = &[
     "add", "mul", "and", "or", "xor", "smax", "smin", "umax", "umin", "fadd", "fmul",
 ];
 
-/// Casts of vectors that are refused (no pointer casts).
-const REFUSED_VECTOR_CASTS: &[CastOp] = &[CastOp::PtrToInt, CastOp::IntToPtr];
-
 /// The most lanes a vector may have: the vectorisers' widest SSE2 forms
 /// (`<16 x i64>`, `<64 x i8>`) fit; a lane-by-lane fallback over more would
 /// only make code nobody asked for.
@@ -399,9 +396,6 @@ fn refused_vector_construct(module: &Module, function: &Function) -> Option<(Pos
                     .any(|t| matches!(t, Type::Vector { elem, .. } if **elem == Type::Int(1))) =>
             {
                 return at(format!("'{opcode}' of a vector of i1"));
-            }
-            InstKind::Cast { op, .. } if REFUSED_VECTOR_CASTS.contains(op) => {
-                return at(format!("'{}' on vectors", op.name()));
             }
             InstKind::Cast {
                 op: CastOp::BitCast,

@@ -1290,6 +1290,8 @@ pub enum Intrinsic {
     DebugTrap,
     /// `llvm.objectsize.*`.
     ObjectSize,
+    /// `llvm.is.constant.*`: whether the operand is a constant.
+    IsConstant,
     /// `llvm.thread.pointer`: the thread pointer (`fs:0` on x86-64 Linux).
     ThreadPointer,
     /// `llvm.x86.*` intrinsics that are one instruction with no vector
@@ -1388,6 +1390,7 @@ impl Intrinsic {
             "trap" => Intrinsic::Trap,
             "debugtrap" => Intrinsic::DebugTrap,
             "objectsize" => Intrinsic::ObjectSize,
+            "is" if rest.starts_with("is.constant.") => Intrinsic::IsConstant,
             "thread" if rest == "thread.pointer" => Intrinsic::ThreadPointer,
             "x86" => Intrinsic::X86(match &rest[4..] {
                 "sse2.pause" => X86Intrinsic::Pause,

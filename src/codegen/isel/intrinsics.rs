@@ -3,8 +3,8 @@
 //! In: calls of `llvm.*` integer intrinsics (min/max, `abs`, `bswap`,
 //! `bitreverse`, `ctpop`/`ctlz`/`cttz`, `fshl`/`fshr`, `*.with.overflow`,
 //! `*.sat`, `expect`, `assume`, `load.relative`, `stacksave`/`stackrestore`,
-//! `trap`/`debugtrap`, `prefetch`, `objectsize`, `memcpy`/`memset`/`memmove`,
-//! lifetime markers). Out: MIR over general-purpose virtual registers.
+//! `trap`/`debugtrap`, `prefetch`, `objectsize`, `is.constant`,
+//! `memcpy`/`memset`/`memmove`, lifetime markers). Out: MIR over general-purpose virtual registers.
 //!
 //! Rules it follows:
 //! - Only baseline x86-64 instructions: `ctlz`/`cttz` are `bsr`/`bsf` with a
@@ -16,7 +16,9 @@
 //!   (see [`super::aggregate`]).
 //! - `prefetch` is a hint and becomes no code; `assume` none either;
 //!   `expect` is its first argument; `objectsize` is "unknown" (-1, or 0
-//!   when asked for the minimum), as LLVM folds it when it cannot know.
+//!   when asked for the minimum), as LLVM folds it when it cannot know;
+//!   `is.constant` is true exactly when its operand is a constant, as
+//!   LLVM's LowerConstantIntrinsics decides what folding left.
 //! - `stacksave`/`stackrestore` read and write rsp and mark the function as
 //!   moving rsp, so its epilogue restores rsp from rbp.
 
@@ -68,7 +70,8 @@ impl Selector<'_> {
             | Intrinsic::Ctlz
             | Intrinsic::Cttz
             | Intrinsic::Expect
-            | Intrinsic::ObjectSize => 1,
+            | Intrinsic::ObjectSize
+            | Intrinsic::IsConstant => 1,
             Intrinsic::SMax
             | Intrinsic::SMin
             | Intrinsic::UMax
@@ -153,6 +156,17 @@ impl Selector<'_> {
                 let dst = self.dst(id)?;
                 let src = self.reg(operands[0])?;
                 self.emit(K::Copy { dst, src });
+                Ok(())
+            }
+            Intrinsic::IsConstant => {
+                let dst = self.dst(id)?;
+                let constant = matches!(operands[0], Value::Const(_));
+                let width = self.width_of(dst);
+                self.emit(K::MovImm {
+                    dst,
+                    imm: i64::from(constant),
+                    width,
+                });
                 Ok(())
             }
             Intrinsic::ObjectSize => {

@@ -1183,6 +1183,16 @@ impl Selector<'_> {
         let from = self.vector_of(value)?;
         let to = self.vector_type(&self.f.inst(id).ty)?;
         match (op, from, to) {
+            (CastOp::PtrToInt | CastOp::IntToPtr, Some(a), Some(b)) => {
+                // A pointer lane is a 64-bit integer lane: the cast is a
+                // bitcast, or the truncation or zero extension it implies.
+                let as_integers = match a.lane.bytes().cmp(&b.lane.bytes()) {
+                    std::cmp::Ordering::Equal => CastOp::BitCast,
+                    std::cmp::Ordering::Greater => CastOp::Trunc,
+                    std::cmp::Ordering::Less => CastOp::ZExt,
+                };
+                self.lower_vector_cast(id, as_integers, value)
+            }
             (CastOp::BitCast, Some(a), Some(b)) => {
                 if (a.lane == Lane::Bool) != (b.lane == Lane::Bool) {
                     return Err(self.error(format!(
