@@ -283,7 +283,9 @@ fn odd_wide_passed(ty: &Type, what: &str) -> String {
 
 /// The vector intrinsics selected (the name's second part: `llvm.smax.v4i32`),
 /// for integer lanes, beside the `llvm.vector.reduce.*` family.
-const VECTOR_LANE_INTRINSICS: &[&str] = &["smax", "smin", "umax", "umin", "fshl", "fshr", "abs"];
+const VECTOR_LANE_INTRINSICS: &[&str] = &[
+    "smax", "smin", "umax", "umin", "fshl", "fshr", "abs", "bswap",
+];
 
 /// The `llvm.vector.reduce.*` operations selected (`fmax`/`fmin` and their
 /// NaN rules are not).

@@ -1681,6 +1681,7 @@ impl Selector<'_> {
             "smax" | "smin" | "umax" | "umin" | "usub" | "uadd" | "ssub" | "sadd" => 2,
             "fshl" | "fshr" => 3,
             "abs" => 2,
+            "bswap" if bits >= 16 => 1,
             _ => return Err(self.error(unsupported())),
         };
         if matches!(op, "usub" | "uadd" | "ssub" | "sadd") && base.get(2) != Some(&"sat") {
@@ -1697,7 +1698,7 @@ impl Selector<'_> {
             return Err(self.error(unsupported()));
         }
         let signed = matches!(op, "smax" | "smin" | "abs");
-        let slots: Vec<StackSlotId> = if op == "abs" {
+        let slots: Vec<StackSlotId> = if matches!(op, "abs" | "bswap") {
             vec![self.spill_to_scratch(values[0], 0)?]
         } else {
             let mut s = Vec::new();
@@ -1726,6 +1727,25 @@ impl Selector<'_> {
                         src: Rm::Reg(a),
                     });
                     n
+                }
+                "bswap" => {
+                    let r = self.vreg(width);
+                    self.emit(K::Copy { dst: r, src: a });
+                    if bits == 16 {
+                        self.emit(K::Shift {
+                            op: ShiftOp::Rol,
+                            width: Width::W16,
+                            dst: r,
+                            amount: ShiftAmount::Imm(8),
+                        });
+                    } else {
+                        self.emit(K::Unary {
+                            op: UnaryOp::Bswap,
+                            width,
+                            dst: r,
+                        });
+                    }
+                    r
                 }
                 "fshl" | "fshr" => {
                     // Concatenate in a 64-bit register (lanes up to 32 bits)
