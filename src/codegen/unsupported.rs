@@ -452,7 +452,7 @@ fn refused_vector_construct(module: &Module, function: &Function) -> Option<(Pos
                         ["ssub" | "sadd", "sat", ty, ..] => {
                             ty.ends_with("i8") || ty.ends_with("i16")
                         }
-                        ["fmuladd" | "fabs", ..] => true,
+                        ["fmuladd" | "fabs" | "sqrt", ..] => true,
                         [op, ..] => VECTOR_LANE_INTRINSICS.contains(op),
                         _ => false,
                     };

@@ -1656,6 +1656,24 @@ impl Selector<'_> {
         if let ("fabs", Lane::Fp(size), [a]) = (op, ty.lane, values.as_slice()) {
             return self.sign_mask(id, size, a, PackedOp::And, false);
         }
+        if let ("sqrt", Lane::Fp(size), [a]) = (op, ty.lane, values.as_slice()) {
+            // Every lane of each part, unused ones too (their square roots
+            // raise no trap: exceptions are masked).
+            let sqrt = match size {
+                FpSize::F32 => PackedOp::SqrtPs,
+                FpSize::F64 => PackedOp::SqrtPd,
+            };
+            let a = self.parts(a)?;
+            for (d, x) in self.result_parts(id).into_iter().zip(a) {
+                self.emit(K::Copy { dst: d, src: x });
+                self.emit(K::Packed {
+                    op: sqrt,
+                    dst: d,
+                    src: x,
+                });
+            }
+            return Ok(());
+        }
         if let ("fmuladd", Lane::Fp(size), [a, b, c]) = (op, ty.lane, values.as_slice()) {
             // A multiply, then an add (no FMA in the baseline).
             let (mul, add) = match size {
