@@ -157,3 +157,135 @@ fn debug_info_does_not_change_the_code() {
         assert_eq!(a.code, b.code, "@{}", a.name);
     }
 }
+
+/// `llvm.is.constant` as libstdc++'s `std::advance` leaves it in clang -O0
+/// IR (an always-inline function's `__builtin_constant_p`): true exactly
+/// when the operand is a constant when selection sees it, so a call that our
+/// -O2 inlines with a constant argument answers 1 and one with a variable 0.
+#[test]
+fn is_constant_is_true_exactly_for_a_constant_operand() {
+    let ir = "\
+define internal i32 @constant_bit(i64 %n) alwaysinline {
+  %c = call i1 @llvm.is.constant.i64(i64 %n)
+  %z = zext i1 %c to i32
+  ret i32 %z
+}
+define i32 @probe(i64 %x) {
+  %a = call i32 @constant_bit(i64 7)
+  %b = call i32 @constant_bit(i64 %x)
+  %s = shl i32 %a, 1
+  %r = or i32 %s, %b
+  ret i32 %r
+}
+declare i1 @llvm.is.constant.i64(i64)
+";
+    let dir = tempfile::tempdir().unwrap();
+    let driver = dir.path().join("main.c");
+    std::fs::write(
+        &driver,
+        "#include <stdio.h>\nint probe(long);\nint main(void) { printf(\"%d\\n\", probe(5)); return 0; }\n",
+    )
+    .unwrap();
+    // Without inlining each call asks about its parameter (0); inlined, the
+    // first asks about 7 (1, shifted to 2).
+    for (flags, expected) in [(&["-O0"][..], "0\n"), (&["-O2"][..], "2\n")] {
+        let object = support::compile_ir(dir.path(), "probe", ir, flags);
+        let output = support::gcc_link_and_run(dir.path(), "probe", &[driver.clone(), object], &[]);
+        assert_eq!(output, expected, "{flags:?}");
+    }
+    expect_test::expect![[r#"
+        name: constant_bit
+        bb.0:
+          %2 = COPY $rdi
+          %0 = MOV32 0
+          %3 = COPY %0
+          %3 = AND32 %3, 1
+          %1 = COPY %3
+          $rax = COPY %1
+          RET $rax
+    "#]]
+    .assert_eq(&support::selected_mir(ir, "probe.ll", "constant_bit"));
+}
+
+/// `llvm.returnaddress(i32 0)`, as libFuzzer's interceptors and trace-pc
+/// hooks call it: the address the function returns to, read from its frame
+/// with or without a frame pointer (dladdr names the caller, `main`); a
+/// caller's return address (depth 1) is refused by name.
+#[test]
+fn returnaddress_is_where_the_function_returns_to() {
+    let ir = "\
+declare ptr @llvm.returnaddress(i32)
+declare void @use(ptr)
+define ptr @with_frame_pointer() noinline \"frame-pointer\"=\"all\" {
+  %r = call ptr @llvm.returnaddress(i32 0)
+  ret ptr %r
+}
+define ptr @without_frame_pointer(i64 %n) noinline \"frame-pointer\"=\"none\" {
+  %buffer = alloca [40 x i8], align 16
+  call void @use(ptr %buffer)
+  %r = call ptr @llvm.returnaddress(i32 0)
+  ret ptr %r
+}
+";
+    let driver = "\
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+void *with_frame_pointer(void);
+void *without_frame_pointer(long);
+void use(char *p) { p[0] = 1; }
+static const char *name(void *address) {
+  Dl_info info;
+  return dladdr(address, &info) && info.dli_sname ? info.dli_sname : \"?\";
+}
+int main(void) {
+  printf(\"%s %s\\n\", name(with_frame_pointer()), name(without_frame_pointer(3)));
+  return 0;
+}
+";
+    let dir = tempfile::tempdir().unwrap();
+    let main = dir.path().join("main.c");
+    std::fs::write(&main, driver).unwrap();
+    for flags in [&["-O0"][..], &["-O2"][..]] {
+        let object = support::compile_ir(dir.path(), "ra", ir, flags);
+        let output =
+            support::gcc_link_and_run(dir.path(), "ra", &[main.clone(), object], &["-rdynamic"]);
+        assert_eq!(output, "main main\n", "{flags:?}");
+    }
+    let refused = support::refusal(
+        dir.path(),
+        "declare ptr @llvm.returnaddress(i32)\ndefine ptr @f() {\n  %r = call ptr @llvm.returnaddress(i32 1)\n  ret ptr %r\n}\n",
+    );
+    assert_eq!(
+        refused,
+        "case.ll:3:3: error: function @f: unsupported intrinsic 'llvm.returnaddress' of a caller (depth above 0)"
+    );
+}
+
+/// `ptr align 4294967296 null` (clang's memcpy to a null pointer in
+/// libFuzzer's FuzzerFork.cpp): alignments go up to 2^32 as in LLVM; above
+/// is an error at the number.
+#[test]
+fn an_alignment_of_2_to_the_32_is_accepted_and_one_above_refused() {
+    let ir = |align: &str| {
+        format!(
+            "declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)\ndefine void @copy(ptr %p, i64 %n) {{\n  call void @llvm.memcpy.p0.p0.i64(ptr align {align} null, ptr align 1 %p, i64 %n, i1 false)\n  ret void\n}}\n"
+        )
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let object = support::compile_ir(dir.path(), "copy", &ir("4294967296"), &[]);
+    let main = dir.path().join("main.c");
+    std::fs::write(
+        &main,
+        "#include <stdio.h>\nvoid copy(const char *, long);\nint main(void) { copy(\"x\", 0); puts(\"copied nothing\"); return 0; }\n",
+    )
+    .unwrap();
+    assert_eq!(
+        support::gcc_link_and_run(dir.path(), "copy", &[main, object], &[]),
+        "copied nothing\n"
+    );
+    assert_eq!(
+        support::refusal(dir.path(), &ir("8589934592")),
+        "case.ll:3:46: error: alignment 8589934592 is above 2^32"
+    );
+}

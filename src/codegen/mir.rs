@@ -336,6 +336,15 @@ pub enum PackedOp {
     RsqrtPs,
     /// rcpps: approximate reciprocals.
     RcpPs,
+    /// sqrtps: square roots of four floats.
+    SqrtPs,
+    /// sqrtpd: square roots of two doubles.
+    SqrtPd,
+    /// rsqrtss: the low float's approximate reciprocal square root (the
+    /// other lanes of `dst` stay).
+    RsqrtSs,
+    /// rcpss: the low float's approximate reciprocal.
+    RcpSs,
     /// psllw by the count in `src`'s low 64 bits.
     ShlW,
     /// pslld by an xmm count.

@@ -283,16 +283,15 @@ fn odd_wide_passed(ty: &Type, what: &str) -> String {
 
 /// The vector intrinsics selected (the name's second part: `llvm.smax.v4i32`),
 /// for integer lanes, beside the `llvm.vector.reduce.*` family.
-const VECTOR_LANE_INTRINSICS: &[&str] = &["smax", "smin", "umax", "umin", "fshl", "fshr", "abs"];
+const VECTOR_LANE_INTRINSICS: &[&str] = &[
+    "smax", "smin", "umax", "umin", "fshl", "fshr", "abs", "bswap",
+];
 
 /// The `llvm.vector.reduce.*` operations selected (`fmax`/`fmin` and their
 /// NaN rules are not).
 const VECTOR_REDUCTIONS: &[&str] = &[
     "add", "mul", "and", "or", "xor", "smax", "smin", "umax", "umin", "fadd", "fmul",
 ];
-
-/// Casts of vectors that are refused (no pointer casts).
-const REFUSED_VECTOR_CASTS: &[CastOp] = &[CastOp::PtrToInt, CastOp::IntToPtr];
 
 /// The most lanes a vector may have: the vectorisers' widest SSE2 forms
 /// (`<16 x i64>`, `<64 x i8>`) fit; a lane-by-lane fallback over more would
@@ -400,9 +399,6 @@ fn refused_vector_construct(module: &Module, function: &Function) -> Option<(Pos
             {
                 return at(format!("'{opcode}' of a vector of i1"));
             }
-            InstKind::Cast { op, .. } if REFUSED_VECTOR_CASTS.contains(op) => {
-                return at(format!("'{}' on vectors", op.name()));
-            }
             InstKind::Cast {
                 op: CastOp::BitCast,
                 value,
@@ -456,7 +452,7 @@ fn refused_vector_construct(module: &Module, function: &Function) -> Option<(Pos
                         ["ssub" | "sadd", "sat", ty, ..] => {
                             ty.ends_with("i8") || ty.ends_with("i16")
                         }
-                        ["fmuladd" | "fabs", ..] => true,
+                        ["fmuladd" | "fabs" | "sqrt", ..] => true,
                         [op, ..] => VECTOR_LANE_INTRINSICS.contains(op),
                         _ => false,
                     };

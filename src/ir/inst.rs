@@ -1290,6 +1290,11 @@ pub enum Intrinsic {
     DebugTrap,
     /// `llvm.objectsize.*`.
     ObjectSize,
+    /// `llvm.is.constant.*`: whether the operand is a constant.
+    IsConstant,
+    /// `llvm.returnaddress`: the return address of the function (depth 0)
+    /// or of one of its callers.
+    ReturnAddress,
     /// `llvm.thread.pointer`: the thread pointer (`fs:0` on x86-64 Linux).
     ThreadPointer,
     /// `llvm.x86.*` intrinsics that are one instruction with no vector
@@ -1388,6 +1393,8 @@ impl Intrinsic {
             "trap" => Intrinsic::Trap,
             "debugtrap" => Intrinsic::DebugTrap,
             "objectsize" => Intrinsic::ObjectSize,
+            "is" if rest.starts_with("is.constant.") => Intrinsic::IsConstant,
+            "returnaddress" => Intrinsic::ReturnAddress,
             "thread" if rest == "thread.pointer" => Intrinsic::ThreadPointer,
             "x86" => Intrinsic::X86(match &rest[4..] {
                 "sse2.pause" => X86Intrinsic::Pause,

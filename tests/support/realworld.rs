@@ -315,50 +315,7 @@ pub fn build_with(
         assert_ran(output, &format!("gcc or {clang} on {}", command.display()));
     }
 
-    let back = project
-        .sources
-        .iter()
-        .map(|source| {
-            let name = stem(source);
-            // A compile that hangs is a status line, not a stuck test.
-            let mut command = Command::new("timeout");
-            command
-                .arg(format!("{COMPILE_TIME_LIMIT_SECONDS}"))
-                .arg(dwarfsmith)
-                .args([
-                    "compile",
-                    &format!("ir/{name}.ll"),
-                    "-o",
-                    &format!("ds/{name}.o"),
-                ])
-                .args(compile_flags)
-                .current_dir(dir);
-            command
-        })
-        .collect();
-    let files: Vec<(String, Result<PathBuf, String>)> = run_all(back)
-        .into_iter()
-        .zip(&project.sources)
-        .map(|(output, source)| {
-            let name = stem(source);
-            let file = source.file_name().unwrap().to_str().unwrap().to_string();
-            if output.status.success() {
-                return (file, Ok(dir.join(format!("ds/{name}.o"))));
-            }
-            if output.status.code() == Some(124) {
-                let limit = format!("timed out after {COMPILE_TIME_LIMIT_SECONDS} s");
-                return (file, Err(limit));
-            }
-            let stderr = String::from_utf8_lossy(&output.stderr);
-            let first = stderr.lines().next().unwrap_or("(no message)");
-            let prefix = format!("ir/{name}.ll:");
-            (
-                file,
-                Err(first.strip_prefix(&prefix).unwrap_or(first).to_string()),
-            )
-        })
-        .collect();
-
+    let files = compile_each(&project.sources, compile_flags, dwarfsmith, dir);
     let objects: Vec<&PathBuf> = files.iter().filter_map(|(_, r)| r.as_ref().ok()).collect();
     verify_objects(dwarfsmith, &objects);
 
@@ -386,6 +343,111 @@ pub fn build_with(
         gcc_exe,
         mixed_exe,
     }
+}
+
+/// `dwarfsmith compile COMPILE_FLAGS` of `dir/ir/STEM.ll` into
+/// `dir/ds/STEM.o` for each source, `JOBS` at a time: each source's file
+/// name with the object, or the first line of the error (without the IR
+/// file name), or the time limit it ran into.
+pub fn compile_each(
+    sources: &[PathBuf],
+    compile_flags: &[&str],
+    dwarfsmith: &Path,
+    dir: &Path,
+) -> Vec<(String, Result<PathBuf, String>)> {
+    std::fs::create_dir_all(dir.join("ds")).unwrap();
+    let back = sources
+        .iter()
+        .map(|source| {
+            let name = stem(source);
+            // A compile that hangs is a status line, not a stuck test.
+            let mut command = Command::new("timeout");
+            command
+                .arg(format!("{COMPILE_TIME_LIMIT_SECONDS}"))
+                .arg(dwarfsmith)
+                .args([
+                    "compile",
+                    &format!("ir/{name}.ll"),
+                    "-o",
+                    &format!("ds/{name}.o"),
+                ])
+                .args(compile_flags)
+                .current_dir(dir);
+            command
+        })
+        .collect();
+    run_all(back)
+        .into_iter()
+        .zip(sources)
+        .map(|(output, source)| {
+            let name = stem(source);
+            let file = source.file_name().unwrap().to_str().unwrap().to_string();
+            if output.status.success() {
+                return (file, Ok(dir.join(format!("ds/{name}.o"))));
+            }
+            if output.status.code() == Some(124) {
+                let limit = format!("timed out after {COMPILE_TIME_LIMIT_SECONDS} s");
+                return (file, Err(limit));
+            }
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let first = stderr.lines().next().unwrap_or("(no message)");
+            let prefix = format!("ir/{name}.ll:");
+            (
+                file,
+                Err(first.strip_prefix(&prefix).unwrap_or(first).to_string()),
+            )
+        })
+        .collect()
+}
+
+/// `clang++-19 IR_FLAGS -S -emit-llvm CPP_FLAGS` of each C++ source into
+/// `dir/ir/STEM.ll`, `JOBS` at a time (every one must succeed).
+pub fn cxx_ir(sources: &[PathBuf], cpp_flags: &[String], ir_flags: &[&str], dir: &Path) {
+    std::fs::create_dir_all(dir.join("ir")).unwrap();
+    let commands = sources
+        .iter()
+        .map(|source| {
+            let mut command = Command::new("clang++-19");
+            command
+                .args(ir_flags)
+                .args(["-w", "-S", "-emit-llvm"])
+                .args(cpp_flags)
+                .arg(source)
+                .arg("-o")
+                .arg(dir.join(format!("ir/{}.ll", stem(source))));
+            command
+        })
+        .collect();
+    for (output, source) in run_all(commands).iter().zip(sources) {
+        assert_ran(output, &format!("clang++-19 on {}", source.display()));
+    }
+}
+
+/// `llc-19 -O2` (position independent, as clang's objects are) of each
+/// source's `dir/ir/STEM.ll` into `dir/llc/STEM.o`, `JOBS` at a time: the
+/// reference build from the same IR.
+pub fn llc_each(sources: &[PathBuf], dir: &Path) -> Vec<PathBuf> {
+    std::fs::create_dir_all(dir.join("llc")).unwrap();
+    let objects: Vec<PathBuf> = sources
+        .iter()
+        .map(|source| dir.join(format!("llc/{}.o", stem(source))))
+        .collect();
+    let commands = sources
+        .iter()
+        .zip(&objects)
+        .map(|(source, object)| {
+            let mut command = Command::new("llc-19");
+            command
+                .args(["-O2", "-filetype=obj", "-relocation-model=pic", "-o"])
+                .arg(object)
+                .arg(dir.join(format!("ir/{}.ll", stem(source))));
+            command
+        })
+        .collect();
+    for (output, source) in run_all(commands).iter().zip(sources) {
+        assert_ran(output, &format!("llc-19 on {}", source.display()));
+    }
+    objects
 }
 
 /// `dwarfsmith verify` and `dwarfsmith verify --locations` on each object

@@ -3,8 +3,8 @@
 //! In: calls of `llvm.*` integer intrinsics (min/max, `abs`, `bswap`,
 //! `bitreverse`, `ctpop`/`ctlz`/`cttz`, `fshl`/`fshr`, `*.with.overflow`,
 //! `*.sat`, `expect`, `assume`, `load.relative`, `stacksave`/`stackrestore`,
-//! `trap`/`debugtrap`, `prefetch`, `objectsize`, `memcpy`/`memset`/`memmove`,
-//! lifetime markers). Out: MIR over general-purpose virtual registers.
+//! `trap`/`debugtrap`, `prefetch`, `objectsize`, `is.constant`,
+//! `returnaddress`, `memcpy`/`memset`/`memmove`, lifetime markers). Out: MIR over general-purpose virtual registers.
 //!
 //! Rules it follows:
 //! - Only baseline x86-64 instructions: `ctlz`/`cttz` are `bsr`/`bsf` with a
@@ -16,13 +16,19 @@
 //!   (see [`super::aggregate`]).
 //! - `prefetch` is a hint and becomes no code; `assume` none either;
 //!   `expect` is its first argument; `objectsize` is "unknown" (-1, or 0
-//!   when asked for the minimum), as LLVM folds it when it cannot know.
+//!   when asked for the minimum), as LLVM folds it when it cannot know;
+//!   `is.constant` is true exactly when its operand is a constant, as
+//!   LLVM's LowerConstantIntrinsics decides what folding left.
+//! - `returnaddress(0)` loads the return address from its frame slot, 8
+//!   bytes below the CFA; a caller's (a depth above 0) needs a
+//!   frame-pointer walk and is refused by name.
 //! - `stacksave`/`stackrestore` read and write rsp and mark the function as
 //!   moving rsp, so its epilogue restores rsp from rbp.
 
 use super::{container, exact_width, Selector};
 use crate::codegen::mir::{
-    AluOp, Cond, InstKind as K, Reg, Rm, Rmi, ShiftAmount, ShiftOp, UnaryOp, Width,
+    Address, AddressBase, AluOp, Cond, InstKind as K, Reg, Rm, Rmi, ShiftAmount, ShiftOp, UnaryOp,
+    Width,
 };
 use crate::error::Diagnostic;
 use crate::ir::{
@@ -68,7 +74,9 @@ impl Selector<'_> {
             | Intrinsic::Ctlz
             | Intrinsic::Cttz
             | Intrinsic::Expect
-            | Intrinsic::ObjectSize => 1,
+            | Intrinsic::ObjectSize
+            | Intrinsic::IsConstant
+            | Intrinsic::ReturnAddress => 1,
             Intrinsic::SMax
             | Intrinsic::SMin
             | Intrinsic::UMax
@@ -153,6 +161,36 @@ impl Selector<'_> {
                 let dst = self.dst(id)?;
                 let src = self.reg(operands[0])?;
                 self.emit(K::Copy { dst, src });
+                Ok(())
+            }
+            Intrinsic::ReturnAddress => {
+                if self.const_int(operands[0]) != Some(0) {
+                    return Err(self.error(format!(
+                        "unsupported intrinsic '{name}' of a caller (depth above 0)"
+                    )));
+                }
+                let dst = self.dst(id)?;
+                // The return address sits just below the incoming arguments.
+                self.emit(K::Load {
+                    dst,
+                    addr: Address {
+                        base: AddressBase::IncomingArgs,
+                        index: None,
+                        disp: -8,
+                    },
+                    width: Width::W64,
+                });
+                Ok(())
+            }
+            Intrinsic::IsConstant => {
+                let dst = self.dst(id)?;
+                let constant = matches!(operands[0], Value::Const(_));
+                let width = self.width_of(dst);
+                self.emit(K::MovImm {
+                    dst,
+                    imm: i64::from(constant),
+                    width,
+                });
                 Ok(())
             }
             Intrinsic::ObjectSize => {

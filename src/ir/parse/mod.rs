@@ -333,11 +333,26 @@ impl<'a> Parser<'a> {
     /// The number after `align`: a power of two, as LLVM requires.
     fn alignment(&mut self) -> PResult<u32> {
         let offset = self.offset();
-        let v = self.u32_value()?;
-        if !v.is_power_of_two() {
-            return Err(self.error_at(offset, "alignment is not a power of two"));
+        let v = self.wide_alignment()?;
+        u32::try_from(v).map_err(|_| {
+            self.error_at(
+                offset,
+                format!("alignment {v} is not supported here (at most 2147483648)"),
+            )
+        })
+    }
+
+    /// `N` of `align N`: a power of two up to 2^32, LLVM's largest.
+    pub(super) fn wide_alignment(&mut self) -> PResult<u64> {
+        let offset = self.offset();
+        let v = self.int()?;
+        match u64::try_from(v) {
+            Ok(v) if v.is_power_of_two() && v <= 1 << 32 => Ok(v),
+            Ok(v) if v.is_power_of_two() => {
+                Err(self.error_at(offset, format!("alignment {v} is above 2^32")))
+            }
+            _ => Err(self.error_at(offset, "alignment is not a power of two")),
         }
-        Ok(v)
     }
 
     /// Skips a balanced `(...)`, `[...]` or `{...}` group starting at the cursor.

@@ -295,7 +295,12 @@ impl<'a> Parser<'a> {
                     "align" if matches!(self.peek_n(1), Tok::Int(_)) => {
                         let start = self.offset();
                         self.bump();
-                        align = Some((self.alignment()?, self.source_since(start).to_string()));
+                        let at = self.offset();
+                        align = Some((
+                            at,
+                            self.wide_alignment()?,
+                            self.source_since(start).to_string(),
+                        ));
                         continue;
                     }
                     "byval" | "sret" | "elementtype" if self.peek_n(1) == Tok::Punct(b'(') => {
@@ -318,9 +323,14 @@ impl<'a> Parser<'a> {
                 _ => {
                     // `align N` belongs to the copy of a byval/sret pointer;
                     // on any other pointer it is kept as written.
-                    if let Some((n, written)) = align {
+                    if let Some((at, n, written)) = align {
                         if attrs.byval.is_some() || attrs.sret.is_some() {
-                            attrs.align = Some(n);
+                            attrs.align = Some(u32::try_from(n).map_err(|_| {
+                                self.error_at(
+                                    at,
+                                    format!("alignment {n} of a copy is not supported"),
+                                )
+                            })?);
                         } else {
                             attrs.other.push(written);
                         }

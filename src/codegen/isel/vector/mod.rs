@@ -1183,6 +1183,16 @@ impl Selector<'_> {
         let from = self.vector_of(value)?;
         let to = self.vector_type(&self.f.inst(id).ty)?;
         match (op, from, to) {
+            (CastOp::PtrToInt | CastOp::IntToPtr, Some(a), Some(b)) => {
+                // A pointer lane is a 64-bit integer lane: the cast is a
+                // bitcast, or the truncation or zero extension it implies.
+                let as_integers = match a.lane.bytes().cmp(&b.lane.bytes()) {
+                    std::cmp::Ordering::Equal => CastOp::BitCast,
+                    std::cmp::Ordering::Greater => CastOp::Trunc,
+                    std::cmp::Ordering::Less => CastOp::ZExt,
+                };
+                self.lower_vector_cast(id, as_integers, value)
+            }
             (CastOp::BitCast, Some(a), Some(b)) => {
                 if (a.lane == Lane::Bool) != (b.lane == Lane::Bool) {
                     return Err(self.error(format!(
@@ -1646,6 +1656,24 @@ impl Selector<'_> {
         if let ("fabs", Lane::Fp(size), [a]) = (op, ty.lane, values.as_slice()) {
             return self.sign_mask(id, size, a, PackedOp::And, false);
         }
+        if let ("sqrt", Lane::Fp(size), [a]) = (op, ty.lane, values.as_slice()) {
+            // Every lane of each part, unused ones too (their square roots
+            // raise no trap: exceptions are masked).
+            let sqrt = match size {
+                FpSize::F32 => PackedOp::SqrtPs,
+                FpSize::F64 => PackedOp::SqrtPd,
+            };
+            let a = self.parts(a)?;
+            for (d, x) in self.result_parts(id).into_iter().zip(a) {
+                self.emit(K::Copy { dst: d, src: x });
+                self.emit(K::Packed {
+                    op: sqrt,
+                    dst: d,
+                    src: x,
+                });
+            }
+            return Ok(());
+        }
         if let ("fmuladd", Lane::Fp(size), [a, b, c]) = (op, ty.lane, values.as_slice()) {
             // A multiply, then an add (no FMA in the baseline).
             let (mul, add) = match size {
@@ -1671,6 +1699,7 @@ impl Selector<'_> {
             "smax" | "smin" | "umax" | "umin" | "usub" | "uadd" | "ssub" | "sadd" => 2,
             "fshl" | "fshr" => 3,
             "abs" => 2,
+            "bswap" if bits >= 16 => 1,
             _ => return Err(self.error(unsupported())),
         };
         if matches!(op, "usub" | "uadd" | "ssub" | "sadd") && base.get(2) != Some(&"sat") {
@@ -1687,7 +1716,7 @@ impl Selector<'_> {
             return Err(self.error(unsupported()));
         }
         let signed = matches!(op, "smax" | "smin" | "abs");
-        let slots: Vec<StackSlotId> = if op == "abs" {
+        let slots: Vec<StackSlotId> = if matches!(op, "abs" | "bswap") {
             vec![self.spill_to_scratch(values[0], 0)?]
         } else {
             let mut s = Vec::new();
@@ -1716,6 +1745,25 @@ impl Selector<'_> {
                         src: Rm::Reg(a),
                     });
                     n
+                }
+                "bswap" => {
+                    let r = self.vreg(width);
+                    self.emit(K::Copy { dst: r, src: a });
+                    if bits == 16 {
+                        self.emit(K::Shift {
+                            op: ShiftOp::Rol,
+                            width: Width::W16,
+                            dst: r,
+                            amount: ShiftAmount::Imm(8),
+                        });
+                    } else {
+                        self.emit(K::Unary {
+                            op: UnaryOp::Bswap,
+                            width,
+                            dst: r,
+                        });
+                    }
+                    r
                 }
                 "fshl" | "fshr" => {
                     // Concatenate in a 64-bit register (lanes up to 32 bits)

@@ -7,7 +7,8 @@
 //! llc-19 -O2 selects it for the x86-64 baseline: `psadbw`, `pmaddwd`,
 //! `packsswb`/`packssdw`/`packuswb`, `pavgb`/`pavgw`, `pmulhw`/`pmulhuw`,
 //! `minps`/`maxps`/`minpd`/`maxpd`/`minss`/`maxss`/`minsd`/`maxsd`,
-//! `cvtps2dq`/`cvtpd2dq`/`cvtpd2ps`, `rsqrtps`/`rcpps`,
+//! `cvtps2dq`/`cvtpd2dq`/`cvtpd2ps`, `rsqrtps`/`rcpps`, `rsqrtss`/`rcpss`
+//! (the low lane; the others come from the operand),
 //! `cvtss2si`/`cvtsd2si` (the low lane to an integer), `comis`/`ucomis`
 //! with `setcc` (`comieq`... `ucomineq`, NaN-correct as Intel defines
 //! them: false on NaN except `neq`), and the shifts by
@@ -77,6 +78,8 @@ pub(crate) fn x86_vector_form(name: &str) -> Option<X86VectorForm> {
         "sse2.cvtpd2ps" => Unary(P::CvtPd2Ps),
         "sse.rsqrt.ps" => Unary(P::RsqrtPs),
         "sse.rcp.ps" => Unary(P::RcpPs),
+        "sse.rsqrt.ss" => Unary(P::RsqrtSs),
+        "sse.rcp.ss" => Unary(P::RcpSs),
         "sse2.pslli.w" => ShiftByInt(S::LeftW, P::ShlW),
         "sse2.pslli.d" => ShiftByInt(S::LeftD, P::ShlD),
         "sse2.pslli.q" => ShiftByInt(S::LeftQ, P::ShlQ),

@@ -1,0 +1,76 @@
+//! Dear ImGui, the copy the `imgui-sys` crate bundles (imgui-master, found
+//! through `cargo metadata`): its five files built from clang++-19 `-O2 -g`
+//! IR by dwarfsmith and by llc-19 -O2 from the same IR. Every object of ours
+//! passes `dwarfsmith verify`, `verify --locations` and
+//! `llvm-dwarfdump-19 --verify`. Linked with the headless driver
+//! fixtures/realworld/imgui_driver.cpp (gcc -O0: the font atlas and eight
+//! frames of the demo window with a scripted mouse), both print the same
+//! checksums of the atlas and of every frame's draw data.
+
+#[path = "support/realworld.rs"]
+mod realworld;
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The imgui directory of imgui-sys's imgui-master.
+fn imgui_dir() -> PathBuf {
+    realworld::crate_dir("imgui-sys").join("third-party/imgui-master/imgui")
+}
+
+#[test]
+fn imgui_demo_frames_draw_as_the_llc_19_build_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let dwarfsmith = Path::new(env!("CARGO_BIN_EXE_dwarfsmith"));
+    let root = imgui_dir();
+    let sources: Vec<PathBuf> = [
+        "imgui.cpp",
+        "imgui_demo.cpp",
+        "imgui_draw.cpp",
+        "imgui_tables.cpp",
+        "imgui_widgets.cpp",
+    ]
+    .iter()
+    .map(|file| root.join(file))
+    .collect();
+    let include = format!("-I{}", root.display());
+    let flags = vec!["-std=c++11".to_string(), include.clone()];
+    realworld::cxx_ir(&sources, &flags, &["-O2", "-g"], dir);
+    let files = realworld::compile_each(&sources, &[], dwarfsmith, dir);
+    let failures: Vec<String> = files
+        .iter()
+        .filter_map(|(file, result)| result.as_ref().err().map(|e| format!("{file}: {e}")))
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let ours: Vec<PathBuf> = files.into_iter().map(|(_, r)| r.unwrap()).collect();
+    realworld::verify_objects(dwarfsmith, &ours.iter().collect::<Vec<_>>());
+    let llc = realworld::llc_each(&sources, dir);
+
+    let driver = dir.join("driver.o");
+    let out = support::run(
+        Command::new("g++")
+            .args(["-std=c++11", "-O0", "-c", &include])
+            .arg(support::fixture("realworld/imgui_driver.cpp"))
+            .arg("-o")
+            .arg(&driver),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = |objects: Vec<PathBuf>, name: &str| {
+        let exe = dir.join(name);
+        let mut inputs = vec![driver.clone()];
+        inputs.extend(objects);
+        support::gcc_link(&exe, &inputs, &["-lstdc++", "-lm"]);
+        support::run_program(&exe)
+    };
+    let expected = run(llc, "imgui-llc");
+    assert!(expected.starts_with("atlas 512x64 "), "{expected}");
+    assert_eq!(expected.lines().count(), 9, "{expected}");
+    println!("{expected}");
+    assert_eq!(run(ours, "imgui-ours"), expected);
+}

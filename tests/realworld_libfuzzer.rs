@@ -1,0 +1,180 @@
+//! libFuzzer, the copy the `libfuzzer-sys` crate bundles (26 files, found
+//! through `cargo metadata`), built file by file from clang++-19 `-O2 -g`
+//! IR by dwarfsmith, and by llc-19 -O2 from the same IR as the reference.
+//! Where dwarfsmith refuses a file (the per-file status is a snapshot) the
+//! fuzzer takes llc-19's object, as the C harness takes gcc's. Every object
+//! of ours passes `dwarfsmith verify`, `verify --locations` and
+//! `llvm-dwarfdump-19 --verify`.
+//!
+//! Both fuzzers run fixtures/cxx/fuzz_target.cpp (a planted bug) with one
+//! seed and must find the bug after the same number of inputs, through the
+//! same sequence of new coverage and mutations, writing the same crash
+//! unit. The target is a shared library built by clang++-19 for both: its
+//! comparisons are hashed with their program counters into libFuzzer's
+//! tables, so it must sit at the same page offset in both programs, and
+//! dwarfsmith refuses its coverage instrumentation (the snapshot shows
+//! why).
+
+#[path = "support/realworld.rs"]
+mod realworld;
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use expect_test::expect;
+
+/// libFuzzer's sources, sorted.
+fn libfuzzer_sources() -> Vec<PathBuf> {
+    let dir = realworld::crate_dir("libfuzzer-sys").join("libfuzzer");
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "cpp"))
+        .collect();
+    sources.sort();
+    sources
+}
+
+/// The fuzzer's run: its exit status, the target's line naming how many
+/// inputs it took, libFuzzer's progress lines without their speed and
+/// memory figures, and the crash unit's name.
+fn fuzz(exe: &Path, artifacts: &Path) -> String {
+    std::fs::create_dir_all(artifacts).unwrap();
+    let output = support::run(
+        Command::new(exe)
+            .args(["-seed=1", "-runs=1000000"])
+            .arg(format!("-artifact_prefix={}/", artifacts.display())),
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let mut transcript = format!("{}\n", output.status);
+    for line in stderr.lines() {
+        if line.starts_with('#') {
+            // `exec/s: N rss: NMb` depend on the machine.
+            let speed = line.find("exec/s:").unwrap_or(line.len());
+            let after = line.find("Mb").map_or(line.len(), |i| i + 2);
+            transcript.push_str(&format!("{}{}\n", &line[..speed], &line[after..]));
+        } else if line.starts_with("planted bug") || line.starts_with("MS: ") {
+            transcript.push_str(&format!("{line}\n"));
+        }
+    }
+    let units: Vec<String> = std::fs::read_dir(artifacts)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    transcript.push_str(&format!("units: {units:?}\n"));
+    transcript
+}
+
+#[test]
+fn libfuzzer_finds_the_planted_bug_as_the_llc_19_build_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let dwarfsmith = Path::new(env!("CARGO_BIN_EXE_dwarfsmith"));
+    let sources = libfuzzer_sources();
+    assert_eq!(sources.len(), 26, "libFuzzer's files changed");
+    // As libfuzzer-sys's build script compiles them.
+    let flags = vec!["-std=c++17".to_string(), "-fno-omit-frame-pointer".into()];
+    realworld::cxx_ir(&sources, &flags, &["-O2", "-g"], dir);
+    let files = realworld::compile_each(&sources, &[], dwarfsmith, dir);
+    let llc = realworld::llc_each(&sources, dir);
+
+    // The target's own IR, instrumented for coverage.
+    let target = support::fixture("cxx/fuzz_target.cpp");
+    let target_files = [target.clone()];
+    let instrumented = ["-O1", "-g", "-fsanitize=fuzzer-no-link"];
+    realworld::cxx_ir(&target_files, &flags, &instrumented, dir);
+    let target_result = realworld::compile_each(&target_files, &[], dwarfsmith, dir);
+
+    let mut report = String::new();
+    for (file, result) in files.iter().chain(&target_result) {
+        match result {
+            Ok(_) => report.push_str(&format!("{file}: compiled\n")),
+            Err(error) => report.push_str(&format!("{file}: {error}\n")),
+        }
+    }
+    expect![[r#"
+        FuzzerCrossOver.cpp: compiled
+        FuzzerDataFlowTrace.cpp: 11640:3: error: function @_ZNSt31piecewise_constant_distributionIdEclIN6fuzzer6RandomEEEdRT_RKNS0_10param_typeE: unsupported floating-point type x86_fp80 in code generation
+        FuzzerDriver.cpp: compiled
+        FuzzerExtFunctionsDlsym.cpp: compiled
+        FuzzerExtFunctionsWeak.cpp: compiled
+        FuzzerExtFunctionsWindows.cpp: compiled
+        FuzzerExtraCounters.cpp: compiled
+        FuzzerExtraCountersDarwin.cpp: compiled
+        FuzzerExtraCountersWindows.cpp: compiled
+        FuzzerFork.cpp: compiled
+        FuzzerIO.cpp: compiled
+        FuzzerIOPosix.cpp: compiled
+        FuzzerIOWindows.cpp: compiled
+        FuzzerInterceptors.cpp: compiled
+        FuzzerLoop.cpp: 17751:3: error: function @_ZNSt31piecewise_constant_distributionIdEclIN6fuzzer6RandomEEEdRT_RKNS0_10param_typeE: unsupported floating-point type x86_fp80 in code generation
+        FuzzerMain.cpp: compiled
+        FuzzerMerge.cpp: compiled
+        FuzzerMutate.cpp: compiled
+        FuzzerSHA1.cpp: compiled
+        FuzzerTracePC.cpp: compiled
+        FuzzerUtil.cpp: compiled
+        FuzzerUtilDarwin.cpp: compiled
+        FuzzerUtilFuchsia.cpp: compiled
+        FuzzerUtilLinux.cpp: compiled
+        FuzzerUtilPosix.cpp: compiled
+        FuzzerUtilWindows.cpp: compiled
+        fuzz_target.cpp: 54:1: error: global @__sancov_gen_: comdat $LLVMFuzzerTestOneInput with selection kind nodeduplicate is not supported by code generation
+    "#]]
+    .assert_eq(&report);
+    let ours: Vec<&PathBuf> = files.iter().filter_map(|(_, r)| r.as_ref().ok()).collect();
+    realworld::verify_objects(dwarfsmith, &ours);
+
+    let library = dir.join("libtarget.so");
+    let out = support::run(
+        Command::new("clang++-19")
+            .args(instrumented)
+            .args(["-fPIC", "-shared", "-o"])
+            .arg(&library)
+            .arg(&target),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let link = |objects: Vec<PathBuf>, exe: &Path| {
+        let rpath = format!("-Wl,-rpath,{}", dir.display());
+        let search = format!("-L{}", dir.display());
+        support::gcc_link(
+            exe,
+            &objects,
+            &[
+                &search,
+                "-ltarget",
+                &rpath,
+                "-rdynamic",
+                "-lstdc++",
+                "-lm",
+                "-lpthread",
+            ],
+        );
+    };
+    let mixed: Vec<PathBuf> = files
+        .iter()
+        .zip(&llc)
+        .map(|((_, result), reference)| result.as_ref().unwrap_or(reference).clone())
+        .collect();
+    let ours_exe = dir.join("fuzzer-ours");
+    link(mixed, &ours_exe);
+    let llc_exe = dir.join("fuzzer-llc");
+    link(llc, &llc_exe);
+
+    let expected = fuzz(&llc_exe, &dir.join("crashes-llc"));
+    assert!(
+        expected.contains("planted bug found after ") && expected.contains("units: [\"crash-"),
+        "llc-19's build did not find the bug:\n{expected}"
+    );
+    let found = expected
+        .lines()
+        .find(|l| l.starts_with("planted bug"))
+        .unwrap();
+    println!("{found} (llc-19's build and ours)");
+    assert_eq!(fuzz(&ours_exe, &dir.join("crashes-ours")), expected);
+}
