@@ -49,6 +49,7 @@ fn variable(
         file: 0,
         line,
         location,
+        ..Default::default()
     }
 }
 
@@ -125,6 +126,9 @@ fn types() -> Vec<Type> {
                     is_static: false,
                 },
             ],
+            containing_type: None,
+            passed: None,
+            template_parameters: Vec::new(),
         },
         Type::Struct {
             scope: None,
@@ -152,6 +156,9 @@ fn types() -> Vec<Type> {
                     is_static: false,
                 },
             ],
+            containing_type: None,
+            passed: None,
+            template_parameters: Vec::new(),
         },
         Type::Struct {
             scope: None,
@@ -160,6 +167,9 @@ fn types() -> Vec<Type> {
             bases: Vec::new(),
             byte_size: None,
             members: vec![],
+            containing_type: None,
+            passed: None,
+            template_parameters: Vec::new(),
         },
         Type::Array {
             element: INT,
@@ -186,6 +196,8 @@ fn types() -> Vec<Type> {
             return_type: Some(INT),
             parameters: vec![Some(PTR_INT), None],
             this_parameter: false,
+            variadic: false,
+            prototyped: true,
         },
         Type::Base {
             name: "long".into(),
@@ -480,6 +492,7 @@ fn everything() -> ObjectModel {
             ],
             children: vec![],
         },
+        ..Default::default()
     };
     let f_debug = Subprogram {
         name: "f".into(),
@@ -619,6 +632,7 @@ fn everything() -> ObjectModel {
                 },
             ],
         },
+        ..Default::default()
     };
     let g_debug = Subprogram {
         name: "g".into(),
@@ -632,6 +646,7 @@ fn everything() -> ObjectModel {
         declaration: false,
         calls: dwarfsmith_emit::model::Calls::default(),
         scope: Scope::default(),
+        ..Default::default()
     };
     let mut f_rows = vec![
         row(0, 10, 0, true),
@@ -702,6 +717,7 @@ fn everything() -> ObjectModel {
                     data: None,
                 },
             ],
+            ..Default::default()
         }),
     }
 }

@@ -191,9 +191,11 @@ fn model(random: &mut Random) -> ObjectModel {
                             function: 0,
                             entries,
                         },
+                        ..Default::default()
                     }],
                     children: vec![],
                 },
+                ..Default::default()
             }],
             line_rows: vec![vec![LineRow {
                 offset: 0,
@@ -205,6 +207,7 @@ fn model(random: &mut Random) -> ObjectModel {
                 epilogue_begin: false,
             }]],
             globals: vec![],
+            ..Default::default()
         }),
     }
 }
@@ -469,6 +472,9 @@ fn random_type(random: &mut Random, index: usize) -> Type {
                     }
                 })
                 .collect(),
+            containing_type: None,
+            passed: None,
+            template_parameters: Vec::new(),
         },
         7 => Type::Array {
             element: earlier(random),
@@ -503,6 +509,8 @@ fn random_type(random: &mut Random, index: usize) -> Type {
                 .map(|_| Some(earlier(random)))
                 .collect(),
             this_parameter: false,
+            variadic: false,
+            prototyped: true,
         },
     }
 }
@@ -521,6 +529,7 @@ fn random_variables(
             file: random.below(u64::from(files)) as u32,
             line: 1 + random.below(30) as u32,
             location: VariableLocation::None,
+            ..Default::default()
         })
         .collect()
 }
@@ -607,6 +616,7 @@ fn debug_model(random: &mut Random) -> ObjectModel {
                 variables: random_variables(random, file_count, types.len(), true),
                 children: vec![],
             },
+            ..Default::default()
         })
         .collect();
     for (i, function) in functions.iter().enumerate() {
@@ -622,6 +632,7 @@ fn debug_model(random: &mut Random) -> ObjectModel {
             declaration: false,
             calls: dwarfsmith_emit::model::Calls::default(),
             scope: random_scope(random, 0, file_count, types.len(), abstract_count, (0, 24)),
+            ..Default::default()
         });
     }
     let line_rows = functions
@@ -684,6 +695,7 @@ fn debug_model(random: &mut Random) -> ObjectModel {
             subprograms,
             line_rows,
             globals,
+            ..Default::default()
         }),
     }
 }

@@ -47,6 +47,7 @@ fn variable(name: &str, arg: Option<u32>, ty: usize, line: u32, at: VariableLoca
         file: 0,
         line,
         location: at,
+        ..Default::default()
     }
 }
 
@@ -99,6 +100,9 @@ fn types() -> Vec<Type> {
             bases: Vec::new(),
             byte_size: Some(8),
             members: vec![member("a", 0, 0), member("b", 0, 4)],
+            containing_type: None,
+            passed: None,
+            template_parameters: Vec::new(),
         }, // 7
         Type::Struct {
             scope: None,
@@ -107,6 +111,9 @@ fn types() -> Vec<Type> {
             bases: Vec::new(),
             byte_size: Some(4),
             members: vec![member("i", 0, 0), member("c", 1, 0)],
+            containing_type: None,
+            passed: None,
+            template_parameters: Vec::new(),
         }, // 8
         Type::Struct {
             scope: None,
@@ -115,6 +122,9 @@ fn types() -> Vec<Type> {
             bases: Vec::new(),
             byte_size: None,
             members: vec![],
+            containing_type: None,
+            passed: None,
+            template_parameters: Vec::new(),
         }, // 9
         Type::Array {
             element: 0,
@@ -133,6 +143,8 @@ fn types() -> Vec<Type> {
             return_type: Some(0),
             parameters: vec![Some(0), Some(2)],
             this_parameter: false,
+            variadic: false,
+            prototyped: true,
         }, // 12
         Type::Pointer(None),         // 13
         Type::Pointer(Some(12)),     // 14
@@ -309,6 +321,7 @@ fn representative_model() -> ObjectModel {
             }],
             children: vec![],
         },
+        ..Default::default()
     };
     let inlined_x = |register_number| Scope {
         variables: vec![Variable {
@@ -448,6 +461,7 @@ fn representative_model() -> ObjectModel {
         declaration: false,
         calls: dwarfsmith_emit::model::Calls::default(),
         scope: calc_scope,
+        ..Default::default()
     };
     let helper_subprogram = Subprogram {
         name: "helper".to_string(),
@@ -461,6 +475,7 @@ fn representative_model() -> ObjectModel {
         declaration: false,
         calls: dwarfsmith_emit::model::Calls::default(),
         scope: Scope::default(),
+        ..Default::default()
     };
     let mut prologue = row(4, 0, 11, 3, true);
     prologue.prologue_end = true;
@@ -547,6 +562,7 @@ fn representative_model() -> ObjectModel {
                     data: None,
                 },
             ],
+            ..Default::default()
         }),
     }
 }
@@ -770,16 +786,16 @@ fn debug_info_dump() {
             0x00000109:     NULL
 
             0x0000010a:   DW_TAG_subprogram
-                            DW_AT_name	("calc")
+                            DW_AT_low_pc	(0x0000000000000000)
+                            DW_AT_high_pc	(0x0000000000000040)
+                            DW_AT_frame_base	(DW_OP_call_frame_cfa)
                             DW_AT_linkage_name	("_Z4calcii")
+                            DW_AT_name	("calc")
                             DW_AT_decl_file	("/src/calc.c")
                             DW_AT_decl_line	(10)
                             DW_AT_prototyped	(true)
                             DW_AT_type	(0x00000027 "int")
                             DW_AT_external	(true)
-                            DW_AT_low_pc	(0x0000000000000000)
-                            DW_AT_high_pc	(0x0000000000000040)
-                            DW_AT_frame_base	(DW_OP_call_frame_cfa)
 
             0x00000124:     DW_TAG_formal_parameter
                               DW_AT_name	("a")
@@ -926,12 +942,12 @@ fn debug_info_dump() {
             0x0000020c:     NULL
 
             0x0000020d:   DW_TAG_subprogram
-                            DW_AT_name	("helper")
-                            DW_AT_decl_file	("/src/calc.c")
-                            DW_AT_decl_line	(20)
                             DW_AT_low_pc	(0x0000000000000040)
                             DW_AT_high_pc	(0x0000000000000043)
                             DW_AT_frame_base	(DW_OP_call_frame_cfa)
+                            DW_AT_name	("helper")
+                            DW_AT_decl_file	("/src/calc.c")
+                            DW_AT_decl_line	(20)
 
             0x0000021f:   DW_TAG_variable
                             DW_AT_name	("counter")

@@ -61,6 +61,7 @@ fn local(name: &str, ty: usize, start: u64, args: Vec<LocationArg>, ops: Vec<Op>
                 location: Location { args, ops },
             }],
         },
+        ..Default::default()
     }
 }
 
@@ -80,6 +81,7 @@ fn subprogram(name: &str, line: u32, function: usize, variables: Vec<Variable>) 
             variables,
             children: vec![],
         },
+        ..Default::default()
     }
 }
 
@@ -360,6 +362,7 @@ fn program() -> ObjectModel {
                 external: true,
                 data: Some(0),
             }],
+            ..Default::default()
         }),
     }
 }

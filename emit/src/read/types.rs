@@ -22,7 +22,9 @@ use gimli::{AttributeValue, Dwarf, Unit};
 
 use super::dwarf::{DieTree, Slice};
 use super::line::string;
-use crate::model::{Access, Aggregate, Base, BitField, Member, Type, TypeId, VectorShape};
+use crate::model::{
+    Access, Aggregate, Base, BitField, Member, PassedBy, Type, TypeId, VectorShape,
+};
 
 /// The unit's types and where each came from.
 pub(crate) struct TypeTable {
@@ -250,6 +252,19 @@ impl TypeReader<'_, '_> {
                     },
                     bases,
                     members,
+                    containing_type: self
+                        .table
+                        .reference(tree, tree.attr(die, gimli::DW_AT_containing_type)),
+                    passed: match tree.attr(die, gimli::DW_AT_calling_convention) {
+                        Some(AttributeValue::CallingConvention(gimli::DW_CC_pass_by_value)) => {
+                            Some(PassedBy::Value)
+                        }
+                        Some(AttributeValue::CallingConvention(gimli::DW_CC_pass_by_reference)) => {
+                            Some(PassedBy::Reference)
+                        }
+                        _ => None,
+                    },
+                    template_parameters: Vec::new(),
                 }
             }
             gimli::DW_TAG_array_type => {
@@ -314,6 +329,11 @@ impl TypeReader<'_, '_> {
                     return_type: target,
                     parameters,
                     this_parameter,
+                    variadic: tree.dies[die]
+                        .children
+                        .iter()
+                        .any(|&child| tree.tag(child) == gimli::DW_TAG_unspecified_parameters),
+                    prototyped: tree.attr(die, gimli::DW_AT_prototyped).is_some(),
                 }
             }
         };

@@ -30,7 +30,7 @@ use super::types::{read_types, TypeTable};
 use super::ReadError;
 use crate::model::{
     CallSite, CallSiteParameter, CallValue, Callee, Calls, ChildScope, DebugInfo, GlobalVariable,
-    Scope, Subprogram, Variable,
+    ParameterType, Scope, Subprogram, Variable,
 };
 
 /// Reads the first compile unit; `None` when there is none.
@@ -114,6 +114,7 @@ pub(crate) fn read_unit(
         subprograms,
         line_rows: lines.rows,
         globals,
+        imports: Vec::new(),
     }))
 }
 
@@ -176,6 +177,11 @@ impl ScopeReader<'_, '_> {
             function,
             frame_base,
         };
+        let declaration = function.is_none()
+            && matches!(
+                tree.attr(die, gimli::DW_AT_declaration),
+                Some(AttributeValue::Flag(true))
+            );
         Ok(Subprogram {
             name: self.name(die)?,
             linkage_name: self.linkage_name(die)?,
@@ -187,18 +193,46 @@ impl ScopeReader<'_, '_> {
             external: self.flag(die, gimli::DW_AT_external),
             prototyped: self.flag(die, gimli::DW_AT_prototyped),
             function,
-            declaration: function.is_none()
-                && matches!(
-                    tree.attr(die, gimli::DW_AT_declaration),
-                    Some(AttributeValue::Flag(true))
-                ),
-            scope: self.scope(die, frame)?,
+            declaration,
+            // A declaration's DW_TAG_formal_parameter children are its
+            // parameter types, not variables.
+            scope: if declaration {
+                Scope::default()
+            } else {
+                self.scope(die, frame)?
+            },
+            parameters: if declaration {
+                self.parameter_types(die)
+            } else {
+                Vec::new()
+            },
+            variadic: tree.dies[die]
+                .children
+                .iter()
+                .any(|&child| tree.tag(child) == gimli::DW_TAG_unspecified_parameters),
             calls: Calls {
                 sites: self.call_sites(die, function)?,
                 all_described: self.flag(die, gimli::DW_AT_call_all_calls)
                     || self.flag(die, gimli::DW_AT_GNU_all_call_sites),
             },
+            ..Subprogram::default()
         })
+    }
+
+    /// The types of a declaration's DW_TAG_formal_parameter children.
+    fn parameter_types(&self, die: usize) -> Vec<ParameterType> {
+        let tree = self.tree;
+        tree.dies[die]
+            .children
+            .iter()
+            .filter(|&&child| tree.tag(child) == gimli::DW_TAG_formal_parameter)
+            .map(|&child| ParameterType {
+                ty: self
+                    .types
+                    .reference(tree, tree.attr(child, gimli::DW_AT_type)),
+                artificial: self.flag(child, gimli::DW_AT_artificial),
+            })
+            .collect()
     }
 
     /// The DW_TAG_call_site children of a subprogram whose code is
@@ -407,6 +441,8 @@ impl ScopeReader<'_, '_> {
                 tree.attr(die, gimli::DW_AT_location),
                 tree.attr(die, gimli::DW_AT_const_value),
             )?,
+            artificial: self.flag(die, gimli::DW_AT_artificial),
+            object_pointer: false,
         })
     }
 

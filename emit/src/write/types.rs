@@ -18,7 +18,9 @@ use gimli::write::{AttributeValue, Expression, StringTable, Unit, UnitEntryId};
 
 use super::ops::BaseTypes;
 use super::WriteError;
-use crate::model::{Access, Aggregate, Base, Member, Type, TypeId};
+use crate::model::{
+    Access, Aggregate, Base, Member, TemplateParameter, TemplateValue, Type, TypeId,
+};
 
 /// Adds one DIE per model type under the unit root, or under its scope's
 /// DIE, and fills them in.
@@ -86,8 +88,26 @@ pub fn add_types(
                 byte_size,
                 bases,
                 members,
+                containing_type,
+                passed,
+                template_parameters,
                 ..
             } => {
+                add_template_parameters(unit, strings, die, template_parameters, &|id| {
+                    reference(id, &what)
+                })?;
+                if let Some(containing_type) = containing_type {
+                    attributes.push((
+                        gimli::DW_AT_containing_type,
+                        reference(*containing_type, &what)?,
+                    ));
+                }
+                if let Some(passed) = passed {
+                    attributes.push((
+                        gimli::DW_AT_calling_convention,
+                        AttributeValue::CallingConvention(gimli::DwCc(*passed as u8)),
+                    ));
+                }
                 if let Some(type_name) = type_name {
                     attributes.push(name(type_name, strings));
                 }
@@ -217,8 +237,12 @@ pub fn add_types(
                 return_type,
                 parameters,
                 this_parameter,
+                variadic,
+                prototyped,
             } => {
-                attributes.push((gimli::DW_AT_prototyped, AttributeValue::FlagPresent));
+                if *prototyped {
+                    attributes.push((gimli::DW_AT_prototyped, AttributeValue::FlagPresent));
+                }
                 if let Some(return_type) = return_type {
                     attributes.push((gimli::DW_AT_type, reference(*return_type, &what)?));
                 }
@@ -233,6 +257,9 @@ pub fn add_types(
                             .set(gimli::DW_AT_artificial, AttributeValue::FlagPresent);
                     }
                 }
+                if *variadic {
+                    unit.add(die, gimli::DW_TAG_unspecified_parameters);
+                }
             }
         }
         let entry = unit.get_mut(die);
@@ -241,6 +268,77 @@ pub fn add_types(
         }
     }
     Ok(ids)
+}
+
+/// The template parameter DIEs of a class or function under `parent`,
+/// as LLVM's DwarfUnit::addTemplateParams writes them.
+pub fn add_template_parameters(
+    unit: &mut Unit,
+    strings: &mut StringTable,
+    parent: UnitEntryId,
+    parameters: &[TemplateParameter],
+    reference: &dyn Fn(TypeId) -> Result<AttributeValue, WriteError>,
+) -> Result<(), WriteError> {
+    for parameter in parameters {
+        let (tag, name) = match parameter {
+            TemplateParameter::Type { name, .. } => (gimli::DW_TAG_template_type_parameter, name),
+            TemplateParameter::Value { name, .. } => (gimli::DW_TAG_template_value_parameter, name),
+            TemplateParameter::Template { name, .. } => {
+                (gimli::DW_TAG_GNU_template_template_param, name)
+            }
+            TemplateParameter::Pack { name, .. } => {
+                (gimli::DW_TAG_GNU_template_parameter_pack, name)
+            }
+        };
+        let die = unit.add(parent, tag);
+        let mut attributes = Vec::new();
+        match parameter {
+            TemplateParameter::Type { ty, .. } | TemplateParameter::Value { ty, .. } => {
+                if let Some(ty) = ty {
+                    attributes.push((gimli::DW_AT_type, reference(*ty)?));
+                }
+            }
+            _ => {}
+        }
+        if let Some(name) = name {
+            attributes.push((
+                gimli::DW_AT_name,
+                AttributeValue::StringRef(strings.add(name.as_str())),
+            ));
+        }
+        match parameter {
+            TemplateParameter::Type { default, .. } | TemplateParameter::Value { default, .. }
+                if *default =>
+            {
+                attributes.push((gimli::DW_AT_default_value, AttributeValue::FlagPresent));
+            }
+            _ => {}
+        }
+        match parameter {
+            TemplateParameter::Value {
+                value: Some(value), ..
+            } => attributes.push((
+                gimli::DW_AT_const_value,
+                match *value {
+                    TemplateValue::Unsigned(n) => AttributeValue::Udata(n),
+                    TemplateValue::Signed(n) => AttributeValue::Sdata(n),
+                },
+            )),
+            TemplateParameter::Template { template, .. } => attributes.push((
+                gimli::DW_AT_GNU_template_name,
+                AttributeValue::StringRef(strings.add(template.as_str())),
+            )),
+            TemplateParameter::Pack { parameters, .. } => {
+                add_template_parameters(unit, strings, die, parameters, reference)?
+            }
+            _ => {}
+        }
+        let entry = unit.get_mut(die);
+        for (name, value) in attributes {
+            entry.set(name, value);
+        }
+    }
+    Ok(())
 }
 
 /// One member under `parent`: a DW_TAG_member, or for a static data member
@@ -314,7 +412,8 @@ fn base_location(base: &Base) -> AttributeValue {
     AttributeValue::Exprloc(expression)
 }
 
-fn accessibility(access: Access) -> AttributeValue {
+/// DW_AT_accessibility's value.
+pub fn accessibility(access: Access) -> AttributeValue {
     AttributeValue::Accessibility(gimli::DwAccess(access as u8))
 }
 
