@@ -1,11 +1,11 @@
 //! C++ debug information as llc-19 writes it from the same metadata:
 //! classes with accessibility, inheritance (virtual bases too), `_vptr`
 //! members, static data members, lvalue and rvalue references, pointers to
-//! members, `decltype(nullptr)`, enum class. gdb's output on our object
-//! equals its output on llc-19's object from the same clang++-19 -O0 IR
-//! (apart from addresses); both verifiers accept our object. Types sit in
-//! their namespace. Not yet written: member function declarations inside
-//! classes (ptype lists no methods).
+//! members, `decltype(nullptr)`, enum class, member functions (virtual,
+//! inlined, templates), template parameters, imports. gdb's output on our
+//! object equals its output on llc-19's object from the same clang++-19
+//! -O0 IR (apart from addresses), libstdc++'s pretty printers included;
+//! both verifiers accept our object. Types sit in their namespace.
 
 mod support;
 
@@ -15,8 +15,22 @@ use support::*;
 
 /// Our object and llc-19's from `fixtures/cxx_di/NAME.ll`, each linked by g++.
 fn executables(dir: &Path, name: &str) -> (PathBuf, PathBuf, PathBuf, PathBuf) {
-    let input = fixture(&format!("cxx_di/{name}.ll"));
+    executables_of(dir, &fixture(&format!("cxx_di/{name}.ll")), name)
+}
+
+/// Our object and llc-19's from the IR `input`, each linked by g++; both
+/// verifiers must accept ours.
+fn executables_of(dir: &Path, input: &Path, name: &str) -> (PathBuf, PathBuf, PathBuf, PathBuf) {
+    let input = input.to_path_buf();
     let ours = compile_ll(dir, &input, name, &["-O0"]);
+    let (ok, report) = dwarfdump_verify(&ours);
+    assert!(ok, "{report}");
+    let verify = dwarfsmith(&["verify", ours.to_str().unwrap()]);
+    assert!(
+        verify.status.success(),
+        "{}",
+        String::from_utf8_lossy(&verify.stdout)
+    );
     let llc = dir.join(format!("{name}.llc.o"));
     llc_object(&input, &llc, &["-O0", "-relocation-model=pic"]);
     let link = |object: &Path, exe: &str| {
@@ -33,7 +47,8 @@ fn executables(dir: &Path, name: &str) -> (PathBuf, PathBuf, PathBuf, PathBuf) {
     (ours, llc, ours_exe, llc_exe)
 }
 
-/// gdb's answer to each command, addresses replaced by `0x…`. Our private
+/// gdb's answer to each command, addresses replaced by `0x…` and process
+/// ids by `…`. Our private
 /// string literals are local symbols named `.str` where llc's `.L.str` are
 /// no symbols at all, so gdb adds ` <str>` after such an address on ours;
 /// that symbol-table difference is not debug information and is dropped.
@@ -64,6 +79,10 @@ fn gdb_answers(exe: &Path, commands: &[&str]) -> Vec<(String, String)> {
 }
 
 fn normalise_addresses(line: &str) -> String {
+    if let Some((before, after)) = line.split_once("(process ") {
+        let after = after.trim_start_matches(|c: char| c.is_ascii_digit());
+        return format!("{}(process …{after}", normalise_addresses(before));
+    }
     let mut out = String::new();
     let mut rest = line;
     while let Some(at) = rest.find("0x") {
@@ -103,15 +122,7 @@ fn answer<'a>(answers: &'a [(String, String)], command: &str) -> &'a str {
 #[test]
 fn gdb_shows_classes_references_and_static_members_as_with_llc() {
     let dir = tempfile::tempdir().unwrap();
-    let (ours, _, ours_exe, llc_exe) = executables(dir.path(), "shapes");
-    let (ok, report) = dwarfdump_verify(&ours);
-    assert!(ok, "{report}");
-    let verify = dwarfsmith(&["verify", ours.to_str().unwrap()]);
-    assert!(
-        verify.status.success(),
-        "{}",
-        String::from_utf8_lossy(&verify.stdout)
-    );
+    let (_, _, ours_exe, llc_exe) = executables(dir.path(), "shapes");
     let commands = [
         "break scale",
         "break take_null",
@@ -179,6 +190,120 @@ fn gdb_shows_classes_references_and_static_members_as_with_llc() {
             "print diamond",
             "$9 = {<Left> = {<Base0> = {b0 = 7}, _vptr$Left = 0x… <vtable for Diamond+24>, \
              l = 8}, <Right> = {_vptr$Right = 0x… <VTT for Diamond>, rr = 9}, d = 10}\n",
+        ),
+    ];
+    for (command, want) in expected {
+        assert_eq!(answer(&answers, command), want, "`{command}`");
+    }
+}
+
+/// The commands of the gdb test on fixtures/cxx_di/zoo.cpp: breakpoints on
+/// a method, a template instance's method, an inlined method (three
+/// places) and a catch block's line; then `print *this`, `ptype` of
+/// classes with their methods, `bt` through an inlined method, references,
+/// pointers to members, static members, the std containers through
+/// libstdc++'s printers, and `info locals` in the catch block.
+const ZOO_COMMANDS: [&str; 53] = [
+    "break zoo::Dog::describe",
+    "break zoo::Pen<int, 2>::add",
+    "break zoo.cpp:101",
+    "break feed",
+    "break zoo::Dog::tricks",
+    "run",
+    "print *this",
+    "ptype this",
+    "ptype zoo::Dog",
+    "ptype zoo::Animal",
+    "print this->name_",
+    "print zoo::Animal::population",
+    "print this->legs()",
+    "continue",
+    "bt",
+    "print *this",
+    "print tricks_",
+    "delete 5",
+    "continue",
+    "print *this",
+    "print value",
+    "ptype zoo::Pen<int, 2>",
+    "continue",
+    "print animal",
+    "print portion",
+    "print note",
+    "ptype note",
+    "print animal.legs()",
+    "up",
+    "info locals",
+    "print numbers",
+    "print ages",
+    "print names",
+    "print owned",
+    "print *owned",
+    "print shared",
+    "print *shared",
+    "print story",
+    "print keeper",
+    "print keeper.*keeper.favourite",
+    "ptype keeper.trick_count",
+    "print (rex.*keeper.trick_count)()",
+    "print zoo::hidden_counter",
+    "ptype zoo::Tag",
+    "ptype zoo::sum_ints",
+    "ptype zoo::fail",
+    "ptype zoo::count_of<int, char, double>",
+    "continue",
+    "info locals",
+    "print error",
+    "print error.what()",
+    "bt",
+    "continue",
+];
+
+#[test]
+fn gdb_on_methods_templates_catch_and_std_containers_as_with_llc() {
+    let dir = tempfile::tempdir().unwrap();
+    let ir = dir.path().join("zoo.ll");
+    let out = run(Command::new("clang++-19")
+        .args(["-O0", "-g", "-fstandalone-debug", "-S", "-emit-llvm", "-o"])
+        .arg(&ir)
+        .arg("zoo.cpp")
+        .current_dir(fixture("cxx_di")));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (_, _, ours_exe, llc_exe) = executables_of(dir.path(), &ir, "zoo");
+    let answers = same_as_llc(&ours_exe, &llc_exe, &ZOO_COMMANDS);
+    let expected = [
+        (
+            "ptype zoo::Dog",
+            "type = class zoo::Dog : public zoo::Animal {\n  public:\n    int tricks_;\n\n    \
+             Dog(std::string, int);\n    virtual int legs(void) const;\n    \
+             virtual std::string describe(void) const;\n    int tricks(void) const;\n}\n",
+        ),
+        (
+            "print *this",
+            "$1 = {<zoo::Animal> = {_vptr$Animal = 0x… <vtable for zoo::Dog+16>, static \
+             population = 1, name_ = \"rex\", tag_ = {id = 7}}, tricks_ = 3}\n",
+        ),
+        (
+            "bt",
+            "#0  zoo::Dog::tricks (this=0x…) at zoo.cpp:47\n\
+             #1  zoo::Dog::describe[abi:cxx11]() const (this=0x…) at zoo.cpp:53\n\
+             #2  0x… in main () at zoo.cpp:108\n",
+        ),
+        (
+            "print ages",
+            "$14 = std::map with 2 elements = {[\"rex\"] = 4, [\"tom\"] = 2}\n",
+        ),
+        (
+            "print names",
+            "$15 = std::unordered_map with 1 element = {[1] = \"one\"}\n",
+        ),
+        (
+            "print shared",
+            "$18 = std::shared_ptr<zoo::v2::Tag> (use count 1, weak count 0) = {get() = 0x…}\n",
         ),
     ];
     for (command, want) in expected {

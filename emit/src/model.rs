@@ -442,6 +442,9 @@ pub struct GlobalVariable {
     pub line: u32,
     /// DW_AT_external (LLVM `isLocal: false`).
     pub external: bool,
+    /// The namespace or class whose DIE holds it (`None`: the unit), as
+    /// LLVM places a global variable in its scope.
+    pub context: Option<TypeId>,
     /// Index into [`ObjectModel::data`] of the object holding the value
     /// (location `DW_OP_addr` of its symbol); `None`: optimised out, no
     /// location.
@@ -509,6 +512,8 @@ pub enum Type {
         name: String,
         /// The aliased type.
         target: Option<TypeId>,
+        /// DW_AT_accessibility of a typedef declared in a class.
+        access: Option<Access>,
     },
     /// DW_TAG_structure_type / class_type / union_type.
     Struct {

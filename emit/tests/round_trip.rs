@@ -99,6 +99,7 @@ fn types() -> Vec<Type> {
             scope: None,
             name: "count_t".into(),
             target: Some(INT),
+            access: None,
         },
         Type::Struct {
             scope: None,
@@ -697,6 +698,7 @@ fn everything() -> ObjectModel {
                     line: 2,
                     external: true,
                     data: Some(2),
+                    context: None,
                 },
                 GlobalVariable {
                     name: "message".into(),
@@ -706,6 +708,7 @@ fn everything() -> ObjectModel {
                     line: 1,
                     external: false,
                     data: Some(1),
+                    context: None,
                 },
                 GlobalVariable {
                     name: "gone".into(),
@@ -715,6 +718,7 @@ fn everything() -> ObjectModel {
                     line: 5,
                     external: false,
                     data: None,
+                    context: None,
                 },
             ],
             ..Default::default()

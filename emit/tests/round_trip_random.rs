@@ -421,6 +421,7 @@ fn random_type(random: &mut Random, index: usize) -> Type {
             scope: None,
             name: format!("t{index}"),
             target: Some(earlier(random)),
+            access: None,
         },
         6 => Type::Struct {
             scope: None,
@@ -678,6 +679,7 @@ fn debug_model(random: &mut Random) -> ObjectModel {
             line: random.below(9) as u32,
             external: random.below(2) == 0,
             data: (random.below(4) != 0).then_some(i),
+            context: None,
         })
         .collect();
     ObjectModel {

@@ -92,6 +92,7 @@ fn types() -> Vec<Type> {
             scope: None,
             name: "myint".to_string(),
             target: Some(0),
+            access: None,
         }, // 6
         Type::Struct {
             scope: None,
@@ -551,6 +552,7 @@ fn representative_model() -> ObjectModel {
                     line: 2,
                     external: true,
                     data: Some(1),
+                    context: None,
                 },
                 GlobalVariable {
                     name: "folded".to_string(),
@@ -560,6 +562,7 @@ fn representative_model() -> ObjectModel {
                     line: 1,
                     external: false,
                     data: None,
+                    context: None,
                 },
             ],
             ..Default::default()

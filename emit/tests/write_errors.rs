@@ -388,6 +388,7 @@ fn global_in_a_missing_data_object() {
                 line: 1,
                 external: true,
                 data: Some(0),
+                context: None,
             })
         },
         expect!["global variable `g` lives in data object 0, which does not exist"],

@@ -361,6 +361,7 @@ fn program() -> ObjectModel {
                 line: 2,
                 external: true,
                 data: Some(0),
+                context: None,
             }],
             ..Default::default()
         }),

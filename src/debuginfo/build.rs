@@ -192,6 +192,7 @@ impl<'a> Builder<'a> {
                     line: variable.line,
                     external: !variable.is_local,
                     data: data.iter().position(|d| d.name == global.name),
+                    context: self.types.scope_of(variable.scope),
                 });
             }
         }

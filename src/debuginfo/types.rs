@@ -181,6 +181,7 @@ impl<'a> TypeTable<'a> {
                         scope: self.scope_of(t.scope),
                         name: t.name.clone().unwrap_or_default(),
                         target: base,
+                        access: access(&t.flags),
                     }),
                     _ => None,
                 }

@@ -34,6 +34,11 @@ pub(crate) struct TypeTable {
 }
 
 impl TypeTable {
+    /// The type a DIE is, if it is one.
+    pub fn id_of(&self, die: usize) -> Option<TypeId> {
+        self.ids.get(&die).copied()
+    }
+
     /// The type a `DW_AT_type` value names (`None`: void or unknown).
     pub fn reference(
         &self,
@@ -202,6 +207,7 @@ impl TypeReader<'_, '_> {
                 scope,
                 name: self.name(die)?.unwrap_or_default(),
                 target,
+                access: access(tree, die),
             },
             gimli::DW_TAG_structure_type | gimli::DW_TAG_union_type | gimli::DW_TAG_class_type => {
                 let mut bases = Vec::new();

@@ -390,6 +390,9 @@ impl ScopeReader<'_, '_> {
             line: self.udata(die, gimli::DW_AT_decl_line) as u32,
             external: self.flag(die, gimli::DW_AT_external),
             data,
+            context: tree.dies[die]
+                .parent
+                .and_then(|parent| self.types.id_of(parent)),
         })
     }
 

@@ -220,6 +220,7 @@ fn normalise_types(debug: &mut DebugInfo) {
     }
     for global in &mut debug.globals {
         map_option(&mut global.ty);
+        map_option(&mut global.context);
     }
     for import in &mut debug.imports {
         map_option(&mut import.context);

@@ -76,11 +76,15 @@ pub fn add_types(
             Type::Typedef {
                 name: type_name,
                 target,
+                access,
                 ..
             } => {
                 attributes.push(name(type_name, strings));
                 if let Some(target) = target {
                     attributes.push((gimli::DW_AT_type, reference(*target, &what)?));
+                }
+                if let Some(access) = access {
+                    attributes.push((gimli::DW_AT_accessibility, accessibility(*access)));
                 }
             }
             Type::Struct {

@@ -746,7 +746,18 @@ impl UnitBuilder<'_> {
         let mut dies = Vec::with_capacity(self.debug.globals.len());
         for global in &self.debug.globals {
             let what = format!("global variable `{}`", global.name);
-            let die = self.dwarf.unit.add(root, gimli::DW_TAG_variable);
+            let parent = match global.context {
+                Some(context) => match self.types.get(context) {
+                    Some(&die) => die,
+                    None => {
+                        return Err(WriteError::new(format!(
+                            "{what} sits in type {context}, which does not exist"
+                        )))
+                    }
+                },
+                None => root,
+            };
+            let die = self.dwarf.unit.add(parent, gimli::DW_TAG_variable);
             dies.push(die);
             let name = self.string(&global.name);
             self.set(die, gimli::DW_AT_name, name);
