@@ -537,6 +537,9 @@ pub enum Type {
         /// Template parameters of a class template instance (its first
         /// children, as LLVM writes them).
         template_parameters: Vec<TemplateParameter>,
+        /// An anonymous union or struct whose members are its scope's
+        /// (DW_AT_export_symbols).
+        export_symbols: bool,
     },
     /// DW_TAG_reference_type (`T &`) or DW_TAG_rvalue_reference_type (`T &&`).
     Reference {
@@ -640,7 +643,7 @@ pub enum TemplateParameter {
         /// The default argument (DW_AT_default_value).
         default: bool,
         /// DW_AT_const_value (`None`: no constant, e.g. `nullptr`).
-        value: Option<TemplateValue>,
+        value: Option<ConstantValue>,
     },
     /// DW_TAG_GNU_template_template_param: DW_AT_GNU_template_name.
     Template {
@@ -658,10 +661,11 @@ pub enum TemplateParameter {
     },
 }
 
-/// An integer template argument, written DW_FORM_udata or DW_FORM_sdata
-/// after the signedness of its type, as LLVM writes it.
+/// An integer constant (a template argument, a static member's value),
+/// written DW_FORM_udata or DW_FORM_sdata after the signedness of its
+/// type, as LLVM writes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TemplateValue {
+pub enum ConstantValue {
     /// Of an unsigned type (bool, pointer, unsigned): DW_FORM_udata.
     Unsigned(u64),
     /// Of a signed type: DW_FORM_sdata.
@@ -702,6 +706,9 @@ pub struct Member {
     /// DW_AT_declaration and DW_AT_external, as LLVM writes it for DWARF 5);
     /// `byte_offset` and `bit_field` are unused.
     pub is_static: bool,
+    /// A static member's constant value (DW_AT_const_value), when its
+    /// initializer is a constant.
+    pub const_value: Option<ConstantValue>,
 }
 
 /// The tag of an aggregate type.

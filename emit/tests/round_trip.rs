@@ -116,6 +116,7 @@ fn types() -> Vec<Type> {
                     access: None,
                     artificial: false,
                     is_static: false,
+                    const_value: Default::default(),
                 },
                 Member {
                     name: "y".into(),
@@ -125,11 +126,13 @@ fn types() -> Vec<Type> {
                     access: None,
                     artificial: false,
                     is_static: false,
+                    const_value: Default::default(),
                 },
             ],
             containing_type: None,
             passed: None,
             template_parameters: Vec::new(),
+            export_symbols: Default::default(),
         },
         Type::Struct {
             scope: None,
@@ -146,6 +149,7 @@ fn types() -> Vec<Type> {
                     access: None,
                     artificial: false,
                     is_static: false,
+                    const_value: Default::default(),
                 },
                 Member {
                     name: "c".into(),
@@ -155,11 +159,13 @@ fn types() -> Vec<Type> {
                     access: None,
                     artificial: false,
                     is_static: false,
+                    const_value: Default::default(),
                 },
             ],
             containing_type: None,
             passed: None,
             template_parameters: Vec::new(),
+            export_symbols: Default::default(),
         },
         Type::Struct {
             scope: None,
@@ -171,6 +177,7 @@ fn types() -> Vec<Type> {
             containing_type: None,
             passed: None,
             template_parameters: Vec::new(),
+            export_symbols: Default::default(),
         },
         Type::Array {
             element: INT,

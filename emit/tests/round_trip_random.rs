@@ -459,6 +459,7 @@ fn random_type(random: &mut Random, index: usize) -> Type {
                             access: None,
                             artificial: false,
                             is_static: false,
+                            const_value: Default::default(),
                         }
                     } else {
                         Member {
@@ -469,6 +470,7 @@ fn random_type(random: &mut Random, index: usize) -> Type {
                             access: None,
                             artificial: false,
                             is_static: false,
+                            const_value: Default::default(),
                         }
                     }
                 })
@@ -476,6 +478,7 @@ fn random_type(random: &mut Random, index: usize) -> Type {
             containing_type: None,
             passed: None,
             template_parameters: Vec::new(),
+            export_symbols: Default::default(),
         },
         7 => Type::Array {
             element: earlier(random),

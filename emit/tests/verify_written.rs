@@ -130,6 +130,7 @@ fn pieces_that_leave_part_of_a_variable_out() {
             containing_type: None,
             passed: None,
             template_parameters: Vec::new(),
+            export_symbols: Default::default(),
         },
     ];
     debug.subprograms = vec![Subprogram {

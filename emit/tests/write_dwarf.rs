@@ -80,6 +80,7 @@ fn types() -> Vec<Type> {
         access: None,
         artificial: false,
         is_static: false,
+        const_value: Default::default(),
     };
     vec![
         base("int", 4, 5),           // 0
@@ -104,6 +105,7 @@ fn types() -> Vec<Type> {
             containing_type: None,
             passed: None,
             template_parameters: Vec::new(),
+            export_symbols: Default::default(),
         }, // 7
         Type::Struct {
             scope: None,
@@ -115,6 +117,7 @@ fn types() -> Vec<Type> {
             containing_type: None,
             passed: None,
             template_parameters: Vec::new(),
+            export_symbols: Default::default(),
         }, // 8
         Type::Struct {
             scope: None,
@@ -126,6 +129,7 @@ fn types() -> Vec<Type> {
             containing_type: None,
             passed: None,
             template_parameters: Vec::new(),
+            export_symbols: Default::default(),
         }, // 9
         Type::Array {
             element: 0,

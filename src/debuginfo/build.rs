@@ -82,6 +82,22 @@ pub fn build(
                 info.comp_dir = file.directory.clone();
             }
             builder.file(unit.file);
+            // The unit's enumerations and retained types are described
+            // whether or not anything refers to them, as LLVM's
+            // DwarfDebug::beginModule does.
+            for list in [unit.enums, unit.retained_types] {
+                for node in tuple_nodes(debug, list) {
+                    if matches!(
+                        debug.node(node),
+                        MdNode::BasicType(_)
+                            | MdNode::DerivedType(_)
+                            | MdNode::CompositeType(_)
+                            | MdNode::SubroutineType(_)
+                    ) {
+                        builder.types.type_of(Some(node));
+                    }
+                }
+            }
         }
     }
     // Per object function with a concrete DIE: that DIE.

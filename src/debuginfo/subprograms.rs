@@ -197,17 +197,8 @@ impl<'a> TypeTable<'a> {
                     ty,
                     default,
                     value: match value {
-                        Some(MdField::Value(Constant::Int { bits, value })) if *bits <= 64 => {
-                            Some(if self.is_unsigned(field_node(fields, "type")) {
-                                let mask = if *bits == 64 {
-                                    u64::MAX
-                                } else {
-                                    (1u64 << bits) - 1
-                                };
-                                emit::TemplateValue::Unsigned(*value as u64 & mask)
-                            } else {
-                                emit::TemplateValue::Signed(*value as i64)
-                            })
+                        Some(MdField::Value(value)) => {
+                            self.constant(value, field_node(fields, "type"))
                         }
                         _ => None,
                     },
@@ -215,6 +206,31 @@ impl<'a> TypeTable<'a> {
             });
         }
         parameters
+    }
+
+    /// An integer constant of type `ty` as LLVM's addConstantValue writes
+    /// it (`None` for anything else, or wider than 64 bits).
+    pub(super) fn constant(
+        &self,
+        value: &Constant,
+        ty: Option<MdId>,
+    ) -> Option<emit::ConstantValue> {
+        let Constant::Int { bits, value } = value else {
+            return None;
+        };
+        if *bits > 64 {
+            return None;
+        }
+        Some(if self.is_unsigned(ty) {
+            let mask = if *bits == 64 {
+                u64::MAX
+            } else {
+                (1u64 << bits) - 1
+            };
+            emit::ConstantValue::Unsigned(*value as u64 & mask)
+        } else {
+            emit::ConstantValue::Signed(*value as i64)
+        })
     }
 
     /// Whether a constant of this type is written unsigned (LLVM's

@@ -283,6 +283,16 @@ impl<'a> TypeTable<'a> {
                                     access: access(&m.flags),
                                     artificial: has_flag(&m.flags, "DIFlagArtificial"),
                                     is_static,
+                                    const_value: match m
+                                        .other
+                                        .iter()
+                                        .find(|(n, _)| n == "extraData")
+                                    {
+                                        Some((_, MdField::Value(value))) if is_static => {
+                                            self.constant(value, m.base_type)
+                                        }
+                                        _ => None,
+                                    },
                                 });
                             }
                         }
@@ -310,6 +320,7 @@ impl<'a> TypeTable<'a> {
                     },
                     template_parameters: self
                         .template_parameters(field_node(&t.other, "templateParams")),
+                    export_symbols: has_flag(&t.flags, "DIFlagExportSymbols"),
                 })
             }
             "DW_TAG_array_type" => {

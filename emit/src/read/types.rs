@@ -23,7 +23,7 @@ use gimli::{AttributeValue, Dwarf, Unit};
 use super::dwarf::{DieTree, Slice};
 use super::line::string;
 use crate::model::{
-    Access, Aggregate, Base, BitField, Member, PassedBy, Type, TypeId, VectorShape,
+    Access, Aggregate, Base, BitField, ConstantValue, Member, PassedBy, Type, TypeId, VectorShape,
 };
 
 /// The unit's types and where each came from.
@@ -240,6 +240,11 @@ impl TypeReader<'_, '_> {
                         access: access(tree, child),
                         artificial: tree.attr(child, gimli::DW_AT_artificial).is_some(),
                         is_static,
+                        const_value: match tree.attr(child, gimli::DW_AT_const_value) {
+                            Some(AttributeValue::Sdata(n)) => Some(ConstantValue::Signed(n)),
+                            Some(value) => value.udata_value().map(ConstantValue::Unsigned),
+                            None => None,
+                        },
                     });
                 }
                 let declaration = tree.attr(die, gimli::DW_AT_declaration).is_some();
@@ -271,6 +276,7 @@ impl TypeReader<'_, '_> {
                         _ => None,
                     },
                     template_parameters: Vec::new(),
+                    export_symbols: tree.attr(die, gimli::DW_AT_export_symbols).is_some(),
                 }
             }
             gimli::DW_TAG_array_type => {

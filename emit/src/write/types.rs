@@ -19,7 +19,7 @@ use gimli::write::{AttributeValue, Expression, StringTable, Unit, UnitEntryId};
 use super::ops::BaseTypes;
 use super::WriteError;
 use crate::model::{
-    Access, Aggregate, Base, Member, TemplateParameter, TemplateValue, Type, TypeId,
+    Access, Aggregate, Base, ConstantValue, Member, TemplateParameter, Type, TypeId,
 };
 
 /// Adds one DIE per model type under the unit root, or under its scope's
@@ -95,8 +95,12 @@ pub fn add_types(
                 containing_type,
                 passed,
                 template_parameters,
+                export_symbols,
                 ..
             } => {
+                if *export_symbols {
+                    attributes.push((gimli::DW_AT_export_symbols, AttributeValue::FlagPresent));
+                }
                 add_template_parameters(unit, strings, die, template_parameters, &|id| {
                     reference(id, &what)
                 })?;
@@ -274,6 +278,14 @@ pub fn add_types(
     Ok(ids)
 }
 
+/// A constant in the form its signedness asks for.
+fn constant(value: ConstantValue) -> AttributeValue {
+    match value {
+        ConstantValue::Unsigned(n) => AttributeValue::Udata(n),
+        ConstantValue::Signed(n) => AttributeValue::Sdata(n),
+    }
+}
+
 /// The template parameter DIEs of a class or function under `parent`,
 /// as LLVM's DwarfUnit::addTemplateParams writes them.
 pub fn add_template_parameters(
@@ -321,13 +333,7 @@ pub fn add_template_parameters(
         match parameter {
             TemplateParameter::Value {
                 value: Some(value), ..
-            } => attributes.push((
-                gimli::DW_AT_const_value,
-                match *value {
-                    TemplateValue::Unsigned(n) => AttributeValue::Udata(n),
-                    TemplateValue::Signed(n) => AttributeValue::Sdata(n),
-                },
-            )),
+            } => attributes.push((gimli::DW_AT_const_value, constant(*value))),
             TemplateParameter::Template { template, .. } => attributes.push((
                 gimli::DW_AT_GNU_template_name,
                 AttributeValue::StringRef(strings.add(template.as_str())),
@@ -361,10 +367,13 @@ fn add_member(
     };
     let member_die = unit.add(parent, tag);
     let entry = unit.get_mut(member_die);
-    entry.set(
-        gimli::DW_AT_name,
-        AttributeValue::StringRef(strings.add(member.name.as_str())),
-    );
+    // An anonymous union's member has no name.
+    if !member.name.is_empty() {
+        entry.set(
+            gimli::DW_AT_name,
+            AttributeValue::StringRef(strings.add(member.name.as_str())),
+        );
+    }
     entry.set(gimli::DW_AT_type, ty);
     if member.is_static {
         entry.set(gimli::DW_AT_external, AttributeValue::FlagPresent);
@@ -389,6 +398,9 @@ fn add_member(
     }
     if member.artificial {
         entry.set(gimli::DW_AT_artificial, AttributeValue::FlagPresent);
+    }
+    if let Some(value) = member.const_value {
+        entry.set(gimli::DW_AT_const_value, constant(value));
     }
 }
 

@@ -636,8 +636,11 @@ impl UnitBuilder<'_> {
                 AttributeValue::UnitRef(origin_variable),
             ),
             None => {
-                let name = self.string(&variable.name);
-                self.set(die, gimli::DW_AT_name, name);
+                // An unnamed parameter has no name.
+                if !variable.name.is_empty() {
+                    let name = self.string(&variable.name);
+                    self.set(die, gimli::DW_AT_name, name);
+                }
                 let file = self.file(variable.file, &what)?;
                 self.set(die, gimli::DW_AT_decl_file, file);
                 self.set(
@@ -759,8 +762,11 @@ impl UnitBuilder<'_> {
             };
             let die = self.dwarf.unit.add(parent, gimli::DW_TAG_variable);
             dies.push(die);
-            let name = self.string(&global.name);
-            self.set(die, gimli::DW_AT_name, name);
+            // A string literal's variable has no name.
+            if !global.name.is_empty() {
+                let name = self.string(&global.name);
+                self.set(die, gimli::DW_AT_name, name);
+            }
             if let Some(linkage_name) = &global.linkage_name {
                 let linkage_name = self.string(linkage_name);
                 self.set(die, gimli::DW_AT_linkage_name, linkage_name);
