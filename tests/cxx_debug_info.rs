@@ -472,6 +472,62 @@ fn c_variadic_functions_have_unspecified_parameters_as_llc_writes_them() {
 }
 
 #[test]
+fn a_type_with_an_odr_identifier_is_written_once() {
+    // A declaration, a pointer to it, the definition and a second copy of
+    // the definition, all with identifier `_ZTS1S`: one structure type, the
+    // definition, to which the pointer points.
+    use dwarfsmith::{compile_to_model, CompileOptions, DebuggerTune, OptLevel};
+    use dwarfsmith_emit::model::Type;
+    let text = r#"
+define void @f() !dbg !10 {
+  ret void, !dbg !20
+}
+!llvm.dbg.cu = !{!0}
+!llvm.module.flags = !{!30, !31}
+!0 = distinct !DICompileUnit(language: DW_LANG_C_plus_plus_14, file: !1, producer: "t", isOptimized: false, runtimeVersion: 0, emissionKind: FullDebug, retainedTypes: !2)
+!1 = !DIFile(filename: "t.cpp", directory: "/tmp")
+!2 = !{!3, !8, !4, !9}
+!3 = !DICompositeType(tag: DW_TAG_structure_type, name: "S", file: !1, flags: DIFlagFwdDecl, identifier: "_ZTS1S")
+!4 = distinct !DICompositeType(tag: DW_TAG_structure_type, name: "S", file: !1, line: 1, size: 32, elements: !5, identifier: "_ZTS1S")
+!5 = !{!6}
+!6 = !DIDerivedType(tag: DW_TAG_member, name: "x", scope: !4, file: !1, line: 1, baseType: !7, size: 32)
+!7 = !DIBasicType(name: "int", size: 32, encoding: DW_ATE_signed)
+!8 = !DIDerivedType(tag: DW_TAG_pointer_type, baseType: !3, size: 64)
+!9 = distinct !DICompositeType(tag: DW_TAG_structure_type, name: "S", file: !1, line: 1, size: 32, elements: !5, identifier: "_ZTS1S")
+!10 = distinct !DISubprogram(name: "f", scope: !1, file: !1, line: 2, type: !11, scopeLine: 2, spFlags: DISPFlagDefinition, unit: !0)
+!11 = !DISubroutineType(types: !12)
+!12 = !{null}
+!20 = !DILocation(line: 2, column: 1, scope: !10)
+!30 = !{i32 7, !"Dwarf Version", i32 5}
+!31 = !{i32 2, !"Debug Info Version", i32 3}
+"#;
+    let options = CompileOptions {
+        opt_level: OptLevel::O0,
+        debug_info: true,
+        debugger_tune: DebuggerTune::Gdb,
+    };
+    let model = compile_to_model(text, "odr.ll", &options).unwrap();
+    let types = &model.debug.as_ref().unwrap().types;
+    let structs: Vec<(usize, &Type)> = types
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| matches!(t, Type::Struct { .. }))
+        .collect();
+    assert_eq!(structs.len(), 1, "{types:#?}");
+    let (
+        id,
+        Type::Struct {
+            byte_size, members, ..
+        },
+    ) = structs[0]
+    else {
+        unreachable!()
+    };
+    assert_eq!((*byte_size, members.len()), (Some(4), 1));
+    assert!(types.contains(&Type::Pointer(Some(id))), "{types:#?}");
+}
+
+#[test]
 fn the_cxx_model_round_trips_through_emit_read() {
     // What is written is read back: classes, bases, static members,
     // references, pointers to members and namespaces of the fixture.
