@@ -445,6 +445,11 @@ pub struct GlobalVariable {
     /// The namespace or class whose DIE holds it (`None`: the unit), as
     /// LLVM places a global variable in its scope.
     pub context: Option<TypeId>,
+    /// The definition of a static data member: the class and the index of
+    /// the member among its `members`. The DIE then names the member's
+    /// declaration (DW_AT_specification) instead of its name, type,
+    /// position and DW_AT_external, as LLVM writes it.
+    pub specification: Option<(TypeId, usize)>,
     /// Index into [`ObjectModel::data`] of the object holding the value
     /// (location `DW_OP_addr` of its symbol); `None`: optimised out, no
     /// location.
@@ -810,6 +815,10 @@ pub struct Subprogram {
     pub traits: SubprogramTraits,
     /// Template parameters of a function template instance.
     pub template_parameters: Vec<TemplateParameter>,
+    /// The abstract origin of a concrete function that is also inlined
+    /// elsewhere (DW_AT_abstract_origin): its DIE then carries only its code
+    /// and scopes, and its variables refer to the origin's, as LLVM writes it.
+    pub abstract_origin: Option<SubprogramId>,
 }
 
 /// A declared parameter's type.

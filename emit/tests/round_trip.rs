@@ -706,6 +706,7 @@ fn everything() -> ObjectModel {
                     external: true,
                     data: Some(2),
                     context: None,
+                    specification: Default::default(),
                 },
                 GlobalVariable {
                     name: "message".into(),
@@ -716,6 +717,7 @@ fn everything() -> ObjectModel {
                     external: false,
                     data: Some(1),
                     context: None,
+                    specification: Default::default(),
                 },
                 GlobalVariable {
                     name: "gone".into(),
@@ -726,6 +728,7 @@ fn everything() -> ObjectModel {
                     external: false,
                     data: None,
                     context: None,
+                    specification: Default::default(),
                 },
             ],
             ..Default::default()

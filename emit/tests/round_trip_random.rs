@@ -683,6 +683,7 @@ fn debug_model(random: &mut Random) -> ObjectModel {
             external: random.below(2) == 0,
             data: (random.below(4) != 0).then_some(i),
             context: None,
+            specification: Default::default(),
         })
         .collect();
     ObjectModel {

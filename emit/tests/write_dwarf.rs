@@ -557,6 +557,7 @@ fn representative_model() -> ObjectModel {
                     external: true,
                     data: Some(1),
                     context: None,
+                    specification: Default::default(),
                 },
                 GlobalVariable {
                     name: "folded".to_string(),
@@ -567,6 +568,7 @@ fn representative_model() -> ObjectModel {
                     external: false,
                     data: None,
                     context: None,
+                    specification: Default::default(),
                 },
             ],
             ..Default::default()
@@ -958,11 +960,11 @@ fn debug_info_dump() {
 
             0x0000021f:   DW_TAG_variable
                             DW_AT_name	("counter")
-                            DW_AT_linkage_name	("_ZL7counter")
                             DW_AT_type	(0x00000027 "int")
                             DW_AT_external	(true)
                             DW_AT_decl_file	("/src/calc.c")
                             DW_AT_decl_line	(2)
+                            DW_AT_linkage_name	("_ZL7counter")
                             DW_AT_location	(DW_OP_addr 0x0)
 
             0x00000238:   DW_TAG_variable

@@ -389,6 +389,7 @@ fn global_in_a_missing_data_object() {
                 external: true,
                 data: Some(0),
                 context: None,
+                specification: Default::default(),
             })
         },
         expect!["global variable `g` lives in data object 0, which does not exist"],

@@ -362,6 +362,7 @@ fn program() -> ObjectModel {
                 external: true,
                 data: Some(0),
                 context: None,
+                specification: Default::default(),
             }],
             ..Default::default()
         }),

@@ -32,7 +32,7 @@ use super::scopes::{NodeId, ScopeTree};
 use super::types::{field_node, tuple_nodes, TypeTable};
 use crate::codegen::call_sites::{CallValue, Callee};
 use crate::codegen::FunctionDebug;
-use crate::ir::debug::{MdField, MdNode};
+use crate::ir::debug::{DILocalVariable, MdField, MdNode};
 use crate::ir::{DebugInfo, Function, LocId, MdId, MdOperand, MdRef, Module, RecordKind};
 
 /// One level of a scope path: a scope, and the inlined call it is in.
@@ -59,6 +59,7 @@ pub fn build(
         debug,
         types: TypeTable::new(debug, is_c(unit_language)),
         abstract_origins: FxHashMap::default(),
+        inlined_variables: FxHashMap::default(),
         declarations: FxHashMap::default(),
     };
     let mut info = emit::DebugInfo {
@@ -122,6 +123,7 @@ pub fn build(
             builder.types.subprograms[id].calls = calls;
         }
     }
+    builder.abstract_variables();
     let (globals, global_index) = builder.globals(module, data);
     info.globals = globals;
     let concrete_of: FxHashMap<MdId, emit::SubprogramId> = functions
@@ -131,6 +133,12 @@ pub fn build(
             Some((module.functions[function.ir_function].subprogram?, (*id)?))
         })
         .collect();
+    // A function also inlined elsewhere refers to its abstract origin.
+    for (sp, &id) in &concrete_of {
+        if let Some(&origin) = builder.abstract_origins.get(sp) {
+            builder.types.subprograms[id].abstract_origin = Some(origin);
+        }
+    }
     info.imports = builder.imports(module, &concrete_of, &global_index);
     info.files = builder.types.files.files;
     info.types = builder.types.types;
@@ -143,6 +151,9 @@ struct Builder<'a> {
     /// Types, files and subprogram DIEs.
     types: TypeTable<'a>,
     abstract_origins: FxHashMap<MdId, emit::SubprogramId>,
+    /// The variables of each inlined subprogram seen in inlined calls, in
+    /// order of appearance: its abstract origin's variables.
+    inlined_variables: FxHashMap<MdId, Vec<MdId>>,
     declarations: FxHashMap<String, emit::SubprogramId>,
 }
 
@@ -209,6 +220,8 @@ impl<'a> Builder<'a> {
                     external: !variable.is_local,
                     data: data.iter().position(|d| d.name == global.name),
                     context: self.types.scope_of(variable.scope),
+                    specification: field_node(&variable.other, "declaration")
+                        .and_then(|member| self.types.static_member(member)),
                 });
             }
         }
@@ -440,6 +453,15 @@ impl<'a> Builder<'a> {
             let Some(node) = tree.find(&path[1..]) else {
                 continue;
             };
+            if key.1.is_some() {
+                // An inlined copy: its abstract origin declares it.
+                if let Some(origin) = self.debug.scope_subprogram(variable.scope) {
+                    let declared = self.inlined_variables.entry(origin).or_default();
+                    if !declared.contains(&key.0) {
+                        declared.push(key.0);
+                    }
+                }
+            }
             // The function's own scope is all of its code, prologue included.
             let whole = [(0, function.code_size)];
             let scope = if node == 0 {
@@ -453,17 +475,7 @@ impl<'a> Builder<'a> {
                 scope,
                 &ranges[key],
             );
-            let has_flag = |flag: &str| variable.flags.iter().any(|f| f == flag);
-            let described = emit::Variable {
-                name: variable.name.clone(),
-                arg: variable.arg,
-                ty: self.types.type_of(variable.ty),
-                file: self.file(variable.file),
-                line: variable.line,
-                location,
-                artificial: has_flag("DIFlagArtificial") || self.types.is_artificial(variable.ty),
-                object_pointer: has_flag("DIFlagObjectPointer"),
-            };
+            let described = self.variable(variable, location);
             variables.push((node, variable.arg, position as u32, described));
         }
         // Parameters first in argument order, then locals in order of appearance.
@@ -614,6 +626,56 @@ impl<'a> Builder<'a> {
         scope
     }
 
+    /// The DIE of a local variable or parameter at `location`.
+    fn variable(
+        &mut self,
+        variable: &DILocalVariable,
+        location: emit::VariableLocation,
+    ) -> emit::Variable {
+        let has_flag = |flag: &str| variable.flags.iter().any(|f| f == flag);
+        emit::Variable {
+            name: variable.name.clone(),
+            arg: variable.arg,
+            ty: self.types.type_of(variable.ty),
+            file: self.file(variable.file),
+            line: variable.line,
+            location,
+            artificial: has_flag("DIFlagArtificial") || self.types.is_artificial(variable.ty),
+            object_pointer: has_flag("DIFlagObjectPointer"),
+        }
+    }
+
+    /// Gives each abstract origin the variables its inlined calls have,
+    /// without locations, in its lexical blocks (address-less), parameters
+    /// first in argument order, as LLVM's abstract subprogram DIE has them;
+    /// the inlined copies then refer to them (DW_AT_abstract_origin), and a
+    /// `this` among them is the origin's DW_AT_object_pointer.
+    fn abstract_variables(&mut self) {
+        let mut origins: Vec<(MdId, emit::SubprogramId)> = self
+            .abstract_origins
+            .iter()
+            .map(|(&sp, &id)| (sp, id))
+            .collect();
+        origins.sort_unstable_by_key(|&(_, id)| id);
+        for (sp, id) in origins {
+            let variables = self.inlined_variables.remove(&sp).unwrap_or_default();
+            let mut root = AbstractScope::default();
+            for (position, var) in variables.into_iter().enumerate() {
+                let Some(variable) = self.debug.variable(var) else {
+                    continue;
+                };
+                let path = self.scope_path(variable.scope, None);
+                if path.first() != Some(&(sp, None)) {
+                    continue;
+                }
+                let described = self.variable(variable, emit::VariableLocation::None);
+                let blocks: Vec<MdId> = path[1..].iter().map(|&(block, _)| block).collect();
+                root.add(&blocks, (variable.arg, position, described));
+            }
+            self.types.subprograms[id].scope = root.into_scope();
+        }
+    }
+
     /// The out-of-line DIE an inlined subroutine refers to, made once.
     fn abstract_origin(&mut self, sp: MdId) -> emit::SubprogramId {
         if let Some(&id) = self.abstract_origins.get(&sp) {
@@ -627,6 +689,52 @@ impl<'a> Builder<'a> {
         self.types.subprograms.push(origin);
         self.abstract_origins.insert(sp, id);
         id
+    }
+}
+
+/// An abstract origin's scope being built: its variables and the lexical
+/// blocks inside it, in order of first appearance.
+#[derive(Default)]
+struct AbstractScope {
+    /// (argument, order of appearance, variable).
+    variables: Vec<(Option<u32>, usize, emit::Variable)>,
+    children: Vec<(MdId, AbstractScope)>,
+}
+
+impl AbstractScope {
+    /// Adds a variable declared in the lexical blocks `blocks` (outermost
+    /// first) of this scope.
+    fn add(&mut self, blocks: &[MdId], variable: (Option<u32>, usize, emit::Variable)) {
+        let Some((&block, inner)) = blocks.split_first() else {
+            self.variables.push(variable);
+            return;
+        };
+        let index = match self.children.iter().position(|(b, _)| *b == block) {
+            Some(index) => index,
+            None => {
+                self.children.push((block, AbstractScope::default()));
+                self.children.len() - 1
+            }
+        };
+        self.children[index].1.add(inner, variable);
+    }
+
+    /// The emit scope: parameters first in argument order, then locals in
+    /// order of appearance; blocks without addresses.
+    fn into_scope(mut self) -> emit::Scope {
+        self.variables
+            .sort_by_key(|(arg, position, _)| (arg.is_none(), *arg, *position));
+        emit::Scope {
+            variables: self.variables.into_iter().map(|(_, _, v)| v).collect(),
+            children: self
+                .children
+                .into_iter()
+                .map(|(_, scope)| emit::ChildScope::Lexical {
+                    ranges: Vec::new(),
+                    scope: scope.into_scope(),
+                })
+                .collect(),
+        }
     }
 }
 

@@ -131,6 +131,7 @@ impl<'a> TypeTable<'a> {
             },
             template_parameters: self
                 .template_parameters(field_node(&subprogram.other, "templateParams")),
+            abstract_origin: None,
         }
     }
 

@@ -375,6 +375,24 @@ impl<'a> TypeTable<'a> {
         }
     }
 
+    /// The class and member index of a static data member's declaration
+    /// node (its class's `members` hold the static members that have a
+    /// type, in element order).
+    pub fn static_member(&mut self, member: MdId) -> Option<(TypeId, usize)> {
+        let debug = self.debug;
+        let MdNode::DerivedType(declared) = debug.node(member) else {
+            return None;
+        };
+        let class = self.type_of(declared.scope)?;
+        let emit::Type::Struct { members, .. } = &self.types[class] else {
+            return None;
+        };
+        let index = members
+            .iter()
+            .position(|m| m.is_static && Some(&m.name) == declared.name.as_ref())?;
+        Some((class, index))
+    }
+
     /// Whether a type node is marked artificial (the type of `this`).
     pub fn is_artificial(&self, node: Option<MdId>) -> bool {
         match node.map(|n| self.debug.node(n)) {

@@ -215,6 +215,10 @@ impl ScopeReader<'_, '_> {
                 all_described: self.flag(die, gimli::DW_AT_call_all_calls)
                     || self.flag(die, gimli::DW_AT_GNU_all_call_sites),
             },
+            abstract_origin: tree
+                .attr(die, gimli::DW_AT_abstract_origin)
+                .and_then(|origin| tree.reference(origin))
+                .and_then(|origin| self.subprograms.get(&origin).copied()),
             ..Subprogram::default()
         })
     }
@@ -393,7 +397,35 @@ impl ScopeReader<'_, '_> {
             context: tree.dies[die]
                 .parent
                 .and_then(|parent| self.types.id_of(parent)),
+            specification: self.static_member(die),
         })
+    }
+
+    /// The static data member a global variable's DW_AT_specification
+    /// names: its class and its index among the class's members (a DWARF 5
+    /// DW_TAG_variable declaration; DWARF 4's DW_TAG_member declarations
+    /// are read as ordinary members, so the variable is read as declared
+    /// by itself).
+    fn static_member(&self, die: usize) -> Option<(usize, usize)> {
+        let tree = self.tree;
+        let member = tree.reference(tree.attr(die, gimli::DW_AT_specification)?)?;
+        if tree.tag(member) != gimli::DW_TAG_variable {
+            return None;
+        }
+        let class = tree.dies[member].parent?;
+        // gcc also completes a namespace's variable declaration this way.
+        if !matches!(
+            tree.tag(class),
+            gimli::DW_TAG_structure_type | gimli::DW_TAG_class_type | gimli::DW_TAG_union_type
+        ) {
+            return None;
+        }
+        let index = tree.dies[class]
+            .children
+            .iter()
+            .filter(|&&c| matches!(tree.tag(c), gimli::DW_TAG_member | gimli::DW_TAG_variable))
+            .position(|&c| c == member)?;
+        Some((self.types.id_of(class)?, index))
     }
 
     fn linkage_name(&self, die: usize) -> Result<Option<String>, ReadError> {

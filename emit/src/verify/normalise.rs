@@ -21,7 +21,9 @@
 //!   ones (after normalising) merged, and a list left empty, or a location
 //!   with no operations, is no location;
 //! - empty scope ranges are dropped; a function without code has no line
-//!   rows; a global variable's data object is renumbered with the data.
+//!   rows; a global variable's data object is renumbered with the data;
+//!   a static data member's definition has no position of its own (the
+//!   member's declaration, which the model does not place, gives it).
 
 mod code;
 mod location;
@@ -221,6 +223,13 @@ fn normalise_types(debug: &mut DebugInfo) {
     for global in &mut debug.globals {
         map_option(&mut global.ty);
         map_option(&mut global.context);
+        if let Some((class, _)) = &mut global.specification {
+            map(class);
+            // Its position is the member declaration's, which the model
+            // does not give.
+            global.file = 0;
+            global.line = 0;
+        }
     }
     for import in &mut debug.imports {
         map_option(&mut import.context);

@@ -28,7 +28,7 @@ pub fn add_types(
     unit: &mut Unit,
     strings: &mut StringTable,
     types: &[Type],
-) -> Result<Vec<UnitEntryId>, WriteError> {
+) -> Result<TypeDies, WriteError> {
     let root = unit.root();
     let ids = type_dies(unit, types)?;
     let reference = |id: TypeId, what: &str| {
@@ -39,6 +39,7 @@ pub fn add_types(
             })
     };
     let mut array_index_type = None;
+    let mut static_members = HashMap::new();
     for (index, ty) in types.iter().enumerate() {
         let die = ids[index];
         let what = format!("type {index}");
@@ -142,14 +143,17 @@ pub fn add_types(
                         );
                     }
                 }
-                for member in members {
-                    add_member(
+                for (position, member) in members.iter().enumerate() {
+                    let member_die = add_member(
                         unit,
                         strings,
                         die,
                         member,
                         reference(member.ty, &format!("{what} member `{}`", member.name))?,
                     );
+                    if member.is_static {
+                        static_members.insert((index, position), member_die);
+                    }
                 }
             }
             Type::Reference { target, .. } => {
@@ -275,7 +279,19 @@ pub fn add_types(
             entry.set(name, value);
         }
     }
-    Ok(ids)
+    Ok(TypeDies {
+        ids,
+        static_members,
+    })
+}
+
+/// The DIEs [`add_types`] made.
+pub struct TypeDies {
+    /// The DIE of each type.
+    pub ids: Vec<UnitEntryId>,
+    /// The declaration DIE of each static data member, by (class, index
+    /// among its members).
+    pub static_members: HashMap<(TypeId, usize), UnitEntryId>,
 }
 
 /// A constant in the form its signedness asks for.
@@ -359,7 +375,7 @@ fn add_member(
     parent: UnitEntryId,
     member: &Member,
     ty: AttributeValue,
-) {
+) -> UnitEntryId {
     let tag = if member.is_static {
         gimli::DW_TAG_variable
     } else {
@@ -402,6 +418,7 @@ fn add_member(
     if let Some(value) = member.const_value {
         entry.set(gimli::DW_AT_const_value, constant(value));
     }
+    member_die
 }
 
 /// Where a base class sits: a byte offset, or for a virtual base LLVM's

@@ -37,8 +37,8 @@ use super::relocate::{code_symbol, data_symbol};
 use super::types::{accessibility, add_template_parameters, add_types, ExpressionBaseTypes};
 use super::{line, loclists, ops, rnglists, WriteError, WriteOptions};
 use crate::model::{
-    Callee, ChildScope, DebugInfo, ImportedEntity, Location, ObjectModel, Scope, Subprogram,
-    SubprogramId, Variable, VariableLocation,
+    Callee, ChildScope, DebugInfo, GlobalVariable, ImportedEntity, Location, ObjectModel, Scope,
+    Subprogram, SubprogramId, Variable, VariableLocation,
 };
 
 /// The DIE of type `id` as an attribute value.
@@ -69,7 +69,7 @@ pub fn build_unit(
     let (program, files) =
         line::line_program(model, debug, layout, encoding, &mut dwarf.line_strings)?;
     dwarf.unit.line_program = program;
-    let types = add_types(&mut dwarf.unit, &mut dwarf.strings, &debug.types)?;
+    let type_dies = add_types(&mut dwarf.unit, &mut dwarf.strings, &debug.types)?;
     let mut builder = UnitBuilder {
         model,
         debug,
@@ -77,7 +77,8 @@ pub fn build_unit(
         options,
         dwarf,
         files,
-        types,
+        types: type_dies.ids,
+        static_members: type_dies.static_members,
         base_types: HashMap::new(),
         subprograms: Vec::new(),
         origin_variables: Vec::new(),
@@ -100,6 +101,8 @@ struct UnitBuilder<'a> {
     files: Vec<FileId>,
     /// DIE of each model type.
     types: Vec<UnitEntryId>,
+    /// Declaration DIE of each static data member, by (class, member index).
+    static_members: HashMap<(usize, usize), UnitEntryId>,
     /// Base types made for expressions, by (bits, signed).
     base_types: HashMap<(u16, bool), UnitEntryId>,
     /// DIE of each subprogram.
@@ -238,9 +241,23 @@ impl UnitBuilder<'_> {
                 AttributeValue::Exprloc(frame_base),
             );
         }
-        match subprogram.specification {
-            Some(declaration) => self.add_specification(die, subprogram, declaration, &what)?,
-            None => self.add_declared_attributes(die, subprogram, &what)?,
+        match (subprogram.abstract_origin, subprogram.specification) {
+            (Some(origin), _) => {
+                let Some(&origin) = self.subprograms.get(origin) else {
+                    return Err(WriteError::new(format!(
+                        "{what} has origin {origin}, which does not exist"
+                    )));
+                };
+                self.set(
+                    die,
+                    gimli::DW_AT_abstract_origin,
+                    AttributeValue::UnitRef(origin),
+                );
+            }
+            (None, Some(declaration)) => {
+                self.add_specification(die, subprogram, declaration, &what)?
+            }
+            (None, None) => self.add_declared_attributes(die, subprogram, &what)?,
         }
         if subprogram.function.is_none() && !subprogram.declaration {
             self.set(
@@ -261,7 +278,7 @@ impl UnitBuilder<'_> {
             die,
             &subprogram.scope,
             subprogram.function,
-            None,
+            subprogram.abstract_origin,
             &mut variables,
             &what,
         )?;
@@ -743,7 +760,37 @@ impl UnitBuilder<'_> {
         Ok(())
     }
 
-    /// The global variables' DIEs, children of the unit, in model order.
+    /// A global variable's own name, type, DW_AT_external and position.
+    fn add_global_declaration(
+        &mut self,
+        die: UnitEntryId,
+        global: &GlobalVariable,
+        what: &str,
+    ) -> Result<(), WriteError> {
+        // A string literal's variable has no name.
+        if !global.name.is_empty() {
+            let name = self.string(&global.name);
+            self.set(die, gimli::DW_AT_name, name);
+        }
+        if let Some(ty) = global.ty {
+            let ty = self.type_ref(ty, what)?;
+            self.set(die, gimli::DW_AT_type, ty);
+        }
+        if global.external {
+            self.set(die, gimli::DW_AT_external, AttributeValue::FlagPresent);
+        }
+        let file = self.file(global.file, what)?;
+        self.set(die, gimli::DW_AT_decl_file, file);
+        self.set(
+            die,
+            gimli::DW_AT_decl_line,
+            AttributeValue::Udata(global.line.into()),
+        );
+        Ok(())
+    }
+
+    /// The global variables' DIEs, in their namespace's or the unit's, in
+    /// model order.
     fn add_globals(&mut self) -> Result<Vec<UnitEntryId>, WriteError> {
         let root = self.dwarf.unit.root();
         let mut dies = Vec::with_capacity(self.debug.globals.len());
@@ -762,29 +809,25 @@ impl UnitBuilder<'_> {
             };
             let die = self.dwarf.unit.add(parent, gimli::DW_TAG_variable);
             dies.push(die);
-            // A string literal's variable has no name.
-            if !global.name.is_empty() {
-                let name = self.string(&global.name);
-                self.set(die, gimli::DW_AT_name, name);
+            match global.specification {
+                Some(member) => {
+                    let Some(&declaration) = self.static_members.get(&member) else {
+                        return Err(WriteError::new(format!(
+                            "{what} defines member {member:?}, which is no static member"
+                        )));
+                    };
+                    self.set(
+                        die,
+                        gimli::DW_AT_specification,
+                        AttributeValue::UnitRef(declaration),
+                    );
+                }
+                None => self.add_global_declaration(die, global, &what)?,
             }
             if let Some(linkage_name) = &global.linkage_name {
                 let linkage_name = self.string(linkage_name);
                 self.set(die, gimli::DW_AT_linkage_name, linkage_name);
             }
-            if let Some(ty) = global.ty {
-                let ty = self.type_ref(ty, &what)?;
-                self.set(die, gimli::DW_AT_type, ty);
-            }
-            if global.external {
-                self.set(die, gimli::DW_AT_external, AttributeValue::FlagPresent);
-            }
-            let file = self.file(global.file, &what)?;
-            self.set(die, gimli::DW_AT_decl_file, file);
-            self.set(
-                die,
-                gimli::DW_AT_decl_line,
-                AttributeValue::Udata(global.line.into()),
-            );
             if let Some(data) = global.data {
                 if data >= self.model.data.len() {
                     return Err(WriteError::new(format!(
