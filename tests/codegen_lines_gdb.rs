@@ -61,6 +61,7 @@ fn object_with_lines(dir: &Path, program: &str) -> std::path::PathBuf {
             declaration: false,
             calls: dwarfsmith_emit::model::Calls::default(),
             scope: Scope::default(),
+            ..Default::default()
         });
         debug.line_rows.push(
             f.line_entries

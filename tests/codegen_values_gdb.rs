@@ -138,6 +138,7 @@ fn build(dir: &Path, program: &str, form: &str) -> PathBuf {
                 file: 0,
                 line: v.line,
                 location: describe(i, type_bits(&module, v.ty), &[(0, f.code_size)], &ranges),
+                ..Default::default()
             });
         }
         variables.sort_by_key(|v| (v.arg.is_none(), v.arg, v.name.clone()));
@@ -156,6 +157,7 @@ fn build(dir: &Path, program: &str, form: &str) -> PathBuf {
                 variables,
                 children: Vec::new(),
             },
+            ..Default::default()
         });
         debug.line_rows.push(
             f.line_entries

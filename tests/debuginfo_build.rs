@@ -141,7 +141,13 @@ fn inlined_calls_become_inlined_subroutines_with_their_variables() {
             type 1 Const(Some(2))
             type 2 Base { name: "int", byte_size: 4, encoding: 5 }
             subprogram clamp line 8 function None external false return Some(2)
+              var v arg=Some(1) line=8 type=Some(2) no location
+              var lo arg=Some(2) line=8 type=Some(2) no location
+              var hi arg=Some(3) line=8 type=Some(2) no location
+              var out arg=None line=9 type=Some(2) no location
             subprogram square line 3 function None external false return Some(2)
+              var v arg=Some(1) line=3 type=Some(2) no location
+              var sq arg=None line=4 type=Some(2) no location
             subprogram energy line 15 function Some(0) external true return Some(2)
               var samples arg=Some(1) line=15 type=Some(0) no location
               var n arg=Some(2) line=15 type=Some(2) no location
@@ -177,7 +183,7 @@ fn lexical_blocks_and_types_of_a_program_with_structs() {
         expect![[r#"
             cu structs.c in false lang 0x1d
             file structs.c md5 true
-            type 0 Struct { scope: None, name: Some("pt"), kind: Structure, byte_size: Some(8), bases: [], members: [Member { name: "x", ty: 1, byte_offset: 0, bit_field: None, access: None, artificial: false, is_static: false }, Member { name: "y", ty: 1, byte_offset: 4, bit_field: None, access: None, artificial: false, is_static: false }] }
+            type 0 Struct { scope: None, name: Some("pt"), kind: Structure, byte_size: Some(8), bases: [], members: [Member { name: "x", ty: 1, byte_offset: 0, bit_field: None, access: None, artificial: false, is_static: false, const_value: None }, Member { name: "y", ty: 1, byte_offset: 4, bit_field: None, access: None, artificial: false, is_static: false, const_value: None }], containing_type: None, passed: None, template_parameters: [], export_symbols: false }
             type 1 Base { name: "int", byte_size: 4, encoding: 5 }
             type 2 Array { element: 1, counts: [Some(4)], vector: None }
             subprogram area line 5 function Some(0) external true return Some(1)

@@ -115,6 +115,7 @@ fn variable(name: &str, ty: usize, start: u64, end: u64, location: Location) -> 
                 location,
             }],
         },
+        ..Default::default()
     }
 }
 
@@ -233,9 +234,11 @@ fn object_of(code: Vec<u8>, call_field: u64, variables: Vec<Variable>) -> Vec<u8
                     children: vec![],
                 },
                 calls: Default::default(),
+                ..Default::default()
             }],
             line_rows: vec![vec![]],
             globals: vec![],
+            ..Default::default()
         }),
     };
     write(

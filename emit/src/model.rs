@@ -391,6 +391,40 @@ pub struct DebugInfo {
     pub line_rows: Vec<Vec<LineRow>>,
     /// Global variables (DIGlobalVariable), children of the compile unit.
     pub globals: Vec<GlobalVariable>,
+    /// C++ `using` declarations and directives (DIImportedEntity of the
+    /// unit's `imports:`), written after everything else as LLVM does.
+    pub imports: Vec<Import>,
+}
+
+/// A DW_TAG_imported_declaration (`using ns::name;`) or
+/// DW_TAG_imported_module (`using namespace ns;`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Import {
+    /// DW_TAG_imported_module rather than DW_TAG_imported_declaration.
+    pub module: bool,
+    /// The namespace whose DIE holds it (`None`: the unit).
+    pub context: Option<TypeId>,
+    /// File index of the `using`.
+    pub file: u32,
+    /// Its line.
+    pub line: u32,
+    /// A new name for the entity (`namespace a = b;`), if any.
+    pub name: Option<String>,
+    /// What is imported (DW_AT_import).
+    pub entity: ImportedEntity,
+}
+
+/// The DIE an import names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImportedEntity {
+    /// A type or namespace.
+    Type(TypeId),
+    /// A function (its declaration or definition DIE).
+    Subprogram(SubprogramId),
+    /// A global variable, by index into [`DebugInfo::globals`].
+    Global(usize),
+    /// Another import, by index into [`DebugInfo::imports`].
+    Import(usize),
 }
 
 /// A source-level global variable: a DW_TAG_variable child of the unit.
@@ -408,6 +442,14 @@ pub struct GlobalVariable {
     pub line: u32,
     /// DW_AT_external (LLVM `isLocal: false`).
     pub external: bool,
+    /// The namespace or class whose DIE holds it (`None`: the unit), as
+    /// LLVM places a global variable in its scope.
+    pub context: Option<TypeId>,
+    /// The definition of a static data member: the class and the index of
+    /// the member among its `members`. The DIE then names the member's
+    /// declaration (DW_AT_specification) instead of its name, type,
+    /// position and DW_AT_external, as LLVM writes it.
+    pub specification: Option<(TypeId, usize)>,
     /// Index into [`ObjectModel::data`] of the object holding the value
     /// (location `DW_OP_addr` of its symbol); `None`: optimised out, no
     /// location.
@@ -475,6 +517,8 @@ pub enum Type {
         name: String,
         /// The aliased type.
         target: Option<TypeId>,
+        /// DW_AT_accessibility of a typedef declared in a class.
+        access: Option<Access>,
     },
     /// DW_TAG_structure_type / class_type / union_type.
     Struct {
@@ -490,6 +534,17 @@ pub enum Type {
         bases: Vec<Base>,
         /// Members, static ones included, in declaration order.
         members: Vec<Member>,
+        /// The class holding the vtable pointer (DW_AT_containing_type,
+        /// which gdb reads to find a dynamic type).
+        containing_type: Option<TypeId>,
+        /// How the type is passed (DW_AT_calling_convention).
+        passed: Option<PassedBy>,
+        /// Template parameters of a class template instance (its first
+        /// children, as LLVM writes them).
+        template_parameters: Vec<TemplateParameter>,
+        /// An anonymous union or struct whose members are its scope's
+        /// (DW_AT_export_symbols).
+        export_symbols: bool,
     },
     /// DW_TAG_reference_type (`T &`) or DW_TAG_rvalue_reference_type (`T &&`).
     Reference {
@@ -555,7 +610,71 @@ pub enum Type {
         /// The first parameter is a member function's `this`
         /// (DW_AT_artificial), as in the type of a pointer to member function.
         this_parameter: bool,
+        /// Takes further arguments (`...`): DW_TAG_unspecified_parameters
+        /// after the parameters.
+        variadic: bool,
+        /// DW_AT_prototyped (LLVM writes it for C and Objective-C only).
+        prototyped: bool,
     },
+}
+
+/// DW_AT_calling_convention of a class (DWARF 5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PassedBy {
+    /// DW_CC_pass_by_reference: passed through a hidden pointer.
+    Reference = 4,
+    /// DW_CC_pass_by_value: trivially copyable, passed in registers.
+    Value = 5,
+}
+
+/// A template parameter of a class or function template instance.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TemplateParameter {
+    /// DW_TAG_template_type_parameter.
+    Type {
+        /// Name (`None` inside a pack).
+        name: Option<String>,
+        /// The argument (`None`: void).
+        ty: Option<TypeId>,
+        /// The default argument (DW_AT_default_value).
+        default: bool,
+    },
+    /// DW_TAG_template_value_parameter with an integer argument.
+    Value {
+        /// Name (`None` inside a pack).
+        name: Option<String>,
+        /// The parameter's type.
+        ty: Option<TypeId>,
+        /// The default argument (DW_AT_default_value).
+        default: bool,
+        /// DW_AT_const_value (`None`: no constant, e.g. `nullptr`).
+        value: Option<ConstantValue>,
+    },
+    /// DW_TAG_GNU_template_template_param: DW_AT_GNU_template_name.
+    Template {
+        /// Name.
+        name: Option<String>,
+        /// The template's name.
+        template: String,
+    },
+    /// DW_TAG_GNU_template_parameter_pack with its arguments as children.
+    Pack {
+        /// Name.
+        name: Option<String>,
+        /// The arguments.
+        parameters: Vec<TemplateParameter>,
+    },
+}
+
+/// An integer constant (a template argument, a static member's value),
+/// written DW_FORM_udata or DW_FORM_sdata after the signedness of its
+/// type, as LLVM writes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConstantValue {
+    /// Of an unsigned type (bool, pointer, unsigned): DW_FORM_udata.
+    Unsigned(u64),
+    /// Of a signed type: DW_FORM_sdata.
+    Signed(i64),
 }
 
 impl Type {
@@ -592,6 +711,9 @@ pub struct Member {
     /// DW_AT_declaration and DW_AT_external, as LLVM writes it for DWARF 5);
     /// `byte_offset` and `bit_field` are unused.
     pub is_static: bool,
+    /// A static member's constant value (DW_AT_const_value), when its
+    /// initializer is a constant.
+    pub const_value: Option<ConstantValue>,
 }
 
 /// The tag of an aggregate type.
@@ -646,8 +768,8 @@ pub struct BitField {
 pub type SubprogramId = usize;
 
 /// A DW_TAG_subprogram: a concrete function, or the abstract origin of an
-/// inlined one (then `function` is `None`).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// inlined one (then `function` is `None`), or a declaration.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Subprogram {
     /// Source name.
     pub name: String,
@@ -675,6 +797,65 @@ pub struct Subprogram {
     /// The calls the function's code makes (children of its DIE, as LLVM
     /// places them).
     pub calls: Calls,
+    /// The namespace or class whose DIE holds this one (`None`: the unit).
+    pub context: Option<TypeId>,
+    /// The declaration a definition or abstract origin completes
+    /// (DW_AT_specification, a member function declared in its class): its
+    /// DIE then carries only its code, what differs from the declaration
+    /// (file, line, return type), its linkage name when the declaration has
+    /// none, and its template parameters, as LLVM writes it.
+    pub specification: Option<SubprogramId>,
+    /// The parameter types of a declaration (its DW_TAG_formal_parameter
+    /// children); a definition's parameters are its variables.
+    pub parameters: Vec<ParameterType>,
+    /// Takes further arguments (`...`): DW_TAG_unspecified_parameters
+    /// after the parameters.
+    pub variadic: bool,
+    /// C++ properties written on a declaration (or a definition without one).
+    pub traits: SubprogramTraits,
+    /// Template parameters of a function template instance.
+    pub template_parameters: Vec<TemplateParameter>,
+    /// The abstract origin of a concrete function that is also inlined
+    /// elsewhere (DW_AT_abstract_origin): its DIE then carries only its code
+    /// and scopes, and its variables refer to the origin's, as LLVM writes it.
+    pub abstract_origin: Option<SubprogramId>,
+}
+
+/// A declared parameter's type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParameterType {
+    /// The type (`None`: unknown).
+    pub ty: Option<TypeId>,
+    /// Made by the compiler (`this`): DW_AT_artificial.
+    pub artificial: bool,
+}
+
+/// The C++ attributes of a subprogram DIE beside its name and type.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SubprogramTraits {
+    /// DW_AT_accessibility.
+    pub access: Option<Access>,
+    /// A virtual member function.
+    pub virtuality: Option<Virtuality>,
+    /// Made by the compiler (an implicit constructor): DW_AT_artificial.
+    pub artificial: bool,
+    /// DW_AT_explicit.
+    pub explicit: bool,
+    /// `= delete`: DW_AT_deleted.
+    pub deleted: bool,
+    /// `[[noreturn]]`: DW_AT_noreturn.
+    pub noreturn: bool,
+}
+
+/// DW_AT_virtuality of a member function and where its vtable slot is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Virtuality {
+    /// DW_VIRTUALITY_pure_virtual rather than DW_VIRTUALITY_virtual.
+    pub pure: bool,
+    /// The slot: DW_AT_vtable_elem_location `DW_OP_constu N`.
+    pub vtable_index: Option<u64>,
+    /// The class whose vtable holds it (DW_AT_containing_type).
+    pub containing_type: Option<TypeId>,
 }
 
 /// The DW_TAG_call_site children of a concrete subprogram.
@@ -778,7 +959,7 @@ pub enum ChildScope {
 }
 
 /// A DW_TAG_formal_parameter or DW_TAG_variable.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Variable {
     /// Source name.
     pub name: String,
@@ -792,12 +973,18 @@ pub struct Variable {
     pub line: u32,
     /// Where the value lives.
     pub location: VariableLocation,
+    /// Made by the compiler (`this`): DW_AT_artificial.
+    pub artificial: bool,
+    /// The object pointer of a member function (`this`): its subprogram's
+    /// DW_AT_object_pointer names this variable's DIE.
+    pub object_pointer: bool,
 }
 
 /// A variable's location description.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum VariableLocation {
     /// No location: the variable is optimised out everywhere.
+    #[default]
     None,
     /// One location valid throughout the scope (DW_AT_location exprloc).
     Single(Location),

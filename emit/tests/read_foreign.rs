@@ -693,8 +693,6 @@ fn structs_by_clang() {
               call site 0x36 Origin(1) [CallSiteParameter { register: 4, value: Constant(4) }]
               all calls described
             subprogram 1 observe (declaration) at 0:3 returns void external prototyped
-              param 1  t0 at 0:0: none
-              param 2  t1 at 0:0: none
             subprogram 2 midpoint (function midpoint) at 0:15 returns t2 external prototyped
               param 1 a t2 at 0:15:
                 [0x0,0x7) reg5:u64, Piece(4)

@@ -49,6 +49,7 @@ fn variable(
         file: 0,
         line,
         location,
+        ..Default::default()
     }
 }
 
@@ -98,6 +99,7 @@ fn types() -> Vec<Type> {
             scope: None,
             name: "count_t".into(),
             target: Some(INT),
+            access: None,
         },
         Type::Struct {
             scope: None,
@@ -114,6 +116,7 @@ fn types() -> Vec<Type> {
                     access: None,
                     artificial: false,
                     is_static: false,
+                    const_value: Default::default(),
                 },
                 Member {
                     name: "y".into(),
@@ -123,8 +126,13 @@ fn types() -> Vec<Type> {
                     access: None,
                     artificial: false,
                     is_static: false,
+                    const_value: Default::default(),
                 },
             ],
+            containing_type: None,
+            passed: None,
+            template_parameters: Vec::new(),
+            export_symbols: Default::default(),
         },
         Type::Struct {
             scope: None,
@@ -141,6 +149,7 @@ fn types() -> Vec<Type> {
                     access: None,
                     artificial: false,
                     is_static: false,
+                    const_value: Default::default(),
                 },
                 Member {
                     name: "c".into(),
@@ -150,8 +159,13 @@ fn types() -> Vec<Type> {
                     access: None,
                     artificial: false,
                     is_static: false,
+                    const_value: Default::default(),
                 },
             ],
+            containing_type: None,
+            passed: None,
+            template_parameters: Vec::new(),
+            export_symbols: Default::default(),
         },
         Type::Struct {
             scope: None,
@@ -160,6 +174,10 @@ fn types() -> Vec<Type> {
             bases: Vec::new(),
             byte_size: None,
             members: vec![],
+            containing_type: None,
+            passed: None,
+            template_parameters: Vec::new(),
+            export_symbols: Default::default(),
         },
         Type::Array {
             element: INT,
@@ -186,6 +204,8 @@ fn types() -> Vec<Type> {
             return_type: Some(INT),
             parameters: vec![Some(PTR_INT), None],
             this_parameter: false,
+            variadic: false,
+            prototyped: true,
         },
         Type::Base {
             name: "long".into(),
@@ -480,6 +500,7 @@ fn everything() -> ObjectModel {
             ],
             children: vec![],
         },
+        ..Default::default()
     };
     let f_debug = Subprogram {
         name: "f".into(),
@@ -619,6 +640,7 @@ fn everything() -> ObjectModel {
                 },
             ],
         },
+        ..Default::default()
     };
     let g_debug = Subprogram {
         name: "g".into(),
@@ -632,6 +654,7 @@ fn everything() -> ObjectModel {
         declaration: false,
         calls: dwarfsmith_emit::model::Calls::default(),
         scope: Scope::default(),
+        ..Default::default()
     };
     let mut f_rows = vec![
         row(0, 10, 0, true),
@@ -682,6 +705,8 @@ fn everything() -> ObjectModel {
                     line: 2,
                     external: true,
                     data: Some(2),
+                    context: None,
+                    specification: Default::default(),
                 },
                 GlobalVariable {
                     name: "message".into(),
@@ -691,6 +716,8 @@ fn everything() -> ObjectModel {
                     line: 1,
                     external: false,
                     data: Some(1),
+                    context: None,
+                    specification: Default::default(),
                 },
                 GlobalVariable {
                     name: "gone".into(),
@@ -700,8 +727,11 @@ fn everything() -> ObjectModel {
                     line: 5,
                     external: false,
                     data: None,
+                    context: None,
+                    specification: Default::default(),
                 },
             ],
+            ..Default::default()
         }),
     }
 }

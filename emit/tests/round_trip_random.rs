@@ -191,9 +191,11 @@ fn model(random: &mut Random) -> ObjectModel {
                             function: 0,
                             entries,
                         },
+                        ..Default::default()
                     }],
                     children: vec![],
                 },
+                ..Default::default()
             }],
             line_rows: vec![vec![LineRow {
                 offset: 0,
@@ -205,6 +207,7 @@ fn model(random: &mut Random) -> ObjectModel {
                 epilogue_begin: false,
             }]],
             globals: vec![],
+            ..Default::default()
         }),
     }
 }
@@ -418,6 +421,7 @@ fn random_type(random: &mut Random, index: usize) -> Type {
             scope: None,
             name: format!("t{index}"),
             target: Some(earlier(random)),
+            access: None,
         },
         6 => Type::Struct {
             scope: None,
@@ -455,6 +459,7 @@ fn random_type(random: &mut Random, index: usize) -> Type {
                             access: None,
                             artificial: false,
                             is_static: false,
+                            const_value: Default::default(),
                         }
                     } else {
                         Member {
@@ -465,10 +470,15 @@ fn random_type(random: &mut Random, index: usize) -> Type {
                             access: None,
                             artificial: false,
                             is_static: false,
+                            const_value: Default::default(),
                         }
                     }
                 })
                 .collect(),
+            containing_type: None,
+            passed: None,
+            template_parameters: Vec::new(),
+            export_symbols: Default::default(),
         },
         7 => Type::Array {
             element: earlier(random),
@@ -503,6 +513,8 @@ fn random_type(random: &mut Random, index: usize) -> Type {
                 .map(|_| Some(earlier(random)))
                 .collect(),
             this_parameter: false,
+            variadic: false,
+            prototyped: true,
         },
     }
 }
@@ -521,6 +533,7 @@ fn random_variables(
             file: random.below(u64::from(files)) as u32,
             line: 1 + random.below(30) as u32,
             location: VariableLocation::None,
+            ..Default::default()
         })
         .collect()
 }
@@ -607,6 +620,7 @@ fn debug_model(random: &mut Random) -> ObjectModel {
                 variables: random_variables(random, file_count, types.len(), true),
                 children: vec![],
             },
+            ..Default::default()
         })
         .collect();
     for (i, function) in functions.iter().enumerate() {
@@ -622,6 +636,7 @@ fn debug_model(random: &mut Random) -> ObjectModel {
             declaration: false,
             calls: dwarfsmith_emit::model::Calls::default(),
             scope: random_scope(random, 0, file_count, types.len(), abstract_count, (0, 24)),
+            ..Default::default()
         });
     }
     let line_rows = functions
@@ -667,6 +682,8 @@ fn debug_model(random: &mut Random) -> ObjectModel {
             line: random.below(9) as u32,
             external: random.below(2) == 0,
             data: (random.below(4) != 0).then_some(i),
+            context: None,
+            specification: Default::default(),
         })
         .collect();
     ObjectModel {
@@ -684,6 +701,7 @@ fn debug_model(random: &mut Random) -> ObjectModel {
             subprograms,
             line_rows,
             globals,
+            ..Default::default()
         }),
     }
 }

@@ -48,6 +48,7 @@ fn two_functions() -> ObjectModel {
             subprograms: vec![],
             line_rows: vec![vec![row(0, 1), row(2, 2)], vec![row(0, 5), row(3, 6)]],
             globals: vec![],
+            ..Default::default()
         }),
     }
 }
@@ -126,6 +127,10 @@ fn pieces_that_leave_part_of_a_variable_out() {
             bases: Vec::new(),
             byte_size: Some(16),
             members: vec![],
+            containing_type: None,
+            passed: None,
+            template_parameters: Vec::new(),
+            export_symbols: Default::default(),
         },
     ];
     debug.subprograms = vec![Subprogram {
@@ -154,9 +159,11 @@ fn pieces_that_leave_part_of_a_variable_out() {
                     }],
                     ops: vec![Op::Arg(0), Op::Piece(8)],
                 }),
+                ..Default::default()
             }],
             children: vec![],
         },
+        ..Default::default()
     }];
     let bytes = write(&model, &WriteOptions::default()).expect("writes");
     check(&bytes, expect![[r#""#]]);

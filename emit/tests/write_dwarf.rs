@@ -47,6 +47,7 @@ fn variable(name: &str, arg: Option<u32>, ty: usize, line: u32, at: VariableLoca
         file: 0,
         line,
         location: at,
+        ..Default::default()
     }
 }
 
@@ -79,6 +80,7 @@ fn types() -> Vec<Type> {
         access: None,
         artificial: false,
         is_static: false,
+        const_value: Default::default(),
     };
     vec![
         base("int", 4, 5),           // 0
@@ -91,6 +93,7 @@ fn types() -> Vec<Type> {
             scope: None,
             name: "myint".to_string(),
             target: Some(0),
+            access: None,
         }, // 6
         Type::Struct {
             scope: None,
@@ -99,6 +102,10 @@ fn types() -> Vec<Type> {
             bases: Vec::new(),
             byte_size: Some(8),
             members: vec![member("a", 0, 0), member("b", 0, 4)],
+            containing_type: None,
+            passed: None,
+            template_parameters: Vec::new(),
+            export_symbols: Default::default(),
         }, // 7
         Type::Struct {
             scope: None,
@@ -107,6 +114,10 @@ fn types() -> Vec<Type> {
             bases: Vec::new(),
             byte_size: Some(4),
             members: vec![member("i", 0, 0), member("c", 1, 0)],
+            containing_type: None,
+            passed: None,
+            template_parameters: Vec::new(),
+            export_symbols: Default::default(),
         }, // 8
         Type::Struct {
             scope: None,
@@ -115,6 +126,10 @@ fn types() -> Vec<Type> {
             bases: Vec::new(),
             byte_size: None,
             members: vec![],
+            containing_type: None,
+            passed: None,
+            template_parameters: Vec::new(),
+            export_symbols: Default::default(),
         }, // 9
         Type::Array {
             element: 0,
@@ -133,6 +148,8 @@ fn types() -> Vec<Type> {
             return_type: Some(0),
             parameters: vec![Some(0), Some(2)],
             this_parameter: false,
+            variadic: false,
+            prototyped: true,
         }, // 12
         Type::Pointer(None),         // 13
         Type::Pointer(Some(12)),     // 14
@@ -309,6 +326,7 @@ fn representative_model() -> ObjectModel {
             }],
             children: vec![],
         },
+        ..Default::default()
     };
     let inlined_x = |register_number| Scope {
         variables: vec![Variable {
@@ -448,6 +466,7 @@ fn representative_model() -> ObjectModel {
         declaration: false,
         calls: dwarfsmith_emit::model::Calls::default(),
         scope: calc_scope,
+        ..Default::default()
     };
     let helper_subprogram = Subprogram {
         name: "helper".to_string(),
@@ -461,6 +480,7 @@ fn representative_model() -> ObjectModel {
         declaration: false,
         calls: dwarfsmith_emit::model::Calls::default(),
         scope: Scope::default(),
+        ..Default::default()
     };
     let mut prologue = row(4, 0, 11, 3, true);
     prologue.prologue_end = true;
@@ -536,6 +556,8 @@ fn representative_model() -> ObjectModel {
                     line: 2,
                     external: true,
                     data: Some(1),
+                    context: None,
+                    specification: Default::default(),
                 },
                 GlobalVariable {
                     name: "folded".to_string(),
@@ -545,8 +567,11 @@ fn representative_model() -> ObjectModel {
                     line: 1,
                     external: false,
                     data: None,
+                    context: None,
+                    specification: Default::default(),
                 },
             ],
+            ..Default::default()
         }),
     }
 }
@@ -770,16 +795,16 @@ fn debug_info_dump() {
             0x00000109:     NULL
 
             0x0000010a:   DW_TAG_subprogram
-                            DW_AT_name	("calc")
+                            DW_AT_low_pc	(0x0000000000000000)
+                            DW_AT_high_pc	(0x0000000000000040)
+                            DW_AT_frame_base	(DW_OP_call_frame_cfa)
                             DW_AT_linkage_name	("_Z4calcii")
+                            DW_AT_name	("calc")
                             DW_AT_decl_file	("/src/calc.c")
                             DW_AT_decl_line	(10)
                             DW_AT_prototyped	(true)
                             DW_AT_type	(0x00000027 "int")
                             DW_AT_external	(true)
-                            DW_AT_low_pc	(0x0000000000000000)
-                            DW_AT_high_pc	(0x0000000000000040)
-                            DW_AT_frame_base	(DW_OP_call_frame_cfa)
 
             0x00000124:     DW_TAG_formal_parameter
                               DW_AT_name	("a")
@@ -926,20 +951,20 @@ fn debug_info_dump() {
             0x0000020c:     NULL
 
             0x0000020d:   DW_TAG_subprogram
-                            DW_AT_name	("helper")
-                            DW_AT_decl_file	("/src/calc.c")
-                            DW_AT_decl_line	(20)
                             DW_AT_low_pc	(0x0000000000000040)
                             DW_AT_high_pc	(0x0000000000000043)
                             DW_AT_frame_base	(DW_OP_call_frame_cfa)
+                            DW_AT_name	("helper")
+                            DW_AT_decl_file	("/src/calc.c")
+                            DW_AT_decl_line	(20)
 
             0x0000021f:   DW_TAG_variable
                             DW_AT_name	("counter")
-                            DW_AT_linkage_name	("_ZL7counter")
                             DW_AT_type	(0x00000027 "int")
                             DW_AT_external	(true)
                             DW_AT_decl_file	("/src/calc.c")
                             DW_AT_decl_line	(2)
+                            DW_AT_linkage_name	("_ZL7counter")
                             DW_AT_location	(DW_OP_addr 0x0)
 
             0x00000238:   DW_TAG_variable

@@ -52,9 +52,11 @@ fn valid() -> ObjectModel {
                         file: 0,
                         line: 2,
                         location: list(vec![(0, 4, edi_location(vec![Op::Arg(0)]))]),
+                        ..Default::default()
                     }],
                     children: vec![],
                 },
+                ..Default::default()
             }],
             line_rows: vec![vec![LineRow {
                 offset: 0,
@@ -66,6 +68,7 @@ fn valid() -> ObjectModel {
                 epilogue_begin: false,
             }]],
             globals: vec![],
+            ..Default::default()
         }),
     }
 }
@@ -385,6 +388,8 @@ fn global_in_a_missing_data_object() {
                 line: 1,
                 external: true,
                 data: Some(0),
+                context: None,
+                specification: Default::default(),
             })
         },
         expect!["global variable `g` lives in data object 0, which does not exist"],

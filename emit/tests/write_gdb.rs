@@ -61,6 +61,7 @@ fn local(name: &str, ty: usize, start: u64, args: Vec<LocationArg>, ops: Vec<Op>
                 location: Location { args, ops },
             }],
         },
+        ..Default::default()
     }
 }
 
@@ -80,6 +81,7 @@ fn subprogram(name: &str, line: u32, function: usize, variables: Vec<Variable>) 
             variables,
             children: vec![],
         },
+        ..Default::default()
     }
 }
 
@@ -359,7 +361,10 @@ fn program() -> ObjectModel {
                 line: 2,
                 external: true,
                 data: Some(0),
+                context: None,
+                specification: Default::default(),
             }],
+            ..Default::default()
         }),
     }
 }

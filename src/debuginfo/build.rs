@@ -29,10 +29,10 @@ use dwarfsmith_emit::model as emit;
 
 use super::locations::{describe, Fragment, LocationRange};
 use super::scopes::{NodeId, ScopeTree};
-use super::types::TypeTable;
+use super::types::{field_node, tuple_nodes, TypeTable};
 use crate::codegen::call_sites::{CallValue, Callee};
 use crate::codegen::FunctionDebug;
-use crate::ir::debug::{DISubprogram, MdNode};
+use crate::ir::debug::{DILocalVariable, MdField, MdNode};
 use crate::ir::{DebugInfo, Function, LocId, MdId, MdOperand, MdRef, Module, RecordKind};
 
 /// One level of a scope path: a scope, and the inlined call it is in.
@@ -47,13 +47,19 @@ pub fn build(
     data: &[emit::DataObject],
 ) -> emit::DebugInfo {
     let debug = &module.debug;
+    let unit_language = module
+        .compile_units()
+        .first()
+        .and_then(|&cu| match debug.node(cu) {
+            MdNode::CompileUnit(unit) => Some(language(&unit.language)),
+            _ => None,
+        })
+        .unwrap_or(0x1d);
     let mut builder = Builder {
         debug,
-        files: Vec::new(),
-        file_index: FxHashMap::default(),
-        types: TypeTable::new(debug),
-        subprograms: Vec::new(),
+        types: TypeTable::new(debug, is_c(unit_language)),
         abstract_origins: FxHashMap::default(),
+        inlined_variables: FxHashMap::default(),
         declarations: FxHashMap::default(),
     };
     let mut info = emit::DebugInfo {
@@ -66,6 +72,7 @@ pub fn build(
         subprograms: Vec::new(),
         line_rows: Vec::new(),
         globals: Vec::new(),
+        imports: Vec::new(),
     };
     if let Some(&cu) = module.compile_units().first() {
         if let MdNode::CompileUnit(unit) = debug.node(cu) {
@@ -76,6 +83,22 @@ pub fn build(
                 info.comp_dir = file.directory.clone();
             }
             builder.file(unit.file);
+            // The unit's enumerations and retained types are described
+            // whether or not anything refers to them, as LLVM's
+            // DwarfDebug::beginModule does.
+            for list in [unit.enums, unit.retained_types] {
+                for node in tuple_nodes(debug, list) {
+                    if matches!(
+                        debug.node(node),
+                        MdNode::BasicType(_)
+                            | MdNode::DerivedType(_)
+                            | MdNode::CompositeType(_)
+                            | MdNode::SubroutineType(_)
+                    ) {
+                        builder.types.type_of(Some(node));
+                    }
+                }
+            }
         }
     }
     // Per object function with a concrete DIE: that DIE.
@@ -97,48 +120,47 @@ pub fn build(
     for (function, id) in functions.iter().zip(&concrete) {
         if let Some(id) = *id {
             let calls = builder.calls(module, &defined, function);
-            builder.subprograms[id].calls = calls;
+            builder.types.subprograms[id].calls = calls;
         }
     }
-    info.globals = builder.globals(module, data);
-    info.files = builder.files;
+    builder.abstract_variables();
+    let (globals, global_index) = builder.globals(module, data);
+    info.globals = globals;
+    let concrete_of: FxHashMap<MdId, emit::SubprogramId> = functions
+        .iter()
+        .zip(&concrete)
+        .filter_map(|(function, id)| {
+            Some((module.functions[function.ir_function].subprogram?, (*id)?))
+        })
+        .collect();
+    // A function also inlined elsewhere refers to its abstract origin.
+    for (sp, &id) in &concrete_of {
+        if let Some(&origin) = builder.abstract_origins.get(sp) {
+            builder.types.subprograms[id].abstract_origin = Some(origin);
+        }
+    }
+    info.imports = builder.imports(module, &concrete_of, &global_index);
+    info.files = builder.types.files.files;
     info.types = builder.types.types;
-    info.subprograms = builder.subprograms;
+    info.subprograms = builder.types.subprograms;
     info
 }
 
 struct Builder<'a> {
     debug: &'a DebugInfo,
-    files: Vec<emit::SourceFile>,
-    file_index: FxHashMap<(String, String), u32>,
+    /// Types, files and subprogram DIEs.
     types: TypeTable<'a>,
-    subprograms: Vec<emit::Subprogram>,
     abstract_origins: FxHashMap<MdId, emit::SubprogramId>,
+    /// The variables of each inlined subprogram seen in inlined calls, in
+    /// order of appearance: its abstract origin's variables.
+    inlined_variables: FxHashMap<MdId, Vec<MdId>>,
     declarations: FxHashMap<String, emit::SubprogramId>,
 }
 
 impl<'a> Builder<'a> {
     /// The file table index of a DIFile (0, the compile unit's file, when unknown).
     fn file(&mut self, file: Option<MdId>) -> u32 {
-        let Some(file) = file.and_then(|f| self.debug.file(f)) else {
-            return 0;
-        };
-        let key = (file.filename.clone(), file.directory.clone());
-        if let Some(&index) = self.file_index.get(&key) {
-            return index;
-        }
-        let index = self.files.len() as u32;
-        self.files.push(emit::SourceFile {
-            name: file.filename.clone(),
-            directory: file.directory.clone(),
-            md5: file
-                .checksum
-                .as_ref()
-                .filter(|(kind, _)| kind == "CSK_MD5")
-                .and_then(|(_, hex)| md5_bytes(hex)),
-        });
-        self.file_index.insert(key, index);
-        index
+        self.types.files.file(file)
     }
 
     /// The DIFile of a scope node.
@@ -171,9 +193,15 @@ impl<'a> Builder<'a> {
         rows
     }
 
-    /// The module's global variables, each located at its data object.
-    fn globals(&mut self, module: &Module, data: &[emit::DataObject]) -> Vec<emit::GlobalVariable> {
+    /// The module's global variables, each located at its data object, and
+    /// the index of each DIGlobalVariable among them.
+    fn globals(
+        &mut self,
+        module: &Module,
+        data: &[emit::DataObject],
+    ) -> (Vec<emit::GlobalVariable>, FxHashMap<MdId, usize>) {
         let mut globals = Vec::new();
+        let mut index = FxHashMap::default();
         for global in &module.globals {
             for &expression in &global.dbg {
                 let MdNode::GlobalVariableExpression(gve) = self.debug.node(expression) else {
@@ -182,6 +210,7 @@ impl<'a> Builder<'a> {
                 let MdNode::GlobalVariable(variable) = self.debug.node(gve.var) else {
                     continue;
                 };
+                index.entry(gve.var).or_insert(globals.len());
                 globals.push(emit::GlobalVariable {
                     name: variable.name.clone(),
                     linkage_name: variable.linkage_name.clone(),
@@ -190,10 +219,114 @@ impl<'a> Builder<'a> {
                     line: variable.line,
                     external: !variable.is_local,
                     data: data.iter().position(|d| d.name == global.name),
+                    context: self.types.scope_of(variable.scope),
+                    specification: field_node(&variable.other, "declaration")
+                        .and_then(|member| self.types.static_member(member)),
                 });
             }
         }
-        globals
+        (globals, index)
+    }
+
+    /// The unit's imports (its `imports:` list), each naming the DIE of a
+    /// namespace or type, a function's concrete DIE or declaration, a
+    /// global variable or another import, in its namespace as LLVM's
+    /// DwarfCompileUnit::getOrCreateImportedEntityDIE places it. An import
+    /// of something given no DIE here (a function defined in the IR but
+    /// not compiled into this object, a global variable without a
+    /// definition, a module) is left out.
+    fn imports(
+        &mut self,
+        module: &Module,
+        concrete_of: &FxHashMap<MdId, emit::SubprogramId>,
+        globals: &FxHashMap<MdId, usize>,
+    ) -> Vec<emit::Import> {
+        let debug = self.debug;
+        let Some(MdNode::CompileUnit(unit)) =
+            module.compile_units().first().map(|&cu| debug.node(cu))
+        else {
+            return Vec::new();
+        };
+        let nodes: Vec<MdId> = tuple_nodes(debug, field_node(&unit.other, "imports"))
+            .into_iter()
+            .filter(|&id| matches!(debug.node(id), MdNode::Other { kind, .. } if kind == "DIImportedEntity"))
+            .collect();
+        // Every import's index, for imports of imports; then the entities.
+        let mut entities: Vec<Option<emit::ImportedEntity>> = Vec::with_capacity(nodes.len());
+        for &node in &nodes {
+            let entity =
+                other_node(debug, node, "entity").and_then(|entity| match debug.node(entity) {
+                    MdNode::Subprogram(sp) => match concrete_of.get(&entity) {
+                        Some(&id) => Some(emit::ImportedEntity::Subprogram(id)),
+                        None if !sp.is_definition() => Some(emit::ImportedEntity::Subprogram(
+                            self.types.declaration_of(entity),
+                        )),
+                        None => None,
+                    },
+                    MdNode::GlobalVariable(_) => globals
+                        .get(&entity)
+                        .map(|&g| emit::ImportedEntity::Global(g)),
+                    MdNode::Other { kind, .. } if kind == "DIImportedEntity" => nodes
+                        .iter()
+                        .position(|&n| n == entity)
+                        .map(emit::ImportedEntity::Import),
+                    _ => self
+                        .types
+                        .type_of(Some(entity))
+                        .map(emit::ImportedEntity::Type),
+                });
+            entities.push(entity);
+        }
+        // An import of a left-out import is left out too.
+        let mut kept: Vec<bool> = entities.iter().map(Option::is_some).collect();
+        for _ in 0..nodes.len() {
+            let mut changed = false;
+            for (index, entity) in entities.iter().enumerate() {
+                if let Some(emit::ImportedEntity::Import(target)) = entity {
+                    if kept[index] && !kept[*target] {
+                        kept[index] = false;
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        let mut new_index = Vec::with_capacity(nodes.len());
+        let mut count = 0;
+        for &keep in &kept {
+            new_index.push(count);
+            count += usize::from(keep);
+        }
+        let mut imports = Vec::with_capacity(count);
+        for ((&node, entity), keep) in nodes.iter().zip(entities).zip(kept) {
+            let (Some(entity), true) = (entity, keep) else {
+                continue;
+            };
+            let MdNode::Other { fields, .. } = debug.node(node) else {
+                continue;
+            };
+            let field = |name: &str| fields.iter().find(|(n, _)| n == name).map(|(_, v)| v);
+            imports.push(emit::Import {
+                module: field("tag") == Some(&MdField::Name("DW_TAG_imported_module".into())),
+                context: self.types.scope_of(other_node(debug, node, "scope")),
+                file: self.file(other_node(debug, node, "file")),
+                line: match field("line") {
+                    Some(MdField::Int(line)) => *line as u32,
+                    _ => 0,
+                },
+                name: match field("name") {
+                    Some(MdField::Str(name)) if !name.is_empty() => Some(name.clone()),
+                    _ => None,
+                },
+                entity: match entity {
+                    emit::ImportedEntity::Import(i) => emit::ImportedEntity::Import(new_index[i]),
+                    entity => entity,
+                },
+            });
+        }
+        imports
     }
 
     /// The scopes from the function down to `scope` (tagged with the inlined
@@ -320,6 +453,15 @@ impl<'a> Builder<'a> {
             let Some(node) = tree.find(&path[1..]) else {
                 continue;
             };
+            if key.1.is_some() {
+                // An inlined copy: its abstract origin declares it.
+                if let Some(origin) = self.debug.scope_subprogram(variable.scope) {
+                    let declared = self.inlined_variables.entry(origin).or_default();
+                    if !declared.contains(&key.0) {
+                        declared.push(key.0);
+                    }
+                }
+            }
             // The function's own scope is all of its code, prologue included.
             let whole = [(0, function.code_size)];
             let scope = if node == 0 {
@@ -333,14 +475,7 @@ impl<'a> Builder<'a> {
                 scope,
                 &ranges[key],
             );
-            let described = emit::Variable {
-                name: variable.name.clone(),
-                arg: variable.arg,
-                ty: self.types.type_of(variable.ty),
-                file: self.file(variable.file),
-                line: variable.line,
-                location,
-            };
+            let described = self.variable(variable, location);
             variables.push((node, variable.arg, position as u32, described));
         }
         // Parameters first in argument order, then locals in order of appearance.
@@ -352,10 +487,10 @@ impl<'a> Builder<'a> {
         let scope = self.scope_of(&tree, 0, &mut node_variables);
         let concrete = emit::Subprogram {
             scope,
-            ..self.subprogram_die(subprogram, Some(index), false)
+            ..self.types.subprogram(subprogram, Some(index), false)
         };
-        self.subprograms.push(concrete);
-        Some(self.subprograms.len() - 1)
+        self.types.subprograms.push(concrete);
+        Some(self.types.subprograms.len() - 1)
     }
 
     /// The call sites of a function whose subprogram asks for them
@@ -421,32 +556,32 @@ impl<'a> Builder<'a> {
     }
 
     /// The declaration DIE of `symbol`, a function defined elsewhere, made
-    /// once: from its subprogram when it has one, else (a callee clang gave
-    /// no `!dbg`, a library routine code generation calls) just its name,
-    /// as gcc declares the functions it calls; a debugger finds the callee
-    /// by that name.
+    /// once: from its subprogram when it has one (shared with the class or
+    /// import that declares it), else (a callee clang gave no `!dbg`, a
+    /// library routine code generation calls) just its name, as gcc
+    /// declares the functions it calls; a debugger finds the callee by that
+    /// name.
     fn declaration(&mut self, symbol: &str, sp: Option<MdId>) -> emit::SubprogramId {
         if let Some(&id) = self.declarations.get(symbol) {
             return id;
         }
-        let declaration = match sp.and_then(|sp| self.debug.subprogram(sp)) {
-            Some(subprogram) => self.subprogram_die(subprogram, None, true),
-            None => emit::Subprogram {
-                name: symbol.to_string(),
-                linkage_name: None,
-                file: 0,
-                line: 0,
-                return_type: None,
-                external: true,
-                prototyped: false,
-                function: None,
-                declaration: true,
-                scope: emit::Scope::default(),
-                calls: emit::Calls::default(),
-            },
+        let id = match sp.and_then(|sp| Some((sp, self.debug.subprogram(sp)?))) {
+            Some((sp, subprogram)) if !subprogram.is_definition() => self.types.declaration_of(sp),
+            Some((_, subprogram)) => {
+                let declaration = self.types.subprogram(subprogram, None, true);
+                self.types.subprograms.push(declaration);
+                self.types.subprograms.len() - 1
+            }
+            None => {
+                self.types.subprograms.push(emit::Subprogram {
+                    name: symbol.to_string(),
+                    external: true,
+                    declaration: true,
+                    ..emit::Subprogram::default()
+                });
+                self.types.subprograms.len() - 1
+            }
         };
-        self.subprograms.push(declaration);
-        let id = self.subprograms.len() - 1;
         self.declarations.insert(symbol.to_string(), id);
         id
     }
@@ -491,27 +626,53 @@ impl<'a> Builder<'a> {
         scope
     }
 
-    /// The DIE of `subprogram` with its own attributes only (no variables,
-    /// scopes or calls yet): concrete when `function` is its code, else a
-    /// declaration or an abstract origin.
-    fn subprogram_die(
+    /// The DIE of a local variable or parameter at `location`.
+    fn variable(
         &mut self,
-        subprogram: &'a DISubprogram,
-        function: Option<usize>,
-        declaration: bool,
-    ) -> emit::Subprogram {
-        emit::Subprogram {
-            name: subprogram.name.clone(),
-            linkage_name: subprogram.linkage_name.clone(),
-            file: self.file(subprogram.file),
-            line: subprogram.line,
-            return_type: self.return_type(subprogram.ty),
-            external: !subprogram.is_local(),
-            prototyped: subprogram.flags.iter().any(|f| f == "DIFlagPrototyped"),
-            function,
-            declaration,
-            scope: emit::Scope::default(),
-            calls: emit::Calls::default(),
+        variable: &DILocalVariable,
+        location: emit::VariableLocation,
+    ) -> emit::Variable {
+        let has_flag = |flag: &str| variable.flags.iter().any(|f| f == flag);
+        emit::Variable {
+            name: variable.name.clone(),
+            arg: variable.arg,
+            ty: self.types.type_of(variable.ty),
+            file: self.file(variable.file),
+            line: variable.line,
+            location,
+            artificial: has_flag("DIFlagArtificial") || self.types.is_artificial(variable.ty),
+            object_pointer: has_flag("DIFlagObjectPointer"),
+        }
+    }
+
+    /// Gives each abstract origin the variables its inlined calls have,
+    /// without locations, in its lexical blocks (address-less), parameters
+    /// first in argument order, as LLVM's abstract subprogram DIE has them;
+    /// the inlined copies then refer to them (DW_AT_abstract_origin), and a
+    /// `this` among them is the origin's DW_AT_object_pointer.
+    fn abstract_variables(&mut self) {
+        let mut origins: Vec<(MdId, emit::SubprogramId)> = self
+            .abstract_origins
+            .iter()
+            .map(|(&sp, &id)| (sp, id))
+            .collect();
+        origins.sort_unstable_by_key(|&(_, id)| id);
+        for (sp, id) in origins {
+            let variables = self.inlined_variables.remove(&sp).unwrap_or_default();
+            let mut root = AbstractScope::default();
+            for (position, var) in variables.into_iter().enumerate() {
+                let Some(variable) = self.debug.variable(var) else {
+                    continue;
+                };
+                let path = self.scope_path(variable.scope, None);
+                if path.first() != Some(&(sp, None)) {
+                    continue;
+                }
+                let described = self.variable(variable, emit::VariableLocation::None);
+                let blocks: Vec<MdId> = path[1..].iter().map(|&(block, _)| block).collect();
+                root.add(&blocks, (variable.arg, position, described));
+            }
+            self.types.subprograms[id].scope = root.into_scope();
         }
     }
 
@@ -523,23 +684,72 @@ impl<'a> Builder<'a> {
         let Some(subprogram) = self.debug.subprogram(sp) else {
             unreachable!("abstract origins are made for subprogram scopes only")
         };
-        let origin = self.subprogram_die(subprogram, None, false);
-        let id = self.subprograms.len();
-        self.subprograms.push(origin);
+        let origin = self.types.subprogram(subprogram, None, false);
+        let id = self.types.subprograms.len();
+        self.types.subprograms.push(origin);
         self.abstract_origins.insert(sp, id);
         id
     }
+}
 
-    /// The return type of a DISubroutineType (`None`: void).
-    fn return_type(&mut self, ty: Option<MdId>) -> Option<emit::TypeId> {
-        let MdNode::SubroutineType(t) = self.debug.node(ty?) else {
-            return None;
+/// An abstract origin's scope being built: its variables and the lexical
+/// blocks inside it, in order of first appearance.
+#[derive(Default)]
+struct AbstractScope {
+    /// (argument, order of appearance, variable).
+    variables: Vec<(Option<u32>, usize, emit::Variable)>,
+    children: Vec<(MdId, AbstractScope)>,
+}
+
+impl AbstractScope {
+    /// Adds a variable declared in the lexical blocks `blocks` (outermost
+    /// first) of this scope.
+    fn add(&mut self, blocks: &[MdId], variable: (Option<u32>, usize, emit::Variable)) {
+        let Some((&block, inner)) = blocks.split_first() else {
+            self.variables.push(variable);
+            return;
         };
-        match self.debug.tuple(t.types?).first() {
-            Some(MdOperand::Ref(MdRef::Node(id))) => self.types.type_of(Some(*id)),
-            _ => None,
+        let index = match self.children.iter().position(|(b, _)| *b == block) {
+            Some(index) => index,
+            None => {
+                self.children.push((block, AbstractScope::default()));
+                self.children.len() - 1
+            }
+        };
+        self.children[index].1.add(inner, variable);
+    }
+
+    /// The emit scope: parameters first in argument order, then locals in
+    /// order of appearance; blocks without addresses.
+    fn into_scope(mut self) -> emit::Scope {
+        self.variables
+            .sort_by_key(|(arg, position, _)| (arg.is_none(), *arg, *position));
+        emit::Scope {
+            variables: self.variables.into_iter().map(|(_, _, v)| v).collect(),
+            children: self
+                .children
+                .into_iter()
+                .map(|(_, scope)| emit::ChildScope::Lexical {
+                    ranges: Vec::new(),
+                    scope: scope.into_scope(),
+                })
+                .collect(),
         }
     }
+}
+
+/// The node a field of an unmodelled node (`!DIImportedEntity`) names.
+fn other_node(debug: &DebugInfo, node: MdId, name: &str) -> Option<MdId> {
+    match debug.node(node) {
+        MdNode::Other { fields, .. } => field_node(fields, name),
+        _ => None,
+    }
+}
+
+/// Whether a DW_LANG_* number is C or Objective-C, the languages LLVM
+/// writes DW_AT_prototyped for (`dwarf::isC`).
+fn is_c(language: u16) -> bool {
+    matches!(language, 0x01 | 0x02 | 0x0c | 0x1d | 0x2c | 0x10)
 }
 
 /// The DW_LANG_* number of a language name.
@@ -555,16 +765,4 @@ fn language(name: &str) -> u16 {
         "DW_LANG_C17" => 0x2c,
         _ => 0x1d,
     }
-}
-
-/// The 16 bytes of an MD5 checksum written as 32 hex digits.
-fn md5_bytes(hex: &str) -> Option<[u8; 16]> {
-    if hex.len() != 32 {
-        return None;
-    }
-    let mut bytes = [0u8; 16];
-    for (i, byte) in bytes.iter_mut().enumerate() {
-        *byte = u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()?;
-    }
-    Some(bytes)
 }

@@ -2,8 +2,10 @@
 //! emit crate's `DebugInfo`: files, types, subprograms, scopes, variables.
 
 pub mod build;
+pub mod files;
 pub mod locations;
 pub mod scopes;
+pub mod subprograms;
 pub mod types;
 
 pub use build::build;

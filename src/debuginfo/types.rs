@@ -7,29 +7,53 @@
 //! bases, accessibility, artificial `_vptr` members and static members. A
 //! node the model has no shape for (a string type) gives `None`: the variable is
 //! then emitted without a type rather than with a wrong one.
+//!
+//! A class's member functions are declarations in its DIE, made when the
+//! class is (see [`super::subprograms`]), so the table also holds the
+//! subprogram DIEs and the file table they share. Types with one ODR
+//! `identifier:` are one type, written once per unit and referred to
+//! everywhere else (a declaration's slot is taken over by the definition).
 
 use crate::ir::hash::FxHashMap;
 
-use dwarfsmith_emit::model::{self as emit, BitField, Member, TypeId};
+use dwarfsmith_emit::model::{self as emit, BitField, Member, SubprogramId, TypeId};
+
+use super::files::FileTable;
 
 use crate::ir::debug::{DICompositeType, DIDerivedType, MdField, MdNode};
 use crate::ir::{DebugInfo, MdId, MdOperand, MdRef};
 
 /// Converts IR type nodes to the emit crate's type table, once each.
 pub struct TypeTable<'a> {
-    debug: &'a DebugInfo,
+    pub(super) debug: &'a DebugInfo,
     /// The converted types, indexed by [`TypeId`].
     pub types: Vec<emit::Type>,
     converted: FxHashMap<MdId, Option<TypeId>>,
+    /// The type of each ODR identifier, and whether it is a definition.
+    identifiers: FxHashMap<&'a str, (TypeId, bool)>,
+    /// The unit's files.
+    pub files: FileTable<'a>,
+    /// Every subprogram DIE: declarations, definitions, abstract origins.
+    pub subprograms: Vec<emit::Subprogram>,
+    /// The declaration DIE of each declaring DISubprogram node.
+    pub(super) declared: FxHashMap<MdId, SubprogramId>,
+    /// The unit is C (DW_AT_prototyped is written).
+    pub(super) c_language: bool,
 }
 
 impl<'a> TypeTable<'a> {
-    /// An empty table over the module's metadata.
-    pub fn new(debug: &'a DebugInfo) -> Self {
+    /// An empty table over the module's metadata; `c_language` when the
+    /// unit is C or Objective-C.
+    pub fn new(debug: &'a DebugInfo, c_language: bool) -> Self {
         TypeTable {
             debug,
             types: Vec::new(),
             converted: FxHashMap::default(),
+            identifiers: FxHashMap::default(),
+            files: FileTable::new(debug),
+            subprograms: Vec::new(),
+            declared: FxHashMap::default(),
+            c_language,
         }
     }
 
@@ -38,6 +62,35 @@ impl<'a> TypeTable<'a> {
         let node = node?;
         if let Some(&known) = self.converted.get(&node) {
             return known;
+        }
+        let debug = self.debug;
+        if let MdNode::CompositeType(t) = debug.node(node) {
+            if let Some(identifier) = t.identifier.as_deref() {
+                let definition = !has_flag(&t.flags, "DIFlagFwdDecl");
+                match self.identifiers.get(identifier) {
+                    Some(&(slot, true)) => {
+                        self.converted.insert(node, Some(slot));
+                        return Some(slot);
+                    }
+                    Some(&(slot, false)) if !definition => {
+                        self.converted.insert(node, Some(slot));
+                        return Some(slot);
+                    }
+                    Some(&(slot, false)) => {
+                        // The definition takes over its declaration's slot.
+                        self.converted.insert(node, Some(slot));
+                        self.identifiers.insert(identifier, (slot, true));
+                        if let Some(ty) = self.convert(node) {
+                            self.types[slot] = ty;
+                        }
+                        return Some(slot);
+                    }
+                    None => {
+                        self.identifiers
+                            .insert(identifier, (self.types.len(), definition));
+                    }
+                }
+            }
         }
         // Reserve the slot first so that a recursive reference (a struct
         // holding a pointer to itself) finds it.
@@ -51,6 +104,11 @@ impl<'a> TypeTable<'a> {
             }
             None => {
                 self.converted.insert(node, None);
+                if let MdNode::CompositeType(t) = debug.node(node) {
+                    if let Some(identifier) = t.identifier.as_deref() {
+                        self.identifiers.remove(identifier);
+                    }
+                }
                 if slot + 1 == self.types.len() {
                     self.types.pop();
                 }
@@ -123,6 +181,7 @@ impl<'a> TypeTable<'a> {
                         scope: self.scope_of(t.scope),
                         name: t.name.clone().unwrap_or_default(),
                         target: base,
+                        access: access(&t.flags),
                     }),
                     _ => None,
                 }
@@ -153,11 +212,21 @@ impl<'a> TypeTable<'a> {
                     ),
                     _ => false,
                 });
-                let parameters = parts.map(|op| self.operand_type(op)).collect();
+                // LLVM's rule: a null last parameter is `...`, and `(null)`
+                // alone an unprototyped function.
+                let rest: Vec<&MdOperand> = parts.collect();
+                let variadic = rest.last().is_some_and(|op| matches!(op, MdOperand::Null));
+                let prototyped = self.c_language && !(rest.len() == 1 && variadic);
+                let parameters = rest[..rest.len() - usize::from(variadic)]
+                    .iter()
+                    .map(|op| self.operand_type(op))
+                    .collect();
                 Some(emit::Type::Subroutine {
                     return_type,
                     parameters,
                     this_parameter,
+                    variadic,
+                    prototyped,
                 })
             }
             _ => None,
@@ -166,22 +235,19 @@ impl<'a> TypeTable<'a> {
 
     fn composite(&mut self, t: &DICompositeType) -> Option<emit::Type> {
         let debug = self.debug;
-        let elements: Vec<MdId> = t
-            .elements
-            .map(|list| debug.tuple(list))
-            .unwrap_or(&[])
-            .iter()
-            .filter_map(|op| match op {
-                MdOperand::Ref(MdRef::Node(id)) => Some(*id),
-                _ => None,
-            })
-            .collect();
+        let elements = tuple_nodes(debug, t.elements);
         match t.tag.as_str() {
             "DW_TAG_structure_type" | "DW_TAG_union_type" | "DW_TAG_class_type" => {
                 let declaration = has_flag(&t.flags, "DIFlagFwdDecl");
                 let mut bases = Vec::new();
                 let mut members = Vec::new();
                 for element in elements {
+                    if let MdNode::Subprogram(_) = debug.node(element) {
+                        // A member function: its declaration, a child of
+                        // this class's DIE.
+                        self.declaration_of(element);
+                        continue;
+                    }
                     let MdNode::DerivedType(m) = debug.node(element) else {
                         continue;
                     };
@@ -217,6 +283,16 @@ impl<'a> TypeTable<'a> {
                                     access: access(&m.flags),
                                     artificial: has_flag(&m.flags, "DIFlagArtificial"),
                                     is_static,
+                                    const_value: match m
+                                        .other
+                                        .iter()
+                                        .find(|(n, _)| n == "extraData")
+                                    {
+                                        Some((_, MdField::Value(value))) if is_static => {
+                                            self.constant(value, m.base_type)
+                                        }
+                                        _ => None,
+                                    },
                                 });
                             }
                         }
@@ -234,6 +310,17 @@ impl<'a> TypeTable<'a> {
                     byte_size: (!declaration).then_some(t.size / 8),
                     bases,
                     members,
+                    containing_type: self.type_of(field_node(&t.other, "vtableHolder")),
+                    passed: if has_flag(&t.flags, "DIFlagTypePassByValue") {
+                        Some(emit::PassedBy::Value)
+                    } else if has_flag(&t.flags, "DIFlagTypePassByReference") {
+                        Some(emit::PassedBy::Reference)
+                    } else {
+                        None
+                    },
+                    template_parameters: self
+                        .template_parameters(field_node(&t.other, "templateParams")),
+                    export_symbols: has_flag(&t.flags, "DIFlagExportSymbols"),
                 })
             }
             "DW_TAG_array_type" => {
@@ -288,9 +375,36 @@ impl<'a> TypeTable<'a> {
         }
     }
 
+    /// The class and member index of a static data member's declaration
+    /// node (its class's `members` hold the static members that have a
+    /// type, in element order).
+    pub fn static_member(&mut self, member: MdId) -> Option<(TypeId, usize)> {
+        let debug = self.debug;
+        let MdNode::DerivedType(declared) = debug.node(member) else {
+            return None;
+        };
+        let class = self.type_of(declared.scope)?;
+        let emit::Type::Struct { members, .. } = &self.types[class] else {
+            return None;
+        };
+        let index = members
+            .iter()
+            .position(|m| m.is_static && Some(&m.name) == declared.name.as_ref())?;
+        Some((class, index))
+    }
+
+    /// Whether a type node is marked artificial (the type of `this`).
+    pub fn is_artificial(&self, node: Option<MdId>) -> bool {
+        match node.map(|n| self.debug.node(n)) {
+            Some(MdNode::DerivedType(t)) => has_flag(&t.flags, "DIFlagArtificial"),
+            Some(MdNode::CompositeType(t)) => has_flag(&t.flags, "DIFlagArtificial"),
+            _ => false,
+        }
+    }
+
     /// The namespace or class a `scope:` names; `None` for a file or unit
     /// (the DIE is then a child of the unit root).
-    fn scope_of(&mut self, scope: Option<MdId>) -> Option<TypeId> {
+    pub fn scope_of(&mut self, scope: Option<MdId>) -> Option<TypeId> {
         let scope = scope?;
         match self.debug.node(scope) {
             MdNode::CompositeType(_) => self.type_of(Some(scope)),
@@ -299,7 +413,7 @@ impl<'a> TypeTable<'a> {
         }
     }
 
-    fn operand_type(&mut self, operand: &MdOperand) -> Option<TypeId> {
+    pub(super) fn operand_type(&mut self, operand: &MdOperand) -> Option<TypeId> {
         match operand {
             MdOperand::Ref(MdRef::Node(id)) => self.type_of(Some(*id)),
             _ => None,
@@ -309,19 +423,36 @@ impl<'a> TypeTable<'a> {
 
 /// A pointer to member's class: its `extraData:` node.
 fn extra_data(t: &DIDerivedType) -> Option<MdId> {
-    t.other.iter().find_map(|(name, value)| match value {
-        MdField::Ref(Some(MdRef::Node(id))) if name == "extraData" => Some(*id),
+    field_node(&t.other, "extraData")
+}
+
+/// The nodes a tuple lists (none when there is no tuple).
+pub(super) fn tuple_nodes(debug: &DebugInfo, list: Option<MdId>) -> Vec<MdId> {
+    list.map(|list| debug.tuple(list))
+        .unwrap_or(&[])
+        .iter()
+        .filter_map(|op| match op {
+            MdOperand::Ref(MdRef::Node(id)) => Some(*id),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The node a field among a node's unmodelled fields names.
+pub(super) fn field_node(fields: &[(String, MdField)], name: &str) -> Option<MdId> {
+    fields.iter().find_map(|(field, value)| match value {
+        MdField::Ref(Some(MdRef::Node(id))) if field == name => Some(*id),
         _ => None,
     })
 }
 
-fn has_flag(flags: &[String], flag: &str) -> bool {
+pub(super) fn has_flag(flags: &[String], flag: &str) -> bool {
     flags.iter().any(|f| f == flag)
 }
 
 /// The accessibility a member's or base's `flags:` give (`DIFlagPublic` is
 /// both bits of the other two, as in LLVM's flag encoding).
-fn access(flags: &[String]) -> Option<emit::Access> {
+pub(super) fn access(flags: &[String]) -> Option<emit::Access> {
     flags.iter().find_map(|flag| match flag.as_str() {
         "DIFlagPublic" => Some(emit::Access::Public),
         "DIFlagProtected" => Some(emit::Access::Protected),

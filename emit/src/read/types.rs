@@ -22,7 +22,9 @@ use gimli::{AttributeValue, Dwarf, Unit};
 
 use super::dwarf::{DieTree, Slice};
 use super::line::string;
-use crate::model::{Access, Aggregate, Base, BitField, Member, Type, TypeId, VectorShape};
+use crate::model::{
+    Access, Aggregate, Base, BitField, ConstantValue, Member, PassedBy, Type, TypeId, VectorShape,
+};
 
 /// The unit's types and where each came from.
 pub(crate) struct TypeTable {
@@ -32,6 +34,11 @@ pub(crate) struct TypeTable {
 }
 
 impl TypeTable {
+    /// The type a DIE is, if it is one.
+    pub fn id_of(&self, die: usize) -> Option<TypeId> {
+        self.ids.get(&die).copied()
+    }
+
     /// The type a `DW_AT_type` value names (`None`: void or unknown).
     pub fn reference(
         &self,
@@ -200,6 +207,7 @@ impl TypeReader<'_, '_> {
                 scope,
                 name: self.name(die)?.unwrap_or_default(),
                 target,
+                access: access(tree, die),
             },
             gimli::DW_TAG_structure_type | gimli::DW_TAG_union_type | gimli::DW_TAG_class_type => {
                 let mut bases = Vec::new();
@@ -232,6 +240,11 @@ impl TypeReader<'_, '_> {
                         access: access(tree, child),
                         artificial: tree.attr(child, gimli::DW_AT_artificial).is_some(),
                         is_static,
+                        const_value: match tree.attr(child, gimli::DW_AT_const_value) {
+                            Some(AttributeValue::Sdata(n)) => Some(ConstantValue::Signed(n)),
+                            Some(value) => value.udata_value().map(ConstantValue::Unsigned),
+                            None => None,
+                        },
                     });
                 }
                 let declaration = tree.attr(die, gimli::DW_AT_declaration).is_some();
@@ -250,6 +263,20 @@ impl TypeReader<'_, '_> {
                     },
                     bases,
                     members,
+                    containing_type: self
+                        .table
+                        .reference(tree, tree.attr(die, gimli::DW_AT_containing_type)),
+                    passed: match tree.attr(die, gimli::DW_AT_calling_convention) {
+                        Some(AttributeValue::CallingConvention(gimli::DW_CC_pass_by_value)) => {
+                            Some(PassedBy::Value)
+                        }
+                        Some(AttributeValue::CallingConvention(gimli::DW_CC_pass_by_reference)) => {
+                            Some(PassedBy::Reference)
+                        }
+                        _ => None,
+                    },
+                    template_parameters: Vec::new(),
+                    export_symbols: tree.attr(die, gimli::DW_AT_export_symbols).is_some(),
                 }
             }
             gimli::DW_TAG_array_type => {
@@ -314,6 +341,11 @@ impl TypeReader<'_, '_> {
                     return_type: target,
                     parameters,
                     this_parameter,
+                    variadic: tree.dies[die]
+                        .children
+                        .iter()
+                        .any(|&child| tree.tag(child) == gimli::DW_TAG_unspecified_parameters),
+                    prototyped: tree.attr(die, gimli::DW_AT_prototyped).is_some(),
                 }
             }
         };

@@ -30,7 +30,7 @@ use super::types::{read_types, TypeTable};
 use super::ReadError;
 use crate::model::{
     CallSite, CallSiteParameter, CallValue, Callee, Calls, ChildScope, DebugInfo, GlobalVariable,
-    Scope, Subprogram, Variable,
+    ParameterType, Scope, Subprogram, Variable,
 };
 
 /// Reads the first compile unit; `None` when there is none.
@@ -114,6 +114,7 @@ pub(crate) fn read_unit(
         subprograms,
         line_rows: lines.rows,
         globals,
+        imports: Vec::new(),
     }))
 }
 
@@ -176,6 +177,11 @@ impl ScopeReader<'_, '_> {
             function,
             frame_base,
         };
+        let declaration = function.is_none()
+            && matches!(
+                tree.attr(die, gimli::DW_AT_declaration),
+                Some(AttributeValue::Flag(true))
+            );
         Ok(Subprogram {
             name: self.name(die)?,
             linkage_name: self.linkage_name(die)?,
@@ -187,18 +193,50 @@ impl ScopeReader<'_, '_> {
             external: self.flag(die, gimli::DW_AT_external),
             prototyped: self.flag(die, gimli::DW_AT_prototyped),
             function,
-            declaration: function.is_none()
-                && matches!(
-                    tree.attr(die, gimli::DW_AT_declaration),
-                    Some(AttributeValue::Flag(true))
-                ),
-            scope: self.scope(die, frame)?,
+            declaration,
+            // A declaration's DW_TAG_formal_parameter children are its
+            // parameter types, not variables.
+            scope: if declaration {
+                Scope::default()
+            } else {
+                self.scope(die, frame)?
+            },
+            parameters: if declaration {
+                self.parameter_types(die)
+            } else {
+                Vec::new()
+            },
+            variadic: tree.dies[die]
+                .children
+                .iter()
+                .any(|&child| tree.tag(child) == gimli::DW_TAG_unspecified_parameters),
             calls: Calls {
                 sites: self.call_sites(die, function)?,
                 all_described: self.flag(die, gimli::DW_AT_call_all_calls)
                     || self.flag(die, gimli::DW_AT_GNU_all_call_sites),
             },
+            abstract_origin: tree
+                .attr(die, gimli::DW_AT_abstract_origin)
+                .and_then(|origin| tree.reference(origin))
+                .and_then(|origin| self.subprograms.get(&origin).copied()),
+            ..Subprogram::default()
         })
+    }
+
+    /// The types of a declaration's DW_TAG_formal_parameter children.
+    fn parameter_types(&self, die: usize) -> Vec<ParameterType> {
+        let tree = self.tree;
+        tree.dies[die]
+            .children
+            .iter()
+            .filter(|&&child| tree.tag(child) == gimli::DW_TAG_formal_parameter)
+            .map(|&child| ParameterType {
+                ty: self
+                    .types
+                    .reference(tree, tree.attr(child, gimli::DW_AT_type)),
+                artificial: self.flag(child, gimli::DW_AT_artificial),
+            })
+            .collect()
     }
 
     /// The DW_TAG_call_site children of a subprogram whose code is
@@ -356,7 +394,38 @@ impl ScopeReader<'_, '_> {
             line: self.udata(die, gimli::DW_AT_decl_line) as u32,
             external: self.flag(die, gimli::DW_AT_external),
             data,
+            context: tree.dies[die]
+                .parent
+                .and_then(|parent| self.types.id_of(parent)),
+            specification: self.static_member(die),
         })
+    }
+
+    /// The static data member a global variable's DW_AT_specification
+    /// names: its class and its index among the class's members (a DWARF 5
+    /// DW_TAG_variable declaration; DWARF 4's DW_TAG_member declarations
+    /// are read as ordinary members, so the variable is read as declared
+    /// by itself).
+    fn static_member(&self, die: usize) -> Option<(usize, usize)> {
+        let tree = self.tree;
+        let member = tree.reference(tree.attr(die, gimli::DW_AT_specification)?)?;
+        if tree.tag(member) != gimli::DW_TAG_variable {
+            return None;
+        }
+        let class = tree.dies[member].parent?;
+        // gcc also completes a namespace's variable declaration this way.
+        if !matches!(
+            tree.tag(class),
+            gimli::DW_TAG_structure_type | gimli::DW_TAG_class_type | gimli::DW_TAG_union_type
+        ) {
+            return None;
+        }
+        let index = tree.dies[class]
+            .children
+            .iter()
+            .filter(|&&c| matches!(tree.tag(c), gimli::DW_TAG_member | gimli::DW_TAG_variable))
+            .position(|&c| c == member)?;
+        Some((self.types.id_of(class)?, index))
     }
 
     fn linkage_name(&self, die: usize) -> Result<Option<String>, ReadError> {
@@ -407,6 +476,8 @@ impl ScopeReader<'_, '_> {
                 tree.attr(die, gimli::DW_AT_location),
                 tree.attr(die, gimli::DW_AT_const_value),
             )?,
+            artificial: self.flag(die, gimli::DW_AT_artificial),
+            object_pointer: false,
         })
     }
 

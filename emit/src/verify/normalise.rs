@@ -21,7 +21,9 @@
 //!   ones (after normalising) merged, and a list left empty, or a location
 //!   with no operations, is no location;
 //! - empty scope ranges are dropped; a function without code has no line
-//!   rows; a global variable's data object is renumbered with the data.
+//!   rows; a global variable's data object is renumbered with the data;
+//!   a static data member's definition has no position of its own (the
+//!   member's declaration, which the model does not place, gives it).
 
 mod code;
 mod location;
@@ -30,8 +32,8 @@ mod order;
 use std::collections::HashMap;
 
 use crate::model::{
-    ChildScope, DebugInfo, LocationEntry, ObjectModel, Scope, SourceFile, Subprogram, Type, TypeId,
-    Variable, VariableLocation,
+    ChildScope, DebugInfo, ImportedEntity, LocationEntry, ObjectModel, Scope, SourceFile,
+    Subprogram, TemplateParameter, Type, TypeId, Variable, VariableLocation,
 };
 use crate::write::WriteOptions;
 
@@ -178,11 +180,15 @@ fn normalise_types(debug: &mut DebugInfo) {
                 scope,
                 bases,
                 members,
+                containing_type,
+                template_parameters,
                 ..
             } => {
                 map_option(scope);
                 bases.iter_mut().for_each(|b| map(&mut b.ty));
                 members.iter_mut().for_each(|m| map(&mut m.ty));
+                map_option(containing_type);
+                map_template_parameters(template_parameters, &map_option);
             }
             Type::Array { element, .. } => map(element),
             Type::Enum {
@@ -204,10 +210,50 @@ fn normalise_types(debug: &mut DebugInfo) {
     debug.types = types;
     for subprogram in &mut debug.subprograms {
         map_option(&mut subprogram.return_type);
+        map_option(&mut subprogram.context);
+        if let Some(virtuality) = &mut subprogram.traits.virtuality {
+            map_option(&mut virtuality.containing_type);
+        }
+        for parameter in &mut subprogram.parameters {
+            map_option(&mut parameter.ty);
+        }
+        map_template_parameters(&mut subprogram.template_parameters, &map_option);
         visit_variables(&mut subprogram.scope, &mut |v| map_option(&mut v.ty));
     }
     for global in &mut debug.globals {
         map_option(&mut global.ty);
+        map_option(&mut global.context);
+        if let Some((class, _)) = &mut global.specification {
+            map(class);
+            // Its position is the member declaration's, which the model
+            // does not give.
+            global.file = 0;
+            global.line = 0;
+        }
+    }
+    for import in &mut debug.imports {
+        map_option(&mut import.context);
+        if let ImportedEntity::Type(id) = &mut import.entity {
+            map(id);
+        }
+    }
+}
+
+/// Renumbers the types template parameters name.
+fn map_template_parameters(
+    parameters: &mut [TemplateParameter],
+    map_option: &dyn Fn(&mut Option<TypeId>),
+) {
+    for parameter in parameters {
+        match parameter {
+            TemplateParameter::Type { ty, .. } | TemplateParameter::Value { ty, .. } => {
+                map_option(ty)
+            }
+            TemplateParameter::Template { .. } => {}
+            TemplateParameter::Pack { parameters, .. } => {
+                map_template_parameters(parameters, map_option)
+            }
+        }
     }
 }
 

@@ -18,7 +18,9 @@ use gimli::write::{AttributeValue, Expression, StringTable, Unit, UnitEntryId};
 
 use super::ops::BaseTypes;
 use super::WriteError;
-use crate::model::{Access, Aggregate, Base, Member, Type, TypeId};
+use crate::model::{
+    Access, Aggregate, Base, ConstantValue, Member, TemplateParameter, Type, TypeId,
+};
 
 /// Adds one DIE per model type under the unit root, or under its scope's
 /// DIE, and fills them in.
@@ -26,7 +28,7 @@ pub fn add_types(
     unit: &mut Unit,
     strings: &mut StringTable,
     types: &[Type],
-) -> Result<Vec<UnitEntryId>, WriteError> {
+) -> Result<TypeDies, WriteError> {
     let root = unit.root();
     let ids = type_dies(unit, types)?;
     let reference = |id: TypeId, what: &str| {
@@ -37,6 +39,7 @@ pub fn add_types(
             })
     };
     let mut array_index_type = None;
+    let mut static_members = HashMap::new();
     for (index, ty) in types.iter().enumerate() {
         let die = ids[index];
         let what = format!("type {index}");
@@ -74,11 +77,15 @@ pub fn add_types(
             Type::Typedef {
                 name: type_name,
                 target,
+                access,
                 ..
             } => {
                 attributes.push(name(type_name, strings));
                 if let Some(target) = target {
                     attributes.push((gimli::DW_AT_type, reference(*target, &what)?));
+                }
+                if let Some(access) = access {
+                    attributes.push((gimli::DW_AT_accessibility, accessibility(*access)));
                 }
             }
             Type::Struct {
@@ -86,8 +93,30 @@ pub fn add_types(
                 byte_size,
                 bases,
                 members,
+                containing_type,
+                passed,
+                template_parameters,
+                export_symbols,
                 ..
             } => {
+                if *export_symbols {
+                    attributes.push((gimli::DW_AT_export_symbols, AttributeValue::FlagPresent));
+                }
+                add_template_parameters(unit, strings, die, template_parameters, &|id| {
+                    reference(id, &what)
+                })?;
+                if let Some(containing_type) = containing_type {
+                    attributes.push((
+                        gimli::DW_AT_containing_type,
+                        reference(*containing_type, &what)?,
+                    ));
+                }
+                if let Some(passed) = passed {
+                    attributes.push((
+                        gimli::DW_AT_calling_convention,
+                        AttributeValue::CallingConvention(gimli::DwCc(*passed as u8)),
+                    ));
+                }
                 if let Some(type_name) = type_name {
                     attributes.push(name(type_name, strings));
                 }
@@ -114,14 +143,17 @@ pub fn add_types(
                         );
                     }
                 }
-                for member in members {
-                    add_member(
+                for (position, member) in members.iter().enumerate() {
+                    let member_die = add_member(
                         unit,
                         strings,
                         die,
                         member,
                         reference(member.ty, &format!("{what} member `{}`", member.name))?,
                     );
+                    if member.is_static {
+                        static_members.insert((index, position), member_die);
+                    }
                 }
             }
             Type::Reference { target, .. } => {
@@ -217,8 +249,12 @@ pub fn add_types(
                 return_type,
                 parameters,
                 this_parameter,
+                variadic,
+                prototyped,
             } => {
-                attributes.push((gimli::DW_AT_prototyped, AttributeValue::FlagPresent));
+                if *prototyped {
+                    attributes.push((gimli::DW_AT_prototyped, AttributeValue::FlagPresent));
+                }
                 if let Some(return_type) = return_type {
                     attributes.push((gimli::DW_AT_type, reference(*return_type, &what)?));
                 }
@@ -233,6 +269,9 @@ pub fn add_types(
                             .set(gimli::DW_AT_artificial, AttributeValue::FlagPresent);
                     }
                 }
+                if *variadic {
+                    unit.add(die, gimli::DW_TAG_unspecified_parameters);
+                }
             }
         }
         let entry = unit.get_mut(die);
@@ -240,7 +279,92 @@ pub fn add_types(
             entry.set(name, value);
         }
     }
-    Ok(ids)
+    Ok(TypeDies {
+        ids,
+        static_members,
+    })
+}
+
+/// The DIEs [`add_types`] made.
+pub struct TypeDies {
+    /// The DIE of each type.
+    pub ids: Vec<UnitEntryId>,
+    /// The declaration DIE of each static data member, by (class, index
+    /// among its members).
+    pub static_members: HashMap<(TypeId, usize), UnitEntryId>,
+}
+
+/// A constant in the form its signedness asks for.
+fn constant(value: ConstantValue) -> AttributeValue {
+    match value {
+        ConstantValue::Unsigned(n) => AttributeValue::Udata(n),
+        ConstantValue::Signed(n) => AttributeValue::Sdata(n),
+    }
+}
+
+/// The template parameter DIEs of a class or function under `parent`,
+/// as LLVM's DwarfUnit::addTemplateParams writes them.
+pub fn add_template_parameters(
+    unit: &mut Unit,
+    strings: &mut StringTable,
+    parent: UnitEntryId,
+    parameters: &[TemplateParameter],
+    reference: &dyn Fn(TypeId) -> Result<AttributeValue, WriteError>,
+) -> Result<(), WriteError> {
+    for parameter in parameters {
+        let (tag, name) = match parameter {
+            TemplateParameter::Type { name, .. } => (gimli::DW_TAG_template_type_parameter, name),
+            TemplateParameter::Value { name, .. } => (gimli::DW_TAG_template_value_parameter, name),
+            TemplateParameter::Template { name, .. } => {
+                (gimli::DW_TAG_GNU_template_template_param, name)
+            }
+            TemplateParameter::Pack { name, .. } => {
+                (gimli::DW_TAG_GNU_template_parameter_pack, name)
+            }
+        };
+        let die = unit.add(parent, tag);
+        let mut attributes = Vec::new();
+        match parameter {
+            TemplateParameter::Type { ty, .. } | TemplateParameter::Value { ty, .. } => {
+                if let Some(ty) = ty {
+                    attributes.push((gimli::DW_AT_type, reference(*ty)?));
+                }
+            }
+            _ => {}
+        }
+        if let Some(name) = name {
+            attributes.push((
+                gimli::DW_AT_name,
+                AttributeValue::StringRef(strings.add(name.as_str())),
+            ));
+        }
+        match parameter {
+            TemplateParameter::Type { default, .. } | TemplateParameter::Value { default, .. }
+                if *default =>
+            {
+                attributes.push((gimli::DW_AT_default_value, AttributeValue::FlagPresent));
+            }
+            _ => {}
+        }
+        match parameter {
+            TemplateParameter::Value {
+                value: Some(value), ..
+            } => attributes.push((gimli::DW_AT_const_value, constant(*value))),
+            TemplateParameter::Template { template, .. } => attributes.push((
+                gimli::DW_AT_GNU_template_name,
+                AttributeValue::StringRef(strings.add(template.as_str())),
+            )),
+            TemplateParameter::Pack { parameters, .. } => {
+                add_template_parameters(unit, strings, die, parameters, reference)?
+            }
+            _ => {}
+        }
+        let entry = unit.get_mut(die);
+        for (name, value) in attributes {
+            entry.set(name, value);
+        }
+    }
+    Ok(())
 }
 
 /// One member under `parent`: a DW_TAG_member, or for a static data member
@@ -251,7 +375,7 @@ fn add_member(
     parent: UnitEntryId,
     member: &Member,
     ty: AttributeValue,
-) {
+) -> UnitEntryId {
     let tag = if member.is_static {
         gimli::DW_TAG_variable
     } else {
@@ -259,10 +383,13 @@ fn add_member(
     };
     let member_die = unit.add(parent, tag);
     let entry = unit.get_mut(member_die);
-    entry.set(
-        gimli::DW_AT_name,
-        AttributeValue::StringRef(strings.add(member.name.as_str())),
-    );
+    // An anonymous union's member has no name.
+    if !member.name.is_empty() {
+        entry.set(
+            gimli::DW_AT_name,
+            AttributeValue::StringRef(strings.add(member.name.as_str())),
+        );
+    }
     entry.set(gimli::DW_AT_type, ty);
     if member.is_static {
         entry.set(gimli::DW_AT_external, AttributeValue::FlagPresent);
@@ -288,6 +415,10 @@ fn add_member(
     if member.artificial {
         entry.set(gimli::DW_AT_artificial, AttributeValue::FlagPresent);
     }
+    if let Some(value) = member.const_value {
+        entry.set(gimli::DW_AT_const_value, constant(value));
+    }
+    member_die
 }
 
 /// Where a base class sits: a byte offset, or for a virtual base LLVM's
@@ -314,7 +445,8 @@ fn base_location(base: &Base) -> AttributeValue {
     AttributeValue::Exprloc(expression)
 }
 
-fn accessibility(access: Access) -> AttributeValue {
+/// DW_AT_accessibility's value.
+pub fn accessibility(access: Access) -> AttributeValue {
     AttributeValue::Accessibility(gimli::DwAccess(access as u8))
 }
 

@@ -34,12 +34,24 @@ use gimli::{Encoding, Format};
 
 use super::elf::Layout;
 use super::relocate::{code_symbol, data_symbol};
-use super::types::{add_types, ExpressionBaseTypes};
+use super::types::{accessibility, add_template_parameters, add_types, ExpressionBaseTypes};
 use super::{line, loclists, ops, rnglists, WriteError, WriteOptions};
 use crate::model::{
-    Callee, ChildScope, DebugInfo, Location, ObjectModel, Scope, Subprogram, SubprogramId,
-    Variable, VariableLocation,
+    Callee, ChildScope, DebugInfo, GlobalVariable, ImportedEntity, Location, ObjectModel, Scope,
+    Subprogram, SubprogramId, Variable, VariableLocation,
 };
+
+/// The DIE of type `id` as an attribute value.
+fn type_reference(
+    types: &[UnitEntryId],
+    id: usize,
+    what: &str,
+) -> Result<AttributeValue, WriteError> {
+    types
+        .get(id)
+        .map(|&die| AttributeValue::UnitRef(die))
+        .ok_or_else(|| WriteError::new(format!("{what} refers to type {id}, which does not exist")))
+}
 
 /// Builds the compile unit for `debug`.
 pub fn build_unit(
@@ -57,7 +69,7 @@ pub fn build_unit(
     let (program, files) =
         line::line_program(model, debug, layout, encoding, &mut dwarf.line_strings)?;
     dwarf.unit.line_program = program;
-    let types = add_types(&mut dwarf.unit, &mut dwarf.strings, &debug.types)?;
+    let type_dies = add_types(&mut dwarf.unit, &mut dwarf.strings, &debug.types)?;
     let mut builder = UnitBuilder {
         model,
         debug,
@@ -65,14 +77,16 @@ pub fn build_unit(
         options,
         dwarf,
         files,
-        types,
+        types: type_dies.ids,
+        static_members: type_dies.static_members,
         base_types: HashMap::new(),
         subprograms: Vec::new(),
         origin_variables: Vec::new(),
     };
     builder.add_root_attributes();
     builder.add_subprograms()?;
-    builder.add_globals()?;
+    let globals = builder.add_globals()?;
+    builder.add_imports(&globals)?;
     Ok(builder.dwarf)
 }
 
@@ -87,6 +101,8 @@ struct UnitBuilder<'a> {
     files: Vec<FileId>,
     /// DIE of each model type.
     types: Vec<UnitEntryId>,
+    /// Declaration DIE of each static data member, by (class, member index).
+    static_members: HashMap<(usize, usize), UnitEntryId>,
     /// Base types made for expressions, by (bits, signed).
     base_types: HashMap<(u16, bool), UnitEntryId>,
     /// DIE of each subprogram.
@@ -166,12 +182,7 @@ impl UnitBuilder<'_> {
     }
 
     fn type_ref(&self, id: usize, what: &str) -> Result<AttributeValue, WriteError> {
-        self.types
-            .get(id)
-            .map(|&die| AttributeValue::UnitRef(die))
-            .ok_or_else(|| {
-                WriteError::new(format!("{what} refers to type {id}, which does not exist"))
-            })
+        type_reference(&self.types, id, what)
     }
 
     /// Address and code length of function `index`.
@@ -186,8 +197,20 @@ impl UnitBuilder<'_> {
 
     fn add_subprograms(&mut self) -> Result<(), WriteError> {
         let root = self.dwarf.unit.root();
-        for _ in &self.debug.subprograms {
-            let die = self.dwarf.unit.add(root, gimli::DW_TAG_subprogram);
+        for subprogram in &self.debug.subprograms {
+            let parent = match subprogram.context {
+                Some(context) => match self.types.get(context) {
+                    Some(&die) => die,
+                    None => {
+                        return Err(WriteError::new(format!(
+                            "subprogram `{}` sits in type {context}, which does not exist",
+                            subprogram.name
+                        )))
+                    }
+                },
+                None => root,
+            };
+            let die = self.dwarf.unit.add(parent, gimli::DW_TAG_subprogram);
             self.subprograms.push(die);
             self.origin_variables.push(HashMap::new());
         }
@@ -206,53 +229,42 @@ impl UnitBuilder<'_> {
         let subprogram = &self.debug.subprograms[index];
         let die = self.subprograms[index];
         let what = format!("subprogram `{}`", subprogram.name);
-        let name = self.string(&subprogram.name);
-        self.set(die, gimli::DW_AT_name, name);
-        if let Some(linkage_name) = &subprogram.linkage_name {
-            let linkage_name = self.string(linkage_name);
-            self.set(die, gimli::DW_AT_linkage_name, linkage_name);
-        }
-        // A declaration made only from a symbol name has no source position.
-        if !(subprogram.declaration && subprogram.line == 0) {
-            let file = self.file(subprogram.file, &what)?;
-            self.set(die, gimli::DW_AT_decl_file, file);
+        if let Some(function) = subprogram.function {
+            let (start, len) = self.function_extent(function, &what)?;
+            self.set(die, gimli::DW_AT_low_pc, AttributeValue::Address(start));
+            self.set(die, gimli::DW_AT_high_pc, AttributeValue::Udata(len));
+            let mut frame_base = Expression::new();
+            frame_base.op(gimli::DW_OP_call_frame_cfa);
             self.set(
                 die,
-                gimli::DW_AT_decl_line,
-                AttributeValue::Udata(subprogram.line.into()),
+                gimli::DW_AT_frame_base,
+                AttributeValue::Exprloc(frame_base),
             );
         }
-        if subprogram.prototyped {
-            self.set(die, gimli::DW_AT_prototyped, AttributeValue::FlagPresent);
-        }
-        if let Some(return_type) = subprogram.return_type {
-            let return_type = self.type_ref(return_type, &what)?;
-            self.set(die, gimli::DW_AT_type, return_type);
-        }
-        if subprogram.external {
-            self.set(die, gimli::DW_AT_external, AttributeValue::FlagPresent);
-        }
-        match subprogram.function {
-            Some(function) => {
-                let (start, len) = self.function_extent(function, &what)?;
-                self.set(die, gimli::DW_AT_low_pc, AttributeValue::Address(start));
-                self.set(die, gimli::DW_AT_high_pc, AttributeValue::Udata(len));
-                let mut frame_base = Expression::new();
-                frame_base.op(gimli::DW_OP_call_frame_cfa);
+        match (subprogram.abstract_origin, subprogram.specification) {
+            (Some(origin), _) => {
+                let Some(&origin) = self.subprograms.get(origin) else {
+                    return Err(WriteError::new(format!(
+                        "{what} has origin {origin}, which does not exist"
+                    )));
+                };
                 self.set(
                     die,
-                    gimli::DW_AT_frame_base,
-                    AttributeValue::Exprloc(frame_base),
+                    gimli::DW_AT_abstract_origin,
+                    AttributeValue::UnitRef(origin),
                 );
             }
-            None if subprogram.declaration => {
-                self.set(die, gimli::DW_AT_declaration, AttributeValue::FlagPresent)
+            (None, Some(declaration)) => {
+                self.add_specification(die, subprogram, declaration, &what)?
             }
-            None => self.set(
+            (None, None) => self.add_declared_attributes(die, subprogram, &what)?,
+        }
+        if subprogram.function.is_none() && !subprogram.declaration {
+            self.set(
                 die,
                 gimli::DW_AT_inline,
                 AttributeValue::Inline(gimli::DW_INL_inlined),
-            ),
+            );
         }
         if subprogram.calls.all_described {
             self.set(
@@ -266,12 +278,180 @@ impl UnitBuilder<'_> {
             die,
             &subprogram.scope,
             subprogram.function,
-            None,
+            subprogram.abstract_origin,
             &mut variables,
             &what,
         )?;
         self.origin_variables[index] = variables;
+        if let Some(this) = subprogram.scope.variables.iter().find(|v| v.object_pointer) {
+            let this = self.origin_variables[index][&(this.name.clone(), this.line)];
+            self.set(
+                die,
+                gimli::DW_AT_object_pointer,
+                AttributeValue::UnitRef(this),
+            );
+        }
+        if subprogram.variadic {
+            self.dwarf
+                .unit
+                .add(die, gimli::DW_TAG_unspecified_parameters);
+        }
+        let types = &self.types;
+        add_template_parameters(
+            &mut self.dwarf.unit,
+            &mut self.dwarf.strings,
+            die,
+            &subprogram.template_parameters,
+            &|id| type_reference(types, id, &what),
+        )?;
         self.add_call_sites(die, subprogram, &what)
+    }
+
+    /// The attributes of a definition or abstract origin whose declaration
+    /// is `declaration`: what differs from it, its linkage name when the
+    /// declaration has none, and DW_AT_specification (LLVM's
+    /// applySubprogramDefinitionAttributes).
+    fn add_specification(
+        &mut self,
+        die: UnitEntryId,
+        subprogram: &Subprogram,
+        declaration: SubprogramId,
+        what: &str,
+    ) -> Result<(), WriteError> {
+        let (Some(declared), Some(&declaration_die)) = (
+            self.debug.subprograms.get(declaration),
+            self.subprograms.get(declaration),
+        ) else {
+            return Err(WriteError::new(format!(
+                "{what} completes subprogram {declaration}, which does not exist"
+            )));
+        };
+        if subprogram.file != declared.file {
+            let file = self.file(subprogram.file, what)?;
+            self.set(die, gimli::DW_AT_decl_file, file);
+        }
+        if subprogram.line != declared.line {
+            self.set(
+                die,
+                gimli::DW_AT_decl_line,
+                AttributeValue::Udata(subprogram.line.into()),
+            );
+        }
+        if let Some(return_type) = subprogram.return_type {
+            if declared.return_type != Some(return_type) {
+                let return_type = self.type_ref(return_type, what)?;
+                self.set(die, gimli::DW_AT_type, return_type);
+            }
+        }
+        if let (Some(linkage_name), None) = (&subprogram.linkage_name, &declared.linkage_name) {
+            let linkage_name = self.string(linkage_name);
+            self.set(die, gimli::DW_AT_linkage_name, linkage_name);
+        }
+        self.set(
+            die,
+            gimli::DW_AT_specification,
+            AttributeValue::UnitRef(declaration_die),
+        );
+        Ok(())
+    }
+
+    /// The attributes of a subprogram that completes no declaration (LLVM's
+    /// applySubprogramAttributes): names, position, type, C++ traits, and
+    /// for a declaration its parameter types.
+    fn add_declared_attributes(
+        &mut self,
+        die: UnitEntryId,
+        subprogram: &Subprogram,
+        what: &str,
+    ) -> Result<(), WriteError> {
+        if let Some(linkage_name) = &subprogram.linkage_name {
+            let linkage_name = self.string(linkage_name);
+            self.set(die, gimli::DW_AT_linkage_name, linkage_name);
+        }
+        // Constructors of anonymous classes have no name.
+        if !subprogram.name.is_empty() {
+            let name = self.string(&subprogram.name);
+            self.set(die, gimli::DW_AT_name, name);
+        }
+        // A subprogram without a line (an implicit member, a declaration
+        // made only from a symbol name) has no source position.
+        if subprogram.line != 0 {
+            let file = self.file(subprogram.file, what)?;
+            self.set(die, gimli::DW_AT_decl_file, file);
+            self.set(
+                die,
+                gimli::DW_AT_decl_line,
+                AttributeValue::Udata(subprogram.line.into()),
+            );
+        }
+        if subprogram.prototyped {
+            self.set(die, gimli::DW_AT_prototyped, AttributeValue::FlagPresent);
+        }
+        if let Some(return_type) = subprogram.return_type {
+            let return_type = self.type_ref(return_type, what)?;
+            self.set(die, gimli::DW_AT_type, return_type);
+        }
+        let traits = subprogram.traits;
+        if let Some(virtuality) = traits.virtuality {
+            let kind = if virtuality.pure {
+                gimli::DW_VIRTUALITY_pure_virtual
+            } else {
+                gimli::DW_VIRTUALITY_virtual
+            };
+            self.set(
+                die,
+                gimli::DW_AT_virtuality,
+                AttributeValue::Virtuality(kind),
+            );
+            if let Some(index) = virtuality.vtable_index {
+                // LLVM's `DW_OP_constu N` even where a literal would do.
+                let mut bytes = vec![gimli::DW_OP_constu.0];
+                gimli::leb128::write::unsigned(&mut bytes, index).expect("a Vec takes every byte");
+                self.set(
+                    die,
+                    gimli::DW_AT_vtable_elem_location,
+                    AttributeValue::Exprloc(Expression::raw(bytes)),
+                );
+            }
+        }
+        if subprogram.declaration {
+            self.set(die, gimli::DW_AT_declaration, AttributeValue::FlagPresent);
+            for parameter in &subprogram.parameters {
+                let child = self.dwarf.unit.add(die, gimli::DW_TAG_formal_parameter);
+                if let Some(ty) = parameter.ty {
+                    let ty = self.type_ref(ty, what)?;
+                    self.set(child, gimli::DW_AT_type, ty);
+                }
+                if parameter.artificial {
+                    self.set(child, gimli::DW_AT_artificial, AttributeValue::FlagPresent);
+                }
+            }
+        }
+        for (set, name) in [
+            (traits.artificial, gimli::DW_AT_artificial),
+            (subprogram.external, gimli::DW_AT_external),
+        ] {
+            if set {
+                self.set(die, name, AttributeValue::FlagPresent);
+            }
+        }
+        if let Some(access) = traits.access {
+            self.set(die, gimli::DW_AT_accessibility, accessibility(access));
+        }
+        for (set, name) in [
+            (traits.explicit, gimli::DW_AT_explicit),
+            (traits.noreturn, gimli::DW_AT_noreturn),
+            (traits.deleted, gimli::DW_AT_deleted),
+        ] {
+            if set {
+                self.set(die, name, AttributeValue::FlagPresent);
+            }
+        }
+        if let Some(containing_type) = traits.virtuality.and_then(|v| v.containing_type) {
+            let containing_type = self.type_ref(containing_type, what)?;
+            self.set(die, gimli::DW_AT_containing_type, containing_type);
+        }
+        Ok(())
     }
 
     /// Adds a DW_TAG_call_site child of `die` for each of the subprogram's
@@ -473,8 +653,11 @@ impl UnitBuilder<'_> {
                 AttributeValue::UnitRef(origin_variable),
             ),
             None => {
-                let name = self.string(&variable.name);
-                self.set(die, gimli::DW_AT_name, name);
+                // An unnamed parameter has no name.
+                if !variable.name.is_empty() {
+                    let name = self.string(&variable.name);
+                    self.set(die, gimli::DW_AT_name, name);
+                }
                 let file = self.file(variable.file, &what)?;
                 self.set(die, gimli::DW_AT_decl_file, file);
                 self.set(
@@ -485,6 +668,9 @@ impl UnitBuilder<'_> {
                 if let Some(ty) = variable.ty {
                     let ty = self.type_ref(ty, &what)?;
                     self.set(die, gimli::DW_AT_type, ty);
+                }
+                if variable.artificial {
+                    self.set(die, gimli::DW_AT_artificial, AttributeValue::FlagPresent);
                 }
             }
         }
@@ -520,31 +706,128 @@ impl UnitBuilder<'_> {
         Ok(die)
     }
 
-    fn add_globals(&mut self) -> Result<(), WriteError> {
+    /// The imports, each in its namespace's DIE or the unit's.
+    fn add_imports(&mut self, globals: &[UnitEntryId]) -> Result<(), WriteError> {
         let root = self.dwarf.unit.root();
-        for global in &self.debug.globals {
-            let what = format!("global variable `{}`", global.name);
-            let die = self.dwarf.unit.add(root, gimli::DW_TAG_variable);
+        let mut dies = Vec::with_capacity(self.debug.imports.len());
+        for import in &self.debug.imports {
+            let parent = match import.context {
+                Some(context) => self.type_ref(context, "an import")?,
+                None => AttributeValue::UnitRef(root),
+            };
+            let AttributeValue::UnitRef(parent) = parent else {
+                unreachable!("type references are unit references")
+            };
+            let tag = if import.module {
+                gimli::DW_TAG_imported_module
+            } else {
+                gimli::DW_TAG_imported_declaration
+            };
+            dies.push(self.dwarf.unit.add(parent, tag));
+        }
+        for (import, &die) in self.debug.imports.iter().zip(&dies) {
+            let what = format!("import at line {}", import.line);
+            if import.line != 0 {
+                let file = self.file(import.file, &what)?;
+                self.set(die, gimli::DW_AT_decl_file, file);
+                self.set(
+                    die,
+                    gimli::DW_AT_decl_line,
+                    AttributeValue::Udata(import.line.into()),
+                );
+            }
+            let entity = match import.entity {
+                ImportedEntity::Type(id) => Some(self.type_ref(id, &what)?),
+                ImportedEntity::Subprogram(id) => self
+                    .subprograms
+                    .get(id)
+                    .map(|&d| AttributeValue::UnitRef(d)),
+                ImportedEntity::Global(id) => globals.get(id).map(|&d| AttributeValue::UnitRef(d)),
+                ImportedEntity::Import(id) => dies.get(id).map(|&d| AttributeValue::UnitRef(d)),
+            };
+            let Some(entity) = entity else {
+                return Err(WriteError::new(format!(
+                    "{what} imports {:?}, which does not exist",
+                    import.entity
+                )));
+            };
+            self.set(die, gimli::DW_AT_import, entity);
+            if let Some(name) = &import.name {
+                let name = self.string(name);
+                self.set(die, gimli::DW_AT_name, name);
+            }
+        }
+        Ok(())
+    }
+
+    /// A global variable's own name, type, DW_AT_external and position.
+    fn add_global_declaration(
+        &mut self,
+        die: UnitEntryId,
+        global: &GlobalVariable,
+        what: &str,
+    ) -> Result<(), WriteError> {
+        // A string literal's variable has no name.
+        if !global.name.is_empty() {
             let name = self.string(&global.name);
             self.set(die, gimli::DW_AT_name, name);
+        }
+        if let Some(ty) = global.ty {
+            let ty = self.type_ref(ty, what)?;
+            self.set(die, gimli::DW_AT_type, ty);
+        }
+        if global.external {
+            self.set(die, gimli::DW_AT_external, AttributeValue::FlagPresent);
+        }
+        let file = self.file(global.file, what)?;
+        self.set(die, gimli::DW_AT_decl_file, file);
+        self.set(
+            die,
+            gimli::DW_AT_decl_line,
+            AttributeValue::Udata(global.line.into()),
+        );
+        Ok(())
+    }
+
+    /// The global variables' DIEs, in their namespace's or the unit's, in
+    /// model order.
+    fn add_globals(&mut self) -> Result<Vec<UnitEntryId>, WriteError> {
+        let root = self.dwarf.unit.root();
+        let mut dies = Vec::with_capacity(self.debug.globals.len());
+        for global in &self.debug.globals {
+            let what = format!("global variable `{}`", global.name);
+            let parent = match global.context {
+                Some(context) => match self.types.get(context) {
+                    Some(&die) => die,
+                    None => {
+                        return Err(WriteError::new(format!(
+                            "{what} sits in type {context}, which does not exist"
+                        )))
+                    }
+                },
+                None => root,
+            };
+            let die = self.dwarf.unit.add(parent, gimli::DW_TAG_variable);
+            dies.push(die);
+            match global.specification {
+                Some(member) => {
+                    let Some(&declaration) = self.static_members.get(&member) else {
+                        return Err(WriteError::new(format!(
+                            "{what} defines member {member:?}, which is no static member"
+                        )));
+                    };
+                    self.set(
+                        die,
+                        gimli::DW_AT_specification,
+                        AttributeValue::UnitRef(declaration),
+                    );
+                }
+                None => self.add_global_declaration(die, global, &what)?,
+            }
             if let Some(linkage_name) = &global.linkage_name {
                 let linkage_name = self.string(linkage_name);
                 self.set(die, gimli::DW_AT_linkage_name, linkage_name);
             }
-            if let Some(ty) = global.ty {
-                let ty = self.type_ref(ty, &what)?;
-                self.set(die, gimli::DW_AT_type, ty);
-            }
-            if global.external {
-                self.set(die, gimli::DW_AT_external, AttributeValue::FlagPresent);
-            }
-            let file = self.file(global.file, &what)?;
-            self.set(die, gimli::DW_AT_decl_file, file);
-            self.set(
-                die,
-                gimli::DW_AT_decl_line,
-                AttributeValue::Udata(global.line.into()),
-            );
             if let Some(data) = global.data {
                 if data >= self.model.data.len() {
                     return Err(WriteError::new(format!(
@@ -574,7 +857,7 @@ impl UnitBuilder<'_> {
                 );
             }
         }
-        Ok(())
+        Ok(dies)
     }
 
     fn lower(&mut self, location: &Location, what: &str) -> Result<Expression, WriteError> {
