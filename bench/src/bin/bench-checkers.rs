@@ -15,7 +15,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser;
-use dwarfsmith_bench::measure::{encode, run_measured, run_via_helper, Outcome, HELPER_ARG};
+use dwarfsmith_bench::measure::{
+    measuring_helper, run_via_helper, Measurement, Outcome, HELPER_ARG,
+};
 
 /// Compare dwarfsmith's verify and stats with llvm-dwarfdump-19's on binaries.
 #[derive(Parser)]
@@ -65,14 +67,7 @@ const PAIRS: [Pair; 2] = [
 fn main() -> ExitCode {
     let mut args = std::env::args_os().skip(1);
     if args.next().is_some_and(|first| first == HELPER_ARG) {
-        let mut rest: Vec<OsString> = args.collect();
-        if rest.is_empty() {
-            eprintln!("bench-checkers: {HELPER_ARG} needs a program to run");
-            return ExitCode::FAILURE;
-        }
-        let program = PathBuf::from(rest.remove(0));
-        println!("{}", encode(&run_measured(&program, &rest)));
-        return ExitCode::SUCCESS;
+        return measuring_helper(args.collect());
     }
     let cli = Cli::parse();
     let Ok(helper) = std::env::current_exe() else {
@@ -135,7 +130,7 @@ fn fastest(cli: &Cli, helper: &Path, program: &Path, args: &[&str], file: &Path)
         }
     }
     let (wall, peak_rss_kib) = best.expect("at least one run");
-    Outcome::Finished(dwarfsmith_bench::measure::Measurement { wall, peak_rss_kib })
+    Outcome::Finished(Measurement { wall, peak_rss_kib })
 }
 
 /// One table row: the file's name, the check, both times and memories and their ratios.
