@@ -2,11 +2,13 @@
 //! much of each variable's scope its debug information covers.
 //!
 //! The crate drives the `dwarfsmith` binary as a user would and never links
-//! the dwarfsmith library. Two binaries use it:
+//! the dwarfsmith library. Its binaries:
 //! - `gen-module` writes a large clang -O2 -g shaped module ([`generate`]);
 //! - `bench-run` compiles that module and the corpus with dwarfsmith and with
 //!   llc-19 and prints time, peak memory and (with `--coverage`) variable
-//!   coverage side by side ([`measure`], [`report`], [`coverage`]).
+//!   coverage side by side ([`measure`], [`report`], [`coverage`]);
+//! - `bench-checkers` measures `dwarfsmith verify` and `stats` against
+//!   `llvm-dwarfdump-19 --verify` and `--statistics` ([`measure`]).
 
 pub mod coverage;
 pub mod generate;

@@ -102,6 +102,19 @@ pub fn run_measured(program: &Path, args: &[OsString]) -> Outcome {
 /// and prints [`encode`]'s line.
 pub const HELPER_ARG: &str = "__measure-child";
 
+/// What a binary re-executed with [`HELPER_ARG`] does: `ARGS` are PROGRAM and its
+/// arguments; runs PROGRAM from this small, fresh process and prints one line
+/// ([`encode`]) describing how it went.
+pub fn measuring_helper(mut args: Vec<OsString>) -> std::process::ExitCode {
+    if args.is_empty() {
+        eprintln!("{HELPER_ARG} needs a program to run");
+        return std::process::ExitCode::FAILURE;
+    }
+    let program = std::path::PathBuf::from(args.remove(0));
+    println!("{}", encode(&run_measured(&program, &args)));
+    std::process::ExitCode::SUCCESS
+}
+
 /// The one line a helper prints for `outcome`.
 pub fn encode(outcome: &Outcome) -> String {
     match outcome {

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use dwarfsmith_bench::generate::GenConfig;
-use dwarfsmith_bench::measure::{encode, run_measured, HELPER_ARG};
+use dwarfsmith_bench::measure::{measuring_helper, HELPER_ARG};
 use dwarfsmith_bench::report::{coverage_table, timing_table};
 use dwarfsmith_bench::runner::{coverage_rows, timing_rows, RunConfig};
 
@@ -62,18 +62,6 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// `bench-run __measure-child PROGRAM ARGS...`: runs PROGRAM from this small,
-/// fresh process and prints one line describing how it went.
-fn measuring_helper(mut args: Vec<std::ffi::OsString>) -> ExitCode {
-    if args.is_empty() {
-        eprintln!("bench-run: {HELPER_ARG} needs a program to run");
-        return ExitCode::FAILURE;
-    }
-    let program = PathBuf::from(args.remove(0));
-    println!("{}", encode(&run_measured(&program, &args)));
-    ExitCode::SUCCESS
 }
 
 fn run(cli: &Cli) -> Result<String, String> {

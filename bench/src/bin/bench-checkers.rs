@@ -1,0 +1,171 @@
+//! `bench-checkers`: `dwarfsmith verify` and `dwarfsmith stats` against
+//! `llvm-dwarfdump-19 --verify` and `--statistics` on the same files: wall
+//! time and peak resident memory of each, the minimum of the runs (the
+//! machine is shared, so the least disturbed run is the fairest figure), and
+//! the ratios llvm-dwarfdump / dwarfsmith (above 1: dwarfsmith is faster or
+//! smaller).
+//!
+//! Exit status 1 of a checker (findings) still counts as a finished run; a
+//! status above 1 or a run past `--timeout` is a failure, shown in its cell.
+//!
+//! Example: `cargo run --release -p dwarfsmith-bench --bin bench-checkers -- lua-gcc/lua target/debug/dwarfsmith`
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Parser;
+use dwarfsmith_bench::measure::{
+    measuring_helper, run_via_helper, Measurement, Outcome, HELPER_ARG,
+};
+
+/// Compare dwarfsmith's verify and stats with llvm-dwarfdump-19's on binaries.
+#[derive(Parser)]
+#[command(name = "bench-checkers", about, long_about = None)]
+struct Cli {
+    /// The dwarfsmith binary (build it with `cargo build --release --bin dwarfsmith`).
+    #[arg(long, default_value = "target/release/dwarfsmith")]
+    dwarfsmith: PathBuf,
+    /// The reference.
+    #[arg(long, default_value = "llvm-dwarfdump-19")]
+    dwarfdump: PathBuf,
+    /// Runs per measurement; the minimum is shown.
+    #[arg(long, default_value_t = 3)]
+    repetitions: usize,
+    /// Seconds after which one run is stopped and counted as failed.
+    #[arg(long, default_value_t = 120)]
+    timeout: u64,
+    /// The binaries to check.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+}
+
+/// One row of the table: a checker pair on one file.
+struct Pair {
+    /// `verify` or `stats`.
+    what: &'static str,
+    /// dwarfsmith's arguments before the file.
+    ours: &'static [&'static str],
+    /// llvm-dwarfdump's arguments before the file.
+    theirs: &'static [&'static str],
+}
+
+/// The pairs measured, in table order.
+const PAIRS: [Pair; 2] = [
+    Pair {
+        what: "verify",
+        ours: &["verify"],
+        theirs: &["--verify"],
+    },
+    Pair {
+        what: "stats",
+        ours: &["stats"],
+        theirs: &["--statistics"],
+    },
+];
+
+fn main() -> ExitCode {
+    let mut args = std::env::args_os().skip(1);
+    if args.next().is_some_and(|first| first == HELPER_ARG) {
+        return measuring_helper(args.collect());
+    }
+    let cli = Cli::parse();
+    let Ok(helper) = std::env::current_exe() else {
+        eprintln!("bench-checkers: cannot find its own executable");
+        return ExitCode::FAILURE;
+    };
+    println!(
+        "dwarfsmith: {}  reference: {}  minimum of {} runs, timeout {} s",
+        cli.dwarfsmith.display(),
+        cli.dwarfdump.display(),
+        cli.repetitions.max(1),
+        cli.timeout
+    );
+    println!(
+        "{:<28} {:<7} {:>11} {:>11} {:>7} {:>11} {:>11} {:>7}",
+        "file", "check", "dwarfsmith", "dwarfdump", "ratio", "dwarfsmith", "dwarfdump", "ratio"
+    );
+    println!(
+        "{:<28} {:<7} {:>11} {:>11} {:>7} {:>11} {:>11} {:>7}",
+        "", "", "time", "time", "time", "peak RSS", "peak RSS", "RSS"
+    );
+    for file in &cli.files {
+        for pair in &PAIRS {
+            let ours = fastest(&cli, &helper, &cli.dwarfsmith, pair.ours, file);
+            let theirs = fastest(&cli, &helper, &cli.dwarfdump, pair.theirs, file);
+            println!("{}", row(file, pair.what, &ours, &theirs));
+            for (name, outcome) in [("dwarfsmith", &ours), ("dwarfdump", &theirs)] {
+                if let Outcome::Failed { first_error_line } = outcome {
+                    println!("    {name} FAILED: {first_error_line}");
+                }
+            }
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// The minimum time and the minimum peak RSS over the runs of `program ARGS FILE`,
+/// or the first failure.
+fn fastest(cli: &Cli, helper: &Path, program: &Path, args: &[&str], file: &Path) -> Outcome {
+    // sh waits for the checker, so wait4's rusage of sh holds the checker's peak RSS;
+    // sh turns "findings" (status 1) into success and a timeout (124) into a message.
+    let script = format!(
+        "timeout {} \"$@\"; s=$?; [ $s -le 1 ] || {{ echo \"exit status $s (124: past {} s)\" >&2; exit 2; }}",
+        cli.timeout, cli.timeout
+    );
+    let mut sh_args: Vec<OsString> = vec!["-c".into(), script.into(), "sh".into()];
+    sh_args.push(program.into());
+    sh_args.extend(args.iter().map(OsString::from));
+    sh_args.push(file.into());
+    let mut best: Option<(std::time::Duration, u64)> = None;
+    for _ in 0..cli.repetitions.max(1) {
+        match run_via_helper(helper, Path::new("/bin/sh"), &sh_args) {
+            Outcome::Finished(m) => {
+                best = Some(match best {
+                    None => (m.wall, m.peak_rss_kib),
+                    Some((wall, rss)) => (wall.min(m.wall), rss.min(m.peak_rss_kib)),
+                });
+            }
+            failed @ Outcome::Failed { .. } => return failed,
+        }
+    }
+    let (wall, peak_rss_kib) = best.expect("at least one run");
+    Outcome::Finished(Measurement { wall, peak_rss_kib })
+}
+
+/// One table row: the file's name, the check, both times and memories and their ratios.
+fn row(file: &Path, what: &str, ours: &Outcome, theirs: &Outcome) -> String {
+    let name = file.display().to_string();
+    let time = |o: &Outcome| match o {
+        Outcome::Finished(m) => format!("{:.2} s", m.wall.as_secs_f64()),
+        Outcome::Failed { .. } => "FAILED".to_string(),
+    };
+    let rss = |o: &Outcome| match o {
+        Outcome::Finished(m) => format!("{:.1} MiB", m.peak_rss_kib as f64 / 1024.0),
+        Outcome::Failed { .. } => "FAILED".to_string(),
+    };
+    let (time_ratio, rss_ratio) = match (ours, theirs) {
+        (Outcome::Finished(a), Outcome::Finished(b)) => (
+            format!(
+                "{:.2}",
+                b.wall.as_secs_f64() / a.wall.as_secs_f64().max(1e-9)
+            ),
+            format!(
+                "{:.2}",
+                b.peak_rss_kib as f64 / (a.peak_rss_kib.max(1)) as f64
+            ),
+        ),
+        _ => ("-".to_string(), "-".to_string()),
+    };
+    format!(
+        "{:<28} {:<7} {:>11} {:>11} {:>7} {:>11} {:>11} {:>7}",
+        name,
+        what,
+        time(ours),
+        time(theirs),
+        time_ratio,
+        rss(ours),
+        rss(theirs),
+        rss_ratio
+    )
+}
