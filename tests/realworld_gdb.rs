@@ -37,6 +37,67 @@ struct Subject {
     name: &'static str,
     /// The program.
     exe: PathBuf,
+    /// The project's objects of this build.
+    objects: Vec<PathBuf>,
+}
+
+/// What the test measures of one build: the walk's figures, and the
+/// scope-bytes coverage of its objects.
+struct Measured {
+    /// The build's name.
+    name: &'static str,
+    /// The gdb walk judged against the oracle.
+    figures: Figures,
+    /// `llvm-dwarfdump-19 --statistics` over the project's objects of the
+    /// build: bytes of variables' scopes covered by a location, over all
+    /// bytes of their scopes.
+    coverage: f64,
+}
+
+/// Every `*.o` in `dir` (a build of one object per source).
+fn objects_in(dir: &Path) -> Vec<PathBuf> {
+    let mut objects: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "o"))
+        .collect();
+    objects.sort();
+    assert!(!objects.is_empty(), "no objects in {}", dir.display());
+    objects
+}
+
+/// The objects dwarfsmith compiled in `build`.
+fn compiled_objects(build: &realworld::Build) -> Vec<PathBuf> {
+    build
+        .files
+        .iter()
+        .filter_map(|(_, result)| result.as_ref().ok().cloned())
+        .collect()
+}
+
+/// [`Measured::coverage`] of `objects`.
+fn coverage(objects: &[PathBuf]) -> f64 {
+    let (mut covered, mut scope) = (0.0, 0.0);
+    for object in objects {
+        let out = support::run(
+            Command::new(support::llvm_dwarfdump())
+                .arg("--statistics")
+                .arg(object),
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        let key = |name: &str| -> f64 {
+            let quoted = format!("\"{name}\":");
+            let at = text
+                .find(&quoted)
+                .unwrap_or_else(|| panic!("{name} in {text}"));
+            let rest = text[at + quoted.len()..].trim_start();
+            let end = rest.find([',', '}']).unwrap();
+            rest[..end].trim().parse().unwrap()
+        };
+        covered += key("sum_all_variables(#bytes in parent scope covered by DW_AT_location)");
+        scope += key("sum_all_variables(#bytes in parent scope)");
+    }
+    covered / scope
 }
 
 /// What to walk in a project: source files (each one gdb walk per build)
@@ -175,7 +236,7 @@ fn walk_all(exe: &Path, plan: &Plan, functions: &[Vec<String>], bounds: (u32, u3
 
 /// The figures of one project: builds everything, walks every subject,
 /// judges each against the oracle; returns (subject, figures) pairs.
-fn figures(project: &Project, plan: &Plan, dir: &Path) -> Vec<(&'static str, Figures)> {
+fn figures(project: &Project, plan: &Plan, dir: &Path) -> Vec<Measured> {
     let dwarfsmith = Path::new(env!("CARGO_BIN_EXE_dwarfsmith"));
     let from_o2 = realworld::build(project, "clang-19", dwarfsmith, &dir.join("o2"));
     assert_eq!(
@@ -202,18 +263,22 @@ fn figures(project: &Project, plan: &Plan, dir: &Path) -> Vec<(&'static str, Fig
         Subject {
             name: "dwarfsmith",
             exe: from_o2.mixed_exe.clone(),
+            objects: compiled_objects(&from_o2),
         },
         Subject {
             name: "llc-19",
             exe: llc_build(project, &dir.join("o2/ir"), &dir.join("llc")),
+            objects: objects_in(&dir.join("llc")),
         },
         Subject {
             name: "dwarfsmith -O2",
             exe: from_o0.mixed_exe.clone(),
+            objects: compiled_objects(&from_o0),
         },
         Subject {
             name: "gcc -O2",
             exe: gcc_build(project, &["-O2", "-g"], &dir.join("gcc-o2")),
+            objects: objects_in(&dir.join("gcc-o2")),
         },
     ];
     let functions: Vec<Vec<String>> = plan
@@ -253,15 +318,21 @@ fn figures(project: &Project, plan: &Plan, dir: &Path) -> Vec<(&'static str, Fig
                     .lines
                     .extend(figures.lines.iter().map(|line| base + line));
             }
-            (subject.name, total)
+            Measured {
+                name: subject.name,
+                figures: total,
+                coverage: coverage(&subject.objects),
+            }
         })
         .collect()
 }
 
 /// The table row of one subject.
-fn row(project: &str, name: &str, f: &Figures) -> String {
+fn row(project: &str, measured: &Measured) -> String {
+    let f = &measured.figures;
     format!(
-        "{project:6} {name:15} stops {:5}  available {:.3} ({}/{})  distinct {:5}  wrong {:3}  order {:.3}  lines {:4}\n",
+        "{project:6} {:15} stops {:5}  available {:.3} ({}/{})  distinct {:5}  wrong {:3}  order {:.3}  lines {:4}  coverage {:.3}\n",
+        measured.name,
         f.stops,
         f.availability(),
         f.available,
@@ -269,21 +340,23 @@ fn row(project: &str, name: &str, f: &Figures) -> String {
         f.distinct_values,
         f.wrong.len(),
         f.stepping_order(),
-        f.lines.len()
+        f.lines.len(),
+        measured.coverage,
     )
 }
 
 /// Prints one project's table and the wrong values of ours that llc-19's
 /// build does not show from the same IR, and holds our two builds' figures
 /// to the ratchet (`ratchet.tsv`, suite `realworld gdb`).
-fn check(project: &str, figures: &[(&'static str, Figures)]) {
+fn check(project: &str, measured: &[Measured]) {
     let mut table = String::new();
-    for (name, f) in figures {
-        table.push_str(&row(project, name, f));
+    for m in measured {
+        table.push_str(&row(project, m));
     }
     print!("{table}");
-    let get = |name: &str| &figures.iter().find(|(n, _)| *n == name).unwrap().1;
+    let get = |name: &str| measured.iter().find(|m| m.name == name).unwrap();
     let llc_wrong: BTreeSet<(&str, u32, &str, &str)> = get("llc-19")
+        .figures
         .wrong
         .iter()
         .map(|w| {
@@ -297,7 +370,7 @@ fn check(project: &str, figures: &[(&'static str, Figures)]) {
         .collect();
     let mut failures = Vec::new();
     for build in ["dwarfsmith", "dwarfsmith -O2"] {
-        let f = get(build);
+        let f = &get(build).figures;
         let not_llc: Vec<String> = f
             .wrong
             .iter()
@@ -322,6 +395,7 @@ fn check(project: &str, figures: &[(&'static str, Figures)]) {
             ("stepping_order", f.stepping_order()),
             ("lines", f.lines.len() as f64),
             ("wrong", not_llc.len() as f64),
+            ("coverage", get(build).coverage),
         ];
         if let Err(e) = ratchet::check("realworld gdb", &format!("{project} {build}"), &metrics) {
             failures.push(e);

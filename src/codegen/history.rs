@@ -566,7 +566,12 @@ impl Walker<'_> {
                     }
                     if let Some(opened) = opened {
                         let whole_value = opened.location.ops == [Op::Arg(0)];
+                        // An inlined variable never falls back to an entry
+                        // value (as in LLVM): debuggers evaluate one in the
+                        // inlined frame through the wrong call site.
+                        let inlined = table.variables[variable as usize].inlined_at.is_some();
                         let entry_register = match opened.registers.as_slice() {
+                            _ if inlined => None,
                             [PhysReg::Gpr(register)] if from_entry && whole_value => {
                                 Some(*register)
                             }
@@ -1113,7 +1118,7 @@ mod tests {
     /// Ranges of blocks of instructions; every real instruction is 2 bytes
     /// and located (so none counts as the function's unlocated opening).
     /// Variables: 0 = `x`, 1 = `y` bits 0..32, 2 = `y` bits 32..64,
-    /// 3 = `y` whole.
+    /// 3 = `y` whole, 4 = `p` of an inlined call.
     fn ranges(blocks: Vec<Vec<InstKind>>) -> Vec<(u32, u64, u64, String)> {
         ranges_with_stores(blocks, &[])
     }
@@ -1164,6 +1169,12 @@ mod tests {
         table.intern_variable(key(11, Some((0, 32))));
         table.intern_variable(key(11, Some((32, 32))));
         table.intern_variable(key(11, None));
+        // Variable 4: `p`, a parameter of a function inlined here.
+        table.intern_variable(VariableKey {
+            variable: MdId(12),
+            inlined_at: Some(LocId(1)),
+            fragment: None,
+        });
         table.intern_expr(DebugExpr {
             ops: vec![Op::Arg(0)],
             args: vec![ArgType {
@@ -1399,6 +1410,32 @@ mod tests {
                 (10, 2, 6, "reg3 Arg(0)".to_string()),
                 (10, 6, 8, "reg2 Arg(0)".to_string()),
                 (10, 8, 10, "entry5 Arg(0) StackValue".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_inlined_variable_never_falls_back_to_an_entry_value() {
+        // x and the inlined p both hold rdi's entry value; when rdi is
+        // reused, x is rdi's entry value and p has no location (gdb would
+        // evaluate p's entry value through the wrong call site).
+        let got = ranges_after_opening(
+            2,
+            vec![vec![
+                dbg(0, reg(Gpr::Rdi), false),
+                dbg(4, reg(Gpr::Rdi), false),
+                mov(Gpr::Rax, 0),
+                mov(Gpr::Rdi, 1),
+                mov(Gpr::Rdx, 2),
+            ]],
+            &[],
+        );
+        assert_eq!(
+            got,
+            [
+                (10, 0, 4, "reg5 Arg(0)".to_string()),
+                (10, 4, 6, "entry5 Arg(0) StackValue".to_string()),
+                (12, 0, 4, "reg5 Arg(0)".to_string()),
             ]
         );
     }
