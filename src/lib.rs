@@ -108,6 +108,7 @@ pub fn compile_to_model_with(
         // Debug records only: the code is the same with and without them.
         codegen::debug_prep::prepare(&mut module);
     }
+    codegen::name_private_symbols(&mut module);
     let codegen_options = codegen::CodegenOptions {
         opt_level: options.opt_level,
         debug_info: options.debug_info,

@@ -1,9 +1,10 @@
 //! Assignment tracking's lowering: on structs.O2.ll, whose `area` keeps an
-//! array in memory through stores tagged with !DIAssignID, every assign
-//! record becomes a value record stating where each fragment lives; on
+//! array in memory through stores tagged with !DIAssignID, the array is
+//! always in memory and becomes one `#dbg_declare` (LLVM's "always stack
+//! homed"), while the values of other variables become value records; on
 //! hand-written functions, a store DSE deleted leaves the variable in the
 //! value it assigned until the next store, and a variable stored on both
-//! ways into a loop stays in memory at its header.
+//! ways into a loop stays in memory all through: one declare.
 
 use dwarfsmith::codegen::debug_prep::assignment_tracking::lower_module;
 use dwarfsmith::ir::parse::parse_module;
@@ -32,7 +33,7 @@ fn assign_records_become_memory_and_value_locations() {
     expect![[r#"
         define dso_local i32 @area(i64 %0, i64 %1) local_unnamed_addr #0 !dbg !9 {
           %3 = alloca [4 x i32], align 16, !DIAssignID !26
-            #dbg_value(ptr %3, !21, !DIExpression(DW_OP_deref), !27)
+            #dbg_declare(ptr %3, !21, !DIExpression(), !27)
           %4 = trunc i64 %0 to i32
           %5 = lshr i64 %0, 32
           %6 = trunc nuw i64 %5 to i32
@@ -49,16 +50,12 @@ fn assign_records_become_memory_and_value_locations() {
             #dbg_value(i32 %11, !20, !DIExpression(DW_OP_LLVM_fragment, 32, 32), !27)
           call void @llvm.lifetime.start.p0(i64 16, ptr nonnull %3) #1, !dbg !30
           store i32 %10, ptr %3, align 16, !dbg !31, !DIAssignID !32, !tbaa !33
-            #dbg_value(ptr %3, !21, !DIExpression(DW_OP_deref, DW_OP_LLVM_fragment, 0, 32), !27)
           %12 = getelementptr inbounds i8, ptr %3, i64 4, !dbg !31
           store i32 %11, ptr %12, align 4, !dbg !31, !DIAssignID !37, !tbaa !33
-            #dbg_value(ptr %12, !21, !DIExpression(DW_OP_deref, DW_OP_LLVM_fragment, 32, 32), !27)
           %13 = getelementptr inbounds i8, ptr %3, i64 8, !dbg !31
           store i32 1, ptr %13, align 8, !dbg !31, !DIAssignID !38, !tbaa !33
-            #dbg_value(ptr %13, !21, !DIExpression(DW_OP_deref, DW_OP_LLVM_fragment, 64, 32), !27)
           %14 = getelementptr inbounds i8, ptr %3, i64 12, !dbg !31
           store i32 2, ptr %14, align 4, !dbg !31, !DIAssignID !39, !tbaa !33
-            #dbg_value(ptr %14, !21, !DIExpression(DW_OP_deref, DW_OP_LLVM_fragment, 96, 32), !27)
           call void @observe(ptr noundef nonnull %3, i32 noundef 4) #1, !dbg !40
           %15 = load i32, ptr %3, align 16, !dbg !41, !tbaa !33
           %16 = load i32, ptr %12, align 4, !dbg !42, !tbaa !33
@@ -151,7 +148,8 @@ define void @f(i32 %a, i32 %b) !dbg !5 {{
 #[test]
 fn a_variable_stored_on_both_ways_into_a_loop_stays_in_memory_at_its_header() {
     // Different stores (assignments) reach the header from the entry and
-    // the latch; both leave x in memory, so it stays there (LLVM's join).
+    // the latch; both leave x in memory, so it stays there (LLVM's join),
+    // and x, in memory after every instruction, is declared at its alloca.
     let text = format!(
         r#"
 define void @f(i32 %n) !dbg !5 {{
@@ -178,21 +176,17 @@ done:
     expect![[r#"
         define void @f(i32 %n) !dbg !4 {
           %x = alloca i32, align 4, !DIAssignID !7
-            #dbg_value(ptr %x, !8, !DIExpression(DW_OP_deref), !10)
+            #dbg_declare(ptr %x, !8, !DIExpression(), !10)
           store i32 0, ptr %x, align 4, !dbg !10, !DIAssignID !11
-            #dbg_value(ptr %x, !8, !DIExpression(DW_OP_deref), !10)
           br label %loop, !dbg !10
         loop:
-            #dbg_value(ptr %x, !8, !DIExpression(DW_OP_deref), !10)
           call void @g(ptr %x), !dbg !10
           %v = load i32, ptr %x, align 4, !dbg !10
           %w = add i32 %v, 1, !dbg !10
           store i32 %w, ptr %x, align 4, !dbg !10, !DIAssignID !12
-            #dbg_value(ptr %x, !8, !DIExpression(DW_OP_deref), !10)
           %more = icmp slt i32 %w, %n, !dbg !10
           br i1 %more, label %loop, label %done, !dbg !10
         done:
-            #dbg_value(ptr %x, !8, !DIExpression(DW_OP_deref), !10)
           ret void, !dbg !10
         }
     "#]]

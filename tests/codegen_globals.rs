@@ -173,11 +173,11 @@ fn symbols_and_sections_match_llc() {
     assert_eq!(
         table,
         [
-            ".str.8 0",
-            ".str.9 4",
-            ".str.10 8",
-            ".str.11 c",
-            ".str.12 10"
+            ".L.str.8 0",
+            ".L.str.9 4",
+            ".L.str.10 8",
+            ".L.str.11 c",
+            ".L.str.12 10"
         ]
     );
 }

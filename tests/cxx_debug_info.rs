@@ -48,10 +48,7 @@ fn executables_of(dir: &Path, input: &Path, name: &str) -> (PathBuf, PathBuf, Pa
 }
 
 /// gdb's answer to each command, addresses replaced by `0x…` and process
-/// ids by `…`. Our private
-/// string literals are local symbols named `.str` where llc's `.L.str` are
-/// no symbols at all, so gdb adds ` <str>` after such an address on ours;
-/// that symbol-table difference is not debug information and is dropped.
+/// ids by `…`.
 fn gdb_answers(exe: &Path, commands: &[&str]) -> Vec<(String, String)> {
     let mut args = Vec::new();
     for command in commands {
@@ -71,7 +68,7 @@ fn gdb_answers(exe: &Path, commands: &[&str]) -> Vec<(String, String)> {
         if let Some(command) = line.strip_prefix("@@@ ") {
             answers.push((command.to_string(), String::new()));
         } else if let Some((_, answer)) = answers.last_mut() {
-            answer.push_str(&normalise_addresses(line).replace(" <str>", ""));
+            answer.push_str(&normalise_addresses(line));
             answer.push('\n');
         }
     }

@@ -56,6 +56,7 @@ fn gdb_at(exe: &Path, breakpoint: &str, commands: &[&str]) -> String {
     let output = gdb_batch(exe, &all);
     let from = output
         .find("\nBreakpoint 1, ")
+        .or_else(|| output.find("\nBreakpoint 1."))
         .unwrap_or_else(|| panic!("gdb never stopped at {breakpoint}:\n{output}"));
     output[from + 1..]
         .lines()
@@ -187,5 +188,78 @@ fn a_function_breakpoint_stops_on_a_statement_of_its_scope_line() {
     assert_eq!(
         gdb_at(&exe, "main", &[]),
         "Breakpoint 1, main () at ./one_line_main.c:7\n7\tint main(void) { return f(1, 2) == 6 ? 0 : 1; }\n"
+    );
+}
+
+#[test]
+fn a_functions_statics_are_its_locals_in_every_copy() {
+    // A DIGlobalVariable scoped in a function was written at unit level:
+    // gdb's `info locals` never listed it. It now sits in the function's
+    // abstract origin, so the inlined copy of f in main (where llc-19's
+    // object says `No locals.`), the out-of-line f and the only-inlined g
+    // (where llc-19's says `No symbol "gy"`) all show it.
+    let dir = tempfile::tempdir().unwrap();
+    let (_, exe) = build_truth(dir.path(), "function_statics.O2.ll", &[]);
+    assert_eq!(
+        gdb_at(
+            &exe,
+            "f",
+            &[
+                "info locals",
+                "break g",
+                "continue",
+                "info locals",
+                "continue",
+                "info locals"
+            ]
+        ),
+        "Breakpoint 1.2, f (x=1) at ./function_statics.c:5\n5\t  count += x;\n\
+         count = 0\ninner = 3\n\
+         Breakpoint 2 at 0x555555555160: g. (2 locations)\n\n\
+         Breakpoint 2.2, g (y=2) at ./function_statics.c:15\n15\t  gy += y;\ngy = 0\n\n\
+         Breakpoint 1.1, f (x=x@entry=2) at ./function_statics.c:5\n5\t  count += x;\n\
+         count = 1\ninner = 4\n"
+    );
+}
+
+#[test]
+fn an_inlined_functions_breakpoint_stops_on_its_line_when_scheduling_interleaves_it() {
+    // main's inlined f and h's inlined g (all one-line functions) are
+    // interleaved: g's entry row (line 3) sat between two rows of f's line
+    // 2, so the "inside another line's run" rule took it for moved code
+    // and gave it no is_stmt; gdb showed `0x... in g (y=2)`. Runs are now
+    // those of one inlined frame.
+    let dir = tempfile::tempdir().unwrap();
+    let (_, exe) = build_truth(dir.path(), "inlined_interleaved.O2.ll", &[]);
+    assert_eq!(
+        gdb_at(&exe, "g", &["bt"]),
+        "Breakpoint 1.2, g (y=2) at ./inlined_interleaved.c:3\n\
+         3\tstatic inline int g(int y) { static int gy; gy += y; return gy; }\n\
+         #0  g (y=2) at ./inlined_interleaved.c:3\n\
+         #1  h (z=2) at ./inlined_interleaved.c:4\n\
+         #2  main () at ./inlined_interleaved.c:5\n"
+    );
+}
+
+#[test]
+fn a_parameter_passed_on_the_stack_is_its_incoming_slot_all_through() {
+    // `version` and `size` arrive on the stack. Their debug values named
+    // the register each was loaded into, so once strcmp's call took that
+    // register gdb said `version=<optimized out>`. Their incoming slots
+    // hold them all through the function (as llc-19's `DW_OP_fbreg`).
+    let dir = tempfile::tempdir().unwrap();
+    let (object, exe) = build_truth(dir.path(), "stack_parameters.O2.ll", &[]);
+    assert_eq!(
+        location_of(&object, "version"),
+        "DW_AT_location\t(DW_OP_fbreg +0)\n"
+    );
+    assert_eq!(
+        location_of(&object, "size"),
+        "DW_AT_location\t(DW_OP_fbreg +8)\n"
+    );
+    let stop = gdb_at(&exe, "stack_parameters.c:11", &["info args"]);
+    assert!(
+        stop.ends_with("version = 0x55555555600c <str> \"1.3\"\nsize = 56\n"),
+        "{stop}"
     );
 }

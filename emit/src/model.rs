@@ -445,6 +445,9 @@ pub struct GlobalVariable {
     /// The namespace or class whose DIE holds it (`None`: the unit), as
     /// LLVM places a global variable in its scope.
     pub context: Option<TypeId>,
+    /// A function's static: the subprogram whose DIE holds it (before
+    /// `context`), so a debugger finds it among that function's locals.
+    pub function: Option<SubprogramId>,
     /// The definition of a static data member: the class and the index of
     /// the member among its `members`. The DIE then names the member's
     /// declaration (DW_AT_specification) instead of its name, type,

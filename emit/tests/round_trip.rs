@@ -698,6 +698,7 @@ fn everything() -> ObjectModel {
             line_rows: vec![f_rows, vec![row(0, 30, 1, true), row(2, 31, 1, true)]],
             globals: vec![
                 GlobalVariable {
+                    function: None,
                     name: "table".into(),
                     linkage_name: None,
                     ty: Some(ARRAY),
@@ -709,6 +710,7 @@ fn everything() -> ObjectModel {
                     specification: Default::default(),
                 },
                 GlobalVariable {
+                    function: None,
                     name: "message".into(),
                     linkage_name: Some("_ZL7message".into()),
                     ty: Some(PTR_INT),
@@ -720,6 +722,7 @@ fn everything() -> ObjectModel {
                     specification: Default::default(),
                 },
                 GlobalVariable {
+                    function: None,
                     name: "gone".into(),
                     linkage_name: None,
                     ty: Some(INT),
@@ -727,6 +730,19 @@ fn everything() -> ObjectModel {
                     line: 5,
                     external: false,
                     data: None,
+                    context: None,
+                    specification: Default::default(),
+                },
+                // A static of `f` (subprogram 1): in f's DIE, read back last.
+                GlobalVariable {
+                    function: Some(1),
+                    name: "counter".into(),
+                    linkage_name: None,
+                    ty: Some(INT),
+                    file: 0,
+                    line: 11,
+                    external: false,
+                    data: Some(0),
                     context: None,
                     specification: Default::default(),
                 },

@@ -675,6 +675,7 @@ fn debug_model(random: &mut Random) -> ObjectModel {
         .collect();
     let globals = (0..data.len())
         .map(|i| GlobalVariable {
+            function: None,
             name: format!("g{i}"),
             linkage_name: None,
             ty: Some(0),

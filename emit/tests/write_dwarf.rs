@@ -549,6 +549,7 @@ fn representative_model() -> ObjectModel {
             ],
             globals: vec![
                 GlobalVariable {
+                    function: None,
                     name: "counter".to_string(),
                     linkage_name: Some("_ZL7counter".to_string()),
                     ty: Some(INT),
@@ -560,6 +561,7 @@ fn representative_model() -> ObjectModel {
                     specification: Default::default(),
                 },
                 GlobalVariable {
+                    function: None,
                     name: "folded".to_string(),
                     linkage_name: None,
                     ty: Some(3),

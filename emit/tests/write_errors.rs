@@ -381,6 +381,7 @@ fn global_in_a_missing_data_object() {
     check(
         |m| {
             debug(m).globals.push(GlobalVariable {
+                function: None,
                 name: "g".to_string(),
                 linkage_name: None,
                 ty: None,

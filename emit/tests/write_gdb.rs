@@ -354,6 +354,7 @@ fn program() -> ObjectModel {
                 ],
             ],
             globals: vec![GlobalVariable {
+                function: None,
                 name: "counter".to_string(),
                 linkage_name: None,
                 ty: Some(INT),

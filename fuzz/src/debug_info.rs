@@ -207,6 +207,11 @@ pub struct ProgramReport {
     /// too from the same IR (at either level), at the same function, line
     /// and variable (the IR's).
     pub shared_wrong: BTreeMap<Mode, usize>,
+    /// Wrong values of dwarfsmith in modes A and B that llc-19 does not
+    /// show but that are a constant the IR's own `#dbg_value` gives the
+    /// variable (the IR's: clang's optimiser left it there), each with the
+    /// IR line that carries it.
+    pub ir_wrong: Vec<(Mode, WrongValue, String)>,
 }
 
 /// How to walk each build.
@@ -395,6 +400,7 @@ pub fn judge_program(
         builds: BTreeMap::new(),
         findings: Vec::new(),
         shared_wrong: BTreeMap::new(),
+        ir_wrong: Vec::new(),
     };
     let program = match Program::prepare(source, dir)? {
         Ok(program) => program,
@@ -498,6 +504,19 @@ pub fn judge_program(
                     (&l.function, l.line, &l.variable) == (&w.function, w.line, &w.variable)
                 })
             });
+        let mut own_values = Vec::new();
+        for wrong in own {
+            match ir
+                .get(&true)
+                .filter(|_| mode.optimised_ir())
+                .and_then(|ir| {
+                    ir_constant_of(&ir.text, &wrong.variable, &wrong.shown).map(str::to_string)
+                }) {
+                Some(carrier) => report.ir_wrong.push((mode, wrong.clone(), carrier)),
+                None => own_values.push(wrong),
+            }
+        }
+        let own = own_values;
         if mode.optimised_ir() {
             report.shared_wrong.insert(mode, shared.len());
         }
@@ -510,6 +529,44 @@ pub fn judge_program(
         }
     }
     Ok(report)
+}
+
+/// The IR's `#dbg_value` line that gives the variable `variable`
+/// (`name@line`, see [`crate::oracle::walk::Shown::variable`]) the integer constant gdb
+/// shows as `shown` (in two's complement at the constant's width too:
+/// `i64 -2` shows as 18446744073709551614 in an unsigned variable), with
+/// an empty expression; `None` when there is none.
+pub fn ir_constant_of<'t>(ir: &'t str, variable: &str, shown: &str) -> Option<&'t str> {
+    let (name, line) = variable.split_once('@')?;
+    let shown: i128 = shown.parse().ok()?;
+    let declared = format!("!DILocalVariable(name: \"{name}\", ");
+    let line_field = format!(" line: {line},");
+    let ids: Vec<&str> = ir
+        .lines()
+        .filter(|l| l.contains(&declared) && l.contains(&line_field))
+        .filter_map(|l| l.split_once(" = ").map(|(id, _)| id))
+        .collect();
+    ir.lines().find(|l| {
+        let Some(call) = l.trim().strip_prefix("#dbg_value(i") else {
+            return false;
+        };
+        let mut fields = call.splitn(4, ", ");
+        let (Some(constant), Some(id), Some(expression)) =
+            (fields.next(), fields.next(), fields.next())
+        else {
+            return false;
+        };
+        let Some((width, value)) = constant.split_once(' ') else {
+            return false;
+        };
+        let (Ok(width), Ok(value)) = (width.parse::<u32>(), value.parse::<i128>()) else {
+            return false;
+        };
+        let unsigned = (width < 128).then(|| value.rem_euclid(1i128 << width));
+        ids.contains(&id)
+            && expression == "!DIExpression()"
+            && (value == shown || unsigned == Some(shown))
+    })
 }
 
 /// Whether the C program `source` still shows the finding `tag` (see
@@ -556,6 +613,9 @@ pub struct Totals {
     pub per_build: BTreeMap<Build, BuildTotals>,
     /// Wrong values dwarfsmith shares with llc-19 (modes A and B).
     pub shared_wrong: BTreeMap<Mode, usize>,
+    /// Further wrong values of dwarfsmith that the IR's own `#dbg_value`
+    /// constants carry (modes A and B; see [`ProgramReport::ir_wrong`]).
+    pub ir_wrong: BTreeMap<Mode, usize>,
 }
 
 /// One build's totals.
@@ -586,6 +646,9 @@ impl Totals {
         }
         for (mode, n) in &report.shared_wrong {
             *self.shared_wrong.entry(*mode).or_default() += n;
+        }
+        for (mode, _, _) in &report.ir_wrong {
+            *self.ir_wrong.entry(*mode).or_default() += 1;
         }
         for (build, outcome) in &report.builds {
             let totals = self.per_build.entry(*build).or_default();
@@ -657,6 +720,12 @@ impl Totals {
         for (mode, n) in &self.shared_wrong {
             out += &format!(
                 "{} dwarfsmith: {n} of its wrong values are llc-19's too (the IR's)\n",
+                mode.letter()
+            );
+        }
+        for (mode, n) in &self.ir_wrong {
+            out += &format!(
+                "{} dwarfsmith: {n} more are constants the IR's own #dbg_value gives the variable (the IR's)\n",
                 mode.letter()
             );
         }
@@ -765,6 +834,28 @@ fn one_program(seed: u64, options: &RunOptions) -> Result<ProgramReport, String>
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_wrong_value_the_irs_own_constant_gives_is_found_with_its_line() {
+        let ir = "  #dbg_value(i64 -2, !394, !DIExpression(), !561)\n\
+                  \x20 #dbg_value(i32 7, !12, !DIExpression(DW_OP_plus_uconst, 1, DW_OP_stack_value), !5)\n\
+                  !394 = !DILocalVariable(name: \"l_200\", scope: !9, file: !3, line: 192, type: !7)\n\
+                  !12 = !DILocalVariable(name: \"k\", scope: !9, file: !3, line: 120, type: !7)\n";
+        let line = "#dbg_value(i64 -2, !394, !DIExpression(), !561)";
+        assert_eq!(
+            ir_constant_of(ir, "l_200@192", "-2").map(str::trim),
+            Some(line)
+        );
+        assert_eq!(
+            ir_constant_of(ir, "l_200@192", "18446744073709551614").map(str::trim),
+            Some(line)
+        );
+        // Another value, another declaration line, or a value computed by
+        // an expression is not the IR's constant.
+        assert_eq!(ir_constant_of(ir, "l_200@192", "2"), None);
+        assert_eq!(ir_constant_of(ir, "l_200@193", "-2"), None);
+        assert_eq!(ir_constant_of(ir, "k@120", "7"), None);
+    }
+
     use super::*;
 
     fn finding(build: Build, kind: FindingKind) -> Finding {

@@ -950,6 +950,14 @@ fn location_of(input: &HistoryInput, d: &DbgValue) -> Option<(Location, Vec<Phys
                 after.push(Vec::new());
                 is_value |= !d.indirect;
             }
+            DbgOperand::IncomingValue(disp, width) => {
+                args.push(LocationArg::FrameSlot(i64::from(disp)));
+                after.push(vec![match width.bytes() {
+                    8 => Op::Deref,
+                    bytes => Op::DerefSize(bytes as u8),
+                }]);
+                is_spilled = true;
+            }
             DbgOperand::SpillSlot(slot, width) => {
                 args.push(LocationArg::FrameSlot(
                     *input.slot_offsets.get(slot.0 as usize)?,

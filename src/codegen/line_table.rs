@@ -41,7 +41,9 @@
 //!   middle of that statement, like a loop body's `p++` computed before
 //!   the loop test) and stopping on it would show the statement as already
 //!   run; a later, unmoved row of the same line can still be its statement
-//!   start.
+//!   start. Two calls of one statement inlined side by side and
+//!   interleaved by scheduling (sibling frames called from the same line)
+//!   are not moved code.
 //! - prologue_end on a row that is no statement moves to the first
 //!   statement after it in its block, if any (a function breakpoint does
 //!   not stop in speculated code).
@@ -256,7 +258,7 @@ fn block_ranges(rows: usize, block_starts: &[usize]) -> Vec<std::ops::Range<usiz
 fn mark_statements(rows: &mut [LineEntry], block_starts: &[usize], debug: &DebugInfo) {
     for range in block_ranges(rows.len(), block_starts) {
         let block = &mut rows[range];
-        let lines: Vec<u32> = block.iter().map(|row| row.line).collect();
+        let interrupting = moved_into_another_run(block, debug);
         let mut started: Vec<u32> = Vec::new();
         for (i, row) in block.iter_mut().enumerate() {
             if row.prologue_end {
@@ -267,11 +269,7 @@ fn mark_statements(rows: &mut [LineEntry], block_starts: &[usize], debug: &Debug
                 started.clear();
             }
             let moved = row.loc.is_some_and(|l| debug.out_of_order.contains(&l));
-            if row.line != 0
-                && !moved
-                && !started.contains(&row.line)
-                && !inside_another_run(&lines, i)
-            {
+            if row.line != 0 && !moved && !started.contains(&row.line) && !interrupting[i] {
                 row.is_stmt = true;
                 started.push(row.line);
             }
@@ -336,6 +334,61 @@ fn mark_key_instructions(
     }
 }
 
+/// Per row of a block: whether it sits inside another line's run (see
+/// [`inside_another_run`]), unless the two rows belong to sibling inlined
+/// frames (neither inlined into the other) called from the same line of
+/// the innermost frame they share: two calls of one statement interleaved
+/// by scheduling, neither moved into the other.
+fn moved_into_another_run(block: &[LineEntry], debug: &DebugInfo) -> Vec<bool> {
+    let keys: Vec<Option<u32>> = block
+        .iter()
+        .map(|row| (row.line != 0).then_some(row.line))
+        .collect();
+    let frame = |row: &LineEntry| row.loc.and_then(|l| debug.location(l).inlined_at);
+    let within =
+        |row: &LineEntry, other: Option<LocId>| inline_chain(debug, row).any(|(f, _)| f == other);
+    (0..block.len())
+        .map(|at| {
+            interrupted_run(&keys, at).is_some_and(|before| {
+                let (row, other) = (&block[at], &block[before]);
+                let siblings = frame(row) != frame(other)
+                    && !within(row, frame(other))
+                    && !within(other, frame(row));
+                if !siblings {
+                    return true;
+                }
+                let shared = inline_chain(debug, row)
+                    .map(|(f, _)| f)
+                    .find(|&f| within(other, f))
+                    .flatten();
+                let line_in = |row: &LineEntry| {
+                    inline_chain(debug, row)
+                        .find(|&(f, _)| f == shared)
+                        .map(|(_, line)| line)
+                };
+                line_in(row) != line_in(other)
+            })
+        })
+        .collect()
+}
+
+/// A row's frames from the innermost out: each frame's `inlinedAt` (`None`
+/// for the function itself) with the row's line in it (the line of the
+/// call that leads to the inner frames).
+fn inline_chain<'a>(
+    debug: &'a DebugInfo,
+    row: &LineEntry,
+) -> impl Iterator<Item = (Option<LocId>, u32)> + 'a {
+    let first = row
+        .loc
+        .map(|l| (debug.location(l).inlined_at, row.line))
+        .unwrap_or((None, row.line));
+    std::iter::successors(Some(first), |&(frame, _)| {
+        let call = debug.location(frame?);
+        Some((call.inlined_at, call.line))
+    })
+}
+
 /// Whether position `at` of a block whose code has source `lines` (0 for
 /// none) sits inside another line's run: the nearest earlier line that
 /// differs from its own is also the next different line after its own run
@@ -344,14 +397,19 @@ fn mark_key_instructions(
 /// by yet another line is a statement of its own (an unrolled loop body
 /// repeats `18 10 11 4 19 17 18 ...` without any line interrupting another).
 pub fn inside_another_run(lines: &[u32], at: usize) -> bool {
-    let line = lines[at];
-    if line == 0 {
-        return false;
-    }
-    let Some(&before) = lines[..at].iter().rev().find(|&&l| l != 0 && l != line) else {
-        return false;
-    };
-    lines[at + 1..].iter().find(|&&l| l != 0 && l != line) == Some(&before)
+    let keys: Vec<Option<u32>> = lines.iter().map(|&l| (l != 0).then_some(l)).collect();
+    interrupted_run(&keys, at).is_some()
+}
+
+/// [`inside_another_run`] over the rows' lines (`None`: no line): the index
+/// of the interrupted run's row before `at`, when `at` sits inside one.
+fn interrupted_run(keys: &[Option<u32>], at: usize) -> Option<usize> {
+    let own = keys[at].as_ref()?;
+    let before = (0..at)
+        .rev()
+        .find(|&i| keys[i].as_ref().is_some_and(|k| k != own))?;
+    let after = keys[at + 1..].iter().flatten().find(|&k| k != own);
+    (after == keys[before].as_ref()).then_some(before)
 }
 
 #[cfg(test)]

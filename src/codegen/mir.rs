@@ -717,6 +717,11 @@ pub enum DbgOperand {
     /// stack-argument area (CFA + n: a `byval` parameter's copy; with
     /// `indirect` the variable lives there).
     IncomingArg(i32),
+    /// The value is stored this many bytes into the incoming
+    /// stack-argument area (a parameter the caller passed on the stack,
+    /// which no code here writes; read the width's bytes): a memory
+    /// location for as long as the variable keeps that value.
+    IncomingValue(i32, Width),
     /// No location: the value is unavailable here.
     NoReg,
 }
@@ -2050,6 +2055,7 @@ impl fmt::Display for DbgOperand {
             DbgOperand::StackSlot(s) => write!(f, "&{s}"),
             DbgOperand::SpillSlot(s, w) => write!(f, "{s}:{}", w.bits()),
             DbgOperand::IncomingArg(n) => write!(f, "&incoming+{n}"),
+            DbgOperand::IncomingValue(n, w) => write!(f, "incoming+{n}:{}", w.bits()),
             DbgOperand::NoReg => f.write_str("$noreg"),
         }
     }

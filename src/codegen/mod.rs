@@ -83,6 +83,26 @@ pub struct FunctionDebug {
     pub call_sites: Vec<call_sites::CallSite>,
 }
 
+/// Gives every `private` global and function the ELF name `.L<name>`, as
+/// llc's assembler label: the static linker drops such local symbols, so a
+/// debugger shows a pointer into a string literal as an address, not as
+/// `<str>` (a name the source never had).
+pub fn name_private_symbols(module: &mut ir::Module) {
+    let private = |linkage: ir::Linkage, name: &str| {
+        linkage == ir::Linkage::Private && !name.starts_with(".L")
+    };
+    for global in &mut module.globals {
+        if private(global.linkage, &global.name) {
+            global.name = format!(".L{}", global.name);
+        }
+    }
+    for function in &mut module.functions {
+        if private(function.linkage, &function.name) {
+            function.name = format!(".L{}", function.name);
+        }
+    }
+}
+
 /// Compiles every function definition and global variable of `module`.
 /// A diagnostic's `file` is left empty: the caller knows the input's name.
 pub fn compile_module(

@@ -124,8 +124,6 @@ pub fn build(
         }
     }
     builder.abstract_variables();
-    let (globals, global_index) = builder.globals(module, data);
-    info.globals = globals;
     let concrete_of: FxHashMap<MdId, emit::SubprogramId> = functions
         .iter()
         .zip(&concrete)
@@ -133,6 +131,8 @@ pub fn build(
             Some((module.functions[function.ir_function].subprogram?, (*id)?))
         })
         .collect();
+    let (globals, global_index) = builder.globals(module, data, &concrete_of);
+    info.globals = globals;
     // A function also inlined elsewhere refers to its abstract origin.
     for (sp, &id) in &concrete_of {
         if let Some(&origin) = builder.abstract_origins.get(sp) {
@@ -194,14 +194,20 @@ impl<'a> Builder<'a> {
     }
 
     /// The module's global variables, each located at its data object, and
-    /// the index of each DIGlobalVariable among them.
+    /// the index of each DIGlobalVariable among them. A function's static
+    /// (a DIGlobalVariable scoped in a subprogram or one of its blocks)
+    /// sits in that function's abstract origin when it was inlined, so the
+    /// concrete DIE and every inlined copy inherit it (llc puts it in the
+    /// concrete DIE only, where gdb misses it in inlined copies); else in
+    /// its concrete DIE; in the unit when the function left no DIE. Functions' statics come last, by function,
+    /// in the order a reader meets them.
     fn globals(
         &mut self,
         module: &Module,
         data: &[emit::DataObject],
+        concrete_of: &FxHashMap<MdId, emit::SubprogramId>,
     ) -> (Vec<emit::GlobalVariable>, FxHashMap<MdId, usize>) {
         let mut globals = Vec::new();
-        let mut index = FxHashMap::default();
         for global in &module.globals {
             for &expression in &global.dbg {
                 let MdNode::GlobalVariableExpression(gve) = self.debug.node(expression) else {
@@ -210,22 +216,42 @@ impl<'a> Builder<'a> {
                 let MdNode::GlobalVariable(variable) = self.debug.node(gve.var) else {
                     continue;
                 };
-                index.entry(gve.var).or_insert(globals.len());
-                globals.push(emit::GlobalVariable {
-                    name: variable.name.clone(),
-                    linkage_name: variable.linkage_name.clone(),
-                    ty: self.types.type_of(variable.ty),
-                    file: self.file(variable.file),
-                    line: variable.line,
-                    external: !variable.is_local,
-                    data: data.iter().position(|d| d.name == global.name),
-                    context: self.types.scope_of(variable.scope),
-                    specification: field_node(&variable.other, "declaration")
-                        .and_then(|member| self.types.static_member(member)),
-                });
+                let function = variable
+                    .scope
+                    .and_then(|scope| self.debug.scope_subprogram(scope))
+                    .and_then(|sp| {
+                        self.abstract_origins
+                            .get(&sp)
+                            .or_else(|| concrete_of.get(&sp))
+                            .copied()
+                    });
+                globals.push((
+                    gve.var,
+                    emit::GlobalVariable {
+                        function,
+                        name: variable.name.clone(),
+                        linkage_name: variable.linkage_name.clone(),
+                        ty: self.types.type_of(variable.ty),
+                        file: self.file(variable.file),
+                        line: variable.line,
+                        external: !variable.is_local,
+                        data: data.iter().position(|d| d.name == global.name),
+                        context: self.types.scope_of(variable.scope),
+                        specification: field_node(&variable.other, "declaration")
+                            .and_then(|member| self.types.static_member(member)),
+                    },
+                ));
             }
         }
-        (globals, index)
+        globals.sort_by_key(|(_, global)| global.function);
+        let mut index = FxHashMap::default();
+        for (position, (variable, _)) in globals.iter().enumerate() {
+            index.entry(*variable).or_insert(position);
+        }
+        (
+            globals.into_iter().map(|(_, global)| global).collect(),
+            index,
+        )
     }
 
     /// The unit's imports (its `imports:` list), each naming the DIE of a

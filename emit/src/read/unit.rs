@@ -14,8 +14,10 @@
 //! left out). An inlined call whose origin is not a subprogram of the unit
 //! is read as a lexical block. Global variables are the unit's (and its
 //! namespaces') `DW_TAG_variable` definitions, their data object the one
-//! whose first byte a lone `DW_OP_addr` (or `DW_OP_addrx`) names. Labels and call sites have
-//! no place in the model and are skipped.
+//! whose first byte a lone `DW_OP_addr` (or `DW_OP_addrx`) names; a
+//! subprogram's own such variables are its function's statics, read after
+//! the unit's, by function. Labels and call sites have no place in the
+//! model and are skipped.
 
 use std::collections::{HashMap, HashSet};
 
@@ -100,9 +102,24 @@ pub(crate) fn read_unit(
         .iter()
         .map(|&die| reader.subprogram(die))
         .collect::<Result<Vec<_>, _>>()?;
+    // The unit's variables, then functions' statics by function.
+    let mut statics: Vec<(usize, usize)> = subprogram_dies
+        .iter()
+        .enumerate()
+        .flat_map(|(id, &die)| {
+            tree.dies[die]
+                .children
+                .iter()
+                .map(move |&child| (id, child))
+        })
+        .filter(|&(_, child)| reader.is_function_static(child))
+        .collect();
+    statics.sort_unstable();
     let globals = global_dies(&tree)
         .into_iter()
-        .map(|die| reader.global(die, data_addresses))
+        .map(|die| (None, die))
+        .chain(statics.into_iter().map(|(id, die)| (Some(id), die)))
+        .map(|(function, die)| reader.global(die, function, data_addresses))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Some(DebugInfo {
         producer,
@@ -334,6 +351,9 @@ impl ScopeReader<'_, '_> {
                         .variables
                         .push(self.variable(child, Some(parameters), frame)?);
                 }
+                gimli::DW_TAG_variable
+                    if tree.tag(die) == gimli::DW_TAG_subprogram
+                        && self.is_function_static(child) => {}
                 gimli::DW_TAG_variable => scope.variables.push(self.variable(child, None, frame)?),
                 gimli::DW_TAG_lexical_block => scope.children.push(ChildScope::Lexical {
                     ranges: self.scope_ranges(child, frame)?,
@@ -366,25 +386,45 @@ impl ScopeReader<'_, '_> {
         Ok(scope)
     }
 
-    /// A global variable; its data object is the one whose first byte its
-    /// `DW_OP_addr` (or `DW_OP_addrx`) location names.
-    fn global(&self, die: usize, data_addresses: &[u64]) -> Result<GlobalVariable, ReadError> {
-        let tree = self.tree;
-        let data = match tree.attr(die, gimli::DW_AT_location) {
-            Some(AttributeValue::Exprloc(expression)) => {
-                let mut operations = expression.operations(self.unit.encoding());
-                let address = match (operations.next(), operations.next()) {
-                    (Ok(Some(gimli::Operation::Address { address })), Ok(None)) => Some(address),
-                    (Ok(Some(gimli::Operation::AddressIndex { index })), Ok(None)) => {
-                        self.dwarf.address(self.unit, index).ok()
-                    }
-                    _ => None,
-                };
-                address.and_then(|address| data_addresses.iter().position(|&a| a == address))
+    /// The address a lone `DW_OP_addr` (or `DW_OP_addrx`) location names.
+    fn static_address(&self, die: usize) -> Option<u64> {
+        let Some(AttributeValue::Exprloc(expression)) = self.tree.attr(die, gimli::DW_AT_location)
+        else {
+            return None;
+        };
+        let mut operations = expression.operations(self.unit.encoding());
+        match (operations.next(), operations.next()) {
+            (Ok(Some(gimli::Operation::Address { address })), Ok(None)) => Some(address),
+            (Ok(Some(gimli::Operation::AddressIndex { index })), Ok(None)) => {
+                self.dwarf.address(self.unit, index).ok()
             }
             _ => None,
-        };
+        }
+    }
+
+    /// A function's static: a variable definition directly in a subprogram
+    /// whose location is a lone address.
+    fn is_function_static(&self, die: usize) -> bool {
+        self.tree.tag(die) == gimli::DW_TAG_variable
+            && self.tree.attr(die, gimli::DW_AT_declaration).is_none()
+            && self.static_address(die).is_some()
+    }
+
+    /// A global variable (a function's static when `function` is given);
+    /// its data object is the one whose first byte its `DW_OP_addr` (or
+    /// `DW_OP_addrx`) location names.
+    fn global(
+        &self,
+        die: usize,
+        function: Option<usize>,
+        data_addresses: &[u64],
+    ) -> Result<GlobalVariable, ReadError> {
+        let tree = self.tree;
+        let data = self
+            .static_address(die)
+            .and_then(|address| data_addresses.iter().position(|&a| a == address));
         Ok(GlobalVariable {
+            function,
             name: self.name(die)?,
             linkage_name: self.linkage_name(die)?,
             ty: self
@@ -396,6 +436,7 @@ impl ScopeReader<'_, '_> {
             data,
             context: tree.dies[die]
                 .parent
+                .filter(|_| function.is_none())
                 .and_then(|parent| self.types.id_of(parent)),
             specification: self.static_member(die),
         })

@@ -796,8 +796,16 @@ impl UnitBuilder<'_> {
         let mut dies = Vec::with_capacity(self.debug.globals.len());
         for global in &self.debug.globals {
             let what = format!("global variable `{}`", global.name);
-            let parent = match global.context {
-                Some(context) => match self.types.get(context) {
+            let parent = match (global.function, global.context) {
+                (Some(function), _) => match self.subprograms.get(function) {
+                    Some(&die) => die,
+                    None => {
+                        return Err(WriteError::new(format!(
+                            "{what} sits in subprogram {function}, which does not exist"
+                        )))
+                    }
+                },
+                (None, Some(context)) => match self.types.get(context) {
                     Some(&die) => die,
                     None => {
                         return Err(WriteError::new(format!(
@@ -805,7 +813,7 @@ impl UnitBuilder<'_> {
                         )))
                     }
                 },
-                None => root,
+                (None, None) => root,
             };
             let die = self.dwarf.unit.add(parent, gimli::DW_TAG_variable);
             dies.push(die);

@@ -232,6 +232,13 @@ fn debug_info(args: &Args) -> ExitCode {
             "dwarfsmith-fuzz: {n} / {}: seed {seed}: {status}",
             args.programs
         );
+        for (mode, wrong, carrier) in &report.ir_wrong {
+            println!(
+                "IR-WRONG seed {seed} {}: {wrong} carried by `{}`",
+                mode.letter(),
+                carrier.trim()
+            );
+        }
         if args.list_wrong {
             for (build, outcome) in &report.builds {
                 if let dwarfsmith_fuzz::debug_info::Outcome::Judged(figures) = outcome {

@@ -24,7 +24,7 @@
 //! where the predecessors agree, else they are unknown. So a variable that
 //! lives in memory around a loop stays there, whichever store last wrote it.
 
-use crate::ir::hash::FxHashMap;
+use crate::ir::hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
 
 use crate::ir::cfg;
@@ -170,6 +170,14 @@ pub fn lower_function(function: &mut Function, debug: &mut DebugInfo) {
         }
     }
 
+    // Variables an untracked `#dbg_value` describes are never only in memory.
+    let mut not_in_memory: FxHashSet<MdId> = function
+        .insts
+        .iter()
+        .flat_map(|inst| &inst.records)
+        .filter(|record| record.kind == RecordKind::Value)
+        .map(|record| record.variable)
+        .collect();
     // Rewrite: restate every fragment at block entries, lower each record.
     for &block in &order {
         let Some(mut state) = entry_states[block.0 as usize].clone() else {
@@ -195,7 +203,12 @@ pub fn lower_function(function: &mut Function, debug: &mut DebugInfo) {
                 &tagged,
                 &homes,
                 &mut state,
-                &mut |key, new_state| emitted.push((key, new_state.clone())),
+                &mut |key, new_state| {
+                    if new_state.kind != Kind::Memory {
+                        not_in_memory.insert(key.0);
+                    }
+                    emitted.push((key, new_state.clone()))
+                },
             );
             let old = std::mem::take(&mut function.inst_mut(inst).records);
             let mut emitted_iter = emitted.into_iter();
@@ -221,6 +234,81 @@ pub fn lower_function(function: &mut Function, debug: &mut DebugInfo) {
             }
             function.inst_mut(inst).records = records;
             pending.extend(after);
+        }
+    }
+    declare_stack_homed(function, debug, &homes, &not_in_memory);
+}
+
+/// LLVM's "always stack homed" rule: a variable whose every fragment was in
+/// memory after every instruction that changed it (and that no untracked
+/// `#dbg_value` describes), with a whole-variable home at an alloca that
+/// holds every fragment's home, gets one `#dbg_declare` of that alloca for
+/// the whole function instead of its value records, as llc gives it a
+/// single memory location.
+fn declare_stack_homed(
+    function: &mut Function,
+    debug: &mut DebugInfo,
+    homes: &BTreeMap<Key, Home>,
+    not_in_memory: &FxHashSet<MdId>,
+) {
+    let plain = |debug: &DebugInfo, expr: ExprId| {
+        matches!(debug.expr(expr).ops.as_slice(), [] | [ExprOp::Arg(0)])
+    };
+    let alloca = |value: &Value| match value {
+        Value::Inst(id) if matches!(function.inst(*id).kind, InstKind::Alloca { .. }) => Some(*id),
+        _ => None,
+    };
+    let based_on = |address: &Value, base: crate::ir::InstId| match address {
+        Value::Inst(id) if *id == base => true,
+        Value::Inst(id) => matches!(&function.inst(*id).kind,
+            InstKind::Gep { base: Value::Inst(b), .. } if *b == base),
+        _ => false,
+    };
+    let mut declares: Vec<(crate::ir::InstId, DebugRecord)> = Vec::new();
+    for ((variable, fragment), home) in homes {
+        if fragment.is_some() || not_in_memory.contains(variable) {
+            continue;
+        }
+        let Some(base) = alloca(&home.address).filter(|_| plain(debug, home.address_expr)) else {
+            continue;
+        };
+        let fragments_inside = homes
+            .iter()
+            .filter(|((v, _), _)| v == variable)
+            .all(|(_, h)| based_on(&h.address, base) && plain(debug, h.address_expr));
+        if fragments_inside {
+            declares.push((
+                base,
+                DebugRecord {
+                    kind: RecordKind::Declare,
+                    variable: *variable,
+                    locations: vec![Value::Inst(base)],
+                    expr: debug.intern_expr(DIExpression {
+                        ops: vec![ExprOp::Arg(0)],
+                    }),
+                    loc: home.loc,
+                    assign: None,
+                },
+            ));
+        }
+    }
+    let declared: FxHashSet<MdId> = declares.iter().map(|(_, d)| d.variable).collect();
+    if declared.is_empty() {
+        return;
+    }
+    for inst in &mut function.insts {
+        inst.records
+            .retain(|r| r.kind != RecordKind::Value || !declared.contains(&r.variable));
+    }
+    // Each declare goes right after its alloca (a record precedes the
+    // instruction that carries it).
+    for (alloca, declare) in declares {
+        let next = function.blocks.iter().find_map(|block| {
+            let at = block.insts.iter().position(|&i| i == alloca)?;
+            block.insts.get(at + 1).copied()
+        });
+        if let Some(next) = next {
+            function.inst_mut(next).records.insert(0, declare);
         }
     }
 }

@@ -219,6 +219,12 @@ impl Selector<'_> {
                 }),
                 ArgumentPlace::Stack(disp) => {
                     let addr = incoming(disp);
+                    let width = match fp {
+                        Some(mir::FpSize::F32) => Width::W32,
+                        Some(mir::FpSize::F64) => Width::W64,
+                        None => self.width_of(reg),
+                    };
+                    self.stack_arg_homes.insert(n as u32, (disp, width));
                     match fp {
                         Some(size) => self.emit(K::FpLoad {
                             dst: reg,

@@ -383,6 +383,9 @@ struct Selector<'a> {
     varargs: Option<varargs::VarargsFrame>,
     /// The incoming stack displacement of each `byval` parameter's copy.
     byval_homes: HashMap<u32, u32>,
+    /// Scalar parameters passed on the stack: their offset into the
+    /// incoming argument area and width (their debug values' home).
+    stack_arg_homes: HashMap<u32, (u32, Width)>,
     /// The `sret` parameter and the frame slot its pointer is kept in (the
     /// return reloads it into rax; debug info finds the variable through it).
     sret_slot: Option<(u32, StackSlotId)>,
@@ -438,6 +441,7 @@ impl<'a> Selector<'a> {
             arg_leaves: HashMap::new(),
             varargs: None,
             byval_homes: HashMap::new(),
+            stack_arg_homes: HashMap::new(),
             after_tail_jump: false,
             entry_code: MBlock(0),
             sret_slot: None,

@@ -15,6 +15,12 @@ impl Selector<'_> {
         match v {
             Value::Arg(n) => match self.byval_homes.get(n) {
                 Some(&disp) => (DbgOperand::IncomingArg(disp as i32), Vec::new()),
+                // Passed on the stack: its slot holds it all through the
+                // function, where the register it is loaded into may not.
+                None if self.stack_arg_homes.contains_key(n) => {
+                    let (disp, width) = self.stack_arg_homes[n];
+                    (DbgOperand::IncomingValue(disp as i32, width), Vec::new())
+                }
                 None if self.arg_leaves.contains_key(n) => (DbgOperand::NoReg, Vec::new()),
                 None => (DbgOperand::Reg(self.args[*n as usize]), Vec::new()),
             },
