@@ -2402,7 +2402,7 @@ impl fmt::Display for InstKind {
                             addr,
                             width,
                             control,
-                        } => write!(f, "FISTTP{} {addr} (control {control})", width.bits())?,
+                        } => write!(f, "FISTP{}_TRUNC {addr} (control {control})", width.bits())?,
                         X87Step::Arith(op) => write!(f, "F{}P", format!("{op:?}").to_uppercase())?,
                         X87Step::Sqrt => write!(f, "FSQRT")?,
                         X87Step::Compare => write!(f, "FUCOMIP; FSTP st0")?,

@@ -615,7 +615,7 @@ impl Selector<'_> {
             offset += bits;
             let operand = operands
                 .as_ref()
-                .map_or(DbgOperand::NoReg, |o| o[n].clone());
+                .map_or(DbgOperand::NoReg, |o| o[n]);
             self.emit(K::DbgValue(DbgValue {
                 variable,
                 operands: vec![operand],
