@@ -229,7 +229,7 @@ fn x87_sequences_keep_the_stack_empty_between_instructions() {
           %9 = COPY %19
           STORE64 [%stack.0], %8
           STORE16 [%stack.0 + 8], %9
-          X87 0->0 FLD80 [%stack.0]; FISTTP32 [%stack.0 + 32] (control [%stack.0 + 40])
+          X87 0->0 FLD80 [%stack.0]; FISTP32_TRUNC [%stack.0 + 32] (control [%stack.0 + 40])
           %1 = LOAD32 [%stack.0 + 32]
           STORE32 [%12], %1
           STORE64 [%stack.0], %8
