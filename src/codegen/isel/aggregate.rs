@@ -613,9 +613,7 @@ impl Selector<'_> {
                 fragment: Some((offset, bits)),
             });
             offset += bits;
-            let operand = operands
-                .as_ref()
-                .map_or(DbgOperand::NoReg, |o| o[n]);
+            let operand = operands.as_ref().map_or(DbgOperand::NoReg, |o| o[n]);
             self.emit(K::DbgValue(DbgValue {
                 variable,
                 operands: vec![operand],

@@ -510,6 +510,17 @@ impl Selector<'_> {
             dst: big_bits,
             src: big,
         });
+        self.move_if_negative(x, chosen, big_bits, Width::W64);
+        self.emit(K::MovToXmm {
+            width,
+            dst,
+            src: Rm::Reg(chosen),
+        });
+    }
+
+    /// `dst = src` (`width` bits) when the 64-bit integer in `x` is
+    /// negative: `test` and `cmovs`.
+    pub(super) fn move_if_negative(&mut self, x: Reg, dst: Reg, src: Reg, width: Width) {
         self.emit(K::Test {
             width: Width::W64,
             lhs: Rm::Reg(x),
@@ -517,14 +528,9 @@ impl Selector<'_> {
         });
         self.emit(K::Cmov {
             cond: Cond::S,
-            width: Width::W64,
-            dst: chosen,
-            src: Rm::Reg(big_bits),
-        });
-        self.emit(K::MovToXmm {
             width,
             dst,
-            src: Rm::Reg(chosen),
+            src: Rm::Reg(src),
         });
     }
 

@@ -400,17 +400,7 @@ impl Selector<'_> {
                 imm: TWO_64_F32,
                 width: Width::W32,
             });
-            self.emit(K::Test {
-                width: Width::W64,
-                lhs: Rm::Reg(x),
-                rhs: Ri::Reg(x),
-            });
-            self.emit(K::Cmov {
-                cond: Cond::S,
-                width: Width::W32,
-                dst: add,
-                src: Rm::Reg(two_64),
-            });
+            self.move_if_negative(x, add, two_64, Width::W32);
             self.emit(K::Store {
                 src: Ri::Reg(add),
                 addr: constant.clone(),
