@@ -11,8 +11,10 @@
 //! Every object passes `dwarfsmith verify`, `verify --locations` and
 //! `llvm-dwarfdump-19 --verify`; `-g` and `-g0` give the same code; gdb
 //! prints `long double` variables (held in registers at -O2, in stack
-//! slots at -O0) and parameters as it does for the gcc -O0 build; the MIR
-//! of one function is a snapshot.
+//! slots at -O0) and parameters as it does for the gcc -O0 build; a
+//! `long double` returned through an `invoke` (ld_invoke.cpp) and the
+//! exception unwinding past it behave as clang's build; the MIR of one
+//! function is a snapshot.
 
 use std::path::{Path, PathBuf};
 
@@ -105,6 +107,31 @@ fn debug_info_does_not_change_the_code() {
     assert_eq!(with.functions.len(), without.functions.len());
     for (a, b) in with.functions.iter().zip(&without.functions) {
         assert_eq!(a.code, b.code, "@{}", a.name);
+    }
+}
+
+#[test]
+fn a_long_double_returned_through_an_invoke_reaches_its_normal_edge() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let expected = "guard\ncaught negative\nguard\n6 -1\n";
+    for clang_o in ["-O2", "-O0"] {
+        let object = our_object(dir, "ld_invoke.cpp", clang_o, OptLevel::O2);
+        let ir = std::fs::read_to_string(dir.join(format!("ld_invoke{clang_o}-g.ll"))).unwrap();
+        assert!(ir.contains("invoke noundef x86_fp80"), "clang {clang_o}");
+        let exe = dir.join(format!("ld_invoke{clang_o}"));
+        let out = support::run(
+            std::process::Command::new("g++")
+                .arg(&object)
+                .arg("-o")
+                .arg(&exe),
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(run_program(&exe), expected, "clang {clang_o}");
     }
 }
 

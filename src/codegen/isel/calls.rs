@@ -488,10 +488,6 @@ impl Selector<'_> {
             return Ok(());
         }
         let unwind = self.invoke_landing_pad(id)?;
-        let fp80_result = self.f.inst(id).ty == Type::Float(ir::FloatKind::X86Fp80);
-        if fp80_result && unwind.is_some() {
-            return Err(self.error("unsupported invoke returning x86_fp80".into()));
-        }
         let (results, rets) = self.call_results(id)?;
         self.emit(K::Call {
             target,
@@ -503,7 +499,7 @@ impl Selector<'_> {
         if unwind.is_some() {
             return self.continue_after_invoke(id, results, rets);
         }
-        if fp80_result {
+        if self.f.inst(id).ty == Type::Float(ir::FloatKind::X86Fp80) {
             return self.fp80_call_result(id);
         }
         for (dst, src) in results.into_iter().zip(rets) {

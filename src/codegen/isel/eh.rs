@@ -234,6 +234,11 @@ impl<'a> Selector<'a> {
                 src: Reg::from(src),
             });
         }
+        // An x86_fp80 result is still in st(0): this block is reached
+        // only from the call's return.
+        if self.f.inst(id).ty == Type::Float(ir::FloatKind::X86Fp80) {
+            self.fp80_call_result(id)?;
+        }
         if self.has_phis(normal) {
             self.phi_copies(pred, normal)?;
         }

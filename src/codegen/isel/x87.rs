@@ -20,7 +20,8 @@
 //!   empty between MIR instructions: no pass, the call frame information
 //!   or a variable's location ever has to describe an x87 register. The two
 //!   exceptions are the ABI's: a call's `x86_fp80` result arrives in st(0)
-//!   and the `X87` right after the call stores it, and a returned one is
+//!   and the `X87` right after the call (after an `invoke`, at the start
+//!   of the block only its return reaches) stores it, and a returned one is
 //!   loaded into st(0) by the `X87` right before `ret`.
 //! - `fneg`, `fabs` and `copysign` are bit operations on the sign and
 //!   exponent leaf (`fchs`/`fabs` change nothing else either).
