@@ -120,7 +120,7 @@ fn libfuzzer_finds_the_planted_bug_as_the_llc_19_build_does() {
         FuzzerUtilLinux.cpp: compiled
         FuzzerUtilPosix.cpp: compiled
         FuzzerUtilWindows.cpp: compiled
-        fuzz_target.cpp: 54:1: error: global @__sancov_gen_: comdat $LLVMFuzzerTestOneInput with selection kind nodeduplicate is not supported by code generation
+        fuzz_target.cpp: 100:3: error: function @LLVMFuzzerTestOneInput: unsupported intrinsic 'llvm.frameaddress.p0'
     "#]]
     .assert_eq(&report);
     let ours: Vec<&PathBuf> = files.iter().filter_map(|(_, r)| r.as_ref().ok()).collect();
