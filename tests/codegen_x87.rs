@@ -280,3 +280,23 @@ fn an_aggregate_holding_x86_fp80_is_refused_by_name() {
          holding x86_fp80"
     );
 }
+
+#[test]
+fn an_i80_bitcast_moves_the_two_leaves() {
+    let ir = "define i80 @bits(x86_fp80 %x) {\n\
+              \x20 %b = bitcast x86_fp80 %x to i80\n\
+              \x20 ret i80 %b\n\
+              }\n";
+    expect_test::expect![[r#"
+        name: bits
+        bb.0:
+          %2 = LOAD64 [%incoming-args]
+          %3 = MOVZX32_16 [%incoming-args + 8]
+          %0 = COPY %2
+          %1 = COPY %3
+          $rax = COPY %0
+          $rdx = COPY %1
+          RET $rax, $rdx
+    "#]]
+    .assert_eq(&selected(ir, "bits"));
+}

@@ -1036,8 +1036,8 @@ impl<'a> Selector<'a> {
         if self.involves_vectors(id) && !aggregate_access {
             return self.lower_vector(id);
         }
-        if self.lower_multi_register(id)?
-            || self.lower_x87(id)?
+        if self.lower_x87(id)?
+            || self.lower_multi_register(id)?
             || is_atomic(&inst.kind) && self.lower_atomic(id)?
             || self.lower_threadlocal_address(id)?
         {

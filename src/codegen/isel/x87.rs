@@ -309,9 +309,13 @@ impl Selector<'_> {
     fn x87_cast(&mut self, id: InstId, op: CastOp, value: &Value) -> Result<(), Diagnostic> {
         let to_ty = self.f.inst(id).ty.clone();
         let from_ty = self.f.value_type(value);
-        let (first, scalar) = (self.x87_scratch(FIRST), self.x87_scratch(SCALAR));
+        let scratch = |s: &mut Self| (s.x87_scratch(FIRST), s.x87_scratch(SCALAR));
         match op {
-            CastOp::FPExt | CastOp::FPTrunc | CastOp::BitCast if from_ty == to_ty => {
+            // An i80 has the same two leaves.
+            CastOp::FPExt | CastOp::FPTrunc | CastOp::BitCast
+                if from_ty == to_ty
+                    || (op == CastOp::BitCast && [&from_ty, &to_ty].contains(&&Type::Int(80))) =>
+            {
                 let srcs = self.leaves(value)?;
                 self.define_leaves(id, &srcs)?;
             }
@@ -320,6 +324,7 @@ impl Selector<'_> {
                     .fp_size_of_type(&from_ty)?
                     .ok_or_else(|| self.unsupported_cast(op, &from_ty, &to_ty))?;
                 let x = self.reg(value)?;
+                let (first, scalar) = scratch(self);
                 self.emit(K::FpStore {
                     src: x,
                     addr: scalar.clone(),
@@ -336,6 +341,7 @@ impl Selector<'_> {
                 let size = self
                     .fp_size_of_type(&to_ty)?
                     .ok_or_else(|| self.unsupported_cast(op, &from_ty, &to_ty))?;
+                let (first, scalar) = scratch(self);
                 self.store_fp80(value, first.clone())?;
                 self.x87(vec![
                     X87Step::Load(first, X87Format::F80),
@@ -352,6 +358,7 @@ impl Selector<'_> {
             CastOp::FPToSI | CastOp::FPToUI => {
                 let bits = self.bits_of_type(&to_ty)?;
                 let dst = self.dst(id)?;
+                let (first, _) = scratch(self);
                 self.store_fp80(value, first)?;
                 self.fp80_to_int(dst, bits, op == CastOp::FPToSI);
             }
