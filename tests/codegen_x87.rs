@@ -136,26 +136,15 @@ fn a_long_double_returned_through_an_invoke_reaches_its_normal_edge() {
 }
 
 /// What gdb prints of ld_gdb.c's long doubles: in main before the first
-/// call of report (both live across the call of twice), report's
-/// parameters, and main's variables again after it returns.
+/// call of report (all four live across calls of twice and report), report's
+/// parameters, and main's variables again from report's frame.
 fn gdb_values(exe: &Path) -> Vec<String> {
-    let text = gdb_batch(
-        exe,
-        &[
-            "break ld_gdb.c:15",
-            "break ld_gdb.c:8",
-            "run",
-            "print ld",
-            "print kept",
-            "continue",
-            "print a",
-            "print b",
-            "bt 1",
-            "up",
-            "print ld",
-            "print kept",
-        ],
-    );
+    let variables = ["print ld", "print kept", "print third", "print fourth"];
+    let mut commands = vec!["break ld_gdb.c:18", "break ld_gdb.c:9", "run"];
+    commands.extend(variables);
+    commands.extend(["continue", "print a", "print b", "bt 1", "up"]);
+    commands.extend(variables);
+    let text = gdb_batch(exe, &commands);
     text.lines()
         .filter(|l| l.starts_with('$') || l.starts_with("#0"))
         .map(|l| l.split(" at ").next().unwrap_or(l).to_string())
@@ -169,25 +158,34 @@ fn gdb_prints_long_double_variables_as_for_the_gcc_build() {
     let reference = dir.join("reference");
     gcc_link(&reference, &[fixture("src/x87/ld_gdb.c")], &["-O0", "-g"]);
     let expected = gdb_values(&reference);
-    assert_eq!(
-        expected,
-        [
-            "$1 = 0.333333333333333333342",
-            "$2 = 1",
-            "$3 = 0.333333333333333333342",
-            "$4 = 1",
-            "#0  report (a=0.333333333333333333342, b=1)",
-            "$5 = 0.333333333333333333342",
-            "$6 = 1",
-        ]
-    );
-    // -O2: in registers (the leaves of each value); -O0: in their allocas'
-    // stack slots.
+    let main = [
+        "0.333333333333333333342",
+        "1",
+        "1.66666666666666666663",
+        "-0.833333333333333333315",
+    ];
+    let mut want: Vec<String> = Vec::new();
+    for (n, value) in main.iter().enumerate() {
+        want.push(format!("${} = {value}", n + 1));
+    }
+    want.push("$5 = 0.333333333333333333342".into());
+    want.push("$6 = 1".into());
+    want.push("#0  report (a=0.333333333333333333342, b=1)".into());
+    for (n, value) in main.iter().enumerate() {
+        want.push(format!("${} = {value}", n + 7));
+    }
+    assert_eq!(expected, want);
+    // -O2: in registers and, for `third`, spill slots (the leaves of each
+    // value); -O0: in their allocas' stack slots.
     for (clang_o, ours) in [("-O2", OptLevel::O2), ("-O0", OptLevel::O0)] {
         let object = our_object(dir, "ld_gdb.c", clang_o, ours);
         let exe = dir.join(format!("gdb{clang_o}"));
         gcc_link(&exe, &[object], &[]);
         assert_eq!(gdb_values(&exe), expected, "clang {clang_o}");
+        if ours == OptLevel::O2 {
+            let address = gdb_batch(&exe, &["break ld_gdb.c:18", "run", "info address third"]);
+            assert!(address.contains("DW_OP_fbreg"), "{address}");
+        }
     }
 }
 
