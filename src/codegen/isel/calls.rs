@@ -499,7 +499,7 @@ impl Selector<'_> {
         if unwind.is_some() {
             return self.continue_after_invoke(id, results, rets);
         }
-        if self.f.inst(id).ty == Type::Float(ir::FloatKind::X86Fp80) {
+        if self.x87_values(&self.f.inst(id).ty).is_some() {
             return self.fp80_call_result(id);
         }
         for (dst, src) in results.into_iter().zip(rets) {
@@ -607,8 +607,9 @@ impl Selector<'_> {
             return Ok((vec![dst], vec![ret]));
         }
         let ty = self.f.inst(id).ty.clone();
-        // An x86_fp80 arrives in st(0) (see [`x87`]).
-        if ty == Type::Void || ty == Type::Float(ir::FloatKind::X86Fp80) {
+        // An x86_fp80 arrives in st(0), a complex one in st(0) and st(1)
+        // (see [`x87`]).
+        if ty == Type::Void || self.x87_values(&ty).is_some() {
             return Ok((Vec::new(), Vec::new()));
         }
         let regs = self.result_leaves(id)?;
@@ -695,7 +696,7 @@ impl Selector<'_> {
             }
             Some(v) => {
                 let ty = self.f.value_type(v);
-                if ty == Type::Float(ir::FloatKind::X86Fp80) {
+                if self.x87_values(&ty).is_some() {
                     self.fp80_return(v)?;
                     return Ok(true);
                 }

@@ -234,9 +234,9 @@ impl<'a> Selector<'a> {
                 src: Reg::from(src),
             });
         }
-        // An x86_fp80 result is still in st(0): this block is reached
+        // An x86_fp80 result is still on the x87 stack: this block is reached
         // only from the call's return.
-        if self.f.inst(id).ty == Type::Float(ir::FloatKind::X86Fp80) {
+        if self.x87_values(&self.f.inst(id).ty).is_some() {
             self.fp80_call_result(id)?;
         }
         if self.has_phis(normal) {

@@ -34,7 +34,7 @@
 //!   signed and 2^64 added when its top bit is set.
 //! - Parameters and arguments take 16 bytes of the stack argument area,
 //!   aligned to 16 (the SysV class X87 is passed in memory); results come
-//!   back in st(0). `frem` and the rounding and transcendental intrinsics
+//!   back in st(0), a complex `{ x86_fp80, x86_fp80 }` in st(0) and st(1). `frem` and the rounding and transcendental intrinsics
 //!   call libm's `long double` functions (`fmodl`, `floorl`...).
 
 use super::*;
@@ -111,7 +111,8 @@ fn libm_long_double(name: &str) -> Option<&'static str> {
 
 impl Selector<'_> {
     /// An error when an aggregate `ty` holds an `x86_fp80` (its leaves
-    /// would travel as integers where the ABI wants memory or st(0)).
+    /// would travel as integers where the ABI wants memory or the x87
+    /// stack).
     pub(super) fn refuse_fp80_member(&self, ty: &Type, what: &str) -> Result<(), Diagnostic> {
         if *ty != FP80 && holds_fp80(self.module, ty) {
             return Err(self.error(format!(
@@ -589,27 +590,60 @@ impl Selector<'_> {
         self.fp80_call_result(id)
     }
 
-    /// Right after a call returning an `x86_fp80` in st(0): `fstp` to the
-    /// scratch slot, then the leaves of `id`'s result from there.
+    /// How many values of type `ty` the ABI returns on the x87 stack: 1
+    /// for an `x86_fp80`, 2 for a complex one (`{ x86_fp80, x86_fp80 }`:
+    /// the real part in st(0), the imaginary in st(1)); `None` otherwise.
+    pub(super) fn x87_values(&self, ty: &Type) -> Option<usize> {
+        if *ty == FP80 {
+            return Some(1);
+        }
+        match self.module.struct_fields(ty) {
+            Some((fields, _)) if fields.len() == 2 && fields.iter().all(|f| *f == FP80) => Some(2),
+            _ => None,
+        }
+    }
+
+    /// Right after a call returning its result on the x87 stack: `fstp`s
+    /// to the scratch slot (st(0) first), then the leaves of `id`'s result
+    /// from there.
     pub(super) fn fp80_call_result(&mut self, id: InstId) -> Result<(), Diagnostic> {
-        let first = self.x87_scratch(FIRST);
+        let count = self.x87_values(&self.f.inst(id).ty).unwrap_or(1);
+        let places: Vec<Address> = (0..count)
+            .map(|n| self.x87_scratch(FIRST + SECOND * n as i32))
+            .collect();
         self.emit(K::X87 {
-            steps: vec![X87Step::Store(first.clone(), X87Format::F80)],
-            stack_in: 1,
+            steps: places
+                .iter()
+                .map(|p| X87Step::Store(p.clone(), X87Format::F80))
+                .collect(),
+            stack_in: count as u8,
             stack_out: 0,
         });
         let dsts = self.result_leaves(id)?;
-        self.load_fp80(&dsts, first)
+        for (pair, place) in dsts.chunks(2).zip(places) {
+            self.load_fp80(pair, place)?;
+        }
+        Ok(())
     }
 
-    /// `ret` of an `x86_fp80`: loaded into st(0) right before the `ret`.
+    /// `ret` of an `x86_fp80` (or a complex one): loaded onto the x87
+    /// stack right before the `ret`, the first value last (into st(0)).
     pub(super) fn fp80_return(&mut self, value: &Value) -> Result<(), Diagnostic> {
-        let first = self.x87_scratch(FIRST);
-        self.store_fp80(value, first.clone())?;
+        let leaves = self.leaves(value)?;
+        let mut steps = Vec::new();
+        for (n, pair) in leaves.chunks(2).enumerate() {
+            let place = self.x87_scratch(FIRST + SECOND * n as i32);
+            for (leaf, &src) in fp80_leaves(0).iter().zip(pair) {
+                let mut at = place.clone();
+                at.disp += leaf.offset as i32;
+                self.store_leaf(src, &leaf.ty, at)?;
+            }
+            steps.insert(0, X87Step::Load(place, X87Format::F80));
+        }
         self.emit(K::X87 {
-            steps: vec![X87Step::Load(first, X87Format::F80)],
             stack_in: 0,
-            stack_out: 1,
+            stack_out: steps.len() as u8,
+            steps,
         });
         self.emit(K::Ret { uses: Vec::new() });
         Ok(())
