@@ -8,6 +8,7 @@
 //! byte with the gcc -O0 build of both files: arithmetic, `fmodl`/`sqrtl`/
 //! `floorl`/`logl`, every compare over zeros, infinities and NaNs,
 //! conversions from and to every integer width (64-bit unsigned included),
+//! classification (`llvm.is.fpclass` at -O0),
 //! float and double, selects, a loop of phis, memory and printf's `%Lf`.
 //! Every object passes `dwarfsmith verify`, `verify --locations` and
 //! `llvm-dwarfdump-19 --verify`; `-g` and `-g0` give the same code; gdb
@@ -68,7 +69,7 @@ fn long_double_library_runs_exactly_like_its_gcc_build() {
     let expected = run_program(&reference);
     assert_eq!(
         expected.lines().count(),
-        1445,
+        1458,
         "the driver's output changed"
     );
     for line in [
@@ -80,6 +81,8 @@ fn long_double_library_runs_exactly_like_its_gcc_build() {
         "series 2.71828182845904523499 4000adf85458a2bb4a99",
         "call_back 10.75 4002ac00000000000000",
         "printf: 0.333333333333333333342 0.333333 2.5 0xa.aaaaaaaaaaaaaabp-5",
+        "class subnormal 64 74",
+        "complex re -8.75 c0028c00000000000000",
     ] {
         assert!(expected.contains(line), "{line}");
     }
@@ -298,4 +301,19 @@ fn an_i80_bitcast_moves_the_two_leaves() {
           RET $rax, $rdx
     "#]]
     .assert_eq(&selected(ir, "bits"));
+}
+
+#[test]
+fn an_fpclass_mask_telling_nans_apart_is_refused_by_name() {
+    let ir = "declare i1 @llvm.is.fpclass.f80(x86_fp80, i32 immarg)\n\
+              define i1 @snan(x86_fp80 %x) {\n\
+              \x20 %c = call i1 @llvm.is.fpclass.f80(x86_fp80 %x, i32 1)\n\
+              \x20 ret i1 %c\n\
+              }\n";
+    let error = compile(ir, "ld.ll", &options(OptLevel::O2, false)).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "ld.ll:3:3: error: function @snan: unsupported llvm.is.fpclass mask 1 on x86_fp80 \
+         (signaling and quiet NaNs apart)"
+    );
 }

@@ -1306,6 +1306,9 @@ pub enum X87Step {
     Compare,
     /// `fstp st(0)`: pops, discarding the value.
     Pop,
+    /// `fxam`, `fnstsw` of the status word (its class in C3, C2 and C0,
+    /// the sign in C1) to memory, then `fstp st(0)`: pops.
+    Examine(Address),
 }
 
 impl X87Step {
@@ -1317,7 +1320,8 @@ impl X87Step {
             X87Step::Store(..)
             | X87Step::StoreIntTruncated { .. }
             | X87Step::Arith(_)
-            | X87Step::Pop => -1,
+            | X87Step::Pop
+            | X87Step::Examine(_) => -1,
             X87Step::Sqrt => 0,
             X87Step::Compare => -2,
         }
@@ -1330,7 +1334,8 @@ impl X87Step {
             X87Step::Store(..)
             | X87Step::StoreIntTruncated { .. }
             | X87Step::Sqrt
-            | X87Step::Pop => 1,
+            | X87Step::Pop
+            | X87Step::Examine(_) => 1,
             X87Step::Arith(_) | X87Step::Compare => 2,
         }
     }
@@ -1713,7 +1718,8 @@ macro_rules! reg_visitor {
                         match step {
                             X87Step::Load(a, _)
                             | X87Step::LoadInt(a, _)
-                            | X87Step::Store(a, _) => addr(a, f),
+                            | X87Step::Store(a, _)
+                            | X87Step::Examine(a) => addr(a, f),
                             X87Step::StoreIntTruncated {
                                 addr: a, control, ..
                             } => {
@@ -1828,7 +1834,8 @@ macro_rules! address_visitor {
                         match step {
                             X87Step::Load(a, _)
                             | X87Step::LoadInt(a, _)
-                            | X87Step::Store(a, _) => f(a),
+                            | X87Step::Store(a, _)
+                            | X87Step::Examine(a) => f(a),
                             X87Step::StoreIntTruncated { addr, control, .. } => {
                                 f(addr);
                                 f(control);
@@ -2407,6 +2414,7 @@ impl fmt::Display for InstKind {
                         X87Step::Sqrt => write!(f, "FSQRT")?,
                         X87Step::Compare => write!(f, "FUCOMIP; FSTP st0")?,
                         X87Step::Pop => write!(f, "FSTP st0")?,
+                        X87Step::Examine(a) => write!(f, "FXAM; FNSTSW {a}; FSTP st0")?,
                     }
                 }
                 Ok(())

@@ -1095,6 +1095,12 @@ impl Emitter<'_> {
                     self.push(Instruction::with1(Fstp_sti, st0))?;
                 }
                 X87Step::Pop => self.push(Instruction::with1(Fstp_sti, st0))?,
+                X87Step::Examine(addr) => {
+                    self.push(Ok(Instruction::with(Fxam)))?;
+                    let m = self.mem(addr)?;
+                    self.push(Instruction::with1(Fnstsw_m2byte, m))?;
+                    self.push(Instruction::with1(Fstp_sti, st0))?;
+                }
             }
         }
         if depth != i32::from(stack_out) {

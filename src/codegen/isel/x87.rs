@@ -26,7 +26,8 @@
 //! - `fneg`, `fabs` and `copysign` are bit operations on the sign and
 //!   exponent leaf (`fchs`/`fabs` change nothing else either).
 //! - `fcmp` uses `fucomip`, whose flags read as those of `ucomisd`, so the
-//!   predicates are those of [`super::fp`]'s compares.
+//!   predicates are those of [`super::fp`]'s compares; `llvm.is.fpclass`
+//!   reads the class `fxam` leaves in the status word.
 //! - Conversions to integers truncate through the control word (`fnstcw`,
 //!   rounding toward zero, `fistp`, the word restored), as llc does without
 //!   SSE3's `fisttp`; a 64-bit unsigned one converts `x` and `x - 2^63`
@@ -51,6 +52,20 @@ const SECOND: i32 = 16;
 const SCALAR: i32 = 32;
 const CONTROL: i32 = 40;
 const CONSTANT: i32 = 44;
+
+/// The `llvm.is.fpclass` test bits other than the NaNs', with the `fxam`
+/// class each is (status word bits 8 to 14 under 0x47: C0 is 1, the sign
+/// C1 2, C2 4, C3 0x40).
+const FPCLASS_CODES: [(u32, i32); 8] = [
+    (2, 0x07), // -infinity
+    (3, 0x06), // -normal
+    (4, 0x46), // -subnormal
+    (5, 0x42), // -zero
+    (6, 0x40), // +zero
+    (7, 0x44), // +subnormal
+    (8, 0x04), // +normal
+    (9, 0x05), // +infinity
+];
 
 /// 2^63 and 2^64 as `float` bits.
 const TWO_63_F32: i32 = 0x5f00_0000;
@@ -523,6 +538,15 @@ impl Selector<'_> {
             .and_then(|n| n.split('.').next())
             .unwrap_or("");
         let values: Vec<&Value> = args.iter().map(|a| &a.value).collect();
+        if name.starts_with("llvm.is.fpclass.") {
+            return match values.as_slice() {
+                [x, mask] => match self.const_int(mask) {
+                    Some(mask) => self.is_fpclass(id, x, mask as u32).map(|()| true),
+                    None => Err(self.error(format!("unsupported intrinsic '{name}'"))),
+                },
+                _ => Err(self.error(format!("unsupported intrinsic '{name}'"))),
+            };
+        }
         match (base, values.as_slice()) {
             ("fabs", [a]) => self.sign_exponent_op(id, a, None, AluOp::And)?,
             ("copysign", [a, b]) => self.sign_exponent_op(id, a, Some(b), AluOp::And)?,
@@ -561,6 +585,88 @@ impl Selector<'_> {
             },
         }
         Ok(true)
+    }
+
+    /// `llvm.is.fpclass` of an `x86_fp80`: `fxam` classifies it (an
+    /// invalid encoding, which compares unordered, as a NaN), and the
+    /// result is whether its class and sign are among `mask`'s. A mask
+    /// telling signaling from quiet NaNs is refused by name.
+    fn is_fpclass(&mut self, id: InstId, x: &Value, mask: u32) -> Result<(), Diagnostic> {
+        let nans = mask & 3;
+        if nans == 1 || nans == 2 {
+            return Err(self.error(format!(
+                "unsupported llvm.is.fpclass mask {mask} on x86_fp80 (signaling and quiet \
+                 NaNs apart)"
+            )));
+        }
+        let mut codes: Vec<i32> = if nans == 3 {
+            vec![0x00, 0x01, 0x02, 0x03]
+        } else {
+            Vec::new()
+        };
+        codes.extend(
+            FPCLASS_CODES
+                .iter()
+                .filter(|(bit, _)| mask & (1 << bit) != 0)
+                .map(|&(_, code)| code),
+        );
+        let dst = self.dst(id)?;
+        let first = self.x87_scratch(FIRST);
+        let status = self.x87_scratch(CONTROL);
+        self.store_fp80(x, first.clone())?;
+        self.x87(vec![
+            X87Step::Load(first, X87Format::F80),
+            X87Step::Examine(status.clone()),
+        ]);
+        let class = self.vreg(Width::W32);
+        self.emit(K::Extend {
+            dst: class,
+            src: Rm::Mem(status),
+            from: Width::W16,
+            to: Width::W32,
+            signed: false,
+        });
+        self.emit(K::Shift {
+            op: ShiftOp::Shr,
+            width: Width::W32,
+            dst: class,
+            amount: ShiftAmount::Imm(8),
+        });
+        self.emit(K::Alu {
+            op: AluOp::And,
+            width: Width::W32,
+            dst: class,
+            src: Rmi::Imm(0x47),
+        });
+        self.emit(K::MovImm {
+            dst,
+            imm: 0,
+            width: Width::W32,
+        });
+        for code in codes {
+            let hit = self.vreg(Width::W32);
+            self.emit(K::MovImm {
+                dst: hit,
+                imm: 0,
+                width: Width::W32,
+            });
+            self.emit(K::Cmp {
+                width: Width::W32,
+                lhs: Rm::Reg(class),
+                rhs: Rmi::Imm(code),
+            });
+            self.emit(K::Setcc {
+                cond: Cond::E,
+                dst: hit,
+            });
+            self.emit(K::Alu {
+                op: AluOp::Or,
+                width: Width::W32,
+                dst,
+                src: Rmi::Reg(hit),
+            });
+        }
+        Ok(())
     }
 
     /// Calls libm's `function` with `x86_fp80` arguments (16 stack bytes
