@@ -518,6 +518,23 @@ impl Selector<'_> {
         });
     }
 
+    /// Flips bit 63 of the 64-bit register `r` (`movabs` of the bit,
+    /// `xor`): a conversion of `x - 2^63` made that of `x`.
+    pub(super) fn flip_top_bit(&mut self, r: Reg) {
+        let top = self.vreg(Width::W64);
+        self.emit(K::MovImm {
+            dst: top,
+            imm: i64::MIN,
+            width: Width::W64,
+        });
+        self.emit(K::Alu {
+            op: AluOp::Xor,
+            width: Width::W64,
+            dst: r,
+            src: Rmi::Reg(top),
+        });
+    }
+
     /// `dst = src` (`width` bits) when the 64-bit integer in `x` is
     /// negative: `test` and `cmovs`.
     pub(super) fn move_if_negative(&mut self, x: Reg, dst: Reg, src: Reg, width: Width) {
@@ -595,18 +612,7 @@ impl Selector<'_> {
             dst: big,
             src: Rm::Reg(reduced),
         });
-        let top = self.vreg(Width::W64);
-        self.emit(K::MovImm {
-            dst: top,
-            imm: i64::MIN,
-            width: Width::W64,
-        });
-        self.emit(K::Alu {
-            op: AluOp::Xor,
-            width: Width::W64,
-            dst: big,
-            src: Rmi::Reg(top),
-        });
+        self.flip_top_bit(big);
         self.emit(K::FpCmp {
             size,
             lhs: x,

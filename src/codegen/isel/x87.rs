@@ -496,18 +496,7 @@ impl Selector<'_> {
             addr: scalar,
             width: Width::W64,
         });
-        let top = self.vreg(Width::W64);
-        self.emit(K::MovImm {
-            dst: top,
-            imm: i64::MIN,
-            width: Width::W64,
-        });
-        self.emit(K::Alu {
-            op: AluOp::Xor,
-            width: Width::W64,
-            dst: big,
-            src: Rmi::Reg(top),
-        });
+        self.flip_top_bit(big);
         // Flags of x against 2^63, then the pick.
         self.x87(vec![
             X87Step::Load(constant, X87Format::F32),
