@@ -14,35 +14,29 @@ use std::process::Command;
 mod support;
 
 use expect_test::expect;
-use support::{compile_ll, dwarfdump_verify, fixture, llc_object, readelf, run, stdout_of};
+use support::{compile_ll, dwarfdump_verify, fixture, llc_object, readelf, stdout_of};
 
 /// Links `object` with cov_main.c and the profile runtime, runs it, and
 /// returns llvm-cov-19's line report of cov_lib.c.
 fn coverage_report(dir: &Path, object: &Path, name: &str) -> String {
     let exe = dir.join(name);
-    let out = run(Command::new("clang-19")
-        .arg("-fprofile-instr-generate")
-        .arg(object)
-        .arg(fixture("src/coverage/cov_main.c"))
-        .arg("-o")
-        .arg(&exe));
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    stdout_of(
+        Command::new("clang-19")
+            .arg("-fprofile-instr-generate")
+            .arg(object)
+            .arg(fixture("src/coverage/cov_main.c"))
+            .arg("-o")
+            .arg(&exe),
     );
     let raw = dir.join(format!("{name}.profraw"));
     let printed = stdout_of(Command::new(&exe).env("LLVM_PROFILE_FILE", &raw));
     assert_eq!(printed, "149\n");
     let data = dir.join(format!("{name}.profdata"));
-    let out = run(Command::new("llvm-profdata-19")
-        .args(["merge", "-o"])
-        .arg(&data)
-        .arg(&raw));
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    stdout_of(
+        Command::new("llvm-profdata-19")
+            .args(["merge", "-o"])
+            .arg(&data)
+            .arg(&raw),
     );
     stdout_of(
         Command::new("llvm-cov-19")
@@ -58,20 +52,17 @@ fn nodeduplicate_groups_count_as_llc_19s_do() {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
     let ll: PathBuf = dir.join("cov_lib.ll");
-    let out = run(Command::new("clang-19")
-        .args([
-            "-O2",
-            "-g",
-            "-fprofile-instr-generate",
-            "-fcoverage-mapping",
-        ])
-        .args(["-S", "-emit-llvm", "-o"])
-        .arg(&ll)
-        .arg(fixture("src/coverage/cov_lib.c")));
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    stdout_of(
+        Command::new("clang-19")
+            .args([
+                "-O2",
+                "-g",
+                "-fprofile-instr-generate",
+                "-fcoverage-mapping",
+            ])
+            .args(["-S", "-emit-llvm", "-o"])
+            .arg(&ll)
+            .arg(fixture("src/coverage/cov_lib.c")),
     );
     let ir = std::fs::read_to_string(&ll).unwrap();
     assert!(ir.contains("$__profc_walk = comdat nodeduplicate"));
