@@ -33,6 +33,11 @@
 //!   SSE3's `fisttp`; a 64-bit unsigned one converts `x` and `x - 2^63`
 //!   and picks by `x >= 2^63`; an unsigned 64-bit integer is converted as
 //!   signed and 2^64 added when its top bit is set.
+//! - Debug values: an `x86_fp80` variable is described by its two leaves
+//!   as pieces (`Selector::lower_split_record`), so its location follows
+//!   the registers and spill slots the allocator gives them; no debug
+//!   value names the scratch slot or the x87 stack, and none changes what
+//!   is selected.
 //! - Parameters and arguments take 16 bytes of the stack argument area,
 //!   aligned to 16 (the SysV class X87 is passed in memory); results come
 //!   back in st(0), a complex `{ x86_fp80, x86_fp80 }` in st(0) and st(1). `frem` and the rounding and transcendental intrinsics
@@ -383,6 +388,7 @@ impl Selector<'_> {
         Ok(())
     }
 
+    /// The diagnostic for a cast of `x86_fp80` not selected here.
     fn unsupported_cast(&self, op: CastOp, from: &Type, to: &Type) -> Diagnostic {
         self.error(format!(
             "unsupported instruction '{}' from {} to {}",
