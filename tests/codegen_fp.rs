@@ -7,7 +7,7 @@
 //! files: arithmetic, libm calls, every fcmp predicate over zeros,
 //! infinities and NaNs, conversions of every width (64-bit unsigned
 //! included), selects, loops, globals, variadic printf of doubles,
-//! `long double` copies, constants and globals (x86_fp80 as storage).
+//! `long double` copies, constants and globals (arithmetic: codegen_x87.rs).
 //! Also: `llvm-dwarfdump-19 --verify` is clean, `-g` and `-g0` give the same
 //! code, and gdb prints float and double parameters held in xmm registers,
 //! float and double constants as locations (an inlined call's arguments)
@@ -164,22 +164,6 @@ fn gdb_prints_float_and_double_variables() {
             "$2 = <optimized out>",
         ],
         "{text}"
-    );
-}
-
-#[test]
-fn x86_fp80_arithmetic_is_an_error_naming_the_instruction() {
-    let ir = "define void @inc(ptr %p) {\n\
-              \x20 %v = load x86_fp80, ptr %p, align 16\n\
-              \x20 %w = fadd x86_fp80 %v, 0xK3FFF8000000000000000\n\
-              \x20 store x86_fp80 %w, ptr %p, align 16\n\
-              \x20 ret void\n\
-              }\n";
-    let error = compile(ir, "ld.ll", &options(false)).unwrap_err();
-    assert_eq!(
-        error.to_string(),
-        "ld.ll:3:3: error: function @inc: unsupported instruction 'fadd' on x86_fp80 \
-         (x86_fp80 is a storage type; x87 arithmetic is not generated)"
     );
 }
 

@@ -169,6 +169,9 @@ pub enum RelocationKind {
     Pc32,
     /// R_X86_64_PLT32: 32-bit PC-relative call through the PLT.
     Plt32,
+    /// R_X86_64_PC64: 64-bit PC-relative (data: a symbol's distance from
+    /// the field, as profile data records its counters').
+    Pc64,
     /// R_X86_64_REX_GOTPCRELX: RIP-relative load of a GOT entry (external data).
     GotPcRelX,
     /// R_X86_64_64: absolute 64-bit address.
@@ -210,6 +213,7 @@ impl RelocationKind {
         matches!(
             self,
             RelocationKind::Pc32
+                | RelocationKind::Pc64
                 | RelocationKind::Plt32
                 | RelocationKind::GotPcRelX
                 | RelocationKind::TlsGd

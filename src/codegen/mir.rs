@@ -1238,8 +1238,112 @@ pub enum InstKind {
         /// The TLS block address a local-dynamic offset is added to.
         base: Option<Reg>,
     },
+    /// An x87 sequence over memory operands (`x86_fp80` arithmetic and
+    /// conversions). The x87 register stack holds `stack_in` values before
+    /// it and `stack_out` after it: 0 and 0, except `stack_in` 1 right
+    /// after a call returning an `x86_fp80` in st(0) and `stack_out` 1
+    /// right before the `ret` returning one there. Writes EFLAGS (a
+    /// [`X87Step::Compare`] sets them as `ucomisd` does).
+    X87 {
+        /// The x87 instructions, in order.
+        steps: Vec<X87Step>,
+        /// Values on the x87 stack before the sequence.
+        stack_in: u8,
+        /// Values on the x87 stack after it.
+        stack_out: u8,
+    },
     /// DBG_VALUE / DBG_VALUE_LIST.
     DbgValue(DbgValue),
+}
+
+/// A floating-point format the x87 loads and stores in memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum X87Format {
+    /// `float` (m32fp).
+    F32,
+    /// `double` (m64fp).
+    F64,
+    /// `x86_fp80` (m80fp: ten bytes).
+    F80,
+}
+
+impl X87Format {
+    /// The format's size in bits.
+    pub fn bits(self) -> u32 {
+        match self {
+            X87Format::F32 => 32,
+            X87Format::F64 => 64,
+            X87Format::F80 => 80,
+        }
+    }
+}
+
+/// One x87 instruction of an [`InstKind::X87`] sequence.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum X87Step {
+    /// `fld` of a value in memory: pushes it.
+    Load(Address, X87Format),
+    /// `fild` of a signed 16-, 32- or 64-bit integer in memory: pushes it.
+    LoadInt(Address, Width),
+    /// `fstp` to memory (rounded to the format): pops.
+    Store(Address, X87Format),
+    /// `fistp` of a signed 16-, 32- or 64-bit integer rounded toward zero:
+    /// the control word is saved at `control` (`fnstcw`), a copy at
+    /// `control + 2` gets rounding toward zero (`or word [control + 2],
+    /// 0xc00`) and is loaded (`fldcw`) for the `fistp`, then the saved one
+    /// is restored. Pops.
+    StoreIntTruncated {
+        /// Where the integer goes.
+        addr: Address,
+        /// Its width (W16, W32 or W64).
+        width: Width,
+        /// Four bytes of scratch memory for the control words.
+        control: Address,
+    },
+    /// `f<op>p st(1), st(0)`: st(1) = st(1) op st(0), then pops (add,
+    /// sub, mul or div).
+    Arith(FpOp),
+    /// `fsqrt`: st(0) = sqrt(st(0)).
+    Sqrt,
+    /// `fucomip st(0), st(1)` then `fstp st(0)`: EFLAGS as `ucomisd
+    /// st(0), st(1)` would set them (unordered: ZF, PF and CF all 1); pops
+    /// both.
+    Compare,
+    /// `fstp st(0)`: pops, discarding the value.
+    Pop,
+    /// `fxam`, `fnstsw` of the status word (its class in C3, C2 and C0,
+    /// the sign in C1) to memory, then `fstp st(0)`: pops.
+    Examine(Address),
+}
+
+impl X87Step {
+    /// How many values the step leaves on the x87 stack minus how many it
+    /// takes.
+    pub fn stack_effect(&self) -> i32 {
+        match self {
+            X87Step::Load(..) | X87Step::LoadInt(..) => 1,
+            X87Step::Store(..)
+            | X87Step::StoreIntTruncated { .. }
+            | X87Step::Arith(_)
+            | X87Step::Pop
+            | X87Step::Examine(_) => -1,
+            X87Step::Sqrt => 0,
+            X87Step::Compare => -2,
+        }
+    }
+
+    /// How many values the step reads from the x87 stack.
+    pub fn stack_reads(&self) -> i32 {
+        match self {
+            X87Step::Load(..) | X87Step::LoadInt(..) => 0,
+            X87Step::Store(..)
+            | X87Step::StoreIntTruncated { .. }
+            | X87Step::Sqrt
+            | X87Step::Pop
+            | X87Step::Examine(_) => 1,
+            X87Step::Arith(_) | X87Step::Compare => 2,
+        }
+    }
 }
 
 /// The instruction sequences of the x86-64 TLS models.
@@ -1614,6 +1718,26 @@ macro_rules! reg_visitor {
                     f(src, Access::Use);
                     f(dst, Access::Def);
                 }
+                InstKind::X87 { steps, .. } => {
+                    for step in steps {
+                        match step {
+                            X87Step::Load(a, _)
+                            | X87Step::LoadInt(a, _)
+                            | X87Step::Store(a, _)
+                            | X87Step::Examine(a) => addr(a, f),
+                            X87Step::StoreIntTruncated {
+                                addr: a, control, ..
+                            } => {
+                                addr(a, f);
+                                addr(control, f);
+                            }
+                            X87Step::Arith(_)
+                            | X87Step::Sqrt
+                            | X87Step::Compare
+                            | X87Step::Pop => {}
+                        }
+                    }
+                }
                 InstKind::SignExtendAx { .. }
                 | InstKind::Jcc { .. }
                 | InstKind::Jmp { .. }
@@ -1708,6 +1832,24 @@ macro_rules! address_visitor {
                     }
                     if let Rmi::Mem(a) = rhs {
                         f(a);
+                    }
+                }
+                InstKind::X87 { steps, .. } => {
+                    for step in steps.$iter() {
+                        match step {
+                            X87Step::Load(a, _)
+                            | X87Step::LoadInt(a, _)
+                            | X87Step::Store(a, _)
+                            | X87Step::Examine(a) => f(a),
+                            X87Step::StoreIntTruncated { addr, control, .. } => {
+                                f(addr);
+                                f(control);
+                            }
+                            X87Step::Arith(_)
+                            | X87Step::Sqrt
+                            | X87Step::Compare
+                            | X87Step::Pop => {}
+                        }
                     }
                 }
                 _ => {}
@@ -2256,6 +2398,32 @@ impl fmt::Display for InstKind {
             InstKind::Pop { reg } => write!(f, "${reg} = POP"),
             InstKind::FpLoad { dst, addr, size } => {
                 write!(f, "{dst} = FLOAD{} {addr}", size.bits())
+            }
+            InstKind::X87 {
+                steps,
+                stack_in,
+                stack_out,
+            } => {
+                write!(f, "X87 {stack_in}->{stack_out}")?;
+                for (i, step) in steps.iter().enumerate() {
+                    write!(f, "{}", if i == 0 { " " } else { "; " })?;
+                    match step {
+                        X87Step::Load(a, format) => write!(f, "FLD{} {a}", format.bits())?,
+                        X87Step::LoadInt(a, width) => write!(f, "FILD{} {a}", width.bits())?,
+                        X87Step::Store(a, format) => write!(f, "FSTP{} {a}", format.bits())?,
+                        X87Step::StoreIntTruncated {
+                            addr,
+                            width,
+                            control,
+                        } => write!(f, "FISTP{}_TRUNC {addr} (control {control})", width.bits())?,
+                        X87Step::Arith(op) => write!(f, "F{}P", format!("{op:?}").to_uppercase())?,
+                        X87Step::Sqrt => write!(f, "FSQRT")?,
+                        X87Step::Compare => write!(f, "FUCOMIP; FSTP st0")?,
+                        X87Step::Pop => write!(f, "FSTP st0")?,
+                        X87Step::Examine(a) => write!(f, "FXAM; FNSTSW {a}; FSTP st0")?,
+                    }
+                }
+                Ok(())
             }
             InstKind::FpStore { src, addr, size } => {
                 write!(f, "FSTORE{} {addr}, {src}", size.bits())

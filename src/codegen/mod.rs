@@ -184,7 +184,7 @@ pub fn compile_module(
         function.binding = isel::symbol_binding(f.linkage, &f.attrs);
         function.section_name = f.section.clone();
         function.align = function.align.max(u64::from(f.align.unwrap_or(0)));
-        function.comdat = isel::comdat_group(&f.name, &f.attrs);
+        function.comdat = isel::comdat_group(module, &f.name, &f.attrs);
         if let Some(tables) = &selected.eh {
             let index = object.functions.len();
             let table = exception_table::build(

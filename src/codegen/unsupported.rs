@@ -161,8 +161,9 @@ fn refused_in_global(module: &Module, global: &Global) -> Option<String> {
         .or_else(|| refused_comdat(module, &global.name, &global.attrs))
 }
 
-/// A COMDAT group whose selection kind ELF cannot express: only `any` is
-/// a GRP_COMDAT group (the others are COFF's).
+/// A COMDAT group whose selection kind ELF cannot express: `any` is a
+/// GRP_COMDAT group, `nodeduplicate` no group at all (see
+/// `isel::comdat_group`); the others are COFF's.
 fn refused_comdat(module: &Module, name: &str, attrs: &crate::ir::SymbolAttrs) -> Option<String> {
     let group = attrs.comdat.as_ref()?.as_deref().unwrap_or(name);
     let kind = module
@@ -170,7 +171,8 @@ fn refused_comdat(module: &Module, name: &str, attrs: &crate::ir::SymbolAttrs) -
         .iter()
         .find(|comdat| comdat.name == group)
         .map_or("any", |comdat| comdat.kind.as_str());
-    (kind != "any").then(|| format!("comdat ${group} with selection kind {kind}"))
+    (kind != "any" && kind != "nodeduplicate")
+        .then(|| format!("comdat ${group} with selection kind {kind}"))
 }
 
 /// What is refused in a function (its symbol, signature, attributes or

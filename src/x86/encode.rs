@@ -33,7 +33,7 @@ use super::codes::{self, wi};
 use crate::codegen::mir::{
     Address, AddressBase, BlockId, CallTarget, FpLogicOp, FpOp, FpSize, Function, Gpr, InstKind,
     PackedOp, PackedShift, PackedShuffle, PhysReg, Reg, Ri, Rm, Rmi, ShiftAmount, TlsAccess, Width,
-    Xmm,
+    X87Format, X87Step, Xmm,
 };
 use dwarfsmith_emit::model::{Relocation, RelocationKind, Symbol};
 use iced_x86::{
@@ -1012,6 +1012,105 @@ impl Emitter<'_> {
         self.push(Instruction::with_branch(code, LABEL_BASE))
     }
 
+    /// An x87 sequence, its stack depth checked step by step: never more
+    /// than eight values, never a step reading more than are there, and
+    /// `stack_out` values at the end.
+    fn lower_x87(&mut self, steps: &[X87Step], stack_in: u8, stack_out: u8) -> Result<(), String> {
+        use Code::*;
+        let mut depth = i32::from(stack_in);
+        for step in steps {
+            if depth < step.stack_reads() || depth + step.stack_effect() > 8 {
+                return Err(format!("x87 stack out of bounds at {step:?}"));
+            }
+            depth += step.stack_effect();
+            let (st0, st1) = (Register::ST0, Register::ST1);
+            match step {
+                X87Step::Load(addr, format) => {
+                    let code = match format {
+                        X87Format::F32 => Fld_m32fp,
+                        X87Format::F64 => Fld_m64fp,
+                        X87Format::F80 => Fld_m80fp,
+                    };
+                    let m = self.mem(addr)?;
+                    self.push(Instruction::with1(code, m))?;
+                }
+                X87Step::LoadInt(addr, width) => {
+                    let code = match width {
+                        Width::W16 => Fild_m16int,
+                        Width::W32 => Fild_m32int,
+                        Width::W64 => Fild_m64int,
+                        Width::W8 => return Err("fild of a byte".into()),
+                    };
+                    let m = self.mem(addr)?;
+                    self.push(Instruction::with1(code, m))?;
+                }
+                X87Step::Store(addr, format) => {
+                    let code = match format {
+                        X87Format::F32 => Fstp_m32fp,
+                        X87Format::F64 => Fstp_m64fp,
+                        X87Format::F80 => Fstp_m80fp,
+                    };
+                    let m = self.mem(addr)?;
+                    self.push(Instruction::with1(code, m))?;
+                }
+                X87Step::StoreIntTruncated {
+                    addr,
+                    width,
+                    control,
+                } => {
+                    let code = match width {
+                        Width::W16 => Fistp_m16int,
+                        Width::W32 => Fistp_m32int,
+                        Width::W64 => Fistp_m64int,
+                        Width::W8 => return Err("fistp of a byte".into()),
+                    };
+                    let mut chop = control.clone();
+                    chop.disp += 2;
+                    let m = self.mem(control)?;
+                    self.push(Instruction::with1(Fnstcw_m2byte, m))?;
+                    let m = self.mem(&chop)?;
+                    self.push(Instruction::with1(Fnstcw_m2byte, m))?;
+                    let m = self.mem(&chop)?;
+                    self.push(Instruction::with2(Or_rm16_imm16, m, 0xc00u32))?;
+                    let m = self.mem(&chop)?;
+                    self.push(Instruction::with1(Fldcw_m2byte, m))?;
+                    let m = self.mem(addr)?;
+                    self.push(Instruction::with1(code, m))?;
+                    let m = self.mem(control)?;
+                    self.push(Instruction::with1(Fldcw_m2byte, m))?;
+                }
+                X87Step::Arith(op) => {
+                    let code = match op {
+                        FpOp::Add => Faddp_sti_st0,
+                        FpOp::Sub => Fsubp_sti_st0,
+                        FpOp::Mul => Fmulp_sti_st0,
+                        FpOp::Div => Fdivp_sti_st0,
+                        FpOp::Min | FpOp::Max => return Err(format!("x87 has no {op:?}")),
+                    };
+                    self.push(Instruction::with2(code, st1, st0))?;
+                }
+                X87Step::Sqrt => self.push(Ok(Instruction::with(Fsqrt)))?,
+                X87Step::Compare => {
+                    self.push(Instruction::with2(Fucomip_st0_sti, st0, st1))?;
+                    self.push(Instruction::with1(Fstp_sti, st0))?;
+                }
+                X87Step::Pop => self.push(Instruction::with1(Fstp_sti, st0))?,
+                X87Step::Examine(addr) => {
+                    self.push(Ok(Instruction::with(Fxam)))?;
+                    let m = self.mem(addr)?;
+                    self.push(Instruction::with1(Fnstsw_m2byte, m))?;
+                    self.push(Instruction::with1(Fstp_sti, st0))?;
+                }
+            }
+        }
+        if depth != i32::from(stack_out) {
+            return Err(format!(
+                "x87 sequence leaves {depth} values, not {stack_out}"
+            ));
+        }
+        Ok(())
+    }
+
     fn lower(&mut self, kind: &InstKind) -> Result<(), String> {
         match kind {
             InstKind::Copy {
@@ -1373,6 +1472,11 @@ impl Emitter<'_> {
                 }
             },
             InstKind::Ud2 => self.push(Ok(Instruction::with(Code::Ud2))),
+            InstKind::X87 {
+                steps,
+                stack_in,
+                stack_out,
+            } => self.lower_x87(steps, *stack_in, *stack_out),
             InstKind::Trap { breakpoint } => self.push(Ok(Instruction::with(if *breakpoint {
                 Code::Int3
             } else {

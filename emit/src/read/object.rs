@@ -615,6 +615,7 @@ fn relocation_kind(kind: u32) -> Option<RelocationKind> {
     match kind {
         reloc::R_X86_64_PC32 => Some(RelocationKind::Pc32),
         reloc::R_X86_64_PLT32 => Some(RelocationKind::Plt32),
+        reloc::R_X86_64_PC64 => Some(RelocationKind::Pc64),
         reloc::R_X86_64_GOTPCREL | reloc::R_X86_64_GOTPCRELX | reloc::R_X86_64_REX_GOTPCRELX => {
             Some(RelocationKind::GotPcRelX)
         }

@@ -582,7 +582,7 @@ impl ElfBuilder {
                 if data
                     .relocations
                     .iter()
-                    .all(|r| r.kind == RelocationKind::Pc32) =>
+                    .all(|r| matches!(r.kind, RelocationKind::Pc32 | RelocationKind::Pc64)) =>
             {
                 StandardSection::ReadOnlyData
             }
@@ -918,6 +918,7 @@ impl ElfBuilder {
         let (r_type, size) = match relocation.kind {
             RelocationKind::Pc32 => (elf::R_X86_64_PC32, 4),
             RelocationKind::Plt32 => (elf::R_X86_64_PLT32, 4),
+            RelocationKind::Pc64 => (elf::R_X86_64_PC64, 8),
             RelocationKind::GotPcRelX => (elf::R_X86_64_REX_GOTPCRELX, 4),
             RelocationKind::Abs64 => (elf::R_X86_64_64, 8),
             RelocationKind::TlsGd => (elf::R_X86_64_TLSGD, 4),

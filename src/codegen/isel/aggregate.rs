@@ -9,7 +9,8 @@
 //! Rule: a multi-register value is flattened, in memory order, into its
 //! scalar leaves (integers up to 64 bits, pointers, floats, doubles), an
 //! `iN` of 65 to 128 bits being two leaves, the low 64 bits first and then
-//! an `i(N-64)`; each leaf is one
+//! an `i(N-64)`, an `x86_fp80` two leaves too (see [`super::x87`]): an
+//! `i64` significand and an `i16` sign and exponent; each leaf is one
 //! virtual register of its class. Every instruction producing such a value
 //! gets its leaf registers before selection starts (so phi copies on any
 //! edge name them), kept in `Selector::aggregates`; parameters keep theirs
@@ -89,6 +90,10 @@ impl Selector<'_> {
                         offset: offset + 8 * half as u64,
                     });
                 }
+                true
+            }
+            Type::Float(ir::FloatKind::X86Fp80) => {
+                out.extend(x87::fp80_leaves(offset));
                 true
             }
             Type::Struct { .. } | Type::Named(_) => {
@@ -230,6 +235,14 @@ impl Selector<'_> {
                     regs.push(dst);
                 }
                 Ok(regs)
+            }
+            Constant::Float {
+                kind: ir::FloatKind::X86Fp80,
+                bits,
+            } => {
+                let low = self.const_reg(&Constant::int(64, i128::from(*bits as u64)))?;
+                let high = self.const_reg(&Constant::int(16, i128::from((*bits >> 64) as u16)))?;
+                Ok(vec![low, high])
             }
             Constant::Zero(ty) | Constant::Undef(ty) | Constant::Poison(ty) => {
                 let leaves = self.leaves_of_type(ty).unwrap_or_default();
@@ -531,44 +544,76 @@ impl Selector<'_> {
         Ok(true)
     }
 
-    /// A debug value of a whole `i128` held in a register pair: one
-    /// `DbgValue` per 64-bit half, each a fragment (so DWARF gets
-    /// `DW_OP_piece`s). `false` for any other record.
+    /// A debug value of a whole `i128` held in a register pair, or of an
+    /// `x86_fp80` (whole, or the 80-bit fragment clang describes a `long
+    /// double` with) in its two leaves: one `DbgValue` per leaf, each a
+    /// fragment (so DWARF gets `DW_OP_piece`s). `false` for any other
+    /// record.
     pub(super) fn lower_split_record(&mut self, record: &ir::DebugRecord) -> bool {
         let [location] = record.locations.as_slice() else {
             return false;
         };
-        if record.kind != RecordKind::Value
-            || self.f.value_type(location) != Type::Int(128)
-            || self.module.debug.expr(record.expr).ops != [ir::ExprOp::Arg(0)]
-        {
+        let ops = &self.module.debug.expr(record.expr).ops;
+        let (base, pieces) = match self.f.value_type(location) {
+            Type::Int(128) if *ops == [ir::ExprOp::Arg(0)] => (0, [64, 64]),
+            Type::Float(ir::FloatKind::X86Fp80) => {
+                let base = match ops.as_slice() {
+                    [ir::ExprOp::Arg(0)] => 0,
+                    [ir::ExprOp::Arg(0), ir::ExprOp::Fragment { offset, size: 80 }]
+                    | [ir::ExprOp::Fragment { offset, size: 80 }] => *offset,
+                    _ => return false,
+                };
+                // A `long double` variable (16 bytes) gets its padding
+                // from the sign and exponent's register too: described
+                // whole, debuggers print it (gdb shows a value with
+                // unavailable bytes as `<optimized out>`).
+                let size =
+                    crate::opt::debug_update::variable_size_bits(self.module, record.variable);
+                let high = if base == 0 && size == Some(128) {
+                    64
+                } else {
+                    16
+                };
+                (base, [64, high])
+            }
+            _ => return false,
+        };
+        if record.kind != RecordKind::Value {
             return false;
         }
-        let halves = match location {
-            Value::Inst(id) => self.aggregates.get(&id.0).cloned(),
-            Value::Arg(n) => self.arg_leaves.get(n).cloned(),
+        let reg =
+            |regs: Option<&Vec<Reg>>| regs.map(|r| r.iter().map(|&r| DbgOperand::Reg(r)).collect());
+        let operands: Option<Vec<DbgOperand>> = match location {
+            Value::Inst(id) => reg(self.aggregates.get(&id.0)),
+            Value::Arg(n) => reg(self.arg_leaves.get(n)),
+            // An x86_fp80 constant's two parts, as LLVM describes fp
+            // constants (their bits, DW_OP_stack_value).
+            Value::Const(Constant::Float { bits, .. }) if pieces[0] == 64 => Some(vec![
+                DbgOperand::Imm(*bits as u64 as i64),
+                DbgOperand::Imm(i64::from((*bits >> 64) as u16)),
+            ]),
             Value::Const(_) => None,
         };
         let inlined_at = self.module.debug.location(record.loc).inlined_at;
-        let expr = self.debug.intern_expr(DebugExpr {
-            ops: vec![Op::Arg(0)],
-            args: vec![ArgType {
-                bits: 64,
-                signed: false,
-                float: false,
-            }],
-        });
         let loc = self.loc;
         self.loc = mir_loc(Some(record.loc));
-        for half in 0..2 {
+        let mut offset = base;
+        for (n, bits) in pieces.into_iter().enumerate() {
+            let expr = self.debug.intern_expr(DebugExpr {
+                ops: vec![Op::Arg(0)],
+                args: vec![ArgType {
+                    bits: bits as u16,
+                    signed: false,
+                    float: false,
+                }],
+            });
             let variable = self.debug.intern_variable(VariableKey {
                 variable: record.variable,
                 inlined_at,
-                fragment: Some((64 * half, 64)),
+                fragment: Some((offset, bits)),
             });
-            let operand = halves
-                .as_ref()
-                .map_or(DbgOperand::NoReg, |h| DbgOperand::Reg(h[half as usize]));
+            offset += bits;
+            let operand = operands.as_ref().map_or(DbgOperand::NoReg, |o| o[n]);
             self.emit(K::DbgValue(DbgValue {
                 variable,
                 operands: vec![operand],

@@ -1,7 +1,8 @@
 //! Calls and the SysV calling convention: where parameters arrive and
 //! where arguments go (integer and SSE registers counted separately, the
 //! rest on the stack in argument order; aggregates leaf by leaf, `i128` in
-//! a register pair or 16 aligned stack bytes, vectors of up to 16 bytes in
+//! a register pair or 16 aligned stack bytes, `x86_fp80` in 16 aligned
+//! stack bytes and returned in st(0), vectors of up to 16 bytes in
 //! an SSE register or 16 aligned stack bytes, `byval` copies on the
 //! stack), variadic calls' `%al`, results in rax/rdx and xmm0/xmm1, `sret`
 //! pointers returned in rax, `musttail` calls as jumps, and `tail` calls
@@ -124,6 +125,8 @@ enum Outgoing {
     /// A vector of up to 16 bytes: the next SSE register, else 16 stack
     /// bytes aligned to 16.
     Vector(Reg),
+    /// An `x86_fp80`'s leaves: 16 stack bytes aligned to 16.
+    Fp80([Reg; 2]),
 }
 
 impl Selector<'_> {
@@ -175,6 +178,15 @@ impl Selector<'_> {
                 self.byval_homes.insert(n as u32, disp);
                 continue;
             }
+            if param.ty == Type::Float(ir::FloatKind::X86Fp80) {
+                let regs = self.new_leaf_regs(&param.ty);
+                let disp = places.stack(16, 16);
+                self.load_fp80(&regs, incoming(disp))?;
+                self.args.push(regs[0]);
+                self.arg_leaves.insert(n as u32, regs);
+                continue;
+            }
+            self.refuse_fp80_member(&param.ty, "parameter")?;
             if let Some(leaves) = self.leaves_of_type(&param.ty) {
                 let regs = self.new_leaf_regs(&param.ty);
                 let wide_places = if param.ty == Type::Int(128) {
@@ -284,7 +296,9 @@ impl Selector<'_> {
                 {
                     return Ok(());
                 }
-                if self.lower_fp_intrinsic(id, name, args)? {
+                if self.lower_x87_intrinsic(id, name, args)?
+                    || self.lower_fp_intrinsic(id, name, args)?
+                {
                     return Ok(());
                 }
                 return self.lower_intrinsic(id, name, args);
@@ -347,6 +361,11 @@ impl Selector<'_> {
                 outgoing.push(Outgoing::Vector(reg));
                 continue;
             }
+            if ty == Type::Float(ir::FloatKind::X86Fp80) {
+                outgoing.push(Outgoing::Fp80(self.fp80_pair(&arg.value)?));
+                continue;
+            }
+            self.refuse_fp80_member(&ty, "argument")?;
             if self.is_multi_register(&ty) {
                 let leaves = self.leaves(&arg.value)?;
                 if ty == Type::Int(128) {
@@ -399,6 +418,11 @@ impl Selector<'_> {
                 }
                 Outgoing::ByVal { ptr, size, align } => {
                     byval_copies.push((ptr, size, places.stack(size, align)));
+                }
+                Outgoing::Fp80([low, high]) => {
+                    let disp = places.stack(16, 16);
+                    stores.push((low, Err(64), disp));
+                    stores.push((high, Err(16), disp + 8));
                 }
                 Outgoing::Vector(reg) => match places.next_vector() {
                     ArgumentPlace::Register(phys) => copies.push((phys, reg)),
@@ -480,6 +504,9 @@ impl Selector<'_> {
         });
         if unwind.is_some() {
             return self.continue_after_invoke(id, results, rets);
+        }
+        if self.x87_values(&self.f.inst(id).ty).is_some() {
+            return self.fp80_call_result(id);
         }
         for (dst, src) in results.into_iter().zip(rets) {
             self.emit(K::Copy {
@@ -586,7 +613,9 @@ impl Selector<'_> {
             return Ok((vec![dst], vec![ret]));
         }
         let ty = self.f.inst(id).ty.clone();
-        if ty == Type::Void {
+        // An x86_fp80 arrives in st(0), a complex one in st(0) and st(1)
+        // (see [`x87`]).
+        if ty == Type::Void || self.x87_values(&ty).is_some() {
             return Ok((Vec::new(), Vec::new()));
         }
         let regs = self.result_leaves(id)?;
@@ -596,6 +625,7 @@ impl Selector<'_> {
 
     /// The physical registers of a multi-register value of `ty` returned.
     fn return_places(&self, ty: &Type) -> Result<Vec<PhysReg>, Diagnostic> {
+        self.refuse_fp80_member(ty, "return")?;
         let leaves = self.leaves_of_type(ty).unwrap_or_default();
         let floating: Vec<bool> = leaves.iter().map(|l| self.is_sse_leaf(&l.ty)).collect();
         return_registers(&floating).ok_or_else(|| {
@@ -672,6 +702,10 @@ impl Selector<'_> {
             }
             Some(v) => {
                 let ty = self.f.value_type(v);
+                if self.x87_values(&ty).is_some() {
+                    self.fp80_return(v)?;
+                    return Ok(true);
+                }
                 if !self.is_multi_register(&ty) {
                     return Ok(false);
                 }

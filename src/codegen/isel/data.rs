@@ -97,7 +97,7 @@ pub fn select_data(module: &Module) -> Result<Vec<DataObject>, Diagnostic> {
             align: align.max(1),
             bytes: writer.bytes,
             relocations: writer.relocations,
-            comdat: comdat_group(&global.name, &global.attrs),
+            comdat: comdat_group(module, &global.name, &global.attrs),
             aliases: Vec::new(),
         });
     }
@@ -257,12 +257,19 @@ fn alias_target(module: &Module, alias: &Global) -> Result<(String, i64), Diagno
 }
 
 /// The COMDAT group of a symbol: `comdat` names the symbol's own group,
-/// `comdat($c)` group `c`.
-pub fn comdat_group(name: &str, attrs: &SymbolAttrs) -> Option<String> {
-    attrs
+/// `comdat($c)` group `c`. A `nodeduplicate` group (profile counters and
+/// their data, sanitizer coverage tables) is none: the linker keeps every
+/// copy, which is what an ELF object without a group asks for too (llc
+/// writes a group without GRP_COMDAT, which only keeps the members
+/// together under `--gc-sections`; the object crate writes COMDAT groups
+/// only).
+pub fn comdat_group(module: &Module, name: &str, attrs: &SymbolAttrs) -> Option<String> {
+    let group = attrs
         .comdat
         .as_ref()
-        .map(|group| group.clone().unwrap_or_else(|| name.to_string()))
+        .map(|group| group.clone().unwrap_or_else(|| name.to_string()))?;
+    let kind = module.comdats.iter().find(|c| c.name == group);
+    (kind.is_none_or(|c| c.kind != "nodeduplicate")).then_some(group)
 }
 
 /// The `.init_array`/`.fini_array` objects of `@llvm.global_ctors` or
@@ -457,15 +464,18 @@ impl DataWriter<'_> {
             (None, None) => return self.put(offset, value.addend as u128, size),
             (Some(_), None) if size == 8 => Some((RelocationKind::Abs64, value.addend)),
             // S - G + a at G + offset is PC-relative: S + (a + offset) - P.
-            (Some(_), Some(minus)) if size == 4 && *minus == self.global.name => {
+            (Some(_), Some(minus)) if *minus == self.global.name && size == 4 => {
                 Some((RelocationKind::Pc32, value.addend + offset as i64))
+            }
+            (Some(_), Some(minus)) if *minus == self.global.name && size == 8 => {
+                Some((RelocationKind::Pc64, value.addend + offset as i64))
             }
             _ => None,
         };
         let (Some((kind, addend)), Some(symbol)) = (kind_and_addend, value.plus) else {
             return Err(self.error(format!(
                 "unsupported constant expression in the initializer of @{} (an address \
-                 that is neither a 64-bit pointer nor a 32-bit offset from @{})",
+                 that is neither a 64-bit pointer nor a 32- or 64-bit offset from @{})",
                 self.global.name, self.global.name
             )));
         };

@@ -234,6 +234,11 @@ impl<'a> Selector<'a> {
                 src: Reg::from(src),
             });
         }
+        // An x86_fp80 result is still on the x87 stack: this block is reached
+        // only from the call's return.
+        if self.x87_values(&self.f.inst(id).ty).is_some() {
+            self.fp80_call_result(id)?;
+        }
         if self.has_phis(normal) {
             self.phi_copies(pred, normal)?;
         }

@@ -24,21 +24,15 @@
 //!   intrinsics and the transcendental ones call libm; `fmuladd` is a
 //!   multiply then an add (no FMA in the baseline); `fabs`, `copysign` and
 //!   `fneg` are masks on the sign bit.
-//! - `x86_fp80` (`long double`) is a storage type: a load whose only users
-//!   are stores in its block, with nothing that writes memory in between,
-//!   is copied by each store (eight bytes, then two); a constant is stored
-//!   as its bytes. Anything else that computes with one is a diagnostic
-//!   naming the instruction (x87 code is not generated).
+//! - `x86_fp80` (`long double`) is [`super::x87`]'s.
 
-use super::{container, Lowering, Selector};
+use super::{container, Selector};
 use crate::codegen::mir::{
     AluOp, Cond, FpLogicOp, FpOp, FpSize, InstKind as K, Reg, RegClass, Ri, Rm, Rmi, ShiftAmount,
     ShiftOp, Width,
 };
 use crate::error::Diagnostic;
-use crate::ir::{
-    self, CastOp, Constant, FBinOp, FCmpPred, FloatKind, InstId, InstKind, Type, Value,
-};
+use crate::ir::{self, CastOp, Constant, FBinOp, FCmpPred, FloatKind, InstId, Type, Value};
 
 /// The SSE precision of a type, if it is `float` or `double`.
 pub(super) fn fp_size(ty: &Type) -> Option<FpSize> {
@@ -99,169 +93,7 @@ fn fp_intrinsic(name: &str) -> Option<FpIntrinsic> {
     })
 }
 
-/// Whether an instruction may write memory (or read memory a later copy
-/// must not see changed).
-fn writes_memory(kind: &InstKind) -> bool {
-    matches!(
-        kind,
-        InstKind::Store { .. }
-            | InstKind::Call { .. }
-            | InstKind::Invoke { .. }
-            | InstKind::AtomicRmw { .. }
-            | InstKind::CmpXchg { .. }
-            | InstKind::Fence { .. }
-            | InstKind::VaArg { .. }
-    )
-}
-
 impl Selector<'_> {
-    /// Marks the `x86_fp80` loads that are only copied into memory
-    /// ([`Lowering::Fp80Copy`]); `uses` counts each instruction's uses.
-    pub(super) fn classify_fp80_copies(&mut self, uses: &[u32]) {
-        let f = self.f;
-        for block in &f.blocks {
-            for (at, &id) in block.insts.iter().enumerate() {
-                let inst = f.inst(id);
-                if inst.ty != Type::Float(FloatKind::X86Fp80)
-                    || !matches!(inst.kind, InstKind::Load { atomic: None, .. })
-                {
-                    continue;
-                }
-                let mut stores = 0;
-                for &later in &block.insts[at + 1..] {
-                    let k = &f.inst(later).kind;
-                    if let InstKind::Store { value, ptr, .. } = k {
-                        if *value == Value::Inst(id) && *ptr != Value::Inst(id) {
-                            stores += 1;
-                            continue;
-                        }
-                    }
-                    if writes_memory(k) {
-                        break;
-                    }
-                }
-                if stores > 0 && stores == uses[id.0 as usize] {
-                    self.lowering[id.0 as usize] = Lowering::Fp80Copy;
-                }
-            }
-        }
-    }
-
-    /// A load of an `x86_fp80` that is not only copied: a diagnostic naming
-    /// what computes with it.
-    pub(super) fn fp80_load_error(&self, id: InstId) -> Diagnostic {
-        let f = self.f;
-        let user = f.blocks.iter().flat_map(|b| &b.insts).find_map(|&u| {
-            let inst = f.inst(u);
-            inst.operands().contains(&&Value::Inst(id)).then_some(inst)
-        });
-        let mut error = self.error(
-            "unsupported load of x86_fp80 that is not copied straight into memory \
-             (x86_fp80 is a storage type; x87 arithmetic is not generated)"
-                .into(),
-        );
-        if let Some(user) = user {
-            error.pos = user.pos;
-            error.message = format!(
-                "unsupported instruction '{}' on x86_fp80 (x86_fp80 is a storage type; \
-                 x87 arithmetic is not generated)",
-                user.kind.opcode()
-            );
-        }
-        error
-    }
-
-    /// A store of an `x86_fp80`: a copy from its load's address, or a
-    /// constant's bytes.
-    pub(super) fn lower_fp80_store(
-        &mut self,
-        value: &Value,
-        ptr: &Value,
-    ) -> Result<(), Diagnostic> {
-        let dst = self.address(ptr)?;
-        let mut high = dst.clone();
-        high.disp = dst
-            .disp
-            .checked_add(8)
-            .ok_or_else(|| self.error("address displacement out of range".into()))?;
-        match value {
-            Value::Inst(load) if self.lowering[load.0 as usize] == Lowering::Fp80Copy => {
-                let InstKind::Load { ptr: from, .. } = &self.f.inst(*load).kind else {
-                    return Err(self.error("internal: x86_fp80 copy without its load".into()));
-                };
-                let src = self.address(from)?;
-                let mut src_high = src.clone();
-                src_high.disp = src
-                    .disp
-                    .checked_add(8)
-                    .ok_or_else(|| self.error("address displacement out of range".into()))?;
-                let low = self.vreg(Width::W64);
-                self.emit(K::Load {
-                    dst: low,
-                    addr: src,
-                    width: Width::W64,
-                });
-                let top = self.vreg(Width::W32);
-                self.emit(K::Extend {
-                    dst: top,
-                    src: Rm::Mem(src_high),
-                    from: Width::W16,
-                    to: Width::W32,
-                    signed: false,
-                });
-                self.emit(K::Store {
-                    src: Ri::Reg(low),
-                    addr: dst,
-                    width: Width::W64,
-                });
-                self.emit(K::Store {
-                    src: Ri::Reg(top),
-                    addr: high,
-                    width: Width::W16,
-                });
-                Ok(())
-            }
-            Value::Const(Constant::Float { bits, .. }) => {
-                let low = self.vreg(Width::W64);
-                self.emit(K::MovImm {
-                    dst: low,
-                    imm: *bits as u64 as i64,
-                    width: Width::W64,
-                });
-                self.emit(K::Store {
-                    src: Ri::Reg(low),
-                    addr: dst,
-                    width: Width::W64,
-                });
-                self.emit(K::Store {
-                    src: Ri::Imm(i32::from((*bits >> 64) as u16)),
-                    addr: high,
-                    width: Width::W16,
-                });
-                Ok(())
-            }
-            Value::Const(Constant::Undef(_) | Constant::Poison(_)) => Ok(()),
-            Value::Const(Constant::Zero(_)) => {
-                self.emit(K::Store {
-                    src: Ri::Imm(0),
-                    addr: dst,
-                    width: Width::W64,
-                });
-                self.emit(K::Store {
-                    src: Ri::Imm(0),
-                    addr: high,
-                    width: Width::W16,
-                });
-                Ok(())
-            }
-            _ => Err(self.error(
-                "unsupported store of an x86_fp80 value that is not a constant or a copy \
-                 (x86_fp80 is a storage type; x87 arithmetic is not generated)"
-                    .into(),
-            )),
-        }
-    }
-
     /// The precision of a value's type, or an error naming the type when
     /// it is a floating-point type SSE2 does not compute in.
     pub(super) fn fp_size_of(&self, v: &Value) -> Result<Option<FpSize>, Diagnostic> {
@@ -421,6 +253,26 @@ impl Selector<'_> {
         dst: Reg,
         signaling: bool,
     ) {
+        self.compare_with(pred, dst, &mut |s, swap| {
+            let (l, r) = if swap { (b, a) } else { (a, b) };
+            s.emit(K::FpCmp {
+                size,
+                lhs: l,
+                rhs: Rm::Reg(r),
+                signaling,
+            });
+        });
+    }
+
+    /// `dst = pred(a, b)` (0 or 1, 32 bits) from the flags `compare` sets
+    /// as `ucomis a, b` would (`b, a` when it is told to swap); `pred` is
+    /// neither `false` nor `true`.
+    pub(super) fn compare_with(
+        &mut self,
+        pred: FCmpPred,
+        dst: Reg,
+        compare: &mut dyn FnMut(&mut Self, bool),
+    ) {
         let zero = |s: &mut Self, dst| {
             s.emit(K::MovImm {
                 dst,
@@ -446,19 +298,13 @@ impl Selector<'_> {
             FCmpPred::Uno => (false, Cond::P, None),
             FCmpPred::False | FCmpPred::True => unreachable!("the caller's"),
         };
-        let (l, r) = if swap { (b, a) } else { (a, b) };
         zero(self, dst);
         let extra = second.map(|(c, op)| {
             let t = self.vreg(Width::W32);
             zero(self, t);
             (t, c, op)
         });
-        self.emit(K::FpCmp {
-            size,
-            lhs: l,
-            rhs: Rm::Reg(r),
-            signaling,
-        });
+        compare(self, swap);
         self.emit(K::Setcc { cond, dst });
         if let Some((t, c, op)) = extra {
             self.emit(K::Setcc { cond: c, dst: t });
@@ -664,6 +510,34 @@ impl Selector<'_> {
             dst: big_bits,
             src: big,
         });
+        self.move_if_negative(x, chosen, big_bits, Width::W64);
+        self.emit(K::MovToXmm {
+            width,
+            dst,
+            src: Rm::Reg(chosen),
+        });
+    }
+
+    /// Flips bit 63 of the 64-bit register `r` (`movabs` of the bit,
+    /// `xor`): a conversion of `x - 2^63` made that of `x`.
+    pub(super) fn flip_top_bit(&mut self, r: Reg) {
+        let top = self.vreg(Width::W64);
+        self.emit(K::MovImm {
+            dst: top,
+            imm: i64::MIN,
+            width: Width::W64,
+        });
+        self.emit(K::Alu {
+            op: AluOp::Xor,
+            width: Width::W64,
+            dst: r,
+            src: Rmi::Reg(top),
+        });
+    }
+
+    /// `dst = src` (`width` bits) when the 64-bit integer in `x` is
+    /// negative: `test` and `cmovs`.
+    pub(super) fn move_if_negative(&mut self, x: Reg, dst: Reg, src: Reg, width: Width) {
         self.emit(K::Test {
             width: Width::W64,
             lhs: Rm::Reg(x),
@@ -671,14 +545,9 @@ impl Selector<'_> {
         });
         self.emit(K::Cmov {
             cond: Cond::S,
-            width: Width::W64,
-            dst: chosen,
-            src: Rm::Reg(big_bits),
-        });
-        self.emit(K::MovToXmm {
             width,
             dst,
-            src: Rm::Reg(chosen),
+            src: Rm::Reg(src),
         });
     }
 
@@ -743,18 +612,7 @@ impl Selector<'_> {
             dst: big,
             src: Rm::Reg(reduced),
         });
-        let top = self.vreg(Width::W64);
-        self.emit(K::MovImm {
-            dst: top,
-            imm: i64::MIN,
-            width: Width::W64,
-        });
-        self.emit(K::Alu {
-            op: AluOp::Xor,
-            width: Width::W64,
-            dst: big,
-            src: Rmi::Reg(top),
-        });
+        self.flip_top_bit(big);
         self.emit(K::FpCmp {
             size,
             lhs: x,

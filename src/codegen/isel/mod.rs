@@ -32,7 +32,8 @@
 //! (values, operands, the instruction dispatch), [`calls`] (SysV argument
 //! and return placement), [`memory`] (addresses), [`odd_width`] (loads and stores of integers
 //! of any width), [`arith`] (integer
-//! arithmetic and compares), [`fp`] (float and double with SSE2),
+//! arithmetic and compares), [`fp`] (float and double with SSE2), [`x87`]
+//! (`x86_fp80` with the x87 unit, its values two leaves),
 //! [`aggregate`] and [`wide`] (multi-register values, `i128`), [`varargs`]
 //! (variadic definitions),
 //! [`intrinsics`] ([`x86_intrinsics`] for `llvm.x86.*` and the thread
@@ -75,6 +76,7 @@ mod vector;
 pub(crate) use vector::x86_vector_form;
 mod wide;
 mod x86_intrinsics;
+mod x87;
 
 use std::collections::HashMap;
 
@@ -82,7 +84,7 @@ use dwarfsmith_emit::model::Op;
 
 use crate::codegen::mir::{
     self, Address, AddressBase, AluOp, BlockId as MBlock, CallTarget, Cond, DbgOperand, DbgValue,
-    Inst as MInst, InstKind as K, Reg, Ri, Rm, Rmi, ShiftAmount, ShiftOp, StackSlotId,
+    FpOp, Inst as MInst, InstKind as K, Reg, Ri, Rm, Rmi, ShiftAmount, ShiftOp, StackSlotId,
     StackSlotKind, UnaryOp, Width,
 };
 use crate::error::Diagnostic;
@@ -322,9 +324,6 @@ enum Lowering {
     Absorbed,
     /// An alloca: a stack slot, used as an address operand.
     Slot(StackSlotId),
-    /// A load of an `x86_fp80` whose only users are stores of it before
-    /// memory can change: each store copies its ten bytes (see [`fp`]).
-    Fp80Copy,
 }
 
 /// A GEP index multiplied by a stride no addressing mode scales by: the
@@ -412,6 +411,8 @@ struct Selector<'a> {
     /// The exception-handling tables of a function with landing pads
     /// (see [`eh`]).
     eh: Option<EhTables>,
+    /// The scratch slot of the x87 sequences (see [`x87`]).
+    x87_scratch: Option<StackSlotId>,
 }
 
 impl<'a> Selector<'a> {
@@ -452,6 +453,7 @@ impl<'a> Selector<'a> {
             users: std::cell::OnceCell::new(),
             phi_incoming: HashMap::new(),
             eh: None,
+            x87_scratch: None,
         }
     }
 
@@ -706,7 +708,6 @@ impl<'a> Selector<'a> {
         let late = self.late_operands.values().flatten().copied();
         self.selected_by_compares.extend(late);
         self.classify_scaled_adds(&uses, &user);
-        self.classify_fp80_copies(&uses);
         // Allocas become stack slots (entry or not: the frame is fixed).
         for block in &f.blocks {
             for &id in &block.insts {
@@ -883,8 +884,7 @@ impl<'a> Selector<'a> {
                 | Lowering::BranchLogic
                 | Lowering::Absorbed
                 | Lowering::FoldedLoad
-                | Lowering::InPlace
-                | Lowering::Fp80Copy => {
+                | Lowering::InPlace => {
                     Err(self.error("internal: a fused value used as a register".into()))
                 }
                 Lowering::Slot(_) | Lowering::FoldedAddress => {
@@ -1040,7 +1040,8 @@ impl<'a> Selector<'a> {
         if self.involves_vectors(id) && !aggregate_access {
             return self.lower_vector(id);
         }
-        if self.lower_multi_register(id)?
+        if self.lower_x87(id)?
+            || self.lower_multi_register(id)?
             || is_atomic(&inst.kind) && self.lower_atomic(id)?
             || self.lower_threadlocal_address(id)?
         {
@@ -1116,14 +1117,6 @@ impl<'a> Selector<'a> {
             InstKind::Load { ptr, .. } if fp::fp_size(&inst.ty).is_some() => {
                 let size = fp::fp_size(&inst.ty).unwrap_or(mir::FpSize::F64);
                 self.lower_fp_load(id, size, ptr)
-            }
-            InstKind::Load { .. } if inst.ty == Type::Float(ir::FloatKind::X86Fp80) => {
-                Err(self.fp80_load_error(id))
-            }
-            InstKind::Store { value, ptr, .. }
-                if self.f.value_type(value) == Type::Float(ir::FloatKind::X86Fp80) =>
-            {
-                self.lower_fp80_store(value, ptr)
             }
             InstKind::Store { value, ptr, .. } if self.fp_size_of(value)?.is_some() => {
                 let size = self.fp_size_of(value)?.unwrap_or(mir::FpSize::F64);

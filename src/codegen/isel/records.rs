@@ -47,8 +47,7 @@ impl Selector<'_> {
                 Lowering::FusedCompare
                 | Lowering::BranchLogic
                 | Lowering::FoldedLoad
-                | Lowering::InPlace
-                | Lowering::Fp80Copy => (DbgOperand::NoReg, Vec::new()),
+                | Lowering::InPlace => (DbgOperand::NoReg, Vec::new()),
                 Lowering::FoldedAddress => self.salvage_gep(*id),
             },
         }
