@@ -183,37 +183,28 @@ pub enum Input {
 pub fn input(corpus: &Corpus, seed: u64, index: u64, by_mutation: &mut [u64]) -> Input {
     let mut rng = SplitMix64::new(seed ^ index.wrapping_mul(0x2545_f491_4f6c_dd1d));
     let rounds = 1 + rng.below(3);
-    if corpus.is_cxx_input(index) {
-        let (file, seed_text) = rng.pick(&corpus.cxx);
+    let cxx = corpus.is_cxx_input(index);
+    if cxx || rng.below(4) != 0 || corpus.objects.is_empty() {
+        let (file, seed_text) = rng.pick(if cxx { &corpus.cxx } else { &corpus.ll });
         let mut text = seed_text.clone();
         let mut kinds = Vec::new();
         for _ in 0..rounds {
-            let (mutated, kind) = mutate::mutate_cxx_ll(&text, &mut rng);
-            text = mutated;
-            let (count, name) = match kind.checked_sub(mutate::LL_MUTATIONS.len()) {
-                Some(cxx) => (
-                    mutate::LL_MUTATIONS.len() + mutate::OBJECT_MUTATIONS.len() + cxx,
-                    mutate::CXX_MUTATIONS[cxx],
-                ),
-                None => (kind, mutate::LL_MUTATIONS[kind]),
+            let (mutated, kind) = if cxx {
+                let (mutated, kind) = mutate::mutate_cxx_ll(&text, &mut rng);
+                // Counted after the object kinds.
+                let counted = match kind.checked_sub(mutate::LL_MUTATIONS.len()) {
+                    Some(cxx_kind) => {
+                        mutate::LL_MUTATIONS.len() + mutate::OBJECT_MUTATIONS.len() + cxx_kind
+                    }
+                    None => kind,
+                };
+                (mutated, counted)
+            } else {
+                mutate::mutate_ll(&text, &mut rng)
             };
-            by_mutation[count] += 1;
-            kinds.push(name);
-        }
-        Input::Ll {
-            name: format!("fuzz{index}.ll"),
-            text,
-            origin: format!("seed {seed} input {index} ({file}: {})", kinds.join(", ")),
-        }
-    } else if rng.below(4) != 0 || corpus.objects.is_empty() {
-        let (file, seed_text) = rng.pick(&corpus.ll);
-        let mut text = seed_text.clone();
-        let mut kinds = Vec::new();
-        for _ in 0..rounds {
-            let (mutated, kind) = mutate::mutate_ll(&text, &mut rng);
             text = mutated;
             by_mutation[kind] += 1;
-            kinds.push(mutate::LL_MUTATIONS[kind]);
+            kinds.push(mutate::kind_names().nth(kind).unwrap_or("?"));
         }
         Input::Ll {
             name: format!("fuzz{index}.ll"),
