@@ -533,3 +533,33 @@ fn exit_code(status: std::process::ExitStatus) -> ExitCode {
         None => ExitCode::FAILURE,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dependency_args(args: &[&str], object: &str) -> Vec<String> {
+        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        dependency_file(&args, Path::new(object))
+    }
+
+    #[test]
+    fn a_dependency_file_is_named_and_targeted_after_the_object() {
+        assert_eq!(
+            dependency_args(&["-MMD", "-MP"], "out/x.o"),
+            ["-MF", "out/x.d", "-MQ", "out/x.o"]
+        );
+        assert_eq!(
+            dependency_args(&["-MD", "-MF", "deps/x.dep"], "x.o"),
+            ["-MQ", "x.o"]
+        );
+        assert_eq!(
+            dependency_args(&["-MMD", "-MFx.dep", "-MT", "all"], "x.o"),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            dependency_args(&["-MP", "-O2"], "x.o"),
+            Vec::<String>::new()
+        );
+    }
+}
