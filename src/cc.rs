@@ -20,6 +20,9 @@
 //! the command gives one), so the object is the same wherever the `.i` is
 //! compiled. `-fdebug-prefix-map`/`-ffile-prefix-map` are clang's: it applies
 //! them to every file and directory name of the IR, which the object copies.
+//! A dependency file (`-MD`, `-MMD`) is clang's too, named and targeted after
+//! the object as cc does (`x.d` beside `x.o`, rule `x.o: ...`), so make's
+//! `-include $(OBJECTS:.o=.d)` works as with cc.
 //!
 //! Rules: `-O`/`-O0`..`-O3`/`-Os`/`-Oz` and `-g`/`-g0` (last one wins, as in cc)
 //! choose dwarfsmith's optimisation level and whether it writes DWARF, and are
@@ -328,6 +331,7 @@ fn compile_one(
     let status = Command::new(&clang)
         .args(&command.clang_args)
         .args(compilation_dir)
+        .args(dependency_file(&command.clang_args, object))
         .args(["-S", "-emit-llvm", "-o"])
         .arg(&ir_path)
         .arg(source)
@@ -369,6 +373,29 @@ fn compilation_directory(clang_args: &[String], source: &Path) -> Option<String>
     }
     let dir = working_directory::read(source).ok()??;
     Some(format!("-fdebug-compilation-dir={dir}"))
+}
+
+/// What clang needs, besides the user's options, to write the dependency file
+/// (`-MD`, `-MMD`) a compile to `object` would write: clang is given the
+/// temporary IR as its output, so where cc would take the file's name and
+/// its rule's target from `-o`, they are given here: `-MF OBJECT.d` unless
+/// the command has `-MF`, and `-MQ OBJECT` (the target quoted for make, as
+/// cc quotes it) unless it has `-MT` or `-MQ`.
+fn dependency_file(clang_args: &[String], object: &Path) -> Vec<String> {
+    let given = |option: &str| clang_args.iter().any(|arg| arg.starts_with(option));
+    if !clang_args.iter().any(|arg| arg == "-MD" || arg == "-MMD") {
+        return Vec::new();
+    }
+    let mut args = Vec::new();
+    if !given("-MF") {
+        args.push("-MF".to_string());
+        args.push(object.with_extension("d").to_string_lossy().into_owned());
+    }
+    if !given("-MT") && !given("-MQ") {
+        args.push("-MQ".to_string());
+        args.push(object.to_string_lossy().into_owned());
+    }
+    args
 }
 
 /// Says where in the C source an IR diagnostic is: the debug location of the
@@ -504,5 +531,35 @@ fn exit_code(status: std::process::ExitStatus) -> ExitCode {
     match status.code() {
         Some(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
         None => ExitCode::FAILURE,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dependency_args(args: &[&str], object: &str) -> Vec<String> {
+        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        dependency_file(&args, Path::new(object))
+    }
+
+    #[test]
+    fn a_dependency_file_is_named_and_targeted_after_the_object() {
+        assert_eq!(
+            dependency_args(&["-MMD", "-MP"], "out/x.o"),
+            ["-MF", "out/x.d", "-MQ", "out/x.o"]
+        );
+        assert_eq!(
+            dependency_args(&["-MD", "-MF", "deps/x.dep"], "x.o"),
+            ["-MQ", "x.o"]
+        );
+        assert_eq!(
+            dependency_args(&["-MMD", "-MFx.dep", "-MT", "all"], "x.o"),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            dependency_args(&["-MP", "-O2"], "x.o"),
+            Vec::<String>::new()
+        );
     }
 }

@@ -1,11 +1,12 @@
 //! Dear ImGui, the copy the `imgui-sys` crate bundles (imgui-master, found
-//! through `cargo metadata`): its five files built from clang++-19 `-O2 -g`
-//! IR by dwarfsmith and by llc-19 -O2 from the same IR. Every object of ours
+//! through `cargo metadata`): its five files built two ways by dwarfsmith —
+//! from clang++-19 `-O2 -g` IR, and from `-O0 -g` IR through our own `-O2` —
+//! and by llc-19 -O2 from the same `-O2` IR. Every object of ours
 //! passes `dwarfsmith verify`, `verify --locations` and
 //! `llvm-dwarfdump-19 --verify`. Linked with the headless driver
 //! fixtures/realworld/imgui_driver.cpp (gcc -O0: the font atlas and eight
-//! frames of the demo window with a scripted mouse), both print the same
-//! checksums of the atlas and of every frame's draw data.
+//! frames of the demo window with a scripted mouse), all three print the
+//! same checksums of the atlas and of every frame's draw data.
 
 #[path = "support/realworld.rs"]
 mod realworld;
@@ -37,16 +38,23 @@ fn imgui_demo_frames_draw_as_the_llc_19_build_does() {
     .collect();
     let include = format!("-I{}", root.display());
     let flags = vec!["-std=c++11".to_string(), include.clone()];
-    realworld::cxx_ir(&sources, &flags, &["-O2", "-g"], dir);
-    let files = realworld::compile_each(&sources, &[], dwarfsmith, dir);
-    let failures: Vec<String> = files
-        .iter()
-        .filter_map(|(file, result)| result.as_ref().err().map(|e| format!("{file}: {e}")))
-        .collect();
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
-    let ours: Vec<PathBuf> = files.into_iter().map(|(_, r)| r.unwrap()).collect();
-    realworld::verify_objects(dwarfsmith, &ours.iter().collect::<Vec<_>>());
+    // Every file must compile, and every object verify.
+    let ours = |ir_flags: &[&str], compile_flags: &[&str], dir: &Path| -> Vec<PathBuf> {
+        realworld::cxx_ir(&sources, &flags, ir_flags, dir);
+        let files = realworld::compile_each(&sources, compile_flags, dwarfsmith, dir);
+        let failures: Vec<String> = files
+            .iter()
+            .filter_map(|(file, result)| result.as_ref().err().map(|e| format!("{file}: {e}")))
+            .collect();
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+        let objects: Vec<PathBuf> = files.into_iter().map(|(_, r)| r.unwrap()).collect();
+        realworld::verify_objects(dwarfsmith, &objects.iter().collect::<Vec<_>>());
+        objects
+    };
+    let ours_o2 = ours(&["-O2", "-g"], &[], dir);
     let llc = realworld::llc_each(&sources, dir);
+    let o0_ir = ["-O0", "-Xclang", "-disable-O0-optnone", "-g"];
+    let ours_o0 = ours(&o0_ir, &["-O2"], &dir.join("o0"));
 
     let driver = dir.join("driver.o");
     let out = support::run(
@@ -72,5 +80,6 @@ fn imgui_demo_frames_draw_as_the_llc_19_build_does() {
     assert!(expected.starts_with("atlas 512x64 "), "{expected}");
     assert_eq!(expected.lines().count(), 9, "{expected}");
     println!("{expected}");
-    assert_eq!(run(ours, "imgui-ours"), expected);
+    assert_eq!(run(ours_o2, "imgui-ours"), expected);
+    assert_eq!(run(ours_o0, "imgui-ours-O0-IR"), expected);
 }

@@ -1,12 +1,13 @@
 //! libFuzzer, the copy the `libfuzzer-sys` crate bundles (26 files, found
-//! through `cargo metadata`), built file by file from clang++-19 `-O2 -g`
-//! IR by dwarfsmith, and by llc-19 -O2 from the same IR as the reference.
+//! through `cargo metadata`), built file by file two ways by dwarfsmith —
+//! from clang++-19 `-O2 -g` IR, and from `-O0 -g` IR through our own `-O2` —
+//! and by llc-19 -O2 from the same `-O2` IR as the reference.
 //! Where dwarfsmith refuses a file (the per-file status is a snapshot) the
 //! fuzzer takes llc-19's object, as the C harness takes gcc's. Every object
 //! of ours passes `dwarfsmith verify`, `verify --locations` and
 //! `llvm-dwarfdump-19 --verify`.
 //!
-//! Both fuzzers run fixtures/cxx/fuzz_target.cpp (a planted bug) with one
+//! All three fuzzers run fixtures/cxx/fuzz_target.cpp (a planted bug) with one
 //! seed and must find the bug after the same number of inputs, through the
 //! same sequence of new coverage and mutations, writing the same crash
 //! unit. The target is a shared library built by clang++-19 for both: its
@@ -78,6 +79,10 @@ fn libfuzzer_finds_the_planted_bug_as_the_llc_19_build_does() {
     realworld::cxx_ir(&sources, &flags, &["-O2", "-g"], dir);
     let files = realworld::compile_each(&sources, &[], dwarfsmith, dir);
     let llc = realworld::llc_each(&sources, dir);
+    let o0 = dir.join("o0");
+    let o0_ir = ["-O0", "-Xclang", "-disable-O0-optnone", "-g"];
+    realworld::cxx_ir(&sources, &flags, &o0_ir, &o0);
+    let o0_files = realworld::compile_each(&sources, &["-O2"], dwarfsmith, &o0);
 
     // The target's own IR, instrumented for coverage.
     let target = support::fixture("cxx/fuzz_target.cpp");
@@ -87,13 +92,24 @@ fn libfuzzer_finds_the_planted_bug_as_the_llc_19_build_does() {
     let target_result = realworld::compile_each(&target_files, &[], dwarfsmith, dir);
 
     let mut report = String::new();
-    for (file, result) in files.iter().chain(&target_result) {
-        match result {
-            Ok(_) => report.push_str(&format!("{file}: compiled\n")),
-            Err(error) => report.push_str(&format!("{file}: {error}\n")),
+    let builds = [
+        (
+            "-O2 IR",
+            files.iter().chain(&target_result).collect::<Vec<_>>(),
+        ),
+        ("-O0 IR, our -O2", o0_files.iter().collect()),
+    ];
+    for (build, results) in builds {
+        report.push_str(&format!("{build}:\n"));
+        for (file, result) in results {
+            match result {
+                Ok(_) => report.push_str(&format!("{file}: compiled\n")),
+                Err(error) => report.push_str(&format!("{file}: {error}\n")),
+            }
         }
     }
     expect![[r#"
+        -O2 IR:
         FuzzerCrossOver.cpp: compiled
         FuzzerDataFlowTrace.cpp: compiled
         FuzzerDriver.cpp: compiled
@@ -121,9 +137,40 @@ fn libfuzzer_finds_the_planted_bug_as_the_llc_19_build_does() {
         FuzzerUtilPosix.cpp: compiled
         FuzzerUtilWindows.cpp: compiled
         fuzz_target.cpp: 100:3: error: function @LLVMFuzzerTestOneInput: unsupported intrinsic 'llvm.frameaddress.p0'
+        -O0 IR, our -O2:
+        FuzzerCrossOver.cpp: compiled
+        FuzzerDataFlowTrace.cpp: compiled
+        FuzzerDriver.cpp: compiled
+        FuzzerExtFunctionsDlsym.cpp: compiled
+        FuzzerExtFunctionsWeak.cpp: compiled
+        FuzzerExtFunctionsWindows.cpp: compiled
+        FuzzerExtraCounters.cpp: compiled
+        FuzzerExtraCountersDarwin.cpp: compiled
+        FuzzerExtraCountersWindows.cpp: compiled
+        FuzzerFork.cpp: compiled
+        FuzzerIO.cpp: compiled
+        FuzzerIOPosix.cpp: compiled
+        FuzzerIOWindows.cpp: compiled
+        FuzzerInterceptors.cpp: compiled
+        FuzzerLoop.cpp: compiled
+        FuzzerMain.cpp: compiled
+        FuzzerMerge.cpp: compiled
+        FuzzerMutate.cpp: compiled
+        FuzzerSHA1.cpp: compiled
+        FuzzerTracePC.cpp: compiled
+        FuzzerUtil.cpp: compiled
+        FuzzerUtilDarwin.cpp: compiled
+        FuzzerUtilFuchsia.cpp: compiled
+        FuzzerUtilLinux.cpp: compiled
+        FuzzerUtilPosix.cpp: compiled
+        FuzzerUtilWindows.cpp: compiled
     "#]]
     .assert_eq(&report);
-    let ours: Vec<&PathBuf> = files.iter().filter_map(|(_, r)| r.as_ref().ok()).collect();
+    let ours: Vec<&PathBuf> = files
+        .iter()
+        .chain(&o0_files)
+        .filter_map(|(_, r)| r.as_ref().ok())
+        .collect();
     realworld::verify_objects(dwarfsmith, &ours);
 
     let library = dir.join("libtarget.so");
@@ -156,15 +203,20 @@ fn libfuzzer_finds_the_planted_bug_as_the_llc_19_build_does() {
             ],
         );
     };
-    let mixed: Vec<PathBuf> = files
-        .iter()
-        .zip(&llc)
-        .map(|((_, result), reference)| result.as_ref().unwrap_or(reference).clone())
-        .collect();
+    // Ours where it compiled, llc-19's object elsewhere.
+    let mixed = |files: &[(String, Result<PathBuf, String>)]| -> Vec<PathBuf> {
+        files
+            .iter()
+            .zip(&llc)
+            .map(|((_, result), reference)| result.as_ref().unwrap_or(reference).clone())
+            .collect()
+    };
     let ours_exe = dir.join("fuzzer-ours");
-    link(mixed, &ours_exe);
+    link(mixed(&files), &ours_exe);
+    let o0_exe = dir.join("fuzzer-ours-O0-IR");
+    link(mixed(&o0_files), &o0_exe);
     let llc_exe = dir.join("fuzzer-llc");
-    link(llc, &llc_exe);
+    link(llc.clone(), &llc_exe);
 
     let expected = fuzz(&llc_exe, &dir.join("crashes-llc"));
     assert!(
@@ -175,6 +227,7 @@ fn libfuzzer_finds_the_planted_bug_as_the_llc_19_build_does() {
         .lines()
         .find(|l| l.starts_with("planted bug"))
         .unwrap();
-    println!("{found} (llc-19's build and ours)");
+    println!("{found} (llc-19's build and both of ours)");
     assert_eq!(fuzz(&ours_exe, &dir.join("crashes-ours")), expected);
+    assert_eq!(fuzz(&o0_exe, &dir.join("crashes-ours-O0-IR")), expected);
 }

@@ -26,6 +26,7 @@ fn ll_corpus() -> Corpus {
     ll.sort();
     Corpus {
         ll,
+        cxx: Vec::new(),
         objects: Vec::new(),
     }
 }
@@ -46,11 +47,7 @@ fn listing(dir: &Path) -> Vec<(String, Vec<u8>)> {
 #[test]
 fn refused_inputs_leave_no_output_and_accepted_ones_write_it() {
     let corpus = ll_corpus();
-    let mut by_mutation = vec![
-        0;
-        dwarfsmith_fuzz::mutate::LL_MUTATIONS.len()
-            + dwarfsmith_fuzz::mutate::OBJECT_MUTATIONS.len()
-    ];
+    let mut by_mutation = vec![0; dwarfsmith_fuzz::mutate::KIND_COUNT];
     let (mut refused, mut accepted) = (0, 0);
     for index in 0..TRIED {
         let Input::Ll { name, text, origin } = input(&corpus, 0xb1, index, &mut by_mutation) else {

@@ -1,9 +1,11 @@
 //! dwarfsmith-fuzz: a deterministic mutation harness for dwarfsmith.
 //!
-//! In: a corpus (the fixtures' .ll files, and objects: the emit fixtures'
-//! and ones freshly compiled from the .ll files), a seed and a number of
-//! inputs. Out: [`Counts`] and a list of [`Finding`]s. Each input is one
-//! seed file with 1-3 mutations ([`mutate`]):
+//! In: a corpus (the fixtures' .ll files; clang++'s IR of the C++ fixtures,
+//! with exception handling and C++ debug metadata; and objects: the emit
+//! fixtures' and ones freshly compiled from the .ll files), a seed and a
+//! number of inputs. Out: [`Counts`] and a list of [`Finding`]s. Each input
+//! is one seed file with 1-3 mutations ([`mutate`]); every eighth input
+//! is C++ IR, mutated by the C++ mutations too:
 //! - a .ll input goes through the library pipeline: `opt` (parse, verify,
 //!   print, and the print parsed and printed again, which must give the
 //!   same text) and `compile` (-O0/-O2, -g/-g0);
@@ -45,25 +47,50 @@ pub const TIME_LIMIT: Duration = Duration::from_secs(10);
 pub struct Corpus {
     /// (file name, text) of each .ll file.
     pub ll: Vec<(String, String)>,
+    /// (file name, text) of each C++ .ll file (clang++'s IR: `invoke`,
+    /// `landingpad`, `resume`, personalities, C++ debug metadata).
+    pub cxx: Vec<(String, String)>,
     /// (file name, bytes) of each object.
     pub objects: Vec<(String, Vec<u8>)>,
 }
 
+/// The directories of C++ seed IR, under the repository root.
+const CXX_SEED_DIRS: &[&str] = &["fixtures/cxx", "fixtures/cxx_di"];
+
+/// Input `index` is a C++ input when `index % CXX_EVERY == CXX_AT` (and
+/// the corpus has C++ seeds); the others are drawn as before C++ seeds
+/// existed, so earlier runs' inputs keep their seed and index.
+const CXX_EVERY: u64 = 8;
+const CXX_AT: u64 = 3;
+
 impl Corpus {
-    /// Reads `ROOT/fixtures/ll/*.ll` and `ROOT/emit/fixtures/obj/*.o`, and
+    /// Reads `ROOT/fixtures/ll/*.ll`, the C++ seeds (`fixtures/cxx/*.ll`,
+    /// `fixtures/cxx_di/*.ll`) and `ROOT/emit/fixtures/obj/*.o`, and
     /// compiles every .ll file at -O2 -g into a fresh object too.
     pub fn load(root: &Path) -> std::io::Result<Corpus> {
-        let ll = read_dir_sorted(&root.join("fixtures/ll"), "ll")?
-            .into_iter()
-            .map(|(name, bytes)| (name, String::from_utf8_lossy(&bytes).into_owned()))
-            .collect::<Vec<_>>();
+        let text = |dir: &str| -> std::io::Result<Vec<(String, String)>> {
+            Ok(read_dir_sorted(&root.join(dir), "ll")?
+                .into_iter()
+                .map(|(name, bytes)| (name, String::from_utf8_lossy(&bytes).into_owned()))
+                .collect())
+        };
+        let ll = text("fixtures/ll")?;
+        let mut cxx = Vec::new();
+        for dir in CXX_SEED_DIRS {
+            cxx.extend(text(dir)?);
+        }
         let mut objects = read_dir_sorted(&root.join("emit/fixtures/obj"), "o")?;
-        for (name, text) in &ll {
+        for (name, text) in ll.iter().chain(&cxx) {
             if let Ok(bytes) = dwarfsmith::compile(text, name, &options(OptLevel::O2, true)) {
                 objects.push((format!("{name}.o"), bytes));
             }
         }
-        Ok(Corpus { ll, objects })
+        Ok(Corpus { ll, cxx, objects })
+    }
+
+    /// Whether input `index` is made from a C++ seed.
+    pub fn is_cxx_input(&self, index: u64) -> bool {
+        !self.cxx.is_empty() && index % CXX_EVERY == CXX_AT
     }
 }
 
@@ -99,10 +126,14 @@ pub struct Counts {
     pub inputs: u64,
     /// Mutated .ll inputs.
     pub ll_inputs: u64,
+    /// Of those, the ones made from C++ seeds.
+    pub cxx_inputs: u64,
     /// .ll inputs that `opt` accepted.
     pub opt_accepted: u64,
     /// .ll inputs that `compile` turned into an object.
     pub compiled: u64,
+    /// Of those, the ones made from C++ seeds.
+    pub cxx_compiled: u64,
     /// .ll inputs refused with a diagnostic.
     pub ll_refused: u64,
     /// Mutated object inputs.
@@ -146,19 +177,34 @@ pub enum Input {
     },
 }
 
-/// Input `index` of a run with `seed`: three .ll inputs for every object input.
+/// Input `index` of a run with `seed`: one in [`CXX_EVERY`] is C++ IR, and
+/// of the others three .ll inputs for every object input. `by_mutation`
+/// counts by kind, in [`mutate::kind_names`]' order.
 pub fn input(corpus: &Corpus, seed: u64, index: u64, by_mutation: &mut [u64]) -> Input {
     let mut rng = SplitMix64::new(seed ^ index.wrapping_mul(0x2545_f491_4f6c_dd1d));
     let rounds = 1 + rng.below(3);
-    if rng.below(4) != 0 || corpus.objects.is_empty() {
-        let (file, seed_text) = rng.pick(&corpus.ll);
+    let cxx = corpus.is_cxx_input(index);
+    if cxx || rng.below(4) != 0 || corpus.objects.is_empty() {
+        let (file, seed_text) = rng.pick(if cxx { &corpus.cxx } else { &corpus.ll });
         let mut text = seed_text.clone();
         let mut kinds = Vec::new();
         for _ in 0..rounds {
-            let (mutated, kind) = mutate::mutate_ll(&text, &mut rng);
+            let (mutated, kind) = if cxx {
+                let (mutated, kind) = mutate::mutate_cxx_ll(&text, &mut rng);
+                // Counted after the object kinds.
+                let counted = match kind.checked_sub(mutate::LL_MUTATIONS.len()) {
+                    Some(cxx_kind) => {
+                        mutate::LL_MUTATIONS.len() + mutate::OBJECT_MUTATIONS.len() + cxx_kind
+                    }
+                    None => kind,
+                };
+                (mutated, counted)
+            } else {
+                mutate::mutate_ll(&text, &mut rng)
+            };
             text = mutated;
             by_mutation[kind] += 1;
-            kinds.push(mutate::LL_MUTATIONS[kind]);
+            kinds.push(mutate::kind_names().nth(kind).unwrap_or("?"));
         }
         Input::Ll {
             name: format!("fuzz{index}.ll"),
@@ -208,12 +254,14 @@ pub fn run(
 ) -> (Counts, Vec<Finding>) {
     let mut counts = Counts::default();
     let mut findings = Vec::new();
-    let kinds = mutate::LL_MUTATIONS.len() + mutate::OBJECT_MUTATIONS.len();
-    let mut by_mutation = vec![0u64; kinds];
+    let mut by_mutation = vec![0u64; mutate::KIND_COUNT];
     let watchdog = Watchdog::start();
     let previous_hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
     for index in first..first + count {
+        let cxx = corpus.is_cxx_input(index);
+        counts.cxx_inputs += u64::from(cxx);
+        let compiled = counts.compiled;
         let input = input(corpus, seed, index, &mut by_mutation);
         let started = Instant::now();
         let origin = match &input {
@@ -225,6 +273,7 @@ pub fn run(
             Input::Object { bytes, .. } => run_object(&bytes, &mut counts),
         };
         watchdog.end();
+        counts.cxx_compiled += u64::from(cxx && counts.compiled > compiled);
         let elapsed = started.elapsed();
         counts.slowest_ms = counts.slowest_ms.max(elapsed.as_millis() as u64);
         if elapsed > TIME_LIMIT {
@@ -240,8 +289,10 @@ pub fn run(
         counts.inputs += 1;
     }
     std::panic::set_hook(previous_hook);
-    let names = mutate::LL_MUTATIONS.iter().chain(mutate::OBJECT_MUTATIONS);
-    counts.by_mutation = names.map(|n| n.to_string()).zip(by_mutation).collect();
+    counts.by_mutation = mutate::kind_names()
+        .map(str::to_string)
+        .zip(by_mutation)
+        .collect();
     (counts, findings)
 }
 

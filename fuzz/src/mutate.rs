@@ -1,4 +1,5 @@
-//! The mutators: deterministic edits of .ll text and of ELF objects.
+//! The mutators: deterministic edits of .ll text (any, and C++ exception
+//! handling in particular) and of ELF objects.
 //!
 //! In: a seed input and a [`SplitMix64`] stream. Out: a mutated copy. Rule:
 //! the same seed input and stream state give the same mutation, so any
@@ -153,6 +154,11 @@ pub const LL_MUTATIONS: &[&str] = &[
 /// [`LL_MUTATIONS`].
 pub fn mutate_ll(text: &str, rng: &mut SplitMix64) -> (String, usize) {
     let kind = rng.below(LL_MUTATIONS.len());
+    (apply_ll(text, kind, rng), kind)
+}
+
+/// Applies .ll mutation `kind` of [`LL_MUTATIONS`].
+fn apply_ll(text: &str, kind: usize, rng: &mut SplitMix64) -> String {
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
     if lines.is_empty() {
         lines.push(String::new());
@@ -164,7 +170,7 @@ pub fn mutate_ll(text: &str, rng: &mut SplitMix64) -> (String, usize) {
             while !text.is_char_boundary(cut) {
                 cut -= 1;
             }
-            return (text[..cut].to_string(), kind);
+            return text[..cut].to_string();
         }
         1 => {
             lines.remove(line);
@@ -194,9 +200,131 @@ pub fn mutate_ll(text: &str, rng: &mut SplitMix64) -> (String, usize) {
         }
         _ => lines[line] = swap_operands(&lines[line], rng),
     }
+    join_lines(&lines)
+}
+
+fn join_lines(lines: &[String]) -> String {
     let mut out = lines.join("\n");
     out.push('\n');
-    (out, kind)
+    out
+}
+
+/// The mutation kinds of C++ exception handling, by name (for counts): they
+/// edit what clang++ writes for `try`, `catch` and cleanups.
+pub const CXX_MUTATIONS: &[&str] = &[
+    "landingpad clause",
+    "invoke destinations",
+    "invoke to call",
+    "exception value type",
+    "personality",
+];
+
+/// What a landingpad clause becomes: the clause kinds, with type infos that
+/// the module may or may not declare.
+const CLAUSES: &[&str] = &[
+    "cleanup",
+    "catch ptr null",
+    "catch ptr @_ZTIi",
+    "catch ptr @_ZTISt9exception",
+    "filter [0 x ptr] zeroinitializer",
+    "filter [1 x ptr] [ptr @_ZTIi]",
+    "catch i32 0",
+];
+
+/// What the `{ ptr, i32 }` of a landingpad, extractvalue or resume becomes.
+const EXCEPTION_TYPES: &[&str] = &["{ ptr, i64 }", "{ i32, ptr }", "ptr", "{ ptr, i32, i32 }"];
+
+/// What a function's personality becomes (empty: none).
+const PERSONALITIES: &[&str] = &[
+    "",
+    " personality ptr null",
+    " personality ptr @__gcc_personality_v0",
+    " personality i32 0",
+];
+
+/// Applies one mutation of C++ IR: a kind of [`LL_MUTATIONS`] or of
+/// [`CXX_MUTATIONS`] (the text is unchanged when it has nothing the kind
+/// edits); returns the text and the kind's index in the two lists joined.
+pub fn mutate_cxx_ll(text: &str, rng: &mut SplitMix64) -> (String, usize) {
+    let kind = rng.below(LL_MUTATIONS.len() + CXX_MUTATIONS.len());
+    let Some(cxx_kind) = kind.checked_sub(LL_MUTATIONS.len()) else {
+        return (apply_ll(text, kind, rng), kind);
+    };
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let trimmed = |line: &String| line.trim_start().to_string();
+    let chosen = |lines: &[String], rng: &mut SplitMix64, wanted: &dyn Fn(&str) -> bool| {
+        let at: Vec<usize> = (0..lines.len())
+            .filter(|&i| wanted(lines[i].trim_start()))
+            .collect();
+        (!at.is_empty()).then(|| *rng.pick(&at))
+    };
+    match cxx_kind {
+        0 => {
+            let clause = |l: &str| {
+                l.starts_with("cleanup") || l.starts_with("catch ") || l.starts_with("filter ")
+            };
+            if let Some(i) = chosen(&lines, rng, &clause) {
+                let line = trimmed(&lines[i]);
+                let end = line.find(", !").unwrap_or(line.len());
+                let indent = &lines[i][..lines[i].len() - line.len()];
+                lines[i] = format!("{indent}{}{}", rng.pick(CLAUSES), &line[end..]);
+            }
+        }
+        1 => {
+            if let Some(i) = chosen(&lines, rng, &|l| l.starts_with("to label ")) {
+                lines[i] = swap_invoke_destinations(&lines[i]);
+            }
+        }
+        2 => {
+            let invoke = |l: &str| l.contains("invoke ");
+            if let Some(i) = chosen(&lines, rng, &invoke) {
+                lines[i] = lines[i].replacen("invoke ", "call ", 1);
+                // clang puts the destinations on the next line.
+                if lines
+                    .get(i + 1)
+                    .is_some_and(|l| l.trim_start().starts_with("to "))
+                {
+                    let next = lines.remove(i + 1);
+                    let metadata = next.find(", !").map_or("", |at| &next[at..]);
+                    lines[i].push_str(metadata);
+                }
+            }
+        }
+        3 => {
+            if let Some(i) = chosen(&lines, rng, &|l| l.contains("{ ptr, i32 }")) {
+                let new = rng.pick(EXCEPTION_TYPES);
+                lines[i] = lines[i].replacen("{ ptr, i32 }", new, 1);
+            }
+        }
+        _ => {
+            let personality = " personality ptr @__gxx_personality_v0";
+            if let Some(i) = chosen(&lines, rng, &|l| l.contains(personality)) {
+                let new = rng.pick(PERSONALITIES);
+                lines[i] = lines[i].replacen(personality, new, 1);
+            }
+        }
+    }
+    (join_lines(&lines), kind)
+}
+
+/// `to label %a unwind label %b` becomes `to label %b unwind label %a`
+/// (what follows, such as `, !dbg !7`, stays).
+fn swap_invoke_destinations(line: &str) -> String {
+    let Some(to) = line.find("to label ") else {
+        return line.to_string();
+    };
+    let Some(unwind) = line.find(" unwind label ") else {
+        return line.to_string();
+    };
+    let normal = &line[to + "to label ".len()..unwind];
+    let rest = &line[unwind + " unwind label ".len()..];
+    let end = rest.find(',').unwrap_or(rest.len());
+    format!(
+        "{}to label {} unwind label {normal}{}",
+        &line[..to],
+        &rest[..end],
+        &rest[end..]
+    )
 }
 
 fn is_number(word: &str) -> bool {
@@ -270,6 +398,20 @@ pub const OBJECT_MUTATIONS: &[&str] = &[
     "write header word",
     "truncate",
 ];
+
+/// How many mutation kinds the harness counts: [`LL_MUTATIONS`],
+/// [`OBJECT_MUTATIONS`] and [`CXX_MUTATIONS`].
+pub const KIND_COUNT: usize = LL_MUTATIONS.len() + OBJECT_MUTATIONS.len() + CXX_MUTATIONS.len();
+
+/// The names of every kind in the harness's order: the .ll kinds, the
+/// object kinds, then the C++ kinds.
+pub fn kind_names() -> impl Iterator<Item = &'static str> {
+    LL_MUTATIONS
+        .iter()
+        .chain(OBJECT_MUTATIONS)
+        .chain(CXX_MUTATIONS)
+        .copied()
+}
 
 /// Words written over object fields.
 const WORDS: &[u64] = &[
@@ -429,6 +571,27 @@ mod tests {
         };
         assert_eq!(run(7), run(7));
         assert_ne!(run(7), run(8));
+    }
+
+    #[test]
+    fn cxx_mutations_edit_exception_handling() {
+        let text = "define void @f() personality ptr @__gxx_personality_v0 {\n  invoke void @g()\n          to label %1 unwind label %2, !dbg !4\n1:\n  ret void\n2:\n  %3 = landingpad { ptr, i32 }\n          cleanup, !dbg !5\n  resume { ptr, i32 } %3\n}\n";
+        assert_eq!(
+            swap_invoke_destinations("    to label %1 unwind label %2, !dbg !4"),
+            "    to label %2 unwind label %1, !dbg !4"
+        );
+        // Every kind, over many streams, and each changes the text.
+        let mut changed = vec![false; CXX_MUTATIONS.len()];
+        for seed in 0..200 {
+            let (out, kind) = mutate_cxx_ll(text, &mut SplitMix64::new(seed));
+            if let Some(cxx) = kind.checked_sub(LL_MUTATIONS.len()) {
+                changed[cxx] |= out != text;
+                if cxx == 2 {
+                    assert!(out.contains("  call void @g(), !dbg !4\n"), "{out}");
+                }
+            }
+        }
+        assert_eq!(changed, vec![true; CXX_MUTATIONS.len()]);
     }
 
     #[test]

@@ -11,7 +11,7 @@ const INPUTS: u64 = 2_000;
 fn two_thousand_mutated_inputs_find_nothing() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let corpus = dwarfsmith_fuzz::Corpus::load(&root).unwrap();
-    assert!(corpus.ll.len() >= 50 && corpus.objects.len() >= 100);
+    assert!(corpus.ll.len() >= 50 && corpus.cxx.len() >= 5 && corpus.objects.len() >= 100);
     let dir = tempfile::tempdir().unwrap();
     let mut kept = Vec::new();
     let (counts, findings) = dwarfsmith_fuzz::run(&corpus, 0x5eed, 0, INPUTS, |name, bytes| {
@@ -19,6 +19,7 @@ fn two_thousand_mutated_inputs_find_nothing() {
         std::fs::write(&path, bytes).unwrap();
         kept.push(path);
     });
+    println!("{counts:#?}");
     let listed: Vec<String> = findings
         .iter()
         .map(|f| format!("{}: {}", f.input, f.problem))
@@ -34,6 +35,10 @@ fn two_thousand_mutated_inputs_find_nothing() {
         counts.compiled > 100 && counts.ll_refused > 100,
         "{counts:#?}"
     );
+    // One input in eight is C++ IR (exception handling, C++ debug
+    // metadata), mutated by the C++ mutations too.
+    assert_eq!(counts.cxx_inputs, INPUTS / 8, "{counts:#?}");
+    assert!(counts.cxx_compiled > 20, "{counts:#?}");
     assert!(
         counts.object_inputs > 100 && counts.objects_read > 10,
         "{counts:#?}"

@@ -82,8 +82,7 @@ fn main() -> ExitCode {
         }
     };
     if let Some(path) = &args.write_input {
-        let kinds = dwarfsmith_fuzz::mutate::LL_MUTATIONS.len()
-            + dwarfsmith_fuzz::mutate::OBJECT_MUTATIONS.len();
+        let kinds = dwarfsmith_fuzz::mutate::KIND_COUNT;
         let input = dwarfsmith_fuzz::input(&corpus, args.seed, args.first, &mut vec![0; kinds]);
         let (bytes, origin) = match input {
             dwarfsmith_fuzz::Input::Ll { text, origin, .. } => (text.into_bytes(), origin),
@@ -142,11 +141,14 @@ fn main() -> ExitCode {
         findings.extend(found);
         next += count;
         eprintln!(
-            "dwarfsmith-fuzz: {next} / {end} inputs ({} .ll: {} accepted by opt, {} compiled, {} \
-             refused; {} objects: {} read, {} clean; slowest {} ms), {} findings",
+            "dwarfsmith-fuzz: {next} / {end} inputs ({} .ll, {} of them C++: {} accepted by opt, {} \
+             compiled ({} C++), {} refused; {} objects: {} read, {} clean; slowest {} ms), {} \
+             findings",
             totals.ll_inputs,
+            totals.cxx_inputs,
             totals.opt_accepted,
             totals.compiled,
+            totals.cxx_compiled,
             totals.ll_refused,
             totals.object_inputs,
             totals.objects_read,
@@ -174,8 +176,10 @@ fn main() -> ExitCode {
 fn accumulate(totals: &mut dwarfsmith_fuzz::Counts, counts: &dwarfsmith_fuzz::Counts) {
     totals.inputs += counts.inputs;
     totals.ll_inputs += counts.ll_inputs;
+    totals.cxx_inputs += counts.cxx_inputs;
     totals.opt_accepted += counts.opt_accepted;
     totals.compiled += counts.compiled;
+    totals.cxx_compiled += counts.cxx_compiled;
     totals.ll_refused += counts.ll_refused;
     totals.object_inputs += counts.object_inputs;
     totals.objects_read += counts.objects_read;
