@@ -259,10 +259,18 @@ fn meet_at_common_home(live: &mut Live, theirs: &Live) -> bool {
             .chain(l.copies.iter().copied())
             .collect()
     };
+    // One spill slot written at two widths holds the narrower on both paths.
     let theirs_homes = homes(theirs);
     let common: Vec<Home> = homes(live)
         .into_iter()
-        .filter(|h| theirs_homes.contains(h))
+        .filter_map(|h| {
+            theirs_homes.iter().find_map(|&t| match (h, t) {
+                (Home::Spill(a, wa), Home::Spill(b, wb)) if a == b => {
+                    Some(Home::Spill(a, if wa.bits() <= wb.bits() { wa } else { wb }))
+                }
+                _ => (h == t).then_some(h),
+            })
+        })
         .collect();
     let Some((&home, rest)) = common.split_first() else {
         return false;
@@ -453,7 +461,7 @@ fn transfer(
         }
         for (_, live) in state.lives.iter_mut() {
             let holds_value = live.value.operands.len() == 1
-                && (live.value.operands[0] == from
+                && (reads_all_of(from, live.value.operands[0])
                     || home_of(from).is_some_and(|home| live.copies.contains(&home)));
             if holds_value
                 && home_of(live.value.operands[0]) != Some(to)
@@ -464,6 +472,19 @@ fn transfer(
             }
         }
     }
+}
+
+/// Whether a copy from `from` takes all of the value `operand` names: the
+/// same operand, or a reload of the same spill slot at least as wide as
+/// the value spilled there (a 32-bit variable's register is spilled and
+/// reloaded whole, 64 bits).
+fn reads_all_of(from: DbgOperand, operand: DbgOperand) -> bool {
+    from == operand
+        || matches!(
+            (from, operand),
+            (DbgOperand::SpillSlot(read, read_width), DbgOperand::SpillSlot(held, held_width))
+                if read == held && read_width.bits() >= held_width.bits()
+        )
 }
 
 /// The home an operand names, if it is a register or a spill slot.
@@ -728,6 +749,54 @@ mod tests {
                   DBG_VALUE %stack.0:64, !var1, !expr0  ; loc 7
                 bb.1:  ; succ bb.1, bb.2
                   DBG_VALUE %stack.0:64, !var1, !expr0, moved  ; loc 7
+                  $rsi = LOAD64 [%stack.0]  ; loc 7
+                  STORE64 [%stack.0], $rsi  ; loc 7
+                  DBG_VALUE $rsi, !var1, !expr0, moved  ; loc 7
+                  JNE bb.1  ; loc 7
+                bb.2:
+                  DBG_VALUE $rsi, !var1, !expr0, moved  ; loc 7
+                  RET  ; loc 7
+            "#]],
+        );
+    }
+    #[test]
+    fn a_whole_register_reload_of_a_narrow_spill_is_a_copy() {
+        // As above with a 32-bit x: its register is spilled and reloaded
+        // whole (64 bits), and the reload still copies x (it was not, and
+        // the store back into the slot ended x: bzip2's fallbackSort lost
+        // `nblock` so).
+        let mut f = Function::new("reload");
+        for _ in 0..3 {
+            f.new_block();
+        }
+        let slot = f.new_stack_slot(8, 8, StackSlotKind::Spill);
+        f.blocks[0].insts = vec![dbg(1, DbgOperand::SpillSlot(slot, Width::W32))];
+        f.blocks[1].insts = vec![
+            inst(InstKind::Load {
+                dst: phys(Gpr::Rsi),
+                addr: Address::slot(slot, 0),
+                width: Width::W64,
+            }),
+            inst(InstKind::Store {
+                src: Ri::Reg(phys(Gpr::Rsi)),
+                addr: Address::slot(slot, 0),
+                width: Width::W64,
+            }),
+            inst(InstKind::Jcc {
+                cond: Cond::Ne,
+                target: BlockId(1),
+            }),
+        ];
+        f.blocks[2].insts = vec![inst(InstKind::Ret { uses: vec![] })];
+        check(
+            f,
+            expect![[r#"
+                name: reload
+                  %stack.0: size 8, align 8, spill
+                bb.0:  ; succ bb.1
+                  DBG_VALUE %stack.0:32, !var1, !expr0  ; loc 7
+                bb.1:  ; succ bb.1, bb.2
+                  DBG_VALUE %stack.0:32, !var1, !expr0, moved  ; loc 7
                   $rsi = LOAD64 [%stack.0]  ; loc 7
                   STORE64 [%stack.0], $rsi  ; loc 7
                   DBG_VALUE $rsi, !var1, !expr0, moved  ; loc 7
