@@ -398,7 +398,7 @@ fn run(cli: Cli) -> Result<(), String> {
         } => {
             let stats = inputs
                 .iter()
-                .map(|input| read_statistics(input))
+                .map(|input| read_statistics(input, WITH_VARIABLES))
                 .collect::<Result<Vec<_>, _>>()?;
             let names: Vec<String> = inputs.iter().map(|i| i.display().to_string()).collect();
             let text = match (stats.as_slice(), compare) {
@@ -417,7 +417,10 @@ fn run(cli: Cli) -> Result<(), String> {
             let [a, b] = inputs.as_slice() else {
                 return Err("error: --compare needs two files, A and B".into());
             };
-            let comparison = dwarfsmith::stats::compare(&read_statistics(a)?, &read_statistics(b)?);
+            let comparison = dwarfsmith::stats::compare(
+                &read_statistics(a, WITH_VARIABLES)?,
+                &read_statistics(b, WITH_VARIABLES)?,
+            );
             print!(
                 "{}",
                 dwarfsmith::stats::format_comparison(
@@ -431,7 +434,8 @@ fn run(cli: Cli) -> Result<(), String> {
         }
         Command::Stats { inputs, json, .. } => {
             for input in &inputs {
-                let stats = read_statistics(input)?;
+                let options = dwarfsmith::stats::ReadOptions { variables: false };
+                let stats = read_statistics(input, options)?;
                 print!("{}", dwarfsmith::stats::format_statistics(&stats, json));
             }
             Ok(())
@@ -481,9 +485,16 @@ fn run_opt(
     dwarfsmith::output::write_output(output, printed.as_bytes())
 }
 
+/// What `--compare` and `--html` read: per-variable rows too.
+const WITH_VARIABLES: dwarfsmith::stats::ReadOptions =
+    dwarfsmith::stats::ReadOptions { variables: true };
+
 /// `stats`' figures of the file at `path`, with a progress bar on a
 /// terminal once reading has taken more than a second.
-fn read_statistics(path: &Path) -> Result<dwarfsmith::stats::FileStatistics, String> {
+fn read_statistics(
+    path: &Path,
+    options: dwarfsmith::stats::ReadOptions,
+) -> Result<dwarfsmith::stats::FileStatistics, String> {
     use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
     use std::io::IsTerminal as _;
     use std::sync::atomic::{AtomicBool, Ordering};
@@ -506,7 +517,7 @@ fn read_statistics(path: &Path) -> Result<dwarfsmith::stats::FileStatistics, Str
         }
         bar.set_position((share * 100.0) as u64);
     };
-    let stats = dwarfsmith::stats::read_statistics_with(&bytes, &name, &progress)
+    let stats = dwarfsmith::stats::read_statistics_with(&bytes, &name, options, &progress)
         .map_err(|e| format!("{name}: error: {e}"));
     bar.finish_and_clear();
     stats

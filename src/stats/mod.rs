@@ -35,6 +35,13 @@ pub use load::CodeSection;
 pub use report::format_statistics;
 pub use walk::LocationKind;
 
+/// The hash maps of the statistics: foldhash's fast hasher with a fixed
+/// seed (the keys are names and offsets read from the file, and no map's
+/// order reaches the output).
+type Map<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>;
+/// The hash sets of the statistics (see [`Map`]).
+type Set<T> = std::collections::HashSet<T, foldhash::fast::FixedState>;
+
 /// A value of llvm-dwarfdump's statistics.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Value {
@@ -151,25 +158,40 @@ pub const BUCKET_NAMES: [&str; walk::BUCKETS] = [
     "100%",
 ];
 
-/// Reads the figures of one file; `name` is the file name printed.
-pub fn read_statistics(bytes: &[u8], name: &str) -> Result<FileStatistics, String> {
-    read_statistics_with(bytes, name, &|_| {})
+/// What [`read_statistics_with`] gathers besides llvm-dwarfdump's keys, the
+/// per-function table and the line rows.
+#[derive(Clone, Copy, Debug)]
+pub struct ReadOptions {
+    /// Per-variable rows ([`FileStatistics::variables`]), which `--compare`
+    /// and `--html` show; without them the list is empty, which saves the
+    /// memory of one row per variable on a large file.
+    pub variables: bool,
 }
 
-/// [`read_statistics`], calling `progress` with the share of the compile
-/// units read so far (0.0 to 1.0; from any thread). The figures are the
-/// same whatever the number of threads.
+/// Reads the figures of one file, variables included; `name` is the file
+/// name printed.
+pub fn read_statistics(bytes: &[u8], name: &str) -> Result<FileStatistics, String> {
+    read_statistics_with(bytes, name, ReadOptions { variables: true }, &|_| {})
+}
+
+/// [`read_statistics`] with `options`, calling `progress` with the share of
+/// the compile units read so far (0.0 to 1.0; from any thread). The figures
+/// are the same whatever the number of threads.
 pub fn read_statistics_with(
     bytes: &[u8],
     name: &str,
+    options: ReadOptions,
     progress: &(dyn Fn(f64) + Sync),
 ) -> Result<FileStatistics, String> {
     let file = load::LoadedFile::parse(bytes)?;
     let dwarf = file.dwarf();
-    let dwo_files: Vec<load::LoadedFile> = dies::dwo_paths(&dwarf)
+    let dwo_bytes: Vec<Vec<u8>> = dies::dwo_paths(&dwarf)
         .iter()
         .filter_map(|path| std::fs::read(path).ok())
-        .filter_map(|dwo| load::LoadedFile::parse(&dwo).ok())
+        .collect();
+    let dwo_files: Vec<load::LoadedFile> = dwo_bytes
+        .iter()
+        .filter_map(|dwo| load::LoadedFile::parse(dwo).ok())
         .collect();
     let dwos: Vec<gimli::Dwarf<load::Slice<'_>>> = dwo_files
         .iter()
@@ -185,8 +207,8 @@ pub fn read_statistics_with(
         let done = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         progress(done as f64 / total as f64);
     };
-    let units = dies::Units::read(&dwarf, &dwos, &report)?;
-    let walk = walk::walk(&units, &file);
+    let units = dies::Units::read(&dwarf, &dwos)?;
+    let walk = walk::walk(&units, &file, options, &report)?;
     let lines = lines::line_figures(&units);
-    Ok(report::statistics(name, &file, walk, &lines))
+    Ok(report::statistics(name, &file, walk, lines))
 }

@@ -46,7 +46,7 @@ pub(crate) fn read_unit(
     };
     let unit = dwarf.unit(header).map_err(error)?;
     let tree = DieTree::read(&unit).map_err(error)?;
-    if tree.dies.is_empty() {
+    if tree.is_empty() {
         return Ok(None);
     }
     let text = |name| -> Result<String, ReadError> {
@@ -66,7 +66,7 @@ pub(crate) fn read_unit(
     let types = read_types(dwarf, &unit, &tree).map_err(error)?;
 
     // Definitions, and the declarations call sites name as their origin.
-    let call_origins: HashSet<usize> = (0..tree.dies.len())
+    let call_origins: HashSet<usize> = (0..tree.len())
         .filter_map(|die| {
             let origin = match tree.tag(die) {
                 gimli::DW_TAG_call_site => DWARF5_CALL_SITE.origin,
@@ -76,7 +76,7 @@ pub(crate) fn read_unit(
             tree.reference(tree.attr(die, origin)?)
         })
         .collect();
-    let subprogram_dies: Vec<usize> = (0..tree.dies.len())
+    let subprogram_dies: Vec<usize> = (0..tree.len())
         .filter(|&die| {
             tree.tag(die) == gimli::DW_TAG_subprogram
                 && (tree.attr(die, gimli::DW_AT_declaration).is_none()
@@ -124,7 +124,7 @@ fn global_dies(tree: &DieTree<'_>) -> Vec<usize> {
     let mut found = Vec::new();
     let mut pending = vec![0];
     while let Some(die) = pending.pop() {
-        for &child in &tree.dies[die].children {
+        for &child in tree.children(die) {
             match tree.tag(child) {
                 gimli::DW_TAG_variable if tree.attr(child, gimli::DW_AT_declaration).is_none() => {
                     found.push(child)
@@ -206,8 +206,8 @@ impl ScopeReader<'_, '_> {
             } else {
                 Vec::new()
             },
-            variadic: tree.dies[die]
-                .children
+            variadic: tree
+                .children(die)
                 .iter()
                 .any(|&child| tree.tag(child) == gimli::DW_TAG_unspecified_parameters),
             calls: Calls {
@@ -226,8 +226,7 @@ impl ScopeReader<'_, '_> {
     /// The types of a declaration's DW_TAG_formal_parameter children.
     fn parameter_types(&self, die: usize) -> Vec<ParameterType> {
         let tree = self.tree;
-        tree.dies[die]
-            .children
+        tree.children(die)
             .iter()
             .filter(|&&child| tree.tag(child) == gimli::DW_TAG_formal_parameter)
             .map(|&child| ParameterType {
@@ -249,7 +248,7 @@ impl ScopeReader<'_, '_> {
         };
         let placed = &self.object.functions[function];
         let mut sites = Vec::new();
-        for &child in &tree.dies[die].children {
+        for &child in tree.children(die) {
             let names = match tree.tag(child) {
                 gimli::DW_TAG_call_site => &DWARF5_CALL_SITE,
                 gimli::DW_TAG_GNU_call_site => &GNU_CALL_SITE,
@@ -284,8 +283,8 @@ impl ScopeReader<'_, '_> {
                 _ => None,
             };
             let Some(callee) = callee else { continue };
-            let parameters = tree.dies[child]
-                .children
+            let parameters = tree
+                .children(child)
                 .iter()
                 .filter(|&&p| tree.tag(p) == names.parameter)
                 .filter_map(|&p| {
@@ -326,7 +325,7 @@ impl ScopeReader<'_, '_> {
         let tree = self.tree;
         let mut scope = Scope::default();
         let mut parameters = 0;
-        for &child in &tree.dies[die].children {
+        for &child in tree.children(die) {
             match tree.tag(child) {
                 gimli::DW_TAG_formal_parameter => {
                     parameters += 1;
@@ -394,9 +393,7 @@ impl ScopeReader<'_, '_> {
             line: self.udata(die, gimli::DW_AT_decl_line) as u32,
             external: self.flag(die, gimli::DW_AT_external),
             data,
-            context: tree.dies[die]
-                .parent
-                .and_then(|parent| self.types.id_of(parent)),
+            context: tree.parent(die).and_then(|parent| self.types.id_of(parent)),
             specification: self.static_member(die),
         })
     }
@@ -412,7 +409,7 @@ impl ScopeReader<'_, '_> {
         if tree.tag(member) != gimli::DW_TAG_variable {
             return None;
         }
-        let class = tree.dies[member].parent?;
+        let class = tree.parent(member)?;
         // gcc also completes a namespace's variable declaration this way.
         if !matches!(
             tree.tag(class),
@@ -420,8 +417,8 @@ impl ScopeReader<'_, '_> {
         ) {
             return None;
         }
-        let index = tree.dies[class]
-            .children
+        let index = tree
+            .children(class)
             .iter()
             .filter(|&&c| matches!(tree.tag(c), gimli::DW_TAG_member | gimli::DW_TAG_variable))
             .position(|&c| c == member)?;
@@ -486,7 +483,7 @@ impl ScopeReader<'_, '_> {
         let mut ranges = Vec::new();
         let mut iter = self
             .dwarf
-            .die_ranges(self.unit, &self.tree.dies[die].entry)
+            .die_ranges(self.unit, &self.tree.entry(die))
             .map_err(Self::error)?;
         while let Some(range) = iter.next().map_err(Self::error)? {
             if range.begin < range.end {

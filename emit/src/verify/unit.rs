@@ -156,7 +156,7 @@ fn check_unit<'a>(
         unit,
         tree: &tree,
     };
-    if tree.dies.is_empty() {
+    if tree.is_empty() {
         check_forms(&context, &|_| String::new(), problems);
         return true;
     }
@@ -191,12 +191,12 @@ impl UnitChecker<'_, '_> {
     /// function symbol of its name is kept for, unless it starts at a
     /// tombstone (see [`Self::kept_elsewhere`]).
     fn discarded_dies(&self) -> Vec<bool> {
-        let mut discarded = vec![false; self.tree.dies.len()];
+        let mut discarded = vec![false; self.tree.len()];
         if self.object.code_start == 0 {
             return discarded;
         }
-        for die in 0..self.tree.dies.len() {
-            let parent = self.tree.dies[die].parent.is_some_and(|p| discarded[p]);
+        for die in 0..self.tree.len() {
+            let parent = self.tree.parent(die).is_some_and(|p| discarded[p]);
             let placed = self.tree.attr(die, gimli::DW_AT_low_pc).is_some()
                 || self.tree.attr(die, gimli::DW_AT_ranges).is_some();
             let scope = matches!(
@@ -244,7 +244,7 @@ impl UnitChecker<'_, '_> {
 
     /// `DIE 0x...` with the DIE's offset in `.debug_info`, and its name.
     fn die_name(&self, die: usize) -> String {
-        let offset = self.tree.dies[die].entry.offset;
+        let offset = self.tree.offset(die);
         let section_offset = offset
             .to_debug_info_offset(&self.unit.header)
             .map_or(offset.0, |o| o.0);
@@ -261,7 +261,7 @@ impl UnitChecker<'_, '_> {
 
     fn check(&self, options: &VerifyOptions, problems: &mut Problems) {
         let promises_full_pieces = options.pieces_cover_variables;
-        for die in 0..self.tree.dies.len() {
+        for die in 0..self.tree.len() {
             self.check_references(die, problems);
             if self.discarded[die] {
                 continue;
@@ -304,7 +304,7 @@ impl UnitChecker<'_, '_> {
             return; // an abstract scope: its copies carry the ranges
         }
         let mut inner: Vec<(u64, u64, usize)> = Vec::new();
-        for &child in &self.tree.dies[die].children {
+        for &child in self.tree.children(die) {
             if !matches!(
                 self.tree.tag(child),
                 gimli::DW_TAG_lexical_block | gimli::DW_TAG_inlined_subroutine
@@ -345,7 +345,7 @@ impl UnitChecker<'_, '_> {
 
     /// Every reference within the unit names the first byte of a DIE.
     fn check_references(&self, die: usize, problems: &mut Problems) {
-        for attribute in self.tree.dies[die].entry.attrs() {
+        for attribute in self.tree.attributes(die) {
             if let AttributeValue::UnitRef(offset) = attribute.value() {
                 if self.tree.at(offset).is_none() {
                     problems.add(format!(
@@ -361,9 +361,7 @@ impl UnitChecker<'_, '_> {
 
     fn ranges(&self, die: usize) -> Result<Vec<(u64, u64)>, gimli::Error> {
         let mut ranges = Vec::new();
-        let mut iter = self
-            .dwarf
-            .die_ranges(self.unit, &self.tree.dies[die].entry)?;
+        let mut iter = self.dwarf.die_ranges(self.unit, &self.tree.entry(die))?;
         while let Some(range) = iter.next()? {
             ranges.push((range.begin, range.end));
         }
@@ -419,7 +417,7 @@ impl UnitChecker<'_, '_> {
     fn enclosing_subprogram(&self, die: usize) -> Option<usize> {
         let mut current = die;
         loop {
-            current = self.tree.dies[current].parent?;
+            current = self.tree.parent(current)?;
             if self.tree.tag(current) == gimli::DW_TAG_subprogram {
                 return Some(current);
             }
@@ -760,7 +758,7 @@ impl UnitChecker<'_, '_> {
                 let element = self.type_size(self.tree.attr(die, gimli::DW_AT_type), depth + 1)?;
                 let mut total = element;
                 let mut bounded = false;
-                for &child in &self.tree.dies[die].children {
+                for &child in self.tree.children(die) {
                     if self.tree.tag(child) == gimli::DW_TAG_subrange_type {
                         bounded = true;
                         let count = self
