@@ -124,6 +124,9 @@ enum Command {
         /// beside its disassembly and line table.
         #[arg(long = "html", value_name = "OUT.html")]
         html: Option<PathBuf>,
+        /// Where a stripped file's debug file is looked for (as for verify).
+        #[arg(long = "debug-dir", value_name = "DIR")]
+        debug_dirs: Vec<PathBuf>,
     },
     /// A C compiler driver: clang makes IR, dwarfsmith compiles it; links go to cc.
     ///
@@ -394,11 +397,12 @@ fn run(cli: Cli) -> Result<(), String> {
             inputs,
             html: Some(page),
             compare,
+            debug_dirs,
             ..
         } => {
             let stats = inputs
                 .iter()
-                .map(|input| read_statistics(input, WITH_VARIABLES))
+                .map(|input| read_statistics(input, true, &debug_dirs))
                 .collect::<Result<Vec<_>, _>>()?;
             let names: Vec<String> = inputs.iter().map(|i| i.display().to_string()).collect();
             let text = match (stats.as_slice(), compare) {
@@ -412,14 +416,15 @@ fn run(cli: Cli) -> Result<(), String> {
             inputs,
             json,
             compare: true,
+            debug_dirs,
             ..
         } => {
             let [a, b] = inputs.as_slice() else {
                 return Err("error: --compare needs two files, A and B".into());
             };
             let comparison = dwarfsmith::stats::compare(
-                &read_statistics(a, WITH_VARIABLES)?,
-                &read_statistics(b, WITH_VARIABLES)?,
+                &read_statistics(a, true, &debug_dirs)?,
+                &read_statistics(b, true, &debug_dirs)?,
             );
             print!(
                 "{}",
@@ -432,10 +437,14 @@ fn run(cli: Cli) -> Result<(), String> {
             );
             Ok(())
         }
-        Command::Stats { inputs, json, .. } => {
+        Command::Stats {
+            inputs,
+            json,
+            debug_dirs,
+            ..
+        } => {
             for input in &inputs {
-                let options = dwarfsmith::stats::ReadOptions { variables: false };
-                let stats = read_statistics(input, options)?;
+                let stats = read_statistics(input, false, &debug_dirs)?;
                 print!("{}", dwarfsmith::stats::format_statistics(&stats, json));
             }
             Ok(())
@@ -485,21 +494,34 @@ fn run_opt(
     dwarfsmith::output::write_output(output, printed.as_bytes())
 }
 
-/// What `--compare` and `--html` read: per-variable rows too.
-const WITH_VARIABLES: dwarfsmith::stats::ReadOptions =
-    dwarfsmith::stats::ReadOptions { variables: true };
-
-/// `stats`' figures of the file at `path`, with a progress bar on a
-/// terminal once reading has taken more than a second.
+/// `stats`' figures of the file at `path` (per-variable rows with
+/// `variables`), read through its debug file when it is stripped (found
+/// beside it or under `debug_dirs`) and its package `PATH.dwp` when there is
+/// one, with a progress bar on a terminal once reading has taken more than a
+/// second.
 fn read_statistics(
     path: &Path,
-    options: dwarfsmith::stats::ReadOptions,
+    variables: bool,
+    debug_dirs: &[PathBuf],
 ) -> Result<dwarfsmith::stats::FileStatistics, String> {
     use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
     use std::io::IsTerminal as _;
     use std::sync::atomic::{AtomicBool, Ordering};
     let name = path.display().to_string();
     let bytes = read_object(path)?;
+    let debug = read_debug_file(path, &bytes, debug_dirs)?;
+    let mut package = path.as_os_str().to_owned();
+    package.push(".dwp");
+    let package = Path::new(&package);
+    let package = package
+        .is_file()
+        .then(|| read_object(package))
+        .transpose()?;
+    let options = dwarfsmith::stats::ReadOptions {
+        variables,
+        debug_file: debug.as_deref(),
+        package: package.as_deref(),
+    };
     let bar = ProgressBar::with_draw_target(Some(100), ProgressDrawTarget::hidden());
     if let Ok(style) = ProgressStyle::with_template("{msg} [{bar:40}] {percent}% of units") {
         bar.set_style(style);

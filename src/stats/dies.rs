@@ -542,6 +542,18 @@ fn split_units<'a>(dwos: &'a [gimli::Dwarf<Slice<'a>>]) -> Result<SplitIndex<'a>
     Ok(index)
 }
 
+/// The DWO ids of the skeleton units of `dwarf`, in unit order.
+pub(crate) fn dwo_ids(dwarf: &gimli::Dwarf<Slice<'_>>) -> Vec<gimli::DwoId> {
+    let mut ids = Vec::new();
+    let mut headers = dwarf.units();
+    while let Ok(Some(header)) = headers.next() {
+        if let Some(id) = dwarf.unit(header).ok().and_then(|unit| unit.dwo_id) {
+            ids.push(id);
+        }
+    }
+    ids
+}
+
 /// The `.dwo` files the skeleton units of `dwarf` name
 /// (`DW_AT_comp_dir`/`DW_AT_dwo_name`, or `DW_AT_GNU_dwo_name`).
 pub(crate) fn dwo_paths(dwarf: &gimli::Dwarf<Slice<'_>>) -> Vec<std::path::PathBuf> {

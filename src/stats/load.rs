@@ -125,6 +125,19 @@ impl<'a> LoadedFile<'a> {
         }
     }
 
+    /// The file read as a DWARF package (`.dwp`).
+    pub fn package(&self) -> Result<gimli::DwarfPackage<Slice<'_>>, String> {
+        let empty = EndianSlice::new(&[][..], LittleEndian);
+        gimli::DwarfPackage::load(
+            |id| -> gimli::Result<Slice<'_>> {
+                let data = self.sections.get(&id).map_or(&[][..], |data| &data[..]);
+                Ok(EndianSlice::new(data, LittleEndian))
+            },
+            empty,
+        )
+        .map_err(|e| e.to_string())
+    }
+
     /// The address llvm-dwarfdump reads for `address`: in an object, the
     /// offset in its section; in a linked file, itself.
     pub fn llvm_address(&self, address: u64) -> u64 {
@@ -167,10 +180,12 @@ fn dwarf_section(name: &str) -> Option<SectionId> {
 }
 
 /// The DWARF sections read.
-const SECTIONS: [SectionId; 14] = [
+const SECTIONS: [SectionId; 16] = [
     SectionId::DebugAbbrev,
     SectionId::DebugAddr,
     SectionId::DebugAranges,
+    SectionId::DebugCuIndex,
+    SectionId::DebugTuIndex,
     SectionId::DebugFrame,
     SectionId::DebugInfo,
     SectionId::DebugLine,

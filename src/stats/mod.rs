@@ -15,8 +15,9 @@
 //! The rule it follows: every figure is llvm-dwarfdump's definition, so a
 //! number here and there can be compared; what dwarfsmith adds is named
 //! differently and never changes those. A skeleton unit's `.dwo` is read
-//! where llvm-dwarfdump finds it (`DW_AT_comp_dir` joined with the dwo
-//! name); `.dwp` packages are not read.
+//! where llvm-dwarfdump finds it: in the package `FILE.dwp`, else at
+//! `DW_AT_comp_dir` joined with the dwo name. A stripped file is measured
+//! through its debug file when the caller finds one.
 
 mod compare;
 mod dies;
@@ -158,20 +159,33 @@ pub const BUCKET_NAMES: [&str; walk::BUCKETS] = [
     "100%",
 ];
 
-/// What [`read_statistics_with`] gathers besides llvm-dwarfdump's keys, the
-/// per-function table and the line rows.
-#[derive(Clone, Copy, Debug)]
-pub struct ReadOptions {
+/// What [`read_statistics_with`] reads besides the file, and what it
+/// gathers besides llvm-dwarfdump's keys, the per-function table and the
+/// line rows.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReadOptions<'b> {
     /// Per-variable rows ([`FileStatistics::variables`]), which `--compare`
     /// and `--html` show; without them the list is empty, which saves the
     /// memory of one row per variable on a large file.
     pub variables: bool,
+    /// The debug file of a stripped file (found through its build id or
+    /// `.gnu_debuglink`): the DWARF and the debug section sizes are read
+    /// from it, the code from the file.
+    pub debug_file: Option<&'b [u8]>,
+    /// The DWARF package of the file (`FILE.dwp`): skeleton units' split
+    /// units are read from it first, as llvm-dwarfdump does, then from
+    /// their `.dwo` files.
+    pub package: Option<&'b [u8]>,
 }
 
 /// Reads the figures of one file, variables included; `name` is the file
 /// name printed.
 pub fn read_statistics(bytes: &[u8], name: &str) -> Result<FileStatistics, String> {
-    read_statistics_with(bytes, name, ReadOptions { variables: true }, &|_| {})
+    let options = ReadOptions {
+        variables: true,
+        ..ReadOptions::default()
+    };
+    read_statistics_with(bytes, name, options, &|_| {})
 }
 
 /// [`read_statistics`] with `options`, calling `progress` with the share of
@@ -183,8 +197,23 @@ pub fn read_statistics_with(
     options: ReadOptions,
     progress: &(dyn Fn(f64) + Sync),
 ) -> Result<FileStatistics, String> {
-    let file = load::LoadedFile::parse(bytes)?;
+    let mut file = load::LoadedFile::parse(bytes)?;
+    if let Some(debug) = options.debug_file {
+        let code = std::mem::take(&mut file.code);
+        file = load::LoadedFile::parse(debug).map_err(|e| format!("debug file: {e}"))?;
+        file.code = code;
+    }
     let dwarf = file.dwarf();
+    let package_file = options
+        .package
+        .map(load::LoadedFile::parse)
+        .transpose()
+        .map_err(|e| format!("package: {e}"))?;
+    let package = package_file
+        .as_ref()
+        .map(load::LoadedFile::package)
+        .transpose()
+        .map_err(|e| format!("package: {e}"))?;
     let dwo_bytes: Vec<Vec<u8>> = dies::dwo_paths(&dwarf)
         .iter()
         .filter_map(|path| std::fs::read(path).ok())
@@ -193,13 +222,17 @@ pub fn read_statistics_with(
         .iter()
         .filter_map(|dwo| load::LoadedFile::parse(dwo).ok())
         .collect();
-    let dwos: Vec<gimli::Dwarf<load::Slice<'_>>> = dwo_files
-        .iter()
-        .map(|dwo| {
+    let packaged = package.iter().flat_map(|package| {
+        dies::dwo_ids(&dwarf)
+            .into_iter()
+            .filter_map(|id| package.find_cu(id, &dwarf).ok().flatten())
+    });
+    let dwos: Vec<gimli::Dwarf<load::Slice<'_>>> = packaged
+        .chain(dwo_files.iter().map(|dwo| {
             let mut sections = dwo.dwarf();
             sections.make_dwo(&dwarf);
             sections
-        })
+        }))
         .collect();
     let total = dies::Units::count(&dwarf).max(1);
     let done = std::sync::atomic::AtomicUsize::new(0);
