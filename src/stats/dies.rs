@@ -542,11 +542,31 @@ fn split_units<'a>(dwos: &'a [gimli::Dwarf<Slice<'a>>]) -> Result<SplitIndex<'a>
     Ok(index)
 }
 
+/// Whether the unit of `header` is a skeleton: DWARF 5's skeleton unit
+/// type, or a root DIE with `DW_AT_GNU_dwo_id` (GNU split DWARF). Only the
+/// root is read, not the unit's line-table header.
+fn is_skeleton(dwarf: &gimli::Dwarf<Slice<'_>>, header: &gimli::UnitHeader<Slice<'_>>) -> bool {
+    if matches!(header.type_(), gimli::UnitType::Skeleton(_)) {
+        return true;
+    }
+    if header.version() >= 5 {
+        return false;
+    }
+    let Ok(abbreviations) = dwarf.abbreviations(header) else {
+        return false;
+    };
+    let mut entries = header.entries(&abbreviations);
+    matches!(entries.next_dfs(), Ok(Some(root)) if root.attr(gimli::DW_AT_GNU_dwo_id).is_some())
+}
+
 /// The DWO ids of the skeleton units of `dwarf`, in unit order.
 pub(crate) fn dwo_ids(dwarf: &gimli::Dwarf<Slice<'_>>) -> Vec<gimli::DwoId> {
     let mut ids = Vec::new();
     let mut headers = dwarf.units();
     while let Ok(Some(header)) = headers.next() {
+        if !is_skeleton(dwarf, &header) {
+            continue;
+        }
         if let Some(id) = dwarf.unit(header).ok().and_then(|unit| unit.dwo_id) {
             ids.push(id);
         }
@@ -560,6 +580,9 @@ pub(crate) fn dwo_paths(dwarf: &gimli::Dwarf<Slice<'_>>) -> Vec<std::path::PathB
     let mut paths = Vec::new();
     let mut headers = dwarf.units();
     while let Ok(Some(header)) = headers.next() {
+        if !is_skeleton(dwarf, &header) {
+            continue;
+        }
         let Ok(unit) = dwarf.unit(header) else {
             continue;
         };

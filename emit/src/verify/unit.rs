@@ -1,11 +1,13 @@
 //! The DIE side of `verify`: references, subprogram and scope ranges,
 //! location lists, typed operations, addresses and pieces.
 //!
-//! In: the relocated DWARF of an object. Out: problems added to the list.
+//! In: the relocated DWARF of an object. Out: problems added to the list,
+//! unit by unit in unit order (the units are checked in parallel).
 
 use std::path::Path;
 
 use gimli::{AttributeValue, Operation, RawLocListEntry, UnitOffset};
+use rayon::prelude::*;
 
 use super::forms::{check_debug_sections, check_forms, FormsContext};
 use super::line::check_line_table;
@@ -53,29 +55,54 @@ pub(super) fn check_dwarf(
             problems,
         )
     };
+    // Units are checked in parallel (rayon); their problems are listed in
+    // unit order, up to the first unit that stops the check, so the output
+    // is the same whatever the number of threads.
+    let mut headers = Vec::new();
     let mut units = dwarf.units();
-    loop {
-        let header = match units.next() {
-            Ok(Some(header)) => header,
-            Ok(None) => break,
-            Err(e) => return problems.add(format!("malformed .debug_info: {e}")),
-        };
-        let unit = match dwarf.unit(header) {
-            Ok(unit) => unit,
-            Err(e) => return problems.add(format!("malformed unit in .debug_info: {e}")),
-        };
-        check_line_table(object, &unit, problems);
-        if !check(&unit, problems) {
+    let malformed = loop {
+        match units.next() {
+            Ok(Some(header)) => headers.push(header),
+            Ok(None) => break None,
+            Err(e) => break Some(format!("malformed .debug_info: {e}")),
+        }
+    };
+    let checked: Vec<(Problems, bool)> = headers
+        .into_par_iter()
+        .map(|header| {
+            let mut problems = Problems::default();
+            let unit = match dwarf.unit(header) {
+                Ok(unit) => unit,
+                Err(e) => {
+                    problems.add(format!("malformed unit in .debug_info: {e}"));
+                    return (problems, false);
+                }
+            };
+            check_line_table(object, &unit, &mut problems);
+            if !check(&unit, &mut problems) {
+                return (problems, false);
+            }
+            match dwo_file(&dwarf, &unit, beside, package.as_ref()) {
+                None => {}
+                Some(Ok(file)) => {
+                    check_split_unit(object, &file, &dwarf, &unit, options, &mut problems)
+                }
+                Some(Err(message)) => problems.add(format!(
+                    ".debug_info: the skeleton unit at {:#x}: {message}",
+                    unit.header.offset().0
+                )),
+            }
+            (problems, true)
+        })
+        .collect();
+    for (found, go_on) in checked {
+        problems.list.extend(found.list);
+        if !go_on {
             return;
         }
-        match dwo_file(&dwarf, &unit, beside, package.as_ref()) {
-            None => {}
-            Some(Ok(file)) => check_split_unit(object, &file, &dwarf, &unit, options, problems),
-            Some(Err(message)) => problems.add(format!(
-                ".debug_info: the skeleton unit at {:#x}: {message}",
-                unit.header.offset().0
-            )),
-        }
+    }
+    if let Some(message) = malformed {
+        return problems.add(message);
     }
     // DWARF 4 type units (`-fdebug-types-section`): their DIEs only; their
     // line tables are their compile units'.
