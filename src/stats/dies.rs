@@ -20,7 +20,7 @@ use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
-use dwarfsmith_emit::read::DieTree;
+use dwarfsmith_emit::read::{DieTree, PARALLEL_FROM};
 use gimli::{AttributeValue, DwAt, DwTag, Unit, UnitOffset};
 
 use super::load::Slice;
@@ -63,6 +63,9 @@ pub(crate) struct Units<'a> {
     pub units: Vec<UnitInfo<'a>>,
     /// The trees of units that other units reference, read on first use.
     referenced: Vec<OnceLock<DieTree<'a>>>,
+    /// Whether units are read and walked in parallel (a `.debug_info` of
+    /// at least [`PARALLEL_FROM`] bytes).
+    pub parallel: bool,
 }
 
 impl<'a> Units<'a> {
@@ -92,39 +95,52 @@ impl<'a> Units<'a> {
             }
         }
         let splits = split_units(dwos)?;
-        let units = headers
-            .into_par_iter()
-            .map(|header| {
-                let start = header.offset().0 as u64;
-                let unit = dwarf
-                    .unit(header)
-                    .map_err(|e| format!(".debug_info+{start:#x}: {e}"))?;
-                let split = unit.dwo_id.and_then(|id| splits.get(&id));
-                Ok(match split {
-                    Some(&(dwo, split_header)) => {
-                        let split_start = split_header.offset().0 as u64;
-                        let mut split = dwos[dwo]
-                            .unit(split_header)
-                            .map_err(|e| format!(".debug_info.dwo+{split_start:#x}: {e}"))?;
-                        split.copy_relocated_attributes(&unit);
-                        UnitInfo {
-                            unit: split,
-                            dwarf: &dwos[dwo],
-                            skeleton: Some((unit, dwarf)),
-                            start: split_start,
-                        }
+        let parallel = gimli::Section::reader(&dwarf.debug_info).len() >= PARALLEL_FROM;
+        let read = |header: gimli::UnitHeader<Slice<'a>>| {
+            let start = header.offset().0 as u64;
+            let unit = dwarf
+                .unit(header)
+                .map_err(|e| format!(".debug_info+{start:#x}: {e}"))?;
+            let split = unit.dwo_id.and_then(|id| splits.get(&id));
+            Ok(match split {
+                Some(&(dwo, split_header)) => {
+                    let split_start = split_header.offset().0 as u64;
+                    let mut split = dwos[dwo]
+                        .unit(split_header)
+                        .map_err(|e| format!(".debug_info.dwo+{split_start:#x}: {e}"))?;
+                    split.copy_relocated_attributes(&unit);
+                    UnitInfo {
+                        unit: split,
+                        dwarf: &dwos[dwo],
+                        skeleton: Some((unit, dwarf)),
+                        start: split_start,
                     }
-                    None => UnitInfo {
-                        unit,
-                        dwarf,
-                        skeleton: None,
-                        start,
-                    },
-                })
+                }
+                None => UnitInfo {
+                    unit,
+                    dwarf,
+                    skeleton: None,
+                    start,
+                },
             })
-            .collect::<Result<Vec<_>, String>>()?;
+        };
+        let units = if parallel {
+            headers
+                .into_par_iter()
+                .map(read)
+                .collect::<Result<Vec<_>, String>>()?
+        } else {
+            headers
+                .into_iter()
+                .map(read)
+                .collect::<Result<Vec<_>, String>>()?
+        };
         let referenced = units.iter().map(|_| OnceLock::new()).collect();
-        Ok(Units { units, referenced })
+        Ok(Units {
+            units,
+            referenced,
+            parallel,
+        })
     }
 
     /// How many compile units `dwarf` has (type units left out).

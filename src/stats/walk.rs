@@ -319,7 +319,7 @@ struct Walker<'v, 'u, 'a> {
     variables: bool,
 }
 
-/// Walks every unit of `units`, in parallel (rayon), calling `progress`
+/// Walks every unit of `units`, in parallel (rayon) when `units` says so, calling `progress`
 /// after each unit; the result is the same whatever the number of threads.
 pub(crate) fn walk(
     units: &Units<'_>,
@@ -327,27 +327,35 @@ pub(crate) fn walk(
     options: ReadOptions,
     progress: &(dyn Fn() + Sync),
 ) -> Result<Walk, String> {
-    let parts = (0..units.units.len())
-        .into_par_iter()
-        .map(|unit| {
-            let view = units.view(unit)?;
-            let mut walker = Walker {
-                view: &view,
-                file,
-                walk: Walk::default(),
-                local_abstract: Map::default(),
-                deferred: Vec::new(),
-                variables: options.variables,
-            };
-            let root = DieRef { unit, die: 0 };
-            if !view.is_empty() {
-                walker.recurse(root, "/", "g".into(), 0, 0, None);
-            }
-            walker.zero_coverage_of_deferred(unit);
-            progress();
-            Ok(walker.walk)
-        })
-        .collect::<Result<Vec<Walk>, String>>()?;
+    let walk_unit = |unit: usize| {
+        let view = units.view(unit)?;
+        let mut walker = Walker {
+            view: &view,
+            file,
+            walk: Walk::default(),
+            local_abstract: Map::default(),
+            deferred: Vec::new(),
+            variables: options.variables,
+        };
+        let root = DieRef { unit, die: 0 };
+        if !view.is_empty() {
+            walker.recurse(root, "/", "g".into(), 0, 0, None);
+        }
+        walker.zero_coverage_of_deferred(unit);
+        progress();
+        Ok(walker.walk)
+    };
+    let count = units.units.len();
+    let parts = if units.parallel {
+        (0..count)
+            .into_par_iter()
+            .map(walk_unit)
+            .collect::<Result<Vec<Walk>, String>>()?
+    } else {
+        (0..count)
+            .map(walk_unit)
+            .collect::<Result<Vec<Walk>, String>>()?
+    };
     let mut walk = Walk::default();
     for part in parts {
         walk.merge(part);

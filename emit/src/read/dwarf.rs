@@ -112,6 +112,12 @@ impl DwarfSections {
     }
 }
 
+/// The `.debug_info` size from which the readers of a whole file (`verify`,
+/// `stats`) work on units in parallel (rayon). Below it one thread is as
+/// fast, and a worker thread's own heap would cost more memory (megabytes
+/// of fresh pages) than the file's DWARF.
+pub const PARALLEL_FROM: usize = 4 << 20;
+
 /// What [`DwarfSections::lists_run_on`] appends: in DWARF 5 a first byte
 /// that is no DW_RLE/DW_LLE kind (an error); before, a range from
 /// 0x01..01ff to 0x02..02 (neither an end of list nor a base address

@@ -15,6 +15,7 @@ use super::object::AddressRange;
 use super::{describe, describe_range, Problems, VerifyOptions};
 use crate::read::{
     dwo_file, split_unit, DieTree, DwarfSections, ElfObject, Package, Slice, SplitFile,
+    PARALLEL_FROM,
 };
 
 pub(super) fn check_dwarf(
@@ -55,7 +56,7 @@ pub(super) fn check_dwarf(
             problems,
         )
     };
-    // Units are checked in parallel (rayon); their problems are listed in
+    // Units are checked in parallel (rayon) in a large file; their problems are listed in
     // unit order, up to the first unit that stops the check, so the output
     // is the same whatever the number of threads.
     let mut headers = Vec::new();
@@ -67,34 +68,37 @@ pub(super) fn check_dwarf(
             Err(e) => break Some(format!("malformed .debug_info: {e}")),
         }
     };
-    let checked: Vec<(Problems, bool)> = headers
-        .into_par_iter()
-        .map(|header| {
-            let mut problems = Problems::default();
-            let unit = match dwarf.unit(header) {
-                Ok(unit) => unit,
-                Err(e) => {
-                    problems.add(format!("malformed unit in .debug_info: {e}"));
-                    return (problems, false);
-                }
-            };
-            check_line_table(object, &unit, &mut problems);
-            if !check(&unit, &mut problems) {
+    let check_one = |header| {
+        let mut problems = Problems::default();
+        let unit = match dwarf.unit(header) {
+            Ok(unit) => unit,
+            Err(e) => {
+                problems.add(format!("malformed unit in .debug_info: {e}"));
                 return (problems, false);
             }
-            match dwo_file(&dwarf, &unit, beside, package.as_ref()) {
-                None => {}
-                Some(Ok(file)) => {
-                    check_split_unit(object, &file, &dwarf, &unit, options, &mut problems)
-                }
-                Some(Err(message)) => problems.add(format!(
-                    ".debug_info: the skeleton unit at {:#x}: {message}",
-                    unit.header.offset().0
-                )),
+        };
+        check_line_table(object, &unit, &mut problems);
+        if !check(&unit, &mut problems) {
+            return (problems, false);
+        }
+        match dwo_file(&dwarf, &unit, beside, package.as_ref()) {
+            None => {}
+            Some(Ok(file)) => {
+                check_split_unit(object, &file, &dwarf, &unit, options, &mut problems)
             }
-            (problems, true)
-        })
-        .collect();
+            Some(Err(message)) => problems.add(format!(
+                ".debug_info: the skeleton unit at {:#x}: {message}",
+                unit.header.offset().0
+            )),
+        }
+        (problems, true)
+    };
+    let checked: Vec<(Problems, bool)> =
+        if sections.data(gimli::SectionId::DebugInfo).len() >= PARALLEL_FROM {
+            headers.into_par_iter().map(check_one).collect()
+        } else {
+            headers.into_iter().map(check_one).collect()
+        };
     for (found, go_on) in checked {
         problems.list.extend(found.list);
         if !go_on {
