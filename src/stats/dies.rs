@@ -166,11 +166,12 @@ impl<'a> Units<'a> {
         }
     }
 
-    /// Reads the DIEs of unit `unit`, for walking it.
-    pub fn view(&self, unit: usize) -> Result<View<'_, 'a>, String> {
+    /// Reads the DIEs of unit `unit` into `tree` (whose arrays are reused),
+    /// for walking it.
+    pub fn view(&self, unit: usize, mut tree: DieTree<'a>) -> Result<View<'_, 'a>, String> {
         let info = &self.units[unit];
-        let tree =
-            DieTree::read(&info.unit).map_err(|e| format!(".debug_info+{:#x}: {e}", info.start))?;
+        tree.read_into(&info.unit)
+            .map_err(|e| format!(".debug_info+{:#x}: {e}", info.start))?;
         Ok(View {
             units: self,
             current: unit,
@@ -191,6 +192,11 @@ impl<'u, 'a> View<'u, 'a> {
     /// The units.
     pub fn units(&self) -> &'u Units<'a> {
         self.units
+    }
+
+    /// The unit's tree, for reading the next unit into.
+    pub fn into_tree(self) -> DieTree<'a> {
+        self.tree
     }
 
     /// Whether the unit has no DIE.

@@ -20,6 +20,7 @@
 
 use super::{Map, Set};
 
+use dwarfsmith_emit::read::DieTree;
 use rayon::prelude::*;
 
 use super::dies::{comp_dir, DieRef, Units, View};
@@ -321,14 +322,15 @@ struct Walker<'v, 'u, 'a> {
 
 /// Walks every unit of `units`, in parallel (rayon) when `units` says so, calling `progress`
 /// after each unit; the result is the same whatever the number of threads.
-pub(crate) fn walk(
-    units: &Units<'_>,
+pub(crate) fn walk<'a>(
+    units: &Units<'a>,
     file: &LoadedFile<'_>,
     options: ReadOptions,
     progress: &(dyn Fn() + Sync),
 ) -> Result<Walk, String> {
-    let walk_unit = |unit: usize| {
-        let view = units.view(unit)?;
+    // One tree per thread, read unit after unit.
+    let walk_unit = |spare: &mut DieTree<'a>, unit: usize| {
+        let view = units.view(unit, std::mem::take(spare))?;
         let mut walker = Walker {
             view: &view,
             file,
@@ -343,17 +345,20 @@ pub(crate) fn walk(
         }
         walker.zero_coverage_of_deferred(unit);
         progress();
-        Ok(walker.walk)
+        let walk = walker.walk;
+        *spare = view.into_tree();
+        Ok(walk)
     };
     let count = units.units.len();
     let parts = if units.parallel {
         (0..count)
             .into_par_iter()
-            .map(walk_unit)
+            .map_init(DieTree::default, walk_unit)
             .collect::<Result<Vec<Walk>, String>>()?
     } else {
+        let mut spare = DieTree::default();
         (0..count)
-            .map(walk_unit)
+            .map(|unit| walk_unit(&mut spare, unit))
             .collect::<Result<Vec<Walk>, String>>()?
     };
     let mut walk = Walk::default();

@@ -188,12 +188,31 @@ impl<'a> DieTree<'a> {
     /// Reads every DIE of `unit`; an error is gimli's (a bad abbreviation
     /// code, an attribute running past the unit, ...).
     pub fn read(unit: &Unit<Slice<'a>>) -> gimli::Result<DieTree<'a>> {
+        let mut tree = DieTree::default();
+        tree.read_into(unit)?;
+        Ok(tree)
+    }
+
+    /// [`DieTree::read`] into this tree, whose arrays are reused: a reader
+    /// of many units keeps one tree per thread rather than allocating (and
+    /// the allocator faulting in) fresh arrays for each unit.
+    pub fn read_into(&mut self, unit: &Unit<Slice<'a>>) -> gimli::Result<()> {
+        let DieTree {
+            nodes,
+            offsets,
+            attributes,
+            children,
+        } = self;
+        nodes.clear();
+        offsets.clear();
+        attributes.clear();
+        children.clear();
         // About 16 bytes a DIE and 4 an attribute in real units: reserving
         // that much spares the copies of growing one element at a time.
         let size = unit.header.unit_length();
-        let mut nodes: Vec<Node> = Vec::with_capacity(size / 16);
-        let mut offsets: Vec<u32> = Vec::with_capacity(size / 16);
-        let mut attributes = Vec::with_capacity(size / 4);
+        nodes.reserve(size / 16);
+        offsets.reserve(size / 16);
+        attributes.reserve(size / 4);
         let mut stack: Vec<u32> = Vec::new();
         let mut entries = unit.entries_raw(None)?;
         while !entries.is_empty() {
@@ -220,32 +239,27 @@ impl<'a> DieTree<'a> {
         // Children in DIE order, counted then placed (a parent comes before
         // its children, so each parent's run is filled in order).
         let mut counts = vec![0u32; nodes.len() + 1];
-        for node in &nodes {
+        for node in nodes.iter() {
             if node.parent != NO_PARENT {
                 counts[node.parent as usize] += 1;
             }
         }
         let mut next = 0u32;
-        for (node, count) in nodes.iter_mut().zip(&counts) {
+        for (node, count) in nodes.iter_mut().zip(&mut counts) {
             node.first_child = next;
-            next += count;
+            next += *count;
+            *count = 0;
         }
-        let mut children = vec![0usize; next as usize];
-        let mut filled = vec![0u32; nodes.len()];
+        children.resize(next as usize, 0);
         for index in 0..nodes.len() {
             let parent = nodes[index].parent;
             if parent != NO_PARENT {
                 let parent = parent as usize;
-                children[(nodes[parent].first_child + filled[parent]) as usize] = index;
-                filled[parent] += 1;
+                children[(nodes[parent].first_child + counts[parent]) as usize] = index;
+                counts[parent] += 1;
             }
         }
-        Ok(DieTree {
-            nodes,
-            offsets,
-            attributes,
-            children,
-        })
+        Ok(())
     }
 
     /// How many DIEs the unit has.
