@@ -124,6 +124,9 @@ enum Command {
         /// beside its disassembly and line table.
         #[arg(long = "html", value_name = "OUT.html")]
         html: Option<PathBuf>,
+        /// Where a stripped file's debug file is looked for (as for verify).
+        #[arg(long = "debug-dir", value_name = "DIR")]
+        debug_dirs: Vec<PathBuf>,
     },
     /// A C compiler driver: clang makes IR, dwarfsmith compiles it; links go to cc.
     ///
@@ -394,11 +397,12 @@ fn run(cli: Cli) -> Result<(), String> {
             inputs,
             html: Some(page),
             compare,
+            debug_dirs,
             ..
         } => {
             let stats = inputs
                 .iter()
-                .map(|input| read_statistics(input))
+                .map(|input| read_statistics(input, true, &debug_dirs))
                 .collect::<Result<Vec<_>, _>>()?;
             let names: Vec<String> = inputs.iter().map(|i| i.display().to_string()).collect();
             let text = match (stats.as_slice(), compare) {
@@ -412,12 +416,16 @@ fn run(cli: Cli) -> Result<(), String> {
             inputs,
             json,
             compare: true,
+            debug_dirs,
             ..
         } => {
             let [a, b] = inputs.as_slice() else {
                 return Err("error: --compare needs two files, A and B".into());
             };
-            let comparison = dwarfsmith::stats::compare(&read_statistics(a)?, &read_statistics(b)?);
+            let comparison = dwarfsmith::stats::compare(
+                &read_statistics(a, true, &debug_dirs)?,
+                &read_statistics(b, true, &debug_dirs)?,
+            );
             print!(
                 "{}",
                 dwarfsmith::stats::format_comparison(
@@ -429,9 +437,14 @@ fn run(cli: Cli) -> Result<(), String> {
             );
             Ok(())
         }
-        Command::Stats { inputs, json, .. } => {
+        Command::Stats {
+            inputs,
+            json,
+            debug_dirs,
+            ..
+        } => {
             for input in &inputs {
-                let stats = read_statistics(input)?;
+                let stats = read_statistics(input, false, &debug_dirs)?;
                 print!("{}", dwarfsmith::stats::format_statistics(&stats, json));
             }
             Ok(())
@@ -481,14 +494,34 @@ fn run_opt(
     dwarfsmith::output::write_output(output, printed.as_bytes())
 }
 
-/// `stats`' figures of the file at `path`, with a progress bar on a
-/// terminal once reading has taken more than a second.
-fn read_statistics(path: &Path) -> Result<dwarfsmith::stats::FileStatistics, String> {
+/// `stats`' figures of the file at `path` (per-variable rows with
+/// `variables`), read through its debug file when it is stripped (found
+/// beside it or under `debug_dirs`) and its package `PATH.dwp` when there is
+/// one, with a progress bar on a terminal once reading has taken more than a
+/// second.
+fn read_statistics(
+    path: &Path,
+    variables: bool,
+    debug_dirs: &[PathBuf],
+) -> Result<dwarfsmith::stats::FileStatistics, String> {
     use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
     use std::io::IsTerminal as _;
     use std::sync::atomic::{AtomicBool, Ordering};
     let name = path.display().to_string();
     let bytes = read_object(path)?;
+    let debug = read_debug_file(path, &bytes, debug_dirs)?;
+    let mut package = path.as_os_str().to_owned();
+    package.push(".dwp");
+    let package = Path::new(&package);
+    let package = package
+        .is_file()
+        .then(|| read_object(package))
+        .transpose()?;
+    let options = dwarfsmith::stats::ReadOptions {
+        variables,
+        debug_file: debug.as_deref(),
+        package: package.as_deref(),
+    };
     let bar = ProgressBar::with_draw_target(Some(100), ProgressDrawTarget::hidden());
     if let Ok(style) = ProgressStyle::with_template("{msg} [{bar:40}] {percent}% of units") {
         bar.set_style(style);
@@ -506,7 +539,7 @@ fn read_statistics(path: &Path) -> Result<dwarfsmith::stats::FileStatistics, Str
         }
         bar.set_position((share * 100.0) as u64);
     };
-    let stats = dwarfsmith::stats::read_statistics_with(&bytes, &name, &progress)
+    let stats = dwarfsmith::stats::read_statistics_with(&bytes, &name, options, &progress)
         .map_err(|e| format!("{name}: error: {e}"));
     bar.finish_and_clear();
     stats

@@ -259,7 +259,7 @@ fn a_parameter_passed_on_the_stack_is_its_incoming_slot_all_through() {
     );
     let stop = gdb_at(&exe, "stack_parameters.c:11", &["info args"]);
     assert!(
-        stop.ends_with("version = 0x55555555600c <str> \"1.3\"\nsize = 56\n"),
+        stop.ends_with("version = 0x55555555600c \"1.3\"\nsize = 56\n"),
         "{stop}"
     );
 }

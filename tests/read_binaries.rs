@@ -662,6 +662,19 @@ fn split_units_are_read_from_the_package() {
     let path = path_of(dir.path(), &build);
     let path_arg = path.to_str().unwrap();
     assert!(dwarfsmith(&["verify", path_arg]).status.success());
+    // `stats` reads the split units from the package too, as
+    // llvm-dwarfdump-19 --statistics does.
+    let llvm = text(&run(Command::new(llvm_dwarfdump())
+        .arg("--statistics")
+        .arg(&path)));
+    let ours = dwarfsmith(&["stats", "--json", path_arg]);
+    assert!(ours.status.success(), "{}", text(&ours));
+    let ours = String::from_utf8_lossy(&ours.stdout).into_owned();
+    for key in STATS_KEYS {
+        let value = statistic(&llvm, key);
+        assert!(value.as_deref().is_some_and(|v| v != "0"), "{key}: {llvm}");
+        assert_eq!(statistic(&ours, key), value, "{key}");
+    }
     let package = dir.path().join(format!("{}.dwp", build.name()));
     cut_in_half(".debug_info.dwo", &package, None);
     let cut = dwarfsmith(&["verify", path_arg]);
@@ -703,6 +716,24 @@ fn split_units_are_read_from_the_package() {
         DIR/clang-19-O2-exe-dwp: .debug_info: the skeleton unit at 0x0: split DWARF file DIR/clang-19-O2-exe-dwp-inlining.dwo not found (looked for DIR/clang-19-O2-exe-dwp-inlining.dwo); DIR/clang-19-O2-exe-dwp.dwp: no unit has the skeleton's id ID
         DIR/clang-19-O2-exe-dwp: .debug_info: the skeleton unit at 0x28: split DWARF file DIR/clang-19-O2-exe-dwp-inlining.driver.dwo not found (looked for DIR/clang-19-O2-exe-dwp-inlining.driver.dwo); DIR/clang-19-O2-exe-dwp.dwp: no unit has the skeleton's id ID
         DIR/clang-19-O2-exe-dwp: .debug_info: the skeleton unit at 0x50: split DWARF file DIR/clang-19-O2-exe-dwp-switch_table.dwo not found (looked for DIR/clang-19-O2-exe-dwp-switch_table.dwo); DIR/clang-19-O2-exe-dwp.dwp: no unit has the skeleton's id ID"#]].assert_eq(&found);
+}
+
+/// Keys of llvm-dwarfdump's statistics that are 0 when no split unit is read.
+const STATS_KEYS: [&str; 4] = [
+    "#functions",
+    "#source variables",
+    "#source variables with location",
+    "sum_all_variables(#bytes in parent scope covered by DW_AT_location)",
+];
+
+/// The value of statistic `key` in a JSON document of `stats` or
+/// llvm-dwarfdump-19 (`"key": value`).
+fn statistic(json: &str, key: &str) -> Option<String> {
+    let quoted = format!("\"{key}\": ");
+    let at = json.find(&quoted)? + quoted.len();
+    let rest = &json[at..];
+    let end = rest.find([',', '\n', '}']).unwrap_or(rest.len());
+    Some(rest[..end].trim().to_string())
 }
 
 /// `verify` reads `.debug_names` and checks its entries against the DIEs:
@@ -814,8 +845,9 @@ fn a_truncated_executable_is_rejected_by_both() {
 
 /// A stripped program's DWARF is read from its debug file, found through
 /// `.gnu_debuglink` beside it or through its build id under `--debug-dir`:
-/// `lines` prints the unstripped program's rows, and `verify` and
-/// `verify --line-table` find nothing.
+/// `lines` prints the unstripped program's rows, `stats` its figures, and
+/// `verify` and `verify --line-table` find nothing. Without the debug file
+/// `verify` has no DWARF to check, and says so as a finding.
 #[test]
 fn separate_debug_files_are_found_by_link_and_build_id() {
     let (dir, build) = build_alone(Build {
@@ -867,8 +899,34 @@ fn separate_debug_files_are_found_by_link_and_build_id() {
         1,
         "no rows without the debug file"
     );
+    let no_dwarf = dwarfsmith(&["verify", by_id.to_str().unwrap()]);
+    assert_eq!(no_dwarf.status.code(), Some(1), "{}", text(&no_dwarf));
+    expect![[r#"
+        BY_ID: no DWARF to check: no .debug_info section (the debug file of a stripped file is looked for through its build id and .gnu_debuglink, beside it and under --debug-dir)
+    "#]]
+    .assert_eq(&String::from_utf8_lossy(&no_dwarf.stdout).replace(by_id.to_str().unwrap(), "BY_ID"));
+    let stats = |path: &Path, extra: &[&str]| {
+        let mut args = vec!["stats", "--json", path.to_str().unwrap()];
+        args.extend(extra);
+        let out = dwarfsmith(&args);
+        assert!(out.status.success(), "{}", text(&out));
+        String::from_utf8_lossy(&out.stdout).replace(path.to_str().unwrap(), "FILE")
+    };
+    let unstripped_stats = stats(&full, &[]);
+    assert!(statistic(&unstripped_stats, "#source variables").is_some_and(|v| v != "0"));
+    assert_eq!(
+        statistic(&stats(&by_id, &[]), "#source variables").as_deref(),
+        Some("0"),
+        "no variables without the debug file"
+    );
     for (stripped, extra) in [(&linked, &[][..]), (&by_id, &with_dir[..])] {
         assert_eq!(lines(stripped, extra), unstripped, "{}", stripped.display());
+        assert_eq!(
+            stats(stripped, extra),
+            unstripped_stats,
+            "{}",
+            stripped.display()
+        );
         for check in [&["verify"][..], &["verify", "--line-table"][..]] {
             let mut args = check.to_vec();
             args.push(stripped.to_str().unwrap());

@@ -101,7 +101,10 @@ pub fn verify_with(bytes: &[u8], options: &VerifyOptions) -> Vec<Problem> {
 /// Checks the object, executable or shared library at `path` under
 /// `options`, as [`verify_with`] does; split units are also looked for in
 /// its package `PATH.dwp` first and beside it, and a stripped file's debug file beside it and under
-/// `debug_dirs` (see [`crate::read::find_debug_file`]).
+/// `debug_dirs` (see [`crate::read::find_debug_file`]). A file with no
+/// DWARF at all (no `.debug_info` in it nor in a debug file found for it)
+/// is a problem: there is nothing to check, which a CI job asking for
+/// debug information must hear.
 pub fn verify_file(path: &Path, options: &VerifyOptions, debug_dirs: &[PathBuf]) -> Vec<Problem> {
     let cannot_read = |path: &Path, e: std::io::Error| {
         vec![Problem {
@@ -119,17 +122,32 @@ pub fn verify_file(path: &Path, options: &VerifyOptions, debug_dirs: &[PathBuf])
         },
         None => None,
     };
-    verify_bytes(&bytes, debug.as_deref(), options, Some(path))
+    // The object holds its own copy of every section: the file's bytes
+    // are dropped before the DWARF is checked, which lowers the peak.
+    let object = ElfObject::parse_with_debug(&bytes, debug.as_deref());
+    drop((bytes, debug));
+    verify_parsed(object, options, Some(path))
 }
 
+/// Checks `bytes` (and the debug file's `debug`); `file` is the path the
+/// bytes were read from, which makes a file without DWARF a problem.
 fn verify_bytes(
     bytes: &[u8],
     debug: Option<&[u8]>,
     options: &VerifyOptions,
     file: Option<&Path>,
 ) -> Vec<Problem> {
+    verify_parsed(ElfObject::parse_with_debug(bytes, debug), options, file)
+}
+
+/// [`verify_bytes`] on the object as parsed.
+fn verify_parsed(
+    object: Result<ElfObject, crate::read::ReadError>,
+    options: &VerifyOptions,
+    file: Option<&Path>,
+) -> Vec<Problem> {
     let mut problems = Problems::default();
-    let object = match ElfObject::parse_with_debug(bytes, debug) {
+    let object = match object {
         Ok(object) => object,
         Err(error) => {
             problems.add(format!("malformed object: {error}"));
@@ -137,12 +155,20 @@ fn verify_bytes(
         }
     };
     let sections = DwarfSections::load(&object);
+    if file.is_some() && !sections.has_debug_info() {
+        problems.add(NO_DWARF.to_string());
+    }
     object::check_symbols(&object, &mut problems);
     object::check_cfi(&object, &sections, &mut problems);
     unit::check_dwarf(&object, &sections, options, file, &mut problems);
     names::check_names(&sections, &mut problems);
     problems.list
 }
+
+/// The problem of a file without DWARF.
+const NO_DWARF: &str = "no DWARF to check: no .debug_info section (the debug file of a \
+stripped file is looked for through its build id and .gnu_debuglink, beside it and under \
+--debug-dir)";
 
 #[derive(Default)]
 struct Problems {

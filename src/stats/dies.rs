@@ -1,42 +1,42 @@
-//! Every compile unit's DIE tree in memory, with the look-ups the
-//! statistics make: attributes found through `DW_AT_abstract_origin` and
-//! `DW_AT_specification`, references across units, names, address ranges,
-//! location lists and file names, each read as llvm-dwarfdump 19 reads it.
+//! Every compile unit of a file, and one unit's DIEs with the look-ups
+//! the statistics make: attributes found through `DW_AT_abstract_origin`
+//! and `DW_AT_specification`, references across units, names, address
+//! ranges, location lists and file names, each read as llvm-dwarfdump 19
+//! reads it.
 //!
 //! In: a `gimli::Dwarf` of a [`LoadedFile`](super::load::LoadedFile).
-//! Out: [`Units`]. Promises: a unit that cannot be read is an error naming
-//! its offset; a range or location list that cannot be read is `None`
-//! (llvm-dwarfdump then counts no range or no location), never a panic.
+//! Out: [`Units`] (every unit's header, abbreviations and line-table
+//! header, no DIE) and, per unit, a [`View`]: the unit's
+//! [`DieTree`](dwarfsmith_emit::read::DieTree), read when the unit is
+//! walked and dropped after it, so only the units being walked are in
+//! memory. A unit that another unit names through `DW_FORM_ref_addr` is
+//! read once more and kept (partial units, LTO). Promises: a unit that
+//! cannot be read is an error naming its offset; a range or location list
+//! that cannot be read is `None` (llvm-dwarfdump then counts no range or no
+//! location), never a panic.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
-use gimli::{AttributeValue, DebuggingInformationEntry, DwAt, DwTag, Unit, UnitOffset};
+use dwarfsmith_emit::read::{DieTree, PARALLEL_FROM};
+use gimli::{AttributeValue, DwAt, DwTag, Unit, UnitOffset};
 
 use super::load::Slice;
 
-/// A DIE: its unit's index in [`Units::units`] and its index in the unit.
+/// A DIE: its unit's index in [`Units::units`] and its index in the
+/// unit's tree.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct DieRef {
     /// The unit.
     pub unit: usize,
-    /// The DIE in the unit's [`UnitDies::dies`].
+    /// The DIE in the unit's tree.
     pub die: usize,
 }
 
-/// One DIE and its place in the tree.
-pub(crate) struct Die<'a> {
-    /// The entry as gimli read it.
-    pub entry: DebuggingInformationEntry<Slice<'a>>,
-    /// Indices of the children.
-    pub children: Vec<usize>,
-    /// Index of the parent (`None` for the root).
-    pub parent: Option<usize>,
-}
-
-/// One compile unit and its DIEs.
-pub(crate) struct UnitDies<'a> {
+/// One compile unit, without its DIEs.
+pub(crate) struct UnitInfo<'a> {
     /// The unit as gimli parsed it (of a split unit: the `.dwo`'s unit).
     pub unit: Unit<Slice<'a>>,
     /// The DWARF sections the unit is read from.
@@ -44,9 +44,6 @@ pub(crate) struct UnitDies<'a> {
     /// Of a split unit: the skeleton unit and the main file's sections,
     /// which hold its line table.
     pub skeleton: Option<(Unit<Slice<'a>>, &'a gimli::Dwarf<Slice<'a>>)>,
-    /// Its DIEs in order; 0 is the root.
-    pub dies: Vec<Die<'a>>,
-    by_offset: HashMap<UnitOffset, usize>,
     /// Offset of the unit header in `.debug_info`.
     pub start: u64,
 }
@@ -63,20 +60,23 @@ pub(crate) struct LocationEntry<'a> {
 /// All compile units of a file.
 pub(crate) struct Units<'a> {
     /// The compile (and partial) units, in `.debug_info` order.
-    pub units: Vec<UnitDies<'a>>,
+    pub units: Vec<UnitInfo<'a>>,
+    /// The trees of units that other units reference, read on first use.
+    referenced: Vec<OnceLock<DieTree<'a>>>,
+    /// Whether units are read and walked in parallel (a `.debug_info` of
+    /// at least [`PARALLEL_FROM`] bytes).
+    pub parallel: bool,
 }
 
 impl<'a> Units<'a> {
-    /// Reads every compile unit of `dwarf` (type units are left out, as
-    /// llvm-dwarfdump's statistics leave them); a skeleton unit is replaced
-    /// by its split unit when one of `dwos` (`.dwo` files' sections) holds
-    /// it, as llvm-dwarfdump does. Units are read in parallel (rayon), each
-    /// reported to `progress` as it is done; the result is in unit order
-    /// whatever the number of threads.
+    /// Reads the header of every compile unit of `dwarf` (type units are
+    /// left out, as llvm-dwarfdump's statistics leave them); a skeleton
+    /// unit is replaced by its split unit when one of `dwos` (`.dwo` files'
+    /// sections) holds it, as llvm-dwarfdump does. The result is in unit
+    /// order whatever the number of threads.
     pub fn read(
         dwarf: &'a gimli::Dwarf<Slice<'a>>,
         dwos: &'a [gimli::Dwarf<Slice<'a>>],
-        progress: &(dyn Fn() + Sync),
     ) -> Result<Units<'a>, String> {
         let mut headers = Vec::new();
         let mut iter = dwarf.units();
@@ -95,39 +95,52 @@ impl<'a> Units<'a> {
             }
         }
         let splits = split_units(dwos)?;
-        let units = headers
-            .into_par_iter()
-            .map(|header| {
-                let start = header.offset().0 as u64;
-                let unit = dwarf
-                    .unit(header)
-                    .map_err(|e| format!(".debug_info+{start:#x}: {e}"))?;
-                let split = unit.dwo_id.and_then(|id| splits.get(&id));
-                let (unit, unit_dwarf, skeleton, start) = match split {
-                    Some(&(dwo, split_header)) => {
-                        let split_start = split_header.offset().0 as u64;
-                        let mut split = dwos[dwo]
-                            .unit(split_header)
-                            .map_err(|e| format!(".debug_info.dwo+{split_start:#x}: {e}"))?;
-                        split.copy_relocated_attributes(&unit);
-                        (split, &dwos[dwo], Some((unit, dwarf)), split_start)
+        let parallel = gimli::Section::reader(&dwarf.debug_info).len() >= PARALLEL_FROM;
+        let read = |header: gimli::UnitHeader<Slice<'a>>| {
+            let start = header.offset().0 as u64;
+            let unit = dwarf
+                .unit(header)
+                .map_err(|e| format!(".debug_info+{start:#x}: {e}"))?;
+            let split = unit.dwo_id.and_then(|id| splits.get(&id));
+            Ok(match split {
+                Some(&(dwo, split_header)) => {
+                    let split_start = split_header.offset().0 as u64;
+                    let mut split = dwos[dwo]
+                        .unit(split_header)
+                        .map_err(|e| format!(".debug_info.dwo+{split_start:#x}: {e}"))?;
+                    split.copy_relocated_attributes(&unit);
+                    UnitInfo {
+                        unit: split,
+                        dwarf: &dwos[dwo],
+                        skeleton: Some((unit, dwarf)),
+                        start: split_start,
                     }
-                    None => (unit, dwarf, None, start),
-                };
-                let (dies, by_offset) =
-                    read_tree(&unit).map_err(|e| format!(".debug_info+{start:#x}: {e}"))?;
-                progress();
-                Ok(UnitDies {
+                }
+                None => UnitInfo {
                     unit,
-                    dwarf: unit_dwarf,
-                    skeleton,
-                    dies,
-                    by_offset,
+                    dwarf,
+                    skeleton: None,
                     start,
-                })
+                },
             })
-            .collect::<Result<Vec<_>, String>>()?;
-        Ok(Units { units })
+        };
+        let units = if parallel {
+            headers
+                .into_par_iter()
+                .map(read)
+                .collect::<Result<Vec<_>, String>>()?
+        } else {
+            headers
+                .into_iter()
+                .map(read)
+                .collect::<Result<Vec<_>, String>>()?
+        };
+        let referenced = units.iter().map(|_| OnceLock::new()).collect();
+        Ok(Units {
+            units,
+            referenced,
+            parallel,
+        })
     }
 
     /// How many compile units `dwarf` has (type units left out).
@@ -153,31 +166,94 @@ impl<'a> Units<'a> {
         }
     }
 
-    /// The DIE.
-    pub fn die(&self, die: DieRef) -> &Die<'a> {
-        &self.units[die.unit].dies[die.die]
+    /// Reads the DIEs of unit `unit` into `tree` (whose arrays are reused),
+    /// for walking it.
+    pub fn view(&self, unit: usize, mut tree: DieTree<'a>) -> Result<View<'_, 'a>, String> {
+        let info = &self.units[unit];
+        tree.read_into(&info.unit)
+            .map_err(|e| format!(".debug_info+{:#x}: {e}", info.start))?;
+        Ok(View {
+            units: self,
+            current: unit,
+            tree,
+        })
+    }
+}
+
+/// One unit's DIEs, and the look-ups of the statistics on them (and on the
+/// DIEs of other units they reference).
+pub(crate) struct View<'u, 'a> {
+    units: &'u Units<'a>,
+    current: usize,
+    tree: DieTree<'a>,
+}
+
+impl<'u, 'a> View<'u, 'a> {
+    /// The units.
+    pub fn units(&self) -> &'u Units<'a> {
+        self.units
+    }
+
+    /// The unit's tree, for reading the next unit into.
+    pub fn into_tree(self) -> DieTree<'a> {
+        self.tree
+    }
+
+    /// Whether the unit has no DIE.
+    pub fn is_empty(&self) -> bool {
+        self.tree.is_empty()
+    }
+
+    /// The tree of unit `unit`: this view's own, or one read for a
+    /// reference from another unit (empty when it cannot be read).
+    fn tree(&self, unit: usize) -> &DieTree<'a> {
+        if unit == self.current {
+            return &self.tree;
+        }
+        self.units.referenced[unit]
+            .get_or_init(|| DieTree::read(&self.units.units[unit].unit).unwrap_or_default())
+    }
+
+    /// The DIE's children, in DIE order.
+    pub fn children(&self, die: DieRef) -> impl Iterator<Item = DieRef> + '_ {
+        self.tree(die.unit)
+            .children(die.die)
+            .iter()
+            .map(move |&child| DieRef {
+                unit: die.unit,
+                die: child,
+            })
+    }
+
+    /// The DIE's parent (`None` for the root).
+    pub fn parent(&self, die: DieRef) -> Option<DieRef> {
+        let parent = self.tree(die.unit).parent(die.die)?;
+        Some(DieRef {
+            unit: die.unit,
+            die: parent,
+        })
     }
 
     /// The DIE's tag.
     pub fn tag(&self, die: DieRef) -> DwTag {
-        self.die(die).entry.tag()
+        self.tree(die.unit).tag(die.die)
     }
 
     /// Attribute `name` of the DIE itself.
     pub fn find(&self, die: DieRef, name: DwAt) -> Option<AttributeValue<Slice<'a>>> {
-        self.die(die).entry.attr_value(name)
+        self.tree(die.unit).attr(die.die, name)
     }
 
     /// Whether the DIE itself has attribute `name`.
     pub fn has(&self, die: DieRef, name: DwAt) -> bool {
-        self.die(die).entry.attr(name).is_some()
+        self.tree(die.unit).has(die.die, name)
     }
 
     /// The raw value of a reference attribute, as LLVM's `getRawUValue`
     /// gives it: the unit-relative offset of `DW_FORM_ref*`, the section
     /// offset of `DW_FORM_ref_addr`.
     pub fn raw_reference(&self, die: DieRef, name: DwAt) -> Option<u64> {
-        match self.die(die).entry.attr(name)?.raw_value() {
+        match self.tree(die.unit).raw_attr(die.die, name)? {
             AttributeValue::UnitRef(offset) => Some(offset.0 as u64),
             AttributeValue::DebugInfoRef(offset) => Some(offset.0 as u64),
             other => other.udata_value(),
@@ -186,23 +262,23 @@ impl<'a> Units<'a> {
 
     /// The DIE at `.debug_info` offset `offset`, in unit `unit` only.
     pub fn at_offset(&self, unit: usize, offset: u64) -> Option<DieRef> {
-        let relative = offset.checked_sub(self.units[unit].start)?;
-        let die = *self.units[unit]
-            .by_offset
-            .get(&UnitOffset(usize::try_from(relative).ok()?))?;
+        let relative = offset.checked_sub(self.units.units[unit].start)?;
+        let die = self
+            .tree(unit)
+            .at(UnitOffset(usize::try_from(relative).ok()?))?;
         Some(DieRef { unit, die })
     }
 
     /// The DIE's offset in `.debug_info`.
     pub fn offset(&self, die: DieRef) -> u64 {
-        self.units[die.unit].start + self.die(die).entry.offset().0 as u64
+        self.units.units[die.unit].start + self.tree(die.unit).offset(die.die).0 as u64
     }
 
     /// The DIE a reference attribute `name` of `die` names.
     pub fn referenced(&self, die: DieRef, name: DwAt) -> Option<DieRef> {
         match self.find(die, name)? {
             AttributeValue::UnitRef(offset) => {
-                let target = *self.units[die.unit].by_offset.get(&offset)?;
+                let target = self.tree(die.unit).at(offset)?;
                 Some(DieRef {
                     unit: die.unit,
                     die: target,
@@ -211,6 +287,7 @@ impl<'a> Units<'a> {
             AttributeValue::DebugInfoRef(offset) => {
                 let offset = offset.0 as u64;
                 let unit = self
+                    .units
                     .units
                     .partition_point(|unit| unit.start <= offset)
                     .checked_sub(1)?;
@@ -240,9 +317,9 @@ impl<'a> Units<'a> {
                 break;
             }
             seen.push(current);
-            let entry = &self.die(current).entry;
-            if let Some(attr) = entry.attrs().iter().find(|a| names.contains(&a.name())) {
-                return Some(entry.attr_value(attr.name()).unwrap_or(attr.value()));
+            let attributes = self.tree(current.unit).attributes(current.die);
+            if let Some(attr) = attributes.iter().find(|a| names.contains(&a.name())) {
+                return Some(attr.value());
             }
             for name in [gimli::DW_AT_abstract_origin, gimli::DW_AT_specification] {
                 if let Some(next) = self.referenced(current, name) {
@@ -278,17 +355,22 @@ impl<'a> Units<'a> {
 
     /// A string attribute's value.
     pub fn string(&self, unit: usize, value: AttributeValue<Slice<'a>>) -> Option<String> {
-        string(self.units[unit].dwarf, &self.units[unit].unit, value)
+        string(
+            self.units.units[unit].dwarf,
+            &self.units.units[unit].unit,
+            value,
+        )
     }
 
     /// The address ranges of a DIE (LLVM's `getAddressRanges`): low and
     /// high pc, else `DW_AT_ranges`; `None` when the list cannot be read.
     pub fn ranges(&self, die: DieRef) -> Option<Vec<(u64, u64)>> {
-        let (unit, dwarf) = (&self.units[die.unit].unit, self.units[die.unit].dwarf);
-        let entry = &self.die(die).entry;
-        if let Some(low) = entry.attr_value(gimli::DW_AT_low_pc) {
+        let info = &self.units.units[die.unit];
+        let (unit, dwarf) = (&info.unit, info.dwarf);
+        let tree = self.tree(die.unit);
+        if let Some(low) = tree.attr(die.die, gimli::DW_AT_low_pc) {
             if let Ok(Some(low)) = dwarf.attr_address(unit, low) {
-                let high = match entry.attr_value(gimli::DW_AT_high_pc) {
+                let high = match tree.attr(die.die, gimli::DW_AT_high_pc) {
                     Some(AttributeValue::Addr(high)) => Some(high),
                     Some(AttributeValue::DebugAddrIndex(index)) => dwarf.address(unit, index).ok(),
                     Some(other) => other.udata_value().map(|size| low.wrapping_add(size)),
@@ -299,7 +381,7 @@ impl<'a> Units<'a> {
                 }
             }
         }
-        let Some(value) = entry.attr_value(gimli::DW_AT_ranges) else {
+        let Some(value) = tree.attr(die.die, gimli::DW_AT_ranges) else {
             return Some(Vec::new());
         };
         let offset = dwarf.attr_ranges_offset(unit, value).ok()??;
@@ -360,7 +442,7 @@ impl<'a> Units<'a> {
     /// A split unit's base address is its skeleton's.
     fn has_base_address(&self, unit: usize) -> bool {
         let names = [gimli::DW_AT_low_pc, gimli::DW_AT_entry_pc];
-        if let Some((skeleton, _)) = &self.units[unit].skeleton {
+        if let Some((skeleton, _)) = &self.units.units[unit].skeleton {
             let mut entries = skeleton.entries();
             return matches!(entries.next_dfs(), Ok(Some(root))
                 if names.iter().any(|&name| root.attr(name).is_some()));
@@ -373,7 +455,8 @@ impl<'a> Units<'a> {
     /// gives them: `None` without the attribute or when the list cannot be
     /// read or interpreted (an offset pair without a base address).
     pub fn locations(&self, die: DieRef) -> Option<Vec<LocationEntry<'a>>> {
-        let (unit, dwarf) = (&self.units[die.unit].unit, self.units[die.unit].dwarf);
+        let info = &self.units.units[die.unit];
+        let (unit, dwarf) = (&info.unit, info.dwarf);
         let value = self.find(die, gimli::DW_AT_location)?;
         if let AttributeValue::Exprloc(expression) = value {
             return Some(vec![LocationEntry {
@@ -440,7 +523,7 @@ impl<'a> Units<'a> {
     }
 }
 
-/// How many DIEs [`Units::find_recursively`] visits at most.
+/// How many DIEs [`View::find_recursively`] visits at most.
 const MAX_CHAIN: usize = 64;
 
 /// A string attribute's value, read through `dwarf` for `unit`.
@@ -481,12 +564,47 @@ fn split_units<'a>(dwos: &'a [gimli::Dwarf<Slice<'a>>]) -> Result<SplitIndex<'a>
     Ok(index)
 }
 
+/// Whether the unit of `header` is a skeleton: DWARF 5's skeleton unit
+/// type, or a root DIE with `DW_AT_GNU_dwo_id` (GNU split DWARF). Only the
+/// root is read, not the unit's line-table header.
+fn is_skeleton(dwarf: &gimli::Dwarf<Slice<'_>>, header: &gimli::UnitHeader<Slice<'_>>) -> bool {
+    if matches!(header.type_(), gimli::UnitType::Skeleton(_)) {
+        return true;
+    }
+    if header.version() >= 5 {
+        return false;
+    }
+    let Ok(abbreviations) = dwarf.abbreviations(header) else {
+        return false;
+    };
+    let mut entries = header.entries(&abbreviations);
+    matches!(entries.next_dfs(), Ok(Some(root)) if root.attr(gimli::DW_AT_GNU_dwo_id).is_some())
+}
+
+/// The DWO ids of the skeleton units of `dwarf`, in unit order.
+pub(crate) fn dwo_ids(dwarf: &gimli::Dwarf<Slice<'_>>) -> Vec<gimli::DwoId> {
+    let mut ids = Vec::new();
+    let mut headers = dwarf.units();
+    while let Ok(Some(header)) = headers.next() {
+        if !is_skeleton(dwarf, &header) {
+            continue;
+        }
+        if let Some(id) = dwarf.unit(header).ok().and_then(|unit| unit.dwo_id) {
+            ids.push(id);
+        }
+    }
+    ids
+}
+
 /// The `.dwo` files the skeleton units of `dwarf` name
 /// (`DW_AT_comp_dir`/`DW_AT_dwo_name`, or `DW_AT_GNU_dwo_name`).
 pub(crate) fn dwo_paths(dwarf: &gimli::Dwarf<Slice<'_>>) -> Vec<std::path::PathBuf> {
     let mut paths = Vec::new();
     let mut headers = dwarf.units();
     while let Ok(Some(header)) = headers.next() {
+        if !is_skeleton(dwarf, &header) {
+            continue;
+        }
         let Ok(unit) = dwarf.unit(header) else {
             continue;
         };
@@ -516,30 +634,4 @@ fn tombstone(address_size: u8) -> u64 {
     } else {
         (1u64 << (8 * u32::from(address_size))) - 1
     }
-}
-
-type Tree<'a> = (Vec<Die<'a>>, HashMap<UnitOffset, usize>);
-
-fn read_tree<'a>(unit: &Unit<Slice<'a>>) -> gimli::Result<Tree<'a>> {
-    let mut dies: Vec<Die<'a>> = Vec::new();
-    let mut by_offset = HashMap::new();
-    let mut stack: Vec<usize> = Vec::new();
-    let mut cursor = unit.entries();
-    while let Some(entry) = cursor.next_dfs()? {
-        let depth = usize::try_from(entry.depth).unwrap_or(0);
-        stack.truncate(depth);
-        let index = dies.len();
-        let parent = stack.last().copied();
-        if let Some(parent) = parent {
-            dies[parent].children.push(index);
-        }
-        by_offset.insert(entry.offset, index);
-        dies.push(Die {
-            entry: entry.clone(),
-            children: Vec::new(),
-            parent,
-        });
-        stack.push(index);
-    }
-    Ok((dies, by_offset))
 }

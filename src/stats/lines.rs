@@ -8,7 +8,7 @@
 //! (LLVM's `getFileNameByIndex` with `AbsoluteFilePath`); a unit whose
 //! table names no file counts nothing.
 
-use std::collections::{HashMap, HashSet};
+use super::{Map, Set};
 
 use super::dies::{comp_dir, string, Units};
 use super::load::Slice;
@@ -47,9 +47,9 @@ pub struct LineRow {
 /// Reads the figures of every unit's line table.
 pub(crate) fn line_figures(units: &Units<'_>) -> LineFigures {
     let mut figures = LineFigures::default();
-    let mut files: HashMap<String, u16> = HashMap::new();
-    let mut unique = HashSet::new();
-    let mut unique_non_zero = HashSet::new();
+    let mut files: Map<String, u16> = Map::default();
+    let mut unique = Set::default();
+    let mut unique_non_zero = Set::default();
     for index in 0..units.units.len() {
         let (unit, dwarf) = units.line_unit(index);
         let Some(program) = unit.line_program.clone() else {
@@ -62,7 +62,7 @@ pub(crate) fn line_figures(units: &Units<'_>) -> LineFigures {
         }
         let first = if header.version() >= 5 { 0 } else { 1 };
         let comp_dir = comp_dir(unit);
-        let mut mapping: HashMap<u64, u16> = HashMap::new();
+        let mut mapping: Map<u64, u16> = Map::default();
         for file in first..first + count {
             if let Some(path) = absolute_path(dwarf, unit, header, file, &comp_dir) {
                 let next = files.len() as u16;

@@ -15,6 +15,7 @@
 //! sees in an object (its sections all start at 0). A linked file's
 //! addresses are its own.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use gimli::{EndianSlice, LittleEndian, SectionId};
@@ -35,9 +36,10 @@ pub struct CodeSection {
     pub bytes: Vec<u8>,
 }
 
-/// What the statistics read from one file.
-pub(crate) struct LoadedFile {
-    sections: HashMap<SectionId, Vec<u8>>,
+/// What the statistics read from one file: its sections are borrowed from
+/// the file's bytes unless they had to be inflated or relocated.
+pub(crate) struct LoadedFile<'a> {
+    sections: HashMap<SectionId, Cow<'a, [u8]>>,
     /// `.debug*`, `.zdebug*` and `.gdb_index` sections: name and size in the
     /// file (summed over sections of one name), in section order
     /// (llvm-dwarfdump's "#bytes in NAME").
@@ -48,9 +50,9 @@ pub(crate) struct LoadedFile {
     pub code: Vec<CodeSection>,
 }
 
-impl LoadedFile {
+impl<'a> LoadedFile<'a> {
     /// Reads `bytes`; an error says why the file cannot be read.
-    pub fn parse(bytes: &[u8]) -> Result<LoadedFile, String> {
+    pub fn parse(bytes: &'a [u8]) -> Result<LoadedFile<'a>, String> {
         let file = object::File::parse(bytes).map_err(|e| format!("not an ELF file: {e}"))?;
         if file.format() != object::BinaryFormat::Elf
             || file.architecture() != object::Architecture::X86_64
@@ -97,8 +99,9 @@ impl LoadedFile {
                 continue;
             }
             let mut data = inflate(&section).map_err(|e| format!("{name}: {e}"))?;
-            if relocatable {
-                relocate(&file, &section, &mut data, &base).map_err(|e| format!("{name}: {e}"))?;
+            if relocatable && section.relocations().next().is_some() {
+                relocate(&file, &section, data.to_mut(), &base)
+                    .map_err(|e| format!("{name}: {e}"))?;
             }
             sections.insert(id, data);
         }
@@ -113,13 +116,26 @@ impl LoadedFile {
     /// A `gimli::Dwarf` over the sections (a missing one reads as empty).
     pub fn dwarf(&self) -> gimli::Dwarf<Slice<'_>> {
         let load = |id: SectionId| -> Result<Slice<'_>, std::convert::Infallible> {
-            let data = self.sections.get(&id).map_or(&[][..], Vec::as_slice);
+            let data = self.sections.get(&id).map_or(&[][..], |data| &data[..]);
             Ok(EndianSlice::new(data, LittleEndian))
         };
         match gimli::Dwarf::load(load) {
             Ok(dwarf) => dwarf,
             Err(never) => match never {},
         }
+    }
+
+    /// The file read as a DWARF package (`.dwp`).
+    pub fn package(&self) -> Result<gimli::DwarfPackage<Slice<'_>>, String> {
+        let empty = EndianSlice::new(&[][..], LittleEndian);
+        gimli::DwarfPackage::load(
+            |id| -> gimli::Result<Slice<'_>> {
+                let data = self.sections.get(&id).map_or(&[][..], |data| &data[..]);
+                Ok(EndianSlice::new(data, LittleEndian))
+            },
+            empty,
+        )
+        .map_err(|e| e.to_string())
     }
 
     /// The address llvm-dwarfdump reads for `address`: in an object, the
@@ -164,10 +180,12 @@ fn dwarf_section(name: &str) -> Option<SectionId> {
 }
 
 /// The DWARF sections read.
-const SECTIONS: [SectionId; 14] = [
+const SECTIONS: [SectionId; 16] = [
     SectionId::DebugAbbrev,
     SectionId::DebugAddr,
     SectionId::DebugAranges,
+    SectionId::DebugCuIndex,
+    SectionId::DebugTuIndex,
     SectionId::DebugFrame,
     SectionId::DebugInfo,
     SectionId::DebugLine,
@@ -181,23 +199,23 @@ const SECTIONS: [SectionId; 14] = [
     SectionId::DebugTypes,
 ];
 
-/// The section's contents, inflated when compressed.
-fn inflate(section: &object::Section<'_, '_>) -> Result<Vec<u8>, String> {
+/// The section's contents, inflated when compressed (else borrowed).
+fn inflate<'a>(section: &object::Section<'a, '_>) -> Result<Cow<'a, [u8]>, String> {
     use std::io::Read as _;
     let compressed = section.compressed_data().map_err(|e| e.to_string())?;
     let size = usize::try_from(compressed.uncompressed_size).unwrap_or(0);
     match compressed.format {
-        object::CompressionFormat::None => Ok(compressed.data.to_vec()),
+        object::CompressionFormat::None => Ok(Cow::Borrowed(compressed.data)),
         object::CompressionFormat::Zlib => {
             let mut out = Vec::with_capacity(size);
             flate2::read::ZlibDecoder::new(compressed.data)
                 .read_to_end(&mut out)
                 .map_err(|e| format!("zlib: {e}"))?;
-            Ok(out)
+            Ok(Cow::Owned(out))
         }
-        object::CompressionFormat::Zstandard => {
-            zstd::stream::decode_all(compressed.data).map_err(|e| format!("zstd: {e}"))
-        }
+        object::CompressionFormat::Zstandard => zstd::stream::decode_all(compressed.data)
+            .map(Cow::Owned)
+            .map_err(|e| format!("zstd: {e}")),
         other => Err(format!("unknown compression {other:?}")),
     }
 }

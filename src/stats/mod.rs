@@ -15,8 +15,9 @@
 //! The rule it follows: every figure is llvm-dwarfdump's definition, so a
 //! number here and there can be compared; what dwarfsmith adds is named
 //! differently and never changes those. A skeleton unit's `.dwo` is read
-//! where llvm-dwarfdump finds it (`DW_AT_comp_dir` joined with the dwo
-//! name); `.dwp` packages are not read.
+//! where llvm-dwarfdump finds it: in the package `FILE.dwp`, else at
+//! `DW_AT_comp_dir` joined with the dwo name. A stripped file is measured
+//! through its debug file when the caller finds one.
 
 mod compare;
 mod dies;
@@ -34,6 +35,13 @@ pub use lines::LineRow;
 pub use load::CodeSection;
 pub use report::format_statistics;
 pub use walk::LocationKind;
+
+/// The hash maps of the statistics: foldhash's fast hasher with a fixed
+/// seed (the keys are names and offsets read from the file, and no map's
+/// order reaches the output).
+type Map<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>;
+/// The hash sets of the statistics (see [`Map`]).
+type Set<T> = std::collections::HashSet<T, foldhash::fast::FixedState>;
 
 /// A value of llvm-dwarfdump's statistics.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -151,33 +159,80 @@ pub const BUCKET_NAMES: [&str; walk::BUCKETS] = [
     "100%",
 ];
 
-/// Reads the figures of one file; `name` is the file name printed.
-pub fn read_statistics(bytes: &[u8], name: &str) -> Result<FileStatistics, String> {
-    read_statistics_with(bytes, name, &|_| {})
+/// What [`read_statistics_with`] reads besides the file, and what it
+/// gathers besides llvm-dwarfdump's keys, the per-function table and the
+/// line rows.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReadOptions<'b> {
+    /// Per-variable rows ([`FileStatistics::variables`]), which `--compare`
+    /// and `--html` show; without them the list is empty, which saves the
+    /// memory of one row per variable on a large file.
+    pub variables: bool,
+    /// The debug file of a stripped file (found through its build id or
+    /// `.gnu_debuglink`): the DWARF and the debug section sizes are read
+    /// from it, the code from the file.
+    pub debug_file: Option<&'b [u8]>,
+    /// The DWARF package of the file (`FILE.dwp`): skeleton units' split
+    /// units are read from it first, as llvm-dwarfdump does, then from
+    /// their `.dwo` files.
+    pub package: Option<&'b [u8]>,
 }
 
-/// [`read_statistics`], calling `progress` with the share of the compile
-/// units read so far (0.0 to 1.0; from any thread). The figures are the
-/// same whatever the number of threads.
+/// Reads the figures of one file, variables included; `name` is the file
+/// name printed.
+pub fn read_statistics(bytes: &[u8], name: &str) -> Result<FileStatistics, String> {
+    let options = ReadOptions {
+        variables: true,
+        ..ReadOptions::default()
+    };
+    read_statistics_with(bytes, name, options, &|_| {})
+}
+
+/// [`read_statistics`] with `options`, calling `progress` with the share of
+/// the compile units read so far (0.0 to 1.0; from any thread). The figures
+/// are the same whatever the number of threads.
 pub fn read_statistics_with(
     bytes: &[u8],
     name: &str,
+    options: ReadOptions,
     progress: &(dyn Fn(f64) + Sync),
 ) -> Result<FileStatistics, String> {
-    let file = load::LoadedFile::parse(bytes)?;
+    let mut file = load::LoadedFile::parse(bytes)?;
+    if let Some(debug) = options.debug_file {
+        let code = std::mem::take(&mut file.code);
+        file = load::LoadedFile::parse(debug).map_err(|e| format!("debug file: {e}"))?;
+        file.code = code;
+    }
     let dwarf = file.dwarf();
-    let dwo_files: Vec<load::LoadedFile> = dies::dwo_paths(&dwarf)
+    let package_file = options
+        .package
+        .map(load::LoadedFile::parse)
+        .transpose()
+        .map_err(|e| format!("package: {e}"))?;
+    let package = package_file
+        .as_ref()
+        .map(load::LoadedFile::package)
+        .transpose()
+        .map_err(|e| format!("package: {e}"))?;
+    let dwo_bytes: Vec<Vec<u8>> = dies::dwo_paths(&dwarf)
         .iter()
         .filter_map(|path| std::fs::read(path).ok())
-        .filter_map(|dwo| load::LoadedFile::parse(&dwo).ok())
         .collect();
-    let dwos: Vec<gimli::Dwarf<load::Slice<'_>>> = dwo_files
+    let dwo_files: Vec<load::LoadedFile> = dwo_bytes
         .iter()
-        .map(|dwo| {
+        .filter_map(|dwo| load::LoadedFile::parse(dwo).ok())
+        .collect();
+    let packaged = package.iter().flat_map(|package| {
+        dies::dwo_ids(&dwarf)
+            .into_iter()
+            .filter_map(|id| package.find_cu(id, &dwarf).ok().flatten())
+    });
+    let dwos: Vec<gimli::Dwarf<load::Slice<'_>>> = packaged
+        .chain(dwo_files.iter().map(|dwo| {
             let mut sections = dwo.dwarf();
             sections.make_dwo(&dwarf);
             sections
-        })
+        }))
         .collect();
     let total = dies::Units::count(&dwarf).max(1);
     let done = std::sync::atomic::AtomicUsize::new(0);
@@ -185,8 +240,8 @@ pub fn read_statistics_with(
         let done = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         progress(done as f64 / total as f64);
     };
-    let units = dies::Units::read(&dwarf, &dwos, &report)?;
-    let walk = walk::walk(&units, &file);
+    let units = dies::Units::read(&dwarf, &dwos)?;
+    let walk = walk::walk(&units, &file, options, &report)?;
     let lines = lines::line_figures(&units);
-    Ok(report::statistics(name, &file, walk, &lines))
+    Ok(report::statistics(name, &file, walk, lines))
 }

@@ -4,7 +4,7 @@
 //! [`FileStatistics`] (llvm-dwarfdump's keys in its order, llvm-dwarfdump's
 //! sums over its per-function table), and its text or JSON form.
 
-use std::collections::HashMap;
+use super::Map;
 use std::fmt::Write as _;
 
 use super::lines::LineFigures;
@@ -18,7 +18,7 @@ pub(crate) fn statistics(
     name: &str,
     file: &LoadedFile,
     walk: Walk,
-    lines: &LineFigures,
+    lines: LineFigures,
 ) -> FileStatistics {
     let mut keys: Vec<(String, Value)> = Vec::new();
     // A sum that reached u64::MAX saturated: llvm-dwarfdump prints "overflowed".
@@ -134,9 +134,9 @@ pub(crate) fn statistics(
     all.extend(keys);
     FileStatistics {
         keys: all,
-        functions: function_rows(&walk, lines),
+        functions: function_rows(&walk, &lines),
         variables: variable_rows(&walk),
-        line_rows: lines.rows.clone(),
+        line_rows: lines.rows,
         code: file.code.clone(),
         relocatable: file.relocatable,
     }
@@ -152,6 +152,16 @@ fn put_buckets(put: &mut impl FnMut(&str, u64), group: &str, counts: &[u64]) {
 }
 
 fn function_rows(walk: &Walk, lines: &LineFigures) -> Vec<FunctionRow> {
+    // is_stmt rows before each row, so a range's count is one subtraction
+    // (functions share addresses: discarded ones all start at 0).
+    let rows = &lines.rows;
+    let mut is_stmt_before = Vec::with_capacity(rows.len() + 1);
+    let mut count = 0u64;
+    is_stmt_before.push(0);
+    for row in rows {
+        count += u64::from(row.is_stmt);
+        is_stmt_before.push(count);
+    }
     walk.functions
         .iter()
         .filter(|(_, f)| f.is_function)
@@ -160,13 +170,9 @@ fn function_rows(walk: &Walk, lines: &LineFigures) -> Vec<FunctionRow> {
                 .ranges
                 .iter()
                 .map(|&(low, high)| {
-                    let rows = &lines.rows;
                     let from = rows.partition_point(|row| row.address < low);
                     let to = rows.partition_point(|row| row.address < high);
-                    rows[from..to.max(from)]
-                        .iter()
-                        .filter(|row| row.is_stmt)
-                        .count() as u64
+                    is_stmt_before[to.max(from)] - is_stmt_before[from]
                 })
                 .sum();
             FunctionRow {
@@ -187,7 +193,7 @@ fn function_rows(walk: &Walk, lines: &LineFigures) -> Vec<FunctionRow> {
 /// The variables summed over their instances, keyed by function and id.
 fn variable_rows(walk: &Walk) -> Vec<VariableRow> {
     let mut rows: Vec<VariableRow> = Vec::new();
-    let mut index: HashMap<(String, String), usize> = HashMap::new();
+    let mut index: Map<(String, String), usize> = Map::default();
     for variable in &walk.variables {
         let key = (variable.function.clone(), variable.id.clone());
         let at = *index.entry(key).or_insert_with(|| {

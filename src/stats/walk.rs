@@ -1,7 +1,8 @@
 //! The DIE walk of `llvm-dwarfdump --statistics` (LLVM 19, statistics
 //! version 9), with what dwarfsmith adds per function and per variable.
 //!
-//! In: [`Units`] and the file's [`LoadedFile`]. Out: a [`Walk`]: the
+//! In: [`Units`] and the file's [`LoadedFile`]; each unit is walked on
+//! its own (in parallel) and the units' walks are summed in unit order. Out: a [`Walk`]: the
 //! per-function table llvm-dwarfdump sums into its figures, the global byte
 //! and location-coverage counts, and one [`Variable`] per variable DIE.
 //!
@@ -17,11 +18,15 @@
 //! `.debug_info` offsets); one variable's byte counts wrap and the file's
 //! sums saturate, as LLVM's `uint64_t` and `SaturatingUINT64` do.
 
-use std::collections::{HashMap, HashSet};
+use super::{Map, Set};
 
-use super::dies::{comp_dir, DieRef, Units};
+use dwarfsmith_emit::read::DieTree;
+use rayon::prelude::*;
+
+use super::dies::{comp_dir, DieRef, Units, View};
 use super::lines::absolute_path;
 use super::load::LoadedFile;
+use super::ReadOptions;
 
 /// The number of coverage buckets: 0%, (0%,10%), [10%,20%) ... [90%,100%), 100%.
 pub(crate) const BUCKETS: usize = 12;
@@ -42,7 +47,7 @@ pub(crate) struct FunctionStats {
     /// Artificial variables and parameters.
     pub artificial: u64,
     /// The distinct variable ids.
-    pub variables: HashSet<String>,
+    pub variables: Set<String>,
     /// Whether this is a function (not the unit scope "/").
     pub is_function: bool,
     /// Whether it has a declaring file and line.
@@ -139,12 +144,12 @@ pub(crate) struct Variable {
     pub inlined: bool,
 }
 
-/// Everything the walk gathers.
+/// Everything the walk gathers: of one unit, then of the whole file.
 #[derive(Default)]
 pub(crate) struct Walk {
     /// Per function id, in the order first met.
     pub functions: Vec<(String, FunctionStats)>,
-    index: HashMap<String, usize>,
+    index: Map<String, usize>,
     /// All variables.
     pub variables: Vec<Variable>,
     /// `DW_AT_call_file` + `DW_AT_call_line` scopes.
@@ -171,53 +176,202 @@ pub(crate) struct Walk {
     pub param_buckets: Buckets,
     /// ... of local variables.
     pub local_buckets: Buckets,
+    /// Abstract (`DW_AT_inline`) subprograms with variables, in DIE order:
+    /// `.debug_info` offset, and each variable's offset and tag.
+    abstracts: Vec<(u64, Vec<(u64, gimli::DwTag)>)>,
+    /// Concrete instances whose abstract subprogram is in another unit:
+    /// the abstract origin's raw value and the origins of the instance's
+    /// variables that have a location.
+    cross_unit: Vec<(u64, Vec<u64>)>,
 }
 
-/// The state of the walk over all units.
-struct Walker<'u, 'a> {
-    units: &'u Units<'a>,
-    file: &'u LoadedFile,
-    walk: Walk,
-    global_abstract: HashMap<u64, Vec<u64>>,
-    local_abstract: HashMap<u64, Vec<u64>>,
-    abstract_units: HashMap<u64, usize>,
-    deferred: Vec<u64>,
-}
-
-/// Walks every unit of `units`.
-pub(crate) fn walk(units: &Units<'_>, file: &LoadedFile) -> Walk {
-    let mut walker = Walker {
-        units,
-        file,
-        walk: Walk::default(),
-        global_abstract: HashMap::new(),
-        local_abstract: HashMap::new(),
-        abstract_units: HashMap::new(),
-        deferred: Vec::new(),
-    };
-    let mut cross_unit = Vec::new();
-    for unit in 0..units.units.len() {
-        walker.local_abstract.clear();
-        walker.deferred.clear();
-        let root = DieRef { unit, die: 0 };
-        walker.recurse(root, "/", "g".into(), 0, 0, None);
-        walker.zero_coverage_of_deferred(unit);
-        cross_unit.extend(walker.deferred.iter().map(|&offset| (unit, offset)));
+impl FunctionStats {
+    /// Adds `other`'s figures (the same function met in a later unit).
+    fn merge(&mut self, other: FunctionStats) {
+        self.inlined += other.inlined;
+        self.out_of_line += other.out_of_line;
+        self.abstract_origins += other.abstract_origins;
+        self.with_location += other.with_location;
+        self.constant_members += other.constant_members;
+        self.artificial += other.artificial;
+        self.variables.extend(other.variables);
+        self.is_function |= other.is_function;
+        self.has_source_location |= other.has_source_location;
+        self.params += other.params;
+        self.params_with_source += other.params_with_source;
+        self.params_with_type += other.params_with_type;
+        self.params_with_location += other.params_with_location;
+        self.locals += other.locals;
+        self.locals_with_source += other.locals_with_source;
+        self.locals_with_type += other.locals_with_type;
+        self.locals_with_location += other.locals_with_location;
+        self.scope_bytes = self.scope_bytes.saturating_add(other.scope_bytes);
+        self.scope_bytes_covered = self
+            .scope_bytes_covered
+            .saturating_add(other.scope_bytes_covered);
+        self.ranges.extend(other.ranges);
     }
-    walker.zero_coverage_across_units(&cross_unit);
-    walker.walk
 }
 
-impl Walker<'_, '_> {
+impl Buckets {
+    fn merge(&mut self, other: &Buckets) {
+        self.processed += other.processed;
+        for bucket in 0..BUCKETS {
+            self.counts[bucket] += other.counts[bucket];
+            self.non_entry_value[bucket] += other.non_entry_value[bucket];
+        }
+    }
+}
+
+impl ScopeBytes {
+    fn merge(&mut self, other: &ScopeBytes) {
+        self.in_scope = self.in_scope.saturating_add(other.in_scope);
+        self.covered = self.covered.saturating_add(other.covered);
+        self.entry_value = self.entry_value.saturating_add(other.entry_value);
+    }
+}
+
+impl Walk {
     fn function(&mut self, id: &str) -> &mut FunctionStats {
-        let next = self.walk.functions.len();
-        let index = *self.walk.index.entry(id.to_string()).or_insert(next);
+        let next = self.functions.len();
+        let index = *self.index.entry(id.to_string()).or_insert(next);
         if index == next {
-            self.walk
-                .functions
+            self.functions
                 .push((id.to_string(), FunctionStats::default()));
         }
-        &mut self.walk.functions[index].1
+        &mut self.functions[index].1
+    }
+
+    /// Appends the walk of the next unit. Every sum is a plain, wrapping
+    /// or saturating sum of non-negative terms, so summing unit by unit
+    /// gives what one walk over all units gives.
+    fn merge(&mut self, unit: Walk) {
+        for (id, stats) in unit.functions {
+            match self.index.get(&id) {
+                Some(&at) => self.functions[at].1.merge(stats),
+                None => {
+                    self.index.insert(id.clone(), self.functions.len());
+                    self.functions.push((id, stats));
+                }
+            }
+        }
+        self.variables.extend(unit.variables);
+        self.call_site_entries += unit.call_site_entries;
+        self.call_site_dies += unit.call_site_dies;
+        self.call_site_parameter_dies += unit.call_site_parameter_dies;
+        self.total_bytes_covered = self
+            .total_bytes_covered
+            .wrapping_add(unit.total_bytes_covered);
+        self.all.merge(&unit.all);
+        self.params.merge(&unit.params);
+        self.locals.merge(&unit.locals);
+        self.function_bytes = self.function_bytes.saturating_add(unit.function_bytes);
+        self.inlined_bytes = self.inlined_bytes.saturating_add(unit.inlined_bytes);
+        self.all_buckets.merge(&unit.all_buckets);
+        self.param_buckets.merge(&unit.param_buckets);
+        self.local_buckets.merge(&unit.local_buckets);
+        self.abstracts.extend(unit.abstracts);
+        self.cross_unit.extend(unit.cross_unit);
+    }
+
+    /// Functions whose abstract subprogram is in another unit: their
+    /// variables without a concrete DIE with a location count at 0%.
+    fn zero_coverage_across_units(&mut self) {
+        let mut abstracts: Map<u64, Vec<(u64, gimli::DwTag)>> = Map::default();
+        for (offset, vars) in std::mem::take(&mut self.abstracts) {
+            abstracts.entry(offset).or_default().extend(vars);
+        }
+        for (origin, located) in std::mem::take(&mut self.cross_unit) {
+            for &(var, tag) in abstracts.get(&origin).map_or(&[][..], Vec::as_slice) {
+                if !located.contains(&var) {
+                    self.count_zero_coverage(Some(tag));
+                }
+            }
+        }
+    }
+
+    /// A variable of an inlined function that no concrete DIE describes:
+    /// counted at 0%.
+    fn count_zero_coverage(&mut self, tag: Option<gimli::DwTag>) {
+        self.all_buckets.processed += 1;
+        self.all_buckets.counts[0] += 1;
+        match tag {
+            Some(gimli::DW_TAG_formal_parameter) => {
+                self.param_buckets.processed += 1;
+                self.param_buckets.counts[0] += 1;
+            }
+            Some(gimli::DW_TAG_variable) => {
+                self.local_buckets.processed += 1;
+                self.local_buckets.counts[0] += 1;
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The state of the walk over one unit.
+struct Walker<'v, 'u, 'a> {
+    view: &'v View<'u, 'a>,
+    file: &'v LoadedFile<'v>,
+    walk: Walk,
+    local_abstract: Map<u64, Vec<u64>>,
+    deferred: Vec<u64>,
+    /// Whether to keep a [`Variable`] per variable DIE.
+    variables: bool,
+}
+
+/// Walks every unit of `units`, in parallel (rayon) when `units` says so, calling `progress`
+/// after each unit; the result is the same whatever the number of threads.
+pub(crate) fn walk<'a>(
+    units: &Units<'a>,
+    file: &LoadedFile<'_>,
+    options: ReadOptions,
+    progress: &(dyn Fn() + Sync),
+) -> Result<Walk, String> {
+    // One tree per thread, read unit after unit.
+    let walk_unit = |spare: &mut DieTree<'a>, unit: usize| {
+        let view = units.view(unit, std::mem::take(spare))?;
+        let mut walker = Walker {
+            view: &view,
+            file,
+            walk: Walk::default(),
+            local_abstract: Map::default(),
+            deferred: Vec::new(),
+            variables: options.variables,
+        };
+        let root = DieRef { unit, die: 0 };
+        if !view.is_empty() {
+            walker.recurse(root, "/", "g".into(), 0, 0, None);
+        }
+        walker.zero_coverage_of_deferred(unit);
+        progress();
+        let walk = walker.walk;
+        *spare = view.into_tree();
+        Ok(walk)
+    };
+    let count = units.units.len();
+    let parts = if units.parallel {
+        (0..count)
+            .into_par_iter()
+            .map_init(DieTree::default, walk_unit)
+            .collect::<Result<Vec<Walk>, String>>()?
+    } else {
+        let mut spare = DieTree::default();
+        (0..count)
+            .map(|unit| walk_unit(&mut spare, unit))
+            .collect::<Result<Vec<Walk>, String>>()?
+    };
+    let mut walk = Walk::default();
+    for part in parts {
+        walk.merge(part);
+    }
+    walk.zero_coverage_across_units();
+    Ok(walk)
+}
+
+impl Walker<'_, '_, '_> {
+    fn function(&mut self, id: &str) -> &mut FunctionStats {
+        self.walk.function(id)
     }
 
     fn recurse(
@@ -229,8 +383,8 @@ impl Walker<'_, '_> {
         mut inline_depth: u32,
         inherited: Option<&mut Vec<u64>>,
     ) {
-        let units = self.units;
-        let tag = units.tag(die);
+        let view = self.view;
+        let tag = view.tag(die);
         if tag == gimli::DW_TAG_subroutine_type {
             return;
         }
@@ -238,15 +392,15 @@ impl Walker<'_, '_> {
         let is_block = tag == gimli::DW_TAG_lexical_block;
         let is_inlined = tag == gimli::DW_TAG_inlined_subroutine;
         let tracks_zero_coverage =
-            is_inlined || (is_function && units.has(die, gimli::DW_AT_abstract_origin));
+            is_inlined || (is_function && view.has(die, gimli::DW_AT_abstract_origin));
         let mut own: Option<Vec<u64>> = None;
         let mut deferred_here = false;
         if tracks_zero_coverage {
-            if let Some(origin) = units.raw_reference(die, gimli::DW_AT_abstract_origin) {
+            if let Some(origin) = view.raw_reference(die, gimli::DW_AT_abstract_origin) {
                 match self.local_abstract.get(&origin) {
                     Some(vars) => own = Some(vars.clone()),
                     None => {
-                        self.deferred.push(units.offset(die));
+                        self.deferred.push(view.offset(die));
                         deferred_here = true;
                     }
                 }
@@ -257,28 +411,28 @@ impl Walker<'_, '_> {
             if is_function || is_inlined {
                 prefix = "v".into();
             }
-            if units.has(die, gimli::DW_AT_declaration) {
+            if view.has(die, gimli::DW_AT_declaration) {
                 return;
             }
-            if units.has(die, gimli::DW_AT_call_file) && units.has(die, gimli::DW_AT_call_line) {
+            if view.has(die, gimli::DW_AT_call_file) && view.has(die, gimli::DW_AT_call_line) {
                 self.walk.call_site_entries += 1;
             }
-            let Some(ranges) = units.ranges(die) else {
+            let Some(ranges) = view.ranges(die) else {
                 return;
             };
             let bytes: u64 = ranges.iter().fold(0u64, |sum, &(low, high)| {
                 sum.wrapping_add(high.wrapping_sub(low))
             });
             if !is_block {
-                if units.has(die, gimli::DW_AT_inline) {
+                if view.has(die, gimli::DW_AT_inline) {
                     self.record_abstract_function(die);
                     return;
                 }
                 let id = self.die_id(die, "");
-                let has_origin = units
+                let has_origin = view
                     .find_recursively(die, &[gimli::DW_AT_abstract_origin])
                     .is_some();
-                let has_source = units.has_source_location(die);
+                let has_source = view.has_source_location(die);
                 let stats = self.function(&id);
                 stats.is_function = true;
                 if is_inlined {
@@ -322,13 +476,9 @@ impl Walker<'_, '_> {
         }
         let mut blocks = 0u32;
         let mut params = 0u32;
-        for &child in &units.units[die.unit].dies[die.die].children {
-            let child = DieRef {
-                unit: die.unit,
-                die: child,
-            };
+        for child in view.children(die) {
             let mut child_prefix = prefix.clone();
-            match units.tag(child) {
+            match view.tag(child) {
                 gimli::DW_TAG_lexical_block => {
                     child_prefix.push_str(&format!("{blocks:x}."));
                     blocks += 1;
@@ -350,53 +500,33 @@ impl Walker<'_, '_> {
         }
         if tracks_zero_coverage {
             for offset in own.unwrap_or_default() {
-                let tag = units.at_offset(die.unit, offset).map(|var| units.tag(var));
-                self.count_zero_coverage(tag);
+                let tag = view.at_offset(die.unit, offset).map(|var| view.tag(var));
+                self.walk.count_zero_coverage(tag);
             }
-        }
-    }
-
-    /// A variable of an inlined function that no concrete DIE describes:
-    /// counted at 0%.
-    fn count_zero_coverage(&mut self, tag: Option<gimli::DwTag>) {
-        let walk = &mut self.walk;
-        walk.all_buckets.processed += 1;
-        walk.all_buckets.counts[0] += 1;
-        match tag {
-            Some(gimli::DW_TAG_formal_parameter) => {
-                walk.param_buckets.processed += 1;
-                walk.param_buckets.counts[0] += 1;
-            }
-            Some(gimli::DW_TAG_variable) => {
-                walk.local_buckets.processed += 1;
-                walk.local_buckets.counts[0] += 1;
-            }
-            _ => {}
         }
     }
 
     /// Remembers the variables of an abstract (`DW_AT_inline`) subprogram.
     fn record_abstract_function(&mut self, die: DieRef) {
-        let offset = self.units.offset(die);
-        self.abstract_units.insert(offset, die.unit);
+        let offset = self.view.offset(die);
         let mut vars = Vec::new();
         self.abstract_variables(die, &mut vars);
-        for var in vars {
-            self.global_abstract.entry(offset).or_default().push(var);
-            self.local_abstract.entry(offset).or_default().push(var);
+        if vars.is_empty() {
+            return;
         }
+        self.local_abstract
+            .entry(offset)
+            .or_default()
+            .extend(vars.iter().map(|&(var, _)| var));
+        self.walk.abstracts.push((offset, vars));
     }
 
-    fn abstract_variables(&self, die: DieRef, vars: &mut Vec<u64>) {
-        let units = self.units;
-        for &child in &units.units[die.unit].dies[die.die].children {
-            let child = DieRef {
-                unit: die.unit,
-                die: child,
-            };
-            match units.tag(child) {
-                gimli::DW_TAG_formal_parameter | gimli::DW_TAG_variable => {
-                    vars.push(units.offset(child));
+    fn abstract_variables(&self, die: DieRef, vars: &mut Vec<(u64, gimli::DwTag)>) {
+        let view = self.view;
+        for child in view.children(die) {
+            match view.tag(child) {
+                tag @ (gimli::DW_TAG_formal_parameter | gimli::DW_TAG_variable) => {
+                    vars.push((view.offset(child), tag));
                 }
                 gimli::DW_TAG_lexical_block => self.abstract_variables(child, vars),
                 _ => {}
@@ -404,76 +534,49 @@ impl Walker<'_, '_> {
         }
     }
 
-    /// Removes from `vars` the origins of `die`'s variables that have a
-    /// location (LLVM's `updateVarsWithAbstractOriginLocCovInfo`).
-    fn remove_located(&self, die: DieRef, vars: &mut Vec<u64>) {
-        let units = self.units;
-        for &child in &units.units[die.unit].dies[die.die].children {
-            let child = DieRef {
-                unit: die.unit,
-                die: child,
-            };
-            let tag = units.tag(child);
+    /// The origins of `die`'s variables that have a location (what LLVM's
+    /// `updateVarsWithAbstractOriginLocCovInfo` removes).
+    fn located(&self, die: DieRef, origins: &mut Vec<u64>) {
+        let view = self.view;
+        for child in view.children(die) {
+            let tag = view.tag(child);
             let is_variable =
                 tag == gimli::DW_TAG_formal_parameter || tag == gimli::DW_TAG_variable;
             if is_variable
-                && (units.has(child, gimli::DW_AT_location)
-                    || units.has(child, gimli::DW_AT_const_value))
+                && (view.has(child, gimli::DW_AT_location)
+                    || view.has(child, gimli::DW_AT_const_value))
             {
-                if let Some(origin) = units.raw_reference(child, gimli::DW_AT_abstract_origin) {
-                    vars.retain(|&var| var != origin);
+                if let Some(origin) = view.raw_reference(child, gimli::DW_AT_abstract_origin) {
+                    origins.push(origin);
                 }
             } else if tag == gimli::DW_TAG_lexical_block {
-                self.remove_located(child, vars);
+                self.located(child, origins);
             }
         }
     }
 
-    /// Functions whose abstract subprogram came later in their unit.
+    /// Functions whose abstract subprogram came later in their unit; those
+    /// whose abstract subprogram is in another unit are kept for
+    /// [`Walk::zero_coverage_across_units`].
     fn zero_coverage_of_deferred(&mut self, unit: usize) {
-        let mut remaining = Vec::new();
         for offset in std::mem::take(&mut self.deferred) {
-            let Some(die) = self.units.at_offset(unit, offset) else {
+            let Some(die) = self.view.at_offset(unit, offset) else {
                 continue;
             };
-            let Some(origin) = self.units.raw_reference(die, gimli::DW_AT_abstract_origin) else {
+            let Some(origin) = self.view.raw_reference(die, gimli::DW_AT_abstract_origin) else {
                 continue;
             };
+            let mut located = Vec::new();
+            self.located(die, &mut located);
             let Some(vars) = self.local_abstract.get(&origin) else {
-                remaining.push(offset);
+                self.walk.cross_unit.push((origin, located));
                 continue;
             };
-            let mut vars = vars.clone();
-            self.remove_located(die, &mut vars);
-            for var in vars {
-                let tag = self.units.at_offset(unit, var).map(|v| self.units.tag(v));
-                self.count_zero_coverage(tag);
-            }
-        }
-        self.deferred = remaining;
-    }
-
-    /// Functions whose abstract subprogram is in another unit.
-    fn zero_coverage_across_units(&mut self, deferred: &[(usize, u64)]) {
-        for &(unit, offset) in deferred {
-            let Some(die) = self.units.at_offset(unit, offset) else {
-                continue;
-            };
-            let Some(origin) = self.units.raw_reference(die, gimli::DW_AT_abstract_origin) else {
-                continue;
-            };
-            let mut vars = self
-                .global_abstract
-                .get(&origin)
-                .cloned()
-                .unwrap_or_default();
-            self.remove_located(die, &mut vars);
-            let origin_unit = self.abstract_units.get(&origin).copied();
-            for var in vars {
-                let tag = origin_unit
-                    .and_then(|u| self.units.at_offset(u, var))
-                    .map(|v| self.units.tag(v));
-                self.count_zero_coverage(tag);
+            for &var in vars {
+                if !located.contains(&var) {
+                    let tag = self.view.at_offset(unit, var).map(|v| self.view.tag(v));
+                    self.walk.count_zero_coverage(tag);
+                }
             }
         }
     }
@@ -481,19 +584,19 @@ impl Walker<'_, '_> {
     /// LLVM's `constructDieID`: prefix and linkage name; for functions and
     /// unit-scope variables also the declaring file's base name and line.
     fn die_id(&self, die: DieRef, prefix: &str) -> String {
-        let units = self.units;
-        let mut id = format!("{prefix}{}", units.linkage_name(die));
+        let view = self.view;
+        let mut id = format!("{prefix}{}", view.linkage_name(die));
         if !prefix.is_empty() && prefix != "g" {
             return id;
         }
-        let file = units
+        let file = view
             .find_recursively(die, &[gimli::DW_AT_decl_file])
             .and_then(|value| match value {
                 gimli::AttributeValue::FileIndex(index) => Some(index),
                 other => other.udata_value(),
             })
             .and_then(|index| {
-                let unit = &units.units[die.unit];
+                let unit = &view.units().units[die.unit];
                 let program = unit.unit.line_program.as_ref()?;
                 let comp_dir = comp_dir(&unit.unit);
                 absolute_path(unit.dwarf, &unit.unit, program.header(), index, &comp_dir)
@@ -501,7 +604,7 @@ impl Walker<'_, '_> {
             .map(|path| path.rsplit('/').next().unwrap_or("").to_string())
             .filter(|name| !name.is_empty())
             .unwrap_or_else(|| "/".into());
-        let line = units
+        let line = view
             .find_recursively(die, &[gimli::DW_AT_decl_line])
             .and_then(|value| value.udata_value())
             .unwrap_or(0);
@@ -519,8 +622,8 @@ impl Walker<'_, '_> {
         inline_depth: u32,
         abstract_vars: Option<&mut Vec<u64>>,
     ) {
-        let units = self.units;
-        let tag = units.tag(die);
+        let view = self.view;
+        let tag = view.tag(die);
         if tag == gimli::DW_TAG_compile_unit {
             return;
         }
@@ -536,18 +639,18 @@ impl Walker<'_, '_> {
         let is_param = tag == gimli::DW_TAG_formal_parameter;
         let is_local = tag == gimli::DW_TAG_variable;
         let is_constant_member =
-            tag == gimli::DW_TAG_member && units.has(die, gimli::DW_AT_const_value);
+            tag == gimli::DW_TAG_member && view.has(die, gimli::DW_AT_const_value);
         if !is_param && !is_local && !is_constant_member {
             return;
         }
-        if is_local && units.has(die, gimli::DW_AT_declaration) {
+        if is_local && view.has(die, gimli::DW_AT_declaration) {
             return;
         }
-        let has_source = units.has_source_location(die);
-        let has_type = units.find_recursively(die, &[gimli::DW_AT_type]).is_some();
+        let has_source = view.has_source_location(die);
+        let has_type = view.find_recursively(die, &[gimli::DW_AT_type]).is_some();
         let mut defer = false;
-        if let Some(origin) = units.raw_reference(die, gimli::DW_AT_abstract_origin) {
-            if units.has(die, gimli::DW_AT_location) || units.has(die, gimli::DW_AT_const_value) {
+        if let Some(origin) = view.raw_reference(die, gimli::DW_AT_abstract_origin) {
+            if view.has(die, gimli::DW_AT_location) || view.has(die, gimli::DW_AT_const_value) {
                 if let Some(vars) = abstract_vars {
                     vars.retain(|&var| var != origin);
                 }
@@ -560,35 +663,30 @@ impl Walker<'_, '_> {
         let mut scope_covered = 0u64;
         let mut entry_value_covered = 0u64;
         let mut ranges = Vec::new();
-        if units.has(die, gimli::DW_AT_const_value) {
+        if view.has(die, gimli::DW_AT_const_value) {
             has_location = true;
             scope_covered = bytes_in_scope;
             total_covered = bytes_in_scope;
-        } else if let Some(entries) = units.locations(die) {
+        } else if let Some(entries) = view.locations(die) {
             has_location = true;
             if let Some(default) = entries.iter().find(|entry| entry.range.is_none()) {
                 scope_covered = bytes_in_scope;
                 total_covered = bytes_in_scope;
-                if let Some(parent) = units.die(die).parent {
-                    let parent = DieRef {
-                        unit: die.unit,
-                        die: parent,
-                    };
-                    let kind =
-                        location_kind(default.expression, units.units[die.unit].unit.encoding());
-                    for (low, high) in units.ranges(parent).unwrap_or_default() {
+                if let Some(parent) = view.parent(die) {
+                    let kind = location_kind(
+                        default.expression,
+                        view.units().units[die.unit].unit.encoding(),
+                    );
+                    for (low, high) in view.ranges(parent).unwrap_or_default() {
                         ranges.push((low, high, kind));
                     }
                 }
             } else {
-                let parent = units.die(die).parent.map(|parent| DieRef {
-                    unit: die.unit,
-                    die: parent,
-                });
+                let parent = view.parent(die);
                 let scope = parent
-                    .and_then(|parent| units.ranges(parent))
+                    .and_then(|parent| view.ranges(parent))
                     .unwrap_or_default();
-                let encoding = units.units[die.unit].unit.encoding();
+                let encoding = view.units().units[die.unit].unit.encoding();
                 for entry in &entries {
                     let Some((low, high)) = entry.range else {
                         continue;
@@ -629,12 +727,11 @@ impl Walker<'_, '_> {
                 buckets.non_entry_value[non_entry] += 1;
             }
         }
-        let origin = units
+        let origin = view
             .referenced(die, gimli::DW_AT_abstract_origin)
             .unwrap_or(die);
         let id = self.die_id(origin, prefix);
-        let name = units.linkage_name(origin);
-        let artificial = units.has(origin, gimli::DW_AT_artificial);
+        let artificial = view.has(origin, gimli::DW_AT_artificial);
         self.walk.total_bytes_covered = self.walk.total_bytes_covered.wrapping_add(total_covered);
         if bytes_in_scope != 0 {
             let walk = &mut self.walk;
@@ -677,11 +774,11 @@ impl Walker<'_, '_> {
             stats.locals_with_source += u64::from(has_source);
             stats.locals_with_location += u64::from(has_location);
         }
-        if function != "/" {
+        if function != "/" && self.variables {
             self.walk.variables.push(Variable {
                 function: function.to_string(),
                 id,
-                name,
+                name: view.linkage_name(origin),
                 is_param,
                 scope_bytes: bytes_in_scope,
                 covered: scope_covered,

@@ -11,14 +11,14 @@
 use std::collections::HashMap;
 
 use gimli::{
-    AttributeValue, DebuggingInformationEntry, EndianSlice, LittleEndian, SectionId, Unit,
-    UnitOffset,
+    Attribute, AttributeValue, DebuggingInformationEntry, EndianSlice, LittleEndian, SectionId,
+    Unit, UnitOffset,
 };
 
 use super::elf::ElfObject;
 
 /// The reader type every DWARF structure here is read through.
-pub(crate) type Slice<'a> = EndianSlice<'a, LittleEndian>;
+pub type Slice<'a> = EndianSlice<'a, LittleEndian>;
 
 /// Relocated copies of the object's DWARF sections.
 pub(crate) struct DwarfSections {
@@ -112,6 +112,12 @@ impl DwarfSections {
     }
 }
 
+/// The `.debug_info` size from which the readers of a whole file (`verify`,
+/// `stats`) work on units in parallel (rayon). Below it one thread is as
+/// fast, and a worker thread's own heap would cost more memory (megabytes
+/// of fresh pages) than the file's DWARF.
+pub const PARALLEL_FROM: usize = 4 << 20;
+
 /// What [`DwarfSections::lists_run_on`] appends: in DWARF 5 a first byte
 /// that is no DW_RLE/DW_LLE kind (an error); before, a range from
 /// 0x01..01ff to 0x02..02 (neither an end of list nor a base address
@@ -138,57 +144,190 @@ const SECTIONS: [SectionId; 16] = [
     SectionId::DebugTypes,
 ];
 
-/// One DIE and the indices of its children.
-pub(crate) struct Die<'a> {
-    /// The entry as gimli read it.
-    pub entry: DebuggingInformationEntry<Slice<'a>>,
-    /// Indices into [`DieTree::dies`].
-    pub children: Vec<usize>,
-    /// Index of the parent (`None` for the unit's root).
-    pub parent: Option<usize>,
+/// One DIE's place in a [`DieTree`].
+#[derive(Clone, Copy)]
+struct Node {
+    /// Its tag.
+    tag: gimli::DwTag,
+    /// Index of the parent (`NO_PARENT` for the unit's root, and for a
+    /// DIE after the root's end, which has none).
+    parent: u32,
+    /// Its attributes: `attributes[first_attribute..]` up to the next
+    /// node's first attribute.
+    first_attribute: u32,
+    /// Its children: `children[first_child..]` up to the next node's.
+    first_child: u32,
 }
 
-/// All DIEs of one unit, in DIE order (index 0 is the unit's root).
-pub(crate) struct DieTree<'a> {
-    /// The DIEs.
-    pub dies: Vec<Die<'a>>,
-    by_offset: HashMap<UnitOffset, usize>,
+/// [`Node::parent`] of the root.
+const NO_PARENT: u32 = u32::MAX;
+
+/// All DIEs of one unit in DIE order (index 0 is the unit's root): each
+/// DIE's offset, tag, attributes, parent and children, read in one pass
+/// over the unit.
+///
+/// This is the one DIE reader of the project: `emit::read` builds its model
+/// from it and `dwarfsmith stats` walks it. A DIE is an index (`usize`);
+/// children are in DIE order. The attributes of all DIEs share one array
+/// and the children one more, so a unit costs three allocations however
+/// many DIEs it has; a DIE is found by offset with a binary search (DIE
+/// order is offset order) in an array of offsets alone, so the search
+/// touches few cache lines. Only references within the unit are resolved
+/// here (`DW_FORM_ref*`); a caller that follows `DW_FORM_ref_addr` reads the
+/// other unit's tree itself.
+#[derive(Default)]
+pub struct DieTree<'a> {
+    nodes: Vec<Node>,
+    /// Each DIE's offset in its unit, in DIE order.
+    offsets: Vec<u32>,
+    attributes: Vec<Attribute<Slice<'a>>>,
+    children: Vec<usize>,
 }
 
 impl<'a> DieTree<'a> {
-    /// Reads every DIE of `unit`.
+    /// Reads every DIE of `unit`; an error is gimli's (a bad abbreviation
+    /// code, an attribute running past the unit, ...).
     pub fn read(unit: &Unit<Slice<'a>>) -> gimli::Result<DieTree<'a>> {
-        let mut dies: Vec<Die<'a>> = Vec::new();
-        let mut by_offset = HashMap::new();
-        let mut stack: Vec<usize> = Vec::new();
-        let mut cursor = unit.entries();
-        while let Some(entry) = cursor.next_dfs()? {
-            let depth = usize::try_from(entry.depth).unwrap_or(0);
+        let mut tree = DieTree::default();
+        tree.read_into(unit)?;
+        Ok(tree)
+    }
+
+    /// [`DieTree::read`] into this tree, whose arrays are reused: a reader
+    /// of many units keeps one tree per thread rather than allocating (and
+    /// the allocator faulting in) fresh arrays for each unit.
+    pub fn read_into(&mut self, unit: &Unit<Slice<'a>>) -> gimli::Result<()> {
+        let DieTree {
+            nodes,
+            offsets,
+            attributes,
+            children,
+        } = self;
+        nodes.clear();
+        offsets.clear();
+        attributes.clear();
+        children.clear();
+        // About 16 bytes a DIE and 4 an attribute in real units: reserving
+        // that much spares the copies of growing one element at a time.
+        let size = unit.header.unit_length();
+        nodes.reserve(size / 16);
+        offsets.reserve(size / 16);
+        attributes.reserve(size / 4);
+        let mut stack: Vec<u32> = Vec::new();
+        let mut entries = unit.entries_raw(None)?;
+        while !entries.is_empty() {
+            let depth = usize::try_from(entries.next_depth()).unwrap_or(0);
+            let offset = entries.next_offset();
+            let Some(abbreviation) = entries.read_abbreviation()? else {
+                continue;
+            };
             stack.truncate(depth);
-            let index = dies.len();
-            let parent = stack.last().copied();
-            if let Some(parent) = parent {
-                dies[parent].children.push(index);
+            let first_attribute = u32::try_from(attributes.len()).map_err(|_| too_big())?;
+            for spec in abbreviation.attributes() {
+                attributes.push(entries.read_attribute(*spec)?);
             }
-            by_offset.insert(entry.offset, index);
-            dies.push(Die {
-                entry: entry.clone(),
-                children: Vec::new(),
-                parent,
+            let index = u32::try_from(nodes.len()).map_err(|_| too_big())?;
+            offsets.push(u32::try_from(offset.0).map_err(|_| too_big())?);
+            nodes.push(Node {
+                tag: abbreviation.tag(),
+                parent: stack.last().copied().unwrap_or(NO_PARENT),
+                first_attribute,
+                first_child: 0,
             });
             stack.push(index);
         }
-        Ok(DieTree { dies, by_offset })
+        // Children in DIE order, counted then placed (a parent comes before
+        // its children, so each parent's run is filled in order).
+        let mut counts = vec![0u32; nodes.len() + 1];
+        for node in nodes.iter() {
+            if node.parent != NO_PARENT {
+                counts[node.parent as usize] += 1;
+            }
+        }
+        let mut next = 0u32;
+        for (node, count) in nodes.iter_mut().zip(&mut counts) {
+            node.first_child = next;
+            next += *count;
+            *count = 0;
+        }
+        children.resize(next as usize, 0);
+        for index in 0..nodes.len() {
+            let parent = nodes[index].parent;
+            if parent != NO_PARENT {
+                let parent = parent as usize;
+                children[(nodes[parent].first_child + counts[parent]) as usize] = index;
+                counts[parent] += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// How many DIEs the unit has.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether the unit has no DIE at all.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
     }
 
     /// The tag of DIE `index`.
     pub fn tag(&self, index: usize) -> gimli::DwTag {
-        self.dies[index].entry.tag
+        self.nodes[index].tag
     }
 
-    /// Attribute `name` of DIE `index`.
+    /// The offset of DIE `index` in its unit.
+    pub fn offset(&self, index: usize) -> UnitOffset {
+        UnitOffset(self.offsets[index] as usize)
+    }
+
+    /// The parent of DIE `index` (`None` for the root).
+    pub fn parent(&self, index: usize) -> Option<usize> {
+        let parent = self.nodes[index].parent;
+        (parent != NO_PARENT).then_some(parent as usize)
+    }
+
+    /// The children of DIE `index`, in DIE order.
+    pub fn children(&self, index: usize) -> &[usize] {
+        let from = self.nodes[index].first_child as usize;
+        let to = self
+            .nodes
+            .get(index + 1)
+            .map_or(self.children.len(), |next| next.first_child as usize);
+        &self.children[from..to]
+    }
+
+    /// The attributes of DIE `index`, in the order its abbreviation gives.
+    pub fn attributes(&self, index: usize) -> &[Attribute<Slice<'a>>] {
+        let from = self.nodes[index].first_attribute as usize;
+        let to = self
+            .nodes
+            .get(index + 1)
+            .map_or(self.attributes.len(), |next| next.first_attribute as usize);
+        &self.attributes[from..to]
+    }
+
+    /// Whether DIE `index` has attribute `name`.
+    pub fn has(&self, index: usize, name: gimli::DwAt) -> bool {
+        self.attributes(index).iter().any(|a| a.name() == name)
+    }
+
+    /// Attribute `name` of DIE `index`, as gimli's `Attribute::value` gives
+    /// it (file indices, languages, ... typed by the attribute's name).
     pub fn attr(&self, index: usize, name: gimli::DwAt) -> Option<AttributeValue<Slice<'a>>> {
-        self.dies[index].entry.attr_value(name)
+        self.attributes(index)
+            .iter()
+            .find(|a| a.name() == name)
+            .map(Attribute::value)
+    }
+
+    /// Attribute `name` of DIE `index` as it is encoded (`raw_value`).
+    pub fn raw_attr(&self, index: usize, name: gimli::DwAt) -> Option<AttributeValue<Slice<'a>>> {
+        self.attributes(index)
+            .iter()
+            .find(|a| a.name() == name)
+            .map(Attribute::raw_value)
     }
 
     /// Attribute `name` of DIE `index`, or of the DIE its
@@ -216,7 +355,7 @@ impl<'a> DieTree<'a> {
     /// The DIE a reference attribute names (references within the unit only).
     pub fn reference(&self, value: AttributeValue<Slice<'_>>) -> Option<usize> {
         match value {
-            AttributeValue::UnitRef(offset) => self.by_offset.get(&offset).copied(),
+            AttributeValue::UnitRef(offset) => self.at(offset),
             _ => None,
         }
     }
@@ -232,8 +371,28 @@ impl<'a> DieTree<'a> {
         }
     }
 
-    /// The DIE at `offset` in the unit.
+    /// The DIE at `offset` in the unit (`None` when no DIE starts there).
     pub fn at(&self, offset: UnitOffset) -> Option<usize> {
-        self.by_offset.get(&offset).copied()
+        let offset = u32::try_from(offset.0).ok()?;
+        let index = self.offsets.partition_point(|&at| at < offset);
+        (*self.offsets.get(index)? == offset).then_some(index)
     }
+
+    /// DIE `index` as a gimli entry (its attributes copied), for gimli
+    /// functions that take one.
+    pub fn entry(&self, index: usize) -> DebuggingInformationEntry<Slice<'a>> {
+        let node = self.nodes[index];
+        DebuggingInformationEntry {
+            tag: node.tag,
+            has_children: !self.children(index).is_empty(),
+            attrs: self.attributes(index).to_vec(),
+            offset: self.offset(index),
+            ..Default::default()
+        }
+    }
+}
+
+/// The error of a unit with more DIEs or attributes than a `u32` counts.
+fn too_big() -> gimli::Error {
+    gimli::Error::UnsupportedOffset
 }

@@ -42,7 +42,8 @@ use std::fmt;
 use crate::model::ObjectModel;
 
 pub use debug_file::find_debug_file;
-pub(crate) use dwarf::{DieTree, DwarfSections, Slice};
+pub(crate) use dwarf::DwarfSections;
+pub use dwarf::{DieTree, Slice, PARALLEL_FROM};
 pub(crate) use elf::{relocation_width, ElfObject, Section};
 pub use line::{
     read_line_listing, read_line_listing_with_debug, CodeSpan, LineListing, RawLineRow,

@@ -123,7 +123,7 @@ pub(crate) fn read_types<'a>(
         ids: HashMap::new(),
     };
     let mut dies: Vec<usize> = Vec::new();
-    for die in 0..tree.dies.len() {
+    for die in 0..tree.len() {
         if is_model_type(tree.tag(die)) && !is_made_for_dwarf(dwarf, unit, tree, die)? {
             dies.push(die);
         }
@@ -171,8 +171,8 @@ impl TypeReader<'_, '_> {
             .table
             .reference(tree, tree.attr(die, gimli::DW_AT_type));
         // The namespace or class the DIE sits in.
-        let scope = tree.dies[die]
-            .parent
+        let scope = tree
+            .parent(die)
             .and_then(|parent| self.table.ids.get(&parent).copied());
         let ty = match tree.tag(die) {
             gimli::DW_TAG_base_type => Type::Base {
@@ -212,7 +212,7 @@ impl TypeReader<'_, '_> {
             gimli::DW_TAG_structure_type | gimli::DW_TAG_union_type | gimli::DW_TAG_class_type => {
                 let mut bases = Vec::new();
                 let mut members = Vec::new();
-                for &child in &tree.dies[die].children {
+                for &child in tree.children(die) {
                     let is_static = match tree.tag(child) {
                         gimli::DW_TAG_member => false,
                         gimli::DW_TAG_variable => true,
@@ -281,8 +281,8 @@ impl TypeReader<'_, '_> {
             }
             gimli::DW_TAG_array_type => {
                 let element = self.required(tree.attr(die, gimli::DW_AT_type));
-                let counts = tree.dies[die]
-                    .children
+                let counts = tree
+                    .children(die)
                     .iter()
                     .filter(|&&child| tree.tag(child) == gimli::DW_TAG_subrange_type)
                     .map(|&child| subrange_count(tree, child))
@@ -301,7 +301,7 @@ impl TypeReader<'_, '_> {
             }
             gimli::DW_TAG_enumeration_type => {
                 let mut enumerators = Vec::new();
-                for &child in &tree.dies[die].children {
+                for &child in tree.children(die) {
                     if tree.tag(child) != gimli::DW_TAG_enumerator {
                         continue;
                     }
@@ -323,8 +323,8 @@ impl TypeReader<'_, '_> {
             }
             _ => {
                 // DW_TAG_subroutine_type, the only other model type tag.
-                let parameters = tree.dies[die]
-                    .children
+                let parameters = tree
+                    .children(die)
                     .iter()
                     .filter(|&&child| tree.tag(child) == gimli::DW_TAG_formal_parameter)
                     .map(|&child| {
@@ -332,8 +332,8 @@ impl TypeReader<'_, '_> {
                             .reference(tree, tree.attr(child, gimli::DW_AT_type))
                     })
                     .collect();
-                let this_parameter = tree.dies[die]
-                    .children
+                let this_parameter = tree
+                    .children(die)
                     .iter()
                     .find(|&&child| tree.tag(child) == gimli::DW_TAG_formal_parameter)
                     .is_some_and(|&first| tree.attr(first, gimli::DW_AT_artificial).is_some());
@@ -341,8 +341,8 @@ impl TypeReader<'_, '_> {
                     return_type: target,
                     parameters,
                     this_parameter,
-                    variadic: tree.dies[die]
-                        .children
+                    variadic: tree
+                        .children(die)
                         .iter()
                         .any(|&child| tree.tag(child) == gimli::DW_TAG_unspecified_parameters),
                     prototyped: tree.attr(die, gimli::DW_AT_prototyped).is_some(),

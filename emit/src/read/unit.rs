@@ -48,7 +48,7 @@ pub(crate) fn read_unit(
     };
     let unit = dwarf.unit(header).map_err(error)?;
     let tree = DieTree::read(&unit).map_err(error)?;
-    if tree.dies.is_empty() {
+    if tree.is_empty() {
         return Ok(None);
     }
     let text = |name| -> Result<String, ReadError> {
@@ -68,7 +68,7 @@ pub(crate) fn read_unit(
     let types = read_types(dwarf, &unit, &tree).map_err(error)?;
 
     // Definitions, and the declarations call sites name as their origin.
-    let call_origins: HashSet<usize> = (0..tree.dies.len())
+    let call_origins: HashSet<usize> = (0..tree.len())
         .filter_map(|die| {
             let origin = match tree.tag(die) {
                 gimli::DW_TAG_call_site => DWARF5_CALL_SITE.origin,
@@ -78,7 +78,7 @@ pub(crate) fn read_unit(
             tree.reference(tree.attr(die, origin)?)
         })
         .collect();
-    let subprogram_dies: Vec<usize> = (0..tree.dies.len())
+    let subprogram_dies: Vec<usize> = (0..tree.len())
         .filter(|&die| {
             tree.tag(die) == gimli::DW_TAG_subprogram
                 && (tree.attr(die, gimli::DW_AT_declaration).is_none()
@@ -106,12 +106,7 @@ pub(crate) fn read_unit(
     let mut statics: Vec<(usize, usize)> = subprogram_dies
         .iter()
         .enumerate()
-        .flat_map(|(id, &die)| {
-            tree.dies[die]
-                .children
-                .iter()
-                .map(move |&child| (id, child))
-        })
+        .flat_map(|(id, &die)| tree.children(die).iter().map(move |&child| (id, child)))
         .filter(|&(_, child)| reader.is_function_static(child))
         .collect();
     statics.sort_unstable();
@@ -141,7 +136,7 @@ fn global_dies(tree: &DieTree<'_>) -> Vec<usize> {
     let mut found = Vec::new();
     let mut pending = vec![0];
     while let Some(die) = pending.pop() {
-        for &child in &tree.dies[die].children {
+        for &child in tree.children(die) {
             match tree.tag(child) {
                 gimli::DW_TAG_variable if tree.attr(child, gimli::DW_AT_declaration).is_none() => {
                     found.push(child)
@@ -223,8 +218,8 @@ impl ScopeReader<'_, '_> {
             } else {
                 Vec::new()
             },
-            variadic: tree.dies[die]
-                .children
+            variadic: tree
+                .children(die)
                 .iter()
                 .any(|&child| tree.tag(child) == gimli::DW_TAG_unspecified_parameters),
             calls: Calls {
@@ -243,8 +238,7 @@ impl ScopeReader<'_, '_> {
     /// The types of a declaration's DW_TAG_formal_parameter children.
     fn parameter_types(&self, die: usize) -> Vec<ParameterType> {
         let tree = self.tree;
-        tree.dies[die]
-            .children
+        tree.children(die)
             .iter()
             .filter(|&&child| tree.tag(child) == gimli::DW_TAG_formal_parameter)
             .map(|&child| ParameterType {
@@ -266,7 +260,7 @@ impl ScopeReader<'_, '_> {
         };
         let placed = &self.object.functions[function];
         let mut sites = Vec::new();
-        for &child in &tree.dies[die].children {
+        for &child in tree.children(die) {
             let names = match tree.tag(child) {
                 gimli::DW_TAG_call_site => &DWARF5_CALL_SITE,
                 gimli::DW_TAG_GNU_call_site => &GNU_CALL_SITE,
@@ -301,8 +295,8 @@ impl ScopeReader<'_, '_> {
                 _ => None,
             };
             let Some(callee) = callee else { continue };
-            let parameters = tree.dies[child]
-                .children
+            let parameters = tree
+                .children(child)
                 .iter()
                 .filter(|&&p| tree.tag(p) == names.parameter)
                 .filter_map(|&p| {
@@ -343,7 +337,7 @@ impl ScopeReader<'_, '_> {
         let tree = self.tree;
         let mut scope = Scope::default();
         let mut parameters = 0;
-        for &child in &tree.dies[die].children {
+        for &child in tree.children(die) {
             match tree.tag(child) {
                 gimli::DW_TAG_formal_parameter => {
                     parameters += 1;
@@ -434,8 +428,8 @@ impl ScopeReader<'_, '_> {
             line: self.udata(die, gimli::DW_AT_decl_line) as u32,
             external: self.flag(die, gimli::DW_AT_external),
             data,
-            context: tree.dies[die]
-                .parent
+            context: tree
+                .parent(die)
                 .filter(|_| function.is_none())
                 .and_then(|parent| self.types.id_of(parent)),
             specification: self.static_member(die),
@@ -453,7 +447,7 @@ impl ScopeReader<'_, '_> {
         if tree.tag(member) != gimli::DW_TAG_variable {
             return None;
         }
-        let class = tree.dies[member].parent?;
+        let class = tree.parent(member)?;
         // gcc also completes a namespace's variable declaration this way.
         if !matches!(
             tree.tag(class),
@@ -461,8 +455,8 @@ impl ScopeReader<'_, '_> {
         ) {
             return None;
         }
-        let index = tree.dies[class]
-            .children
+        let index = tree
+            .children(class)
             .iter()
             .filter(|&&c| matches!(tree.tag(c), gimli::DW_TAG_member | gimli::DW_TAG_variable))
             .position(|&c| c == member)?;
@@ -527,7 +521,7 @@ impl ScopeReader<'_, '_> {
         let mut ranges = Vec::new();
         let mut iter = self
             .dwarf
-            .die_ranges(self.unit, &self.tree.dies[die].entry)
+            .die_ranges(self.unit, &self.tree.entry(die))
             .map_err(Self::error)?;
         while let Some(range) = iter.next().map_err(Self::error)? {
             if range.begin < range.end {

@@ -52,7 +52,7 @@ pub(super) fn check_forms(
         tree,
     } = context;
     let UnitSectionOffset(unit_offset) = unit.header.offset();
-    if tree.dies.is_empty() {
+    if tree.is_empty() {
         problems.add(format!(
             ".debug_info: the unit at {unit_offset:#x} has no DIE"
         ));
@@ -70,13 +70,13 @@ pub(super) fn check_forms(
         }
     });
     // Subprograms lie inside the unit's ranges.
-    let unit_ranges = ranges_of(dwarf, unit, &tree.dies[0].entry).unwrap_or_default();
+    let unit_ranges = ranges_of(dwarf, unit, &tree.entry(0)).unwrap_or_default();
     if !unit_ranges.is_empty() {
-        for &child in &tree.dies[0].children {
+        for &child in tree.children(0) {
             if tree.tag(child) != gimli::DW_TAG_subprogram {
                 continue;
             }
-            let ranges = ranges_of(dwarf, unit, &tree.dies[child].entry).unwrap_or_default();
+            let ranges = ranges_of(dwarf, unit, &tree.entry(child)).unwrap_or_default();
             let live = |&(begin, end): &(u64, u64)| begin < end && !object.discarded(begin);
             for (begin, end) in ranges.into_iter().filter(live) {
                 if !unit_ranges.iter().any(|&(b, e)| b <= begin && end <= e) {
@@ -89,9 +89,9 @@ pub(super) fn check_forms(
         }
     }
     let code_span = code_span(object);
-    for (index, die) in tree.dies.iter().enumerate() {
+    for index in 0..tree.len() {
         let mut has_ranges = false;
-        for attribute in die.entry.attrs() {
+        for attribute in tree.attributes(index) {
             let value = attribute.value();
             let name = attribute.name();
             let failure = match value {
@@ -109,7 +109,7 @@ pub(super) fn check_forms(
                 AttributeValue::LocationListsRef(_) | AttributeValue::DebugLocListsIndex(_)
                     if !(name == gimli::DW_AT_location
                         && matches!(
-                            die.entry.tag(),
+                            tree.tag(index),
                             gimli::DW_TAG_variable | gimli::DW_TAG_formal_parameter
                         )) =>
                 {
@@ -146,14 +146,15 @@ pub(super) fn check_forms(
             }
         }
         if has_ranges {
-            match ranges_of(dwarf, unit, &die.entry) {
+            let entry = tree.entry(index);
+            match ranges_of(dwarf, unit, &entry) {
                 Err(e) => problems.add(format!(
                     "{}: malformed address ranges: {e}",
                     die_name(index)
                 )),
                 Ok(ranges) => {
                     if run_on.is_some_and(|run_on| {
-                        ranges_of(run_on, unit, &die.entry).ok().as_ref() != Some(&ranges)
+                        ranges_of(run_on, unit, &entry).ok().as_ref() != Some(&ranges)
                     }) {
                         problems.add(format!(
                             "{}: address ranges run to the end of their section without an end entry",
@@ -176,7 +177,7 @@ pub(super) fn check_forms(
                             ));
                         }
                     }
-                    for (begin, end) in backward_ranges(dwarf, unit, &die.entry) {
+                    for (begin, end) in backward_ranges(dwarf, unit, &entry) {
                         problems.add(format!(
                             "{}: address range [{begin:#x}, {end:#x}) ends before it begins",
                             die_name(index)
@@ -185,7 +186,7 @@ pub(super) fn check_forms(
                 }
             }
         }
-        if let Some(AttributeValue::UnitRef(target)) = die.entry.attr_value(gimli::DW_AT_type) {
+        if let Some(AttributeValue::UnitRef(target)) = tree.attr(index, gimli::DW_AT_type) {
             if let Some(target) = tree.at(target) {
                 if !is_type_tag(tree.tag(target)) {
                     problems.add(format!(

@@ -1,11 +1,13 @@
 //! The DIE side of `verify`: references, subprogram and scope ranges,
 //! location lists, typed operations, addresses and pieces.
 //!
-//! In: the relocated DWARF of an object. Out: problems added to the list.
+//! In: the relocated DWARF of an object. Out: problems added to the list,
+//! unit by unit in unit order (the units are checked in parallel).
 
 use std::path::Path;
 
 use gimli::{AttributeValue, Operation, RawLocListEntry, UnitOffset};
+use rayon::prelude::*;
 
 use super::forms::{check_debug_sections, check_forms, FormsContext};
 use super::line::check_line_table;
@@ -13,6 +15,7 @@ use super::object::AddressRange;
 use super::{describe, describe_range, Problems, VerifyOptions};
 use crate::read::{
     dwo_file, split_unit, DieTree, DwarfSections, ElfObject, Package, Slice, SplitFile,
+    PARALLEL_FROM,
 };
 
 pub(super) fn check_dwarf(
@@ -53,29 +56,57 @@ pub(super) fn check_dwarf(
             problems,
         )
     };
+    // Units are checked in parallel (rayon) in a large file; their problems are listed in
+    // unit order, up to the first unit that stops the check, so the output
+    // is the same whatever the number of threads.
+    let mut headers = Vec::new();
     let mut units = dwarf.units();
-    loop {
-        let header = match units.next() {
-            Ok(Some(header)) => header,
-            Ok(None) => break,
-            Err(e) => return problems.add(format!("malformed .debug_info: {e}")),
-        };
+    let malformed = loop {
+        match units.next() {
+            Ok(Some(header)) => headers.push(header),
+            Ok(None) => break None,
+            Err(e) => break Some(format!("malformed .debug_info: {e}")),
+        }
+    };
+    let check_one = |header| {
+        let mut problems = Problems::default();
         let unit = match dwarf.unit(header) {
             Ok(unit) => unit,
-            Err(e) => return problems.add(format!("malformed unit in .debug_info: {e}")),
+            Err(e) => {
+                problems.add(format!("malformed unit in .debug_info: {e}"));
+                return (problems, false);
+            }
         };
-        check_line_table(object, &unit, problems);
-        if !check(&unit, problems) {
-            return;
+        check_line_table(object, &unit, &mut problems);
+        if !check(&unit, &mut problems) {
+            return (problems, false);
         }
         match dwo_file(&dwarf, &unit, beside, package.as_ref()) {
             None => {}
-            Some(Ok(file)) => check_split_unit(object, &file, &dwarf, &unit, options, problems),
+            Some(Ok(file)) => {
+                check_split_unit(object, &file, &dwarf, &unit, options, &mut problems)
+            }
             Some(Err(message)) => problems.add(format!(
                 ".debug_info: the skeleton unit at {:#x}: {message}",
                 unit.header.offset().0
             )),
         }
+        (problems, true)
+    };
+    let checked: Vec<(Problems, bool)> =
+        if sections.data(gimli::SectionId::DebugInfo).len() >= PARALLEL_FROM {
+            headers.into_par_iter().map(check_one).collect()
+        } else {
+            headers.into_iter().map(check_one).collect()
+        };
+    for (found, go_on) in checked {
+        problems.list.extend(found.list);
+        if !go_on {
+            return;
+        }
+    }
+    if let Some(message) = malformed {
+        return problems.add(message);
     }
     // DWARF 4 type units (`-fdebug-types-section`): their DIEs only; their
     // line tables are their compile units'.
@@ -156,7 +187,7 @@ fn check_unit<'a>(
         unit,
         tree: &tree,
     };
-    if tree.dies.is_empty() {
+    if tree.is_empty() {
         check_forms(&context, &|_| String::new(), problems);
         return true;
     }
@@ -191,12 +222,12 @@ impl UnitChecker<'_, '_> {
     /// function symbol of its name is kept for, unless it starts at a
     /// tombstone (see [`Self::kept_elsewhere`]).
     fn discarded_dies(&self) -> Vec<bool> {
-        let mut discarded = vec![false; self.tree.dies.len()];
+        let mut discarded = vec![false; self.tree.len()];
         if self.object.code_start == 0 {
             return discarded;
         }
-        for die in 0..self.tree.dies.len() {
-            let parent = self.tree.dies[die].parent.is_some_and(|p| discarded[p]);
+        for die in 0..self.tree.len() {
+            let parent = self.tree.parent(die).is_some_and(|p| discarded[p]);
             let placed = self.tree.attr(die, gimli::DW_AT_low_pc).is_some()
                 || self.tree.attr(die, gimli::DW_AT_ranges).is_some();
             let scope = matches!(
@@ -244,7 +275,7 @@ impl UnitChecker<'_, '_> {
 
     /// `DIE 0x...` with the DIE's offset in `.debug_info`, and its name.
     fn die_name(&self, die: usize) -> String {
-        let offset = self.tree.dies[die].entry.offset;
+        let offset = self.tree.offset(die);
         let section_offset = offset
             .to_debug_info_offset(&self.unit.header)
             .map_or(offset.0, |o| o.0);
@@ -261,7 +292,7 @@ impl UnitChecker<'_, '_> {
 
     fn check(&self, options: &VerifyOptions, problems: &mut Problems) {
         let promises_full_pieces = options.pieces_cover_variables;
-        for die in 0..self.tree.dies.len() {
+        for die in 0..self.tree.len() {
             self.check_references(die, problems);
             if self.discarded[die] {
                 continue;
@@ -304,7 +335,7 @@ impl UnitChecker<'_, '_> {
             return; // an abstract scope: its copies carry the ranges
         }
         let mut inner: Vec<(u64, u64, usize)> = Vec::new();
-        for &child in &self.tree.dies[die].children {
+        for &child in self.tree.children(die) {
             if !matches!(
                 self.tree.tag(child),
                 gimli::DW_TAG_lexical_block | gimli::DW_TAG_inlined_subroutine
@@ -345,7 +376,7 @@ impl UnitChecker<'_, '_> {
 
     /// Every reference within the unit names the first byte of a DIE.
     fn check_references(&self, die: usize, problems: &mut Problems) {
-        for attribute in self.tree.dies[die].entry.attrs() {
+        for attribute in self.tree.attributes(die) {
             if let AttributeValue::UnitRef(offset) = attribute.value() {
                 if self.tree.at(offset).is_none() {
                     problems.add(format!(
@@ -361,9 +392,7 @@ impl UnitChecker<'_, '_> {
 
     fn ranges(&self, die: usize) -> Result<Vec<(u64, u64)>, gimli::Error> {
         let mut ranges = Vec::new();
-        let mut iter = self
-            .dwarf
-            .die_ranges(self.unit, &self.tree.dies[die].entry)?;
+        let mut iter = self.dwarf.die_ranges(self.unit, &self.tree.entry(die))?;
         while let Some(range) = iter.next()? {
             ranges.push((range.begin, range.end));
         }
@@ -419,7 +448,7 @@ impl UnitChecker<'_, '_> {
     fn enclosing_subprogram(&self, die: usize) -> Option<usize> {
         let mut current = die;
         loop {
-            current = self.tree.dies[current].parent?;
+            current = self.tree.parent(current)?;
             if self.tree.tag(current) == gimli::DW_TAG_subprogram {
                 return Some(current);
             }
@@ -760,7 +789,7 @@ impl UnitChecker<'_, '_> {
                 let element = self.type_size(self.tree.attr(die, gimli::DW_AT_type), depth + 1)?;
                 let mut total = element;
                 let mut bounded = false;
-                for &child in &self.tree.dies[die].children {
+                for &child in self.tree.children(die) {
                     if self.tree.tag(child) == gimli::DW_TAG_subrange_type {
                         bounded = true;
                         let count = self

@@ -254,8 +254,20 @@ fn declare_stack_homed(
     let plain = |debug: &DebugInfo, expr: ExprId| {
         matches!(debug.expr(expr).ops.as_slice(), [] | [ExprOp::Arg(0)])
     };
+    // Only an alloca with a fixed frame slot: a run-time one's address is
+    // a register, which a declare cannot name.
     let alloca = |value: &Value| match value {
-        Value::Inst(id) if matches!(function.inst(*id).kind, InstKind::Alloca { .. }) => Some(*id),
+        Value::Inst(id) => match &function.inst(*id).kind {
+            InstKind::Alloca { count, align, .. }
+                if crate::codegen::isel::stack::is_fixed_slot(
+                    count.as_ref().is_none_or(|c| matches!(c, Value::Const(_))),
+                    *align,
+                ) =>
+            {
+                Some(*id)
+            }
+            _ => None,
+        },
         _ => None,
     };
     let based_on = |address: &Value, base: crate::ir::InstId| match address {

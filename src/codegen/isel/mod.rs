@@ -68,7 +68,7 @@ mod memory;
 mod odd_width;
 mod records;
 mod relative;
-mod stack;
+pub(crate) mod stack;
 mod tls;
 mod varargs;
 mod vector;

@@ -29,14 +29,20 @@ use crate::x86::Gpr;
 /// The alignment the frame gives every slot and rsp at calls.
 const FRAME_ALIGN: u64 = 16;
 
+/// Whether an alloca gets a fixed frame slot: a constant element count and
+/// an alignment the frame gives; otherwise its stack is made at run time.
+pub(crate) fn is_fixed_slot(constant_count: bool, align: Option<u32>) -> bool {
+    constant_count && !align.is_some_and(|a| u64::from(a) > FRAME_ALIGN)
+}
+
 impl Selector<'_> {
     /// Whether an alloca is selected here rather than given a frame slot.
     pub(super) fn needs_stack_code(&self, kind: &InstKind) -> bool {
         match kind {
-            InstKind::Alloca { count, align, .. } => {
-                count.as_ref().is_some_and(|c| self.const_int(c).is_none())
-                    || align.is_some_and(|a| u64::from(a) > FRAME_ALIGN)
-            }
+            InstKind::Alloca { count, align, .. } => !is_fixed_slot(
+                count.as_ref().is_none_or(|c| self.const_int(c).is_some()),
+                *align,
+            ),
             _ => false,
         }
     }
