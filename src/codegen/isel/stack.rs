@@ -32,7 +32,7 @@ const FRAME_ALIGN: u64 = 16;
 /// Whether an alloca gets a fixed frame slot: a constant element count and
 /// an alignment the frame gives; otherwise its stack is made at run time.
 pub(crate) fn is_fixed_slot(constant_count: bool, align: Option<u32>) -> bool {
-    constant_count && !align.is_some_and(|a| u64::from(a) > FRAME_ALIGN)
+    constant_count && align.is_none_or(|a| u64::from(a) <= FRAME_ALIGN)
 }
 
 impl Selector<'_> {
