@@ -711,18 +711,16 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_join_keeps_the_home_both_paths_hold_the_value_in() {
-        // x in its spill slot; the loop reloads it into rsi and stores rsi
-        // back (the slot is rewritten with the value it holds): at the
-        // loop head the entry says the slot, the back edge rsi with the
-        // slot as a copy, so x stays in the slot.
+    /// x (spilled at `width`) in its spill slot; a loop reloads it whole
+    /// into rsi and stores rsi back (the slot rewritten with the value it
+    /// holds).
+    fn reload_loop(width: Width) -> Function {
         let mut f = Function::new("reload");
         for _ in 0..3 {
             f.new_block();
         }
         let slot = f.new_stack_slot(8, 8, StackSlotKind::Spill);
-        f.blocks[0].insts = vec![dbg(1, DbgOperand::SpillSlot(slot, Width::W64))];
+        f.blocks[0].insts = vec![dbg(1, DbgOperand::SpillSlot(slot, width))];
         f.blocks[1].insts = vec![
             inst(InstKind::Load {
                 dst: phys(Gpr::Rsi),
@@ -740,8 +738,17 @@ mod tests {
             }),
         ];
         f.blocks[2].insts = vec![inst(InstKind::Ret { uses: vec![] })];
+        f
+    }
+
+    #[test]
+    fn a_join_keeps_the_home_both_paths_hold_the_value_in() {
+        // x in its spill slot; the loop reloads it into rsi and stores rsi
+        // back (the slot is rewritten with the value it holds): at the
+        // loop head the entry says the slot, the back edge rsi with the
+        // slot as a copy, so x stays in the slot.
         check(
-            f,
+            reload_loop(Width::W64),
             expect![[r#"
                 name: reload
                   %stack.0: size 8, align 8, spill
@@ -765,31 +772,8 @@ mod tests {
         // whole (64 bits), and the reload still copies x (it was not, and
         // the store back into the slot ended x: bzip2's fallbackSort lost
         // `nblock` so).
-        let mut f = Function::new("reload");
-        for _ in 0..3 {
-            f.new_block();
-        }
-        let slot = f.new_stack_slot(8, 8, StackSlotKind::Spill);
-        f.blocks[0].insts = vec![dbg(1, DbgOperand::SpillSlot(slot, Width::W32))];
-        f.blocks[1].insts = vec![
-            inst(InstKind::Load {
-                dst: phys(Gpr::Rsi),
-                addr: Address::slot(slot, 0),
-                width: Width::W64,
-            }),
-            inst(InstKind::Store {
-                src: Ri::Reg(phys(Gpr::Rsi)),
-                addr: Address::slot(slot, 0),
-                width: Width::W64,
-            }),
-            inst(InstKind::Jcc {
-                cond: Cond::Ne,
-                target: BlockId(1),
-            }),
-        ];
-        f.blocks[2].insts = vec![inst(InstKind::Ret { uses: vec![] })];
         check(
-            f,
+            reload_loop(Width::W32),
             expect![[r#"
                 name: reload
                   %stack.0: size 8, align 8, spill
