@@ -164,8 +164,8 @@ fn many_args_weigh() {
               DBG_VALUE %18, !var3, !expr3  ; loc 1
               DBG_VALUE %19, !var4, !expr4  ; loc 1
               DBG_VALUE %20, !var5, !expr5  ; loc 1
-              DBG_VALUE %21, !var6, !expr2  ; loc 1
-              DBG_VALUE %22, !var7, !expr3  ; loc 1
+              DBG_VALUE incoming+0:32, !var6, !expr2  ; loc 1
+              DBG_VALUE incoming+8:64, !var7, !expr3  ; loc 1
               %0 = MOVSX32_8 %15  ; loc 2
               %1 = MOVSX32_16 %16  ; loc 3
               %2 = COPY %1  ; loc 4

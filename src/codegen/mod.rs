@@ -91,14 +91,22 @@ pub fn name_private_symbols(module: &mut ir::Module) {
     let private = |linkage: ir::Linkage, name: &str| {
         linkage == ir::Linkage::Private && !name.starts_with(".L")
     };
+    // An implicit `comdat` names the group after the symbol: it keeps the
+    // source name.
+    let rename = |name: &mut String, comdat: &mut Option<Option<String>>| {
+        if let Some(group @ None) = comdat {
+            *group = Some(name.clone());
+        }
+        *name = format!(".L{name}");
+    };
     for global in &mut module.globals {
         if private(global.linkage, &global.name) {
-            global.name = format!(".L{}", global.name);
+            rename(&mut global.name, &mut global.attrs.comdat);
         }
     }
     for function in &mut module.functions {
         if private(function.linkage, &function.name) {
-            function.name = format!(".L{}", function.name);
+            rename(&mut function.name, &mut function.attrs.comdat);
         }
     }
 }
