@@ -65,6 +65,7 @@ fn clang_at_o0() {
             subprogram get (_ZNK2ns3BoxIlE3getEv)
             global tls_counter (no location)
             global hidden (_ZN2nsL6hiddenE)
+            global calls (_ZZN2ns5scaleEdfE5calls)
         "#]],
     );
 }
@@ -74,15 +75,16 @@ fn clang_at_o2() {
     check(
         "tls_templates.clang.O2.o",
         expect![[r#"
-        function _ZN2ns5scaleEdf 23 bytes
-        function _Z3usei 75 bytes
-        function _ZTWN2ns11tls_counterE 17 bytes
-        subprogram scale (_ZN2ns5scaleEdf)
-        subprogram scale (abstract)
-        subprogram use (_Z3usei)
-        global tls_counter (no location)
-        global hidden (no location)
-    "#]],
+            function _ZN2ns5scaleEdf 23 bytes
+            function _Z3usei 75 bytes
+            function _ZTWN2ns11tls_counterE 17 bytes
+            subprogram scale (_ZN2ns5scaleEdf)
+            subprogram scale (abstract)
+            subprogram use (_Z3usei)
+            global tls_counter (no location)
+            global hidden (no location)
+            global calls (_ZZN2ns5scaleEdfE5calls)
+        "#]],
     );
 }
 
@@ -91,17 +93,18 @@ fn gcc_at_o0() {
     check(
         "tls_templates.gcc.O0.o",
         expect![[r#"
-        function _ZN2ns5scaleEdf 77 bytes
-        function _ZZ3useiENKUliE_clEi 63 bytes
-        function _Z3usei 188 bytes
-        function _ZNK2ns3BoxIlE3getEv 17 bytes
-        subprogram get (_ZNK2ns3BoxIlE3getEv)
-        subprogram use (_Z3usei)
-        subprogram operator() (_ZZ3useiENKUliE_clEi)
-        subprogram scale (_ZN2ns5scaleEdf)
-        global tls_counter (no location)
-        global hidden (_ZN2nsL6hiddenE)
-    "#]],
+            function _ZN2ns5scaleEdf 77 bytes
+            function _ZZ3useiENKUliE_clEi 63 bytes
+            function _Z3usei 188 bytes
+            function _ZNK2ns3BoxIlE3getEv 17 bytes
+            subprogram get (_ZNK2ns3BoxIlE3getEv)
+            subprogram use (_Z3usei)
+            subprogram operator() (_ZZ3useiENKUliE_clEi)
+            subprogram scale (_ZN2ns5scaleEdf)
+            global tls_counter (no location)
+            global hidden (_ZN2nsL6hiddenE)
+            global calls (_ZZN2ns5scaleEdfE5calls)
+        "#]],
     );
 }
 
@@ -110,15 +113,16 @@ fn gcc_at_o2() {
     check(
         "tls_templates.gcc.O2.o",
         expect![[r#"
-        function _ZN2ns5scaleEdf 24 bytes
-        function _Z3usei 103 bytes
-        subprogram get (abstract)
-        subprogram use (_Z3usei)
-        subprogram operator() (abstract)
-        subprogram scale (abstract)
-        subprogram scale (_ZN2ns5scaleEdf)
-        global tls_counter (no location)
-        global hidden (no location)
-    "#]],
+            function _ZN2ns5scaleEdf 24 bytes
+            function _Z3usei 103 bytes
+            subprogram get (abstract)
+            subprogram use (_Z3usei)
+            subprogram operator() (abstract)
+            subprogram scale (abstract)
+            subprogram scale (_ZN2ns5scaleEdf)
+            global tls_counter (no location)
+            global hidden (no location)
+            global calls (_ZZN2ns5scaleEdfE5calls)
+        "#]],
     );
 }
