@@ -893,6 +893,21 @@ fn written_registers(kind: &InstKind) -> RegSet {
     out
 }
 
+/// A value stored at a frame offset (from the CFA), read at its width:
+/// the location's argument and the load that follows it.
+fn stored_at(
+    offset: i64,
+    width: crate::codegen::mir::Width,
+    args: &mut Vec<LocationArg>,
+    after: &mut Vec<Vec<Op>>,
+) {
+    args.push(LocationArg::FrameSlot(offset));
+    after.push(vec![match width.bytes() {
+        8 => Op::Deref,
+        bytes => Op::DerefSize(bytes as u8),
+    }]);
+}
+
 /// The location a debug value gives its variable, and the registers it
 /// reads; `None` when it is unavailable.
 ///
@@ -951,21 +966,13 @@ fn location_of(input: &HistoryInput, d: &DbgValue) -> Option<(Location, Vec<Phys
                 is_value |= !d.indirect;
             }
             DbgOperand::IncomingValue(disp, width) => {
-                args.push(LocationArg::FrameSlot(i64::from(disp)));
-                after.push(vec![match width.bytes() {
-                    8 => Op::Deref,
-                    bytes => Op::DerefSize(bytes as u8),
-                }]);
+                // The incoming stack area starts at the CFA.
+                stored_at(i64::from(disp), width, &mut args, &mut after);
                 is_spilled = true;
             }
             DbgOperand::SpillSlot(slot, width) => {
-                args.push(LocationArg::FrameSlot(
-                    *input.slot_offsets.get(slot.0 as usize)?,
-                ));
-                after.push(vec![match width.bytes() {
-                    8 => Op::Deref,
-                    bytes => Op::DerefSize(bytes as u8),
-                }]);
+                let offset = *input.slot_offsets.get(slot.0 as usize)?;
+                stored_at(offset, width, &mut args, &mut after);
                 is_spilled = true;
             }
         }
