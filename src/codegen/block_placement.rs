@@ -33,7 +33,7 @@
 //! start, so no block relies on the block laid out before it.
 
 use super::loop_depth::{loop_depths, reverse_post_order};
-use super::mir::{Block, BlockId, Function, Inst, InstKind};
+use super::mir::{Block, BlockId, DbgOperand, DbgValue, Function, Inst, InstKind};
 
 /// How much more often a loop's body runs than the code around it.
 const LOOP_SCALE: f64 = 8.0;
@@ -210,7 +210,73 @@ fn thread_jumps(f: &mut Function) -> Vec<usize> {
     for weight in &mut f.edge_weights {
         weight.to = through(weight.to.0 as usize);
     }
-    (0..n).map(|b| through(b).0 as usize).collect()
+    let forward: Vec<usize> = (0..n).map(|b| through(b).0 as usize).collect();
+    end_locations_set_by_skipped_blocks(f, &forward);
+    forward
+}
+
+/// A skipped block may hold debug values that change a variable on its
+/// edge (the IR's `#dbg_value` at the end of a branch arm) after
+/// LiveDebugValues' restatement of what it inherits. Where that edge now
+/// joins other paths, the variable's value at the join depends on the
+/// path, and LiveDebugValues gave it no location there: it restates at the
+/// start of `forward[b]` only what every path agrees on. History redoes
+/// that join over the final blocks, where the changing block is gone and
+/// the other paths may agree on the old value. So a variable a skipped
+/// block changes (two different debug values of it there) and its target
+/// does not restate becomes unavailable at the target's start, as
+/// LiveDebugValues found (a debug value only: the code is the same with
+/// and without debug information). A variable the block only restates, or
+/// sets from nothing, needs nothing: its predecessors end as it does, or
+/// without a location.
+fn end_locations_set_by_skipped_blocks(f: &mut Function, forward: &[usize]) {
+    let mut ended: Vec<Vec<(u32, u32)>> = vec![Vec::new(); f.blocks.len()];
+    for (b, &t) in forward.iter().enumerate() {
+        if t == b {
+            continue;
+        }
+        let restated = |variable: u32| {
+            f.blocks[t]
+                .insts
+                .iter()
+                .take_while(|i| i.is_debug())
+                .any(|i| matches!(&i.kind, InstKind::DbgValue(d) if d.variable == variable))
+        };
+        let values: Vec<&DbgValue> = f.blocks[b]
+            .insts
+            .iter()
+            .filter_map(|i| match &i.kind {
+                InstKind::DbgValue(d) => Some(d),
+                _ => None,
+            })
+            .collect();
+        let same = |x: &DbgValue, y: &DbgValue| {
+            (&x.operands, x.expr, x.indirect) == (&y.operands, y.expr, y.indirect)
+        };
+        for d in &values {
+            let first = values.iter().find(|e| e.variable == d.variable);
+            let changes = first.is_some_and(|first| !same(first, d));
+            if changes && !restated(d.variable) && !ended[t].iter().any(|&(v, _)| v == d.variable) {
+                ended[t].push((d.variable, d.expr));
+            }
+        }
+    }
+    for (t, variables) in ended.into_iter().enumerate() {
+        let loc = f.blocks[t].insts.first().map_or(0, |i| i.loc);
+        let undefined = variables.into_iter().map(|(variable, expr)| {
+            Inst::new(
+                InstKind::DbgValue(DbgValue {
+                    variable,
+                    operands: vec![DbgOperand::NoReg],
+                    expr,
+                    indirect: false,
+                    moved: false,
+                }),
+                loc,
+            )
+        });
+        f.blocks[t].insts.splice(0..0, undefined);
+    }
 }
 
 /// The `loc` of a block's last non-debug instruction (0 if none), for a
