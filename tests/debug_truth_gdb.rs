@@ -166,6 +166,37 @@ fn an_undefined_incoming_value_of_a_phi_is_no_location() {
 }
 
 #[test]
+fn a_value_set_in_a_branch_arm_that_block_placement_skips_is_not_the_old_one() {
+    // `x` is 6 after the `if` arm and 5 after the `else`; the arm holds
+    // only that debug value and a jump. Block placement sent the branch
+    // straight to the join and dropped the arm, and gdb showed x = 5 at
+    // line 13 on the second pass, after `++x` had run (csmith seed
+    // 100163). The join does not know which arm ran: no location there.
+    let dir = tempfile::tempdir().unwrap();
+    let exe = build_with_driver(dir.path(), "arm_update");
+    assert_eq!(
+        gdb_at(&exe, "arm_update.c:13", &["print g", "print x", "continue", "print g", "print x"]),
+        "Breakpoint 1, f (n=3) at ./arm_update.c:13\n13\t    g += 2;\n$1 = 3\n$2 = <optimized out>\n\n\
+         Breakpoint 1, f (n=3) at ./arm_update.c:13\n13\t    g += 2;\n$3 = 5\n$4 = <optimized out>\n"
+    );
+}
+
+#[test]
+fn a_value_stored_into_a_local_is_not_followed_there() {
+    // `*p = n` stores the parameter into the local `v`, and `n`'s register
+    // is then reused. LiveDebugValues followed `n` into `v`'s slot as into
+    // a spill slot, and `*p = g * 3` overwrote it: gdb showed n = 15 at
+    // line 14. An alloca is written through pointers and by callees too,
+    // so only spill slots are homes; `n` is now `n + 1`'s register minus 1.
+    let dir = tempfile::tempdir().unwrap();
+    let exe = build_with_driver(dir.path(), "store_to_local");
+    assert_eq!(
+        gdb_at(&exe, "store_to_local.c:14", &["print n", "print v"]),
+        "Breakpoint 1, f (n=4) at ./store_to_local.c:14\n14\t  g += v;\n$1 = 4\n$2 = 15\n"
+    );
+}
+
+#[test]
 fn a_variable_declared_but_never_set_keeps_its_die() {
     // `never` is declared and never set: through our -O2 of clang -O0 IR
     // mem2reg dropped its only record with its alloca, and gdb said

@@ -25,7 +25,7 @@ use std::rc::Rc;
 
 use super::mir::{
     Access, AddressBase, BlockId, DbgOperand, DbgValue, FpSize, Function, Inst, InstKind, PhysReg,
-    Reg, Ri, StackSlotId, Width,
+    Reg, Ri, StackSlotId, StackSlotKind, Width,
 };
 use crate::x86::RegSet;
 
@@ -126,6 +126,11 @@ pub fn run(function: &mut Function) {
             .map(|succs| succs.iter().map(|s| s.0 as usize).collect())
             .collect::<Vec<_>>(),
     );
+    let spill_slots: Vec<bool> = function
+        .stack_slots
+        .iter()
+        .map(|slot| slot.kind == StackSlotKind::Spill)
+        .collect();
     // Each debug instruction's value, shared by every visit of its block.
     let values: Vec<Vec<Option<Rc<DbgValue>>>> = function
         .blocks
@@ -155,7 +160,13 @@ pub fn run(function: &mut Function) {
             dirty[block] = false;
             let mut state = meet(block, &predecessors[block], &exits);
             for (inst, value) in function.blocks[block].insts.iter().zip(&values[block]) {
-                transfer(inst, value.as_ref(), &mut state, &mut |_, _| {});
+                transfer(
+                    inst,
+                    value.as_ref(),
+                    &spill_slots,
+                    &mut state,
+                    &mut |_, _| {},
+                );
             }
             if exits[block].as_ref() != Some(&state) {
                 exits[block] = Some(state);
@@ -185,9 +196,13 @@ pub fn run(function: &mut Function) {
         }
         for (inst, value) in old.into_iter().zip(&values[block]) {
             let mut moved = Vec::new();
-            transfer(&inst, value.as_ref(), &mut state, &mut |value, loc| {
-                moved.push((value, loc))
-            });
+            transfer(
+                &inst,
+                value.as_ref(),
+                &spill_slots,
+                &mut state,
+                &mut |value, loc| moved.push((value, loc)),
+            );
             insts.push(inst);
             insts.extend(
                 moved
@@ -297,6 +312,7 @@ fn same_location(a: &DbgValue, b: &DbgValue) -> bool {
 fn transfer(
     inst: &Inst,
     debug_value: Option<&Rc<DbgValue>>,
+    spill_slots: &[bool],
     state: &mut Locations,
     moved: &mut dyn FnMut(DbgValue, u32),
 ) {
@@ -400,6 +416,12 @@ fn transfer(
         }
         _ => {}
     }
+    // Only a spill slot is a home: an alloca's memory is also written
+    // through pointers and by callees, which no slot store here shows.
+    new_copies.retain(|(_, to)| match to {
+        Home::Spill(slot, _) => spill_slots.get(slot.0 as usize) == Some(&true),
+        Home::Register(_) => true,
+    });
 
     // Everything this instruction overwrites: registers, and a spill slot
     // at every width.
