@@ -10,7 +10,12 @@
 //! the dead store's `#dbg_assign` markers stay (the assignment to the
 //! variable still happened at that point, as the stored value says) but are
 //! unlinked: their address becomes `poison`, because the memory no longer
-//! holds that value, and the store's DIAssignID goes with it.
+//! holds that value, and the store's DIAssignID goes with it. A dead store
+//! without a DIAssignID into a tracked variable's stack home (a store
+//! through a pointer that turned out to be the variable's address) gets a
+//! `#dbg_value` of what it stored in its place, since the variable would
+//! otherwise read as the memory's older value
+//! ([`describe_untagged_store`]).
 //!
 //! A partly dead write: a `memset`, `memcpy` or `memmove` of constant length
 //! whose end a later store in the block overwrites (nothing reading memory
@@ -23,12 +28,15 @@
 use crate::ir::hash::FxHashMap;
 
 use crate::ir::{
-    Constant, DIExpression, ExprOp, Function, InstId, InstKind, Intrinsic, MdId, MdNode, Type,
-    Value,
+    Constant, DIExpression, DebugRecord, ExprOp, Function, InstId, InstKind, Intrinsic, LocId,
+    MdId, MdNode, RecordKind, Type, Value,
 };
 
 use super::edit::remove_insts;
 use super::PassCx;
+
+/// A variable fragment's `(offset, size)` in bits (`None`: the whole).
+type Fragment = Option<(u64, u64)>;
 
 /// A memory intrinsic not yet read: the call, the base and byte range it writes.
 struct PendingWrite {
@@ -124,11 +132,89 @@ pub fn run(cx: &mut PassCx, function: &mut Function) -> bool {
     }
     for (index, is_dead) in dead.iter().enumerate() {
         if *is_dead {
+            if function.insts[index].assign_id.is_none() {
+                describe_untagged_store(cx, function, InstId(index as u32));
+            }
             function.insts[index].assign_id = None;
         }
     }
     remove_insts(function, &dead);
     true
+}
+
+/// A dead store without `!DIAssignID` into a tracked variable's stack home
+/// (LLVM's rule for such a store: the variable is in memory after it)
+/// leaves memory holding the older value, so after the store's place the
+/// variable would be shown stale. Its effect is stated instead, after the
+/// records before it: each variable fragment it wholly writes has the
+/// stored value from there on, and any other fragment it overlaps has no
+/// location (`poison`) until its next assignment.
+fn describe_untagged_store(cx: &mut PassCx, function: &mut Function, store: InstId) {
+    let InstKind::Store { value, ptr, .. } = &function.inst(store).kind else {
+        return;
+    };
+    let (base, start) = base_and_offset(cx, function, ptr);
+    let stored = (value.clone(), function.value_type(value));
+    let start_bits = start as u64 * 8;
+    let end_bits = start_bits + cx.module.store_size(&stored.1) * 8;
+    // (variable, fragment, the marker's location) of each home.
+    let mut homes: Vec<(MdId, Fragment, LocId)> = Vec::new();
+    for record in function.insts.iter().flat_map(|i| &i.records) {
+        let Some(link) = &record.assign else {
+            continue;
+        };
+        // The home is the address itself (`!DIExpression()`, which reads
+        // as `DW_OP_LLVM_arg 0`).
+        let plain = matches!(
+            cx.module.debug.expr(link.address_expr).ops[..],
+            [] | [ExprOp::Arg(0)]
+        );
+        if link.address != base || !plain {
+            continue;
+        }
+        let fragment = cx.module.debug.expr(record.expr).fragment();
+        if !homes
+            .iter()
+            .any(|h| (h.0, h.1) == (record.variable, fragment))
+        {
+            homes.push((record.variable, fragment, record.loc));
+        }
+    }
+    let mut described = Vec::new();
+    for (variable, fragment, loc) in homes {
+        let (offset, size) = match fragment {
+            Some(fragment) => fragment,
+            None => match super::debug_update::variable_size_bits(cx.module, variable) {
+                Some(size) => (0, size),
+                None => continue,
+            },
+        };
+        let (from, to) = (start_bits.max(offset), end_bits.min(offset + size));
+        if from >= to {
+            continue;
+        }
+        let whole = (start_bits, end_bits) == (offset, offset + size);
+        let mut ops = vec![ExprOp::Arg(0)];
+        if fragment.is_some() || !whole {
+            ops.push(ExprOp::Fragment {
+                offset: from,
+                size: to - from,
+            });
+        }
+        described.push(DebugRecord {
+            kind: RecordKind::Value,
+            variable,
+            locations: vec![if whole {
+                stored.0.clone()
+            } else {
+                Value::Const(Constant::Poison(stored.1.clone()))
+            }],
+            expr: cx.module.debug.intern_expr(DIExpression { ops }),
+            loc,
+            assign: None,
+        });
+    }
+    function.inst_mut(store).records.extend(described);
 }
 
 /// The base pointer `ptr` is a constant byte offset from (through GEPs).
