@@ -161,6 +161,10 @@ pub enum FindingKind {
     CodeDependsOnDebugInfo,
     /// Wrong values (sorted; the first names the finding).
     WrongValues(Vec<WrongValue>),
+    /// Variables (function, `name@line`) that a peer build lists (llc-19
+    /// of the same mode or gcc -O2) and this build never does (sorted;
+    /// the first names the finding).
+    MissingVariables(Vec<(String, String)>),
 }
 
 /// Something wrong with a dwarfsmith build.
@@ -190,6 +194,10 @@ impl Finding {
                 Some(w) => format!("wrong:{letter}:{}:{}", w.function, w.variable),
                 None => format!("wrong:{letter}"),
             },
+            FindingKind::MissingVariables(missing) => match missing.first() {
+                Some((function, variable)) => format!("missing:{letter}:{function}:{variable}"),
+                None => format!("missing:{letter}"),
+            },
         }
     }
 }
@@ -212,6 +220,11 @@ pub struct ProgramReport {
     /// variable (the IR's: clang's optimiser left it there), each with the
     /// IR line that carries it.
     pub ir_wrong: Vec<(Mode, WrongValue, String)>,
+    /// Variables a peer build lists (see [`FindingKind::MissingVariables`])
+    /// that dwarfsmith's build of a mode from clang -O2 IR misses and that
+    /// the IR no longer declares (clang's optimiser dropped them; llc-19
+    /// misses them too).
+    pub ir_missing: Vec<(Mode, (String, String))>,
 }
 
 /// How to walk each build.
@@ -401,6 +414,7 @@ pub fn judge_program(
         findings: Vec::new(),
         shared_wrong: BTreeMap::new(),
         ir_wrong: Vec::new(),
+        ir_missing: Vec::new(),
     };
     let program = match Program::prepare(source, dir)? {
         Ok(program) => program,
@@ -527,8 +541,60 @@ pub fn judge_program(
                 kind: FindingKind::WrongValues(own.into_iter().cloned().collect()),
             });
         }
+        let listed_by_peer: Vec<&(String, String)> = ours
+            .missing
+            .iter()
+            .filter(|pair| {
+                [Build::Llc(mode), Build::GccO2].iter().any(|peer| {
+                    matches!(report.builds.get(peer),
+                        Some(Outcome::Judged(theirs)) if !theirs.missing.contains(pair))
+                })
+            })
+            .collect();
+        let mut own_missing = Vec::new();
+        for pair in listed_by_peer {
+            match ir.get(&true).filter(|_| mode.optimised_ir()) {
+                Some(ir) if !declares(&ir.text, &pair.1) => {
+                    report.ir_missing.push((mode, pair.clone()))
+                }
+                _ => own_missing.push(pair.clone()),
+            }
+        }
+        if !own_missing.is_empty() {
+            report.findings.push(Finding {
+                build: Build::Dwarfsmith(mode),
+                detail: own_missing
+                    .iter()
+                    .map(|(function, variable)| {
+                        format!(
+                            "{function}: {variable} is never listed; llc-19 or gcc -O2 lists it\n"
+                        )
+                    })
+                    .collect(),
+                kind: FindingKind::MissingVariables(own_missing),
+            });
+        }
     }
     Ok(report)
+}
+
+/// Whether the IR declares a local variable `variable` (`name@line`).
+fn declares(ir: &str, variable: &str) -> bool {
+    !declaration_ids(ir, variable).is_empty()
+}
+
+/// The metadata ids (`!282`) of the IR's `DILocalVariable`s with the name
+/// and declaration line of `variable` (`name@line`).
+fn declaration_ids<'t>(ir: &'t str, variable: &str) -> Vec<&'t str> {
+    let Some((name, line)) = variable.split_once('@') else {
+        return Vec::new();
+    };
+    let declared = format!("!DILocalVariable(name: \"{name}\", ");
+    let line_field = format!(" line: {line},");
+    ir.lines()
+        .filter(|l| l.contains(&declared) && l.contains(&line_field))
+        .filter_map(|l| l.split_once(" = ").map(|(id, _)| id))
+        .collect()
 }
 
 /// The IR's `#dbg_value` line that gives the variable `variable`
@@ -537,15 +603,8 @@ pub fn judge_program(
 /// `i64 -2` shows as 18446744073709551614 in an unsigned variable), with
 /// an empty expression; `None` when there is none.
 pub fn ir_constant_of<'t>(ir: &'t str, variable: &str, shown: &str) -> Option<&'t str> {
-    let (name, line) = variable.split_once('@')?;
     let shown: i128 = shown.parse().ok()?;
-    let declared = format!("!DILocalVariable(name: \"{name}\", ");
-    let line_field = format!(" line: {line},");
-    let ids: Vec<&str> = ir
-        .lines()
-        .filter(|l| l.contains(&declared) && l.contains(&line_field))
-        .filter_map(|l| l.split_once(" = ").map(|(id, _)| id))
-        .collect();
+    let ids = declaration_ids(ir, variable);
     ir.lines().find(|l| {
         let Some(call) = l.trim().strip_prefix("#dbg_value(i") else {
             return false;
@@ -586,6 +645,14 @@ pub fn still_found(source: &Path, tag: &str, config: &Config) -> Result<bool, St
     if mode.optimised_ir() {
         builds.extend([Build::Llc(Mode::ClangO2), Build::Llc(Mode::ClangO2AtO0)]);
     }
+    // A missing variable is one a peer lists.
+    if parts[0] == "missing" {
+        for peer in [Build::Llc(mode), Build::GccO2] {
+            if !builds.contains(&peer) {
+                builds.push(peer);
+            }
+        }
+    }
     let report = judge_program(&copy, dir.path(), &builds, config)?;
     // A wrong value keeps the finding when any wrong value of a variable
     // of the same function and name remains (a reduction moves its
@@ -595,6 +662,9 @@ pub fn still_found(source: &Path, tag: &str, config: &Config) -> Result<bool, St
     Ok(report.findings.iter().any(|f| match &f.kind {
         FindingKind::WrongValues(wrong) => wrong.iter().any(|w| {
             parts[0] == "wrong" && wanted == (Some(w.function.as_str()), Some(name(&w.variable)))
+        }),
+        FindingKind::MissingVariables(missing) => missing.iter().any(|(function, variable)| {
+            parts[0] == "missing" && wanted == (Some(function.as_str()), Some(name(variable)))
         }),
         _ => f.tag() == tag,
     }))
@@ -616,6 +686,10 @@ pub struct Totals {
     /// Further wrong values of dwarfsmith that the IR's own `#dbg_value`
     /// constants carry (modes A and B; see [`ProgramReport::ir_wrong`]).
     pub ir_wrong: BTreeMap<Mode, usize>,
+    /// Variables dwarfsmith misses that a peer build lists (llc-19 of the
+    /// same mode or gcc -O2), per mode: the IR's (no longer declared in
+    /// clang -O2 IR) and its own.
+    pub missing_listed_by_peer: BTreeMap<Mode, (usize, usize)>,
 }
 
 /// One build's totals.
@@ -649,6 +723,16 @@ impl Totals {
         }
         for (mode, _, _) in &report.ir_wrong {
             *self.ir_wrong.entry(*mode).or_default() += 1;
+        }
+        for (mode, _) in &report.ir_missing {
+            self.missing_listed_by_peer.entry(*mode).or_default().0 += 1;
+        }
+        for finding in &report.findings {
+            if let (Build::Dwarfsmith(mode), FindingKind::MissingVariables(own)) =
+                (finding.build, &finding.kind)
+            {
+                self.missing_listed_by_peer.entry(mode).or_default().1 += own.len();
+            }
         }
         for (build, outcome) in &report.builds {
             let totals = self.per_build.entry(*build).or_default();
@@ -726,6 +810,12 @@ impl Totals {
         for (mode, n) in &self.ir_wrong {
             out += &format!(
                 "{} dwarfsmith: {n} more are constants the IR's own #dbg_value gives the variable (the IR's)\n",
+                mode.letter()
+            );
+        }
+        for (mode, (of_ir, own)) in &self.missing_listed_by_peer {
+            out += &format!(
+                "{} dwarfsmith: {own} missing variables llc-19 or gcc -O2 lists (and {of_ir} the IR no longer declares)\n",
                 mode.letter()
             );
         }
@@ -889,14 +979,32 @@ mod tests {
                 Build::Dwarfsmith(Mode::ClangO0AtO2),
                 FindingKind::WrongValues(vec![wrong]),
             ),
+            finding(
+                Build::Dwarfsmith(Mode::ClangO2),
+                FindingKind::MissingVariables(vec![("func_2".into(), "l_9@4".into())]),
+            ),
         ]
         .iter()
         .map(Finding::tag)
         .collect();
         assert_eq!(
             tags,
-            ["miscompile:A", "failure:B", "g0:C", "wrong:C:func_1:l_5@3"]
+            [
+                "miscompile:A",
+                "failure:B",
+                "g0:C",
+                "wrong:C:func_1:l_5@3",
+                "missing:A:func_2:l_9@4"
+            ]
         );
+    }
+
+    #[test]
+    fn a_variable_is_declared_by_name_and_line() {
+        let ir = "!7 = !DILocalVariable(name: \"l_9\", scope: !3, file: !1, line: 4, type: !5)";
+        assert!(declares(ir, "l_9@4"));
+        assert!(!declares(ir, "l_9@5"));
+        assert!(!declares(ir, "l_90@4"));
     }
 
     #[test]
