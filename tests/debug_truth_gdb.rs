@@ -197,6 +197,20 @@ fn a_value_stored_into_a_local_is_not_followed_there() {
 }
 
 #[test]
+fn a_retained_variable_of_an_inlined_function_is_declared_in_its_copies() {
+    // `never` is only in add's retainedNodes; add is inlined into f. Its
+    // copies had no DIE for it and gdb said `No symbol "never" in current
+    // context` where llc-19's object gives <optimized out> (csmith seeds 25
+    // and 30: 22 variables the bounded random programs missed).
+    let dir = tempfile::tempdir().unwrap();
+    let (_, exe) = build_truth(dir.path(), "inlined_retained.O2.ll", &[]);
+    assert_eq!(
+        gdb_at(&exe, "inlined_retained.c:8", &["info locals", "print n"]),
+        "Breakpoint 1.2, add (n=2) at ./inlined_retained.c:8\n8\t  g += n;\nnever = <optimized out>\n$1 = 2\n"
+    );
+}
+
+#[test]
 fn a_variable_declared_but_never_set_keeps_its_die() {
     // `never` is declared and never set: through our -O2 of clang -O0 IR
     // mem2reg dropped its only record with its alloca, and gdb said

@@ -438,16 +438,34 @@ impl<'a> Builder<'a> {
                     location: range.location.clone(),
                 });
         }
-        for retained in subprogram
-            .retained_nodes
-            .map(|list| self.debug.tuple(list))
-            .unwrap_or(&[])
-        {
-            if let MdOperand::Ref(MdRef::Node(variable)) = retained {
-                if self.debug.variable(*variable).is_some() {
-                    if let Entry::Vacant(e) = ranges.entry((*variable, None)) {
-                        e.insert(Vec::new());
-                        order.push((*variable, None));
+        // The retained variables of the function, and of each inlined copy
+        // of another (LLVM gives those abstract variables, which gdb lists
+        // in every copy), in scope order.
+        let mut copies: Vec<(MdId, Option<LocId>)> = path_of
+            .keys()
+            .filter_map(|&(scope, inlined_at)| {
+                let at = inlined_at?;
+                Some((self.debug.scope_subprogram(scope)?, Some(at)))
+            })
+            .collect();
+        copies.sort_unstable();
+        copies.dedup();
+        copies.insert(0, (sp, None));
+        for (copy_of, inlined_at) in copies {
+            let Some(retained) = self
+                .debug
+                .subprogram(copy_of)
+                .and_then(|s| s.retained_nodes)
+            else {
+                continue;
+            };
+            for retained in self.debug.tuple(retained) {
+                if let MdOperand::Ref(MdRef::Node(variable)) = retained {
+                    if self.debug.variable(*variable).is_some() {
+                        if let Entry::Vacant(e) = ranges.entry((*variable, inlined_at)) {
+                            e.insert(Vec::new());
+                            order.push((*variable, inlined_at));
+                        }
                     }
                 }
             }
