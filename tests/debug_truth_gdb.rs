@@ -211,6 +211,20 @@ fn a_retained_variable_of_an_inlined_function_is_declared_in_its_copies() {
 }
 
 #[test]
+fn a_dead_store_through_a_pointer_to_a_variable_leaves_its_value_said() {
+    // `*p = n` writes `v` through a pointer and dse deletes it (`*p = n * 3`
+    // follows with only a store between). `v` stays in memory, which
+    // still held -1 from the loop: gdb showed v = -1 at line 12 (csmith
+    // seed 100619). The deleted store's value is stated in its place.
+    let dir = tempfile::tempdir().unwrap();
+    let exe = build_with_driver(dir.path(), "dead_store_through_pointer");
+    assert_eq!(
+        gdb_at(&exe, "dead_store_through_pointer.c:12", &["print v"]),
+        "Breakpoint 1, f (n=4) at ./dead_store_through_pointer.c:12\n12\t  g = 7;\n$1 = 4\n"
+    );
+}
+
+#[test]
 fn a_variable_declared_but_never_set_keeps_its_die() {
     // `never` is declared and never set: through our -O2 of clang -O0 IR
     // mem2reg dropped its only record with its alloca, and gdb said
