@@ -15,6 +15,7 @@
 //! that cannot be read is `None` (llvm-dwarfdump then counts no range or no
 //! location), never a panic.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -305,6 +306,16 @@ impl<'u, 'a> View<'u, 'a> {
         die: DieRef,
         names: &[DwAt],
     ) -> Option<AttributeValue<Slice<'a>>> {
+        // Most DIEs have the attribute or no origin: answered without a list.
+        let attributes = self.tree(die.unit).attributes(die.die);
+        if let Some(attr) = attributes.iter().find(|a| names.contains(&a.name())) {
+            return Some(attr.value());
+        }
+        if !attributes.iter().any(|a| {
+            a.name() == gimli::DW_AT_abstract_origin || a.name() == gimli::DW_AT_specification
+        }) {
+            return None;
+        }
         // Real chains are a few DIEs long: a list is cheaper than a set,
         // and a corrupted file's chain stops after `MAX_CHAIN` DIEs.
         let mut seen: Vec<DieRef> = Vec::new();
@@ -341,7 +352,7 @@ impl<'u, 'a> View<'u, 'a> {
 
     /// The DIE's linkage name, else its name (LLVM's
     /// `getName(DINameKind::LinkageName)`), or "" when it has neither.
-    pub fn linkage_name(&self, die: DieRef) -> String {
+    pub fn linkage_name(&self, die: DieRef) -> Cow<'a, str> {
         let value = self
             .find_recursively(
                 die,
@@ -349,17 +360,12 @@ impl<'u, 'a> View<'u, 'a> {
             )
             .or_else(|| self.find_recursively(die, &[gimli::DW_AT_name]));
         value
-            .and_then(|value| self.string(die.unit, value))
+            .and_then(|value| {
+                let info = &self.units.units[die.unit];
+                let text = info.dwarf.attr_string(&info.unit, value).ok()?;
+                Some(String::from_utf8_lossy(text.slice()))
+            })
             .unwrap_or_default()
-    }
-
-    /// A string attribute's value.
-    pub fn string(&self, unit: usize, value: AttributeValue<Slice<'a>>) -> Option<String> {
-        string(
-            self.units.units[unit].dwarf,
-            &self.units.units[unit].unit,
-            value,
-        )
     }
 
     /// The address ranges of a DIE (LLVM's `getAddressRanges`): low and
