@@ -233,8 +233,9 @@ impl ScopeBytes {
 }
 
 impl Walk {
-    fn function(&mut self, id: &str) -> &mut FunctionStats {
-        let index = match self.index.get(id) {
+    /// The index of function `id` in the table, which it joins when new.
+    fn function_index(&mut self, id: &str) -> usize {
+        match self.index.get(id) {
             Some(&index) => index,
             None => {
                 let index = self.functions.len();
@@ -243,8 +244,7 @@ impl Walk {
                     .push((id.to_string(), FunctionStats::default()));
                 index
             }
-        };
-        &mut self.functions[index].1
+        }
     }
 
     /// Appends the walk of the next unit. Every sum is a plain, wrapping
@@ -314,6 +314,15 @@ impl Walk {
     }
 }
 
+/// The function a DIE belongs to ("/" for the unit's scope): its id, and
+/// its index in the unit's table once it has one, so its variables find it
+/// without hashing its (long, mangled) id again.
+#[derive(Clone, Copy)]
+struct Owner<'s> {
+    id: &'s str,
+    index: Option<usize>,
+}
+
 /// The state of the walk over one unit.
 struct Walker<'v, 'u, 'a> {
     view: &'v View<'u, 'a>,
@@ -351,7 +360,11 @@ pub(crate) fn walk<'a>(
         };
         let root = DieRef { unit, die: 0 };
         if !view.is_empty() {
-            walker.recurse(root, "/", "g", 0, 0, None);
+            let unit_scope = Owner {
+                id: "/",
+                index: None,
+            };
+            walker.recurse(root, unit_scope, "g", 0, 0, None);
         }
         walker.zero_coverage_of_deferred(unit);
         progress();
@@ -386,14 +399,19 @@ pub(crate) fn walk<'a>(
 }
 
 impl Walker<'_, '_, '_> {
-    fn function(&mut self, id: &str) -> &mut FunctionStats {
-        self.walk.function(id)
+    /// The figures of the function `owner` names.
+    fn function(&mut self, owner: Owner<'_>) -> &mut FunctionStats {
+        let index = match owner.index {
+            Some(index) => index,
+            None => self.walk.function_index(owner.id),
+        };
+        &mut self.walk.functions[index].1
     }
 
     fn recurse(
         &mut self,
         die: DieRef,
-        function: &str,
+        function: Owner<'_>,
         prefix: &str,
         mut bytes_in_scope: u64,
         mut inline_depth: u32,
@@ -453,7 +471,8 @@ impl Walker<'_, '_, '_> {
                     .find_recursively(die, &[gimli::DW_AT_abstract_origin])
                     .is_some();
                 let has_source = view.has_source_location(die);
-                let stats = self.function(&id);
+                let index = self.walk.function_index(&id);
+                let stats = &mut self.walk.functions[index].1;
                 stats.is_function = true;
                 if is_inlined {
                     stats.inlined += 1;
@@ -464,7 +483,10 @@ impl Walker<'_, '_, '_> {
                 }
                 stats.has_source_location |= has_source;
                 own_id = id;
-                function = &own_id;
+                function = Owner {
+                    id: &own_id,
+                    index: Some(index),
+                };
             }
             if bytes != 0 {
                 bytes_in_scope = bytes;
@@ -640,7 +662,7 @@ impl Walker<'_, '_, '_> {
     fn variable(
         &mut self,
         die: DieRef,
-        function: &str,
+        function: Owner<'_>,
         prefix: &str,
         bytes_in_scope: u64,
         inline_depth: u32,
@@ -798,9 +820,9 @@ impl Walker<'_, '_, '_> {
             stats.locals_with_source += u64::from(has_source);
             stats.locals_with_location += u64::from(has_location);
         }
-        if function != "/" && self.variables {
+        if function.id != "/" && self.variables {
             self.walk.variables.push(Variable {
-                function: function.to_string(),
+                function: function.id.to_string(),
                 id,
                 name: view.linkage_name(origin).into_owned(),
                 is_param,

@@ -14,8 +14,8 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use gimli::{
-    Attribute, AttributeValue, DebuggingInformationEntry, EndianSlice, LittleEndian, SectionId,
-    Unit, UnitOffset,
+    Abbreviations, Attribute, AttributeValue, DebuggingInformationEntry, EndianSlice, LittleEndian,
+    SectionId, Unit, UnitHeader, UnitOffset,
 };
 
 use super::elf::ElfObject;
@@ -215,6 +215,17 @@ impl<'a> DieTree<'a> {
     /// of many units keeps one tree per thread rather than allocating (and
     /// the allocator faulting in) fresh arrays for each unit.
     pub fn read_into(&mut self, unit: &Unit<Slice<'a>>) -> gimli::Result<()> {
+        self.read_with(&unit.header, &unit.abbreviations)
+    }
+
+    /// [`DieTree::read_into`] of the unit of `header` with its
+    /// `abbreviations`, for a reader that keeps many units' headers and
+    /// parses a unit's abbreviations only while it reads the unit's DIEs.
+    pub fn read_with(
+        &mut self,
+        header: &UnitHeader<Slice<'a>>,
+        abbreviations: &Abbreviations,
+    ) -> gimli::Result<()> {
         let DieTree {
             nodes,
             offsets,
@@ -230,12 +241,12 @@ impl<'a> DieTree<'a> {
         // before made the arrays grow and be copied): reserving that much
         // costs address space only, since pages never written are never
         // faulted in.
-        let size = unit.header.unit_length();
-        nodes.reserve(size / 4);
-        offsets.reserve(size / 4);
-        attributes.reserve(size / 2);
+        let size = header.unit_length();
+        reserve_empty(nodes, size / 4);
+        reserve_empty(offsets, size / 4);
+        reserve_empty(attributes, size / 2);
         let mut stack: Vec<u32> = Vec::new();
-        let mut entries = unit.entries_raw(None)?;
+        let mut entries = header.entries_raw(abbreviations, None)?;
         while !entries.is_empty() {
             let depth = usize::try_from(entries.next_depth()).unwrap_or(0);
             let offset = entries.next_offset();
@@ -440,6 +451,14 @@ impl<'a> TreePool<'a> {
         if let Ok(mut trees) = self.trees.lock() {
             trees.push(tree);
         }
+    }
+}
+
+/// Room for `count` elements in the empty `array`: a fresh allocation when
+/// it has less, since growing would copy the old capacity's bytes.
+fn reserve_empty<T>(array: &mut Vec<T>, count: usize) {
+    if array.capacity() < count {
+        *array = Vec::with_capacity(count);
     }
 }
 
