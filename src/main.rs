@@ -7,6 +7,7 @@ mod cc;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use dwarfsmith::{CompileOptions, DebuggerTune, OptLevel};
+use dwarfsmith_emit::read::FileBytes;
 
 /// dwarfsmith: a compiler back end that keeps debug information true.
 ///
@@ -305,6 +306,13 @@ fn run(cli: Cli) -> Result<(), String> {
             let debug = read_debug_file(&input, &bytes, &debug_dirs)?;
             let listing = dwarfsmith::linecheck::list_lines_with_debug(&bytes, debug.as_deref())
                 .map_err(|e| format!("{}: error: {e}", input.display()))?;
+            if !listing.has_line_table {
+                return Err(format!(
+                    "{}: error: no line table to list: {}",
+                    input.display(),
+                    dwarfsmith::linecheck::NO_LINE_TABLE
+                ));
+            }
             print!("{}", dwarfsmith::linecheck::format_lines(&listing, json));
             Ok(())
         }
@@ -545,8 +553,9 @@ fn read_statistics(
     stats
 }
 
-fn read_object(path: &Path) -> Result<Vec<u8>, String> {
-    std::fs::read(path).map_err(|e| format!("{}: error: cannot read: {e}", path.display()))
+/// The file's bytes, memory-mapped (see `dwarfsmith_emit::read::FileBytes`).
+fn read_object(path: &Path) -> Result<FileBytes, String> {
+    FileBytes::open(path).map_err(|e| format!("{}: error: cannot read: {e}", path.display()))
 }
 
 /// The bytes of the debug file of a stripped `path`, when it has one.
@@ -554,7 +563,7 @@ fn read_debug_file(
     path: &Path,
     bytes: &[u8],
     debug_dirs: &[PathBuf],
-) -> Result<Option<Vec<u8>>, String> {
+) -> Result<Option<FileBytes>, String> {
     dwarfsmith_emit::read::find_debug_file(path, bytes, debug_dirs)
         .map(|debug| read_object(&debug))
         .transpose()

@@ -847,7 +847,8 @@ fn a_truncated_executable_is_rejected_by_both() {
 /// `.gnu_debuglink` beside it or through its build id under `--debug-dir`:
 /// `lines` prints the unstripped program's rows, `stats` its figures, and
 /// `verify` and `verify --line-table` find nothing. Without the debug file
-/// `verify` has no DWARF to check, and says so as a finding.
+/// `verify` has no DWARF to check, and `verify --line-table` and `lines` no
+/// line table, and each says so (exit status 1).
 #[test]
 fn separate_debug_files_are_found_by_link_and_build_id() {
     let (dir, build) = build_alone(Build {
@@ -894,11 +895,22 @@ fn separate_debug_files_are_found_by_link_and_build_id() {
     .unwrap();
     let debug_dir = dir.path().join("debug");
     let with_dir = ["--debug-dir", debug_dir.to_str().unwrap()];
-    assert_eq!(
-        lines(&by_id, &[]).lines().count(),
-        1,
-        "no rows without the debug file"
-    );
+    // Without the debug file there is no line table: `lines` says so and
+    // `verify --line-table` finds it, both exiting 1.
+    let no_lines = dwarfsmith(&["lines", by_id.to_str().unwrap()]);
+    assert_eq!(no_lines.status.code(), Some(1), "{}", text(&no_lines));
+    assert!(no_lines.stdout.is_empty(), "{}", text(&no_lines));
+    expect![[r#"
+        BY_ID: error: no line table to list: no .debug_line section (the debug file of a stripped file is looked for through its build id and .gnu_debuglink, beside it and under --debug-dir)
+    "#]]
+    .assert_eq(&String::from_utf8_lossy(&no_lines.stderr).replace(by_id.to_str().unwrap(), "BY_ID"));
+    let no_table = dwarfsmith(&["verify", "--line-table", by_id.to_str().unwrap()]);
+    assert_eq!(no_table.status.code(), Some(1), "{}", text(&no_table));
+    expect![[r#"
+        - (-) line 0: no line table to check: no .debug_line section (the debug file of a stripped file is looked for through its build id and .gnu_debuglink, beside it and under --debug-dir)
+        BY_ID: error: 1 line-table problem(s) found
+    "#]]
+    .assert_eq(&text(&no_table).replace(by_id.to_str().unwrap(), "BY_ID"));
     let no_dwarf = dwarfsmith(&["verify", by_id.to_str().unwrap()]);
     assert_eq!(no_dwarf.status.code(), Some(1), "{}", text(&no_dwarf));
     expect![[r#"

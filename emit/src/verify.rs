@@ -61,7 +61,7 @@ use std::path::{Path, PathBuf};
 pub use normalise::normalise;
 pub use round_trip::{round_trip, round_trip_with};
 
-use crate::read::{DwarfSections, ElfObject};
+use crate::read::{DwarfSections, ElfObject, FileBytes};
 
 /// One thing wrong with an object: what and where.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -111,19 +111,20 @@ pub fn verify_file(path: &Path, options: &VerifyOptions, debug_dirs: &[PathBuf])
             message: format!("cannot read {}: {e}", path.display()),
         }]
     };
-    let bytes = match std::fs::read(path) {
+    let bytes = match FileBytes::open(path) {
         Ok(bytes) => bytes,
         Err(e) => return cannot_read(path, e),
     };
     let debug = match crate::read::find_debug_file(path, &bytes, debug_dirs) {
-        Some(debug_path) => match std::fs::read(&debug_path) {
+        Some(debug_path) => match FileBytes::open(&debug_path) {
             Ok(debug) => Some(debug),
             Err(e) => return cannot_read(&debug_path, e),
         },
         None => None,
     };
-    // The object holds its own copy of every section: the file's bytes
-    // are dropped before the DWARF is checked, which lowers the peak.
+    // The object holds its own copy of every section: the file's mapping
+    // is dropped before the DWARF is checked, which lowers the peak; the
+    // DWARF sections are then borrowed from the object (`DwarfSections`).
     let object = ElfObject::parse_with_debug(&bytes, debug.as_deref());
     drop((bytes, debug));
     verify_parsed(object, options, Some(path))

@@ -52,6 +52,12 @@ pub struct Finding {
     pub message: String,
 }
 
+/// Why `verify --line-table` and `lines` have nothing to read in a file
+/// without a line table (a stripped file whose debug file was not found).
+pub const NO_LINE_TABLE: &str = "no .debug_line section (the debug \
+file of a stripped file is looked for through its build id and .gnu_debuglink, beside it and \
+under --debug-dir)";
+
 /// Reads the line rows of an object or linked file.
 pub fn list_lines(bytes: &[u8]) -> Result<LineListing, String> {
     list_lines_with_debug(bytes, None)
@@ -264,17 +270,30 @@ pub fn check_line_table(bytes: &[u8], reference: Option<&[u8]>) -> Result<Vec<Fi
 }
 
 /// [`check_line_table`] of a stripped linked file with its separate debug
-/// file (`debug`; `None`: the file alone).
+/// file (`debug`; `None`: the file alone). A file without a line table
+/// gives one finding saying so ([`NO_LINE_TABLE`]), a reference without
+/// one an error.
 pub fn check_line_table_with_debug(
     bytes: &[u8],
     debug: Option<&[u8]>,
     reference: Option<&[u8]>,
 ) -> Result<Vec<Finding>, String> {
     let object = Checked::read(bytes, debug)?;
+    if !object.listing.has_line_table {
+        return Ok(vec![Finding {
+            address: "-".into(),
+            function: "-".into(),
+            line: 0,
+            message: format!("no line table to check: {NO_LINE_TABLE}"),
+        }]);
+    }
     let mut findings = check_alone(&object);
     if let Some(reference) = reference {
         let reference =
             Checked::read(reference, None).map_err(|e| format!("reference object: {e}"))?;
+        if !reference.listing.has_line_table {
+            return Err(format!("reference object: no line table: {NO_LINE_TABLE}"));
+        }
         findings.extend(check_order(&object, &reference));
     }
     Ok(findings)

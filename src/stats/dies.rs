@@ -5,8 +5,9 @@
 //! reads it.
 //!
 //! In: a `gimli::Dwarf` of a [`LoadedFile`](super::load::LoadedFile).
-//! Out: [`Units`] (every unit's header, abbreviations and line-table
-//! header, no DIE) and, per unit, a [`View`]: the unit's
+//! Out: [`Units`] (every unit's header and line-table header; no DIE, and
+//! no abbreviations, which are parsed again while a unit's DIEs are read)
+//! and, per unit, a [`View`]: the unit's
 //! [`DieTree`](dwarfsmith_emit::read::DieTree), read when the unit is
 //! walked and dropped after it, so only the units being walked are in
 //! memory. A unit that another unit names through `DW_FORM_ref_addr` is
@@ -15,6 +16,7 @@
 //! that cannot be read is `None` (llvm-dwarfdump then counts no range or no
 //! location), never a panic.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -37,7 +39,8 @@ pub(crate) struct DieRef {
 
 /// One compile unit, without its DIEs.
 pub(crate) struct UnitInfo<'a> {
-    /// The unit as gimli parsed it (of a split unit: the `.dwo`'s unit).
+    /// The unit as gimli parsed it (of a split unit: the `.dwo`'s unit),
+    /// without its abbreviations (see [`UnitInfo::read_tree`]).
     pub unit: Unit<Slice<'a>>,
     /// The DWARF sections the unit is read from.
     pub dwarf: &'a gimli::Dwarf<Slice<'a>>,
@@ -46,6 +49,15 @@ pub(crate) struct UnitInfo<'a> {
     pub skeleton: Option<(Unit<Slice<'a>>, &'a gimli::Dwarf<Slice<'a>>)>,
     /// Offset of the unit header in `.debug_info`.
     pub start: u64,
+}
+
+impl<'a> UnitInfo<'a> {
+    /// Reads the unit's DIEs into `tree`, its abbreviations parsed for the
+    /// time it takes ([`Units::read`] drops them).
+    fn read_tree(&self, tree: &mut DieTree<'a>) -> gimli::Result<()> {
+        let abbreviations = self.dwarf.abbreviations(&self.unit.header)?;
+        tree.read_with(&self.unit.header, &abbreviations)
+    }
 }
 
 /// A location list entry as llvm-dwarfdump interprets it: a range (`None`:
@@ -98,6 +110,13 @@ impl<'a> Units<'a> {
         let parallel = gimli::Section::reader(&dwarf.debug_info).len() >= PARALLEL_FROM;
         let read = |header: gimli::UnitHeader<Slice<'a>>| {
             let start = header.offset().0 as u64;
+            // The abbreviations are dropped once the unit's root is read and
+            // parsed again while its DIEs are (`UnitInfo::read_tree`): a
+            // large file's tables take more memory than one unit's tree.
+            let strip = |mut info: UnitInfo<'a>| {
+                info.unit.abbreviations = Default::default();
+                info
+            };
             let unit = dwarf
                 .unit(header)
                 .map_err(|e| format!(".debug_info+{start:#x}: {e}"))?;
@@ -109,19 +128,19 @@ impl<'a> Units<'a> {
                         .unit(split_header)
                         .map_err(|e| format!(".debug_info.dwo+{split_start:#x}: {e}"))?;
                     split.copy_relocated_attributes(&unit);
-                    UnitInfo {
+                    strip(UnitInfo {
                         unit: split,
                         dwarf: &dwos[dwo],
                         skeleton: Some((unit, dwarf)),
                         start: split_start,
-                    }
+                    })
                 }
-                None => UnitInfo {
+                None => strip(UnitInfo {
                     unit,
                     dwarf,
                     skeleton: None,
                     start,
-                },
+                }),
             })
         };
         let units = if parallel {
@@ -170,7 +189,7 @@ impl<'a> Units<'a> {
     /// for walking it.
     pub fn view(&self, unit: usize, mut tree: DieTree<'a>) -> Result<View<'_, 'a>, String> {
         let info = &self.units[unit];
-        tree.read_into(&info.unit)
+        info.read_tree(&mut tree)
             .map_err(|e| format!(".debug_info+{:#x}: {e}", info.start))?;
         Ok(View {
             units: self,
@@ -210,8 +229,13 @@ impl<'u, 'a> View<'u, 'a> {
         if unit == self.current {
             return &self.tree;
         }
-        self.units.referenced[unit]
-            .get_or_init(|| DieTree::read(&self.units.units[unit].unit).unwrap_or_default())
+        self.units.referenced[unit].get_or_init(|| {
+            let mut tree = DieTree::default();
+            match self.units.units[unit].read_tree(&mut tree) {
+                Ok(()) => tree,
+                Err(_) => DieTree::default(),
+            }
+        })
     }
 
     /// The DIE's children, in DIE order.
@@ -305,6 +329,16 @@ impl<'u, 'a> View<'u, 'a> {
         die: DieRef,
         names: &[DwAt],
     ) -> Option<AttributeValue<Slice<'a>>> {
+        // Most DIEs have the attribute or no origin: answered without a list.
+        let attributes = self.tree(die.unit).attributes(die.die);
+        if let Some(attr) = attributes.iter().find(|a| names.contains(&a.name())) {
+            return Some(attr.value());
+        }
+        if !attributes.iter().any(|a| {
+            a.name() == gimli::DW_AT_abstract_origin || a.name() == gimli::DW_AT_specification
+        }) {
+            return None;
+        }
         // Real chains are a few DIEs long: a list is cheaper than a set,
         // and a corrupted file's chain stops after `MAX_CHAIN` DIEs.
         let mut seen: Vec<DieRef> = Vec::new();
@@ -341,7 +375,7 @@ impl<'u, 'a> View<'u, 'a> {
 
     /// The DIE's linkage name, else its name (LLVM's
     /// `getName(DINameKind::LinkageName)`), or "" when it has neither.
-    pub fn linkage_name(&self, die: DieRef) -> String {
+    pub fn linkage_name(&self, die: DieRef) -> Cow<'a, str> {
         let value = self
             .find_recursively(
                 die,
@@ -349,17 +383,12 @@ impl<'u, 'a> View<'u, 'a> {
             )
             .or_else(|| self.find_recursively(die, &[gimli::DW_AT_name]));
         value
-            .and_then(|value| self.string(die.unit, value))
+            .and_then(|value| {
+                let info = &self.units.units[die.unit];
+                let text = info.dwarf.attr_string(&info.unit, value).ok()?;
+                Some(String::from_utf8_lossy(text.slice()))
+            })
             .unwrap_or_default()
-    }
-
-    /// A string attribute's value.
-    pub fn string(&self, unit: usize, value: AttributeValue<Slice<'a>>) -> Option<String> {
-        string(
-            self.units.units[unit].dwarf,
-            &self.units.units[unit].unit,
-            value,
-        )
     }
 
     /// The address ranges of a DIE (LLVM's `getAddressRanges`): low and

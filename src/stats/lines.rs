@@ -8,6 +8,8 @@
 //! (LLVM's `getFileNameByIndex` with `AbsoluteFilePath`); a unit whose
 //! table names no file counts nothing.
 
+use rayon::prelude::*;
+
 use super::{Map, Set};
 
 use super::dies::{comp_dir, string, Units};
@@ -44,81 +46,126 @@ pub struct LineRow {
     pub is_stmt: bool,
 }
 
-/// Reads the figures of every unit's line table.
+/// The line figures of one unit, before the units are summed: its files'
+/// absolute paths by file index, and its distinct (line, column, file
+/// index) triples.
+#[derive(Default)]
+struct UnitLines {
+    paths: Vec<(u64, String)>,
+    unique: Set<(u32, u16, u64)>,
+    figures: LineFigures,
+}
+
+/// Reads the figures of every unit's line table: unit by unit in parallel
+/// (rayon) when the units are walked so, then summed in unit order, so the
+/// figures are the same whatever the number of threads.
 pub(crate) fn line_figures(units: &Units<'_>) -> LineFigures {
+    let parts: Vec<UnitLines> = if units.parallel {
+        (0..units.units.len())
+            .into_par_iter()
+            .map(|unit| unit_lines(units, unit))
+            .collect()
+    } else {
+        (0..units.units.len())
+            .map(|unit| unit_lines(units, unit))
+            .collect()
+    };
     let mut figures = LineFigures::default();
     let mut files: Map<String, u16> = Map::default();
     let mut unique = Set::default();
     let mut unique_non_zero = Set::default();
-    for index in 0..units.units.len() {
-        let (unit, dwarf) = units.line_unit(index);
-        let Some(program) = unit.line_program.clone() else {
-            continue;
-        };
-        let header = program.header();
-        let count = header.file_names().len() as u64;
-        if count == 0 {
-            continue;
-        }
-        let first = if header.version() >= 5 { 0 } else { 1 };
-        let comp_dir = comp_dir(unit);
+    figures
+        .rows
+        .reserve(parts.iter().map(|part| part.figures.rows.len()).sum());
+    for part in parts {
+        // File ids are given in unit order, as the paths are first met; a
+        // file index naming no path counts as id 0.
         let mut mapping: Map<u64, u16> = Map::default();
-        for file in first..first + count {
-            if let Some(path) = absolute_path(dwarf, unit, header, file, &comp_dir) {
-                let next = files.len() as u16;
-                mapping.insert(file, *files.entry(path).or_insert(next));
+        for (file, path) in part.paths {
+            let next = files.len() as u16;
+            mapping.insert(file, *files.entry(path).or_insert(next));
+        }
+        for (line, column, file) in part.unique {
+            let file = mapping.get(&file).copied().unwrap_or(0);
+            unique.insert((line, column, file));
+            if line != 0 {
+                unique_non_zero.insert((line, column, file));
             }
         }
-        let mut rows = program.rows();
-        let mut sequence: Vec<(u64, bool, u32, u16, u64)> = Vec::new();
-        while let Ok(Some((_, row))) = rows.next_row() {
-            if !row.end_sequence() {
-                let column = match row.column() {
-                    gimli::ColumnType::LeftEdge => 0,
-                    gimli::ColumnType::Column(column) => column.get() as u16,
-                };
-                let line = row.line().map_or(0, |line| line.get() as u32);
-                sequence.push((row.address(), row.is_stmt(), line, column, row.file_index()));
-                continue;
-            }
-            let end = row.address();
-            let rows_of_sequence = std::mem::take(&mut sequence);
-            let Some(&(low, ..)) = rows_of_sequence.first() else {
-                continue;
-            };
-            if low >= end {
-                continue;
-            }
-            figures.bytes = figures.bytes.saturating_add(end - low);
-            figures.entries += rows_of_sequence.len() as u64;
-            for (position, &(address, is_stmt, line, column, file)) in
-                rows_of_sequence.iter().enumerate()
-            {
-                figures.is_stmt_entries += u64::from(is_stmt);
-                figures.rows.push(LineRow {
-                    address,
-                    line,
-                    is_stmt,
-                });
-                let file = mapping.get(&file).copied().unwrap_or(0);
-                unique.insert((line, column, file));
-                if line != 0 {
-                    unique_non_zero.insert((line, column, file));
-                } else {
-                    let next = rows_of_sequence
-                        .get(position + 1)
-                        .map_or(end, |&(next, ..)| next);
-                    figures.line_zero_bytes = figures
-                        .line_zero_bytes
-                        .saturating_add(next.wrapping_sub(address));
-                }
-            }
-        }
+        let unit = part.figures;
+        figures.bytes = figures.bytes.saturating_add(unit.bytes);
+        figures.line_zero_bytes = figures.line_zero_bytes.saturating_add(unit.line_zero_bytes);
+        figures.entries += unit.entries;
+        figures.is_stmt_entries += unit.is_stmt_entries;
+        figures.rows.extend(unit.rows);
     }
     figures.unique = unique.len() as u64;
     figures.unique_non_zero = unique_non_zero.len() as u64;
-    figures.rows.sort_by_key(|row| row.address);
+    // A stable sort: rows at one address stay in unit order.
+    figures.rows.par_sort_by_key(|row| row.address);
     figures
+}
+
+/// The line figures of unit `index` alone.
+fn unit_lines(units: &Units<'_>, index: usize) -> UnitLines {
+    let mut part = UnitLines::default();
+    let (unit, dwarf) = units.line_unit(index);
+    let Some(program) = unit.line_program.clone() else {
+        return part;
+    };
+    let header = program.header();
+    let count = header.file_names().len() as u64;
+    if count == 0 {
+        return part;
+    }
+    let first = if header.version() >= 5 { 0 } else { 1 };
+    let comp_dir = comp_dir(unit);
+    for file in first..first + count {
+        if let Some(path) = absolute_path(dwarf, unit, header, file, &comp_dir) {
+            part.paths.push((file, path));
+        }
+    }
+    let figures = &mut part.figures;
+    let mut rows = program.rows();
+    let mut sequence: Vec<(u64, bool, u32, u16, u64)> = Vec::new();
+    while let Ok(Some((_, row))) = rows.next_row() {
+        if !row.end_sequence() {
+            let column = match row.column() {
+                gimli::ColumnType::LeftEdge => 0,
+                gimli::ColumnType::Column(column) => column.get() as u16,
+            };
+            let line = row.line().map_or(0, |line| line.get() as u32);
+            sequence.push((row.address(), row.is_stmt(), line, column, row.file_index()));
+            continue;
+        }
+        let end = row.address();
+        let Some(&(low, ..)) = sequence.first() else {
+            continue;
+        };
+        if low >= end {
+            sequence.clear();
+            continue;
+        }
+        figures.bytes = figures.bytes.saturating_add(end - low);
+        figures.entries += sequence.len() as u64;
+        for (position, &(address, is_stmt, line, column, file)) in sequence.iter().enumerate() {
+            figures.is_stmt_entries += u64::from(is_stmt);
+            figures.rows.push(LineRow {
+                address,
+                line,
+                is_stmt,
+            });
+            part.unique.insert((line, column, file));
+            if line == 0 {
+                let next = sequence.get(position + 1).map_or(end, |&(next, ..)| next);
+                figures.line_zero_bytes = figures
+                    .line_zero_bytes
+                    .saturating_add(next.wrapping_sub(address));
+            }
+        }
+        sequence.clear();
+    }
+    part
 }
 
 /// The absolute path of file `file` of a line table, as LLVM's

@@ -46,13 +46,14 @@ pub(crate) struct LoadedFile<'a> {
     pub debug_section_sizes: Vec<(String, u64)>,
     /// Whether the file is a relocatable object.
     pub relocatable: bool,
-    /// Executable sections.
+    /// Executable sections (when [`LoadedFile::parse`] was asked for them).
     pub code: Vec<CodeSection>,
 }
 
 impl<'a> LoadedFile<'a> {
-    /// Reads `bytes`; an error says why the file cannot be read.
-    pub fn parse(bytes: &'a [u8]) -> Result<LoadedFile<'a>, String> {
+    /// Reads `bytes`, with a copy of its code sections when `code_wanted` asks
+    /// for them; an error says why the file cannot be read.
+    pub fn parse(bytes: &'a [u8], code_wanted: bool) -> Result<LoadedFile<'a>, String> {
         let file = object::File::parse(bytes).map_err(|e| format!("not an ELF file: {e}"))?;
         if file.format() != object::BinaryFormat::Elf
             || file.architecture() != object::Architecture::X86_64
@@ -83,7 +84,7 @@ impl<'a> LoadedFile<'a> {
                     None => debug_section_sizes.push((name.to_string(), section.size())),
                 }
             }
-            if section.kind() == object::SectionKind::Text {
+            if code_wanted && section.kind() == object::SectionKind::Text {
                 let bytes = section.data().map_err(|e| format!("{name}: {e}"))?;
                 code.push(CodeSection {
                     address: base(section.index()),

@@ -164,9 +164,10 @@ pub const BUCKET_NAMES: [&str; walk::BUCKETS] = [
 /// line rows.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ReadOptions<'b> {
-    /// Per-variable rows ([`FileStatistics::variables`]), which `--compare`
-    /// and `--html` show; without them the list is empty, which saves the
-    /// memory of one row per variable on a large file.
+    /// Per-variable rows ([`FileStatistics::variables`]) and the code
+    /// ([`FileStatistics::code`]), which `--compare` and `--html` show;
+    /// without them both are empty, which saves the memory of one row per
+    /// variable and a copy of the code on a large file.
     pub variables: bool,
     /// The debug file of a stripped file (found through its build id or
     /// `.gnu_debuglink`): the DWARF and the debug section sizes are read
@@ -197,16 +198,17 @@ pub fn read_statistics_with(
     options: ReadOptions,
     progress: &(dyn Fn(f64) + Sync),
 ) -> Result<FileStatistics, String> {
-    let mut file = load::LoadedFile::parse(bytes)?;
+    // The code is read only for the page and the comparison (with the
+    // variables), and from the file itself, not its debug file.
+    let mut file = load::LoadedFile::parse(bytes, options.variables)?;
+    let code = std::mem::take(&mut file.code);
     if let Some(debug) = options.debug_file {
-        let code = std::mem::take(&mut file.code);
-        file = load::LoadedFile::parse(debug).map_err(|e| format!("debug file: {e}"))?;
-        file.code = code;
+        file = load::LoadedFile::parse(debug, false).map_err(|e| format!("debug file: {e}"))?;
     }
     let dwarf = file.dwarf();
     let package_file = options
         .package
-        .map(load::LoadedFile::parse)
+        .map(|package| load::LoadedFile::parse(package, false))
         .transpose()
         .map_err(|e| format!("package: {e}"))?;
     let package = package_file
@@ -220,7 +222,7 @@ pub fn read_statistics_with(
         .collect();
     let dwo_files: Vec<load::LoadedFile> = dwo_bytes
         .iter()
-        .filter_map(|dwo| load::LoadedFile::parse(dwo).ok())
+        .filter_map(|dwo| load::LoadedFile::parse(dwo, false).ok())
         .collect();
     let packaged = package.iter().flat_map(|package| {
         dies::dwo_ids(&dwarf)
@@ -243,5 +245,5 @@ pub fn read_statistics_with(
     let units = dies::Units::read(&dwarf, &dwos)?;
     let walk = walk::walk(&units, &file, options, &report)?;
     let lines = lines::line_figures(&units);
-    Ok(report::statistics(name, &file, walk, lines))
+    Ok(report::statistics(name, &file, code, walk, lines))
 }

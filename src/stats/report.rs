@@ -8,8 +8,9 @@ use super::Map;
 use std::fmt::Write as _;
 
 use super::lines::LineFigures;
+use super::load::CodeSection;
 use super::load::LoadedFile;
-use super::walk::Walk;
+use super::walk::{FunctionStats, Walk};
 use super::{FileStatistics, FunctionRow, Value, VariableRow, BUCKET_NAMES};
 use crate::linecheck::json_string;
 
@@ -17,7 +18,8 @@ use crate::linecheck::json_string;
 pub(crate) fn statistics(
     name: &str,
     file: &LoadedFile,
-    walk: Walk,
+    code: Vec<CodeSection>,
+    mut walk: Walk,
     lines: LineFigures,
 ) -> FileStatistics {
     let mut keys: Vec<(String, Value)> = Vec::new();
@@ -134,10 +136,10 @@ pub(crate) fn statistics(
     all.extend(keys);
     FileStatistics {
         keys: all,
-        functions: function_rows(&walk, &lines),
+        functions: function_rows(std::mem::take(&mut walk.functions), &lines),
         variables: variable_rows(&walk),
         line_rows: lines.rows,
-        code: file.code.clone(),
+        code,
         relocatable: file.relocatable,
     }
 }
@@ -151,7 +153,7 @@ fn put_buckets(put: &mut impl FnMut(&str, u64), group: &str, counts: &[u64]) {
     }
 }
 
-fn function_rows(walk: &Walk, lines: &LineFigures) -> Vec<FunctionRow> {
+fn function_rows(functions: Vec<(String, FunctionStats)>, lines: &LineFigures) -> Vec<FunctionRow> {
     // is_stmt rows before each row, so a range's count is one subtraction
     // (functions share addresses: discarded ones all start at 0).
     let rows = &lines.rows;
@@ -162,8 +164,8 @@ fn function_rows(walk: &Walk, lines: &LineFigures) -> Vec<FunctionRow> {
         count += u64::from(row.is_stmt);
         is_stmt_before.push(count);
     }
-    walk.functions
-        .iter()
+    functions
+        .into_iter()
         .filter(|(_, f)| f.is_function)
         .map(|(id, f)| {
             let is_stmt_lines = f
@@ -176,7 +178,7 @@ fn function_rows(walk: &Walk, lines: &LineFigures) -> Vec<FunctionRow> {
                 })
                 .sum();
             FunctionRow {
-                id: id.clone(),
+                id,
                 instances: f.out_of_line,
                 inlined: f.inlined,
                 params: f.params,
@@ -184,7 +186,7 @@ fn function_rows(walk: &Walk, lines: &LineFigures) -> Vec<FunctionRow> {
                 scope_bytes: f.scope_bytes,
                 scope_bytes_covered: f.scope_bytes_covered,
                 is_stmt_lines,
-                ranges: f.ranges.clone(),
+                ranges: f.ranges,
             }
         })
         .collect()

@@ -19,8 +19,9 @@
 //! sums saturate, as LLVM's `uint64_t` and `SaturatingUINT64` do.
 
 use super::{Map, Set};
+use std::fmt::Write as _;
 
-use dwarfsmith_emit::read::DieTree;
+use dwarfsmith_emit::read::TreePool;
 use rayon::prelude::*;
 
 use super::dies::{comp_dir, DieRef, Units, View};
@@ -232,14 +233,18 @@ impl ScopeBytes {
 }
 
 impl Walk {
-    fn function(&mut self, id: &str) -> &mut FunctionStats {
-        let next = self.functions.len();
-        let index = *self.index.entry(id.to_string()).or_insert(next);
-        if index == next {
-            self.functions
-                .push((id.to_string(), FunctionStats::default()));
+    /// The index of function `id` in the table, which it joins when new.
+    fn function_index(&mut self, id: &str) -> usize {
+        match self.index.get(id) {
+            Some(&index) => index,
+            None => {
+                let index = self.functions.len();
+                self.index.insert(id.to_string(), index);
+                self.functions
+                    .push((id.to_string(), FunctionStats::default()));
+                index
+            }
         }
-        &mut self.functions[index].1
     }
 
     /// Appends the walk of the next unit. Every sum is a plain, wrapping
@@ -309,6 +314,15 @@ impl Walk {
     }
 }
 
+/// The function a DIE belongs to ("/" for the unit's scope): its id, and
+/// its index in the unit's table once it has one, so its variables find it
+/// without hashing its (long, mangled) id again.
+#[derive(Clone, Copy)]
+struct Owner<'s> {
+    id: &'s str,
+    index: Option<usize>,
+}
+
 /// The state of the walk over one unit.
 struct Walker<'v, 'u, 'a> {
     view: &'v View<'u, 'a>,
@@ -318,6 +332,9 @@ struct Walker<'v, 'u, 'a> {
     deferred: Vec<u64>,
     /// Whether to keep a [`Variable`] per variable DIE.
     variables: bool,
+    /// The base names of the files ids name, by unit and file index (a
+    /// unit's functions name a few files many times).
+    file_names: Map<(usize, u64), String>,
 }
 
 /// Walks every unit of `units`, in parallel (rayon) when `units` says so, calling `progress`
@@ -328,9 +345,10 @@ pub(crate) fn walk<'a>(
     options: ReadOptions,
     progress: &(dyn Fn() + Sync),
 ) -> Result<Walk, String> {
-    // One tree per thread, read unit after unit.
-    let walk_unit = |spare: &mut DieTree<'a>, unit: usize| {
-        let view = units.view(unit, std::mem::take(spare))?;
+    // A few trees, read unit after unit.
+    let trees = TreePool::default();
+    let walk_unit = |unit: usize| {
+        let view = units.view(unit, trees.take())?;
         let mut walker = Walker {
             view: &view,
             file,
@@ -338,30 +356,41 @@ pub(crate) fn walk<'a>(
             local_abstract: Map::default(),
             deferred: Vec::new(),
             variables: options.variables,
+            file_names: Map::default(),
         };
         let root = DieRef { unit, die: 0 };
         if !view.is_empty() {
-            walker.recurse(root, "/", "g".into(), 0, 0, None);
+            let unit_scope = Owner {
+                id: "/",
+                index: None,
+            };
+            walker.recurse(root, unit_scope, "g", 0, 0, None);
         }
         walker.zero_coverage_of_deferred(unit);
         progress();
         let walk = walker.walk;
-        *spare = view.into_tree();
+        trees.give(view.into_tree());
         Ok(walk)
     };
     let count = units.units.len();
     let parts = if units.parallel {
         (0..count)
             .into_par_iter()
-            .map_init(DieTree::default, walk_unit)
+            .map(walk_unit)
             .collect::<Result<Vec<Walk>, String>>()?
     } else {
-        let mut spare = DieTree::default();
         (0..count)
-            .map(|unit| walk_unit(&mut spare, unit))
+            .map(walk_unit)
             .collect::<Result<Vec<Walk>, String>>()?
     };
+    // Room for every unit's functions (an upper bound: a function met in
+    // several units is one), so the table is not copied as it grows.
     let mut walk = Walk::default();
+    let functions = parts.iter().map(|part| part.functions.len()).sum();
+    walk.functions.reserve(functions);
+    walk.index.reserve(functions);
+    walk.variables
+        .reserve(parts.iter().map(|part| part.variables.len()).sum());
     for part in parts {
         walk.merge(part);
     }
@@ -370,15 +399,20 @@ pub(crate) fn walk<'a>(
 }
 
 impl Walker<'_, '_, '_> {
-    fn function(&mut self, id: &str) -> &mut FunctionStats {
-        self.walk.function(id)
+    /// The figures of the function `owner` names.
+    fn function(&mut self, owner: Owner<'_>) -> &mut FunctionStats {
+        let index = match owner.index {
+            Some(index) => index,
+            None => self.walk.function_index(owner.id),
+        };
+        &mut self.walk.functions[index].1
     }
 
     fn recurse(
         &mut self,
         die: DieRef,
-        function: &str,
-        mut prefix: String,
+        function: Owner<'_>,
+        prefix: &str,
         mut bytes_in_scope: u64,
         mut inline_depth: u32,
         inherited: Option<&mut Vec<u64>>,
@@ -406,11 +440,15 @@ impl Walker<'_, '_, '_> {
                 }
             }
         }
-        let mut function = function.to_string();
+        // The function a DIE belongs to: its parent's, or its own id.
+        let own_id: String;
+        let mut function = function;
+        let prefix = if is_function || is_inlined {
+            "v"
+        } else {
+            prefix
+        };
         if is_function || is_inlined || is_block {
-            if is_function || is_inlined {
-                prefix = "v".into();
-            }
             if view.has(die, gimli::DW_AT_declaration) {
                 return;
             }
@@ -433,7 +471,8 @@ impl Walker<'_, '_, '_> {
                     .find_recursively(die, &[gimli::DW_AT_abstract_origin])
                     .is_some();
                 let has_source = view.has_source_location(die);
-                let stats = self.function(&id);
+                let index = self.walk.function_index(&id);
+                let stats = &mut self.walk.functions[index].1;
                 stats.is_function = true;
                 if is_inlined {
                     stats.inlined += 1;
@@ -443,7 +482,11 @@ impl Walker<'_, '_, '_> {
                     stats.ranges.extend(ranges.iter().copied());
                 }
                 stats.has_source_location |= has_source;
-                function = id;
+                own_id = id;
+                function = Owner {
+                    id: &own_id,
+                    index: Some(index),
+                };
             }
             if bytes != 0 {
                 bytes_in_scope = bytes;
@@ -462,8 +505,8 @@ impl Walker<'_, '_, '_> {
         if !(is_function || is_inlined || is_block) {
             self.variable(
                 die,
-                &function,
-                &prefix,
+                function,
+                prefix,
                 bytes_in_scope,
                 inline_depth,
                 pointer.as_deref_mut(),
@@ -476,22 +519,26 @@ impl Walker<'_, '_, '_> {
         }
         let mut blocks = 0u32;
         let mut params = 0u32;
+        let mut child_prefix = String::new();
         for child in view.children(die) {
-            let mut child_prefix = prefix.clone();
-            match view.tag(child) {
+            let child_prefix = match view.tag(child) {
                 gimli::DW_TAG_lexical_block => {
-                    child_prefix.push_str(&format!("{blocks:x}."));
+                    child_prefix.clear();
+                    let _ = write!(child_prefix, "{prefix}{blocks:x}.");
                     blocks += 1;
+                    child_prefix.as_str()
                 }
                 gimli::DW_TAG_formal_parameter => {
-                    child_prefix.push_str(&format!("p{params:x}."));
+                    child_prefix.clear();
+                    let _ = write!(child_prefix, "{prefix}p{params:x}.");
                     params += 1;
+                    child_prefix.as_str()
                 }
-                _ => {}
-            }
+                _ => prefix,
+            };
             self.recurse(
                 child,
-                &function,
+                function,
                 child_prefix,
                 bytes_in_scope,
                 inline_depth,
@@ -583,32 +630,31 @@ impl Walker<'_, '_, '_> {
 
     /// LLVM's `constructDieID`: prefix and linkage name; for functions and
     /// unit-scope variables also the declaring file's base name and line.
-    fn die_id(&self, die: DieRef, prefix: &str) -> String {
+    fn die_id(&mut self, die: DieRef, prefix: &str) -> String {
         let view = self.view;
-        let mut id = format!("{prefix}{}", view.linkage_name(die));
+        let mut id = String::from(prefix);
+        id.push_str(&view.linkage_name(die));
         if !prefix.is_empty() && prefix != "g" {
             return id;
         }
-        let file = view
+        let index = view
             .find_recursively(die, &[gimli::DW_AT_decl_file])
             .and_then(|value| match value {
                 gimli::AttributeValue::FileIndex(index) => Some(index),
                 other => other.udata_value(),
-            })
-            .and_then(|index| {
-                let unit = &view.units().units[die.unit];
-                let program = unit.unit.line_program.as_ref()?;
-                let comp_dir = comp_dir(&unit.unit);
-                absolute_path(unit.dwarf, &unit.unit, program.header(), index, &comp_dir)
-            })
-            .map(|path| path.rsplit('/').next().unwrap_or("").to_string())
-            .filter(|name| !name.is_empty())
-            .unwrap_or_else(|| "/".into());
+            });
+        let file = match index {
+            Some(index) => self
+                .file_names
+                .entry((die.unit, index))
+                .or_insert_with(|| file_base_name(view, die.unit, index)),
+            None => "/",
+        };
         let line = view
             .find_recursively(die, &[gimli::DW_AT_decl_line])
             .and_then(|value| value.udata_value())
             .unwrap_or(0);
-        id.push_str(&format!(":{file}:{line}"));
+        let _ = write!(id, ":{file}:{line}");
         id
     }
 
@@ -616,7 +662,7 @@ impl Walker<'_, '_, '_> {
     fn variable(
         &mut self,
         die: DieRef,
-        function: &str,
+        function: Owner<'_>,
         prefix: &str,
         bytes_in_scope: u64,
         inline_depth: u32,
@@ -774,11 +820,11 @@ impl Walker<'_, '_, '_> {
             stats.locals_with_source += u64::from(has_source);
             stats.locals_with_location += u64::from(has_location);
         }
-        if function != "/" && self.variables {
+        if function.id != "/" && self.variables {
             self.walk.variables.push(Variable {
-                function: function.to_string(),
+                function: function.id.to_string(),
                 id,
-                name: view.linkage_name(origin),
+                name: view.linkage_name(origin).into_owned(),
                 is_param,
                 scope_bytes: bytes_in_scope,
                 covered: scope_covered,
@@ -799,6 +845,22 @@ impl Walker<'_, '_, '_> {
         let upper = a.1.min(b.1);
         upper.saturating_sub(lower)
     }
+}
+
+/// The base name of file `index` of unit `unit`'s line table, as an id
+/// names it ("/" when the table has no such file).
+fn file_base_name(view: &View<'_, '_>, unit: usize, index: u64) -> String {
+    let info = &view.units().units[unit];
+    info.unit
+        .line_program
+        .as_ref()
+        .and_then(|program| {
+            let comp_dir = comp_dir(&info.unit);
+            absolute_path(info.dwarf, &info.unit, program.header(), index, &comp_dir)
+        })
+        .map(|path| path.rsplit('/').next().unwrap_or("").to_string())
+        .filter(|name| !name.is_empty())
+        .unwrap_or_else(|| "/".into())
 }
 
 /// The coverage bucket of `covered` bytes of `in_scope`.

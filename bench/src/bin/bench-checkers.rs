@@ -3,7 +3,9 @@
 //! time and peak resident memory of each, the minimum of the runs (the
 //! machine is shared, so the least disturbed run is the fairest figure), and
 //! the ratios llvm-dwarfdump / dwarfsmith (above 1: dwarfsmith is faster or
-//! smaller).
+//! smaller). The two take turns, dwarfsmith then llvm-dwarfdump in every
+//! round, so load that comes and goes weighs on both alike; the last column
+//! is the median over the rounds of each round's time ratio.
 //!
 //! Exit status 1 of a checker (findings) still counts as a finished run; a
 //! status above 1 or a run past `--timeout` is a failure, shown in its cell.
@@ -29,7 +31,8 @@ struct Cli {
     /// The reference.
     #[arg(long, default_value = "llvm-dwarfdump-19")]
     dwarfdump: PathBuf,
-    /// Runs per measurement; the minimum is shown.
+    /// Rounds per file and check (one run of each checker a round); the
+    /// minimum is shown.
     #[arg(long, default_value_t = 3)]
     repetitions: usize,
     /// Seconds after which one run is stopped and counted as failed.
@@ -82,18 +85,25 @@ fn main() -> ExitCode {
         cli.timeout
     );
     println!(
-        "{:<28} {:<7} {:>11} {:>11} {:>7} {:>11} {:>11} {:>7}",
-        "file", "check", "dwarfsmith", "dwarfdump", "ratio", "dwarfsmith", "dwarfdump", "ratio"
+        "{:<28} {:<7} {:>11} {:>11} {:>7} {:>11} {:>11} {:>7} {:>7}",
+        "file",
+        "check",
+        "dwarfsmith",
+        "dwarfdump",
+        "ratio",
+        "dwarfsmith",
+        "dwarfdump",
+        "ratio",
+        "median"
     );
     println!(
-        "{:<28} {:<7} {:>11} {:>11} {:>7} {:>11} {:>11} {:>7}",
-        "", "", "time", "time", "time", "peak RSS", "peak RSS", "RSS"
+        "{:<28} {:<7} {:>11} {:>11} {:>7} {:>11} {:>11} {:>7} {:>7}",
+        "", "", "time", "time", "time", "peak RSS", "peak RSS", "RSS", "rounds"
     );
     for file in &cli.files {
         for pair in &PAIRS {
-            let ours = fastest(&cli, &helper, &cli.dwarfsmith, pair.ours, file);
-            let theirs = fastest(&cli, &helper, &cli.dwarfdump, pair.theirs, file);
-            println!("{}", row(file, pair.what, &ours, &theirs));
+            let (ours, theirs, rounds) = rounds(&cli, &helper, pair, file);
+            println!("{}", row(file, pair.what, &ours, &theirs, &rounds));
             for (name, outcome) in [("dwarfsmith", &ours), ("dwarfdump", &theirs)] {
                 if let Outcome::Failed { first_error_line } = outcome {
                     println!("    {name} FAILED: {first_error_line}");
@@ -104,37 +114,93 @@ fn main() -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// The minimum time and the minimum peak RSS over the runs of `program ARGS FILE`,
-/// or the first failure.
-fn fastest(cli: &Cli, helper: &Path, program: &Path, args: &[&str], file: &Path) -> Outcome {
-    // sh waits for the checker, so wait4's rusage of sh holds the checker's peak RSS;
-    // sh turns "findings" (status 1) into success and a timeout (124) into a message.
-    let script = format!(
-        "timeout {} \"$@\"; s=$?; [ $s -le 1 ] || {{ echo \"exit status $s (124: past {} s)\" >&2; exit 2; }}",
-        cli.timeout, cli.timeout
-    );
-    let mut sh_args: Vec<OsString> = vec!["-c".into(), script.into(), "sh".into()];
-    sh_args.push(program.into());
-    sh_args.extend(args.iter().map(OsString::from));
-    sh_args.push(file.into());
-    let mut best: Option<(std::time::Duration, u64)> = None;
+/// The rounds of one check on one file: dwarfsmith's and llvm-dwarfdump's
+/// minimum time and minimum peak RSS (or a checker's first failure, after
+/// which it is not run again), and each round's time ratio
+/// (llvm-dwarfdump / dwarfsmith) while both finish.
+fn rounds(cli: &Cli, helper: &Path, pair: &Pair, file: &Path) -> (Outcome, Outcome, Vec<f64>) {
+    let mut ours = Best::default();
+    let mut theirs = Best::default();
+    let mut ratios = Vec::new();
     for _ in 0..cli.repetitions.max(1) {
-        match run_via_helper(helper, Path::new("/bin/sh"), &sh_args) {
-            Outcome::Finished(m) => {
-                best = Some(match best {
-                    None => (m.wall, m.peak_rss_kib),
-                    Some((wall, rss)) => (wall.min(m.wall), rss.min(m.peak_rss_kib)),
-                });
-            }
-            failed @ Outcome::Failed { .. } => return failed,
+        let a = ours.run(cli, helper, &cli.dwarfsmith, pair.ours, file);
+        let b = theirs.run(cli, helper, &cli.dwarfdump, pair.theirs, file);
+        if let (Some(a), Some(b)) = (a, b) {
+            ratios.push(b.wall.as_secs_f64() / a.wall.as_secs_f64().max(1e-9));
         }
     }
-    let (wall, peak_rss_kib) = best.expect("at least one run");
-    Outcome::Finished(Measurement { wall, peak_rss_kib })
+    (ours.outcome(), theirs.outcome(), ratios)
+}
+
+/// One checker's runs so far: the minimum time and peak RSS, or its failure.
+#[derive(Default)]
+struct Best {
+    least: Option<Measurement>,
+    failed: Option<Outcome>,
+}
+
+impl Best {
+    /// Runs `program ARGS FILE` once (unless it failed before); the run's
+    /// measurement when it finished.
+    fn run(
+        &mut self,
+        cli: &Cli,
+        helper: &Path,
+        program: &Path,
+        args: &[&str],
+        file: &Path,
+    ) -> Option<Measurement> {
+        if self.failed.is_some() {
+            return None;
+        }
+        // sh waits for the checker, so wait4's rusage of sh holds the checker's peak RSS;
+        // sh turns "findings" (status 1) into success and a timeout (124) into a message.
+        let script = format!(
+            "timeout {} \"$@\"; s=$?; [ $s -le 1 ] || {{ echo \"exit status $s (124: past {} s)\" >&2; exit 2; }}",
+            cli.timeout, cli.timeout
+        );
+        let mut sh_args: Vec<OsString> = vec!["-c".into(), script.into(), "sh".into()];
+        sh_args.push(program.into());
+        sh_args.extend(args.iter().map(OsString::from));
+        sh_args.push(file.into());
+        match run_via_helper(helper, Path::new("/bin/sh"), &sh_args) {
+            Outcome::Finished(m) => {
+                self.least = Some(match self.least {
+                    None => m,
+                    Some(least) => Measurement {
+                        wall: least.wall.min(m.wall),
+                        peak_rss_kib: least.peak_rss_kib.min(m.peak_rss_kib),
+                    },
+                });
+                Some(m)
+            }
+            failed @ Outcome::Failed { .. } => {
+                self.failed = Some(failed);
+                None
+            }
+        }
+    }
+
+    /// The first failure, else the minimum of the runs.
+    fn outcome(self) -> Outcome {
+        match (self.failed, self.least) {
+            (Some(failed), _) => failed,
+            (None, Some(least)) => Outcome::Finished(least),
+            (None, None) => unreachable!("at least one round is run"),
+        }
+    }
+}
+
+/// The median of `values` (the upper middle for an even count, as
+/// `measure::median` takes it), `None` when empty.
+fn median(values: &[f64]) -> Option<f64> {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted.get(sorted.len() / 2).copied()
 }
 
 /// One table row: the file's name, the check, both times and memories and their ratios.
-fn row(file: &Path, what: &str, ours: &Outcome, theirs: &Outcome) -> String {
+fn row(file: &Path, what: &str, ours: &Outcome, theirs: &Outcome, rounds: &[f64]) -> String {
     let name = file.display().to_string();
     let time = |o: &Outcome| match o {
         Outcome::Finished(m) => format!("{:.2} s", m.wall.as_secs_f64()),
@@ -157,8 +223,9 @@ fn row(file: &Path, what: &str, ours: &Outcome, theirs: &Outcome) -> String {
         ),
         _ => ("-".to_string(), "-".to_string()),
     };
+    let rounds = median(rounds).map_or("-".to_string(), |ratio| format!("{ratio:.2}"));
     format!(
-        "{:<28} {:<7} {:>11} {:>11} {:>7} {:>11} {:>11} {:>7}",
+        "{:<28} {:<7} {:>11} {:>11} {:>7} {:>11} {:>11} {:>7} {:>7}",
         name,
         what,
         time(ours),
@@ -166,6 +233,7 @@ fn row(file: &Path, what: &str, ours: &Outcome, theirs: &Outcome) -> String {
         time_ratio,
         rss(ours),
         rss(theirs),
-        rss_ratio
+        rss_ratio,
+        rounds
     )
 }

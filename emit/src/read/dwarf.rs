@@ -1,18 +1,21 @@
 //! DWARF sections with relocations applied, and a unit's DIE tree in memory.
 //!
 //! In: a laid-out [`ElfObject`].
-//! Out: [`DwarfSections`] (relocated copies of every `.debug_*` section)
-//! from which a `gimli::Dwarf` is borrowed, and a [`DieTree`] per unit.
+//! Out: [`DwarfSections`] (every `.debug_*` section, relocated: borrowed
+//! from the object when it has no relocation, as in a linked file, else a
+//! relocated copy) from which a `gimli::Dwarf` is borrowed, and a
+//! [`DieTree`] per unit.
 //!
 //! Promises: every offset and address gimli reads is the relocated one
 //! (offsets into `.debug_str`, `.debug_loclists`, ... are `S + A`; addresses
 //! are synthetic, see `elf`). A missing section reads as empty.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use gimli::{
-    Attribute, AttributeValue, DebuggingInformationEntry, EndianSlice, LittleEndian, SectionId,
-    Unit, UnitOffset,
+    Abbreviations, Attribute, AttributeValue, DebuggingInformationEntry, EndianSlice, LittleEndian,
+    SectionId, Unit, UnitHeader, UnitOffset,
 };
 
 use super::elf::ElfObject;
@@ -20,27 +23,28 @@ use super::elf::ElfObject;
 /// The reader type every DWARF structure here is read through.
 pub type Slice<'a> = EndianSlice<'a, LittleEndian>;
 
-/// Relocated copies of the object's DWARF sections.
-pub(crate) struct DwarfSections {
-    sections: HashMap<SectionId, Vec<u8>>,
+/// The object's DWARF sections, relocated: borrowed from the object when
+/// they have no relocation, else copies.
+pub(crate) struct DwarfSections<'o> {
+    sections: HashMap<SectionId, Cow<'o, [u8]>>,
 }
 
-impl DwarfSections {
-    /// Copies and relocates every DWARF section present in `object`.
-    pub fn load(object: &ElfObject) -> DwarfSections {
+impl<'o> DwarfSections<'o> {
+    /// Every DWARF section present in `object`, relocated.
+    pub fn load(object: &'o ElfObject) -> DwarfSections<'o> {
         DwarfSections::load_named(object, |id| Some(id.name()))
     }
 
-    /// Copies the DWARF sections of a split DWARF file (`.debug_info.dwo`,
-    /// ...), each under the id of the section it stands for.
-    pub fn load_dwo(object: &ElfObject) -> DwarfSections {
+    /// The DWARF sections of a split DWARF file (`.debug_info.dwo`, ...),
+    /// each under the id of the section it stands for.
+    pub fn load_dwo(object: &'o ElfObject) -> DwarfSections<'o> {
         DwarfSections::load_named(object, SectionId::dwo_name)
     }
 
     fn load_named(
-        object: &ElfObject,
+        object: &'o ElfObject,
         name: fn(SectionId) -> Option<&'static str>,
-    ) -> DwarfSections {
+    ) -> DwarfSections<'o> {
         let mut sections = HashMap::new();
         for (index, section) in object.sections.iter().enumerate() {
             let Some(id) = SECTIONS
@@ -56,9 +60,23 @@ impl DwarfSections {
         DwarfSections { sections }
     }
 
+    /// The sections as copies that outlive the object they were read from.
+    pub fn into_owned(self) -> DwarfSections<'static> {
+        let sections = self
+            .sections
+            .into_iter()
+            .map(|(id, data)| (id, Cow::Owned(data.into_owned())))
+            .collect();
+        DwarfSections { sections }
+    }
+
     /// Sections given as bytes (the contributions of one unit of a DWARF
     /// package, see `split`).
-    pub fn from_parts(sections: HashMap<SectionId, Vec<u8>>) -> DwarfSections {
+    pub fn from_parts(sections: HashMap<SectionId, Vec<u8>>) -> DwarfSections<'o> {
+        let sections = sections
+            .into_iter()
+            .map(|(id, data)| (id, Cow::Owned(data)))
+            .collect();
         DwarfSections { sections }
     }
 
@@ -68,7 +86,7 @@ impl DwarfSections {
     /// a list silently at its section's end; read over these instead, a list
     /// that ran to the end without its end entry reads on (more entries, or
     /// an error), so comparing the two readings finds it.
-    pub fn lists_run_on(&self) -> DwarfSections {
+    pub fn lists_run_on(&self) -> DwarfSections<'static> {
         let lists = [
             SectionId::DebugRanges,
             SectionId::DebugRngLists,
@@ -79,11 +97,11 @@ impl DwarfSections {
         for id in lists {
             let mut data = self.data(id).to_vec();
             data.extend(RUN_ON);
-            sections.insert(id, data);
+            sections.insert(id, Cow::Owned(data));
         }
         sections.insert(
             SectionId::DebugAddr,
-            self.data(SectionId::DebugAddr).to_vec(),
+            Cow::Owned(self.data(SectionId::DebugAddr).to_vec()),
         );
         DwarfSections { sections }
     }
@@ -97,7 +115,7 @@ impl DwarfSections {
 
     /// The bytes of section `id` (empty when the object has none).
     pub fn data(&self, id: SectionId) -> &[u8] {
-        self.sections.get(&id).map_or(&[][..], Vec::as_slice)
+        self.sections.get(&id).map_or(&[][..], |data| data)
     }
 
     /// A `gimli::Dwarf` over the relocated sections.
@@ -197,6 +215,17 @@ impl<'a> DieTree<'a> {
     /// of many units keeps one tree per thread rather than allocating (and
     /// the allocator faulting in) fresh arrays for each unit.
     pub fn read_into(&mut self, unit: &Unit<Slice<'a>>) -> gimli::Result<()> {
+        self.read_with(&unit.header, &unit.abbreviations)
+    }
+
+    /// [`DieTree::read_into`] of the unit of `header` with its
+    /// `abbreviations`, for a reader that keeps many units' headers and
+    /// parses a unit's abbreviations only while it reads the unit's DIEs.
+    pub fn read_with(
+        &mut self,
+        header: &UnitHeader<Slice<'a>>,
+        abbreviations: &Abbreviations,
+    ) -> gimli::Result<()> {
         let DieTree {
             nodes,
             offsets,
@@ -207,14 +236,17 @@ impl<'a> DieTree<'a> {
         offsets.clear();
         attributes.clear();
         children.clear();
-        // About 16 bytes a DIE and 4 an attribute in real units: reserving
-        // that much spares the copies of growing one element at a time.
-        let size = unit.header.unit_length();
-        nodes.reserve(size / 16);
-        offsets.reserve(size / 16);
-        attributes.reserve(size / 4);
+        // Rarely more than a DIE per 4 bytes and an attribute per 2 in
+        // real units (rustc's: 3.2 bytes an attribute, where the 4 reserved
+        // before made the arrays grow and be copied): reserving that much
+        // costs address space only, since pages never written are never
+        // faulted in.
+        let size = header.unit_length();
+        reserve_empty(nodes, size / 4);
+        reserve_empty(offsets, size / 4);
+        reserve_empty(attributes, size / 2);
         let mut stack: Vec<u32> = Vec::new();
-        let mut entries = unit.entries_raw(None)?;
+        let mut entries = header.entries_raw(abbreviations, None)?;
         while !entries.is_empty() {
             let depth = usize::try_from(entries.next_depth()).unwrap_or(0);
             let offset = entries.next_offset();
@@ -389,6 +421,44 @@ impl<'a> DieTree<'a> {
             offset: self.offset(index),
             ..Default::default()
         }
+    }
+}
+
+/// Trees to read units into, shared by the threads of a parallel reader:
+/// a thread takes one, reads a unit into it ([`DieTree::read_into`]) and
+/// gives it back, so a file's units reuse as many trees as there are
+/// threads, whatever the number of jobs rayon splits the units into (its
+/// `map_init` would make a fresh tree per job, and the allocator fault
+/// fresh pages in for each).
+#[derive(Default)]
+pub struct TreePool<'a> {
+    trees: std::sync::Mutex<Vec<DieTree<'a>>>,
+}
+
+impl<'a> TreePool<'a> {
+    /// A tree from the pool (a new one when all are taken).
+    pub fn take(&self) -> DieTree<'a> {
+        self.trees
+            .lock()
+            .map(|mut trees| trees.pop())
+            .ok()
+            .flatten()
+            .unwrap_or_default()
+    }
+
+    /// Gives `tree` back for the next unit.
+    pub fn give(&self, tree: DieTree<'a>) {
+        if let Ok(mut trees) = self.trees.lock() {
+            trees.push(tree);
+        }
+    }
+}
+
+/// Room for `count` elements in the empty `array`: a fresh allocation when
+/// it has less, since growing would copy the old capacity's bytes.
+fn reserve_empty<T>(array: &mut Vec<T>, count: usize) {
+    if array.capacity() < count {
+        *array = Vec::with_capacity(count);
     }
 }
 

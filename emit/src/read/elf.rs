@@ -22,9 +22,13 @@
 //! offset into its section. Nothing here panics on malformed input:
 //! out-of-range headers, symbols and relocations are [`ReadError`]s.
 
+use std::borrow::Cow;
+
 use goblin::elf::{header, reloc, section_header, sym, Elf};
+use rayon::prelude::*;
 
 use super::compressed::inflate;
+use super::dwarf::PARALLEL_FROM;
 use super::ReadError;
 
 /// Where the first allocated section is placed. Not 0, so that an address
@@ -296,13 +300,17 @@ impl ElfObject {
         }
     }
 
-    /// A copy of section `index` with its relocations applied under the
-    /// synthetic layout. TLS offsets (`R_X86_64_DTPOFF32/64`, for
+    /// Section `index` with its relocations applied under the synthetic
+    /// layout: borrowed when it has none (every section of a linked file),
+    /// else a copy. TLS offsets (`R_X86_64_DTPOFF32/64`, for
     /// `DW_OP_form_tls_address`) are the symbol's offset in its TLS section;
     /// relocation types that have no meaning outside code are left as the
     /// bytes hold them.
-    pub fn relocated(&self, index: usize) -> Vec<u8> {
+    pub fn relocated(&self, index: usize) -> Cow<'_, [u8]> {
         let section = &self.sections[index];
+        if self.relocations[index].is_empty() {
+            return Cow::Borrowed(&section.data);
+        }
         let mut data = section.data.clone();
         for relocation in &self.relocations[index] {
             let symbol = &self.symbols[relocation.symbol];
@@ -325,7 +333,7 @@ impl ElfObject {
             let start = relocation.offset as usize;
             data[start..start + width].copy_from_slice(&bytes[..width]);
         }
-        data
+        Cow::Owned(data)
     }
 
     /// The function containing `address`, with the offset into it.
@@ -342,51 +350,92 @@ pub(crate) fn discarded(code_start: u64, address: u64) -> bool {
     code_start != 0 && (address < code_start || address >= u64::MAX - 1)
 }
 
-fn read_sections(bytes: &[u8], elf: &Elf, linked: bool) -> Result<Vec<Section>, ReadError> {
-    let mut sections = Vec::with_capacity(elf.section_headers.len());
-    let mut next_address = FIRST_ADDRESS;
-    for (index, header) in elf.section_headers.iter().enumerate() {
-        let name = elf
-            .shdr_strtab
-            .get_at(header.sh_name)
-            .ok_or_else(|| {
-                ReadError::new(
-                    "section headers",
-                    format!("section {index} has a name outside .shstrtab"),
-                )
-            })?
-            .to_string();
-        let mut name = name;
-        let mut data = if header.sh_type == section_header::SHT_NOBITS {
-            Vec::new()
-        } else {
-            let start = header.sh_offset as usize;
-            let end = start.checked_add(header.sh_size as usize);
-            match end.and_then(|end| bytes.get(start..end)) {
-                Some(data) => data.to_vec(),
-                None => {
-                    return Err(ReadError::new(
-                        &name,
-                        format!(
-                            "contents at file offset {:#x}, size {:#x}, run past the end of the file ({:#x} bytes)",
-                            header.sh_offset,
-                            header.sh_size,
-                            bytes.len()
-                        ),
-                    ))
-                }
-            }
-        };
-        let mut size = header.sh_size;
-        let mut align = header.sh_addralign;
-        if header.sh_type != section_header::SHT_NOBITS {
-            if let Some(inflated) = inflate(&name, header.sh_flags, &data, MAX_SECTION_SIZE)? {
-                name = inflated.name;
-                data = inflated.data;
-                size = data.len() as u64;
-                align = inflated.align.unwrap_or(align);
+/// A section's name and contents, inflated when compressed (the name and
+/// size then those of the inflated section).
+struct Contents {
+    name: String,
+    data: Vec<u8>,
+    size: u64,
+    align: u64,
+}
+
+/// The contents of section `index`, or why they cannot be read.
+fn section_contents(
+    bytes: &[u8],
+    elf: &Elf,
+    index: usize,
+    header: &section_header::SectionHeader,
+) -> Result<Contents, ReadError> {
+    let mut name = elf
+        .shdr_strtab
+        .get_at(header.sh_name)
+        .ok_or_else(|| {
+            ReadError::new(
+                "section headers",
+                format!("section {index} has a name outside .shstrtab"),
+            )
+        })?
+        .to_string();
+    let mut data = if header.sh_type == section_header::SHT_NOBITS {
+        Vec::new()
+    } else {
+        let start = header.sh_offset as usize;
+        let end = start.checked_add(header.sh_size as usize);
+        match end.and_then(|end| bytes.get(start..end)) {
+            Some(data) => data.to_vec(),
+            None => {
+                return Err(ReadError::new(
+                    &name,
+                    format!(
+                        "contents at file offset {:#x}, size {:#x}, run past the end of the file ({:#x} bytes)",
+                        header.sh_offset,
+                        header.sh_size,
+                        bytes.len()
+                    ),
+                ))
             }
         }
+    };
+    let mut size = header.sh_size;
+    let mut align = header.sh_addralign;
+    if header.sh_type != section_header::SHT_NOBITS {
+        if let Some(inflated) = inflate(&name, header.sh_flags, &data, MAX_SECTION_SIZE)? {
+            name = inflated.name;
+            data = inflated.data;
+            size = data.len() as u64;
+            align = inflated.align.unwrap_or(align);
+        }
+    }
+    Ok(Contents {
+        name,
+        data,
+        size,
+        align,
+    })
+}
+
+fn read_sections(bytes: &[u8], elf: &Elf, linked: bool) -> Result<Vec<Section>, ReadError> {
+    // The contents are copied (and inflated) in parallel in a large file:
+    // a 100 MB executable's copy is most of the time it takes to read.
+    let read = |(index, header)| section_contents(bytes, elf, index, header);
+    let contents: Vec<Result<Contents, ReadError>> = if bytes.len() >= PARALLEL_FROM {
+        elf.section_headers
+            .par_iter()
+            .enumerate()
+            .map(read)
+            .collect()
+    } else {
+        elf.section_headers.iter().enumerate().map(read).collect()
+    };
+    let mut sections = Vec::with_capacity(elf.section_headers.len());
+    let mut next_address = FIRST_ADDRESS;
+    for (header, contents) in elf.section_headers.iter().zip(contents) {
+        let Contents {
+            name,
+            data,
+            size,
+            align,
+        } = contents?;
         if size > MAX_SECTION_SIZE {
             return Err(ReadError::new(
                 &name,

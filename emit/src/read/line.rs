@@ -154,6 +154,9 @@ pub struct LineListing {
     /// object): a sequence starting below it describes code the linker
     /// discarded (see [`LineListing::discarded`]).
     pub code_start: u64,
+    /// Whether the file (or its debug file) has a `.debug_line` section: a
+    /// stripped file without its debug file has none, and so no rows.
+    pub has_line_table: bool,
 }
 
 impl LineListing {
@@ -230,8 +233,10 @@ pub fn read_line_listing_with_debug(
             .collect(),
         sequences: Vec::new(),
         code_start: object.code_start,
+        has_line_table: false,
     };
     let sections = super::DwarfSections::load(&object);
+    listing.has_line_table = !sections.data(gimli::SectionId::DebugLine).is_empty();
     let dwarf = sections.dwarf();
     let error = |e: gimli::Error| ReadError::new(".debug_line", e.to_string());
     let mut headers = dwarf.units();

@@ -10,7 +10,7 @@
 //! relocations, a synthetic layout for objects), `compressed` (inflating
 //! debug sections), `object` (functions and data objects), `cfi`
 //! (`.eh_frame`), `dwarf` (relocated DWARF sections, the DIE tree), `split`
-//! (a skeleton unit's `.dwo`, or its part of a `.dwp` package), `debug_file` (a stripped binary's debug file), `line` (files and rows), `names` (`.debug_names`), `types`, `unit`
+//! (a skeleton unit's `.dwo`, or its part of a `.dwp` package), `debug_file` (a stripped binary's debug file), `file` (a file's bytes, memory-mapped), `line` (files and rows), `names` (`.debug_names`), `types`, `unit`
 //! (subprograms and scopes), `loclists` and `op` (variable locations,
 //! raised back into the model's `DW_OP_LLVM_arg` form).
 //!
@@ -27,6 +27,7 @@ mod compressed;
 mod debug_file;
 mod dwarf;
 mod elf;
+mod file;
 mod line;
 mod loclists;
 mod names;
@@ -43,8 +44,9 @@ use crate::model::ObjectModel;
 
 pub use debug_file::find_debug_file;
 pub(crate) use dwarf::DwarfSections;
-pub use dwarf::{DieTree, Slice, PARALLEL_FROM};
+pub use dwarf::{DieTree, Slice, TreePool, PARALLEL_FROM};
 pub(crate) use elf::{relocation_width, ElfObject, Section};
+pub use file::FileBytes;
 pub use line::{
     read_line_listing, read_line_listing_with_debug, CodeSpan, LineListing, RawLineRow,
 };

@@ -31,7 +31,7 @@ pub(crate) struct SplitFile {
     /// Where it was found.
     pub path: PathBuf,
     /// Its `.debug_*.dwo` sections under the ids of what they stand for.
-    pub sections: DwarfSections,
+    pub sections: DwarfSections<'static>,
 }
 
 /// A DWARF package: the split units of a whole program in one file.
@@ -39,7 +39,7 @@ pub(crate) struct Package {
     /// Where it is.
     path: PathBuf,
     /// Its `.debug_*.dwo` sections and `.debug_cu_index`.
-    sections: DwarfSections,
+    sections: DwarfSections<'static>,
 }
 
 impl Package {
@@ -149,7 +149,7 @@ pub(crate) fn dwo_file(
 fn read_dwo(path: &Path) -> Result<SplitFile, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
     let object = ElfObject::parse(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-    let sections = DwarfSections::load_dwo(&object);
+    let sections = DwarfSections::load_dwo(&object).into_owned();
     Ok(SplitFile {
         path: path.to_path_buf(),
         sections,

@@ -25,7 +25,7 @@ pub(super) struct FormsContext<'c, 'a> {
     /// The object (for its addresses).
     pub object: &'c ElfObject,
     /// The DWARF sections the unit is in (for the offset tables' bytes).
-    pub sections: &'c DwarfSections,
+    pub sections: &'c DwarfSections<'c>,
     /// The object's DWARF.
     pub dwarf: &'c gimli::Dwarf<Slice<'a>>,
     /// The same with its range and location lists read on past their

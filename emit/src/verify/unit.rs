@@ -14,7 +14,7 @@ use super::line::check_line_table;
 use super::object::AddressRange;
 use super::{describe, describe_range, Problems, VerifyOptions};
 use crate::read::{
-    dwo_file, split_unit, DieTree, DwarfSections, ElfObject, Package, Slice, SplitFile,
+    dwo_file, split_unit, DieTree, DwarfSections, ElfObject, Package, Slice, SplitFile, TreePool,
     PARALLEL_FROM,
 };
 
@@ -45,17 +45,6 @@ pub(super) fn check_dwarf(
     check_debug_sections(object, all_dwarf5, problems);
     let run_on_sections = sections.lists_run_on();
     let run_on = run_on_sections.dwarf();
-    let check = |unit: &gimli::Unit<Slice<'_>>, problems: &mut Problems| {
-        check_unit(
-            object,
-            sections,
-            &dwarf,
-            Some(&run_on),
-            unit,
-            options,
-            problems,
-        )
-    };
     // Units are checked in parallel (rayon) in a large file; their problems are listed in
     // unit order, up to the first unit that stops the check, so the output
     // is the same whatever the number of threads.
@@ -68,7 +57,7 @@ pub(super) fn check_dwarf(
             Err(e) => break Some(format!("malformed .debug_info: {e}")),
         }
     };
-    let check_one = |header| {
+    let check_one_unit = |tree: &mut _, header| {
         let mut problems = Problems::default();
         let unit = match dwarf.unit(header) {
             Ok(unit) => unit,
@@ -78,7 +67,17 @@ pub(super) fn check_dwarf(
             }
         };
         check_line_table(object, &unit, &mut problems);
-        if !check(&unit, &mut problems) {
+        let run_on = Some(&run_on);
+        if !check_unit(
+            object,
+            sections,
+            &dwarf,
+            run_on,
+            &unit,
+            tree,
+            options,
+            &mut problems,
+        ) {
             return (problems, false);
         }
         match dwo_file(&dwarf, &unit, beside, package.as_ref()) {
@@ -92,6 +91,14 @@ pub(super) fn check_dwarf(
             )),
         }
         (problems, true)
+    };
+    // A few trees, read unit after unit.
+    let trees = TreePool::default();
+    let check_one = |header| {
+        let mut tree = trees.take();
+        let checked = check_one_unit(&mut tree, header);
+        trees.give(tree);
+        checked
     };
     let checked: Vec<(Problems, bool)> =
         if sections.data(gimli::SectionId::DebugInfo).len() >= PARALLEL_FROM {
@@ -110,6 +117,7 @@ pub(super) fn check_dwarf(
     }
     // DWARF 4 type units (`-fdebug-types-section`): their DIEs only; their
     // line tables are their compile units'.
+    let mut tree = DieTree::default();
     let mut type_units = dwarf.type_units();
     loop {
         let header = match type_units.next() {
@@ -119,7 +127,10 @@ pub(super) fn check_dwarf(
         };
         match dwarf.unit(header) {
             Ok(unit) => {
-                if !check(&unit, problems) {
+                let run_on = Some(&run_on);
+                if !check_unit(
+                    object, sections, &dwarf, run_on, &unit, &mut tree, options, problems,
+                ) {
                     return;
                 }
             }
@@ -149,6 +160,7 @@ fn check_split_unit(
                 &dwo,
                 None,
                 &unit,
+                &mut DieTree::default(),
                 options,
                 &mut found,
             );
@@ -160,20 +172,23 @@ fn check_split_unit(
     }
 }
 
-/// Checks one unit's DIEs; false when they cannot be read (reported).
-/// `run_on`: the DWARF with its lists read on past their sections' ends
-/// (see `DwarfSections::lists_run_on`), when it is not a split unit.
+/// Checks one unit's DIEs, read into `tree` (whose arrays are reused);
+/// false when they cannot be read (reported). `run_on`: the DWARF with its
+/// lists read on past their sections' ends (see
+/// `DwarfSections::lists_run_on`), when it is not a split unit.
+#[allow(clippy::too_many_arguments)]
 fn check_unit<'a>(
     object: &ElfObject,
     sections: &DwarfSections,
     dwarf: &gimli::Dwarf<Slice<'a>>,
     run_on: Option<&gimli::Dwarf<Slice<'a>>>,
     unit: &gimli::Unit<Slice<'a>>,
+    tree: &mut DieTree<'a>,
     options: &VerifyOptions,
     problems: &mut Problems,
 ) -> bool {
-    let tree = match DieTree::read(unit) {
-        Ok(tree) => tree,
+    match tree.read_into(unit) {
+        Ok(()) => {}
         Err(e) => {
             problems.add(format!("malformed DIEs in .debug_info: {e}"));
             return false;
@@ -185,7 +200,7 @@ fn check_unit<'a>(
         dwarf,
         run_on,
         unit,
-        tree: &tree,
+        tree,
     };
     if tree.is_empty() {
         check_forms(&context, &|_| String::new(), problems);
@@ -195,7 +210,7 @@ fn check_unit<'a>(
         object,
         dwarf,
         unit,
-        tree: &tree,
+        tree,
         discarded: Vec::new(),
     };
     checker.discarded = checker.discarded_dies();
