@@ -289,3 +289,29 @@ fn an_alignment_of_2_to_the_32_is_accepted_and_one_above_refused() {
         "case.ll:3:46: error: alignment 8589934592 is above 2^32"
     );
 }
+
+#[test]
+fn a_one_bit_bitreverse_is_the_bit() {
+    // clang -O2 makes `llvm.bitreverse.i1` of a boolean's bit tricks; it
+    // stopped csmith seed 200408 as an unsupported intrinsic.
+    let dir = tempfile::tempdir().unwrap();
+    let object = support::compile_ir(
+        dir.path(),
+        "rev1",
+        "define i32 @rev1(i32 %x) {\n  %b = trunc i32 %x to i1\n  \
+         %r = call i1 @llvm.bitreverse.i1(i1 %b)\n  %z = zext i1 %r to i32\n  ret i32 %z\n}\n\
+         declare i1 @llvm.bitreverse.i1(i1)\n",
+        &[],
+    );
+    let main = dir.path().join("main.c");
+    std::fs::write(
+        &main,
+        "#include <stdio.h>\nint rev1(int);\n\
+         int main(void) { printf(\"%d %d %d %d\\n\", rev1(0), rev1(1), rev1(2), rev1(3)); return 0; }\n",
+    )
+    .unwrap();
+    assert_eq!(
+        support::gcc_link_and_run(dir.path(), "rev1", &[object, main], &[]),
+        "0 1 0 1\n"
+    );
+}

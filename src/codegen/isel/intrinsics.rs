@@ -465,7 +465,8 @@ impl Selector<'_> {
         Ok(())
     }
 
-    /// `bitreverse`: `bswap`, then swaps of nibbles, bit pairs and bits.
+    /// `bitreverse`: `bswap`, then swaps of nibbles, bit pairs and bits (of
+    /// one bit, the bit).
     fn lower_bitreverse(
         &mut self,
         id: InstId,
@@ -473,6 +474,13 @@ impl Selector<'_> {
         unsupported: &dyn Fn() -> String,
     ) -> Result<(), Diagnostic> {
         let dst = self.dst(id)?;
+        // One bit is its own reverse (clang -O2 makes `bitreverse.i1` of a
+        // boolean's bit tricks).
+        if self.bits_of(a)? == 1 {
+            let x = self.normalized(a, false)?;
+            self.emit(K::Copy { dst, src: x });
+            return Ok(());
+        }
         let (x, bits, w) = self.widened_unsigned(a, unsupported)?;
         self.emit(K::Copy { dst, src: x });
         self.emit(K::Unary {
