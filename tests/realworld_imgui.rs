@@ -15,29 +15,14 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The imgui directory of imgui-sys's imgui-master.
-fn imgui_dir() -> PathBuf {
-    realworld::crate_dir("imgui-sys").join("third-party/imgui-master/imgui")
-}
-
 #[test]
 fn imgui_demo_frames_draw_as_the_llc_19_build_does() {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
     let dwarfsmith = Path::new(env!("CARGO_BIN_EXE_dwarfsmith"));
-    let root = imgui_dir();
-    let sources: Vec<PathBuf> = [
-        "imgui.cpp",
-        "imgui_demo.cpp",
-        "imgui_draw.cpp",
-        "imgui_tables.cpp",
-        "imgui_widgets.cpp",
-    ]
-    .iter()
-    .map(|file| root.join(file))
-    .collect();
-    let include = format!("-I{}", root.display());
-    let flags = vec!["-std=c++11".to_string(), include.clone()];
+    let project = realworld::imgui();
+    let (sources, flags) = (project.sources, project.cpp_flags);
+    let include = format!("-I{}", realworld::imgui_dir().display());
     // Every file must compile, and every object verify.
     let ours = |ir_flags: &[&str], compile_flags: &[&str], dir: &Path| -> Vec<PathBuf> {
         realworld::cxx_ir(&sources, &flags, ir_flags, dir);

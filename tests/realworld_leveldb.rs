@@ -26,92 +26,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-/// leveldb's source directory in leveldb-sys.
-fn leveldb_dir() -> PathBuf {
-    realworld::crate_dir("leveldb-sys").join("deps/leveldb-1.22")
-}
-
-/// The library's sources as its CMakeLists.txt lists them for POSIX.
-const LIBRARY: &[&str] = &[
-    "db/builder.cc",
-    "db/c.cc",
-    "db/db_impl.cc",
-    "db/db_iter.cc",
-    "db/dbformat.cc",
-    "db/dumpfile.cc",
-    "db/filename.cc",
-    "db/log_reader.cc",
-    "db/log_writer.cc",
-    "db/memtable.cc",
-    "db/repair.cc",
-    "db/table_cache.cc",
-    "db/version_edit.cc",
-    "db/version_set.cc",
-    "db/write_batch.cc",
-    "table/block_builder.cc",
-    "table/block.cc",
-    "table/filter_block.cc",
-    "table/format.cc",
-    "table/iterator.cc",
-    "table/merger.cc",
-    "table/table_builder.cc",
-    "table/table.cc",
-    "table/two_level_iterator.cc",
-    "util/arena.cc",
-    "util/bloom.cc",
-    "util/cache.cc",
-    "util/coding.cc",
-    "util/comparator.cc",
-    "util/crc32c.cc",
-    "util/env.cc",
-    "util/filter_policy.cc",
-    "util/hash.cc",
-    "util/logging.cc",
-    "util/options.cc",
-    "util/status.cc",
-    "util/env_posix.cc",
-    "helpers/memenv/memenv.cc",
-];
-
-/// What every test program links beside the library.
-const HARNESS: &[&str] = &["util/testharness.cc", "util/testutil.cc"];
-
-/// The test programs of CMakeLists.txt (POSIX, static library), each one
-/// file with its `main`.
-const TEST_PROGRAMS: &[&str] = &[
-    "db/autocompact_test.cc",
-    "db/corruption_test.cc",
-    "db/db_test.cc",
-    "db/dbformat_test.cc",
-    "db/fault_injection_test.cc",
-    "db/filename_test.cc",
-    "db/log_test.cc",
-    "db/recovery_test.cc",
-    "db/skiplist_test.cc",
-    "db/version_edit_test.cc",
-    "db/version_set_test.cc",
-    "db/write_batch_test.cc",
-    "helpers/memenv/memenv_test.cc",
-    "issues/issue178_test.cc",
-    "issues/issue200_test.cc",
-    "issues/issue320_test.cc",
-    "table/filter_block_test.cc",
-    "table/table_test.cc",
-    "util/arena_test.cc",
-    "util/bloom_test.cc",
-    "util/cache_test.cc",
-    "util/coding_test.cc",
-    "util/crc32c_test.cc",
-    "util/env_posix_test.cc",
-    "util/env_test.cc",
-    "util/hash_test.cc",
-    "util/logging_test.cc",
-    "util/no_destructor_test.cc",
-    "util/status_test.cc",
-];
-
-/// The benchmark: `db_bench.cc` with `util/histogram.cc`.
-const BENCHMARK: &[&str] = &["db/db_bench.cc", "util/histogram.cc"];
+use realworld::leveldb::{cpp_flags, HARNESS, LIBRARY, TEST_PROGRAMS};
 
 /// Test programs compiled and linked but not run (see the module comment).
 const NOT_RUN: &[&str] = &["autocompact_test", "issue178_test", "issue320_test"];
@@ -180,20 +95,6 @@ fn ours(sources: &[PathBuf], ir_flags: &[&str], compile_flags: &[&str], dir: &Pa
     Objects::new(sources, objects)
 }
 
-/// The preprocessor flags of leveldb's CMake build, with the port_config.h
-/// it generates on x86-64 Linux in fixtures/realworld/leveldb_port.
-fn cpp_flags() -> Vec<String> {
-    let root = leveldb_dir();
-    vec![
-        "-std=c++11".into(),
-        "-DLEVELDB_PLATFORM_POSIX=1".into(),
-        "-DLEVELDB_HAS_PORT_CONFIG_H=1".into(),
-        format!("-I{}", root.display()),
-        format!("-I{}", root.join("include").display()),
-        format!("-I{}", support::fixture("realworld/leveldb_port").display()),
-    ]
-}
-
 /// One run of a test program: the program and the `LEVELDB_TESTS` matcher
 /// (a substring of `Base.Name`), if any.
 struct TestRun {
@@ -203,7 +104,7 @@ struct TestRun {
 
 /// The runs the test makes of each build.
 fn test_runs() -> Vec<TestRun> {
-    let db_test = std::fs::read_to_string(leveldb_dir().join("db/db_test.cc")).unwrap();
+    let db_test = std::fs::read_to_string(realworld::leveldb::dir().join("db/db_test.cc")).unwrap();
     let names: Vec<&str> = db_test
         .lines()
         .filter_map(|line| line.strip_prefix("TEST(DBTest, "))
@@ -278,7 +179,7 @@ fn run_tests(objects: &Objects, name: &str, runs: &[TestRun], dir: &Path) -> Vec
 fn run_db_bench(objects: &Objects, name: &str, dir: &Path) {
     let exe = dir.join(name).join("db_bench");
     let mut program = HARNESS.to_vec();
-    program.extend(BENCHMARK);
+    program.extend(realworld::leveldb::BENCHMARK);
     objects.link(&program, &exe);
     let scratch = dir.join(name).join("bench");
     let benchmarks = [
@@ -309,14 +210,7 @@ fn run_db_bench(objects: &Objects, name: &str, dir: &Path) {
 #[test]
 fn leveldb_tests_pass_as_with_the_llc_19_build() {
     let dir = tempfile::tempdir().unwrap();
-    let root = leveldb_dir();
-    let sources: Vec<PathBuf> = LIBRARY
-        .iter()
-        .chain(HARNESS)
-        .chain(TEST_PROGRAMS)
-        .chain(BENCHMARK)
-        .map(|file| root.join(file))
-        .collect();
+    let sources = realworld::leveldb::project().sources;
     assert_eq!(sources.len(), 71);
 
     let o2 = dir.path().join("o2");
@@ -371,7 +265,10 @@ fn make(cxx: &str, programs: &[&str], out: &Path, extra: &[&str]) -> std::proces
         Command::new("make")
             .arg("-f")
             .arg(support::fixture("realworld/leveldb.mk"))
-            .arg(format!("LEVELDB_SRC={}", leveldb_dir().display()))
+            .arg(format!(
+                "LEVELDB_SRC={}",
+                realworld::leveldb::dir().display()
+            ))
             .arg(format!("OUT={}", out.display()))
             .arg(format!("CXX={cxx}"))
             .arg(format!("PROGRAMS={}", programs.join(" ")))

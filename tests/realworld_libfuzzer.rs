@@ -25,18 +25,6 @@ use std::process::Command;
 
 use expect_test::expect;
 
-/// libFuzzer's sources, sorted.
-fn libfuzzer_sources() -> Vec<PathBuf> {
-    let dir = realworld::crate_dir("libfuzzer-sys").join("libfuzzer");
-    let mut sources: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "cpp"))
-        .collect();
-    sources.sort();
-    sources
-}
-
 /// The fuzzer's run: its exit status, the target's line naming how many
 /// inputs it took, libFuzzer's progress lines without their speed and
 /// memory figures, and the crash unit's name.
@@ -72,10 +60,9 @@ fn libfuzzer_finds_the_planted_bug_as_the_llc_19_build_does() {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
     let dwarfsmith = Path::new(env!("CARGO_BIN_EXE_dwarfsmith"));
-    let sources = libfuzzer_sources();
+    let project = realworld::libfuzzer();
+    let (sources, flags) = (project.sources, project.cpp_flags);
     assert_eq!(sources.len(), 26, "libFuzzer's files changed");
-    // As libfuzzer-sys's build script compiles them.
-    let flags = vec!["-std=c++17".to_string(), "-fno-omit-frame-pointer".into()];
     realworld::cxx_ir(&sources, &flags, &["-O2", "-g"], dir);
     let files = realworld::compile_each(&sources, &[], dwarfsmith, dir);
     let llc = realworld::llc_each(&sources, dir);

@@ -1077,7 +1077,7 @@ pub enum LocationArg {
 
 /// A DWARF expression operation. The generic arithmetic operations map one
 /// to one onto DW_OP_*; the LLVM placeholders are lowered by the writer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Op {
     /// DW_OP_LLVM_arg N.
     Arg(u32),

@@ -41,8 +41,12 @@
 //! on every path, and have no location elsewhere.
 //!
 //! Cost: rule 1's dataflow walks every block until the pairs at its jumps
-//! stop changing (they only shrink), a few passes; rule 2 is linear; rule
-//! 3 recomputes liveness once per pass that deletes something (few).
+//! stop changing (they only shrink), a few passes, copying no instruction
+//! (one it rewrites is copied where the rewrite decides what follows), and
+//! then rewrites each block once; rule 2 is linear; rule 3 recomputes
+//! liveness once per pass that deletes something (few), and its dataflow
+//! over the code without the deleted definitions reads the function as it
+//! is, skipping them.
 
 use super::liveness;
 use super::mir::{
@@ -50,6 +54,7 @@ use super::mir::{
     Ri, Rm, Rmi, StackSlotId, Width,
 };
 use crate::x86::regs::RegSet;
+use std::borrow::Cow;
 
 /// Applies the three rules to the allocated `f` (see the module doc).
 pub(super) fn run(f: &mut Function) {
@@ -90,41 +95,49 @@ fn whole_spill_slot(addr: &Address, is_spill: &[bool]) -> Option<StackSlotId> {
 /// the same with and without them). Returns the pairs each block carries
 /// along each of its edges (`None` for a block never reached).
 fn forward_reloads(f: &mut Function, is_spill: &[bool]) -> Vec<Option<EdgeHolders>> {
+    let edges = reload_holders(f, is_spill, &[]);
+    // The dataflow settled on `edges`: each block is rewritten once, from
+    // what reaches it there (what its last walk in the dataflow saw).
+    let predecessors = f.predecessor_lists();
+    for b in 0..f.blocks.len() {
+        let state = entry_state(b, &predecessors, &edges);
+        let insts = std::mem::take(&mut f.blocks[b].insts);
+        let owned = insts.into_iter().map(Cow::Owned);
+        let (code, _, _) = forward_in_block(owned, state, is_spill, &f.jump_tables, true);
+        f.blocks[b].insts = code;
+    }
+    edges
+}
+
+/// The dataflow of [`forward_reloads`] over `f` as it would be without the
+/// instructions `deleted` lists (per block, sorted by index), which is
+/// never rewritten: the pairs each block carries along each of its edges
+/// (`None` for a block never reached).
+fn reload_holders(
+    f: &Function,
+    is_spill: &[bool],
+    deleted: &[Vec<DeadDef>],
+) -> Vec<Option<EdgeHolders>> {
     let n = f.blocks.len();
     let predecessors = f.predecessor_lists();
     // The pairs each block's jumps (and its fall-through) carry to their
     // targets, sorted; `None` is "not reached yet" (every pair holds).
     let mut edges: Vec<Option<EdgeHolders>> = vec![None; n];
-    let entry_state = |b: usize, edges: &[Option<EdgeHolders>]| {
-        if b == 0 || predecessors[b].is_empty() {
-            return Vec::new();
-        }
-        let mut reached = predecessors[b]
-            .iter()
-            .filter_map(|&p| edges[p].as_ref())
-            .flatten()
-            .filter(|(to, _)| to.0 as usize == b)
-            .map(|(_, state)| state);
-        let Some(first) = reached.next() else {
-            return Vec::new();
-        };
-        let mut meet = first.clone();
-        for other in reached {
-            meet.retain(|h| other.contains(h));
-        }
-        meet
-    };
     // A worklist over blocks: a block runs again when what reaches it
-    // shrank. Its last run saw the final state, so that run's code stays.
-    let mut rewritten: Vec<Vec<Inst>> = vec![Vec::new(); n];
+    // shrank.
     let mut worklist: Vec<usize> = (0..n).rev().collect();
     let mut queued = vec![true; n];
     while let Some(b) = worklist.pop() {
         queued[b] = false;
-        let state = entry_state(b, &edges);
-        let insts = f.blocks[b].insts.clone();
-        let (code, mut out, end) = forward_in_block(insts, state, is_spill, &f.jump_tables);
-        rewritten[b] = code;
+        let state = entry_state(b, &predecessors, &edges);
+        let gone = deleted.get(b).map_or(&[][..], Vec::as_slice);
+        let insts = f.blocks[b]
+            .insts
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| gone.binary_search_by_key(i, |d| d.0).is_err())
+            .map(|(_, inst)| Cow::Borrowed(inst));
+        let (_, mut out, end) = forward_in_block(insts, state, is_spill, &f.jump_tables, false);
         if let (Some(end), true) = (end, b + 1 < n) {
             out.push((BlockId(b as u32 + 1), end));
         }
@@ -142,10 +155,34 @@ fn forward_reloads(f: &mut Function, is_spill: &[bool]) -> Vec<Option<EdgeHolder
             edges[b] = Some(out);
         }
     }
-    for (block, code) in f.blocks.iter_mut().zip(rewritten) {
-        block.insts = code;
-    }
     edges
+}
+
+/// The pairs that hold on entry to block `b`: those every reached
+/// predecessor carries along its edges to `b` (nothing for the entry block
+/// and blocks without predecessors).
+fn entry_state(
+    b: usize,
+    predecessors: &[Vec<usize>],
+    edges: &[Option<EdgeHolders>],
+) -> SlotHolders {
+    if b == 0 || predecessors[b].is_empty() {
+        return Vec::new();
+    }
+    let mut reached = predecessors[b]
+        .iter()
+        .filter_map(|&p| edges[p].as_ref())
+        .flatten()
+        .filter(|(to, _)| to.0 as usize == b)
+        .map(|(_, state)| state);
+    let Some(first) = reached.next() else {
+        return Vec::new();
+    };
+    let mut meet = first.clone();
+    for other in reached {
+        meet.retain(|h| other.contains(h));
+    }
+    meet
 }
 
 /// Pairs of a spill slot and a register holding its value (the first pair
@@ -157,14 +194,17 @@ type SlotHolders = Vec<(StackSlotId, Gpr)>;
 type EdgeHolders = Vec<(BlockId, SlotHolders)>;
 
 /// [`forward_reloads`] over one block's instructions, starting from the
-/// pairs known on entry; returns the new instructions, the pairs known at
-/// each jump (a block may jump from its middle) with its target, and those
-/// known at the end if control falls through to the next block.
-fn forward_in_block(
-    insts: Vec<Inst>,
+/// pairs known on entry; returns the new instructions (with `emit`; none
+/// without: the dataflow's walks copy no instruction, and rewrite one only
+/// where the rewrite decides what follows), the pairs known at each jump (a
+/// block may jump from its middle) with its target, and those known at the
+/// end if control falls through to the next block.
+fn forward_in_block<'i>(
+    insts: impl Iterator<Item = Cow<'i, Inst>>,
     mut holds: SlotHolders,
     is_spill: &[bool],
     jump_tables: &[Vec<BlockId>],
+    emit: bool,
 ) -> (Vec<Inst>, EdgeHolders, Option<SlotHolders>) {
     let spill_slot = |addr: &Address| whole_spill_slot(addr, is_spill);
     let gpr = |r: Reg| match r {
@@ -177,12 +217,14 @@ fn forward_in_block(
     // Registers holding a constant set in this block, with its 64-bit value.
     let mut constants: Vec<(Gpr, i64)> = Vec::new();
     let mut dead: Vec<usize> = Vec::new();
-    let mut out = Vec::with_capacity(insts.len());
+    let mut out = Vec::new();
     let mut jumps: EdgeHolders = Vec::new();
     let mut falls_through = true;
     for mut inst in insts {
         if inst.is_debug() {
-            out.push(inst);
+            if emit {
+                out.push(inst.into_owned());
+            }
             continue;
         }
         falls_through = true;
@@ -208,7 +250,7 @@ fn forward_in_block(
         // What the instruction leaves in a slot's register, if it is a
         // spill store or reload.
         let mut now_holds: Option<(StackSlotId, Gpr)> = None;
-        match &mut inst.kind {
+        match &inst.kind {
             InstKind::Load {
                 dst,
                 addr,
@@ -218,10 +260,8 @@ fn forward_in_block(
                     match held(slot, &holds) {
                         Some(g) if g == d => continue,
                         Some(g) => {
-                            inst.kind = InstKind::Copy {
-                                dst: *dst,
-                                src: g.into(),
-                            }
+                            let dst = *dst;
+                            inst.to_mut().kind = InstKind::Copy { dst, src: g.into() }
                         }
                         None => {}
                     }
@@ -245,9 +285,10 @@ fn forward_in_block(
                         .find(|c| c.0 == g)
                         .and_then(|c| i32::try_from(c.1).ok())
                     {
-                        inst.kind = InstKind::Store {
+                        let addr = addr.clone();
+                        inst.to_mut().kind = InstKind::Store {
                             src: Ri::Imm(imm),
-                            addr: addr.clone(),
+                            addr,
                             width: Width::W64,
                         };
                     }
@@ -256,33 +297,38 @@ fn forward_in_block(
                     if let Some(p) = unread.iter().position(|u| u.0 == slot) {
                         let (_, index, stored) = unread.swap_remove(p);
                         dead.push(index);
-                        describe_by_register(&mut out[index + 1..], slot, stored);
+                        if emit {
+                            describe_by_register(&mut out[index + 1..], slot, stored);
+                        }
                     }
                     unread.push((slot, out.len(), g));
-                    out.push(inst);
+                    if emit {
+                        out.push(inst.into_owned());
+                    }
                     continue;
                 }
             }
             InstKind::Alu {
-                src: src @ Rmi::Mem(_),
+                src: Rmi::Mem(addr),
                 ..
             }
             | InstKind::Cmp {
-                rhs: src @ Rmi::Mem(_),
+                rhs: Rmi::Mem(addr),
                 ..
             } => {
-                if let Rmi::Mem(addr) = src {
-                    if let Some(g) = spill_slot(addr).and_then(|slot| held(slot, &holds)) {
+                if let Some(g) = spill_slot(addr).and_then(|slot| held(slot, &holds)) {
+                    if let InstKind::Alu { src, .. } | InstKind::Cmp { rhs: src, .. } =
+                        &mut inst.to_mut().kind
+                    {
                         *src = Rmi::Reg(g.into());
                     }
                 }
             }
             InstKind::Cmp {
-                lhs: lhs @ Rm::Mem(_),
-                ..
+                lhs: Rm::Mem(addr), ..
             } => {
-                if let Rm::Mem(addr) = lhs {
-                    if let Some(g) = spill_slot(addr).and_then(|slot| held(slot, &holds)) {
+                if let Some(g) = spill_slot(addr).and_then(|slot| held(slot, &holds)) {
+                    if let InstKind::Cmp { lhs, .. } = &mut inst.to_mut().kind {
                         *lhs = Rm::Reg(g.into());
                     }
                 }
@@ -291,7 +337,7 @@ fn forward_in_block(
         }
         // Anything else touching a spill slot may write it; anything
         // touching it reads it.
-        inst.kind.visit_addresses_mut(&mut |addr| {
+        inst.kind.visit_addresses(&mut |addr| {
             if let AddressBase::Slot(s) = addr.base {
                 if now_holds.is_none_or(|h| h.0 != s) {
                     holds.retain(|h| h.0 != s);
@@ -314,7 +360,9 @@ fn forward_in_block(
         }
         // A reload leaves the slot as it was: its other holders stay.
         holds.extend(now_holds);
-        out.push(inst);
+        if emit {
+            out.push(inst.into_owned());
+        }
     }
     dead.sort_unstable();
     let mut index = 0;
@@ -504,20 +552,15 @@ fn delete_dead_definitions(f: &mut Function, is_spill: &[bool]) -> bool {
     if !any {
         return false;
     }
-    let remove = |f: &mut Function| {
-        for (block, dead) in f.blocks.iter_mut().zip(&dead) {
-            let mut index = 0;
-            block.insts.retain(|_| {
-                index += 1;
-                dead.binary_search_by_key(&(index - 1), |d| d.0).is_err()
-            });
-        }
-    };
-    let mut without = f.clone();
-    remove(&mut without);
-    let holders = forward_reloads(&mut without, is_spill);
+    let holders = reload_holders(f, is_spill, &dead);
     mend_debug_values(f, &dead, &holders);
-    remove(f);
+    for (block, dead) in f.blocks.iter_mut().zip(&dead) {
+        let mut index = 0;
+        block.insts.retain(|_| {
+            index += 1;
+            dead.binary_search_by_key(&(index - 1), |d| d.0).is_err()
+        });
+    }
     true
 }
 

@@ -35,12 +35,12 @@ use crate::codegen::mir::{
     PackedOp, PackedShift, PackedShuffle, PhysReg, Reg, Ri, Rm, Rmi, ShiftAmount, TlsAccess, Width,
     X87Format, X87Step, Xmm,
 };
+use crate::ir::hash::FxHashMap;
 use dwarfsmith_emit::model::{Relocation, RelocationKind, Symbol};
 use iced_x86::{
     BlockEncoder, BlockEncoderOptions, Code, IcedError, Instruction, InstructionBlock,
     MemoryOperand, Register,
 };
-use std::collections::HashMap;
 use std::fmt;
 
 /// An encoded function.
@@ -426,7 +426,7 @@ fn nops(bytes: u32) -> Result<Vec<Instruction>, String> {
 /// when `that` is such a block (its `jmp` then `None`). The MIR keeps both
 /// jumps, so every pass reading the final function still sees the same
 /// control flow; only the bytes change (the encoding of the same paths).
-fn fallthrough_jumps(f: &Function) -> HashMap<(usize, usize), Option<InstKind>> {
+fn fallthrough_jumps(f: &Function) -> FxHashMap<(usize, usize), Option<InstKind>> {
     let n = f.blocks.len();
     let code = |b: usize| -> Vec<usize> {
         let insts = &f.blocks[b].insts;
@@ -445,7 +445,7 @@ fn fallthrough_jumps(f: &Function) -> HashMap<(usize, usize), Option<InstKind>> 
         let t = target.0 as usize;
         t > b && reached[t] == reached[b + 1]
     };
-    let mut out = HashMap::new();
+    let mut out = FxHashMap::default();
     for b in 0..n {
         let code = code(b);
         let Some(&last) = code.last() else { continue };

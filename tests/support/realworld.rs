@@ -220,6 +220,187 @@ pub fn lz4() -> Project {
     }
 }
 
+/// A C++ project of the harness: every file it compiles, and the
+/// preprocessor and language flags its own build gives clang++.
+pub struct CxxProject {
+    /// Short name, used for directories and in reports.
+    pub name: &'static str,
+    /// Every C++ file, in a fixed order; their stems are distinct.
+    pub sources: Vec<PathBuf>,
+    /// Flags before the IR flags' `-O`/`-g` (standard, -I, -D).
+    pub cpp_flags: Vec<String>,
+}
+
+/// leveldb 1.22, the copy `leveldb-sys` bundles: the library as its
+/// CMakeLists.txt lists it for POSIX, its gtest-free test harness, its test
+/// programs and db_bench.
+pub mod leveldb {
+    use std::path::PathBuf;
+
+    /// leveldb's source directory in leveldb-sys.
+    pub fn dir() -> PathBuf {
+        super::crate_dir("leveldb-sys").join("deps/leveldb-1.22")
+    }
+
+    /// The library's sources as its CMakeLists.txt lists them for POSIX.
+    pub const LIBRARY: &[&str] = &[
+        "db/builder.cc",
+        "db/c.cc",
+        "db/db_impl.cc",
+        "db/db_iter.cc",
+        "db/dbformat.cc",
+        "db/dumpfile.cc",
+        "db/filename.cc",
+        "db/log_reader.cc",
+        "db/log_writer.cc",
+        "db/memtable.cc",
+        "db/repair.cc",
+        "db/table_cache.cc",
+        "db/version_edit.cc",
+        "db/version_set.cc",
+        "db/write_batch.cc",
+        "table/block_builder.cc",
+        "table/block.cc",
+        "table/filter_block.cc",
+        "table/format.cc",
+        "table/iterator.cc",
+        "table/merger.cc",
+        "table/table_builder.cc",
+        "table/table.cc",
+        "table/two_level_iterator.cc",
+        "util/arena.cc",
+        "util/bloom.cc",
+        "util/cache.cc",
+        "util/coding.cc",
+        "util/comparator.cc",
+        "util/crc32c.cc",
+        "util/env.cc",
+        "util/filter_policy.cc",
+        "util/hash.cc",
+        "util/logging.cc",
+        "util/options.cc",
+        "util/status.cc",
+        "util/env_posix.cc",
+        "helpers/memenv/memenv.cc",
+    ];
+
+    /// What every test program links beside the library.
+    pub const HARNESS: &[&str] = &["util/testharness.cc", "util/testutil.cc"];
+
+    /// The test programs of CMakeLists.txt (POSIX, static library), each one
+    /// file with its `main`.
+    pub const TEST_PROGRAMS: &[&str] = &[
+        "db/autocompact_test.cc",
+        "db/corruption_test.cc",
+        "db/db_test.cc",
+        "db/dbformat_test.cc",
+        "db/fault_injection_test.cc",
+        "db/filename_test.cc",
+        "db/log_test.cc",
+        "db/recovery_test.cc",
+        "db/skiplist_test.cc",
+        "db/version_edit_test.cc",
+        "db/version_set_test.cc",
+        "db/write_batch_test.cc",
+        "helpers/memenv/memenv_test.cc",
+        "issues/issue178_test.cc",
+        "issues/issue200_test.cc",
+        "issues/issue320_test.cc",
+        "table/filter_block_test.cc",
+        "table/table_test.cc",
+        "util/arena_test.cc",
+        "util/bloom_test.cc",
+        "util/cache_test.cc",
+        "util/coding_test.cc",
+        "util/crc32c_test.cc",
+        "util/env_posix_test.cc",
+        "util/env_test.cc",
+        "util/hash_test.cc",
+        "util/logging_test.cc",
+        "util/no_destructor_test.cc",
+        "util/status_test.cc",
+    ];
+
+    /// The benchmark: `db_bench.cc` with `util/histogram.cc` (it links the
+    /// harness too).
+    pub const BENCHMARK: &[&str] = &["db/db_bench.cc", "util/histogram.cc"];
+
+    /// The preprocessor flags of leveldb's CMake build, with the
+    /// port_config.h it generates on x86-64 Linux in
+    /// fixtures/realworld/leveldb_port.
+    pub fn cpp_flags() -> Vec<String> {
+        let root = dir();
+        vec![
+            "-std=c++11".into(),
+            "-DLEVELDB_PLATFORM_POSIX=1".into(),
+            "-DLEVELDB_HAS_PORT_CONFIG_H=1".into(),
+            format!("-I{}", root.display()),
+            format!("-I{}", root.join("include").display()),
+            format!(
+                "-I{}",
+                crate::support::fixture("realworld/leveldb_port").display()
+            ),
+        ]
+    }
+
+    /// All 71 files: library, harness, test programs, benchmark.
+    pub fn project() -> super::CxxProject {
+        let root = dir();
+        super::CxxProject {
+            name: "leveldb",
+            sources: LIBRARY
+                .iter()
+                .chain(HARNESS)
+                .chain(TEST_PROGRAMS)
+                .chain(BENCHMARK)
+                .map(|file| root.join(file))
+                .collect(),
+            cpp_flags: cpp_flags(),
+        }
+    }
+}
+
+/// libFuzzer, the copy `libfuzzer-sys` bundles: its 26 files, sorted, with
+/// the flags libfuzzer-sys's build script gives them.
+pub fn libfuzzer() -> CxxProject {
+    let dir = crate_dir("libfuzzer-sys").join("libfuzzer");
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "cpp"))
+        .collect();
+    sources.sort();
+    CxxProject {
+        name: "libfuzzer",
+        sources,
+        cpp_flags: vec!["-std=c++17".into(), "-fno-omit-frame-pointer".into()],
+    }
+}
+
+/// The imgui directory of imgui-sys's imgui-master.
+pub fn imgui_dir() -> PathBuf {
+    crate_dir("imgui-sys").join("third-party/imgui-master/imgui")
+}
+
+/// Dear ImGui, the copy `imgui-sys` bundles: its five files.
+pub fn imgui() -> CxxProject {
+    let root = imgui_dir();
+    CxxProject {
+        name: "imgui",
+        sources: [
+            "imgui.cpp",
+            "imgui_demo.cpp",
+            "imgui_draw.cpp",
+            "imgui_tables.cpp",
+            "imgui_widgets.cpp",
+        ]
+        .iter()
+        .map(|file| root.join(file))
+        .collect(),
+        cpp_flags: vec!["-std=c++11".into(), format!("-I{}", root.display())],
+    }
+}
+
 /// How long one `dwarfsmith compile` may take before the harness records it
 /// as timed out: a guard against hangs, far above what any file needs (the
 /// slowest, lz4.c's -O0 IR through our optimiser, takes about 30 s of CPU in

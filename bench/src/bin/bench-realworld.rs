@@ -14,30 +14,9 @@ use std::process::{Command, ExitCode, Output, Stdio};
 
 use clap::Parser;
 
-/// What tests/support/realworld.rs uses from the tests' support module.
-mod support {
-    use std::path::{Path, PathBuf};
-    use std::process::{Command, Output};
-
-    /// Runs a command and returns its output, panicking if it cannot start.
-    pub fn run(command: &mut Command) -> Output {
-        command
-            .output()
-            .unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"))
-    }
-
-    /// Path of a file under the repository's `fixtures/`.
-    pub fn fixture(relative: &str) -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../fixtures")
-            .join(relative)
-    }
-
-    /// The llvm-dwarfdump of LLVM 19.
-    pub fn llvm_dwarfdump() -> &'static str {
-        "llvm-dwarfdump-19"
-    }
-}
+use dwarfsmith_bench::compilers::Compilers;
+use dwarfsmith_bench::cputime::{interleaved_medians, median_seconds};
+use dwarfsmith_bench::support;
 
 #[path = "../../../tests/support/realworld.rs"]
 mod realworld;
@@ -46,12 +25,8 @@ mod realworld;
 #[derive(Parser)]
 #[command(name = "bench-realworld", about, long_about = None)]
 struct Cli {
-    /// The dwarfsmith binary (build it with `cargo build --release --bin dwarfsmith`).
-    #[arg(long, default_value = "target/release/dwarfsmith")]
-    dwarfsmith: PathBuf,
-    /// The reference compiler.
-    #[arg(long, default_value = "llc-19")]
-    llc: PathBuf,
+    #[command(flatten)]
+    compilers: Compilers,
     /// Runs per measurement; the median is shown.
     #[arg(long, default_value_t = 3)]
     repetitions: usize,
@@ -64,14 +39,13 @@ struct Cli {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if !cli.dwarfsmith.exists() {
-        eprintln!(
-            "bench-realworld: error: {} does not exist (cargo build --release --bin dwarfsmith)",
-            cli.dwarfsmith.display()
-        );
-        return ExitCode::FAILURE;
-    }
-    let dwarfsmith = std::fs::canonicalize(&cli.dwarfsmith).unwrap();
+    let dwarfsmith = match cli.compilers.dwarfsmith_path("bench-realworld") {
+        Ok(path) => path,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::FAILURE;
+        }
+    };
     println!(
         "{:<8} {:>8} {:>12} {:>12} {:>8} {:>12} {:>12} {:>8}",
         "program", "files", "dwarfsmith", "llc-19", "ratio", "run (ds)", "run (llc)", "ratio"
@@ -112,7 +86,7 @@ fn main() -> ExitCode {
                     .is_ok_and(|s| s.success())
             });
             llc_time += median_seconds(cli.repetitions, || {
-                Command::new(&cli.llc)
+                Command::new(&cli.compilers.llc)
                     .args(["-O2", "-filetype=obj", "-relocation-model=pic"])
                     .arg(&ir)
                     .arg("-o")
@@ -178,55 +152,6 @@ fn main() -> ExitCode {
         total_ds / total_llc
     );
     ExitCode::SUCCESS
-}
-
-/// The median, over `repetitions` runs of `run` (which must succeed), of the
-/// CPU time (user + system) of the child processes each run waited for.
-/// CPU time, unlike wall time, hardly moves when other work shares the
-/// machine, so the run-time column can tell two builds of a program apart.
-fn median_seconds(repetitions: usize, mut run: impl FnMut() -> bool) -> f64 {
-    let mut times: Vec<f64> = (0..repetitions.max(1))
-        .map(|_| {
-            let before = children_cpu_seconds();
-            assert!(run(), "a measured run failed");
-            children_cpu_seconds() - before
-        })
-        .collect();
-    times.sort_by(f64::total_cmp);
-    times[times.len() / 2]
-}
-
-/// The medians, over `repetitions` rounds, of the CPU time of `a` and of
-/// `b`, each round running `a` then `b`: load that comes and goes while
-/// the benchmark runs then weighs on both programs alike, not on whichever
-/// ran while it lasted.
-fn interleaved_medians(
-    repetitions: usize,
-    mut a: impl FnMut() -> bool,
-    mut b: impl FnMut() -> bool,
-) -> (f64, f64) {
-    let mut times_a = Vec::new();
-    let mut times_b = Vec::new();
-    for _ in 0..repetitions.max(1) {
-        times_a.push(median_seconds(1, &mut a));
-        times_b.push(median_seconds(1, &mut b));
-    }
-    let median = |mut times: Vec<f64>| {
-        times.sort_by(f64::total_cmp);
-        times[times.len() / 2]
-    };
-    (median(times_a), median(times_b))
-}
-
-/// User + system CPU seconds of every child this process has waited for so far.
-fn children_cpu_seconds() -> f64 {
-    // SAFETY: an all-zero rusage is a valid value of this plain C struct.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `usage` is valid for writes for the duration of the call.
-    let status = unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
-    assert_eq!(status, 0, "getrusage failed");
-    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }
 
 /// Runs the program's workload (what tests/realworld.rs runs); true if it

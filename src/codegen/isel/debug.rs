@@ -11,10 +11,9 @@
 //! cannot describe in DWARF yields `None` from [`translate_expr`] and the
 //! caller emits an undefined location instead.
 
-use std::collections::HashMap;
-
 use dwarfsmith_emit::model::Op;
 
+use crate::ir::hash::FxHashMap;
 use crate::ir::{DebugInfo, ExprOp, LocId, MdId, MdNode};
 
 /// Which source variable (and which part of it) a debug value describes:
@@ -46,7 +45,7 @@ pub struct ArgType {
 }
 
 /// A translated expression over a debug value's operands.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct DebugExpr {
     /// The operations, `Op::Arg(n)` naming operand `n`; no fragment.
     pub ops: Vec<Op>,
@@ -61,9 +60,8 @@ pub struct DebugTable {
     pub variables: Vec<VariableKey>,
     /// Indexed by `DbgValue::expr`.
     pub exprs: Vec<DebugExpr>,
-    variable_index: HashMap<VariableKey, u32>,
-    /// Keyed by the expression's debug text (`Op` has no `Hash`).
-    expr_index: HashMap<String, u32>,
+    variable_index: FxHashMap<VariableKey, u32>,
+    expr_index: FxHashMap<DebugExpr, u32>,
 }
 
 impl DebugTable {
@@ -77,13 +75,12 @@ impl DebugTable {
 
     /// The number for an expression, adding it if new.
     pub fn intern_expr(&mut self, expr: DebugExpr) -> u32 {
-        let key = format!("{expr:?}");
-        if let Some(&n) = self.expr_index.get(&key) {
+        if let Some(&n) = self.expr_index.get(&expr) {
             return n;
         }
-        self.exprs.push(expr);
+        self.exprs.push(expr.clone());
         let n = self.exprs.len() as u32 - 1;
-        self.expr_index.insert(key, n);
+        self.expr_index.insert(expr, n);
         n
     }
 }
