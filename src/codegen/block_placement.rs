@@ -142,9 +142,9 @@ pub fn run(f: &mut Function) -> Vec<BlockId> {
 /// Sends every branch, jump-table entry and fall-through that reaches a
 /// block holding nothing but `jmp t` (an edge block whose copies were
 /// coalesced), or nothing at all (falling into `t`), straight to `t`, adding the `jmp` a fall-through then needs.
-/// The debug values of such a block only restate its one predecessor's
-/// locations (LiveDebugValues put them there), so no path loses or gains a
-/// location. The skipped blocks are left without predecessors. Returns
+/// A variable such a block changes has no location where it led
+/// ([`end_locations_set_by_skipped_blocks`]); the rest of its debug values
+/// restate its one predecessor's locations. The skipped blocks are left without predecessors. Returns
 /// where execution entering each block goes on (itself for most).
 fn thread_jumps(f: &mut Function) -> Vec<usize> {
     let n = f.blocks.len();
@@ -250,12 +250,9 @@ fn end_locations_set_by_skipped_blocks(f: &mut Function, forward: &[usize]) {
                 _ => None,
             })
             .collect();
-        let same = |x: &DbgValue, y: &DbgValue| {
-            (&x.operands, x.expr, x.indirect) == (&y.operands, y.expr, y.indirect)
-        };
         for d in &values {
             let first = values.iter().find(|e| e.variable == d.variable);
-            let changes = first.is_some_and(|first| !same(first, d));
+            let changes = first.is_some_and(|first| !first.same_location(d));
             if changes && !restated(d.variable) && !ended[t].iter().any(|&(v, _)| v == d.variable) {
                 ended[t].push((d.variable, d.expr));
             }

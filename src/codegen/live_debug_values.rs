@@ -234,7 +234,7 @@ fn meet(block: usize, predecessors: &[usize], exits: &[Option<Locations>]) -> Lo
             }
             match rest.first() {
                 Some((v, theirs)) if v == variable => {
-                    if same_location(&theirs.value, &live.value) {
+                    if theirs.value.same_location(&live.value) {
                         live.copies.retain(|c| theirs.copies.contains(c));
                         return true;
                     }
@@ -295,15 +295,6 @@ fn meet_at_common_home(live: &mut Live, theirs: &Live) -> bool {
     value.moved = true;
     live.copies = rest.to_vec();
     true
-}
-
-/// Whether two debug values say the same of their variable (whether either
-/// was moved there does not matter: the location is what a successor keeps).
-fn same_location(a: &DbgValue, b: &DbgValue) -> bool {
-    a.variable == b.variable
-        && a.operands == b.operands
-        && a.expr == b.expr
-        && a.indirect == b.indirect
 }
 
 /// Applies one instruction (with its value, if it is a debug instruction)

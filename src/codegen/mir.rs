@@ -744,6 +744,18 @@ pub struct DbgValue {
     pub moved: bool,
 }
 
+impl DbgValue {
+    /// Whether `other` says the same of the same variable (whether either
+    /// was moved there does not matter: the location is what a successor
+    /// keeps).
+    pub fn same_location(&self, other: &DbgValue) -> bool {
+        self.variable == other.variable
+            && self.operands == other.operands
+            && self.expr == other.expr
+            && self.indirect == other.indirect
+    }
+}
+
 /// The operation of an instruction.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum InstKind {
