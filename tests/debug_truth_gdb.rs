@@ -197,6 +197,22 @@ fn a_value_stored_into_a_local_is_not_followed_there() {
 }
 
 #[test]
+fn a_right_shift_of_a_three_byte_value_is_evaluated_by_gdb() {
+    // `p` is a 21-bit signed bit-field passed on: clang salvages it as the
+    // i24 load shifted left and arithmetically right by 3. The typed
+    // expression shifted a 24-bit *unsigned* value with DW_OP_shra, and
+    // gdb, which finds a signed variant only of 1-, 2-, 4- and 8-byte
+    // types, said `no signed variant found for type` (csmith seed 200503).
+    // The shift is now done in the 24-bit signed type.
+    let dir = tempfile::tempdir().unwrap();
+    let (_, exe) = build_truth(dir.path(), "odd_width_shift.O2.ll", &[]);
+    assert_eq!(
+        gdb_at(&exe, "odd_width_shift.c:14", &["print p"]),
+        "Breakpoint 1, use (p=1120) at ./odd_width_shift.c:14\n14\t  observe(2);\n$1 = 1120\n"
+    );
+}
+
+#[test]
 fn a_retained_variable_of_an_inlined_function_is_declared_in_its_copies() {
     // `never` is only in add's retainedNodes; add is inlined into f. Its
     // copies had no DIE for it and gdb said `No symbol "never" in current

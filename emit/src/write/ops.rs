@@ -375,7 +375,21 @@ impl Lowering<'_> {
             let base = self.base(below);
             self.expression.op_convert(base);
         }
-        self.expression.op(opcode);
+        match gdb_shift_type(self.tune, opcode, below) {
+            Some(shifted) => {
+                // Both operands to the type gdb shifts in, the shift, and
+                // the result back to the operands' type.
+                let shifted_base = self.base(shifted);
+                self.expression.op_convert(shifted_base);
+                self.expression.op(gimli::DW_OP_swap);
+                self.expression.op_convert(shifted_base);
+                self.expression.op(gimli::DW_OP_swap);
+                self.expression.op(opcode);
+                let base = self.base(below);
+                self.expression.op_convert(base);
+            }
+            None => self.expression.op(opcode),
+        }
         Ok(())
     }
 
@@ -408,6 +422,30 @@ impl Lowering<'_> {
         }
         Ok(())
     }
+}
+
+/// The type a shift `opcode` over operands of type `ty` must be done in
+/// for gdb, when not `ty` itself: gdb shifts right arithmetically
+/// (`DW_OP_shra`) in a signed type and logically (`DW_OP_shr`) in an
+/// unsigned one, and finds the other signedness of a type only when it is
+/// 1, 2, 4 or 8 bytes wide (else "no signed variant found for type"). A
+/// shift of a 24-bit unsigned value right arithmetically is therefore done
+/// in the 24-bit signed type, which is the same shift.
+fn gdb_shift_type(tune: DebuggerTune, opcode: gimli::DwOp, ty: StackType) -> Option<StackType> {
+    let StackType::Typed { bits, signed } = ty else {
+        return None;
+    };
+    let needs_signed = match opcode {
+        gimli::DW_OP_shra => true,
+        gimli::DW_OP_shr => false,
+        _ => return None,
+    };
+    let gdb_has_the_other_signedness = matches!(bits.div_ceil(8), 1 | 2 | 4 | 8);
+    (tune == DebuggerTune::Gdb && signed != needs_signed && !gdb_has_the_other_signedness)
+        .then_some(StackType::Typed {
+            bits,
+            signed: needs_signed,
+        })
 }
 
 fn ty_signed(ty: StackType) -> bool {
@@ -586,6 +624,51 @@ mod tests {
                 e.op_constu(7);
                 e.op_convert(Some(int));
                 e.op(DW_OP_plus);
+                e.op(DW_OP_stack_value);
+            },
+        );
+    }
+
+    /// `(x << 3) >>a 3` over an i24 in r9 (DWARF 8), from clang's
+    /// salvage of a sign-extended bit-field: gdb shifts a 3-byte unsigned
+    /// value arithmetically only once it is signed.
+    #[test]
+    fn gdb_shifts_an_odd_width_value_in_the_signedness_the_shift_needs() {
+        let r9d_24 = LocationArg::Register {
+            register: 8,
+            bits: 24,
+            signed: false,
+        };
+        check(
+            &[r9d_24],
+            &[Op::Arg(0), Op::Constu(3), Op::Shra, Op::StackValue],
+            DebuggerTune::Gdb,
+            |e, types| {
+                let unsigned = types.base_type(24, false);
+                let signed = types.base_type(24, true);
+                e.op_regval_type(Register(8), unsigned);
+                e.op_constu(3);
+                e.op_convert(Some(unsigned));
+                e.op_convert(Some(signed));
+                e.op(gimli::DW_OP_swap);
+                e.op_convert(Some(signed));
+                e.op(gimli::DW_OP_swap);
+                e.op(gimli::DW_OP_shra);
+                e.op_convert(Some(unsigned));
+                e.op(DW_OP_stack_value);
+            },
+        );
+        // A 4-byte value is shifted as it is: gdb finds its other signedness.
+        check(
+            &[EDI],
+            &[Op::Arg(0), Op::Constu(3), Op::Shr, Op::StackValue],
+            DebuggerTune::Gdb,
+            |e, types| {
+                let int = types.base_type(32, true);
+                e.op_regval_type(Register(5), int);
+                e.op_constu(3);
+                e.op_convert(Some(int));
+                e.op(DW_OP_shr);
                 e.op(DW_OP_stack_value);
             },
         );
