@@ -597,16 +597,22 @@ fn declaration_ids<'t>(ir: &'t str, variable: &str) -> Vec<&'t str> {
         .collect()
 }
 
-/// The IR's `#dbg_value` line that gives the variable `variable`
-/// (`name@line`, see [`crate::oracle::walk::Shown::variable`]) the integer constant gdb
-/// shows as `shown` (in two's complement at the constant's width too:
-/// `i64 -2` shows as 18446744073709551614 in an unsigned variable), with
-/// an empty expression; `None` when there is none.
+/// The IR's `#dbg_value` or `#dbg_assign` line that gives the variable
+/// `variable` (`name@line`, see [`crate::oracle::walk::Shown::variable`])
+/// the integer constant gdb shows as `shown` (in two's complement at the
+/// constant's width too: `i64 -2` shows as 18446744073709551614 in an
+/// unsigned variable), with an empty expression; `None` when there is
+/// none. (A `#dbg_assign` of a constant whose store was deleted says the
+/// variable holds the constant, as a `#dbg_value` does.)
 pub fn ir_constant_of<'t>(ir: &'t str, variable: &str, shown: &str) -> Option<&'t str> {
     let shown: i128 = shown.parse().ok()?;
     let ids = declaration_ids(ir, variable);
     ir.lines().find(|l| {
-        let Some(call) = l.trim().strip_prefix("#dbg_value(i") else {
+        let record = l.trim();
+        let Some(call) = record
+            .strip_prefix("#dbg_value(i")
+            .or_else(|| record.strip_prefix("#dbg_assign(i"))
+        else {
             return false;
         };
         let mut fields = call.splitn(4, ", ");
@@ -938,6 +944,12 @@ mod tests {
         assert_eq!(
             ir_constant_of(ir, "l_200@192", "18446744073709551614").map(str::trim),
             Some(line)
+        );
+        let assigned = "  #dbg_assign(i32 -147594850, !302, !DIExpression(), !722, ptr undef, !DIExpression(), !718)\n\
+                        !302 = !DILocalVariable(name: \"l_298\", scope: !9, file: !3, line: 82, type: !7)\n";
+        assert_eq!(
+            ir_constant_of(assigned, "l_298@82", "-147594850").map(str::trim),
+            assigned.lines().next().map(str::trim)
         );
         // Another value, another declaration line, or a value computed by
         // an expression is not the IR's constant.

@@ -34,6 +34,10 @@ every_row = os.environ.get("WALK_EVERY_ROW") == "1"
 gdb.execute("set pagination off")
 gdb.execute("set confirm off")
 gdb.execute("set width 0")
+# A stop on an inlined call's first instruction is made in the inlined
+# function, as `break FILE:LINE` makes it (gdb puts an address breakpoint's
+# stop in the caller there): otherwise one build's stops on an inlined
+# function's lines would count as its caller's and never be judged.
 # Breakpoints stay in the program between stops: gdb otherwise takes every
 # one out and puts it back at each stop, which costs more than the stop.
 gdb.execute("set breakpoint always-inserted on")
@@ -117,6 +121,35 @@ def scalars_in_scope(frame):
     return out
 
 
+def innermost_function(pc):
+    """The function (or inlined function) whose code is at pc."""
+    try:
+        block = gdb.block_for_pc(pc)
+    except RuntimeError:
+        return None
+    while block is not None and block.function is None:
+        block = block.superblock
+    return None if block is None else block.function
+
+
+def enter_inlined_calls(frame):
+    """The frame of the innermost inlined call at frame's pc. gdb stops at an
+    address breakpoint on an inlined call's first instruction in the caller
+    (the inlined frames are "skipped"), where `break FILE:LINE` would stop in
+    the callee; `step` then enters one inlined frame without running."""
+    for _ in range(32):
+        inner = innermost_function(frame.pc())
+        if inner is None or frame.function() is None or inner.name == frame.function().name:
+            return frame
+        pc = frame.pc()
+        gdb.execute("step", to_string=True)
+        stepped = gdb.selected_frame()
+        if stepped.pc() != pc:
+            return stepped
+        frame = stepped
+    return frame
+
+
 def depth(frame):
     d = 0
     while frame is not None:
@@ -185,7 +218,7 @@ except gdb.error as e:
 stops = 0
 while True:
     try:
-        frame = gdb.selected_frame()
+        frame = enter_inlined_calls(gdb.selected_frame())
     except gdb.error:
         print("END\texited\t", flush=True)
         break
