@@ -213,6 +213,22 @@ fn a_right_shift_of_a_three_byte_value_is_evaluated_by_gdb() {
 }
 
 #[test]
+fn a_widened_loop_counter_is_its_phi_in_the_loop() {
+    // indvars widened `i` to an i64 phi [0, preheader]: the preheader says
+    // `#dbg_value(i32 0, i)` and the phi brings `i64 0`. The check that a
+    // phi's incoming values are the variable's values took the two zeros
+    // for different values and left `i` <optimized out> all through the
+    // loop (bzip2's sendMTFValues lost `selCtr` so, which llc-19 shows).
+    let dir = tempfile::tempdir().unwrap();
+    let (_, exe) = build_truth(dir.path(), "widened_counter.O2.ll", &[]);
+    assert_eq!(
+        gdb_at(&exe, "widened_counter.c:13", &["print i", "continue", "print i"]),
+        "Breakpoint 1, scan (n=n@entry=8) at ./widened_counter.c:13\n13\t    sink = table[i];\n$1 = 0\n\n\
+         Breakpoint 1, scan (n=n@entry=8) at ./widened_counter.c:13\n13\t    sink = table[i];\n$2 = 1\n"
+    );
+}
+
+#[test]
 fn a_retained_variable_of_an_inlined_function_is_declared_in_its_copies() {
     // `never` is only in add's retainedNodes; add is inlined into f. Its
     // copies had no DIE for it and gdb said `No symbol "never" in current

@@ -50,7 +50,7 @@ fn check_function(function: &mut Function, debug: &DebugInfo) {
                 let mismatched = incoming.iter().any(|(value, from)| {
                     value.is_undef_or_poison()
                         || last_value_in(function, debug, *from, record.variable, fragment)
-                            .is_some_and(|known| known != value)
+                            .is_some_and(|known| !same_value_of_the_variable(known, value))
                 });
                 if mismatched {
                     undefine.push((block.insts[position], index));
@@ -61,6 +61,24 @@ fn check_function(function: &mut Function, debug: &DebugInfo) {
     for (inst, index) in undefine {
         function.inst_mut(inst).records[index].locations =
             vec![Value::Const(Constant::Poison(Type::Ptr))];
+    }
+}
+
+/// Whether `known` (a predecessor's debug value) and `incoming` (the phi's
+/// value from it) give the variable the same value: the same value, or
+/// integer constants whose common low bits agree (`i32 0` said of `selCtr`
+/// and the `i64 0` of its widened induction phi: the variable is read at
+/// its own width, so an `i64` location of an `int` shows the low 32 bits).
+fn same_value_of_the_variable(known: &Value, incoming: &Value) -> bool {
+    match (known, incoming) {
+        (
+            Value::Const(Constant::Int { bits: a, value: x }),
+            Value::Const(Constant::Int { bits: b, value: y }),
+        ) => {
+            let common = (*a).min(*b);
+            crate::ir::value::zero_extend(*x, common) == crate::ir::value::zero_extend(*y, common)
+        }
+        _ => known == incoming,
     }
 }
 
