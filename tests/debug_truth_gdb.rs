@@ -229,6 +229,21 @@ fn a_widened_loop_counter_is_its_phi_in_the_loop() {
 }
 
 #[test]
+fn a_loop_counter_is_its_exit_bound_after_the_loop() {
+    // The loop leaves by `icmp eq %k.next, 100`, so on that edge k is 100;
+    // `%k.next`'s register (rbx) is then reused for `j`, and k was
+    // <optimized out> after the second loop. It is now the constant the
+    // branch proved. (llc-19's object keeps k in rbx for the whole
+    // function and shows k = 50 here, j's value.)
+    let dir = tempfile::tempdir().unwrap();
+    let (_, exe) = build_truth(dir.path(), "loop_exit_value.O2.ll", &[]);
+    assert_eq!(
+        gdb_at(&exe, "loop_exit_value.c:12", &["print k", "print j"]),
+        "Breakpoint 1, count () at ./loop_exit_value.c:12\n12\t  observe(-2);\n$1 = 100\n$2 = 50\n"
+    );
+}
+
+#[test]
 fn a_retained_variable_of_an_inlined_function_is_declared_in_its_copies() {
     // `never` is only in add's retainedNodes; add is inlined into f. Its
     // copies had no DIE for it and gdb said `No symbol "never" in current

@@ -10,14 +10,18 @@
 //! - [`speculated_values`]: a debug value of code speculated into another
 //!   statement ends with its block;
 //! - [`recover_operands`]: an operand whose register the next instruction
-//!   overwrites is recovered from that instruction's result.
+//!   overwrites is recovered from that instruction's result;
+//! - [`branch_constants`]: a variable a branch found equal to a constant is
+//!   that constant where the equal edge leads (after the speculated-value
+//!   endings, so that an ended value is not stated again).
 
 pub mod assignment_tracking;
+pub mod branch_constants;
 pub mod phi_values;
 pub mod recover_operands;
 pub mod speculated_values;
 
-use crate::ir::Module;
+use crate::ir::{BlockId, DebugRecord, Function, InstKind, Module};
 
 /// Runs every rewrite above, in order.
 pub fn prepare(module: &mut Module) {
@@ -25,4 +29,22 @@ pub fn prepare(module: &mut Module) {
     phi_values::undefine_mismatched_phis(module);
     speculated_values::end_speculated_values(module);
     recover_operands::recover_dead_operands(module);
+    branch_constants::state_branch_constants(module);
+}
+
+/// Puts `record` first among the debug records at the start of `block`
+/// (on its first instruction after the phis), so that the block's own
+/// records still override it; a record already there is not added twice.
+fn insert_at_block_start(function: &mut Function, block: BlockId, record: DebugRecord) {
+    let Some(&first) = function.blocks[block.0 as usize]
+        .insts
+        .iter()
+        .find(|&&i| !matches!(function.inst(i).kind, InstKind::Phi { .. }))
+    else {
+        return;
+    };
+    let records = &mut function.inst_mut(first).records;
+    if !records.contains(&record) {
+        records.insert(0, record);
+    }
 }

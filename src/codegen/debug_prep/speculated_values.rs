@@ -19,7 +19,7 @@
 use crate::codegen::line_table::inside_another_run;
 use crate::ir::value::Constant;
 use crate::ir::{
-    cfg, BlockId, DIExpression, DebugInfo, DebugRecord, ExprOp, Function, InstId, InstKind, Module,
+    cfg, BlockId, DIExpression, DebugInfo, DebugRecord, ExprOp, Function, InstId, Module,
     RecordKind, Type, Value,
 };
 
@@ -79,16 +79,6 @@ fn end_in_function(function: &mut Function, debug: &mut DebugInfo) {
         }
     }
     for (block, record) in endings {
-        let Some(&first) = function.blocks[block.0 as usize]
-            .insts
-            .iter()
-            .find(|&&i| !matches!(function.inst(i).kind, InstKind::Phi { .. }))
-        else {
-            continue;
-        };
-        let records = &mut function.inst_mut(first).records;
-        if !records.contains(&record) {
-            records.insert(0, record);
-        }
+        super::insert_at_block_start(function, block, record);
     }
 }
