@@ -244,6 +244,39 @@ fn a_loop_counter_is_its_exit_bound_after_the_loop() {
 }
 
 #[test]
+fn a_value_set_in_a_speculated_arm_is_not_the_old_one_after_the_join() {
+    // `if (c) x = 9;` leaves an arm holding only `#dbg_value(9, x)`;
+    // speculate-diamonds folded it into straight-line code and dropped
+    // the arm's record, so after the join x kept the 5 it had before the
+    // branch, where c = 1 made it 9 (csmith 200987: a loop body run once,
+    // its `l_181 ^= ...` shown with the old value). The join now says what
+    // both paths agree on, a select made for a phi, or nothing.
+    let dir = tempfile::tempdir().unwrap();
+    let exe = build_with_driver(dir.path(), "speculated_arm");
+    assert_eq!(
+        gdb_at(&exe, "speculated_arm.c:9", &["print x", "print c"]),
+        "Breakpoint 1, f (c=1) at ./speculated_arm.c:10\n10\t}\n$1 = <optimized out>\n$2 = 1\n"
+    );
+}
+
+#[test]
+fn a_parameter_set_in_a_skipped_block_is_not_its_entry_value_after_it() {
+    // csmith seed 201445 through our -O2: `for (p_10 = 0; p_10 > 20; ...)`
+    // leaves a jump-only block holding `#dbg_value(0, p_10)`, which block
+    // placement skipped. p_10 had no location there (its register was
+    // reused), so the block set it "from nothing"; history then joined the
+    // remaining paths on p_10's entry value, and gdb showed p_10 = 1 (the
+    // caller's argument) at line 120, where the source made it 0.
+    let dir = tempfile::tempdir().unwrap();
+    let (_, exe) = build_truth(dir.path(), "csmith201445.O0.ll", &["-O2"]);
+    let output = gdb_at(&exe, "csmith201445.c:120", &["continue", "print p_10"]);
+    assert!(
+        output.ends_with("120\t    return g_49[3][1];\n$1 = <optimized out>\n"),
+        "{output}"
+    );
+}
+
+#[test]
 fn a_retained_variable_of_an_inlined_function_is_declared_in_its_copies() {
     // `never` is only in add's retainedNodes; add is inlined into f. Its
     // copies had no DIE for it and gdb said `No symbol "never" in current

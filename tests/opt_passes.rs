@@ -705,10 +705,12 @@ join:
               %b = sub i32 %y, 1, !dbg !9
               %m = select i1 %c, i32 %s, i32 %b, !dbg !9
                 #dbg_value(i1 %c, !10, !DIExpression(), !8)
-                #dbg_value(i32 %m, !12, !DIExpression(), !14)
-              %r = mul i32 %m, 2, !dbg !15
-                #dbg_value(i32 %r, !16, !DIExpression(), !15)
-              ret i32 %r, !dbg !17
+                #dbg_value(ptr poison, !12, !DIExpression(), !14)
+                #dbg_value(ptr poison, !15, !DIExpression(), !16)
+                #dbg_value(i32 %m, !17, !DIExpression(), !18)
+              %r = mul i32 %m, 2, !dbg !19
+                #dbg_value(i32 %r, !20, !DIExpression(), !19)
+              ret i32 %r, !dbg !21
             }
             WARNING: Missing line 3
             WARNING: Missing line 5

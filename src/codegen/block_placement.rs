@@ -148,6 +148,12 @@ pub fn run(f: &mut Function) -> Vec<BlockId> {
 /// where execution entering each block goes on (itself for most).
 fn thread_jumps(f: &mut Function) -> Vec<usize> {
     let n = f.blocks.len();
+    let mut predecessors: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for b in 0..n {
+        for s in f.successors(BlockId(b as u32)) {
+            predecessors[s.0 as usize].push(b);
+        }
+    }
     let only_jump: Vec<Option<usize>> = (0..n)
         .map(|b| {
             let mut code = f.blocks[b].insts.iter().filter(|i| !i.is_debug());
@@ -211,7 +217,7 @@ fn thread_jumps(f: &mut Function) -> Vec<usize> {
         weight.to = through(weight.to.0 as usize);
     }
     let forward: Vec<usize> = (0..n).map(|b| through(b).0 as usize).collect();
-    end_locations_set_by_skipped_blocks(f, &forward);
+    end_locations_set_by_skipped_blocks(f, &forward, &predecessors);
     forward
 }
 
@@ -223,13 +229,22 @@ fn thread_jumps(f: &mut Function) -> Vec<usize> {
 /// start of `forward[b]` only what every path agrees on. History redoes
 /// that join over the final blocks, where the changing block is gone and
 /// the other paths may agree on the old value. So a variable a skipped
-/// block changes (two different debug values of it there) and its target
-/// does not restate becomes unavailable at the target's start, as
-/// LiveDebugValues found (a debug value only: the code is the same with
-/// and without debug information). A variable the block only restates, or
-/// sets from nothing, needs nothing: its predecessors end as it does, or
-/// without a location.
-fn end_locations_set_by_skipped_blocks(f: &mut Function, forward: &[usize]) {
+/// block changes and its target does not restate becomes unavailable at
+/// the target's start, as LiveDebugValues found (a debug value only: the
+/// code is the same with and without debug information). The block changes
+/// it when its last debug value of it is not where every predecessor
+/// (before threading) left it: two different debug values of it in the
+/// block, or one that some predecessor's last does not say. That includes
+/// a value set where the variable had no location, which history would
+/// otherwise take for a parameter's entry value still holding (csmith
+/// 201445: `p_10 = 0` in a skipped block, shown as the caller's 1). A
+/// variable the block only restates needs nothing: its predecessors end as
+/// it does.
+fn end_locations_set_by_skipped_blocks(
+    f: &mut Function,
+    forward: &[usize],
+    predecessors: &[Vec<usize>],
+) {
     let mut ended: Vec<Vec<(u32, u32)>> = vec![Vec::new(); f.blocks.len()];
     for (b, &t) in forward.iter().enumerate() {
         if t == b {
@@ -250,9 +265,25 @@ fn end_locations_set_by_skipped_blocks(f: &mut Function, forward: &[usize]) {
                 _ => None,
             })
             .collect();
+        let last_in = |block: usize, variable: u32| {
+            f.blocks[block]
+                .insts
+                .iter()
+                .rev()
+                .find_map(|i| match &i.kind {
+                    InstKind::DbgValue(d) if d.variable == variable => Some(d),
+                    _ => None,
+                })
+        };
         for d in &values {
             let first = values.iter().find(|e| e.variable == d.variable);
-            let changes = first.is_some_and(|first| !first.same_location(d));
+            let last = values.iter().rev().find(|e| e.variable == d.variable);
+            let left_elsewhere = last.is_some_and(|last| {
+                predecessors[b]
+                    .iter()
+                    .any(|&p| last_in(p, d.variable).is_none_or(|end| !end.same_location(last)))
+            });
+            let changes = left_elsewhere || first.is_some_and(|first| !first.same_location(d));
             if changes && !restated(d.variable) && !ended[t].iter().any(|&(v, _)| v == d.variable) {
                 ended[t].push((d.variable, d.expr));
             }

@@ -22,7 +22,11 @@
 //! above the branch with line 0 (same scope), and the arms' debug records
 //! go (they describe assignments made on one path only; kept above the
 //! branch they would be wrong on the other); the selects get line 0 in the
-//! branch's scope, and the phis' debug uses follow them (RAUW).
+//! branch's scope, and the phis' debug uses follow them (RAUW). The join
+//! then starts with a record for each variable an arm gave a value to: the
+//! value both paths agree on, the select made for a phi whose incoming
+//! values are the two paths' values, or undefined (left out, the variable
+//! would show the value it had before the branch on the arm's path).
 //!
 //! Two more separate passes, for the same reason: `hoist-common`
 //! ([`run_hoist`]: the instructions both successors begin with move above
@@ -33,7 +37,10 @@
 use crate::ir::hash::FxHashMap;
 
 use crate::ir::cfg::{predecessors, reverse_post_order};
-use crate::ir::{BinOp, BlockId, Constant, DILocation, Function, Inst, InstId, InstKind, Value};
+use crate::ir::{
+    BinOp, BlockId, Constant, DILocation, DebugRecord, Function, Inst, InstId, InstKind, MdId,
+    RecordKind, Value,
+};
 
 use super::debug_update::{dropped_location, replace_all_uses_with};
 use super::edit::{
@@ -438,6 +445,12 @@ fn fold_diamonds(cx: &mut PassCx, function: &mut Function) -> bool {
                 })
             })
         };
+        // What each arm's records leave its variables holding, taken before
+        // the records go.
+        let arm_values: Vec<(BlockId, Vec<DebugRecord>)> = arms
+            .iter()
+            .map(|&arm| (arm, last_records(cx, function, arm)))
+            .collect();
         // Speculate the arms above the branch.
         for &arm in &arms {
             let mut insts = std::mem::take(&mut function.blocks[arm.0 as usize].insts);
@@ -495,12 +508,137 @@ fn fold_diamonds(cx: &mut PassCx, function: &mut Function) -> bool {
         function.blocks[join.0 as usize]
             .insts
             .retain(|id| !map.contains_key(id));
+        let at_join = join_records(
+            cx,
+            function,
+            head,
+            (from_true, from_false),
+            &arm_values,
+            &map,
+        );
+        if let Some(&first) = function.block(join).insts.first() {
+            let records = &mut function.inst_mut(first).records;
+            records.splice(0..0, at_join);
+        }
         // The head now jumps to the join; the arms are unreachable.
         function.inst_mut(branch).kind = InstKind::Br { dest: join };
         changed = true;
         preds = predecessors(function);
     }
     changed
+}
+
+/// The last record of each variable (fragment) in `block`, in order.
+fn last_records(cx: &PassCx, function: &Function, block: BlockId) -> Vec<DebugRecord> {
+    let mut last: Vec<DebugRecord> = Vec::new();
+    for &inst in &function.block(block).insts {
+        for record in &function.inst(inst).records {
+            if record.kind == RecordKind::Label {
+                continue;
+            }
+            let key = record_key(cx, record);
+            last.retain(|r| record_key(cx, r) != key);
+            last.push(record.clone());
+        }
+    }
+    last
+}
+
+/// A record's variable and fragment: what it gives a value to.
+fn record_key(cx: &PassCx, record: &DebugRecord) -> (MdId, Option<(u64, u64)>) {
+    (
+        record.variable,
+        cx.module.debug.expr(record.expr).fragment(),
+    )
+}
+
+/// The records the join of a folded diamond starts with, for the variables
+/// its arms gave values to (whose records went with the speculated code):
+/// each is what both paths agree on, the select made for a phi whose
+/// incoming values are the two paths' values, or else undefined. Left
+/// alone, a variable would keep above the join the value it had before the
+/// branch, which the arm changed on its path (csmith 200987: `l_181 ^= …`
+/// in a loop body run once, shown with its old value after the loop).
+fn join_records(
+    cx: &PassCx,
+    function: &Function,
+    head: BlockId,
+    (from_true, from_false): (BlockId, BlockId),
+    arm_values: &[(BlockId, Vec<DebugRecord>)],
+    selects: &FxHashMap<InstId, Value>,
+) -> Vec<DebugRecord> {
+    let head_values = last_records(cx, function, head);
+    let on_path = |from: BlockId, key| {
+        let records = arm_values
+            .iter()
+            .find(|(arm, _)| *arm == from)
+            .map_or(&head_values, |(_, records)| records);
+        records.iter().find(|r| record_key(cx, r) == key)
+    };
+    let mut keys: Vec<(MdId, Option<(u64, u64)>)> = Vec::new();
+    let mut out = Vec::new();
+    for record in arm_values.iter().flat_map(|(_, records)| records) {
+        let key = record_key(cx, record);
+        if keys.contains(&key) {
+            continue;
+        }
+        keys.push(key);
+        let (on_true, on_false) = (on_path(from_true, key), on_path(from_false, key));
+        let mut joined = record.clone();
+        joined.assign = None;
+        joined.kind = RecordKind::Value;
+        match (on_true, on_false) {
+            (Some(t), Some(f))
+                if t.kind == RecordKind::Value
+                    && t.locations == f.locations
+                    && t.expr == f.expr =>
+            {
+                joined.locations = t.locations.clone();
+                joined.expr = t.expr;
+            }
+            (Some(t), Some(f))
+                if t.kind == RecordKind::Value
+                    && f.kind == RecordKind::Value
+                    && t.expr == f.expr
+                    && t.locations.len() == 1
+                    && f.locations.len() == 1 =>
+            {
+                joined.expr = t.expr;
+                joined.locations =
+                    match select_of(function, selects, &t.locations[0], &f.locations[0]) {
+                        Some(select) => vec![select],
+                        None => vec![Value::Const(Constant::Poison(crate::ir::Type::Ptr))],
+                    };
+            }
+            _ => {
+                joined.locations = vec![Value::Const(Constant::Poison(crate::ir::Type::Ptr))];
+            }
+        }
+        out.push(joined);
+    }
+    out
+}
+
+/// The select made for a join's phi that picks `on_true` or `on_false`.
+fn select_of(
+    function: &Function,
+    selects: &FxHashMap<InstId, Value>,
+    on_true: &Value,
+    on_false: &Value,
+) -> Option<Value> {
+    let mut made: Vec<&Value> = selects.values().collect();
+    made.sort_by_key(|v| match v {
+        Value::Inst(id) => id.0,
+        _ => u32::MAX,
+    });
+    made.into_iter()
+        .find(|v| {
+            matches!(v, Value::Inst(id) if matches!(
+                &function.inst(*id).kind,
+                InstKind::Select { if_true, if_false, .. } if if_true == on_true && if_false == on_false
+            ))
+        })
+        .cloned()
 }
 
 /// The most instructions (phis and terminator aside) a block may hold to be

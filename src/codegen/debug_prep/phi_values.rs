@@ -66,18 +66,14 @@ fn check_function(function: &mut Function, debug: &DebugInfo) {
 
 /// Whether `known` (a predecessor's debug value) and `incoming` (the phi's
 /// value from it) give the variable the same value: the same value, or
-/// integer constants whose common low bits agree (`i32 0` said of `selCtr`
-/// and the `i64 0` of its widened induction phi: the variable is read at
-/// its own width, so an `i64` location of an `int` shows the low 32 bits).
+/// integer constants of one value at different widths (`i32 0` said of
+/// `selCtr` and the `i64 0` of its widened induction phi).
 fn same_value_of_the_variable(known: &Value, incoming: &Value) -> bool {
     match (known, incoming) {
         (
-            Value::Const(Constant::Int { bits: a, value: x }),
-            Value::Const(Constant::Int { bits: b, value: y }),
-        ) => {
-            let common = (*a).min(*b);
-            crate::ir::value::zero_extend(*x, common) == crate::ir::value::zero_extend(*y, common)
-        }
+            Value::Const(Constant::Int { value: x, .. }),
+            Value::Const(Constant::Int { value: y, .. }),
+        ) => x == y,
         _ => known == incoming,
     }
 }
