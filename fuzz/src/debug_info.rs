@@ -237,8 +237,13 @@ pub struct Config {
     /// of every execution of a line a build's stops reach (a loop test
     /// stopped at after the increment is one iteration ahead).
     pub oracle_max_hits_per_line: u32,
-    /// Stops per walk.
+    /// Stops per walk of a build.
     pub max_stops: u32,
+    /// Stops per walk of the oracle: enough that its walk, bounded per
+    /// address, ends with the program (a program whose oracle walk still
+    /// reaches it is discarded: a build's walk, with fewer stops per line,
+    /// gets further, and its later values would be judged against none).
+    pub oracle_max_stops: u32,
 }
 
 impl Default for Config {
@@ -247,6 +252,7 @@ impl Default for Config {
             max_hits_per_line: 5,
             oracle_max_hits_per_line: 12,
             max_stops: 3_000,
+            oracle_max_stops: 20_000,
         }
     }
 }
@@ -457,15 +463,24 @@ pub fn judge_program(
     let every_row = WalkOptions {
         every_row: true,
         max_hits_per_line: config.oracle_max_hits_per_line,
+        max_stops: config.oracle_max_stops,
         ..options.clone()
     };
     let gcc_walk = oracle::walk(&program.oracle, &every_row)?;
     let clang_walk = oracle::walk(&program.clang_oracle, &every_row)?;
     for walk in [&gcc_walk, &clang_walk] {
-        if let End::Error(why) = &walk.end {
-            report.discarded = Some(format!("gdb cannot walk an -O0 build: {why}"));
-            return Ok(report);
-        }
+        let why = match &walk.end {
+            End::Error(why) => format!("gdb cannot walk an -O0 build: {why}"),
+            End::StopLimit | End::TimedOut => {
+                format!(
+                    "the walk of an -O0 build ends before the program ({:?})",
+                    walk.end
+                )
+            }
+            End::Exited => continue,
+        };
+        report.discarded = Some(why);
+        return Ok(report);
     }
     let mut reference = Reference::new(&gcc_walk);
     reference.add_values(&clang_walk);
@@ -603,15 +618,21 @@ fn declaration_ids<'t>(ir: &'t str, variable: &str) -> Vec<&'t str> {
 /// constant's width too: `i64 -2` shows as 18446744073709551614 in an
 /// unsigned variable), with an empty expression; `None` when there is
 /// none. (A `#dbg_assign` of a constant whose store was deleted says the
-/// variable holds the constant, as a `#dbg_value` does.)
+/// variable holds the constant, as a `#dbg_value` does; `ptr null` is the
+/// constant gdb shows as `NULL`, and a char's number is compared.)
 pub fn ir_constant_of<'t>(ir: &'t str, variable: &str, shown: &str) -> Option<&'t str> {
-    let shown: i128 = shown.parse().ok()?;
+    // gdb shows a null pointer as NULL and a char with its character after
+    // the number (`120 'x'`).
+    let shown: i128 = match shown {
+        "NULL" => 0,
+        _ => shown.split(' ').next()?.parse().ok()?,
+    };
     let ids = declaration_ids(ir, variable);
     ir.lines().find(|l| {
         let record = l.trim();
         let Some(call) = record
-            .strip_prefix("#dbg_value(i")
-            .or_else(|| record.strip_prefix("#dbg_assign(i"))
+            .strip_prefix("#dbg_value(")
+            .or_else(|| record.strip_prefix("#dbg_assign("))
         else {
             return false;
         };
@@ -621,11 +642,16 @@ pub fn ir_constant_of<'t>(ir: &'t str, variable: &str, shown: &str) -> Option<&'
         else {
             return false;
         };
-        let Some((width, value)) = constant.split_once(' ') else {
-            return false;
-        };
-        let (Ok(width), Ok(value)) = (width.parse::<u32>(), value.parse::<i128>()) else {
-            return false;
+        let (width, value) = match constant.split_once(' ') {
+            Some(("ptr", "null")) => (64, 0),
+            Some((width, value)) => match (width.strip_prefix('i'), value.parse::<i128>()) {
+                (Some(width), Ok(value)) => match width.parse::<u32>() {
+                    Ok(width) => (width, value),
+                    Err(_) => return false,
+                },
+                _ => return false,
+            },
+            None => return false,
         };
         let unsigned = (width < 128).then(|| value.rem_euclid(1i128 << width));
         ids.contains(&id)
@@ -964,6 +990,10 @@ mod tests {
             ir_constant_of(assigned, "l_298@82", "-147594850").map(str::trim),
             assigned.lines().next().map(str::trim)
         );
+        let null = "  #dbg_value(ptr null, !241, !DIExpression(), !353)\n\
+                    !241 = !DILocalVariable(name: \"l_88\", scope: !9, file: !3, line: 61, type: !7)\n";
+        assert!(ir_constant_of(null, "l_88@61", "NULL").is_some());
+        assert!(ir_constant_of(null, "l_88@61", "&g_2").is_none());
         // Another value, another declaration line, or a value computed by
         // an expression is not the IR's constant.
         assert_eq!(ir_constant_of(ir, "l_200@192", "2"), None);

@@ -23,7 +23,10 @@
 //!   one the oracle shows [`UNASSIGNED`] there (build the oracle with
 //!   `-ftrivial-auto-var-init=pattern` to tell those apart).
 //!   Values of a variable the oracle never showed at that line are not
-//!   judged ([`Figures::unjudged`]).
+//!   judged ([`Figures::unjudged`]), nor a value it did not show at a line
+//!   whose later executions its bounded walk did not see ([`Walk::capped`]:
+//!   a function called from a loop, whose inlined copies a build's walk
+//!   stops in at later calls).
 //! - **Availability** is [`Figures::available`] / [`Figures::expected`]:
 //!   at each stop of the build under test at (function, line), every
 //!   variable the oracle showed an assigned value of there is expected
@@ -63,6 +66,9 @@ pub struct Reference {
     steps: HashSet<(String, u32, u32)>,
     /// The lines the oracle stopped at.
     lines: BTreeSet<u32>,
+    /// (function, line) pairs whose later executions the oracle's bounded
+    /// walk did not see: a value it never showed there is not judged.
+    capped: HashSet<(String, u32)>,
 }
 
 /// Whether `shown` is a local whose declaration (and initializer) has not
@@ -117,6 +123,7 @@ impl Reference {
     /// expression open, so two faithful builds may hold different values
     /// in the middle of a line). The steps and lines stay the first walk's.
     pub fn add_values(&mut self, walk: &Walk) {
+        self.capped.extend(walk.capped.iter().cloned());
         let mut add = |function: &str, line: u32, stop: &Stop| {
             for shown in stop.shown.iter().filter(|s| s.is_available()) {
                 self.held
@@ -298,10 +305,14 @@ pub fn judge(reference: &Reference, walk: &Walk) -> Figures {
             let variable = shown.variable();
             let held = reference.held(&stop.function, stop.line, &variable);
             distinct.insert((&stop.function, stop.line, variable.clone(), &shown.value));
+            let capped = reference
+                .capped
+                .contains(&(stop.function.clone(), stop.line));
             let is_wrong = match held {
                 _ if shown.is_error() => true,
-                Some(held) => !held.contains(&shown.value) && !held.contains(UNASSIGNED),
-                None => {
+                Some(held) if held.contains(&shown.value) || held.contains(UNASSIGNED) => false,
+                Some(_) if !capped => true,
+                _ => {
                     figures.unjudged += 1;
                     false
                 }
@@ -386,6 +397,22 @@ mod tests {
         assert_eq!((figures.steps_agreeing, figures.step_pairs), (0, 2));
         assert!(figures.missing.is_empty());
         assert_eq!(figures.lines, BTreeSet::from([3, 4, 5]));
+    }
+
+    #[test]
+    fn a_value_the_oracle_missed_at_a_capped_line_is_not_judged() {
+        // The oracle stopped at f:10 until the bound disabled it (p was 0,
+        // then 7); a build stopping there in a later call shows p = 3.
+        let oracle = "STOP\t2\tf\t10\trow\nVAR\tp\targ\t9\t0\n\
+                      STOP\t2\tf\t10\trow\nVAR\tp\targ\t9\t7\nCAPPED\tf\t10\n";
+        let reference = Reference::new(&parse(oracle));
+        let later_call = parse("STOP\t2\tf\t10\tbreak\nVAR\tp\targ\t9\t3\n");
+        let figures = judge(&reference, &later_call);
+        assert!(figures.wrong.is_empty());
+        assert_eq!(figures.unjudged, 1);
+        // Without the cap, the same value is wrong.
+        let uncapped = Reference::new(&parse(&oracle.replace("CAPPED\tf\t10\n", "")));
+        assert_eq!(judge(&uncapped, &later_call).wrong.len(), 1);
     }
 
     #[test]

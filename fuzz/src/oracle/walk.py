@@ -16,6 +16,9 @@
 #   STOP  <frame depth> <function> <line> break|row   at each stop (`row`:
 #         an address only WALK_EVERY_ROW added)
 #   VAR   <name> arg|local <decl line> <value>   each scalar in scope
+#   CAPPED <function> <line>                 (WALK_EVERY_ROW) after a stop
+#         whose address the bound then disabled: later executions of the
+#         line go unseen
 #   END   exited|limit|error <detail>        when the walk ends
 # A value is gdb's rendering of an integer, character, boolean, enum or
 # float; a pointer is `NULL`, `&symbol` or `&symbol+offset` when gdb names
@@ -240,6 +243,7 @@ while True:
         bp = breakpoints.get(pc)
         if bp is not None and bp.hit_count >= max_hits:
             bp.enabled = False
+            print(f"CAPPED\t{fn.name if fn else '?'}\t{line}", flush=True)
     elif pc in breaks:
         stopped_line = breaks[pc]
         line_hits[stopped_line] = line_hits.get(stopped_line, 0) + 1

@@ -6,6 +6,7 @@
 //! scalar arguments and locals gdb shows there. The walk itself judges
 //! nothing; [`super::judge()`] does.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -137,6 +138,10 @@ pub struct Walk {
     pub stops: Vec<Stop>,
     /// How it ended.
     pub end: End,
+    /// (function, line) of each stop whose address the per-address bound
+    /// then disabled ([`WalkOptions::every_row`] walks): the walk did not
+    /// see every execution of that line.
+    pub capped: BTreeSet<(String, u32)>,
 }
 
 /// Walks `exe` under gdb. An `Err` is a walk that could not run at all
@@ -187,6 +192,7 @@ pub fn parse(text: &str) -> Walk {
         lines: Vec::new(),
         stops: Vec::new(),
         end: End::Exited,
+        capped: BTreeSet::new(),
     };
     for row in text.lines() {
         let fields: Vec<&str> = row.split('\t').collect();
@@ -213,6 +219,11 @@ pub fn parse(text: &str) -> Walk {
                         decl_line: decl_line.parse().unwrap_or(0),
                         value: value.to_string(),
                     });
+                }
+            }
+            ["CAPPED", function, line] => {
+                if let Ok(line) = line.parse() {
+                    walk.capped.insert((function.to_string(), line));
                 }
             }
             ["END", "limit", ..] => walk.end = End::StopLimit,
