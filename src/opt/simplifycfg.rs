@@ -474,6 +474,7 @@ fn fold_diamonds(cx: &mut PassCx, function: &mut Function) -> bool {
         let select_loc = drop_line(cx, function.inst(branch).dbg);
         let phis: Vec<InstId> = function.block(join).insts[..phi_count(function, join)].to_vec();
         let mut map = crate::ir::hash::FxHashMap::default();
+        let mut selects = Vec::new();
         for phi in &phis {
             let phi_inst = function.inst(*phi).clone();
             let InstKind::Phi { incoming } = &phi_inst.kind else {
@@ -503,6 +504,7 @@ fn fold_diamonds(cx: &mut PassCx, function: &mut Function) -> bool {
             let at = head_insts.len() - 1;
             head_insts.insert(at, id);
             map.insert(*phi, Value::Inst(id));
+            selects.push(id);
         }
         replace_through_map(function, &map);
         function.blocks[join.0 as usize]
@@ -514,7 +516,7 @@ fn fold_diamonds(cx: &mut PassCx, function: &mut Function) -> bool {
             head,
             (from_true, from_false),
             &arm_values,
-            &map,
+            &selects,
         );
         if let Some(&first) = function.block(join).insts.first() {
             let records = &mut function.inst_mut(first).records;
@@ -565,7 +567,7 @@ fn join_records(
     head: BlockId,
     (from_true, from_false): (BlockId, BlockId),
     arm_values: &[(BlockId, Vec<DebugRecord>)],
-    selects: &FxHashMap<InstId, Value>,
+    selects: &[InstId],
 ) -> Vec<DebugRecord> {
     let head_values = last_records(cx, function, head);
     let on_path = |from: BlockId, key| {
@@ -622,23 +624,17 @@ fn join_records(
 /// The select made for a join's phi that picks `on_true` or `on_false`.
 fn select_of(
     function: &Function,
-    selects: &FxHashMap<InstId, Value>,
+    selects: &[InstId],
     on_true: &Value,
     on_false: &Value,
 ) -> Option<Value> {
-    let mut made: Vec<&Value> = selects.values().collect();
-    made.sort_by_key(|v| match v {
-        Value::Inst(id) => id.0,
-        _ => u32::MAX,
-    });
-    made.into_iter()
-        .find(|v| {
-            matches!(v, Value::Inst(id) if matches!(
-                &function.inst(*id).kind,
-                InstKind::Select { if_true, if_false, .. } if if_true == on_true && if_false == on_false
-            ))
+    selects
+        .iter()
+        .find(|&&id| {
+            matches!(&function.inst(id).kind,
+                InstKind::Select { if_true, if_false, .. } if if_true == on_true && if_false == on_false)
         })
-        .cloned()
+        .map(|&id| Value::Inst(id))
 }
 
 /// The most instructions (phis and terminator aside) a block may hold to be

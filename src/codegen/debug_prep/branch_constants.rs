@@ -21,9 +21,10 @@
 //! the variable's next one, with a constant operand where the IR proves
 //! the value.
 
+use crate::ir::hash::FxHashMap;
 use crate::ir::value::Constant;
 use crate::ir::{
-    cfg, BlockId, DebugInfo, DebugRecord, ExprOp, Function, ICmpPred, InstKind, MdId, Module,
+    cfg, BlockId, DebugInfo, DebugRecord, Function, ICmpPred, InstId, InstKind, MdId, Module,
     RecordKind, Value,
 };
 
@@ -43,6 +44,7 @@ pub fn state_branch_constants(module: &mut Module) {
 
 fn state_in_function(function: &mut Function, debug: &DebugInfo) {
     let predecessors = cfg::predecessors(function);
+    let records_of = plain_records_by_value(function, debug);
     let mut stated: Vec<(BlockId, DebugRecord)> = Vec::new();
     for (b, block) in function.blocks.iter().enumerate() {
         let Some(&branch) = block.insts.last() else {
@@ -63,6 +65,9 @@ fn state_in_function(function: &mut Function, debug: &DebugInfo) {
             (x @ Value::Inst(_), Value::Const(c)) | (Value::Const(c), x @ Value::Inst(_)) => (x, c),
             _ => continue,
         };
+        let Value::Inst(tested_inst) = tested else {
+            continue;
+        };
         if !matches!(constant, Constant::Int { .. } | Constant::Null) {
             continue;
         }
@@ -74,7 +79,7 @@ fn state_in_function(function: &mut Function, debug: &DebugInfo) {
         if if_true == if_false || predecessors[equal_edge.0 as usize] != [BlockId(b as u32)] {
             continue;
         }
-        for record in records_of_value(function, debug, tested) {
+        for record in records_of.get(tested_inst).into_iter().flatten() {
             let fragment = debug.expr(record.expr).fragment();
             let at_branch = value_at_end_of(
                 function,
@@ -96,36 +101,33 @@ fn state_in_function(function: &mut Function, debug: &DebugInfo) {
     }
 }
 
-/// Each distinct plain value record (`#dbg_value(X, var, frag)`) of `x`.
-fn records_of_value(function: &Function, debug: &DebugInfo, x: &Value) -> Vec<DebugRecord> {
-    let mut found: Vec<DebugRecord> = Vec::new();
+/// Each instruction's distinct plain value records (`#dbg_value(%x, var,
+/// frag)`), indexed once per function.
+fn plain_records_by_value(
+    function: &Function,
+    debug: &DebugInfo,
+) -> FxHashMap<InstId, Vec<DebugRecord>> {
+    let mut found: FxHashMap<InstId, Vec<DebugRecord>> = FxHashMap::default();
     for block in &function.blocks {
         for &inst in &block.insts {
             for record in &function.inst(inst).records {
-                if record.kind == RecordKind::Value
-                    && record.locations.len() == 1
-                    && &record.locations[0] == x
-                    && is_plain(debug, record)
-                    && !found
-                        .iter()
-                        .any(|f| f.variable == record.variable && f.expr == record.expr)
+                let [Value::Inst(x)] = record.locations.as_slice() else {
+                    continue;
+                };
+                if record.kind != RecordKind::Value || !super::is_plain(debug, record) {
+                    continue;
+                }
+                let of_x = found.entry(*x).or_default();
+                if !of_x
+                    .iter()
+                    .any(|f| f.variable == record.variable && f.expr == record.expr)
                 {
-                    found.push(record.clone());
+                    of_x.push(record.clone());
                 }
             }
         }
     }
     found
-}
-
-/// Whether the record's expression is just its location (and a fragment).
-fn is_plain(debug: &DebugInfo, record: &DebugRecord) -> bool {
-    debug
-        .expr(record.expr)
-        .ops
-        .iter()
-        .filter(|op| !matches!(op, ExprOp::Fragment { .. }))
-        .eq([ExprOp::Arg(0)].iter())
 }
 
 /// The single location the variable's (fragment's) last record before the
@@ -153,7 +155,7 @@ fn value_at_end_of<'f>(
             let plain_value = record.kind == RecordKind::Value
                 && record.locations.len() == 1
                 && debug.expr(record.expr).fragment() == fragment
-                && is_plain(debug, record);
+                && super::is_plain(debug, record);
             return plain_value.then(|| &record.locations[0]);
         }
         match predecessors[block.0 as usize].as_slice() {

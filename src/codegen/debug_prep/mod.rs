@@ -21,7 +21,7 @@ pub mod phi_values;
 pub mod recover_operands;
 pub mod speculated_values;
 
-use crate::ir::{BlockId, DebugRecord, Function, InstKind, Module};
+use crate::ir::{BlockId, DebugInfo, DebugRecord, ExprOp, Function, InstKind, Module};
 
 /// Runs every rewrite above, in order.
 pub fn prepare(module: &mut Module) {
@@ -47,4 +47,15 @@ fn insert_at_block_start(function: &mut Function, block: BlockId, record: DebugR
     if !records.contains(&record) {
         records.insert(0, record);
     }
+}
+
+/// Whether the record's expression is just its one location (and a
+/// fragment): the record says the variable is that value.
+fn is_plain(debug: &DebugInfo, record: &DebugRecord) -> bool {
+    debug
+        .expr(record.expr)
+        .ops
+        .iter()
+        .filter(|op| !matches!(op, ExprOp::Fragment { .. }))
+        .eq([ExprOp::Arg(0)].iter())
 }

@@ -99,12 +99,7 @@ fn last_value_in<'f>(
                 && r.variable == variable
                 && debug.expr(r.expr).fragment() == fragment
         })?;
-    let plain = debug
-        .expr(record.expr)
-        .ops
-        .iter()
-        .filter(|op| !matches!(op, crate::ir::ExprOp::Fragment { .. }))
-        .eq([crate::ir::ExprOp::Arg(0)].iter());
+    let plain = super::is_plain(debug, record);
     match record.locations.as_slice() {
         [value] if plain && !value.is_undef_or_poison() => Some(value),
         _ => None,
