@@ -6,13 +6,19 @@
 //! source files (bounded hits a line), every scalar parameter and local
 //! read and judged against the values the oracle held there.
 //!
+//! A line's first hits in two code layouts are not always the same
+//! executions, so a value of ours the oracle's bounded walk never saw at a
+//! line may still be true: the oracle looks again, further, at every such
+//! line (its every `is_stmt` row, each stop followed by a `next`), and a
+//! value still unseen is wrong when that second look saw every execution
+//! of the line, unjudged when it did not.
+//!
 //! Per project and build the test prints stops, availability, distinct
-//! values shown, wrong values, stepping order and distinct lines stopped
-//! at, and the wrong values of ours that llc-19's build does not also show
-//! (clang's optimiser leaves some wrong debug values in its IR, and a
-//! bounded walk judges some true values wrong: a line's first hits in two
-//! code layouts are not always the same instances). Our two builds'
-//! figures are held by the ratchet (`ratchet.tsv`): none may get worse.
+//! values shown, wrong and unjudged values, stepping order and distinct
+//! lines stopped at, and the wrong values of ours that llc-19's build does
+//! not also show (clang's optimiser leaves some wrong debug values in its
+//! IR). Our two builds' figures are held by the ratchet (`ratchet.tsv`):
+//! none may get worse.
 //!
 //! Lua is not walked here: its string hashes and `math.random` are seeded
 //! from `time(NULL)` (`luai_makeseed`, `randseed`), so two walks of one
@@ -27,7 +33,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use dwarfsmith_fuzz::oracle::{judge, walk, Figures, Reference, Walk, WalkOptions};
+use dwarfsmith_fuzz::oracle::{judge, walk, Figures, Reference, Walk, WalkOptions, WrongValue};
 use dwarfsmith_fuzz::ratchet;
 use realworld::{run_all, Project};
 
@@ -119,6 +125,13 @@ const HITS_PER_LINE: u32 = 2;
 const STOPS_PER_WALK: u32 = 1_000;
 const ORACLE_HITS_PER_LINE: u32 = 20;
 const ORACLE_STOPS_PER_WALK: u32 = 10_000;
+/// Stops per address, and per walk, of the oracle's second look at the
+/// lines where a build showed a value its first walk never saw there
+/// (every `is_stmt` row of those lines, each stop followed by a `next`).
+/// A value still unseen on a line whose later executions the second look
+/// skipped is not judged ([`Figures::unjudged`]).
+const CONFIRM_HITS_PER_ROW: u32 = 200;
+const CONFIRM_STOPS: u32 = 40_000;
 
 /// The functions a gcc -O0 object defines (text symbols), in address order.
 fn defined_functions(object: &Path) -> Vec<String> {
@@ -295,21 +308,50 @@ fn figures(project: &Project, plan: &Plan, dir: &Path) -> Vec<Measured> {
         &functions,
         (ORACLE_HITS_PER_LINE, ORACLE_STOPS_PER_WALK),
     );
-    let references: Vec<Reference> = oracle.iter().map(Reference::new).collect();
-    subjects
+    let mut references: Vec<Reference> = oracle.iter().map(Reference::new).collect();
+    let walks: Vec<Vec<Walk>> = subjects
         .iter()
         .map(|subject| {
-            let mut total = Figures::default();
-            for (file, (walk, reference)) in walk_all(
+            walk_all(
                 &subject.exe,
                 plan,
                 &functions,
                 (HITS_PER_LINE, STOPS_PER_WALK),
             )
+        })
+        .collect();
+    // A second look, further, at every line where one of our builds
+    // showed a value the first oracle walk never saw there.
+    for (file, reference) in references.iter_mut().enumerate() {
+        let suspect: BTreeSet<u32> = subjects
             .iter()
-            .zip(&references)
-            .enumerate()
-            {
+            .zip(&walks)
+            .filter(|(subject, _)| subject.name.starts_with("dwarfsmith"))
+            .flat_map(|(_, walks)| judge(reference, &walks[file]).wrong)
+            .map(|w| w.line)
+            .collect();
+        if suspect.is_empty() {
+            continue;
+        }
+        let options = WalkOptions {
+            max_hits_per_line: CONFIRM_HITS_PER_ROW,
+            every_row: true,
+            only_lines: suspect.into_iter().collect(),
+            max_stops: CONFIRM_STOPS,
+            time_limit: Duration::from_secs(300),
+            args: plan.args.clone(),
+            dir: Some(plan.dir.clone()),
+            ..WalkOptions::new(functions[file].clone())
+        };
+        let again = walk(&from_o2.gcc_exe, &options).unwrap_or_else(|e| panic!("oracle: {e}"));
+        reference.confirm(&again);
+    }
+    subjects
+        .iter()
+        .zip(&walks)
+        .map(|(subject, walks)| {
+            let mut total = Figures::default();
+            for (file, (walk, reference)) in walks.iter().zip(&references).enumerate() {
                 let figures = judge(reference, walk);
                 total.add(&figures);
                 // Lines of different files stay distinct in the total.
@@ -331,7 +373,7 @@ fn figures(project: &Project, plan: &Plan, dir: &Path) -> Vec<Measured> {
 fn row(project: &str, measured: &Measured) -> String {
     let f = &measured.figures;
     format!(
-        "{project:6} {:15} stops {:5}  available {:.3} ({}/{})  distinct {:5}  wrong {:3}  order {:.3}  lines {:4}  coverage {:.3}\n",
+        "{project:6} {:15} stops {:5}  available {:.3} ({}/{})  distinct {:5}  wrong {:3}  unjudged {:4}  order {:.3}  lines {:4}  coverage {:.3}\n",
         measured.name,
         f.stops,
         f.availability(),
@@ -339,6 +381,7 @@ fn row(project: &str, measured: &Measured) -> String {
         f.expected,
         f.distinct_values,
         f.wrong.len(),
+        f.unjudged,
         f.stepping_order(),
         f.lines.len(),
         measured.coverage,
@@ -371,23 +414,25 @@ fn check(project: &str, measured: &[Measured]) {
     let mut failures = Vec::new();
     for build in ["dwarfsmith", "dwarfsmith -O2"] {
         let f = &get(build).figures;
-        let not_llc: Vec<String> = f
-            .wrong
-            .iter()
-            .filter(|w| {
-                !llc_wrong.contains(&(
+        let (shared, not_llc): (Vec<&WrongValue>, Vec<&WrongValue>) =
+            f.wrong.iter().partition(|w| {
+                llc_wrong.contains(&(
                     w.function.as_str(),
                     w.line,
                     w.variable.as_str(),
                     w.shown.as_str(),
                 ))
-            })
-            .map(|w| format!("  {w}"))
-            .collect();
+            });
+        let listed = |wrong: &[&WrongValue]| -> String {
+            wrong.iter().map(|w| format!("  {w}\n")).collect()
+        };
         println!(
-            "{project} {build}: {} wrong values llc-19's build does not show:\n{}",
+            "{project} {build}: {} wrong values llc-19's build does not show:\n{}\
+             {project} {build}: {} wrong values llc-19's build shows too:\n{}",
             not_llc.len(),
-            not_llc.join("\n")
+            listed(&not_llc),
+            shared.len(),
+            listed(&shared)
         );
         let metrics = [
             ("availability", f.availability()),

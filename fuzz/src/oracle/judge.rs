@@ -26,7 +26,10 @@
 //!   judged ([`Figures::unjudged`]), nor a value it did not show at a line
 //!   whose later executions its bounded walk did not see ([`Walk::capped`]:
 //!   a function called from a loop, whose inlined copies a build's walk
-//!   stops in at later calls).
+//!   stops in at later calls), nor one of a variable the oracle itself
+//!   showed `<optimized out>` at some stop on that line (gcc -O0 keeps no
+//!   location for an unused parameter of an inlined `always_inline`
+//!   function: lz4's `dstCapacity`, 0 in one caller).
 //! - **Availability** is [`Figures::available`] / [`Figures::expected`]:
 //!   at each stop of the build under test at (function, line), every
 //!   variable the oracle showed an assigned value of there is expected
@@ -52,7 +55,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use super::walk::{Shown, Stop, Walk, UNASSIGNED};
+use super::walk::{End, Shown, Stop, Walk, UNASSIGNED};
 
 /// What the oracle's walk says a build may show.
 #[derive(Clone, Debug, Default)]
@@ -69,6 +72,11 @@ pub struct Reference {
     /// (function, line) pairs whose later executions the oracle's bounded
     /// walk did not see: a value it never showed there is not judged.
     capped: HashSet<(String, u32)>,
+    /// (function, line, variable) the oracle showed `<optimized out>` at
+    /// some stop (gcc -O0 drops unused parameters of an `always_inline`
+    /// function's inlined copies): a value it never showed there is not
+    /// judged.
+    unknown: HashSet<(String, u32, String)>,
 }
 
 /// Whether `shown` is a local whose declaration (and initializer) has not
@@ -123,21 +131,7 @@ impl Reference {
     /// expression open, so two faithful builds may hold different values
     /// in the middle of a line). The steps and lines stay the first walk's.
     pub fn add_values(&mut self, walk: &Walk) {
-        self.capped.extend(walk.capped.iter().cloned());
-        let mut add = |function: &str, line: u32, stop: &Stop| {
-            for shown in stop.shown.iter().filter(|s| s.is_available()) {
-                self.held
-                    .entry((function.to_string(), line, shown.variable()))
-                    .or_default()
-                    .insert(shown.value.clone());
-            }
-        };
-        for stop in &walk.stops {
-            add(&stop.function, stop.line, stop);
-        }
-        frame_pairs(&walk.stops, |previous, stop| {
-            add(&previous.function, previous.line, stop);
-        });
+        self.add_held(walk);
         for stop in &walk.stops {
             let names = self
                 .shown_at
@@ -151,6 +145,69 @@ impl Reference {
                     })
                     .map(|s| s.variable()),
             );
+        }
+    }
+
+    /// Adds what a second walk of the same oracle build saw at the lines it
+    /// looked at again ([`super::WalkOptions::only_lines`], further than
+    /// the first walk): the values held there and the lines it still did
+    /// not see every execution of. What is expected at a stop (the
+    /// availability figures) stays the first walk's.
+    /// Its stops are paired only with the `next` after each
+    /// ([`Stop::after_next`]): its other consecutive stops are not
+    /// consecutive lines.
+    /// A walk that ended before the program did saw no line's every
+    /// execution: all its lines count as capped (in every function the
+    /// reference holds values at them).
+    pub fn confirm(&mut self, walk: &Walk) {
+        self.capped.extend(walk.capped.iter().cloned());
+        if walk.end != End::Exited {
+            let looked_at: HashSet<u32> = walk.lines.iter().copied().collect();
+            let unfinished: Vec<(String, u32)> = self
+                .held
+                .keys()
+                .filter(|(_, line, _)| looked_at.contains(line))
+                .map(|(function, line, _)| (function.clone(), *line))
+                .collect();
+            self.capped.extend(unfinished);
+        }
+        for stop in &walk.stops {
+            self.hold(&stop.function, stop.line, stop, true);
+        }
+        for pair in walk.stops.windows(2) {
+            let (previous, stop) = (&pair[0], &pair[1]);
+            if stop.after_next && stop.depth == previous.depth && stop.function == previous.function
+            {
+                self.hold(&previous.function, previous.line, stop, false);
+            }
+        }
+    }
+
+    /// The held values and capped lines of `walk`.
+    fn add_held(&mut self, walk: &Walk) {
+        self.capped.extend(walk.capped.iter().cloned());
+        for stop in &walk.stops {
+            self.hold(&stop.function, stop.line, stop, true);
+        }
+        frame_pairs(&walk.stops, |previous, stop| {
+            self.hold(&previous.function, previous.line, stop, false);
+        });
+    }
+
+    /// Records the values shown at `stop` as held at `line` of `function`,
+    /// and, when that is `stop`'s own line (`own`), the variables the
+    /// oracle could not show there.
+    fn hold(&mut self, function: &str, line: u32, stop: &Stop, own: bool) {
+        for shown in &stop.shown {
+            let key = (function.to_string(), line, shown.variable());
+            if shown.is_available() {
+                self.held
+                    .entry(key)
+                    .or_default()
+                    .insert(shown.value.clone());
+            } else if own {
+                self.unknown.insert(key);
+            }
         }
     }
 
@@ -307,7 +364,12 @@ pub fn judge(reference: &Reference, walk: &Walk) -> Figures {
             distinct.insert((&stop.function, stop.line, variable.clone(), &shown.value));
             let capped = reference
                 .capped
-                .contains(&(stop.function.clone(), stop.line));
+                .contains(&(stop.function.clone(), stop.line))
+                || reference.unknown.contains(&(
+                    stop.function.clone(),
+                    stop.line,
+                    variable.clone(),
+                ));
             let is_wrong = match held {
                 _ if shown.is_error() => true,
                 Some(held) if held.contains(&shown.value) || held.contains(UNASSIGNED) => false,
@@ -413,6 +475,47 @@ mod tests {
         // Without the cap, the same value is wrong.
         let uncapped = Reference::new(&parse(&oracle.replace("CAPPED\tf\t10\n", "")));
         assert_eq!(judge(&uncapped, &later_call).wrong.len(), 1);
+    }
+
+    #[test]
+    fn a_value_of_a_variable_the_oracle_could_not_show_there_is_not_judged() {
+        // An inlined copy of f whose unused parameter gcc -O0 left without
+        // a location, and another copy where it is 9.
+        let oracle = "STOP\t2\tf\t10\tbreak\nVAR\tcap\targ\t9\t<optimized out>\n\
+                      STOP\t2\tf\t10\tbreak\nVAR\tcap\targ\t9\t9\n";
+        let reference = Reference::new(&parse(oracle));
+        let first_copy = parse("STOP\t2\tf\t10\tbreak\nVAR\tcap\targ\t9\t0\n");
+        let figures = judge(&reference, &first_copy);
+        assert!(figures.wrong.is_empty());
+        assert_eq!(figures.unjudged, 1);
+        let known = Reference::new(&parse(&oracle.replace("<optimized out>", "9")));
+        assert_eq!(judge(&known, &first_copy).wrong.len(), 1);
+    }
+
+    #[test]
+    fn a_second_look_holds_its_lines_values_and_the_next_lines() {
+        let mut reference = Reference::new(&parse(ORACLE));
+        let build = parse("STOP\t1\tmain\t4\tbreak\nVAR\tx\tlocal\t2\t5\nVAR\ty\tlocal\t3\t8\n");
+        assert_eq!(judge(&reference, &build).wrong.len(), 2);
+        // Line 4 again: x was 5 there at a later execution, and the `next`
+        // after it saw y = 8 at line 5 (what line 4 computes). The stop
+        // after that, at line 4 again, is no step from line 5.
+        let again = "LINES\t4\n\
+            STOP\t1\tmain\t4\tbreak\nVAR\tx\tlocal\t2\t5\nVAR\ty\tlocal\t3\t0\n\
+            STOP\t1\tmain\t5\tnext\nVAR\tx\tlocal\t2\t5\nVAR\ty\tlocal\t3\t8\n\
+            STOP\t1\tmain\t4\tbreak\nVAR\tx\tlocal\t2\t6\nVAR\ty\tlocal\t3\t4\n\
+            END\texited\t\n";
+        reference.confirm(&parse(again));
+        assert!(judge(&reference, &build).wrong.is_empty());
+        assert!(!reference.held("main", 5, "y@3").unwrap().contains("4"));
+        // A second look that ended early saw no line's every execution.
+        let mut unfinished = Reference::new(&parse(ORACLE));
+        unfinished.confirm(&parse(
+            "LINES\t4\nSTOP\t1\tmain\t4\tbreak\nVAR\tx\tlocal\t2\t1\nEND\tlimit\t1\n",
+        ));
+        let figures = judge(&unfinished, &build);
+        assert!(figures.wrong.is_empty());
+        assert_eq!(figures.unjudged, 2);
     }
 
     #[test]

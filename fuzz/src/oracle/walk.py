@@ -10,11 +10,14 @@
 # each line, not only where `break FILE:LINE` puts them, so that the
 # oracle sees every value a variable holds on a line, e.g. a `for` line's
 # condition and increment; a function's entry address is left out: its
-# first line stops after the prologue, as `break` does).
+# first line stops after the prologue, as `break` does), WALK_LINES
+# (comma-separated: only these lines get breakpoints; all when empty).
 # Output, one row per line, tab-separated:
 #   LINES <line> <line> ...                  the lines given breakpoints
-#   STOP  <frame depth> <function> <line> break|row   at each stop (`row`:
-#         an address only WALK_EVERY_ROW added)
+#   STOP  <frame depth> <function> <line> break|row|next|inside   at each
+#         stop (`row`: an address only WALK_EVERY_ROW added; `next`: the
+#         stop after a WALK_LINES stop; `inside`: within a WALK_LINES line,
+#         where a value changed)
 #   VAR   <name> arg|local <decl line> <value>   each scalar in scope
 #   CAPPED <function> <line>                 (WALK_EVERY_ROW) after a stop
 #         whose address the bound then disabled: later executions of the
@@ -34,6 +37,7 @@ functions = [f for f in os.environ["WALK_FUNCTIONS"].split(",") if f]
 max_hits = int(os.environ.get("WALK_MAX_HITS", "5"))
 max_stops = int(os.environ.get("WALK_MAX_STOPS", "5000"))
 every_row = os.environ.get("WALK_EVERY_ROW") == "1"
+only_lines = {int(l) for l in os.environ.get("WALK_LINES", "").split(",") if l}
 gdb.execute("set pagination off")
 gdb.execute("set confirm off")
 gdb.execute("set width 0")
@@ -180,7 +184,7 @@ lines = set()
 rows = set()
 for entry in symtab.linetable():
     if entry.line > 0 and getattr(entry, "is_stmt", True):
-        if enclosing_functions(entry.pc) & wanted:
+        if (not only_lines or entry.line in only_lines) and enclosing_functions(entry.pc) & wanted:
             lines.add(entry.line)
             rows.add(entry.pc)
 lines = sorted(lines)
@@ -219,6 +223,47 @@ except gdb.error as e:
     raise SystemExit
 
 stops = 0
+# With WALK_LINES each breakpoint stop is followed by a `next` (a stop of
+# kind `next`): what the frame holds at its next line, which the line may
+# have computed. The first INSIDE_HITS stops at each address also step
+# through the rest of the line an instruction at a time (over calls), a
+# stop of kind `inside` wherever a value changed: a line with a loop in
+# it (zlib's NEEDBITS) holds values its start never shows.
+INSIDE_HITS = 10
+INSIDE_STEPS = 400
+inside_hits = {}
+
+
+def print_stop(frame, kind):
+    fn = frame.function()
+    rows = [f"STOP\t{depth(frame)}\t{fn.name if fn else '?'}\t{frame.find_sal().line}\t{kind}"]
+    shown_values = scalars_in_scope(frame)
+    for name, shown in shown_values.items():
+        if shown is not None:
+            kind_of, decl_line, value = shown
+            rows.append(f"VAR\t{name}\t{kind_of}\t{decl_line}\t{value}")
+    print("\n".join(rows), flush=True)
+    return shown_values
+
+
+def step_through_line(frame, shown):
+    """Steps over the rest of frame's line; True when still on it."""
+    line, frame_depth = frame.find_sal().line, depth(frame)
+    last = shown
+    for _ in range(INSIDE_STEPS):
+        gdb.execute("nexti", to_string=True)
+        now = gdb.selected_frame()
+        if now.find_sal().line != line or depth(now) != frame_depth:
+            return False
+        values = scalars_in_scope(now)
+        if values != last:
+            print_stop(now, "inside")
+            last = values
+    return True
+
+
+stepped = False
+still_on_line = True
 while True:
     try:
         frame = enter_inlined_calls(gdb.selected_frame())
@@ -232,14 +277,11 @@ while True:
     fn = frame.function()
     line = frame.find_sal().line
     pc = frame.pc()
-    kind = "break" if pc in breaks else "row"
-    rows = [f"STOP\t{depth(frame)}\t{fn.name if fn else '?'}\t{line}\t{kind}"]
-    for name, shown in scalars_in_scope(frame).items():
-        if shown is not None:
-            kind, decl_line, value = shown
-            rows.append(f"VAR\t{name}\t{kind}\t{decl_line}\t{value}")
-    print("\n".join(rows), flush=True)
-    if every_row:
+    kind = "next" if stepped else "break" if pc in breaks else "row"
+    shown = print_stop(frame, kind)
+    if stepped:
+        pass
+    elif every_row:
         bp = breakpoints.get(pc)
         if bp is not None and bp.hit_count >= max_hits:
             bp.enabled = False
@@ -250,8 +292,14 @@ while True:
         if line_hits[stopped_line] >= max_hits:
             for bp in by_line[stopped_line]:
                 bp.enabled = False
+    stepped = bool(only_lines) and not stepped
     try:
-        gdb.execute("continue", to_string=True)
+        still_on_line = True
+        if stepped and inside_hits.get(pc, 0) < INSIDE_HITS:
+            inside_hits[pc] = inside_hits.get(pc, 0) + 1
+            still_on_line = step_through_line(frame, shown)
+        if still_on_line:
+            gdb.execute("next" if stepped else "continue", to_string=True)
     except gdb.error:
         print("END\texited\t", flush=True)
         break

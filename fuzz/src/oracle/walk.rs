@@ -31,6 +31,13 @@ pub struct WalkOptions {
     /// its prologue): the oracle's walk, to see every value a variable
     /// holds on a line (a `for` line's condition and increment too).
     pub every_row: bool,
+    /// Only these lines get breakpoints (every line of the functions when
+    /// empty), and each stop on them is followed by a `next`
+    /// ([`Stop::after_next`]), the first few at each address by a stop
+    /// wherever a value changed as the line runs on, an instruction at a
+    /// time: a second look at lines where a build showed a value the first
+    /// walk never saw.
+    pub only_lines: Vec<u32>,
     /// The walk ends after this many stops.
     pub max_stops: u32,
     /// gdb is killed after this long (the walk then ends in
@@ -50,6 +57,7 @@ impl WalkOptions {
             functions,
             max_hits_per_line: 5,
             every_row: false,
+            only_lines: Vec::new(),
             max_stops: 3_000,
             time_limit: Duration::from_secs(60),
             args: Vec::new(),
@@ -112,6 +120,9 @@ pub struct Stop {
     /// Whether the stop is at an address `break FILE:LINE` chooses (always,
     /// unless [`WalkOptions::every_row`] added others).
     pub at_break_address: bool,
+    /// Whether the stop is the `next` after a stop of an
+    /// [`WalkOptions::only_lines`] walk: the frame at its following line.
+    pub after_next: bool,
     /// Every scalar parameter and local in scope, innermost first.
     pub shown: Vec<Shown>,
 }
@@ -171,7 +182,8 @@ pub fn walk(exe: &Path, options: &WalkOptions) -> Result<Walk, String> {
     .env("WALK_FUNCTIONS", options.functions.join(","))
     .env("WALK_MAX_HITS", options.max_hits_per_line.to_string())
     .env("WALK_MAX_STOPS", options.max_stops.to_string())
-    .env("WALK_EVERY_ROW", if options.every_row { "1" } else { "0" });
+    .env("WALK_EVERY_ROW", if options.every_row { "1" } else { "0" })
+    .env("WALK_LINES", join(&options.only_lines));
     if let Some(dir) = &options.dir {
         gdb.current_dir(dir);
     }
@@ -183,6 +195,15 @@ pub fn walk(exe: &Path, options: &WalkOptions) -> Result<Walk, String> {
         walk.end = End::TimedOut;
     }
     Ok(walk)
+}
+
+/// `lines` comma-separated.
+fn join(lines: &[u32]) -> String {
+    lines
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// Parses the script's rows (other output, the program's and gdb's, is
@@ -207,6 +228,7 @@ pub fn parse(text: &str) -> Walk {
                         function: function.to_string(),
                         line,
                         at_break_address: *kind == "break",
+                        after_next: *kind == "next",
                         shown: Vec::new(),
                     });
                 }
