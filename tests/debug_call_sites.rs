@@ -197,3 +197,57 @@ fn lldb_shows_parameters_through_their_entry_values() {
         "{text}"
     );
 }
+
+/// `fixtures/call_sites/inlined_entry_value.c` (its `.O2.ll` by
+/// `clang-19 -O2 -g -fdebug-compilation-dir=. -S -emit-llvm`): `inner`,
+/// always inlined into `outer`, uses its parameter `n` only before its loop,
+/// whose call to `observe` reuses rdi (clang unrolls it; the breakpoint on
+/// line 8 stops once). There `n` is the entry value of
+/// `outer`'s rdi (7, from `main`'s call site). LLVM gives an inlined
+/// call's parameter no entry value (`n` is <optimized out> there in llc-19's
+/// object); gdb and lldb both find it through the physical frame's caller.
+fn inlined_program(dir: &Path, flags: &[&str]) -> PathBuf {
+    let object = compile_ll(
+        dir,
+        &fixture("call_sites/inlined_entry_value.O2.ll"),
+        "inlined_entry_value",
+        flags,
+    );
+    let exe = dir.join(format!("inlined_entry_value{}", flags.concat()));
+    gcc_link(&exe, &[object], &[]);
+    exe
+}
+
+#[test]
+fn gdb_shows_an_inlined_parameter_through_its_entry_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = inlined_program(dir.path(), &[]);
+    let out = gdb_batch(
+        &exe,
+        &[
+            "break inlined_entry_value.c:8",
+            "run",
+            "print n",
+            "info frame",
+        ],
+    );
+    let shown: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with('$') || l.contains("inlined into"))
+        .collect();
+    assert_eq!(shown, ["$1 = 7", " inlined into frame 1"], "{out}");
+}
+
+#[test]
+fn lldb_shows_an_inlined_parameter_through_its_entry_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = inlined_program(dir.path(), &["--debugger-tune=lldb"]);
+    let out = run(Command::new("lldb-19")
+        .args(["-b", "-o", "breakpoint set -f inlined_entry_value.c -l 8"])
+        .args(["-o", "run", "-o", "frame variable n"])
+        .arg(&exe));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let shown: Vec<&str> = text.lines().filter(|l| l.starts_with("(int)")).collect();
+    assert_eq!(shown, ["(int) n = 7"], "{text}");
+    assert!(text.contains("[inlined] inner"), "{text}");
+}

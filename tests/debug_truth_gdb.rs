@@ -229,6 +229,58 @@ fn a_widened_loop_counter_is_its_phi_in_the_loop() {
 }
 
 #[test]
+fn a_widened_counter_started_from_a_value_is_its_phi_in_the_loop() {
+    // `part` starts at `smax(groups, 2)`: the entry block says
+    // `#dbg_value(i32 %3, part)` and indvars' i64 phi starts at
+    // `zext nneg i32 %3`. The check that a phi's incoming values are the
+    // variable's took the two for different values and left `part`
+    // <optimized out> all through the loop (bzip2's `nPart`, which llc-19
+    // shows).
+    let dir = tempfile::tempdir().unwrap();
+    let (_, exe) = build_truth(dir.path(), "widened_from_value.O2.ll", &[]);
+    assert_eq!(
+        gdb_at(&exe, "widened_from_value.c:12", &["print part", "continue", "print part"]),
+        "Breakpoint 1, spread (groups=groups@entry=5, total=total@entry=100) at ./widened_from_value.c:12\n12\t    observe(part);\n$1 = 5\n\n\
+         Breakpoint 1, spread (groups=groups@entry=5, total=total@entry=100) at ./widened_from_value.c:12\n12\t    observe(part);\n$2 = 4\n"
+    );
+}
+
+#[test]
+fn a_record_above_the_instruction_it_names_takes_effect_there() {
+    // `#dbg_value(i32 %12, ge)` stands above `%12 = select`, as LLVM's
+    // sinking leaves it in bzip2's sendMTFValues; instruction selection had
+    // no register for %12 at the record, and `ge` was <optimized out> from
+    // there on. The record now takes effect at the select.
+    let dir = tempfile::tempdir().unwrap();
+    let (_, exe) = build_truth(dir.path(), "sunk_select.O2.ll", &[]);
+    assert_eq!(
+        gdb_at(&exe, "sunk_select.c:12", &["print ge", "print gs"]),
+        "Breakpoint 1, group (gs=gs@entry=10, n=n@entry=40, groups=groups@entry=6) at ./sunk_select.c:12\n12\t  observe(ge);\n$1 = 39\n$2 = 10\n"
+    );
+}
+
+#[test]
+fn a_loop_entered_from_another_loops_latch_starts_at_its_phis_value() {
+    // The first loop's latch branches straight to the second loop's header:
+    // the block that held `#dbg_value(0, i)` between the loops is gone, so
+    // the latch's last record says i is 16 and the header's phi brings 0.
+    // Taking the latch's record as what i is on every edge out of it left
+    // i <optimized out> all through the second loop (bzip2's sendMTFValues,
+    // line 507).
+    let dir = tempfile::tempdir().unwrap();
+    let (_, exe) = build_truth(dir.path(), "second_loop.O2.ll", &[]);
+    assert_eq!(
+        gdb_at(
+            &exe,
+            "second_loop.c:14",
+            &["print i", "continue", "print i"]
+        ),
+        "Breakpoint 1, both () at ./second_loop.c:14\n14\t      observe(i);\n$1 = 0\n\n\
+         Breakpoint 1, both () at ./second_loop.c:14\n14\t      observe(i);\n$2 = 2\n"
+    );
+}
+
+#[test]
 fn a_loop_counter_is_its_exit_bound_after_the_loop() {
     // The loop leaves by `icmp eq %k.next, 100`, so on that edge k is 100;
     // `%k.next`'s register (rbx) is then reused for `j`, and k was

@@ -566,12 +566,13 @@ impl Walker<'_> {
                     }
                     if let Some(opened) = opened {
                         let whole_value = opened.location.ops == [Op::Arg(0)];
-                        // An inlined variable never falls back to an entry
-                        // value (as in LLVM): debuggers evaluate one in the
-                        // inlined frame through the wrong call site.
-                        let inlined = table.variables[variable as usize].inlined_at.is_some();
+                        // A variable of an inlined call falls back to an
+                        // entry value too (LLVM does not): the register's
+                        // value at the physical function's entry, which gdb
+                        // finds through the caller of the inlined frames'
+                        // physical frame, and lldb-19 too (it checks the
+                        // call edge's callee is that function).
                         let entry_register = match opened.registers.as_slice() {
-                            _ if inlined => None,
                             [PhysReg::Gpr(register)] if from_entry && whole_value => {
                                 Some(*register)
                             }
@@ -1430,10 +1431,10 @@ mod tests {
     }
 
     #[test]
-    fn an_inlined_variable_never_falls_back_to_an_entry_value() {
+    fn an_inlined_variable_falls_back_to_its_physical_functions_entry_value() {
         // x and the inlined p both hold rdi's entry value; when rdi is
-        // reused, x is rdi's entry value and p has no location (gdb would
-        // evaluate p's entry value through the wrong call site).
+        // reused, both are rdi's entry value (debuggers take it from the
+        // physical frame's call site).
         let got = ranges_after_opening(
             2,
             vec![vec![
@@ -1451,6 +1452,7 @@ mod tests {
                 (10, 0, 4, "reg5 Arg(0)".to_string()),
                 (10, 4, 6, "entry5 Arg(0) StackValue".to_string()),
                 (12, 0, 4, "reg5 Arg(0)".to_string()),
+                (12, 4, 6, "entry5 Arg(0) StackValue".to_string()),
             ]
         );
     }

@@ -494,10 +494,10 @@ pub fn merge_assign_ids(function: &mut Function, kept: InstId, merged: &[InstId]
 }
 
 /// The size in bits of a local variable's type (through typedefs and qualifiers).
-pub fn variable_size_bits(module: &Module, variable: MdId) -> Option<u64> {
-    let mut node = module.debug.variable(variable)?.ty?;
+pub fn variable_size_bits(debug: &DebugInfo, variable: MdId) -> Option<u64> {
+    let mut node = debug.variable(variable)?.ty?;
     for _ in 0..64 {
-        match module.debug.node(node) {
+        match debug.node(node) {
             MdNode::BasicType(t) => return Some(t.size),
             MdNode::CompositeType(t) => return Some(t.size),
             MdNode::DerivedType(t) if t.tag == "DW_TAG_pointer_type" => return Some(64),

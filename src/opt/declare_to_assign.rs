@@ -295,7 +295,7 @@ fn trackable(cx: &PassCx, function: &Function, record: &DebugRecord) -> Option<(
     };
     let bits = match fragment {
         Some((_, size)) => size,
-        None => super::debug_update::variable_size_bits(cx.module, record.variable)?,
+        None => super::debug_update::variable_size_bits(&cx.module.debug, record.variable)?,
     };
     Some((
         alloca,

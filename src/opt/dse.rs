@@ -184,7 +184,7 @@ fn describe_untagged_store(cx: &mut PassCx, function: &mut Function, store: Inst
     for (variable, fragment, loc) in homes {
         let (offset, size) = match fragment {
             Some(fragment) => fragment,
-            None => match super::debug_update::variable_size_bits(cx.module, variable) {
+            None => match super::debug_update::variable_size_bits(&cx.module.debug, variable) {
                 Some(size) => (0, size),
                 None => continue,
             },
@@ -299,10 +299,13 @@ fn shorten(cx: &mut PassCx, function: &mut Function, call: InstId, length: i64) 
             }
             let (offset, size) = match cx.module.debug.expr(record.expr).fragment() {
                 Some(fragment) => fragment,
-                None => match super::debug_update::variable_size_bits(cx.module, record.variable) {
-                    Some(size) => (0, size),
-                    None => continue,
-                },
+                None => {
+                    match super::debug_update::variable_size_bits(&cx.module.debug, record.variable)
+                    {
+                        Some(size) => (0, size),
+                        None => continue,
+                    }
+                }
             };
             let dead_start = offset + length as u64 * 8;
             let dead_end = (offset + old_length as u64 * 8).min(offset + size);

@@ -204,7 +204,7 @@ fn split(cx: &mut PassCx, function: &mut Function, alloca: InstId) -> bool {
         }
     }
     for declare in declares.iter().chain(&markers) {
-        match super::debug_update::variable_size_bits(cx.module, declare.variable) {
+        match super::debug_update::variable_size_bits(&cx.module.debug, declare.variable) {
             Some(bits) if pieces.iter().all(|p| p.end * 8 <= bits) => {
                 var_bits.insert(declare.variable, bits);
             }

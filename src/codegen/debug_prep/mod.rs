@@ -5,6 +5,8 @@
 //! without debug info) say only what holds in the source:
 //! - [`assignment_tracking`]: `#dbg_assign` lowered to memory or value
 //!   locations by a dataflow over the blocks;
+//! - [`dangling_values`]: a debug value of an instruction its block defines
+//!   later takes effect at that definition;
 //! - [`phi_values`]: a phi described as a variable only where its incoming
 //!   values are that variable's values;
 //! - [`speculated_values`]: a debug value of code speculated into another
@@ -17,6 +19,7 @@
 
 pub mod assignment_tracking;
 pub mod branch_constants;
+pub mod dangling_values;
 pub mod phi_values;
 pub mod recover_operands;
 pub mod speculated_values;
@@ -26,6 +29,7 @@ use crate::ir::{BlockId, DebugInfo, DebugRecord, ExprOp, Function, InstKind, Mod
 /// Runs every rewrite above, in order.
 pub fn prepare(module: &mut Module) {
     assignment_tracking::lower_module(module);
+    dangling_values::resolve_dangling_values(module);
     phi_values::undefine_mismatched_phis(module);
     speculated_values::end_speculated_values(module);
     recover_operands::recover_dead_operands(module);

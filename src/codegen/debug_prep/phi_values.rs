@@ -10,14 +10,20 @@
 //!
 //! The check: for each predecessor that itself says what the variable is
 //! when it branches (its last `#dbg_value` of the same variable fragment),
-//! the phi's incoming value from that predecessor must be that same value.
-//! A predecessor that says nothing is no evidence either way. An incoming
+//! and branches only to the phi's block, the phi's incoming value from
+//! that predecessor must be that same value. A predecessor that says
+//! nothing is no evidence either way, nor one that also branches elsewhere:
+//! the optimiser drops the records of an empty block it removes from a
+//! critical edge (bzip2's `for (i = 0; ...)` right after another loop over
+//! `i`: the old loop's latch says `i` is 16, and the `i = 0` between the
+//! loops went with the block that held it; the new loop's phi starts at 0). An incoming
 //! `undef` or `poison` never passes: an undefined value is no location
 //! (a debug value never shows a constant the source never assigned, such
 //! as the 0 isel writes for an `undef` incoming value).
 
 use crate::ir::value::Constant;
-use crate::ir::{BlockId, DebugInfo, Function, InstKind, RecordKind, Type, Value};
+use crate::ir::{cfg, BlockId, CastOp, DebugInfo, Function, InstKind, RecordKind, Type, Value};
+use crate::opt::debug_update::variable_size_bits;
 
 /// Applies the check to every function of the module.
 pub fn undefine_mismatched_phis(module: &mut crate::ir::Module) {
@@ -30,6 +36,7 @@ pub fn undefine_mismatched_phis(module: &mut crate::ir::Module) {
 }
 
 fn check_function(function: &mut Function, debug: &DebugInfo) {
+    let successors = cfg::successors(function);
     let mut undefine = Vec::new();
     for block in &function.blocks {
         for (position, &inst) in block.insts.iter().enumerate() {
@@ -47,10 +54,16 @@ fn check_function(function: &mut Function, debug: &DebugInfo) {
                 // An undefined incoming value is no value of the variable:
                 // instruction selection writes 0 (or nothing) on that edge,
                 // and the phi would show it where the source set nothing.
+                let bits = fragment
+                    .map(|(_, size)| size)
+                    .or_else(|| variable_size_bits(debug, record.variable));
                 let mismatched = incoming.iter().any(|(value, from)| {
                     value.is_undef_or_poison()
-                        || last_value_in(function, debug, *from, record.variable, fragment)
-                            .is_some_and(|known| !same_value_of_the_variable(known, value))
+                        || (successors[from.0 as usize].len() == 1
+                            && last_value_in(function, debug, *from, record.variable, fragment)
+                                .is_some_and(|known| {
+                                    !same_value_of_the_variable(function, bits, known, value)
+                                }))
                 });
                 if mismatched {
                     undefine.push((block.insts[position], index));
@@ -65,15 +78,40 @@ fn check_function(function: &mut Function, debug: &DebugInfo) {
 }
 
 /// Whether `known` (a predecessor's debug value) and `incoming` (the phi's
-/// value from it) give the variable the same value: the same value, or
-/// integer constants of one value at different widths (`i32 0` said of
-/// `selCtr` and the `i64 0` of its widened induction phi).
-fn same_value_of_the_variable(known: &Value, incoming: &Value) -> bool {
+/// value from it) give the variable (of `bits`) the same value: the same
+/// value; integer constants of one value at different widths (`i32 0` said
+/// of `selCtr` and the `i64 0` of its widened induction phi); or `known`
+/// zero- or sign-extended to the phi's width, when the variable is no wider
+/// than `known` (bzip2's `nPart` is `i32 %n` in the preheader and the
+/// widened phi starts at `zext nneg i32 %n to i64`: its low 32 bits are
+/// `%n`).
+fn same_value_of_the_variable(
+    function: &Function,
+    bits: Option<u64>,
+    known: &Value,
+    incoming: &Value,
+) -> bool {
     match (known, incoming) {
         (
             Value::Const(Constant::Int { value: x, .. }),
             Value::Const(Constant::Int { value: y, .. }),
         ) => x == y,
+        (_, Value::Inst(cast)) if known != incoming => match &function.inst(*cast).kind {
+            InstKind::Cast {
+                op: CastOp::ZExt | CastOp::SExt,
+                value,
+                ..
+            } => {
+                value == known
+                    && bits.is_some_and(|bits| {
+                        function
+                            .value_type(known)
+                            .int_bits()
+                            .is_some_and(|w| bits <= w as u64)
+                    })
+            }
+            _ => false,
+        },
         _ => known == incoming,
     }
 }

@@ -567,8 +567,10 @@ impl Selector<'_> {
                 // from the sign and exponent's register too: described
                 // whole, debuggers print it (gdb shows a value with
                 // unavailable bytes as `<optimized out>`).
-                let size =
-                    crate::opt::debug_update::variable_size_bits(self.module, record.variable);
+                let size = crate::opt::debug_update::variable_size_bits(
+                    &self.module.debug,
+                    record.variable,
+                );
                 let high = if base == 0 && size == Some(128) {
                     64
                 } else {

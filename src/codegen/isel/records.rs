@@ -152,9 +152,9 @@ impl Selector<'_> {
         // there, for the whole function as a declare's (a computed value of
         // it would hold only 8 bytes); narrower ones stay computed values
         // with their ranges.
-        let bits = fragment
-            .map(|(_, size)| size)
-            .or_else(|| crate::opt::debug_update::variable_size_bits(self.module, record.variable));
+        let bits = fragment.map(|(_, size)| size).or_else(|| {
+            crate::opt::debug_update::variable_size_bits(&self.module.debug, record.variable)
+        });
         let in_memory = !declare
             && memory_home
             && bits.is_some_and(|bits| bits > 64)
