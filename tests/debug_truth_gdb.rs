@@ -90,6 +90,18 @@ fn a_loop_entered_through_an_earlier_loops_edge_block_compiles_at_every_level() 
 }
 
 #[test]
+fn a_second_hoist_into_one_loop_after_an_edge_block_compiles_and_runs() {
+    // csmith seed 203488 through our -O2 (the long run): reload_hoist's
+    // first hoist into a loop added an edge block, and its second into the
+    // same loop read the loop's inside-marks, sized before that block
+    // (index out of bounds). The marks are now made afresh for each hoist.
+    let dir = tempfile::tempdir().unwrap();
+    let object = compile_truth(dir.path(), "csmith203488.O0.ll", &["-O2"]);
+    let output = gcc_link_and_run(dir.path(), "csmith203488", &[object], &[]);
+    assert_eq!(output, "checksum = 51CE5CB0\n");
+}
+
+#[test]
 fn csmith650_through_our_o2_of_o0_ir_prints_the_gcc_checksum() {
     let dir = tempfile::tempdir().unwrap();
     let object = compile_truth(dir.path(), "csmith650.O0.ll", &["-O2"]);

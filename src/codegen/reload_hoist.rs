@@ -64,26 +64,31 @@ pub fn run(f: &mut Function) {
     let mut successors = f.successor_lists();
     let mut written = super::regalloc::callee_saved_written(f);
     for l in &loops {
-        // Every block of now, edge blocks added by earlier hoists too (the
-        // search for entering blocks reads them all). An edge block lies in
-        // no loop taken later: it jumps only to the header of the loop it
-        // was made for, which only that loop and the loops around it
-        // (taken before it) contain.
-        let mut inside = vec![false; f.blocks.len()];
-        for &b in &l.blocks {
-            inside[b] = true;
-        }
-        let mut state = State {
-            weights: &weights,
-            is_spill: &is_spill,
-            order: &order,
-            live: &mut live,
-            hoisted_live: &mut hoisted_live,
-            successors: &mut successors,
-            written: &mut written,
-        };
         // Copies a hoist deletes may free more registers.
-        while hoist_in_loop(f, l, &inside, &mut state) {}
+        loop {
+            // Every block of now, edge blocks added by earlier hoists too
+            // (this loop's included: the search for entering blocks reads
+            // them all). An edge block lies in no loop taken later: it
+            // jumps only to the header of the loop it was made for, which
+            // only that loop and the loops around it (taken before it)
+            // contain.
+            let mut inside = vec![false; f.blocks.len()];
+            for &b in &l.blocks {
+                inside[b] = true;
+            }
+            let mut state = State {
+                weights: &weights,
+                is_spill: &is_spill,
+                order: &order,
+                live: &mut live,
+                hoisted_live: &mut hoisted_live,
+                successors: &mut successors,
+                written: &mut written,
+            };
+            if !hoist_in_loop(f, l, &inside, &mut state) {
+                break;
+            }
+        }
     }
 }
 
