@@ -36,7 +36,8 @@ pub fn undefine_mismatched_phis(module: &mut crate::ir::Module) {
 }
 
 fn check_function(function: &mut Function, debug: &DebugInfo) {
-    let successors = cfg::successors(function);
+    // Computed at the first debug value of a phi (most functions have none).
+    let successors = std::cell::OnceCell::new();
     let mut undefine = Vec::new();
     for block in &function.blocks {
         for (position, &inst) in block.insts.iter().enumerate() {
@@ -51,12 +52,13 @@ fn check_function(function: &mut Function, debug: &DebugInfo) {
                     continue;
                 };
                 let fragment = debug.expr(record.expr).fragment();
-                // An undefined incoming value is no value of the variable:
-                // instruction selection writes 0 (or nothing) on that edge,
-                // and the phi would show it where the source set nothing.
                 let bits = fragment
                     .map(|(_, size)| size)
                     .or_else(|| variable_size_bits(debug, record.variable));
+                let successors = successors.get_or_init(|| cfg::successors(function));
+                // An undefined incoming value is no value of the variable:
+                // instruction selection writes 0 (or nothing) on that edge,
+                // and the phi would show it where the source set nothing.
                 let mismatched = incoming.iter().any(|(value, from)| {
                     value.is_undef_or_poison()
                         || (successors[from.0 as usize].len() == 1
