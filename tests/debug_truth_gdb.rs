@@ -293,6 +293,27 @@ fn a_loop_entered_from_another_loops_latch_starts_at_its_phis_value() {
 }
 
 #[test]
+fn a_loop_test_fused_into_its_branch_shows_the_counter_before_its_increment() {
+    // `if (flag)` is a compare clang left above the counter's increment
+    // and its records; selection fuses it into the loop's `cmp; jcc` at
+    // the block's end, after the `add`. The records waited for the
+    // compare's line from now on: at line 8 n was shown one ahead
+    // (csmith 201076, from the long run; llc-19's strength reduction
+    // happened to leave n <optimized out> there).
+    let dir = tempfile::tempdir().unwrap();
+    let (_, exe) = build_truth(dir.path(), "fused_loop_test.O2.ll", &[]);
+    assert_eq!(
+        gdb_at(
+            &exe,
+            "fused_loop_test.c:8",
+            &["print n", "continue", "print n"]
+        ),
+        "Breakpoint 1, count_until_flag (n=4294967281, mask=0) at ./fused_loop_test.c:8\n8\t    if (flag)\n$1 = 4294967281\n\n\
+         Breakpoint 1, count_until_flag (n=4294967282, mask=0) at ./fused_loop_test.c:8\n8\t    if (flag)\n$2 = 4294967282\n"
+    );
+}
+
+#[test]
 fn a_loop_counter_is_its_exit_bound_after_the_loop() {
     // The loop leaves by `icmp eq %k.next, 100`, so on that edge k is 100;
     // `%k.next`'s register (rbx) is then reused for `j`, and k was

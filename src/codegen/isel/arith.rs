@@ -414,6 +414,9 @@ impl Selector<'_> {
                     self.loc = mir_loc(icmp.dbg);
                 }
                 let flags = self.compare_inst(*id);
+                if self.holding_for == Some(*id) {
+                    self.release_held_records()?;
+                }
                 self.loc = user_loc;
                 return flags;
             }

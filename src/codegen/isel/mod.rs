@@ -413,6 +413,12 @@ struct Selector<'a> {
     eh: Option<EhTables>,
     /// The scratch slot of the x87 sequences (see [`x87`]).
     x87_scratch: Option<StackSlotId>,
+    /// Debug records that follow a fused compare with a source line of its
+    /// own, with their locations, held until the compare is emitted at its
+    /// user (see [`Selector::hold_or_lower_records`]).
+    held_records: Vec<(&'a ir::DebugRecord, u32)>,
+    /// The fused compare the held records wait for.
+    holding_for: Option<InstId>,
 }
 
 impl<'a> Selector<'a> {
@@ -454,6 +460,8 @@ impl<'a> Selector<'a> {
             phi_incoming: HashMap::new(),
             eh: None,
             x87_scratch: None,
+            held_records: Vec::new(),
+            holding_for: None,
         }
     }
 
@@ -527,16 +535,64 @@ impl<'a> Selector<'a> {
                 self.pos = inst.pos;
                 self.loc = mir_loc(inst.dbg);
                 if self.options.debug_info {
-                    for record in &inst.records {
-                        self.lower_record(record)?;
-                    }
+                    self.hold_or_lower_records(id)?;
                 }
                 self.loc = mir_loc(inst.dbg);
                 self.lower_inst(id)?;
             }
+            self.release_held_records()?;
         }
         self.finish_dynamic_allocas();
         self.layout();
+        Ok(())
+    }
+
+    /// Lowers the debug records in front of instruction `id`, or holds them
+    /// while a fused compare with a source line of its own waits to be
+    /// emitted at its user. The compare's code, and its line's row, come
+    /// at the user (`cmp; jcc` at the block's end), after the instructions
+    /// between; the records between take effect in IR order after the
+    /// compare's line starts, so they wait for it (csmith 201076: a loop
+    /// counter's increment, selected before the fused loop test, showed the
+    /// next value at the test's line). They are let go earlier, in front
+    /// of an instruction with another source line, whose row comes first.
+    /// A value a held record no longer finds (its register reused) leaves
+    /// the variable without a location until then, never with a wrong one.
+    fn hold_or_lower_records(&mut self, id: InstId) -> Result<(), Diagnostic> {
+        let f = self.f;
+        let inst = f.inst(id);
+        let line = |dbg: Option<ir::LocId>| dbg.map_or(0, |l| self.module.debug.location(l).line);
+        if let Some(compare) = self.holding_for {
+            let own = line(inst.dbg);
+            if own != 0 && own != line(f.inst(compare).dbg) {
+                self.release_held_records()?;
+            }
+        }
+        for record in &inst.records {
+            if self.holding_for.is_some() {
+                self.held_records.push((record, self.loc));
+            } else {
+                self.lower_record(record)?;
+            }
+        }
+        if self.holding_for.is_none()
+            && self.lowering[id.0 as usize] == Lowering::FusedCompare
+            && line(inst.dbg) != 0
+        {
+            self.holding_for = Some(id);
+        }
+        Ok(())
+    }
+
+    /// Lowers the held debug records, each at its own location.
+    fn release_held_records(&mut self) -> Result<(), Diagnostic> {
+        self.holding_for = None;
+        let loc = self.loc;
+        for (record, record_loc) in std::mem::take(&mut self.held_records) {
+            self.loc = record_loc;
+            self.lower_record(record)?;
+        }
+        self.loc = loc;
         Ok(())
     }
 
