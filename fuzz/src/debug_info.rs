@@ -616,8 +616,10 @@ fn declaration_ids<'t>(ir: &'t str, variable: &str) -> Vec<&'t str> {
 /// `variable` (`name@line`, see [`crate::oracle::walk::Shown::variable`])
 /// the integer constant gdb shows as `shown` (in two's complement at the
 /// constant's width too: `i64 -2` shows as 18446744073709551614 in an
-/// unsigned variable), with an empty expression; `None` when there is
-/// none. (A `#dbg_assign` of a constant whose store was deleted says the
+/// unsigned variable), directly or through an expression of constant
+/// arithmetic (`i32 0` with `DW_OP_constu 1, DW_OP_minus`: clang's loop
+/// deletion leaves a counter's first decrement of a loop that ran on);
+/// `None` when there is none. (A `#dbg_assign` of a constant whose store was deleted says the
 /// variable holds the constant, as a `#dbg_value` does; `ptr null` is the
 /// constant gdb shows as `NULL`, and a char's number is compared.)
 pub fn ir_constant_of<'t>(ir: &'t str, variable: &str, shown: &str) -> Option<&'t str> {
@@ -636,9 +638,15 @@ pub fn ir_constant_of<'t>(ir: &'t str, variable: &str, shown: &str) -> Option<&'
         else {
             return false;
         };
-        let mut fields = call.splitn(4, ", ");
-        let (Some(constant), Some(id), Some(expression)) =
-            (fields.next(), fields.next(), fields.next())
+        let mut fields = call.splitn(3, ", ");
+        let (Some(constant), Some(id), Some(rest)) = (fields.next(), fields.next(), fields.next())
+        else {
+            return false;
+        };
+        let Some(expression) = rest
+            .strip_prefix("!DIExpression(")
+            .and_then(|ops| ops.split_once(')'))
+            .map(|(ops, _)| ops)
         else {
             return false;
         };
@@ -653,11 +661,73 @@ pub fn ir_constant_of<'t>(ir: &'t str, variable: &str, shown: &str) -> Option<&'
             },
             None => return false,
         };
+        let Some((value, width)) = evaluate_constant_expression(value, width, expression) else {
+            return false;
+        };
         let unsigned = (width < 128).then(|| value.rem_euclid(1i128 << width));
-        ids.contains(&id)
-            && expression == "!DIExpression()"
-            && (value == shown || unsigned == Some(shown))
+        ids.contains(&id) && (value == shown || unsigned == Some(shown))
     })
+}
+
+/// The value of a debug expression (its operations as the IR writes them,
+/// `DW_OP_constu, 1, DW_OP_minus, DW_OP_stack_value`) over the constant
+/// `value` of `width` bits, with the width of the result; `None` for an
+/// operation other than constant integer arithmetic.
+fn evaluate_constant_expression(value: i128, width: u32, expression: &str) -> Option<(i128, u32)> {
+    let wrap = |v: i128, bits: u32| -> i128 {
+        if bits >= 128 {
+            return v;
+        }
+        let unsigned = v.rem_euclid(1i128 << bits);
+        if unsigned >= 1i128 << (bits - 1) {
+            unsigned - (1i128 << bits)
+        } else {
+            unsigned
+        }
+    };
+    let mut stack = vec![value];
+    let mut width = width;
+    let mut ops = expression.split(", ").filter(|op| !op.is_empty());
+    let number = |ops: &mut dyn Iterator<Item = &str>| ops.next()?.parse::<i128>().ok();
+    while let Some(op) = ops.next() {
+        match op {
+            "DW_OP_stack_value" => {}
+            "DW_OP_constu" | "DW_OP_consts" => stack.push(number(&mut ops)?),
+            "DW_OP_plus_uconst" => {
+                let n = number(&mut ops)?;
+                *stack.last_mut()? += n;
+            }
+            "DW_OP_neg" => *stack.last_mut()? = -*stack.last()?,
+            "DW_OP_not" => *stack.last_mut()? = !*stack.last()?,
+            "DW_OP_LLVM_convert" => {
+                width = u32::try_from(number(&mut ops)?).ok()?;
+                let signed = ops.next()? == "DW_ATE_signed";
+                let top = stack.last_mut()?;
+                *top = if signed {
+                    wrap(*top, width)
+                } else {
+                    top.rem_euclid(1i128 << width.min(127))
+                };
+            }
+            "DW_OP_plus" | "DW_OP_minus" | "DW_OP_mul" | "DW_OP_and" | "DW_OP_or" | "DW_OP_xor" => {
+                let b = stack.pop()?;
+                let a = stack.pop()?;
+                stack.push(match op {
+                    "DW_OP_plus" => a + b,
+                    "DW_OP_minus" => a - b,
+                    "DW_OP_mul" => a.checked_mul(b)?,
+                    "DW_OP_and" => a & b,
+                    "DW_OP_or" => a | b,
+                    _ => a ^ b,
+                });
+            }
+            _ => return None,
+        }
+    }
+    match stack[..] {
+        [result] => Some((wrap(result, width), width)),
+        _ => None,
+    }
 }
 
 /// Whether the C program `source` still shows the finding `tag` (see
@@ -994,11 +1064,20 @@ mod tests {
                     !241 = !DILocalVariable(name: \"l_88\", scope: !9, file: !3, line: 61, type: !7)\n";
         assert!(ir_constant_of(null, "l_88@61", "NULL").is_some());
         assert!(ir_constant_of(null, "l_88@61", "&g_2").is_none());
-        // Another value, another declaration line, or a value computed by
-        // an expression is not the IR's constant.
+        // Another value or another declaration line is not the IR's
+        // constant; a constant expression's result is.
         assert_eq!(ir_constant_of(ir, "l_200@192", "2"), None);
         assert_eq!(ir_constant_of(ir, "l_200@193", "-2"), None);
         assert_eq!(ir_constant_of(ir, "k@120", "7"), None);
+        assert!(ir_constant_of(ir, "k@120", "8").is_some());
+        let decremented = "  #dbg_value(i32 0, !251, !DIExpression(DW_OP_constu, 1, DW_OP_minus, DW_OP_stack_value), !524)\n\
+                           !251 = !DILocalVariable(name: \"l_68\", scope: !9, file: !3, line: 256, type: !7)\n";
+        assert!(ir_constant_of(decremented, "l_68@256", "-1").is_some());
+        assert!(ir_constant_of(decremented, "l_68@256", "4294967295").is_some());
+        assert!(ir_constant_of(decremented, "l_68@256", "1").is_none());
+        let register = "  #dbg_value(i32 0, !251, !DIExpression(DW_OP_LLVM_arg, 0, DW_OP_LLVM_arg, 1, DW_OP_plus, DW_OP_stack_value), !524)\n\
+                        !251 = !DILocalVariable(name: \"l_68\", scope: !9, file: !3, line: 256, type: !7)\n";
+        assert!(ir_constant_of(register, "l_68@256", "0").is_none());
     }
 
     use super::*;
