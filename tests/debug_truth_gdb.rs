@@ -362,6 +362,20 @@ fn a_parameter_set_in_a_skipped_block_is_not_its_entry_value_after_it() {
 }
 
 #[test]
+fn a_loop_exit_copy_comes_after_the_exit_blocks_debug_values() {
+    // Live-range splitting copies a loop's register back at the start of
+    // each exit block; the copy went before the block's leading debug
+    // values and took the next line's row, so at line 285 (the first line
+    // of the loop `for (l_34 = 3; ...)`) gdb stopped before `l_34 = 3` took
+    // effect and showed its value before the loop, -50136740 (csmith 205640
+    // from the long run, our -O2 of clang's -O0 IR).
+    let dir = tempfile::tempdir().unwrap();
+    let (_, exe) = build_truth(dir.path(), "csmith205640.O0.ll", &["-O2"]);
+    let output = gdb_at(&exe, "csmith205640.c:285", &["print l_34"]);
+    assert!(output.ends_with("\n$1 = 3\n"), "{output}");
+}
+
+#[test]
 fn a_retained_variable_of_an_inlined_function_is_declared_in_its_copies() {
     // `never` is only in add's retainedNodes; add is inlined into f. Its
     // copies had no DIE for it and gdb said `No symbol "never" in current

@@ -4,8 +4,9 @@
 //! function where each virtual register that lives on both sides of an
 //! innermost loop and is used in it has a fresh register of its own inside
 //! the loop: copied in on every edge into the loop's header, copied back at
-//! the start of every exit block it is live into (changed in the loop or
-//! not, so the outer register lives nowhere in the loop), and renamed on
+//! the start of every exit block it is live into, after the block's leading
+//! debug values (changed in the loop or not, so the outer register lives
+//! nowhere in the loop), and renamed on
 //! every instruction of the loop (debug values included).
 //!
 //! Why: the allocator spills a register whole, and weighs it by its uses
@@ -149,10 +150,20 @@ pub fn run(f: &mut Function) {
                 if !live.live_in[e].contains(i) {
                     continue;
                 }
+                // After the block's leading debug values, which take effect
+                // at its first byte (the value is in `inner` until the
+                // copy): before them, the copy took the next line's row and
+                // a stop there missed what they say (csmith 205640, mode C:
+                // `l_34 = 3` at the inner loop's first line showed the
+                // value before the loop).
                 let insts = &mut f.blocks[e].insts;
-                let loc = insts.iter().find(|i| !i.is_debug()).map_or(0, |i| i.loc);
+                let leading = insts.iter().take_while(|i| i.is_debug()).count();
+                for inst in &mut insts[..leading] {
+                    rename_debug(&mut inst.kind, outer, inner);
+                }
+                let loc = insts.get(leading).map_or(0, |i| i.loc);
                 insts.insert(
-                    0,
+                    leading,
                     Inst::new(
                         InstKind::Copy {
                             dst: outer,
