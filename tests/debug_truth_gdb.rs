@@ -376,6 +376,19 @@ fn a_loop_exit_copy_comes_after_the_exit_blocks_debug_values() {
 }
 
 #[test]
+fn a_wide_constant_in_a_computed_value_keeps_its_width() {
+    // l_28's record is `i64 C xor zext(i8 trunc(i16 %51))`. The DWARF
+    // lowering typed the constant as the first register it read (16 bits
+    // signed), so C was cut to 16 bits and gdb showed -28465 at line 81
+    // (csmith 205509 from the long run, clang -O2 IR); the constant now
+    // converts to its own 64 bits.
+    let dir = tempfile::tempdir().unwrap();
+    let (_, exe) = build_truth(dir.path(), "csmith205509.O2.ll", &[]);
+    let output = gdb_at(&exe, "csmith205509.c:81", &["print l_28"]);
+    assert!(output.ends_with("\n$1 = 770674895\n"), "{output}");
+}
+
+#[test]
 fn a_retained_variable_of_an_inlined_function_is_declared_in_its_copies() {
     // `never` is only in add's retainedNodes; add is inlined into f. Its
     // copies had no DIE for it and gdb said `No symbol "never" in current

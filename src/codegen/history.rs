@@ -112,6 +112,9 @@ enum Step {
         opened: Option<Rc<Open>>,
         operand_registers: RegSet,
         moved: bool,
+        /// The argument register whose entry value the location's one
+        /// register holds here on every path ([`mark_entry_copies`]).
+        entry_copy_of: Option<Gpr>,
     },
     /// Any other instruction: the registers it writes and the spill slot
     /// it stores into, if any.
@@ -134,7 +137,7 @@ pub fn variable_ranges(input: &HistoryInput) -> Vec<VariableRange> {
     for &key in declares.keys() {
         declared[key as usize] = true;
     }
-    let steps = steps(input);
+    let mut steps = steps(input);
     // Predecessors for the dataflow.
     let mut preds = vec![Vec::new(); n];
     for b in 0..n {
@@ -148,6 +151,8 @@ pub fn variable_ranges(input: &HistoryInput) -> Vec<VariableRange> {
             succs[p].push(b);
         }
     }
+    let order = super::loop_depth::every_block_in_reverse_post_order(&succs);
+    mark_entry_copies(input, &mut steps, &preds, &order);
     let overlapping = overlapping_keys(&input.table.variables);
     let mut walker = Walker {
         input,
@@ -163,7 +168,6 @@ pub fn variable_ranges(input: &HistoryInput) -> Vec<VariableRange> {
     // Blocks are visited in reverse post-order, so a loop header is seen
     // before its latch and keeps what enters the loop until the back edge
     // says otherwise (the greatest fixed point, as LiveDebugValues finds).
-    let order = super::loop_depth::every_block_in_reverse_post_order(&succs);
     let mut outs: Vec<Option<State>> = vec![None; n];
     let mut dirty = vec![true; n];
     let mut changed = true;
@@ -266,6 +270,7 @@ fn steps(input: &HistoryInput) -> Steps {
                             },
                         ),
                         moved: d.moved,
+                        entry_copy_of: None,
                     },
                     kind => Step::Other {
                         written: written_registers(kind),
@@ -281,6 +286,103 @@ fn steps(input: &HistoryInput) -> Steps {
         }
     }
     steps
+}
+
+/// Which argument register's entry value each general-purpose register
+/// holds (by hardware number), where known.
+type EntryCopies = [Option<Gpr>; 16];
+
+/// Fills in [`Step::Debug::entry_copy_of`]: a forward dataflow over the
+/// blocks (reverse post-order, to a fixed point) of which registers hold an
+/// argument register's entry value on every path. At entry each argument
+/// register holds its own; a 64-bit copy passes what its source holds on;
+/// any other write (a call's clobbers too) ends it. A variable whose value
+/// is then in such a register is that entry value, and stays so after the
+/// register is reused: an inlined call's parameter in a callee-saved copy
+/// of the physical function's argument falls back to the argument's
+/// `DW_OP_entry_value` as the physical function's own parameter does.
+fn mark_entry_copies(
+    input: &HistoryInput,
+    steps: &mut Steps,
+    preds: &[Vec<usize>],
+    order: &[usize],
+) {
+    let blocks = &input.mir.blocks;
+    let transfer = |b: usize, held: &mut EntryCopies, steps: &mut [Step], record: bool| {
+        for (inst, step) in blocks[b].insts.iter().zip(steps.iter_mut()) {
+            match step {
+                Step::Debug {
+                    opened,
+                    entry_copy_of,
+                    ..
+                } => {
+                    if record {
+                        *entry_copy_of = match opened.as_deref().map(|o| o.registers.as_slice()) {
+                            Some([PhysReg::Gpr(register)]) => held[usize::from(register.hw())],
+                            _ => None,
+                        };
+                    }
+                }
+                Step::Other { written, .. } => {
+                    let copied = match inst.kind {
+                        InstKind::Copy {
+                            dst: Reg::Phys(PhysReg::Gpr(dst)),
+                            src: Reg::Phys(PhysReg::Gpr(src)),
+                        } => Some((dst, held[usize::from(src.hw())])),
+                        _ => None,
+                    };
+                    for register in written.iter() {
+                        if let PhysReg::Gpr(g) = register {
+                            held[usize::from(g.hw())] = None;
+                        }
+                    }
+                    if let Some((dst, source)) = copied {
+                        held[usize::from(dst.hw())] = source;
+                    }
+                }
+            }
+        }
+    };
+    let mut entry_state: EntryCopies = [None; 16];
+    for register in crate::x86::abi::ARGUMENT_REGISTERS {
+        entry_state[usize::from(register.hw())] = Some(register);
+    }
+    let n = blocks.len();
+    let mut outs: Vec<Option<EntryCopies>> = vec![None; n];
+    let entry_of = |b: usize, outs: &[Option<EntryCopies>]| -> EntryCopies {
+        if b == 0 {
+            return entry_state;
+        }
+        let mut known = preds[b].iter().filter_map(|&p| outs[p].as_ref());
+        let Some(first) = known.next() else {
+            return [None; 16];
+        };
+        let mut state = *first;
+        for other in known {
+            for (mine, theirs) in state.iter_mut().zip(other) {
+                if mine != theirs {
+                    *mine = None;
+                }
+            }
+        }
+        state
+    };
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &b in order {
+            let mut held = entry_of(b, &outs);
+            transfer(b, &mut held, &mut steps[b], false);
+            if outs[b] != Some(held) {
+                outs[b] = Some(held);
+                changed = true;
+            }
+        }
+    }
+    for (b, block_steps) in steps.iter_mut().enumerate() {
+        let mut held = entry_of(b, &outs);
+        transfer(b, &mut held, block_steps, true);
+    }
 }
 
 /// The location debug value `d` opens (`None`: unavailable).
@@ -490,6 +592,7 @@ impl Walker<'_> {
                     ref opened,
                     operand_registers,
                     moved,
+                    entry_copy_of,
                 } => {
                     let first_in_setup = in_entry_setup && {
                         let key = table.variables[variable as usize];
@@ -576,7 +679,9 @@ impl Walker<'_> {
                             [PhysReg::Gpr(register)] if from_entry && whole_value => {
                                 Some(*register)
                             }
-                            _ if whole_value => copied_argument.or(inherited_entry),
+                            _ if whole_value => {
+                                copied_argument.or(inherited_entry).or(entry_copy_of)
+                            }
                             _ => None,
                         };
                         if let (Some(argument), Some(emit), true) =
@@ -1059,9 +1164,28 @@ fn exact_converts(args: &mut [LocationArg], ops: Vec<Op>, types: &[ArgType]) -> 
             ops.drain(1..=converts);
         }
     }
+    // A constant wider than the first register the expression reads gets
+    // a convert to its own width: the lowering otherwise types a constant
+    // as that register (csmith 205509: an i64 constant xor-ed with an i16
+    // widened to 64 bits was cut to 16 and the variable showed -28465).
+    let register_bits = args.iter().find_map(|arg| match arg {
+        LocationArg::Register { bits, .. } => Some(*bits),
+        _ => None,
+    });
     let mut out = Vec::with_capacity(ops.len());
     for op in ops {
         match op {
+            Op::Arg(n) if matches!(args.get(n as usize), Some(LocationArg::Constant(_))) => {
+                out.push(op);
+                if let (Some(register_bits), Some(ty)) = (register_bits, types.get(n as usize)) {
+                    if ty.bits > register_bits {
+                        out.push(Op::Convert {
+                            bits: ty.bits,
+                            signed: ty.signed,
+                        });
+                    }
+                }
+            }
             Op::Convert { bits, signed } if bits < 64 && bits % 8 != 0 => {
                 let mask = (1u64 << bits) - 1;
                 out.extend([Op::Constu(mask), Op::And]);
@@ -1453,6 +1577,45 @@ mod tests {
                 (10, 4, 6, "entry5 Arg(0) StackValue".to_string()),
                 (12, 0, 4, "reg5 Arg(0)".to_string()),
                 (12, 4, 6, "entry5 Arg(0) StackValue".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_value_in_a_copy_of_an_argument_falls_back_to_its_entry_value_anywhere() {
+        use crate::codegen::mir::{BlockId, Cond};
+        let copy = |dst: Gpr, src: Gpr| InstKind::Copy {
+            dst: dst.into(),
+            src: src.into(),
+        };
+        // bb0 copies rcx into r12 (and rdx into rbx, after rdx changed);
+        // in bb2, after a join, the inlined p is r12 and x is rbx. When r12
+        // is reused p is rcx's entry value; x, a copy of a changed rdx, ends.
+        let got = ranges(vec![
+            vec![
+                copy(Gpr::R12, Gpr::Rcx),
+                mov(Gpr::Rdx, 7),
+                copy(Gpr::Rbx, Gpr::Rdx),
+                InstKind::Jcc {
+                    cond: Cond::E,
+                    target: BlockId(2),
+                },
+            ],
+            vec![mov(Gpr::Rax, 1)],
+            vec![
+                dbg(4, reg(Gpr::R12), false),
+                dbg(0, reg(Gpr::Rbx), false),
+                mov(Gpr::R12, 2),
+                mov(Gpr::Rbx, 3),
+                InstKind::Ret { uses: vec![] },
+            ],
+        ]);
+        assert_eq!(
+            got,
+            [
+                (10, 10, 14, "reg3 Arg(0)".to_string()),
+                (12, 10, 12, "reg12 Arg(0)".to_string()),
+                (12, 12, 16, "entry2 Arg(0) StackValue".to_string()),
             ]
         );
     }

@@ -16,7 +16,8 @@
 //!   register is kept **entirely typed**: registers are pushed with
 //!   `DW_OP_regval_type` over a base type of the argument's width and
 //!   signedness; a constant is pushed generic and at once converted
-//!   (`DW_OP_convert`) to the type of the value it meets; a load is a plain
+//!   (`DW_OP_convert`) to the type of the value it meets, or to the type of
+//!   the convert that follows it; a load is a plain
 //!   `DW_OP_deref`/`DW_OP_deref_size` at once converted to a base type of
 //!   the loaded width; and a binary operation whose operands differ in type
 //!   converts the top one to the other's type. Typed arithmetic wraps in
@@ -98,6 +99,7 @@ pub fn lower(
             expression: &mut expression,
             stack: Vec::new(),
             default_type: StackType::Generic,
+            next_converts: false,
         };
         lowering.piece(piece)?;
         if let Some(size) = size {
@@ -147,6 +149,11 @@ struct Lowering<'a> {
     /// In typed mode, the type of the first register argument: the type of
     /// constants pushed on an empty stack and of loads.
     default_type: StackType,
+    /// Whether the operation being lowered is followed by a convert: a
+    /// constant then stays generic, and the convert gives it its own type
+    /// (an `i64` constant xor-ed with a 16-bit register's value widened to
+    /// 64 bits is not first cut to 16).
+    next_converts: bool,
 }
 
 impl Lowering<'_> {
@@ -199,7 +206,8 @@ impl Lowering<'_> {
             // that part is unavailable rather than wrong.
             return Ok(());
         }
-        for op in ops {
+        for (i, op) in ops.iter().enumerate() {
+            self.next_converts = matches!(ops.get(i + 1), Some(Op::Convert { .. }));
             self.op(*op)?;
         }
         if self.stack.is_empty() {
@@ -254,6 +262,7 @@ impl Lowering<'_> {
     /// says how to read `value` when the constant is generic.
     fn constant(&mut self, value: i64, unsigned: bool) {
         let ty = match self.stack.last() {
+            _ if self.next_converts => StackType::Generic,
             Some(&ty) => ty,
             None => self.default_type,
         };

@@ -71,6 +71,7 @@ pub(crate) fn normal_location(location: &Location, options: &WriteOptions) -> Lo
             raised: &mut raised,
             stack: Vec::new(),
             default_type: StackType::Generic,
+            next_converts: false,
         };
         if lowering.piece(ops).is_none() {
             return location.clone();
@@ -127,6 +128,9 @@ struct Lowering<'a> {
     raised: &'a mut Vec<Raised>,
     stack: Vec<StackType>,
     default_type: StackType,
+    /// Whether the operation being lowered is followed by a convert (the
+    /// writer then leaves a constant generic for that convert to type).
+    next_converts: bool,
 }
 
 impl Lowering<'_> {
@@ -183,7 +187,8 @@ impl Lowering<'_> {
         if reads_float_register && !self.typed() {
             return Some(());
         }
-        for op in ops {
+        for (i, op) in ops.iter().enumerate() {
+            self.next_converts = matches!(ops.get(i + 1), Some(Op::Convert { .. }));
             self.op(*op)?;
         }
         Some(())
@@ -198,9 +203,13 @@ impl Lowering<'_> {
     }
 
     /// A constant: generic, and under gdb converted at once to the type of
-    /// the value it meets when that is typed.
+    /// the value it meets when that is typed, unless a convert follows.
     fn constant(&mut self, value: i64, unsigned: bool) {
-        let ty = self.stack.last().copied().unwrap_or(self.default_type);
+        let ty = if self.next_converts {
+            StackType::Generic
+        } else {
+            self.stack.last().copied().unwrap_or(self.default_type)
+        };
         self.emit(if unsigned {
             Op::Constu(value as u64)
         } else {
