@@ -22,7 +22,7 @@ use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
-use dwarfsmith_emit::read::{DieTree, PARALLEL_FROM};
+use dwarfsmith_emit::read::{is_type_tag, DieTree, PARALLEL_FROM};
 use gimli::{AttributeValue, DwAt, DwTag, Unit, UnitOffset};
 
 use super::load::Slice;
@@ -56,8 +56,35 @@ impl<'a> UnitInfo<'a> {
     /// time it takes ([`Units::read`] drops them).
     fn read_tree(&self, tree: &mut DieTree<'a>) -> gimli::Result<()> {
         let abbreviations = self.dwarf.abbreviations(&self.unit.header)?;
-        tree.read_with(&self.unit.header, &abbreviations)
+        tree.read_some(&self.unit.header, &abbreviations, is_read)
     }
+}
+
+/// Whether the statistics read attributes of DIEs of `abbreviation`: not
+/// of types and what only describes a type (most of rustc's DIEs), only
+/// their tags; of a member, only when it may be a constant
+/// (`DW_AT_const_value`) or a static member a variable's
+/// `DW_AT_specification` names (`DW_AT_declaration`, `DW_AT_external`).
+fn is_read(abbreviation: &gimli::Abbreviation) -> bool {
+    let tag = abbreviation.tag();
+    if tag == gimli::DW_TAG_member {
+        return abbreviation.attributes().iter().any(|spec| {
+            matches!(
+                spec.name(),
+                gimli::DW_AT_const_value | gimli::DW_AT_declaration | gimli::DW_AT_external
+            )
+        });
+    }
+    !is_type_tag(tag)
+        && !matches!(
+            tag,
+            gimli::DW_TAG_enumerator
+                | gimli::DW_TAG_template_type_parameter
+                | gimli::DW_TAG_template_value_parameter
+                | gimli::DW_TAG_variant_part
+                | gimli::DW_TAG_variant
+                | gimli::DW_TAG_inheritance
+        )
 }
 
 /// A location list entry as llvm-dwarfdump interprets it: a range (`None`:
@@ -160,19 +187,6 @@ impl<'a> Units<'a> {
             referenced,
             parallel,
         })
-    }
-
-    /// How many compile units `dwarf` has (type units left out).
-    pub fn count(dwarf: &gimli::Dwarf<Slice<'_>>) -> usize {
-        let mut count = 0;
-        let mut iter = dwarf.units();
-        while let Ok(Some(header)) = iter.next() {
-            count += usize::from(!matches!(
-                header.type_(),
-                gimli::UnitType::Type { .. } | gimli::UnitType::SplitType { .. }
-            ));
-        }
-        count
     }
 
     /// The unit whose line table unit `unit` reads (a split unit's
@@ -329,15 +343,23 @@ impl<'u, 'a> View<'u, 'a> {
         die: DieRef,
         names: &[DwAt],
     ) -> Option<AttributeValue<Slice<'a>>> {
-        // Most DIEs have the attribute or no origin: answered without a list.
-        let attributes = self.tree(die.unit).attributes(die.die);
-        if let Some(attr) = attributes.iter().find(|a| names.contains(&a.name())) {
-            return Some(attr.value());
-        }
-        if !attributes.iter().any(|a| {
-            a.name() == gimli::DW_AT_abstract_origin || a.name() == gimli::DW_AT_specification
-        }) {
-            return None;
+        // Most DIEs have the attribute or no origin, and most chains are
+        // one line (a DIE names one origin): followed without lists, DIE by
+        // DIE, as the search below would.
+        let mut current = die;
+        for _ in 0..MAX_CHAIN {
+            let attributes = self.tree(current.unit).attributes(current.die);
+            if let Some(attr) = attributes.iter().find(|a| names.contains(&a.name())) {
+                return Some(attr.value());
+            }
+            let mut next = attributes.iter().filter(|a| {
+                a.name() == gimli::DW_AT_abstract_origin || a.name() == gimli::DW_AT_specification
+            });
+            match (next.next(), next.next()) {
+                (None, _) => return None,
+                (Some(one), None) => current = self.referenced(current, one.name())?,
+                (Some(_), Some(_)) => break,
+            }
         }
         // Real chains are a few DIEs long: a list is cheaper than a set,
         // and a corrupted file's chain stops after `MAX_CHAIN` DIEs.

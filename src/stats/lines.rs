@@ -1,8 +1,9 @@
 //! The line-table figures of llvm-dwarfdump's statistics, and the rows
 //! each function's figures count and the page shows.
 //!
-//! In: [`Units`]. Out: [`LineFigures`]. Follows llvm-dwarfdump 19: per unit,
-//! the rows of every sequence whose first address is below its
+//! In: one unit of [`Units`] at a time ([`unit_lines`]), summed in unit
+//! order by [`LineSums`]. Out: [`LineFigures`]. Follows llvm-dwarfdump 19:
+//! per unit, the rows of every sequence whose first address is below its
 //! end_sequence address, the end_sequence row left out; a row is unique by
 //! (line, column as 16 bits, file), files compared by their absolute path
 //! (LLVM's `getFileNameByIndex` with `AbsoluteFilePath`); a unit whose
@@ -30,8 +31,11 @@ pub(crate) struct LineFigures {
     pub unique: u64,
     /// Distinct (line, column, file) with line ≠ 0.
     pub unique_non_zero: u64,
-    /// Every row but end_sequence rows (synthetic addresses in an
-    /// object), sorted by address.
+    /// The addresses of the is_stmt rows (synthetic in an object), sorted:
+    /// what each function's is_stmt count needs.
+    pub is_stmt_addresses: Vec<u64>,
+    /// Every row but end_sequence rows, sorted by address, when asked for
+    /// (the page shows them); else empty.
     pub rows: Vec<LineRow>,
 }
 
@@ -50,64 +54,62 @@ pub struct LineRow {
 /// absolute paths by file index, and its distinct (line, column, file
 /// index) triples.
 #[derive(Default)]
-struct UnitLines {
+pub(crate) struct UnitLines {
     paths: Vec<(u64, String)>,
     unique: Set<(u32, u16, u64)>,
     figures: LineFigures,
 }
 
-/// Reads the figures of every unit's line table: unit by unit in parallel
-/// (rayon) when the units are walked so, then summed in unit order, so the
-/// figures are the same whatever the number of threads.
-pub(crate) fn line_figures(units: &Units<'_>) -> LineFigures {
-    let parts: Vec<UnitLines> = if units.parallel {
-        (0..units.units.len())
-            .into_par_iter()
-            .map(|unit| unit_lines(units, unit))
-            .collect()
-    } else {
-        (0..units.units.len())
-            .map(|unit| unit_lines(units, unit))
-            .collect()
-    };
-    let mut figures = LineFigures::default();
-    let mut files: Map<String, u16> = Map::default();
-    let mut unique = Set::default();
-    let mut unique_non_zero = Set::default();
-    figures
-        .rows
-        .reserve(parts.iter().map(|part| part.figures.rows.len()).sum());
-    for part in parts {
-        // File ids are given in unit order, as the paths are first met; a
-        // file index naming no path counts as id 0.
+/// The units' line figures summed in unit order, so the figures are the
+/// same whatever the number of threads that read the units.
+#[derive(Default)]
+pub(crate) struct LineSums {
+    figures: LineFigures,
+    /// File ids by absolute path, given as the paths are first met.
+    files: Map<String, u16>,
+    /// The distinct (line, column, file id) triples.
+    unique: Set<(u32, u16, u16)>,
+}
+
+impl LineSums {
+    /// Adds the next unit's figures.
+    pub fn add(&mut self, part: UnitLines) {
+        // A file index naming no path counts as id 0.
         let mut mapping: Map<u64, u16> = Map::default();
         for (file, path) in part.paths {
-            let next = files.len() as u16;
-            mapping.insert(file, *files.entry(path).or_insert(next));
+            let next = self.files.len() as u16;
+            mapping.insert(file, *self.files.entry(path).or_insert(next));
         }
         for (line, column, file) in part.unique {
             let file = mapping.get(&file).copied().unwrap_or(0);
-            unique.insert((line, column, file));
-            if line != 0 {
-                unique_non_zero.insert((line, column, file));
-            }
+            self.unique.insert((line, column, file));
         }
         let unit = part.figures;
+        let figures = &mut self.figures;
         figures.bytes = figures.bytes.saturating_add(unit.bytes);
         figures.line_zero_bytes = figures.line_zero_bytes.saturating_add(unit.line_zero_bytes);
         figures.entries += unit.entries;
         figures.is_stmt_entries += unit.is_stmt_entries;
+        figures.is_stmt_addresses.extend(unit.is_stmt_addresses);
         figures.rows.extend(unit.rows);
     }
-    figures.unique = unique.len() as u64;
-    figures.unique_non_zero = unique_non_zero.len() as u64;
-    // A stable sort: rows at one address stay in unit order.
-    figures.rows.par_sort_by_key(|row| row.address);
-    figures
+
+    /// The figures of the whole file.
+    pub fn finish(self) -> LineFigures {
+        let mut figures = self.figures;
+        figures.unique = self.unique.len() as u64;
+        figures.unique_non_zero =
+            self.unique.iter().filter(|&&(line, ..)| line != 0).count() as u64;
+        figures.is_stmt_addresses.par_sort_unstable();
+        // A stable sort: rows at one address stay in unit order.
+        figures.rows.par_sort_by_key(|row| row.address);
+        figures
+    }
 }
 
-/// The line figures of unit `index` alone.
-fn unit_lines(units: &Units<'_>, index: usize) -> UnitLines {
+/// The line figures of unit `index` alone, with its rows when `rows` asks
+/// for them.
+pub(crate) fn unit_lines(units: &Units<'_>, index: usize, rows: bool) -> UnitLines {
     let mut part = UnitLines::default();
     let (unit, dwarf) = units.line_unit(index);
     let Some(program) = unit.line_program.clone() else {
@@ -126,9 +128,9 @@ fn unit_lines(units: &Units<'_>, index: usize) -> UnitLines {
         }
     }
     let figures = &mut part.figures;
-    let mut rows = program.rows();
+    let mut program_rows = program.rows();
     let mut sequence: Vec<(u64, bool, u32, u16, u64)> = Vec::new();
-    while let Ok(Some((_, row))) = rows.next_row() {
+    while let Ok(Some((_, row))) = program_rows.next_row() {
         if !row.end_sequence() {
             let column = match row.column() {
                 gimli::ColumnType::LeftEdge => 0,
@@ -150,11 +152,16 @@ fn unit_lines(units: &Units<'_>, index: usize) -> UnitLines {
         figures.entries += sequence.len() as u64;
         for (position, &(address, is_stmt, line, column, file)) in sequence.iter().enumerate() {
             figures.is_stmt_entries += u64::from(is_stmt);
-            figures.rows.push(LineRow {
-                address,
-                line,
-                is_stmt,
-            });
+            if is_stmt {
+                figures.is_stmt_addresses.push(address);
+            }
+            if rows {
+                figures.rows.push(LineRow {
+                    address,
+                    line,
+                    is_stmt,
+                });
+            }
             part.unique.insert((line, column, file));
             if line == 0 {
                 let next = sequence.get(position + 1).map_or(end, |&(next, ..)| next);

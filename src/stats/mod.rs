@@ -9,8 +9,9 @@
 //!
 //! The modules: `load` (ELF sections through the object crate, inflated,
 //! relocated), `dies` (DIE trees and LLVM's ways of reading them), `walk`
-//! (the statistics walk), `lines` (the line-table figures), `report` (text
-//! and JSON), `compare` (two builds side by side), `html` (the page).
+//! (the statistics walk), `lines` (the line-table figures), `order` (units
+//! worked on in parallel, summed in unit order), `report` (text and JSON),
+//! `compare` (two builds side by side), `html` (the page).
 //!
 //! The rule it follows: every figure is llvm-dwarfdump's definition, so a
 //! number here and there can be compared; what dwarfsmith adds is named
@@ -24,6 +25,7 @@ mod dies;
 mod html;
 mod lines;
 mod load;
+mod order;
 mod report;
 mod walk;
 
@@ -236,14 +238,40 @@ pub fn read_statistics_with(
             sections
         }))
         .collect();
-    let total = dies::Units::count(&dwarf).max(1);
+    let units = dies::Units::read(&dwarf, &dwos)?;
+    let total = units.units.len().max(1);
     let done = std::sync::atomic::AtomicUsize::new(0);
-    let report = || {
+    // Each unit walked and its line table read in one task; the results
+    // summed in unit order while later units are walked.
+    let largest = units
+        .units
+        .iter()
+        .map(|unit| unit.unit.header.unit_length());
+    let trees = dwarfsmith_emit::read::TreePool::with_room(largest.max().unwrap_or(0));
+    let one_unit = |unit: usize| -> Result<_, String> {
+        let walk = walk::walk_unit(&units, unit, &file, options, &trees)?;
+        let lines = lines::unit_lines(&units, unit, options.variables);
         let done = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         progress(done as f64 / total as f64);
+        Ok((walk, lines))
     };
-    let units = dies::Units::read(&dwarf, &dwos)?;
-    let walk = walk::walk(&units, &file, options, &report)?;
-    let lines = lines::line_figures(&units);
-    Ok(report::statistics(name, &file, code, walk, lines))
+    let mut walk = walk::Walk::with_room(&units);
+    let mut line_sums = lines::LineSums::default();
+    order::in_unit_order(
+        units.units.len(),
+        units.parallel,
+        one_unit,
+        |(unit, lines)| {
+            walk.merge(unit);
+            line_sums.add(lines);
+        },
+    )?;
+    walk.zero_coverage_across_units();
+    Ok(report::statistics(
+        name,
+        &file,
+        code,
+        walk,
+        line_sums.finish(),
+    ))
 }

@@ -7,6 +7,8 @@
 use super::Map;
 use std::fmt::Write as _;
 
+use rayon::prelude::*;
+
 use super::lines::LineFigures;
 use super::load::CodeSection;
 use super::load::LoadedFile;
@@ -154,27 +156,21 @@ fn put_buckets(put: &mut impl FnMut(&str, u64), group: &str, counts: &[u64]) {
 }
 
 fn function_rows(functions: Vec<(String, FunctionStats)>, lines: &LineFigures) -> Vec<FunctionRow> {
-    // is_stmt rows before each row, so a range's count is one subtraction
-    // (functions share addresses: discarded ones all start at 0).
-    let rows = &lines.rows;
-    let mut is_stmt_before = Vec::with_capacity(rows.len() + 1);
-    let mut count = 0u64;
-    is_stmt_before.push(0);
-    for row in rows {
-        count += u64::from(row.is_stmt);
-        is_stmt_before.push(count);
-    }
+    // The is_stmt rows of a range: one subtraction of two searches in the
+    // sorted addresses (functions share addresses: discarded ones all
+    // start at 0).
+    let is_stmt = &lines.is_stmt_addresses;
     functions
-        .into_iter()
+        .into_par_iter()
         .filter(|(_, f)| f.is_function)
         .map(|(id, f)| {
             let is_stmt_lines = f
                 .ranges
                 .iter()
                 .map(|&(low, high)| {
-                    let from = rows.partition_point(|row| row.address < low);
-                    let to = rows.partition_point(|row| row.address < high);
-                    is_stmt_before[to.max(from)] - is_stmt_before[from]
+                    let from = is_stmt.partition_point(|&address| address < low);
+                    let to = is_stmt.partition_point(|&address| address < high);
+                    to.saturating_sub(from) as u64
                 })
                 .sum();
             FunctionRow {
@@ -247,14 +243,40 @@ pub fn format_statistics(stats: &FileStatistics, json: bool) -> String {
         let _ = write!(out, " {name}");
     }
     out.push('\n');
-    for f in &stats.functions {
+    in_parallel(&mut out, &stats.functions, |_, f, out| {
         let _ = write!(out, "  {:<40}", f.id);
         for (name, value) in function_columns(f) {
             let _ = write!(out, " {value:>width$}", width = name.len());
         }
         out.push('\n');
-    }
+    });
     out
+}
+
+/// Appends to `out` the text `row` writes for each function (given its
+/// position), the functions written in parallel chunks (rayon) and
+/// appended in order.
+fn in_parallel(
+    out: &mut String,
+    functions: &[FunctionRow],
+    row: impl Fn(usize, &FunctionRow, &mut String) + Sync,
+) {
+    const CHUNK: usize = 4096;
+    let chunks: Vec<String> = functions
+        .par_chunks(CHUNK)
+        .enumerate()
+        .map(|(chunk, functions)| {
+            let mut out = String::new();
+            for (position, f) in functions.iter().enumerate() {
+                row(chunk * CHUNK + position, f, &mut out);
+            }
+            out
+        })
+        .collect();
+    out.reserve(chunks.iter().map(String::len).sum());
+    for chunk in chunks {
+        out.push_str(&chunk);
+    }
 }
 
 /// A function's figures: name (as in the JSON) and value.
@@ -331,7 +353,7 @@ fn format_json(stats: &FileStatistics) -> String {
         );
     }
     out.push_str("\n  ],\n  \"functions\": [");
-    for (position, f) in stats.functions.iter().enumerate() {
+    in_parallel(&mut out, &stats.functions, |position, f, out| {
         let comma = if position + 1 < stats.functions.len() {
             ","
         } else {
@@ -342,7 +364,7 @@ fn format_json(stats: &FileStatistics) -> String {
             let _ = write!(out, ", \"{name}\": {value}");
         }
         let _ = write!(out, "}}{comma}");
-    }
+    });
     out.push_str("\n  ]\n}\n");
     out
 }

@@ -22,7 +22,6 @@ use super::{Map, Set};
 use std::fmt::Write as _;
 
 use dwarfsmith_emit::read::TreePool;
-use rayon::prelude::*;
 
 use super::dies::{comp_dir, DieRef, Units, View};
 use super::lines::absolute_path;
@@ -233,6 +232,23 @@ impl ScopeBytes {
 }
 
 impl Walk {
+    /// An empty walk with room for the functions of `units`, so the table
+    /// they are merged into is not copied (and fresh pages faulted in) as
+    /// it grows: a guess of one function per 256 bytes of DIEs (rustc's
+    /// debug binaries have one per 330); room never used costs address
+    /// space only.
+    pub fn with_room(units: &Units<'_>) -> Walk {
+        let bytes: usize = units
+            .units
+            .iter()
+            .map(|unit| unit.unit.header.unit_length())
+            .sum();
+        let mut walk = Walk::default();
+        walk.functions.reserve(bytes / 256);
+        walk.index.reserve(bytes / 256);
+        walk
+    }
+
     /// The index of function `id` in the table, which it joins when new.
     fn function_index(&mut self, id: &str) -> usize {
         match self.index.get(id) {
@@ -250,7 +266,7 @@ impl Walk {
     /// Appends the walk of the next unit. Every sum is a plain, wrapping
     /// or saturating sum of non-negative terms, so summing unit by unit
     /// gives what one walk over all units gives.
-    fn merge(&mut self, unit: Walk) {
+    pub fn merge(&mut self, unit: Walk) {
         for (id, stats) in unit.functions {
             match self.index.get(&id) {
                 Some(&at) => self.functions[at].1.merge(stats),
@@ -280,8 +296,9 @@ impl Walk {
     }
 
     /// Functions whose abstract subprogram is in another unit: their
-    /// variables without a concrete DIE with a location count at 0%.
-    fn zero_coverage_across_units(&mut self) {
+    /// variables without a concrete DIE with a location count at 0%
+    /// (once every unit is merged).
+    pub fn zero_coverage_across_units(&mut self) {
         let mut abstracts: Map<u64, Vec<(u64, gimli::DwTag)>> = Map::default();
         for (offset, vars) in std::mem::take(&mut self.abstracts) {
             abstracts.entry(offset).or_default().extend(vars);
@@ -337,64 +354,36 @@ struct Walker<'v, 'u, 'a> {
     file_names: Map<(usize, u64), String>,
 }
 
-/// Walks every unit of `units`, in parallel (rayon) when `units` says so, calling `progress`
-/// after each unit; the result is the same whatever the number of threads.
-pub(crate) fn walk<'a>(
+/// Walks unit `unit` of `units`, read into a tree of `trees`; the units'
+/// walks are summed in unit order with [`Walk::merge`].
+pub(crate) fn walk_unit<'a>(
     units: &Units<'a>,
+    unit: usize,
     file: &LoadedFile<'_>,
     options: ReadOptions,
-    progress: &(dyn Fn() + Sync),
+    trees: &TreePool<'a>,
 ) -> Result<Walk, String> {
-    // A few trees, read unit after unit.
-    let trees = TreePool::default();
-    let walk_unit = |unit: usize| {
-        let view = units.view(unit, trees.take())?;
-        let mut walker = Walker {
-            view: &view,
-            file,
-            walk: Walk::default(),
-            local_abstract: Map::default(),
-            deferred: Vec::new(),
-            variables: options.variables,
-            file_names: Map::default(),
+    let view = units.view(unit, trees.take())?;
+    let mut walker = Walker {
+        view: &view,
+        file,
+        walk: Walk::default(),
+        local_abstract: Map::default(),
+        deferred: Vec::new(),
+        variables: options.variables,
+        file_names: Map::default(),
+    };
+    let root = DieRef { unit, die: 0 };
+    if !view.is_empty() {
+        let unit_scope = Owner {
+            id: "/",
+            index: None,
         };
-        let root = DieRef { unit, die: 0 };
-        if !view.is_empty() {
-            let unit_scope = Owner {
-                id: "/",
-                index: None,
-            };
-            walker.recurse(root, unit_scope, "g", 0, 0, None);
-        }
-        walker.zero_coverage_of_deferred(unit);
-        progress();
-        let walk = walker.walk;
-        trees.give(view.into_tree());
-        Ok(walk)
-    };
-    let count = units.units.len();
-    let parts = if units.parallel {
-        (0..count)
-            .into_par_iter()
-            .map(walk_unit)
-            .collect::<Result<Vec<Walk>, String>>()?
-    } else {
-        (0..count)
-            .map(walk_unit)
-            .collect::<Result<Vec<Walk>, String>>()?
-    };
-    // Room for every unit's functions (an upper bound: a function met in
-    // several units is one), so the table is not copied as it grows.
-    let mut walk = Walk::default();
-    let functions = parts.iter().map(|part| part.functions.len()).sum();
-    walk.functions.reserve(functions);
-    walk.index.reserve(functions);
-    walk.variables
-        .reserve(parts.iter().map(|part| part.variables.len()).sum());
-    for part in parts {
-        walk.merge(part);
+        walker.recurse(root, unit_scope, "g", 0, 0, None);
     }
-    walk.zero_coverage_across_units();
+    walker.zero_coverage_of_deferred(unit);
+    let walk = walker.walk;
+    trees.give(view.into_tree());
     Ok(walk)
 }
 
@@ -794,8 +783,11 @@ impl Walker<'_, '_, '_> {
                 sums.entry_value = sums.entry_value.saturating_add(entry_value_covered);
             }
         }
+        // The id goes into the function's set, and a copy into the
+        // variable's row when there is one.
+        let row_id = (function.id != "/" && self.variables).then(|| id.clone());
         let stats = self.function(function);
-        stats.variables.insert(id.clone());
+        stats.variables.insert(id);
         if bytes_in_scope != 0 && !is_constant_member {
             stats.scope_bytes = stats.scope_bytes.saturating_add(bytes_in_scope);
             stats.scope_bytes_covered = stats.scope_bytes_covered.saturating_add(scope_covered);
@@ -820,7 +812,7 @@ impl Walker<'_, '_, '_> {
             stats.locals_with_source += u64::from(has_source);
             stats.locals_with_location += u64::from(has_location);
         }
-        if function.id != "/" && self.variables {
+        if let Some(id) = row_id {
             self.walk.variables.push(Variable {
                 function: function.id.to_string(),
                 id,

@@ -14,8 +14,8 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use gimli::{
-    Abbreviations, Attribute, AttributeValue, DebuggingInformationEntry, EndianSlice, LittleEndian,
-    SectionId, Unit, UnitHeader, UnitOffset,
+    Abbreviation, Abbreviations, Attribute, AttributeValue, DebuggingInformationEntry, EndianSlice,
+    LittleEndian, SectionId, Unit, UnitHeader, UnitOffset,
 };
 
 use super::elf::ElfObject;
@@ -200,6 +200,9 @@ pub struct DieTree<'a> {
     offsets: Vec<u32>,
     attributes: Vec<Attribute<Slice<'a>>>,
     children: Vec<usize>,
+    /// Room the reading needs and keeps for the next unit: the open
+    /// parents, then each DIE's child count.
+    scratch: Vec<u32>,
 }
 
 impl<'a> DieTree<'a> {
@@ -226,11 +229,26 @@ impl<'a> DieTree<'a> {
         header: &UnitHeader<Slice<'a>>,
         abbreviations: &Abbreviations,
     ) -> gimli::Result<()> {
+        self.read_some(header, abbreviations, |_| true)
+    }
+
+    /// [`DieTree::read_with`] keeping the attributes only of the DIEs whose
+    /// abbreviation `keep` accepts: the others are in the tree (tag,
+    /// offset, parent, children) with no attribute, their attributes
+    /// skipped unread, for a reader that never looks at them (`stats`
+    /// reads no attribute of a type).
+    pub fn read_some(
+        &mut self,
+        header: &UnitHeader<Slice<'a>>,
+        abbreviations: &Abbreviations,
+        keep: impl Fn(&Abbreviation) -> bool,
+    ) -> gimli::Result<()> {
         let DieTree {
             nodes,
             offsets,
             attributes,
             children,
+            scratch,
         } = self;
         nodes.clear();
         offsets.clear();
@@ -242,10 +260,11 @@ impl<'a> DieTree<'a> {
         // costs address space only, since pages never written are never
         // faulted in.
         let size = header.unit_length();
-        reserve_empty(nodes, size / 4);
-        reserve_empty(offsets, size / 4);
-        reserve_empty(attributes, size / 2);
-        let mut stack: Vec<u32> = Vec::new();
+        reserve_empty(nodes, size / DIE_BYTES);
+        reserve_empty(offsets, size / DIE_BYTES);
+        reserve_empty(attributes, size / ATTRIBUTE_BYTES);
+        let stack = scratch;
+        stack.clear();
         let mut entries = header.entries_raw(abbreviations, None)?;
         while !entries.is_empty() {
             let depth = usize::try_from(entries.next_depth()).unwrap_or(0);
@@ -255,8 +274,12 @@ impl<'a> DieTree<'a> {
             };
             stack.truncate(depth);
             let first_attribute = u32::try_from(attributes.len()).map_err(|_| too_big())?;
-            for spec in abbreviation.attributes() {
-                attributes.push(entries.read_attribute(*spec)?);
+            if keep(abbreviation) {
+                for spec in abbreviation.attributes() {
+                    attributes.push(entries.read_attribute(*spec)?);
+                }
+            } else {
+                entries.skip_attributes(abbreviation.attributes())?;
             }
             let index = u32::try_from(nodes.len()).map_err(|_| too_big())?;
             offsets.push(u32::try_from(offset.0).map_err(|_| too_big())?);
@@ -270,14 +293,16 @@ impl<'a> DieTree<'a> {
         }
         // Children in DIE order, counted then placed (a parent comes before
         // its children, so each parent's run is filled in order).
-        let mut counts = vec![0u32; nodes.len() + 1];
+        let counts = stack;
+        counts.clear();
+        counts.resize(nodes.len() + 1, 0);
         for node in nodes.iter() {
             if node.parent != NO_PARENT {
                 counts[node.parent as usize] += 1;
             }
         }
         let mut next = 0u32;
-        for (node, count) in nodes.iter_mut().zip(&mut counts) {
+        for (node, count) in nodes.iter_mut().zip(counts.iter_mut()) {
             node.first_child = next;
             next += *count;
             *count = 0;
@@ -292,6 +317,13 @@ impl<'a> DieTree<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Room for a unit of `size` bytes in the empty tree.
+    fn reserve(&mut self, size: usize) {
+        reserve_empty(&mut self.nodes, size / DIE_BYTES);
+        reserve_empty(&mut self.offsets, size / DIE_BYTES);
+        reserve_empty(&mut self.attributes, size / ATTRIBUTE_BYTES);
     }
 
     /// How many DIEs the unit has.
@@ -433,9 +465,22 @@ impl<'a> DieTree<'a> {
 #[derive(Default)]
 pub struct TreePool<'a> {
     trees: std::sync::Mutex<Vec<DieTree<'a>>>,
+    /// The length of the largest unit the trees will read.
+    largest: usize,
 }
 
 impl<'a> TreePool<'a> {
+    /// A pool whose trees have room for units of up to `largest` bytes
+    /// from the start, so no tree's arrays are allocated again (and their
+    /// pages faulted in afresh) when a larger unit than the last comes;
+    /// room never used costs address space only.
+    pub fn with_room(largest: usize) -> TreePool<'a> {
+        TreePool {
+            trees: Default::default(),
+            largest,
+        }
+    }
+
     /// A tree from the pool (a new one when all are taken).
     pub fn take(&self) -> DieTree<'a> {
         self.trees
@@ -443,7 +488,11 @@ impl<'a> TreePool<'a> {
             .map(|mut trees| trees.pop())
             .ok()
             .flatten()
-            .unwrap_or_default()
+            .unwrap_or_else(|| {
+                let mut tree = DieTree::default();
+                tree.reserve(self.largest);
+                tree
+            })
     }
 
     /// Gives `tree` back for the next unit.
@@ -453,6 +502,46 @@ impl<'a> TreePool<'a> {
         }
     }
 }
+
+/// Tags a `DW_AT_type` may name.
+pub fn is_type_tag(tag: gimli::DwTag) -> bool {
+    matches!(
+        tag,
+        gimli::DW_TAG_base_type
+            | gimli::DW_TAG_pointer_type
+            | gimli::DW_TAG_reference_type
+            | gimli::DW_TAG_rvalue_reference_type
+            | gimli::DW_TAG_const_type
+            | gimli::DW_TAG_volatile_type
+            | gimli::DW_TAG_restrict_type
+            | gimli::DW_TAG_atomic_type
+            | gimli::DW_TAG_typedef
+            | gimli::DW_TAG_structure_type
+            | gimli::DW_TAG_union_type
+            | gimli::DW_TAG_class_type
+            | gimli::DW_TAG_enumeration_type
+            | gimli::DW_TAG_array_type
+            | gimli::DW_TAG_subroutine_type
+            | gimli::DW_TAG_ptr_to_member_type
+            | gimli::DW_TAG_unspecified_type
+            | gimli::DW_TAG_string_type
+            | gimli::DW_TAG_subrange_type
+            | gimli::DW_TAG_set_type
+            | gimli::DW_TAG_file_type
+            | gimli::DW_TAG_shared_type
+            | gimli::DW_TAG_immutable_type
+            | gimli::DW_TAG_packed_type
+            | gimli::DW_TAG_interface_type
+            | gimli::DW_TAG_dynamic_type
+            | gimli::DW_TAG_coarray_type
+            | gimli::DW_TAG_generic_subrange
+    )
+}
+
+/// The fewest bytes of a unit a DIE takes, as the arrays are reserved.
+const DIE_BYTES: usize = 4;
+/// The fewest bytes of a unit an attribute takes, as the arrays are reserved.
+const ATTRIBUTE_BYTES: usize = 2;
 
 /// Room for `count` elements in the empty `array`: a fresh allocation when
 /// it has less, since growing would copy the old capacity's bytes.

@@ -18,7 +18,7 @@
 use gimli::{AttributeValue, SectionId, UnitSectionOffset};
 
 use super::Problems;
-use crate::read::{DieTree, DwarfSections, ElfObject, Slice};
+use crate::read::{is_type_tag, DieTree, DwarfSections, ElfObject, Slice};
 
 /// What the checks need of the unit being checked.
 pub(super) struct FormsContext<'c, 'a> {
@@ -89,12 +89,16 @@ pub(super) fn check_forms(
         }
     }
     let code_span = code_span(object);
+    let strings = Strings::of(&dwarf.debug_str);
+    let line_strings = Strings::of(&dwarf.debug_line_str);
     for index in 0..tree.len() {
         let mut has_ranges = false;
         for attribute in tree.attributes(index) {
             let value = attribute.value();
             let name = attribute.name();
             let failure = match value {
+                AttributeValue::DebugStrRef(offset) if strings.has(offset.0) => None,
+                AttributeValue::DebugLineStrRef(offset) if line_strings.has(offset.0) => None,
                 AttributeValue::DebugStrRef(_)
                 | AttributeValue::DebugStrOffsetsIndex(_)
                 | AttributeValue::DebugLineStrRef(_) => dwarf
@@ -243,6 +247,30 @@ fn locations_error<'a>(
     }
 }
 
+/// Where a string section's strings may start: at every offset up to its
+/// last NUL (a NUL follows the offset), which is what gimli's string
+/// look-up finds. Answered without reading the string (most DIEs of a
+/// large file name one, and reading each one is a cache miss); a string
+/// that is not there is looked up through gimli, for its error.
+struct Strings {
+    /// The offset of the section's last NUL.
+    last_nul: Option<usize>,
+}
+
+impl Strings {
+    fn of<'a, S: gimli::Section<Slice<'a>>>(section: &S) -> Strings {
+        let data = section.reader().slice();
+        Strings {
+            last_nul: data.iter().rposition(|&byte| byte == 0),
+        }
+    }
+
+    /// Whether a string starts at `offset`.
+    fn has(&self, offset: usize) -> bool {
+        self.last_nul.is_some_and(|last| offset <= last)
+    }
+}
+
 fn ranges_of<'a>(
     dwarf: &gimli::Dwarf<Slice<'a>>,
     unit: &gimli::Unit<Slice<'a>>,
@@ -292,41 +320,6 @@ fn backward_ranges<'a>(
         }
     }
     out
-}
-
-/// Tags a `DW_AT_type` may name.
-fn is_type_tag(tag: gimli::DwTag) -> bool {
-    matches!(
-        tag,
-        gimli::DW_TAG_base_type
-            | gimli::DW_TAG_pointer_type
-            | gimli::DW_TAG_reference_type
-            | gimli::DW_TAG_rvalue_reference_type
-            | gimli::DW_TAG_const_type
-            | gimli::DW_TAG_volatile_type
-            | gimli::DW_TAG_restrict_type
-            | gimli::DW_TAG_atomic_type
-            | gimli::DW_TAG_typedef
-            | gimli::DW_TAG_structure_type
-            | gimli::DW_TAG_union_type
-            | gimli::DW_TAG_class_type
-            | gimli::DW_TAG_enumeration_type
-            | gimli::DW_TAG_array_type
-            | gimli::DW_TAG_subroutine_type
-            | gimli::DW_TAG_ptr_to_member_type
-            | gimli::DW_TAG_unspecified_type
-            | gimli::DW_TAG_string_type
-            | gimli::DW_TAG_subrange_type
-            | gimli::DW_TAG_set_type
-            | gimli::DW_TAG_file_type
-            | gimli::DW_TAG_shared_type
-            | gimli::DW_TAG_immutable_type
-            | gimli::DW_TAG_packed_type
-            | gimli::DW_TAG_interface_type
-            | gimli::DW_TAG_dynamic_type
-            | gimli::DW_TAG_coarray_type
-            | gimli::DW_TAG_generic_subrange
-    )
 }
 
 /// The unit's contributions to the offset tables start with sound headers.

@@ -93,7 +93,8 @@ pub(super) fn check_dwarf(
         (problems, true)
     };
     // A few trees, read unit after unit.
-    let trees = TreePool::default();
+    let largest = headers.iter().map(|header| header.unit_length()).max();
+    let trees = TreePool::with_room(largest.unwrap_or(0));
     let check_one = |header| {
         let mut tree = trees.take();
         let checked = check_one_unit(&mut tree, header);
@@ -407,6 +408,16 @@ impl UnitChecker<'_, '_> {
 
     fn ranges(&self, die: usize) -> Result<Vec<(u64, u64)>, gimli::Error> {
         let mut ranges = Vec::new();
+        // Without an address attribute gimli reads no range: answered
+        // without copying the DIE's attributes.
+        if !self
+            .tree
+            .attributes(die)
+            .iter()
+            .any(|attribute| matches!(attribute.name(), gimli::DW_AT_low_pc | gimli::DW_AT_ranges))
+        {
+            return Ok(ranges);
+        }
         let mut iter = self.dwarf.die_ranges(self.unit, &self.tree.entry(die))?;
         while let Some(range) = iter.next()? {
             ranges.push((range.begin, range.end));
