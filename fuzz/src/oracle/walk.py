@@ -4,7 +4,8 @@
 # visible scalar local and parameter at each stop.
 #
 # Environment: WALK_FUNCTIONS (comma-separated function names; the first
-# names the source file whose line table is walked), WALK_MAX_HITS (stops
+# defined names the source file whose line table is walked, unless
+# WALK_FILE gives that file's base name), WALK_MAX_HITS (stops
 # per line; per address with WALK_EVERY_ROW), WALK_MAX_STOPS (the walk ends after that many
 # stops), WALK_EVERY_ROW (1: a breakpoint on every is_stmt row's address of
 # each line, not only where `break FILE:LINE` puts them, so that the
@@ -38,6 +39,7 @@ max_hits = int(os.environ.get("WALK_MAX_HITS", "5"))
 max_stops = int(os.environ.get("WALK_MAX_STOPS", "5000"))
 every_row = os.environ.get("WALK_EVERY_ROW") == "1"
 only_lines = {int(l) for l in os.environ.get("WALK_LINES", "").split(",") if l}
+source_file = os.environ.get("WALK_FILE", "")
 gdb.execute("set pagination off")
 gdb.execute("set confirm off")
 gdb.execute("set width 0")
@@ -175,9 +177,17 @@ except gdb.error as e:
     print("END\terror\t" + " ".join(str(e).split()), flush=True)
     raise SystemExit
 wanted = set(functions)
-anchor = next((s for s in map(symbol_of, functions) if s is not None), None)
+anchor = next(
+    (
+        s
+        for s in map(symbol_of, functions)
+        if s is not None
+        and (not source_file or os.path.basename(s.symtab.filename) == source_file)
+    ),
+    None,
+)
 if anchor is None:
-    print("END\terror\tnone of the functions is defined", flush=True)
+    print("END\terror\tnone of the functions is defined in the file", flush=True)
     raise SystemExit
 symtab = anchor.symtab
 lines = set()

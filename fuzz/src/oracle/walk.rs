@@ -19,9 +19,13 @@ pub const SCRIPT: &str = include_str!("walk.py");
 pub struct WalkOptions {
     /// Functions whose source lines get breakpoints: every line with an
     /// `is_stmt` row at an address inside one of them (or inside code
-    /// inlined into one of them). The first function defined names the
-    /// source file: only that file's lines are walked.
+    /// inlined into one of them). Only one source file's lines are walked:
+    /// [`WalkOptions::file`]'s, else the first defined function's file.
     pub functions: Vec<String>,
+    /// The base name of the source file whose lines are walked, when the
+    /// functions come from more than one (lz4hc.c's object also defines
+    /// the static helpers of the lz4.c it includes, first).
+    pub file: Option<String>,
     /// Stops on a line before its breakpoints are disabled (the line's
     /// first executions, however many copies of it the code holds); with
     /// [`WalkOptions::every_row`], stops per address.
@@ -55,6 +59,7 @@ impl WalkOptions {
     pub fn new(functions: Vec<String>) -> WalkOptions {
         WalkOptions {
             functions,
+            file: None,
             max_hits_per_line: 5,
             every_row: false,
             only_lines: Vec::new(),
@@ -180,6 +185,7 @@ pub fn walk(exe: &Path, options: &WalkOptions) -> Result<Walk, String> {
     .arg(exe)
     .args(&options.args)
     .env("WALK_FUNCTIONS", options.functions.join(","))
+    .env("WALK_FILE", options.file.as_deref().unwrap_or_default())
     .env("WALK_MAX_HITS", options.max_hits_per_line.to_string())
     .env("WALK_MAX_STOPS", options.max_stops.to_string())
     .env("WALK_EVERY_ROW", if options.every_row { "1" } else { "0" })
