@@ -428,9 +428,10 @@ fn check(project: &str, measured: &[Measured]) {
     // A wrong value llc-19 shows from the same IR, optimised or not, is
     // the IR's: clang's optimiser left a wrong record there (an `icmp`
     // inverted under lz4hc's `extDict`, its record kept).
-    let llc_wrong: BTreeSet<(&str, u32, &str, &str)> = ["llc-19", "llc-19 -O0"]
-        .into_iter()
-        .flat_map(|name| &get(name).figures.wrong)
+    let llc_wrong: BTreeSet<(&str, u32, &str, &str)> = get("llc-19")
+        .figures
+        .wrong
+        .iter()
         .map(|w| {
             (
                 w.function.as_str(),
@@ -440,6 +441,15 @@ fn check(project: &str, measured: &[Measured]) {
             )
         })
         .collect();
+    // llc-19 -O0 shows a record wherever it holds, but its walk stops at a
+    // line's first hits in its own layout: the same wrong value of the
+    // same variable anywhere in the function is the IR's record.
+    let unoptimised_wrong: BTreeSet<(&str, &str, &str)> = get("llc-19 -O0")
+        .figures
+        .wrong
+        .iter()
+        .map(|w| (w.function.as_str(), w.variable.as_str(), w.shown.as_str()))
+        .collect();
     let mut failures = Vec::new();
     for build in ["dwarfsmith", "dwarfsmith -O2"] {
         let f = &get(build).figures;
@@ -448,6 +458,10 @@ fn check(project: &str, measured: &[Measured]) {
                 llc_wrong.contains(&(
                     w.function.as_str(),
                     w.line,
+                    w.variable.as_str(),
+                    w.shown.as_str(),
+                )) || unoptimised_wrong.contains(&(
+                    w.function.as_str(),
                     w.variable.as_str(),
                     w.shown.as_str(),
                 ))
