@@ -763,8 +763,9 @@ fn sse_intrinsics_run_as_gccs_build() {
 
 /// `fixtures/vector/mask_bits.ll`: compares of 32 and 64 lanes bitcast to
 /// `i32`/`i64` bit masks (zstd's `ZSTD_loadCEntropy` has the 32-lane one):
-/// a `pmovmskb` per 16-byte part, shifted into place; the program prints
-/// what llc-19's build prints.
+/// a `pmovmskb` per 16-byte part, shifted into place; and a 4-lane mask
+/// bitcast to `i4` and counted by `llvm.ctpop.i4` (csmith seed 202234's
+/// xor-reduction); the program prints what llc-19's build prints.
 #[test]
 fn masks_of_32_and_64_lanes_become_integers_as_llcs_build() {
     let dir = tempfile::tempdir().unwrap();
@@ -779,6 +780,12 @@ fn masks_of_32_and_64_lanes_become_integers_as_llcs_build() {
     );
     assert_eq!(ours, theirs);
     assert!(ours.starts_with("zero_words c9249249\n"), "{ours}");
+    assert!(
+        ours.ends_with(
+            "matches_and_parity -3 11\nmatches_and_parity 2 0\nmatches_and_parity 7 31\n"
+        ),
+        "{ours}"
+    );
 }
 
 /// `fixtures/vector/sse_compare.c`: `_mm_comi*`/`_mm_ucomi*` of floats and

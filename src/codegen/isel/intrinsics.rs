@@ -356,7 +356,9 @@ impl Selector<'_> {
     }
 
     /// `ctpop`: the SWAR population count (pairs, nibbles, bytes, then a
-    /// multiply that sums the bytes into the top one).
+    /// multiply that sums the bytes into the top one). Any width up to 64
+    /// bits: the zero extension to the container adds no set bits
+    /// (`llvm.ctpop.i4` of a csmith bit-field).
     fn lower_ctpop(
         &mut self,
         id: InstId,
@@ -364,7 +366,12 @@ impl Selector<'_> {
         unsupported: &dyn Fn() -> String,
     ) -> Result<(), Diagnostic> {
         let dst = self.dst(id)?;
-        let (x, _, w) = self.widened_unsigned(a, unsupported)?;
+        let bits = self.bits_of(a)?;
+        if bits > 64 {
+            return Err(self.error(unsupported()));
+        }
+        let w = container(bits);
+        let x = self.normalized(a, false)?;
         let pattern = |byte: u8| -> i64 {
             let all = i64::from_ne_bytes([byte; 8]);
             if w == Width::W64 {
