@@ -30,7 +30,7 @@ use std::time::Duration;
 use dwarfsmith::{CompileOptions, DebuggerTune, OptLevel};
 
 use crate::csmith::{self, Program, Ran, CSMITH_INCLUDE};
-use crate::oracle::{self, End, Figures, Reference, Walk, WalkOptions, WrongValue};
+use crate::oracle::{self, End, Figures, Reference, Walk, WalkOptions, WrongValue, UNASSIGNED};
 
 /// The longest one dwarfsmith compile may take.
 pub const COMPILE_LIMIT: Duration = Duration::from_secs(60);
@@ -216,9 +216,11 @@ pub struct ProgramReport {
     /// and variable (the IR's).
     pub shared_wrong: BTreeMap<Mode, usize>,
     /// Wrong values of dwarfsmith in modes A and B that llc-19 does not
-    /// show but that are a constant the IR's own `#dbg_value` gives the
-    /// variable (the IR's: clang's optimiser left it there), each with the
-    /// IR line that carries it.
+    /// show but that the IR's own records carry (the IR's: clang's
+    /// optimiser left them there), each with the IR line that carries it:
+    /// a constant the record gives the variable ([`ir_constant_of`]), or a
+    /// register record that gives only values the variable never holds in
+    /// the function ([`ir_record_never_held`]).
     pub ir_wrong: Vec<(Mode, WrongValue, String)>,
     /// Variables a peer build lists (see [`FindingKind::MissingVariables`])
     /// that dwarfsmith's build of a mode from clang -O2 IR misses and that
@@ -539,8 +541,13 @@ pub fn judge_program(
                 .get(&true)
                 .filter(|_| mode.optimised_ir())
                 .and_then(|ir| {
-                    ir_constant_of(&ir.text, &wrong.variable, &wrong.shown).map(str::to_string)
-                }) {
+                    ir_constant_of(&ir.text, &wrong.variable, &wrong.shown).or_else(|| {
+                        let held = reference.held_in_function(&wrong.function, &wrong.variable);
+                        ir_record_never_held(&ir.text, &wrong.variable, &wrong.shown, &held)
+                    })
+                })
+                .map(str::to_string)
+            {
                 Some(carrier) => report.ir_wrong.push((mode, wrong.clone(), carrier)),
                 None => own_values.push(wrong),
             }
@@ -623,34 +630,13 @@ fn declaration_ids<'t>(ir: &'t str, variable: &str) -> Vec<&'t str> {
 /// variable holds the constant, as a `#dbg_value` does; `ptr null` is the
 /// constant gdb shows as `NULL`, and a char's number is compared.)
 pub fn ir_constant_of<'t>(ir: &'t str, variable: &str, shown: &str) -> Option<&'t str> {
-    // gdb shows a null pointer as NULL and a char with its character after
-    // the number (`120 'x'`).
-    let shown: i128 = match shown {
-        "NULL" => 0,
-        _ => shown.split(' ').next()?.parse().ok()?,
-    };
+    let shown = shown_number(shown)?;
     let ids = declaration_ids(ir, variable);
     ir.lines().find(|l| {
-        let record = l.trim();
-        let Some(call) = record
-            .strip_prefix("#dbg_value(")
-            .or_else(|| record.strip_prefix("#dbg_assign("))
-        else {
+        let Some((operand, id, expression)) = record_fields(l) else {
             return false;
         };
-        let mut fields = call.splitn(3, ", ");
-        let (Some(constant), Some(id), Some(rest)) = (fields.next(), fields.next(), fields.next())
-        else {
-            return false;
-        };
-        let Some(expression) = rest
-            .strip_prefix("!DIExpression(")
-            .and_then(|ops| ops.split_once(')'))
-            .map(|(ops, _)| ops)
-        else {
-            return false;
-        };
-        let (width, value) = match constant.split_once(' ') {
+        let (width, value) = match operand.split_once(' ') {
             Some(("ptr", "null")) => (64, 0),
             Some((width, value)) => match (width.strip_prefix('i'), value.parse::<i128>()) {
                 (Some(width), Ok(value)) => match width.parse::<u32>() {
@@ -667,6 +653,155 @@ pub fn ir_constant_of<'t>(ir: &'t str, variable: &str, shown: &str) -> Option<&'
         let unsigned = (width < 128).then(|| value.rem_euclid(1i128 << width));
         ids.contains(&id) && (value == shown || unsigned == Some(shown))
     })
+}
+
+/// The number gdb shows as `shown`: a null pointer is `NULL`, a char has
+/// its character after the number (`120 'x'`).
+fn shown_number(shown: &str) -> Option<i128> {
+    match shown {
+        "NULL" => Some(0),
+        _ => shown.split(' ').next()?.parse().ok(),
+    }
+}
+
+/// The operand (`i32 %5`, `i64 -2`), variable id (`!394`) and expression
+/// operations of an IR line that is a `#dbg_value` or `#dbg_assign`
+/// record.
+fn record_fields(line: &str) -> Option<(&str, &str, &str)> {
+    let record = line.trim();
+    let call = record
+        .strip_prefix("#dbg_value(")
+        .or_else(|| record.strip_prefix("#dbg_assign("))?;
+    let mut fields = call.splitn(3, ", ");
+    let (operand, id, rest) = (fields.next()?, fields.next()?, fields.next()?);
+    let expression = rest
+        .strip_prefix("!DIExpression(")
+        .and_then(|ops| ops.split_once(')'))
+        .map(|(ops, _)| ops)?;
+    Some((operand, id, expression))
+}
+
+/// The IR's `#dbg_value` of a register that can only give the variable
+/// `variable` (`name@line`) values that `shown` fits and that none of
+/// `held` (every value the oracle's variable held in the function) fits,
+/// judged by the bits the record's expression fixes ([`known_bits`]); `None`
+/// when there is none. Such a record is clang's own wrong record, wherever
+/// a build shows it: a 32-bit `l_32 |= (uint16_t)x` whose salvaged record
+/// is `zext(x) | 98`, the source's constant being 0xB47DC462.
+pub fn ir_record_never_held<'t>(
+    ir: &'t str,
+    variable: &str,
+    shown: &str,
+    held: &[String],
+) -> Option<&'t str> {
+    let shown = shown_number(shown)?;
+    // A local not assigned yet holds no value to compare.
+    let held: Vec<i128> = held
+        .iter()
+        .filter(|h| *h != UNASSIGNED)
+        .map(|h| shown_number(h))
+        .collect::<Option<_>>()?;
+    if held.is_empty() {
+        return None;
+    }
+    let ids = declaration_ids(ir, variable);
+    ir.lines().find(|l| {
+        let Some((operand, id, expression)) = record_fields(l) else {
+            return false;
+        };
+        let Some(width) = operand
+            .split_once(" %")
+            .and_then(|(ty, _)| ty.strip_prefix('i')?.parse::<u32>().ok())
+        else {
+            return false;
+        };
+        let Some(bits) = known_bits(width, expression) else {
+            return false;
+        };
+        ids.contains(&id) && bits.fits(shown) && !held.iter().any(|&v| bits.fits(v))
+    })
+}
+
+/// The bits of a debug expression's result that are the same for every
+/// value of its one register operand.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct KnownBits {
+    /// The result's width.
+    width: u32,
+    /// Bits always 0.
+    zeros: u128,
+    /// Bits always 1.
+    ones: u128,
+}
+
+impl KnownBits {
+    /// Whether the value `value` (as gdb shows it: signed or unsigned) can
+    /// be the result.
+    fn fits(&self, value: i128) -> bool {
+        let unsigned = value.rem_euclid(1i128 << self.width) as u128;
+        unsigned & self.zeros == 0 && unsigned & self.ones == self.ones
+    }
+}
+
+/// [`KnownBits`] of a debug expression (`DW_OP_LLVM_convert, 16,
+/// DW_ATE_unsigned, DW_OP_LLVM_convert, 32, DW_ATE_unsigned, DW_OP_constu,
+/// 98, DW_OP_or, DW_OP_stack_value`) over a register of `width` bits;
+/// `None` for an operation other than conversions and bitwise operations
+/// with a constant.
+fn known_bits(width: u32, expression: &str) -> Option<KnownBits> {
+    let mask = |bits: u32| -> u128 { (1u128 << bits.min(127)) - 1 };
+    let mut bits = KnownBits {
+        width: width.min(64),
+        zeros: 0,
+        ones: 0,
+    };
+    let mut ops = expression.split(", ").filter(|op| !op.is_empty());
+    while let Some(op) = ops.next() {
+        match op {
+            "DW_OP_stack_value" => {}
+            "DW_OP_LLVM_convert" => {
+                let to: u32 = ops.next()?.parse().ok()?;
+                let signed = ops.next()? == "DW_ATE_signed";
+                let to = to.min(64);
+                if to > bits.width && !signed {
+                    bits.zeros |= mask(to) & !mask(bits.width);
+                } else if to > bits.width {
+                    // The sign bit, unknown or known, fills the new bits.
+                    let sign = 1u128 << (bits.width - 1);
+                    let upper = mask(to) & !mask(bits.width);
+                    if bits.zeros & sign != 0 {
+                        bits.zeros |= upper;
+                    } else if bits.ones & sign != 0 {
+                        bits.ones |= upper;
+                    }
+                }
+                bits.width = to;
+                bits.zeros &= mask(to);
+                bits.ones &= mask(to);
+            }
+            "DW_OP_constu" => {
+                let constant = ops.next()?.parse::<u128>().ok()? & mask(bits.width);
+                match ops.next()? {
+                    "DW_OP_or" => {
+                        bits.ones |= constant;
+                        bits.zeros &= !constant;
+                    }
+                    "DW_OP_and" => {
+                        bits.zeros |= mask(bits.width) & !constant;
+                        bits.ones &= constant;
+                    }
+                    "DW_OP_xor" => {
+                        let (zeros, ones) = (bits.zeros, bits.ones);
+                        bits.zeros = (zeros & !constant) | (ones & constant);
+                        bits.ones = (ones & !constant) | (zeros & constant);
+                    }
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        }
+    }
+    Some(bits)
 }
 
 /// The value of a debug expression (its operations as the IR writes them,
@@ -785,8 +920,8 @@ pub struct Totals {
     pub per_build: BTreeMap<Build, BuildTotals>,
     /// Wrong values dwarfsmith shares with llc-19 (modes A and B).
     pub shared_wrong: BTreeMap<Mode, usize>,
-    /// Further wrong values of dwarfsmith that the IR's own `#dbg_value`
-    /// constants carry (modes A and B; see [`ProgramReport::ir_wrong`]).
+    /// Further wrong values of dwarfsmith that the IR's own records carry
+    /// (modes A and B; see [`ProgramReport::ir_wrong`]).
     pub ir_wrong: BTreeMap<Mode, usize>,
     /// Variables dwarfsmith misses that a peer build lists (llc-19 of the
     /// same mode or gcc -O2), per mode: the IR's (no longer declared in
@@ -911,7 +1046,7 @@ impl Totals {
         }
         for (mode, n) in &self.ir_wrong {
             out += &format!(
-                "{} dwarfsmith: {n} more are constants the IR's own #dbg_value gives the variable (the IR's)\n",
+                "{} dwarfsmith: {n} more are the IR's own records, a constant or values the variable never holds (the IR's)\n",
                 mode.letter()
             );
         }
@@ -1078,6 +1213,44 @@ mod tests {
         let register = "  #dbg_value(i32 0, !251, !DIExpression(DW_OP_LLVM_arg, 0, DW_OP_LLVM_arg, 1, DW_OP_plus, DW_OP_stack_value), !524)\n\
                         !251 = !DILocalVariable(name: \"l_68\", scope: !9, file: !3, line: 256, type: !7)\n";
         assert!(ir_constant_of(register, "l_68@256", "0").is_none());
+    }
+
+    #[test]
+    fn a_register_record_that_never_gives_a_held_value_is_the_irs() {
+        // Seed 202482: `l_32 |= (uint16_t)x` with l_32 = 0xB47DC462, salvaged
+        // by clang as zext(x) | 98.
+        let ir = "  #dbg_value(i16 %50, !418, !DIExpression(DW_OP_LLVM_convert, 16, DW_ATE_unsigned, DW_OP_LLVM_convert, 32, DW_ATE_unsigned, DW_OP_constu, 98, DW_OP_or, DW_OP_stack_value), !510)\n\
+                  !418 = !DILocalVariable(name: \"l_32\", scope: !410, file: !3, line: 201, type: !133)\n";
+        let held = ["-1266826142".to_string(), "-1266826141".to_string()];
+        assert!(ir_record_never_held(ir, "l_32@201", "99", &held).is_some());
+        // A value the record cannot give (bit 1 clear), a variable that
+        // holds a value the record can give, or another variable: not the
+        // record's.
+        assert!(ir_record_never_held(ir, "l_32@201", "97", &held).is_none());
+        let small = ["-1266826142".to_string(), "99".to_string()];
+        assert!(ir_record_never_held(ir, "l_32@201", "99", &small).is_none());
+        assert!(ir_record_never_held(ir, "l_32@202", "99", &held).is_none());
+        // A record without fixed bits fits every value.
+        let plain = ir.replace(
+            "DW_OP_LLVM_convert, 16, DW_ATE_unsigned, DW_OP_LLVM_convert, 32, DW_ATE_unsigned, DW_OP_constu, 98, DW_OP_or, DW_OP_stack_value",
+            "",
+        );
+        assert!(ir_record_never_held(&plain, "l_32@201", "99", &held).is_none());
+    }
+
+    #[test]
+    fn known_bits_follow_conversions_and_constant_operations() {
+        let bits = known_bits(8, "DW_OP_LLVM_convert, 8, DW_ATE_signed, DW_OP_LLVM_convert, 32, DW_ATE_signed, DW_OP_constu, 128, DW_OP_or").unwrap();
+        // The sign bit is unknown before the or: only bit 7 is known.
+        assert_eq!((bits.width, bits.zeros, bits.ones), (32, 0, 128));
+        let masked = known_bits(
+            32,
+            "DW_OP_constu, 15, DW_OP_and, DW_OP_constu, 1, DW_OP_xor",
+        )
+        .unwrap();
+        assert_eq!((masked.zeros, masked.ones), (0xffff_fff0, 0));
+        assert!(masked.fits(14) && !masked.fits(16));
+        assert!(known_bits(32, "DW_OP_constu, 1, DW_OP_plus").is_none());
     }
 
     use super::*;

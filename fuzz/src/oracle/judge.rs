@@ -26,7 +26,10 @@
 //!   judged ([`Figures::unjudged`]), nor a value it did not show at a line
 //!   whose later executions its bounded walk did not see ([`Walk::capped`]:
 //!   a function called from a loop, whose inlined copies a build's walk
-//!   stops in at later calls), nor one of a variable the oracle itself
+//!   stops in at later calls; or a function's closing line, its last line
+//!   stopped at, when a frame of the function returned without a stop
+//!   there: gcc -O0 jumps past the first instruction of the `}` row from a
+//!   branch that ends in a call), nor one of a variable the oracle itself
 //!   showed `<optimized out>` at some stop on that line (gcc -O0 keeps no
 //!   location for an unused parameter of an inlined `always_inline`
 //!   function: lz4's `dstCapacity`, 0 in one caller).
@@ -148,6 +151,23 @@ impl Reference {
         }
     }
 
+    /// Adds where a twin of the oracle built with
+    /// `-ftrivial-auto-var-init=pattern` showed a local [`UNASSIGNED`]: no
+    /// value of it is judged on that line (it holds whatever its stack
+    /// slot held). Nothing else of the twin's walk is taken: its fill
+    /// stores give declarations lines of their own, and its bounds need
+    /// only reach each line's first executions.
+    pub fn add_unassigned(&mut self, walk: &Walk) {
+        for stop in &walk.stops {
+            for shown in stop.shown.iter().filter(|s| s.value == UNASSIGNED) {
+                self.held
+                    .entry((stop.function.clone(), stop.line, shown.variable()))
+                    .or_default()
+                    .insert(UNASSIGNED.to_string());
+            }
+        }
+    }
+
     /// Adds what a second walk of the same oracle build saw at the lines it
     /// looked at again ([`super::WalkOptions::only_lines`], further than
     /// the first walk): the values held there and the lines it still did
@@ -186,12 +206,57 @@ impl Reference {
     /// The held values and capped lines of `walk`.
     fn add_held(&mut self, walk: &Walk) {
         self.capped.extend(walk.capped.iter().cloned());
+        self.cap_unclosed(&walk.stops);
         for stop in &walk.stops {
             self.hold(&stop.function, stop.line, stop, true);
         }
         frame_pairs(&walk.stops, |previous, stop| {
             self.hold(&previous.function, previous.line, stop, false);
         });
+    }
+
+    /// Caps each function's closing line (its last line stopped at) when
+    /// a frame of it returned without a stop there: gcc -O0 ends a branch
+    /// that calls and returns with a jump past the first instruction of
+    /// the `}` row (Lua's `codearith`, whose `if` branch calls `codebinK`),
+    /// so the oracle never sees that frame's values at its `}`, which
+    /// another layout stops at on every path.
+    fn cap_unclosed(&mut self, stops: &[Stop]) {
+        let mut closing: HashMap<&str, u32> = HashMap::new();
+        for stop in stops {
+            let line = closing.entry(stop.function.as_str()).or_default();
+            *line = (*line).max(stop.line);
+        }
+        // The open frames by depth: function, and whether it stopped at
+        // its closing line.
+        let mut open: BTreeMap<u32, (&str, bool)> = BTreeMap::new();
+        let mut unclosed = HashSet::new();
+        let close = |frame: (&str, bool), unclosed: &mut HashSet<(String, u32)>| {
+            if !frame.1 {
+                unclosed.insert((frame.0.to_string(), closing[frame.0]));
+            }
+        };
+        for stop in stops {
+            let ended: Vec<u32> = open.range(stop.depth + 1..).map(|(d, _)| *d).collect();
+            for depth in ended {
+                close(open.remove(&depth).unwrap(), &mut unclosed);
+            }
+            let at_closing = stop.line == closing[stop.function.as_str()];
+            match open.get_mut(&stop.depth) {
+                Some(frame) if frame.0 == stop.function => frame.1 |= at_closing,
+                _ => {
+                    if let Some(frame) =
+                        open.insert(stop.depth, (stop.function.as_str(), at_closing))
+                    {
+                        close(frame, &mut unclosed);
+                    }
+                }
+            }
+        }
+        for frame in open.into_values() {
+            close(frame, &mut unclosed);
+        }
+        self.capped.extend(unclosed);
     }
 
     /// Records the values shown at `stop` as held at `line` of `function`,
@@ -216,6 +281,25 @@ impl Reference {
     pub fn held(&self, function: &str, line: u32, variable: &str) -> Option<&HashSet<String>> {
         self.held
             .get(&(function.to_string(), line, variable.to_string()))
+    }
+
+    /// Every value `variable` (`name@declaration line`) held at any line
+    /// of `function` after its declaration line (before it, a local holds
+    /// what its stack slot held), sorted.
+    pub fn held_in_function(&self, function: &str, variable: &str) -> Vec<String> {
+        let declared: u32 = variable
+            .rsplit_once('@')
+            .and_then(|(_, line)| line.parse().ok())
+            .unwrap_or(0);
+        let mut values: Vec<String> = self
+            .held
+            .iter()
+            .filter(|((f, line, v), _)| f == function && v == variable && *line > declared)
+            .flat_map(|(_, values)| values.iter().cloned())
+            .collect();
+        values.sort();
+        values.dedup();
+        values
     }
 
     /// The lines the oracle stopped at.
@@ -475,6 +559,52 @@ mod tests {
         // Without the cap, the same value is wrong.
         let uncapped = Reference::new(&parse(&oracle.replace("CAPPED\tf\t10\n", "")));
         assert_eq!(judge(&uncapped, &later_call).wrong.len(), 1);
+    }
+
+    #[test]
+    fn the_closing_line_of_a_frame_that_returned_past_it_is_capped() {
+        // f's first call stops at its `}` (12) with op 1; the second call's
+        // branch jumps past the `}` row's first instruction: its frame
+        // ends at line 11, back in main. A build stopping at f:12 in the
+        // second call shows op 2.
+        let oracle = "STOP\t1\tmain\t3\tbreak\n\
+                      STOP\t2\tf\t11\tbreak\nVAR\top\targ\t10\t1\n\
+                      STOP\t2\tf\t12\tbreak\nVAR\top\targ\t10\t1\n\
+                      STOP\t1\tmain\t4\tbreak\n\
+                      STOP\t2\tf\t11\tbreak\nVAR\top\targ\t10\t2\n\
+                      STOP\t1\tmain\t5\tbreak\n";
+        let second_call = parse("STOP\t2\tf\t12\tbreak\nVAR\top\targ\t10\t2\n");
+        let figures = judge(&Reference::new(&parse(oracle)), &second_call);
+        assert!(figures.wrong.is_empty());
+        assert_eq!(figures.unjudged, 1);
+        // When every frame of f stopped at its `}`, op 3 there is wrong.
+        let closed = oracle.replace(
+            "STOP\t1\tmain\t5",
+            "STOP\t2\tf\t12\tbreak\nVAR\top\targ\t10\t2\nSTOP\t1\tmain\t5",
+        );
+        let third = parse("STOP\t2\tf\t12\tbreak\nVAR\top\targ\t10\t3\n");
+        assert_eq!(
+            judge(&Reference::new(&parse(&closed)), &third).wrong.len(),
+            1
+        );
+    }
+
+    #[test]
+    fn a_local_the_pattern_twin_shows_unassigned_is_not_judged_there() {
+        // `size_t l;` then `s = check(L, &l)` on line 5: gcc -O0 shows the
+        // stack's 77 at line 4, the pattern twin shows it unassigned.
+        let oracle = "STOP\t1\tf\t4\tbreak\nVAR\tl\tlocal\t3\t77\n\
+                      STOP\t1\tf\t5\tbreak\nVAR\tl\tlocal\t3\t2\n";
+        let twin = "STOP\t1\tf\t3\tbreak\nVAR\tl\tlocal\t3\t<unassigned>\n\
+                    STOP\t1\tf\t4\tbreak\nVAR\tl\tlocal\t3\t<unassigned>\n\
+                    STOP\t1\tf\t5\tbreak\nVAR\tl\tlocal\t3\t2\n";
+        let build = parse("STOP\t1\tf\t4\tbreak\nVAR\tl\tlocal\t3\t12\n");
+        let mut reference = Reference::new(&parse(oracle));
+        assert_eq!(judge(&reference, &build).wrong.len(), 1);
+        reference.add_unassigned(&parse(twin));
+        assert!(judge(&reference, &build).wrong.is_empty());
+        // The twin's line 3 is not a line the oracle stopped at.
+        assert!(!reference.lines().contains(&3));
     }
 
     #[test]
