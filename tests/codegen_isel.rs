@@ -233,14 +233,14 @@ fn error_of(text: &str) -> String {
 
 #[test]
 fn unsupported_input_is_a_diagnostic_naming_it() {
-    let ctpop = "declare i24 @llvm.ctpop.i24(i24)\n\
-                 define i24 @f(i24 %x) {\n\
-                 \x20 %c = call i24 @llvm.ctpop.i24(i24 %x)\n\
-                 \x20 ret i24 %c\n\
-                 }\n";
+    let ctlz = "declare i24 @llvm.ctlz.i24(i24, i1)\n\
+                define i24 @f(i24 %x) {\n\
+                \x20 %c = call i24 @llvm.ctlz.i24(i24 %x, i1 false)\n\
+                \x20 ret i24 %c\n\
+                }\n";
     assert_eq!(
-        error_of(ctpop),
-        "bad.ll:3:3: error: function @f: unsupported intrinsic 'llvm.ctpop.i24'"
+        error_of(ctlz),
+        "bad.ll:3:3: error: function @f: unsupported intrinsic 'llvm.ctlz.i24'"
     );
     let unknown = "declare i32 @llvm.frobnicate.i32(i32)\n\
                    define i32 @f(i32 %x) {\n\
