@@ -315,3 +315,28 @@ fn a_one_bit_bitreverse_is_the_bit() {
         "0 1 0 1\n"
     );
 }
+
+/// `fixtures/intrinsics/frame_address.ll`: `llvm.frameaddress` at depths 0
+/// and 1 in a function without a `"frame-pointer"` attribute, called from
+/// gcc -O0 code: its own frame starts with the caller's saved rbp, and
+/// depth 1 is the caller's frame; llc-19's build prints the same.
+#[test]
+fn frame_addresses_are_the_frames_gcc_code_sees() {
+    let dir = tempfile::tempdir().unwrap();
+    let module = std::fs::read_to_string(fixture("intrinsics/frame_address.ll")).unwrap();
+    let driver = std::fs::read_to_string(fixture("intrinsics/frame_address_main.c")).unwrap();
+    let (ours, theirs) = support::outputs_of_ours_and_llc(
+        dir.path(),
+        &module,
+        "frame_address.ll",
+        OptLevel::O2,
+        &driver,
+    );
+    assert_eq!(ours, theirs);
+    assert_eq!(
+        ours,
+        "depth 1 is the caller's frame: yes\n\
+         depth 0 holds the caller's rbp: yes\n\
+         depth 0 is below the caller's: yes\n"
+    );
+}

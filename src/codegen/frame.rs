@@ -85,7 +85,8 @@ impl FramePointer {
 }
 
 /// Whether `f` goes without a frame pointer under `rule`: not where the
-/// body moves rsp or holds inline asm (which may name rbp or rsp).
+/// body moves rsp, reads its frame's address or holds inline asm (which
+/// may name rbp or rsp).
 pub fn omits_frame_pointer(f: &Function, rule: FramePointer) -> bool {
     let mut insts = f.blocks.iter().flat_map(|b| &b.insts);
     let omit = match rule {
@@ -93,7 +94,9 @@ pub fn omits_frame_pointer(f: &Function, rule: FramePointer) -> bool {
         FramePointer::NonLeaf => !makes_calls(f),
         FramePointer::None => true,
     };
-    omit && !f.moves_stack_pointer && !insts.any(|i| matches!(i.kind, InstKind::InlineAsm(_)))
+    omit && !f.moves_stack_pointer
+        && !f.frame_address_taken
+        && !insts.any(|i| matches!(i.kind, InstKind::InlineAsm(_)))
 }
 
 /// Whether `f` calls anything (a tail jump leaves the frame first).

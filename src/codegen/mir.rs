@@ -1932,6 +1932,10 @@ pub struct Function {
     /// epilogue then restores rsp from rbp rather than by adding the frame
     /// size.
     pub moves_stack_pointer: bool,
+    /// Whether the body reads its frame's address (`llvm.frameaddress`):
+    /// rbp then stays the frame pointer, whatever the function's
+    /// `"frame-pointer"` attribute says (as LLVM's `frameAddressIsTaken`).
+    pub frame_address_taken: bool,
     /// Whether the frame is addressed from rsp with no frame pointer, so rbp
     /// is an allocatable callee-saved register (decided by
     /// [`super::frame::omits_frame_pointer`] before allocation; false keeps

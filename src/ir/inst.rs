@@ -1295,6 +1295,9 @@ pub enum Intrinsic {
     /// `llvm.returnaddress`: the return address of the function (depth 0)
     /// or of one of its callers.
     ReturnAddress,
+    /// `llvm.frameaddress.*`: the address of the function's frame (depth
+    /// 0, where its frame pointer points) or of a caller's.
+    FrameAddress,
     /// `llvm.thread.pointer`: the thread pointer (`fs:0` on x86-64 Linux).
     ThreadPointer,
     /// `llvm.x86.*` intrinsics that are one instruction with no vector
@@ -1395,6 +1398,7 @@ impl Intrinsic {
             "objectsize" => Intrinsic::ObjectSize,
             "is" if rest.starts_with("is.constant.") => Intrinsic::IsConstant,
             "returnaddress" => Intrinsic::ReturnAddress,
+            "frameaddress" => Intrinsic::FrameAddress,
             "thread" if rest == "thread.pointer" => Intrinsic::ThreadPointer,
             "x86" => Intrinsic::X86(match &rest[4..] {
                 "sse2.pause" => X86Intrinsic::Pause,

@@ -4,7 +4,8 @@
 //! `bitreverse`, `ctpop`/`ctlz`/`cttz`, `fshl`/`fshr`, `*.with.overflow`,
 //! `*.sat`, `expect`, `assume`, `load.relative`, `stacksave`/`stackrestore`,
 //! `trap`/`debugtrap`, `prefetch`, `objectsize`, `is.constant`,
-//! `returnaddress`, `memcpy`/`memset`/`memmove`, lifetime markers). Out: MIR over general-purpose virtual registers.
+//! `returnaddress`, `frameaddress`, `memcpy`/`memset`/`memmove`, lifetime
+//! markers). Out: MIR over general-purpose virtual registers.
 //!
 //! Rules it follows:
 //! - Only baseline x86-64 instructions: `ctlz`/`cttz` are `bsr`/`bsf` with a
@@ -22,6 +23,11 @@
 //! - `returnaddress(0)` loads the return address from its frame slot, 8
 //!   bytes below the CFA; a caller's (a depth above 0) needs a
 //!   frame-pointer walk and is refused by name.
+//! - `frameaddress(N)` is rbp, followed N times through the saved rbp each
+//!   frame starts with; the function keeps rbp as its frame pointer
+//!   ([`crate::codegen::mir::Function::frame_address_taken`]). A caller's
+//!   frame is only as findable as the callers keep frame pointers, as with
+//!   LLVM.
 //! - `stacksave`/`stackrestore` read and write rsp and mark the function as
 //!   moving rsp, so its epilogue restores rsp from rbp.
 
@@ -76,7 +82,8 @@ impl Selector<'_> {
             | Intrinsic::Expect
             | Intrinsic::ObjectSize
             | Intrinsic::IsConstant
-            | Intrinsic::ReturnAddress => 1,
+            | Intrinsic::ReturnAddress
+            | Intrinsic::FrameAddress => 1,
             Intrinsic::SMax
             | Intrinsic::SMin
             | Intrinsic::UMax
@@ -161,6 +168,28 @@ impl Selector<'_> {
                 let dst = self.dst(id)?;
                 let src = self.reg(operands[0])?;
                 self.emit(K::Copy { dst, src });
+                Ok(())
+            }
+            Intrinsic::FrameAddress => {
+                let Some(depth) = self.const_int(operands[0]).filter(|d| *d >= 0) else {
+                    return Err(self.error(format!(
+                        "unsupported intrinsic '{name}' of a depth not constant"
+                    )));
+                };
+                self.mir.frame_address_taken = true;
+                let dst = self.dst(id)?;
+                self.emit(K::Copy {
+                    dst,
+                    src: Reg::from(Gpr::Rbp),
+                });
+                // Each frame's first word is its caller's saved rbp.
+                for _ in 0..depth {
+                    self.emit(K::Load {
+                        dst,
+                        addr: Address::reg(dst, 0),
+                        width: Width::W64,
+                    });
+                }
                 Ok(())
             }
             Intrinsic::ReturnAddress => {
