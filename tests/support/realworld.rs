@@ -64,7 +64,11 @@ pub fn crate_dir(package: &str) -> PathBuf {
     let dirs = DIRS.get_or_init(|| {
         let out = crate::support::run(
             Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-                .args(["metadata", "--format-version", "1", "--offline"])
+                // Not `--offline`: the C++ crates are dev-dependencies under
+                // `cfg(any())`, never built, so on a fresh clone nothing has
+                // downloaded them yet; this fetches them (and the manifests
+                // of other platforms' crates it needs) once.
+                .args(["metadata", "--format-version", "1"])
                 .current_dir(env!("CARGO_MANIFEST_DIR")),
         );
         assert!(
