@@ -42,7 +42,8 @@
 //!   once, locals only after their declaration line.
 //! - **Missing** variables: (function, variable) pairs the oracle showed,
 //!   where the build under test stopped on a line of that function at which
-//!   the oracle showed the variable, and never listed the variable at any
+//!   the oracle itself (not a second unoptimised build whose values were
+//!   added) showed the variable, and never listed the variable at any
 //!   stop in that function, not even as `<optimized out>`.
 //! - **Stepping order.** Stops are paired within a frame: a stop at depth
 //!   `d` in function `f` follows the previous stop at depth `d` in `f` when
@@ -68,6 +69,12 @@ pub struct Reference {
     /// (function, line) → the variables the oracle showed an assigned
     /// value of there (locals after their declaration line only).
     shown_at: HashMap<(String, u32), BTreeSet<String>>,
+    /// The same, from the oracle's own walk only: what the missing-variable
+    /// rule expects. Another unoptimised build's scopes may reach lines the
+    /// oracle's do not (clang -O0 keeps a block's variable in scope on a
+    /// line gcc -O0 gives the enclosing block), and a build under test
+    /// whose scopes are the source's is not missing a variable there.
+    oracle_shown_at: HashMap<(String, u32), BTreeSet<String>>,
     /// (function, line, next line) of every step within a frame.
     steps: HashSet<(String, u32, u32)>,
     /// The lines the oracle stopped at.
@@ -112,6 +119,7 @@ impl Reference {
     pub fn new(oracle: &Walk) -> Reference {
         let mut reference = Reference::default();
         reference.add_values(oracle);
+        reference.oracle_shown_at = reference.shown_at.clone();
         let at_breaks: Vec<Stop> = oracle
             .stops
             .iter()
@@ -426,13 +434,20 @@ pub fn judge(reference: &Reference, walk: &Walk) -> Figures {
             .unwrap_or(&none);
         for name in expected {
             figures.expected += 1;
-            expected_somewhere.insert((stop.function.clone(), name.clone()));
             if stop
                 .shown
                 .iter()
                 .any(|s| &s.variable() == name && s.is_available())
             {
                 figures.available += 1;
+            }
+        }
+        if let Some(names) = reference
+            .oracle_shown_at
+            .get(&(stop.function.clone(), stop.line))
+        {
+            for name in names {
+                expected_somewhere.insert((stop.function.clone(), name.clone()));
             }
         }
         for shown in &stop.shown {
@@ -655,6 +670,21 @@ mod tests {
         let figures = judge(&reference, &walk);
         assert_eq!(figures.missing, [("main".to_string(), "y@3".to_string())]);
         assert_eq!(figures.availability(), 0.5);
+    }
+
+    #[test]
+    fn a_variable_only_the_second_unoptimised_build_shows_is_expected_but_not_missing() {
+        // The clang -O0 twin keeps a block's z in scope at line 3, where
+        // the oracle showed none: a stop there expects z (availability),
+        // but a build whose scopes are the oracle's is not missing it.
+        let mut reference = Reference::new(&parse(ORACLE));
+        reference.add_values(&parse(
+            "STOP\t1\tmain\t3\tbreak\nVAR\tz\tlocal\t2\t5\nEND\texited\t\n",
+        ));
+        let walk = parse("STOP\t1\tmain\t3\tbreak\nVAR\tx\tlocal\t2\t7\n");
+        let figures = judge(&reference, &walk);
+        assert!(figures.missing.is_empty(), "{:?}", figures.missing);
+        assert_eq!((figures.available, figures.expected), (1, 2));
     }
 
     #[test]
