@@ -431,6 +431,22 @@ fn a_variable_declared_but_never_set_keeps_its_die() {
 }
 
 #[test]
+fn a_bool_parameter_stored_as_a_byte_keeps_its_value() {
+    // clang -O0 stores a `bool` parameter as `zext i1 %force to i8`; when
+    // DCE deleted the zext its record became poison, and gdb showed
+    // `force` as `<optimized out>` in every function of mimalloc that takes
+    // a bool. The record is salvaged into the bit (`DW_OP_constu 1,
+    // DW_OP_and`), as LLVM salvages a zext.
+    let dir = tempfile::tempdir().unwrap();
+    let exe = build_with_driver(dir.path(), "bool_parameter");
+    assert_eq!(
+        gdb_at(&exe, "bool_parameter.c:9", &["print force", "continue", "print force"]),
+        "Breakpoint 1, f (x=<optimized out>, force=true) at ./bool_parameter.c:9\n9\t  return r + g(force);\n$1 = true\n\n\
+         Breakpoint 1, f (x=<optimized out>, force=false) at ./bool_parameter.c:9\n9\t  return r + g(force);\n$2 = false\n"
+    );
+}
+
+#[test]
 fn a_function_breakpoint_stops_on_a_statement_of_its_scope_line() {
     // main's body is on its scopeLine: the row after the prologue was no
     // is_stmt row, and gdb showed the stop as `0x... in main ()`.

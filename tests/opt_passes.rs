@@ -52,10 +52,13 @@ fn run(passes: &str, input: &str, with_debugify: bool, expected: Expect) {
 
 #[test]
 fn dce_salvages_constant_and_two_operand_binops_and_casts() {
+    // `%bool` is C's `_Bool` parameter as clang -O0 stores it, a byte made
+    // of an i1: the salvaged value is that bit.
     check(
         "dce",
         r#"
-define i32 @f(i32 %a, i32 %b, ptr %p, i64 %i) {
+define i32 @f(i32 %a, i32 %b, ptr %p, i64 %i, i1 zeroext %c) {
+  %bool = zext i1 %c to i8
   %x = add i32 %a, 4
   %y = add i32 %a, %b
   %z = mul i32 %y, 3
@@ -67,17 +70,18 @@ define i32 @f(i32 %a, i32 %b, ptr %p, i64 %i) {
 }
 "#,
         expect![[r#"
-            define i32 @f(i32 %a, i32 %b, ptr %p, i64 %i) !dbg !5 {
-                #dbg_value(i32 %a, !8, !DIExpression(DW_OP_plus_uconst, 4, DW_OP_stack_value), !10)
-                #dbg_value(!DIArgList(i32 %a, i32 %b), !11, !DIExpression(DW_OP_LLVM_arg, 0, DW_OP_LLVM_arg, 1, DW_OP_plus, DW_OP_stack_value), !12)
-                #dbg_value(!DIArgList(i32 %a, i32 %b), !13, !DIExpression(DW_OP_LLVM_arg, 0, DW_OP_LLVM_arg, 1, DW_OP_plus, DW_OP_constu, 3, DW_OP_mul, DW_OP_stack_value), !14)
-                #dbg_value(i32 %a, !15, !DIExpression(DW_OP_LLVM_convert, 32, DW_ATE_unsigned, DW_OP_LLVM_convert, 16, DW_ATE_unsigned, DW_OP_stack_value), !17)
-                #dbg_value(i32 %a, !18, !DIExpression(DW_OP_LLVM_convert, 32, DW_ATE_unsigned, DW_OP_LLVM_convert, 16, DW_ATE_unsigned, DW_OP_LLVM_convert, 16, DW_ATE_signed, DW_OP_LLVM_convert, 32, DW_ATE_signed, DW_OP_stack_value), !19)
-                #dbg_value(!DIArgList(ptr %p, i64 %i), !20, !DIExpression(DW_OP_LLVM_arg, 0, DW_OP_LLVM_arg, 1, DW_OP_constu, 4, DW_OP_mul, DW_OP_plus, DW_OP_stack_value), !22)
-                #dbg_value(i32 poison, !23, !DIExpression(), !24)
-              ret i32 %a, !dbg !25
+            define i32 @f(i32 %a, i32 %b, ptr %p, i64 %i, i1 zeroext %c) !dbg !5 {
+                #dbg_value(i1 %c, !8, !DIExpression(DW_OP_constu, 1, DW_OP_and, DW_OP_stack_value), !10)
+                #dbg_value(i32 %a, !11, !DIExpression(DW_OP_plus_uconst, 4, DW_OP_stack_value), !13)
+                #dbg_value(!DIArgList(i32 %a, i32 %b), !14, !DIExpression(DW_OP_LLVM_arg, 0, DW_OP_LLVM_arg, 1, DW_OP_plus, DW_OP_stack_value), !15)
+                #dbg_value(!DIArgList(i32 %a, i32 %b), !16, !DIExpression(DW_OP_LLVM_arg, 0, DW_OP_LLVM_arg, 1, DW_OP_plus, DW_OP_constu, 3, DW_OP_mul, DW_OP_stack_value), !17)
+                #dbg_value(i32 %a, !18, !DIExpression(DW_OP_LLVM_convert, 32, DW_ATE_unsigned, DW_OP_LLVM_convert, 16, DW_ATE_unsigned, DW_OP_stack_value), !20)
+                #dbg_value(i32 %a, !21, !DIExpression(DW_OP_LLVM_convert, 32, DW_ATE_unsigned, DW_OP_LLVM_convert, 16, DW_ATE_unsigned, DW_OP_LLVM_convert, 16, DW_ATE_signed, DW_OP_LLVM_convert, 32, DW_ATE_signed, DW_OP_stack_value), !22)
+                #dbg_value(!DIArgList(ptr %p, i64 %i), !23, !DIExpression(DW_OP_LLVM_arg, 0, DW_OP_LLVM_arg, 1, DW_OP_constu, 4, DW_OP_mul, DW_OP_plus, DW_OP_stack_value), !25)
+                #dbg_value(i32 poison, !26, !DIExpression(), !27)
+              ret i32 %a, !dbg !28
             }
-            WARNING: Missing variable 7
+            WARNING: Missing variable 8
             CheckModuleDebugify: PASS
         "#]],
     );

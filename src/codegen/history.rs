@@ -298,9 +298,10 @@ type EntryCopies = [Option<Gpr>; 16];
 /// register holds its own; a 64-bit copy passes what its source holds on;
 /// any other write (a call's clobbers too) ends it. A variable whose value
 /// is then in such a register is that entry value, and stays so after the
-/// register is reused: an inlined call's parameter in a callee-saved copy
-/// of the physical function's argument falls back to the argument's
-/// `DW_OP_entry_value` as the physical function's own parameter does.
+/// register is reused: a local of the function in a callee-saved copy of
+/// its argument falls back to the argument's `DW_OP_entry_value` as the
+/// parameter itself does (a variable of an inlined call does not: see
+/// where the ranges open).
 fn mark_entry_copies(
     input: &HistoryInput,
     steps: &mut Steps,
@@ -669,13 +670,20 @@ impl Walker<'_> {
                     }
                     if let Some(opened) = opened {
                         let whole_value = opened.location.ops == [Op::Arg(0)];
-                        // A variable of an inlined call falls back to an
-                        // entry value too (LLVM does not): the register's
-                        // value at the physical function's entry, which gdb
-                        // finds through the caller of the inlined frames'
-                        // physical frame, and lldb-19 too (it checks the
-                        // call edge's callee is that function).
+                        // A variable of an inlined call never falls back to
+                        // an entry value (as in LLVM): gdb 13 finds the
+                        // physical frame's call site, but evaluates its
+                        // DW_AT_call_value in the frame just outside the
+                        // inlined one, which is the physical function's own
+                        // frame, not its caller's. A call value in a
+                        // callee-saved register then reads what the callee
+                        // put there since (mimalloc's inlined
+                        // mi_find_free_page showed `size` as the heap
+                        // pointer in rbx, where mi_find_page's own
+                        // size@entry was right).
+                        let inlined = table.variables[variable as usize].inlined_at.is_some();
                         let entry_register = match opened.registers.as_slice() {
+                            _ if inlined => None,
                             [PhysReg::Gpr(register)] if from_entry && whole_value => {
                                 Some(*register)
                             }
@@ -1555,10 +1563,10 @@ mod tests {
     }
 
     #[test]
-    fn an_inlined_variable_falls_back_to_its_physical_functions_entry_value() {
+    fn only_the_physical_functions_variables_fall_back_to_entry_values() {
         // x and the inlined p both hold rdi's entry value; when rdi is
-        // reused, both are rdi's entry value (debuggers take it from the
-        // physical frame's call site).
+        // reused, x is rdi's entry value and p's range ends (gdb would
+        // evaluate p's entry value in the wrong frame).
         let got = ranges_after_opening(
             2,
             vec![vec![
@@ -1576,7 +1584,6 @@ mod tests {
                 (10, 0, 4, "reg5 Arg(0)".to_string()),
                 (10, 4, 6, "entry5 Arg(0) StackValue".to_string()),
                 (12, 0, 4, "reg5 Arg(0)".to_string()),
-                (12, 4, 6, "entry5 Arg(0) StackValue".to_string()),
             ]
         );
     }
@@ -1589,8 +1596,8 @@ mod tests {
             src: src.into(),
         };
         // bb0 copies rcx into r12 (and rdx into rbx, after rdx changed);
-        // in bb2, after a join, the inlined p is r12 and x is rbx. When r12
-        // is reused p is rcx's entry value; x, a copy of a changed rdx, ends.
+        // in bb2, after a join, x is r12 and the inlined p is rbx. When r12
+        // is reused x is rcx's entry value; p, a copy of a changed rdx, ends.
         let got = ranges(vec![
             vec![
                 copy(Gpr::R12, Gpr::Rcx),
@@ -1603,8 +1610,8 @@ mod tests {
             ],
             vec![mov(Gpr::Rax, 1)],
             vec![
-                dbg(4, reg(Gpr::R12), false),
-                dbg(0, reg(Gpr::Rbx), false),
+                dbg(0, reg(Gpr::R12), false),
+                dbg(4, reg(Gpr::Rbx), false),
                 mov(Gpr::R12, 2),
                 mov(Gpr::Rbx, 3),
                 InstKind::Ret { uses: vec![] },
@@ -1613,9 +1620,9 @@ mod tests {
         assert_eq!(
             got,
             [
-                (10, 10, 14, "reg3 Arg(0)".to_string()),
-                (12, 10, 12, "reg12 Arg(0)".to_string()),
-                (12, 12, 16, "entry2 Arg(0) StackValue".to_string()),
+                (10, 10, 12, "reg12 Arg(0)".to_string()),
+                (10, 12, 16, "entry2 Arg(0) StackValue".to_string()),
+                (12, 10, 14, "reg3 Arg(0)".to_string()),
             ]
         );
     }

@@ -210,6 +210,9 @@ fn salvage_of(module: &Module, function: &Function, id: InstId) -> Option<Salvag
             let to = bits?;
             let ops = match op {
                 CastOp::BitCast | CastOp::PtrToInt | CastOp::IntToPtr if from == to => Vec::new(),
+                // A C `_Bool` stored as `zext i1 to i8`: the bit itself
+                // (what a register holds above it is not the value's).
+                CastOp::ZExt if from == 1 => vec![ExprOp::Constu(1), ExprOp::And],
                 CastOp::ZExt | CastOp::SExt | CastOp::Trunc if from >= 8 && to >= 8 => {
                     let signed = *op == CastOp::SExt;
                     vec![
