@@ -10,21 +10,16 @@
 mod realworld;
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use support::{compile_ll, fixture, gcc_link, run, run_program};
 
-/// The mimalloc version the crate builds by default, and its headers.
-fn mimalloc_dir() -> PathBuf {
-    realworld::crate_dir("libmimalloc-sys").join("c_src/mimalloc/v2")
-}
-
 #[test]
 fn mimalloc_from_clang_19_runs_as_its_gcc_build() {
     let dir = tempfile::tempdir().unwrap();
-    let source = mimalloc_dir().join("src/static.c");
-    let include = format!("-I{}", mimalloc_dir().join("include").display());
+    let source = realworld::mimalloc_dir().join("src/static.c");
+    let include = format!("-I{}", realworld::mimalloc_dir().join("include").display());
     let ll = dir.path().join("static.ll");
     let out = run(Command::new("clang-19")
         .args(["-O2", "-g", "-S", "-emit-llvm", &include])

@@ -224,6 +224,28 @@ pub fn lz4() -> Project {
     }
 }
 
+/// The mimalloc version libmimalloc-sys builds by default, with its
+/// `include/` and `src/` (`src/static.c` #includes every other file).
+pub fn mimalloc_dir() -> PathBuf {
+    crate_dir("libmimalloc-sys").join("c_src/mimalloc/v2")
+}
+
+/// mimalloc's one-file build with fixtures/realworld/mimalloc_walk_driver.c:
+/// one thread, and every system call `syscall(2)` makes goes through the
+/// driver, which gives getrandom fixed bytes (see the driver).
+pub fn mimalloc() -> Project {
+    let dir = mimalloc_dir();
+    Project {
+        name: "mimalloc",
+        sources: vec![dir.join("src/static.c"), driver("mimalloc_walk_driver.c")],
+        cpp_flags: vec![
+            format!("-I{}", dir.join("include").display()),
+            "-Dsyscall=mimalloc_walk_syscall".into(),
+        ],
+        libs: vec!["-lpthread"],
+    }
+}
+
 /// A C++ project of the harness: every file it compiles, and the
 /// preprocessor and language flags its own build gives clang++.
 pub struct CxxProject {
