@@ -204,7 +204,7 @@ pub fn project(module: &mut Module, order: &SourceOrder) -> usize {
                     }
                     _ => continue,
                 };
-                function.inst_mut(id).dbg = Some(out_of_order_copy(debug, kept));
+                function.inst_mut(id).dbg = Some(debug.out_of_order_copy(kept));
                 moved += 1;
             }
         }
@@ -234,22 +234,11 @@ fn mark_sunk(
             if debug.out_of_order.contains(&loc) || debug.location(loc).line == 0 {
                 continue;
             }
-            function.inst_mut(id).dbg = Some(out_of_order_copy(debug, loc));
+            function.inst_mut(id).dbg = Some(debug.out_of_order_copy(loc));
             moved += 1;
         }
     }
     moved
-}
-
-/// A `distinct` copy of `loc`, listed in `DebugInfo::out_of_order`.
-fn out_of_order_copy(debug: &mut DebugInfo, loc: LocId) -> LocId {
-    let copy = DILocation {
-        distinct: true,
-        ..debug.location(loc).clone()
-    };
-    let copy = debug.intern_location(copy);
-    debug.out_of_order.insert(copy);
-    copy
 }
 
 /// Whether a line-0 location is the source location with its line dropped

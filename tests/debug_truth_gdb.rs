@@ -376,6 +376,23 @@ fn a_loop_exit_copy_comes_after_the_exit_blocks_debug_values() {
 }
 
 #[test]
+fn a_sunk_statement_is_no_stop_after_the_statements_it_sank_below() {
+    // Our -O2 sank line 68's `&l_149[1]` below line 69's `l_68 = 6`, into
+    // the block that runs the loop, keeping line 68 as a statement: gdb's
+    // stop at line 68 came after the store and showed l_68 as 6 where the
+    // source still holds 0 (csmith 209029 from the sixth long run). The
+    // sunk code keeps its line without is_stmt, so `break 68` stops at the
+    // next statement, the loop at line 71, where 6 is l_68's value.
+    let dir = tempfile::tempdir().unwrap();
+    let (_, exe) = build_truth(dir.path(), "csmith209029.O0.ll", &["-O2"]);
+    let output = gdb_at(&exe, "csmith209029.c:68", &["print l_68"]);
+    assert!(
+        output.contains(") at ./csmith209029.c:71\n71\t") && output.ends_with("\n$1 = 6\n"),
+        "{output}"
+    );
+}
+
+#[test]
 fn a_wide_constant_in_a_computed_value_keeps_its_width() {
     // l_28's record is `i64 C xor zext(i8 trunc(i16 %51))`. The DWARF
     // lowering typed the constant as the first register it read (16 bits

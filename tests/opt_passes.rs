@@ -1250,21 +1250,67 @@ else:
                 #dbg_value(i32 poison, !13, !DIExpression(DW_OP_constu, 3, DW_OP_mul, DW_OP_stack_value), !14)
               br i1 %c, label %then, label %else, !dbg !15
             then:
-              %x = add i32 %a, %b, !dbg !10
+              %x = add i32 %a, %b, !dbg !16
                 #dbg_value(i32 %x, !8, !DIExpression(), !10)
-              %y = udiv i32 %a, %b, !dbg !12
+              %y = udiv i32 %a, %b, !dbg !17
                 #dbg_value(i32 %y, !11, !DIExpression(), !12)
                 #dbg_value(i32 %y, !13, !DIExpression(DW_OP_constu, 3, DW_OP_mul, DW_OP_stack_value), !14)
-              %z = mul i32 %y, 3, !dbg !14
+              %z = mul i32 %y, 3, !dbg !18
                 #dbg_value(i32 %z, !13, !DIExpression(), !14)
-              %r = add i32 %x, %z, !dbg !16
-                #dbg_value(i32 %r, !17, !DIExpression(), !16)
-              ret i32 %r, !dbg !18
+              %r = add i32 %x, %z, !dbg !19
+                #dbg_value(i32 %r, !20, !DIExpression(), !19)
+              ret i32 %r, !dbg !21
             else:
-              ret i32 0, !dbg !19
+              ret i32 0, !dbg !22
             }
             CheckModuleDebugify: PASS
         "#]],
+    );
+}
+
+#[test]
+fn sink_gives_the_sunk_code_its_line_as_moved_code() {
+    // sink.c: `int x = a * b;` (line 3) is used only by `g = x;` under
+    // `if (c)` (line 4). The multiply sinks below the branch of line 4 and
+    // keeps line 3 in a `distinct` location listed as out of order, which
+    // the line table never marks is_stmt: a stop at line 3 after line 4's
+    // test would show the statements in the wrong order (csmith 209029).
+    let input = std::fs::read_to_string(fixture("opt/sink.O0.ll")).unwrap();
+    check_real(
+        "mem2reg,sink",
+        &input,
+        expect![[r#"
+        define dso_local void @f(i32 noundef %0, i32 noundef %1, i32 noundef %2) #0 !dbg !13 {
+            #dbg_value(i32 %0, !17, !DIExpression(), !18)
+            #dbg_value(i32 %1, !19, !DIExpression(), !20)
+            #dbg_value(i32 %2, !21, !DIExpression(), !22)
+            #dbg_value(!DIArgList(i32 %0, i32 %1), !23, !DIExpression(DW_OP_LLVM_arg, 0, DW_OP_LLVM_arg, 1, DW_OP_mul, DW_OP_stack_value), !24)
+          %4 = icmp ne i32 %2, 0, !dbg !25
+          br i1 %4, label %5, label %7, !dbg !27
+        5:
+          %6 = mul nsw i32 %0, %1, !dbg !28
+            #dbg_value(i32 %6, !23, !DIExpression(), !24)
+          store i32 %6, ptr @g, align 4, !dbg !29
+          br label %7, !dbg !30
+        7:
+          ret void, !dbg !31
+        }
+        attributes #0 = { noinline nounwind uwtable "frame-pointer"="all" "min-legal-vector-width"="0" "no-trapping-math"="true" "stack-protector-buffer-size"="8" "target-cpu"="x86-64" "target-features"="+cmov,+cx8,+fxsr,+mmx,+sse,+sse2,+x87" "tune-cpu"="generic" }
+        !17 = !DILocalVariable(name: "a", arg: 1, scope: !13, file: !3, line: 2, type: !5)
+        !18 = !DILocation(line: 2, column: 12, scope: !13)
+        !19 = !DILocalVariable(name: "b", arg: 2, scope: !13, file: !3, line: 2, type: !5)
+        !20 = !DILocation(line: 2, column: 19, scope: !13)
+        !21 = !DILocalVariable(name: "c", arg: 3, scope: !13, file: !3, line: 2, type: !5)
+        !22 = !DILocation(line: 2, column: 26, scope: !13)
+        !23 = !DILocalVariable(name: "x", scope: !13, file: !3, line: 3, type: !5)
+        !24 = !DILocation(line: 3, column: 7, scope: !13)
+        !25 = !DILocation(line: 4, column: 7, scope: !26)
+        !27 = !DILocation(line: 4, column: 7, scope: !13)
+        !28 = distinct !DILocation(line: 3, column: 13, scope: !13)
+        !29 = !DILocation(line: 5, column: 7, scope: !26)
+        !30 = !DILocation(line: 5, column: 5, scope: !26)
+        !31 = !DILocation(line: 6, column: 1, scope: !13)
+    "#]],
     );
 }
 

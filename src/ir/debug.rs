@@ -630,6 +630,22 @@ impl DebugInfo {
         &mut self.nodes[id.0 as usize].node
     }
 
+    /// The location of code moved out of its statement's order (see
+    /// [`DebugInfo::out_of_order`]): a `distinct` copy of `loc`, listed
+    /// there; `loc` itself when it is listed already or has line 0.
+    pub fn out_of_order_copy(&mut self, loc: LocId) -> LocId {
+        if self.out_of_order.contains(&loc) || self.location(loc).line == 0 {
+            return loc;
+        }
+        let copy = DILocation {
+            distinct: true,
+            ..self.location(loc).clone()
+        };
+        let copy = self.intern_location(copy);
+        self.out_of_order.insert(copy);
+        copy
+    }
+
     /// Returns the id of an equal location, adding it if there is none.
     /// A `distinct` location always gets a new id.
     pub fn intern_location(&mut self, location: DILocation) -> LocId {

@@ -8,11 +8,19 @@
 //! such instructions feeding one successor sinks together, in order.
 //!
 //! In: any function. Out: the same function with those instructions sunk.
-//! Debug-info rule (LLVM's "How to update debug info", as InstCombine's
-//! `tryToSinkInstruction` applies it): the sunk instruction keeps its
-//! location (preserve: LLVM moves it without touching its DebugLoc). Its
-//! debug records stay where they were in program order (they describe
-//! earlier assignments). The `#dbg_value`s of the sunk value left in its
+//! Debug-info rule (LLVM's "How to update debug info": a location is
+//! preserved only when the instruction stays in its block or its block is
+//! folded into an unconditional predecessor, else dropped, as MachineSink
+//! does for the same move; this project keeps the line of moved code
+//! without is_stmt, see ARCHITECTURE.md's line table): the sunk
+//! instruction gets an out-of-order copy of its location
+//! ([`DebugInfo::out_of_order_copy`](crate::ir::DebugInfo::out_of_order_copy)),
+//! so an address in it still names its statement but no stop is made
+//! there: in the successor it runs after code of later statements (csmith
+//! 209029: line 251's address computation sunk past line 260's
+//! `l_68 = 6` made a stop at 251 show l_68's later value). Its debug
+//! records stay where they were in program order (they describe earlier
+//! assignments). The `#dbg_value`s of the sunk value left in its
 //! old block no longer see a definition above them, so they are salvaged
 //! into the instruction's operands where that is possible (the operands
 //! still dominate them) and otherwise become `poison`, an undefined debug
@@ -132,6 +140,9 @@ fn sink(cx: &mut PassCx, function: &mut Function, block: BlockId, index: usize, 
     salvage_debug_uses(cx.module, function, id);
     for (i, records) in kept {
         function.inst_mut(i).records = records;
+    }
+    if let Some(loc) = function.inst(id).dbg {
+        function.inst_mut(id).dbg = Some(cx.module.debug.out_of_order_copy(loc));
     }
     function.blocks[target.0 as usize].insts.insert(at, id);
     let next = function.blocks[target.0 as usize].insts[at + 1];
