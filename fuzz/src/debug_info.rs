@@ -31,6 +31,7 @@ use dwarfsmith::{CompileOptions, DebuggerTune, OptLevel};
 
 use crate::csmith::{self, Program, Ran, CSMITH_INCLUDE};
 use crate::oracle::{self, End, Figures, Reference, Walk, WalkOptions, WrongValue, UNASSIGNED};
+use crate::record_in_effect::ir_record_in_effect;
 
 /// The longest one dwarfsmith compile may take.
 pub const COMPILE_LIMIT: Duration = Duration::from_secs(60);
@@ -541,10 +542,14 @@ pub fn judge_program(
                 .get(&true)
                 .filter(|_| mode.optimised_ir())
                 .and_then(|ir| {
-                    ir_constant_of(&ir.text, &wrong.variable, &wrong.shown).or_else(|| {
-                        let held = reference.held_in_function(&wrong.function, &wrong.variable);
-                        ir_record_never_held(&ir.text, &wrong.variable, &wrong.shown, &held)
-                    })
+                    ir_constant_of(&ir.text, &wrong.variable, &wrong.shown)
+                        .or_else(|| {
+                            let held = reference.held_in_function(&wrong.function, &wrong.variable);
+                            ir_record_never_held(&ir.text, &wrong.variable, &wrong.shown, &held)
+                        })
+                        .or_else(|| {
+                            ir_record_in_effect(&ir.text, wrong.line, &wrong.variable, &wrong.shown)
+                        })
                 })
                 .map(str::to_string)
             {
@@ -607,7 +612,7 @@ fn declares(ir: &str, variable: &str) -> bool {
 
 /// The metadata ids (`!282`) of the IR's `DILocalVariable`s with the name
 /// and declaration line of `variable` (`name@line`).
-fn declaration_ids<'t>(ir: &'t str, variable: &str) -> Vec<&'t str> {
+pub(crate) fn declaration_ids<'t>(ir: &'t str, variable: &str) -> Vec<&'t str> {
     let Some((name, line)) = variable.split_once('@') else {
         return Vec::new();
     };
@@ -657,7 +662,7 @@ pub fn ir_constant_of<'t>(ir: &'t str, variable: &str, shown: &str) -> Option<&'
 
 /// The number gdb shows as `shown`: a null pointer is `NULL`, a char has
 /// its character after the number (`120 'x'`).
-fn shown_number(shown: &str) -> Option<i128> {
+pub(crate) fn shown_number(shown: &str) -> Option<i128> {
     match shown {
         "NULL" => Some(0),
         _ => shown.split(' ').next()?.parse().ok(),

@@ -28,6 +28,7 @@ pub mod debug_info;
 pub mod mutate;
 pub mod oracle;
 pub mod ratchet;
+pub mod record_in_effect;
 pub mod reproducer;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -1,0 +1,324 @@
+//! The IR's own debug record for a variable where a line's code runs: the
+//! last `#dbg_value` or `#dbg_assign` of the variable before an
+//! instruction of that line, in the same block of the IR. When every value
+//! that record can give is known (constants, and registers cut down by a
+//! small mask) and the value a build showed is one of them, the IR itself
+//! says the variable holds that value there: a wrong value shown there is
+//! clang's, not the back end's (csmith 209029: loop deletion leaves p_6's
+//! value after the loop, `7 - (x & 1)`, in front of the store LICM sank out
+//! of the loop body, which keeps the body's line 265).
+
+use std::collections::{BTreeSet, HashMap};
+
+use crate::debug_info::{declaration_ids, shown_number};
+
+/// The record line of the IR that gives `variable` (`name@line`) the value
+/// gdb shows as `shown` where an instruction located at `line` runs, in
+/// whichever function the variable's code was inlined into (see the module
+/// doc); `None` when there is none.
+pub fn ir_record_in_effect<'t>(
+    ir: &'t str,
+    line: u32,
+    variable: &str,
+    shown: &str,
+) -> Option<&'t str> {
+    let shown = shown_number(shown)?;
+    let ids = declaration_ids(ir, variable);
+    let lines = location_lines(ir);
+    let mut in_effect: Option<&str> = None;
+    for text in ir.lines() {
+        if is_block_label(text) || text.starts_with("define ") {
+            in_effect = None;
+            continue;
+        }
+        if let Some(record) = parse_record(text) {
+            if ids.contains(&record.variable) {
+                in_effect = Some(text);
+            }
+            continue;
+        }
+        let at_line = text
+            .split_once("!dbg !")
+            .and_then(|(_, id)| lines.get(id.split([',', ' ']).next()?));
+        if at_line != Some(&line) {
+            continue;
+        }
+        if let Some(record) = in_effect {
+            let gives = parse_record(record).and_then(|r| possible_values(&r));
+            if gives.is_some_and(|values| values.fits(shown)) {
+                return Some(record);
+            }
+        }
+    }
+    None
+}
+
+/// The line of every `!DILocation` of the IR, by its metadata number.
+fn location_lines(ir: &str) -> HashMap<&str, u32> {
+    ir.lines()
+        .filter_map(|l| {
+            let (id, node) = l.strip_prefix('!')?.split_once(" = ")?;
+            let node = node.strip_prefix("distinct ").unwrap_or(node);
+            let fields = node.strip_prefix("!DILocation(line: ")?;
+            Some((id, fields.split(',').next()?.parse().ok()?))
+        })
+        .collect()
+}
+
+/// Whether an IR line opens a basic block (`5:`, `for.body:  ; preds = ...`).
+fn is_block_label(text: &str) -> bool {
+    !text.starts_with([' ', '\t'])
+        && text
+            .split_whitespace()
+            .next()
+            .is_some_and(|first| first.ends_with(':'))
+}
+
+/// One debug record of the IR.
+struct Record<'t> {
+    /// Its location operands (`i16 0`, `i64 %53`), one unless a `!DIArgList`.
+    operands: Vec<&'t str>,
+    /// Its variable's metadata number (`!368`).
+    variable: &'t str,
+    /// Its expression's operations.
+    expression: &'t str,
+}
+
+/// The record an IR line holds, when it is a `#dbg_value` or `#dbg_assign`.
+fn parse_record(text: &str) -> Option<Record<'_>> {
+    let call = text.trim();
+    let call = call
+        .strip_prefix("#dbg_value(")
+        .or_else(|| call.strip_prefix("#dbg_assign("))?;
+    let (operands, rest) = match call.strip_prefix("!DIArgList(") {
+        Some(list) => {
+            let (list, rest) = list.split_once("), ")?;
+            (list.split(", ").collect(), rest)
+        }
+        None => {
+            let (operand, rest) = call.split_once(", ")?;
+            (vec![operand], rest)
+        }
+    };
+    let (variable, rest) = rest.split_once(", ")?;
+    let expression = rest
+        .strip_prefix("!DIExpression(")
+        .and_then(|ops| ops.split_once(')'))
+        .map(|(ops, _)| ops)?;
+    Some(Record {
+        operands,
+        variable,
+        expression,
+    })
+}
+
+/// At most this many values are followed in one stack entry.
+const MOST_VALUES: usize = 64;
+
+/// What one entry of the expression stack can be.
+#[derive(Clone, Debug, PartialEq)]
+enum Values {
+    /// One of these values.
+    Set(BTreeSet<i128>),
+    /// Any value (a register, or too many to follow).
+    Any,
+}
+
+impl Values {
+    /// The result of `f` on each value; `Any` stays `Any`.
+    fn map(self, f: impl Fn(i128) -> i128) -> Values {
+        match self {
+            Values::Set(set) => Values::Set(set.into_iter().map(f).collect()),
+            Values::Any => Values::Any,
+        }
+    }
+
+    /// Whether gdb's `shown` (signed or unsigned at any width up to 64) is
+    /// one of the values; never for `Any`.
+    fn fits(&self, shown: i128) -> bool {
+        let Values::Set(set) = self else {
+            return false;
+        };
+        set.iter().any(|&v| {
+            v == shown
+                || [8u32, 16, 32, 64]
+                    .iter()
+                    .any(|&w| v.rem_euclid(1 << w) == shown.rem_euclid(1 << w))
+        })
+    }
+}
+
+/// Every value the record can give, from its constant operands and its
+/// register operands cut by `DW_OP_and` with a small mask; `None` for an
+/// operation this does not follow, or a result that can be any value.
+fn possible_values(record: &Record) -> Option<Values> {
+    let operand = |text: &str| -> Option<Values> {
+        let (_, value) = text.split_once(' ')?;
+        if value == "null" {
+            return Some(Values::Set([0].into()));
+        }
+        if value.starts_with('%') || value == "poison" || value == "undef" {
+            return Some(Values::Any);
+        }
+        value.parse().ok().map(|v| Values::Set([v].into()))
+    };
+    let mut stack: Vec<Values> = Vec::new();
+    if !record.expression.contains("DW_OP_LLVM_arg") {
+        stack.push(operand(record.operands.first()?)?);
+    }
+    let mut ops = record.expression.split(", ").filter(|op| !op.is_empty());
+    let number = |ops: &mut dyn Iterator<Item = &str>| ops.next()?.parse::<i128>().ok();
+    while let Some(op) = ops.next() {
+        match op {
+            "DW_OP_stack_value" => {}
+            "DW_OP_LLVM_arg" => {
+                let index = usize::try_from(number(&mut ops)?).ok()?;
+                stack.push(operand(record.operands.get(index)?)?);
+            }
+            "DW_OP_constu" | "DW_OP_consts" => stack.push(Values::Set([number(&mut ops)?].into())),
+            "DW_OP_plus_uconst" => {
+                let n = number(&mut ops)?;
+                let top = stack.pop()?.map(|v| v + n);
+                stack.push(top);
+            }
+            "DW_OP_neg" => {
+                let top = stack.pop()?.map(|v| -v);
+                stack.push(top);
+            }
+            "DW_OP_not" => {
+                let top = stack.pop()?.map(|v| !v);
+                stack.push(top);
+            }
+            "DW_OP_LLVM_convert" => {
+                let width = u32::try_from(number(&mut ops)?).ok()?.min(64);
+                let signed = ops.next()? == "DW_ATE_signed";
+                let top = stack.pop()?.map(|v| {
+                    let unsigned = v.rem_euclid(1 << width);
+                    if signed && unsigned >= 1 << (width - 1) {
+                        unsigned - (1 << width)
+                    } else {
+                        unsigned
+                    }
+                });
+                stack.push(top);
+            }
+            "DW_OP_plus" | "DW_OP_minus" | "DW_OP_mul" | "DW_OP_and" | "DW_OP_or" | "DW_OP_xor" => {
+                let b = stack.pop()?;
+                let a = stack.pop()?;
+                stack.push(binary(op, a, b)?);
+            }
+            _ => return None,
+        }
+    }
+    match stack.pop()? {
+        Values::Any => None,
+        values => stack.is_empty().then_some(values),
+    }
+}
+
+/// The values of `a op b`.
+fn binary(op: &str, a: Values, b: Values) -> Option<Values> {
+    let apply = |x: i128, y: i128| -> Option<i128> {
+        Some(match op {
+            "DW_OP_plus" => x + y,
+            "DW_OP_minus" => x - y,
+            "DW_OP_mul" => x.checked_mul(y)?,
+            "DW_OP_and" => x & y,
+            "DW_OP_or" => x | y,
+            _ => x ^ y,
+        })
+    };
+    match (a, b) {
+        (Values::Set(a), Values::Set(b)) => {
+            let mut out = BTreeSet::new();
+            for &x in &a {
+                for &y in &b {
+                    out.insert(apply(x, y)?);
+                }
+            }
+            Some(if out.len() > MOST_VALUES {
+                Values::Any
+            } else {
+                Values::Set(out)
+            })
+        }
+        // Any value and a small mask: one of the mask's submasks.
+        (Values::Any, Values::Set(mask)) | (Values::Set(mask), Values::Any)
+            if op == "DW_OP_and" =>
+        {
+            let mut all = BTreeSet::new();
+            for &m in &mask {
+                match submasks(m) {
+                    Some(subs) => all.extend(subs),
+                    None => return Some(Values::Any),
+                }
+            }
+            Some(Values::Set(all))
+        }
+        _ => Some(Values::Any),
+    }
+}
+
+/// Every value `x & mask` can be, when the mask is non-negative with at
+/// most six bits set.
+fn submasks(mask: i128) -> Option<Vec<i128>> {
+    if mask < 0 || mask.count_ones() > 6 {
+        return None;
+    }
+    let mut all = vec![0];
+    let mut sub = mask;
+    while sub != 0 {
+        all.push(sub);
+        sub = (sub - 1) & mask;
+    }
+    Some(all)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// csmith 209029's func_3, cut down: loop deletion's record of p_6's
+    /// value after the loop stands before the store of line 265 (`!513`).
+    const IR: &str = "define internal fastcc i16 @func_3(i64 %0) !dbg !358 {\n\
+        %53 = and i64 %0, 7, !dbg !356\n\
+        br label %54\n\
+        \n\
+        54:                                                ; preds = %2\n\
+        \x20   #dbg_value(!DIArgList(i16 0, i64 %53), !368, !DIExpression(DW_OP_LLVM_arg, 0, DW_OP_LLVM_arg, 1, DW_OP_LLVM_convert, 64, DW_ATE_unsigned, DW_OP_LLVM_convert, 16, DW_ATE_unsigned, DW_OP_constu, 1, DW_OP_and, DW_OP_minus, DW_OP_plus_uconst, 7, DW_OP_stack_value), !491)\n\
+        \x20 store ptr null, ptr @g_50, align 16, !dbg !513, !tbaa !514\n\
+        \x20 ret i16 0, !dbg !520\n\
+        }\n\
+        !368 = !DILocalVariable(name: \"p_6\", arg: 3, scope: !358, file: !3, line: 148, type: !362)\n\
+        !513 = !DILocation(line: 265, column: 31, scope: !501)\n\
+        !520 = !DILocation(line: 272, column: 5, scope: !358)\n";
+
+    #[test]
+    fn the_record_before_a_lines_instruction_is_the_irs_value_there() {
+        let record = ir_record_in_effect(IR, 265, "p_6@148", "7");
+        assert!(record.is_some_and(|r| r.contains("DW_OP_plus_uconst, 7")));
+        // 0 - (x & 1) + 7 is 6 or 7 in 16 bits.
+        assert!(ir_record_in_effect(IR, 265, "p_6@148", "6").is_some());
+        assert!(ir_record_in_effect(IR, 265, "p_6@148", "5").is_none());
+        // The record stays in effect to the end of its block (line 272's
+        // return); another line or variable has no such record.
+        assert!(ir_record_in_effect(IR, 272, "p_6@148", "7").is_some());
+        assert!(ir_record_in_effect(IR, 266, "p_6@148", "7").is_none());
+        assert!(ir_record_in_effect(IR, 265, "p_7@148", "7").is_none());
+    }
+
+    #[test]
+    fn a_record_of_a_whole_register_gives_no_known_value() {
+        let plain = IR.replace(
+            "!DIArgList(i16 0, i64 %53), !368, !DIExpression(DW_OP_LLVM_arg, 0, DW_OP_LLVM_arg, 1, DW_OP_LLVM_convert, 64, DW_ATE_unsigned, DW_OP_LLVM_convert, 16, DW_ATE_unsigned, DW_OP_constu, 1, DW_OP_and, DW_OP_minus, DW_OP_plus_uconst, 7, DW_OP_stack_value)",
+            "i16 %53, !368, !DIExpression()",
+        );
+        assert!(ir_record_in_effect(&plain, 265, "p_6@148", "7").is_none());
+    }
+
+    #[test]
+    fn a_new_block_ends_the_record_in_effect() {
+        let split = IR.replace("  store ptr null", "  br label %55\n55:\n  store ptr null");
+        assert!(ir_record_in_effect(&split, 265, "p_6@148", "7").is_none());
+    }
+}
