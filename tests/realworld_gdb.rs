@@ -41,19 +41,18 @@
 //! build's run (gdb turns address randomisation off); purging, timed by
 //! the clock, is off.
 
+#[path = "support/measured.rs"]
+mod measured;
 #[path = "support/realworld.rs"]
 mod realworld;
 mod support;
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use dwarfsmith_fuzz::oracle::{
-    judge, walk, End, Figures, Reference, Walk, WalkOptions, WrongValue,
-};
-use dwarfsmith_fuzz::ratchet;
+use dwarfsmith_fuzz::oracle::{judge, walk, End, Figures, Reference, Walk, WalkOptions};
+use measured::{check, coverage, defined_functions, second_look, Measured};
 use realworld::{run_all, Project};
 
 /// One build of a project to walk.
@@ -64,19 +63,6 @@ struct Subject {
     exe: PathBuf,
     /// The project's objects of this build.
     objects: Vec<PathBuf>,
-}
-
-/// What the test measures of one build: the walk's figures, and the
-/// scope-bytes coverage of its objects.
-struct Measured {
-    /// The build's name.
-    name: &'static str,
-    /// The gdb walk judged against the oracle.
-    figures: Figures,
-    /// `llvm-dwarfdump-19 --statistics` over the project's objects of the
-    /// build: bytes of variables' scopes covered by a location, over all
-    /// bytes of their scopes.
-    coverage: f64,
 }
 
 /// Every `*.o` in `dir` (a build of one object per source).
@@ -98,31 +84,6 @@ fn compiled_objects(build: &realworld::Build) -> Vec<PathBuf> {
         .iter()
         .filter_map(|(_, result)| result.as_ref().ok().cloned())
         .collect()
-}
-
-/// [`Measured::coverage`] of `objects`.
-fn coverage(objects: &[PathBuf]) -> f64 {
-    let (mut covered, mut scope) = (0.0, 0.0);
-    for object in objects {
-        let out = support::run(
-            Command::new(support::llvm_dwarfdump())
-                .arg("--statistics")
-                .arg(object),
-        );
-        let text = String::from_utf8_lossy(&out.stdout);
-        let key = |name: &str| -> f64 {
-            let quoted = format!("\"{name}\":");
-            let at = text
-                .find(&quoted)
-                .unwrap_or_else(|| panic!("{name} in {text}"));
-            let rest = text[at + quoted.len()..].trim_start();
-            let end = rest.find([',', '}']).unwrap();
-            rest[..end].trim().parse().unwrap()
-        };
-        covered += key("sum_all_variables(#bytes in parent scope covered by DW_AT_location)");
-        scope += key("sum_all_variables(#bytes in parent scope)");
-    }
-    covered / scope
 }
 
 /// What to walk in a project: source files (each one gdb walk per build)
@@ -148,31 +109,6 @@ const HITS_PER_LINE: u32 = 2;
 const STOPS_PER_WALK: u32 = 1_000;
 const ORACLE_HITS_PER_LINE: u32 = 20;
 const ORACLE_STOPS_PER_WALK: u32 = 10_000;
-/// Stops per address, and per walk, of the oracle's second look at the
-/// lines where a build showed a value its first walk never saw there
-/// (every `is_stmt` row of those lines, each stop followed by a `next`).
-/// A value still unseen on a line whose later executions the second look
-/// skipped is not judged ([`Figures::unjudged`]).
-const CONFIRM_HITS_PER_ROW: u32 = 200;
-const CONFIRM_STOPS: u32 = 40_000;
-
-/// The functions a gcc -O0 object defines (text symbols), in address order.
-fn defined_functions(object: &Path) -> Vec<String> {
-    let out = support::run(
-        Command::new("nm")
-            .args(["--defined-only", "-n"])
-            .arg(object),
-    );
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|line| {
-            let mut fields = line.split_whitespace();
-            let (_, kind, name) = (fields.next()?, fields.next()?, fields.next()?);
-            matches!(kind, "T" | "t").then(|| name.to_string())
-        })
-        .collect()
-}
-
 /// Objects of `project` from the IR in `ir_dir` by `llc-19` at `level`
 /// (`-O2`, or `-O0`: every value kept in its stack slot, so the IR's own
 /// records show wherever they hold), linked.
@@ -254,31 +190,38 @@ fn link(project: &Project, objects: &[PathBuf], exe: &Path) -> PathBuf {
     exe.to_path_buf()
 }
 
+/// The walk of one planned file's functions, `bounds` (stops per line,
+/// stops per walk) apart.
+fn walk_options(plan: &Plan, file: usize, functions: &[String], bounds: (u32, u32)) -> WalkOptions {
+    WalkOptions {
+        file: Some(plan.files[file].to_string()),
+        max_hits_per_line: bounds.0,
+        max_stops: bounds.1,
+        // lz4.c's oracle walk takes about 130 s on a loaded 2-core
+        // machine; its bound is far above that, and reaching it
+        // fails the test rather than cutting the figures short.
+        time_limit: Duration::from_secs(1200),
+        args: plan.args.clone(),
+        dir: Some(plan.dir.clone()),
+        ..WalkOptions::new(functions.to_vec())
+    }
+}
+
 /// Walks `exe` over every function of each planned file.
 fn walk_all(exe: &Path, plan: &Plan, functions: &[Vec<String>], bounds: (u32, u32)) -> Vec<Walk> {
     functions
         .iter()
-        .zip(&plan.files)
-        .map(|(functions, file)| {
-            let options = WalkOptions {
-                file: Some(file.to_string()),
-                max_hits_per_line: bounds.0,
-                max_stops: bounds.1,
-                // lz4.c's oracle walk takes about 130 s on a loaded 2-core
-                // machine; its bound is far above that, and reaching it
-                // fails the test rather than cutting the figures short.
-                time_limit: Duration::from_secs(1200),
-                args: plan.args.clone(),
-                dir: Some(plan.dir.clone()),
-                ..WalkOptions::new(functions.clone())
-            };
+        .enumerate()
+        .map(|(file, functions)| {
+            let options = walk_options(plan, file, functions, bounds);
             let walk = walk(exe, &options).unwrap_or_else(|e| panic!("{}: {e}", exe.display()));
             // A walk cut short by the clock (a machine under load) would
             // change every figure without any change of the builds.
             assert!(
                 walk.end != End::TimedOut,
-                "{}: the walk of {file} ran out of time",
-                exe.display()
+                "{}: the walk of {} ran out of time",
+                exe.display(),
+                plan.files[file]
             );
             walk
         })
@@ -388,29 +331,13 @@ fn figures(project: &Project, plan: &Plan, dir: &Path) -> Vec<Measured> {
     // A second look, further, at every line where one of our builds
     // showed a value the first oracle walk never saw there.
     for (file, reference) in references.iter_mut().enumerate() {
-        let suspect: BTreeSet<u32> = subjects
+        let ours = subjects
             .iter()
             .zip(&walks)
             .filter(|(subject, _)| subject.name.starts_with("dwarfsmith"))
-            .flat_map(|(_, walks)| judge(reference, &walks[file]).wrong)
-            .map(|w| w.line)
-            .collect();
-        if suspect.is_empty() {
-            continue;
-        }
-        let options = WalkOptions {
-            file: Some(plan.files[file].to_string()),
-            max_hits_per_line: CONFIRM_HITS_PER_ROW,
-            every_row: true,
-            only_lines: suspect.into_iter().collect(),
-            max_stops: CONFIRM_STOPS,
-            time_limit: Duration::from_secs(300),
-            args: plan.args.clone(),
-            dir: Some(plan.dir.clone()),
-            ..WalkOptions::new(functions[file].clone())
-        };
-        let again = walk(&from_o2.gcc_exe, &options).unwrap_or_else(|e| panic!("oracle: {e}"));
-        reference.confirm(&again);
+            .map(|(_, walks)| &walks[file]);
+        let options = walk_options(plan, file, &functions[file], (0, 0));
+        second_look(reference, ours, &from_o2.gcc_exe, &options);
     }
     subjects
         .iter()
@@ -435,144 +362,6 @@ fn figures(project: &Project, plan: &Plan, dir: &Path) -> Vec<Measured> {
         .collect()
 }
 
-/// The table row of one subject.
-fn row(project: &str, measured: &Measured) -> String {
-    let f = &measured.figures;
-    format!(
-        "{project:6} {:15} stops {:5}  available {:.3} ({}/{})  distinct {:5}  wrong {:3}  unjudged {:4}  order {:.3}  lines {:4}  coverage {:.3}\n",
-        measured.name,
-        f.stops,
-        f.availability(),
-        f.available,
-        f.expected,
-        f.distinct_values,
-        f.wrong.len(),
-        f.unjudged,
-        f.stepping_order(),
-        f.lines.len(),
-        measured.coverage,
-    )
-}
-
-/// Prints one project's table and the wrong values of ours that llc-19's
-/// build does not show from the same IR, and holds our two builds' figures
-/// to the ratchet (`ratchet.tsv`, suite `realworld gdb`).
-fn check(project: &str, measured: &[Measured]) {
-    let mut table = String::new();
-    for m in measured {
-        table.push_str(&row(project, m));
-    }
-    print!("{table}");
-    let get = |name: &str| measured.iter().find(|m| m.name == name).unwrap();
-    // A wrong value llc-19 shows from the same IR, optimised or not, is
-    // the IR's: clang's optimiser left a wrong record there (an `icmp`
-    // inverted under lz4hc's `extDict`, its record kept). Or it is the
-    // oracle's: optimised code evaluates a short-circuit condition's later
-    // operand first (bzip2's `sendMTFValues`, line 296 of
-    // `ge > gs && nPart != nGroups ...`), reaching a line in states gcc
-    // -O0 never reaches it in, and shows the values true there.
-    let llc_wrong: BTreeSet<(&str, u32, &str, &str)> = get("llc-19")
-        .figures
-        .wrong
-        .iter()
-        .map(|w| {
-            (
-                w.function.as_str(),
-                w.line,
-                w.variable.as_str(),
-                w.shown.as_str(),
-            )
-        })
-        .collect();
-    // llc-19 -O0 shows a record wherever it holds, but its walk stops at a
-    // line's first hits in its own layout: the same wrong value of the
-    // same variable anywhere in the function is the IR's record.
-    let unoptimised_wrong: BTreeSet<(&str, &str, &str)> = get("llc-19 -O0")
-        .figures
-        .wrong
-        .iter()
-        .map(|w| (w.function.as_str(), w.variable.as_str(), w.shown.as_str()))
-        .collect();
-    let mut failures = Vec::new();
-    for build in ["dwarfsmith", "dwarfsmith -O2"] {
-        let f = &get(build).figures;
-        let (shared, not_llc): (Vec<&WrongValue>, Vec<&WrongValue>) =
-            f.wrong.iter().partition(|w| {
-                llc_wrong.contains(&(
-                    w.function.as_str(),
-                    w.line,
-                    w.variable.as_str(),
-                    w.shown.as_str(),
-                )) || unoptimised_wrong.contains(&(
-                    w.function.as_str(),
-                    w.variable.as_str(),
-                    w.shown.as_str(),
-                ))
-            });
-        let listed = |wrong: &[&WrongValue]| -> String {
-            wrong.iter().map(|w| format!("  {w}\n")).collect()
-        };
-        println!(
-            "{project} {build}: {} wrong values llc-19's builds do not show:\n{}\
-             {project} {build}: {} wrong values an llc-19 build shows too (the IR's records, \
-             or a line optimised code reaches where gcc -O0 does not):\n{}",
-            not_llc.len(),
-            listed(&not_llc),
-            shared.len(),
-            listed(&shared)
-        );
-        let metrics = [
-            ("availability", f.availability()),
-            ("distinct_values", f.distinct_values as f64),
-            ("stepping_order", f.stepping_order()),
-            ("lines", f.lines.len() as f64),
-            ("wrong", not_llc.len() as f64),
-            ("coverage", get(build).coverage),
-        ];
-        if let Err(e) = ratchet::check("realworld gdb", &format!("{project} {build}"), &metrics) {
-            failures.push(e);
-        }
-    }
-    failures.extend(below_peers(measured));
-    assert!(failures.is_empty(), "{}\n{table}", failures.join("\n"));
-}
-
-/// Where our builds fall below their peers on the same input (issue 20):
-/// from clang's -O2 IR, availability, coverage, stepping order and lines
-/// stopped at at least llc-19's; through our -O2 of clang's -O0 IR,
-/// availability at least gcc -O2's. One message per shortfall.
-fn below_peers(measured: &[Measured]) -> Vec<String> {
-    let get = |name: &str| measured.iter().find(|m| m.name == name).unwrap();
-    let figures = |m: &Measured| {
-        let f = &m.figures;
-        [
-            ("availability", f.availability()),
-            ("coverage", m.coverage),
-            ("stepping_order", f.stepping_order()),
-            ("lines", f.lines.len() as f64),
-        ]
-    };
-    let mut shortfalls = Vec::new();
-    let pairs = [
-        ("dwarfsmith", "llc-19", 4),
-        ("dwarfsmith -O2", "gcc -O2", 1),
-    ];
-    for (ours, peer, compared) in pairs {
-        for ((metric, value), (_, floor)) in figures(get(ours))
-            .into_iter()
-            .zip(figures(get(peer)))
-            .take(compared)
-        {
-            if value < floor {
-                shortfalls.push(format!(
-                    "{ours}: {metric} {value:.4} is below {peer}'s {floor:.4}"
-                ));
-            }
-        }
-    }
-    shortfalls
-}
-
 fn scratch_plan(files: Vec<&'static str>, dir: &Path) -> Plan {
     let scratch = dir.join("scratch");
     std::fs::create_dir_all(&scratch).unwrap();
@@ -588,14 +377,22 @@ fn scratch_plan(files: Vec<&'static str>, dir: &Path) -> Plan {
 fn zlib_under_gdb() {
     let dir = tempfile::tempdir().unwrap();
     let plan = scratch_plan(vec!["deflate.c", "inflate.c"], dir.path());
-    check("zlib", &figures(&realworld::zlib(), &plan, dir.path()));
+    check(
+        "realworld gdb",
+        "zlib",
+        &figures(&realworld::zlib(), &plan, dir.path()),
+    );
 }
 
 #[test]
 fn lz4_under_gdb() {
     let dir = tempfile::tempdir().unwrap();
     let plan = scratch_plan(vec!["lz4.c", "lz4hc.c"], dir.path());
-    check("lz4", &figures(&realworld::lz4(), &plan, dir.path()));
+    check(
+        "realworld gdb",
+        "lz4",
+        &figures(&realworld::lz4(), &plan, dir.path()),
+    );
 }
 
 #[test]
@@ -612,7 +409,11 @@ fn bzip2_under_gdb() {
         args: ["-k", "-f", "-9", "input.txt"].map(String::from).to_vec(),
         dir: dir.path().to_path_buf(),
     };
-    check("bzip2", &figures(&realworld::bzip2(), &plan, dir.path()));
+    check(
+        "realworld gdb",
+        "bzip2",
+        &figures(&realworld::bzip2(), &plan, dir.path()),
+    );
 }
 
 #[test]
@@ -631,7 +432,7 @@ fn lua_under_gdb() {
             .collect(),
         dir: dir.path().to_path_buf(),
     };
-    check("lua", &figures(&lua, &plan, dir.path()));
+    check("realworld gdb", "lua", &figures(&lua, &plan, dir.path()));
 }
 
 #[test]
@@ -644,6 +445,7 @@ fn mimalloc_under_gdb() {
         dir: dir.path().to_path_buf(),
     };
     check(
+        "realworld gdb",
         "mimalloc",
         &figures(&realworld::mimalloc(), &plan, dir.path()),
     );
