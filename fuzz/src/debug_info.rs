@@ -31,7 +31,7 @@ use dwarfsmith::{CompileOptions, DebuggerTune, OptLevel};
 
 use crate::csmith::{self, Program, Ran, CSMITH_INCLUDE};
 use crate::oracle::{self, End, Figures, Reference, Walk, WalkOptions, WrongValue, UNASSIGNED};
-use crate::record_in_effect::ir_record_in_effect;
+use crate::record_in_effect::{ir_only_record, ir_record_in_effect};
 
 /// The longest one dwarfsmith compile may take.
 pub const COMPILE_LIMIT: Duration = Duration::from_secs(60);
@@ -219,9 +219,11 @@ pub struct ProgramReport {
     /// Wrong values of dwarfsmith in modes A and B that llc-19 does not
     /// show but that the IR's own records carry (the IR's: clang's
     /// optimiser left them there), each with the IR line that carries it:
-    /// a constant the record gives the variable ([`ir_constant_of`]), or a
+    /// a constant the record gives the variable ([`ir_constant_of`]), a
     /// register record that gives only values the variable never holds in
-    /// the function ([`ir_record_never_held`]).
+    /// the function ([`ir_record_never_held`]), the record in effect where
+    /// the line's code runs ([`ir_record_in_effect`]), or the variable's
+    /// only record ([`ir_only_record`]).
     pub ir_wrong: Vec<(Mode, WrongValue, String)>,
     /// Variables a peer build lists (see [`FindingKind::MissingVariables`])
     /// that dwarfsmith's build of a mode from clang -O2 IR misses and that
@@ -542,14 +544,15 @@ pub fn judge_program(
                 .get(&true)
                 .filter(|_| mode.optimised_ir())
                 .and_then(|ir| {
+                    let held = reference.held_in_function(&wrong.function, &wrong.variable);
                     ir_constant_of(&ir.text, &wrong.variable, &wrong.shown)
                         .or_else(|| {
-                            let held = reference.held_in_function(&wrong.function, &wrong.variable);
                             ir_record_never_held(&ir.text, &wrong.variable, &wrong.shown, &held)
                         })
                         .or_else(|| {
                             ir_record_in_effect(&ir.text, wrong.line, &wrong.variable, &wrong.shown)
                         })
+                        .or_else(|| ir_only_record(&ir.text, &wrong.variable, &wrong.shown, &held))
                 })
                 .map(str::to_string)
             {

@@ -7,6 +7,12 @@
 //! clang's, not the back end's (csmith 209029: loop deletion leaves p_6's
 //! value after the loop, `7 - (x & 1)`, in front of the store LICM sank out
 //! of the loop body, which keeps the body's line 265).
+//!
+//! And the IR's only record of a variable ([`ir_only_record`]): with one
+//! record the IR describes none of the variable's later assignments, so
+//! that record is in effect everywhere after it; a value the variable held
+//! elsewhere in its function, shown where the oracle holds another, is the
+//! IR's stale claim, not the back end's.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -51,6 +57,31 @@ pub fn ir_record_in_effect<'t>(
         }
     }
     None
+}
+
+/// The IR's one record of `variable` (`name@line`), when the IR holds
+/// exactly one and gdb's `shown` is among `held` (every value the oracle saw
+/// the variable hold in its function); `None` otherwise (see the module
+/// doc). csmith 214121: clang drops the record of `p_13 = 12` (a `for`
+/// that never runs), and `p_13`'s one record, its parameter value loaded
+/// from `g_4[1][2][2]` (1), stays in effect through the rest of the
+/// inlined `func_10`, where gcc -O0 holds 12.
+pub fn ir_only_record<'t>(
+    ir: &'t str,
+    variable: &str,
+    shown: &str,
+    held: &[String],
+) -> Option<&'t str> {
+    let shown = shown_number(shown)?;
+    if !held.iter().any(|h| shown_number(h) == Some(shown)) {
+        return None;
+    }
+    let ids = declaration_ids(ir, variable);
+    let mut records = ir
+        .lines()
+        .filter(|text| parse_record(text).is_some_and(|r| ids.contains(&r.variable)));
+    let only = records.next()?;
+    records.next().is_none().then_some(only)
 }
 
 /// The line of every `!DILocation` of the IR, by its metadata number.
@@ -314,6 +345,21 @@ mod tests {
             "i16 %53, !368, !DIExpression()",
         );
         assert!(ir_record_in_effect(&plain, 265, "p_6@148", "7").is_none());
+    }
+
+    #[test]
+    fn a_variables_only_record_is_in_effect_past_assignments_it_never_describes() {
+        let held = ["1".to_string(), "12".to_string()];
+        let record = ir_only_record(IR, "p_6@148", "1", &held);
+        assert!(record.is_some_and(|r| r.contains("!DIArgList(i16 0, i64 %53), !368")));
+        // A value the variable never held in its function is not the IR's.
+        assert_eq!(ir_only_record(IR, "p_6@148", "5", &held), None);
+        // Nor one of a variable with a second record.
+        let twice = IR.replace(
+            "  store ptr null",
+            "    #dbg_value(i16 12, !368, !DIExpression(), !491)\n  store ptr null",
+        );
+        assert_eq!(ir_only_record(&twice, "p_6@148", "1", &held), None);
     }
 
     #[test]
