@@ -362,6 +362,52 @@ fn a_parameter_set_in_a_skipped_block_is_not_its_entry_value_after_it() {
 }
 
 #[test]
+fn a_record_of_an_and_selected_at_its_loop_test_takes_effect_after_it() {
+    // `x &= x - 1` is selected at `while (x)`, whose jump reads the flags
+    // the `and` sets, below `count++`: x's record in front of `count++`
+    // named a register not yet written. x has no location at `count++` and
+    // at the loop test (its old value would be one the source no longer
+    // gives it), and from the `and` on it is the new value, 0xF0 & 0xEF;
+    // the record was lost before (bits.c's popcount32 in corpus_gdb).
+    let dir = tempfile::tempdir().unwrap();
+    let (_, exe) = build_truth(dir.path(), "flag_setting_and.O2.ll", &[]);
+    let output = gdb_at(
+        &exe,
+        "flag_setting_and.c:5",
+        &["print x", "next", "print x", "stepi", "print x"],
+    );
+    let after_stepi = output.split_once("\n0x").map(|(_, rest)| rest);
+    assert!(
+        output.starts_with(
+            "Breakpoint 1, popcount32 (x=<optimized out>, x@entry=240) at ./flag_setting_and.c:5\n\
+             5\t    count++;\n$1 = <optimized out>\n3\t  while (x) {\n$2 = <optimized out>\n"
+        ) && after_stepi.is_some_and(|rest| rest.ends_with("\t3\t  while (x) {\n$3 = 224\n")),
+        "{output}"
+    );
+}
+
+#[test]
+fn a_parameter_lives_on_in_the_register_it_was_zero_extended_into() {
+    // In the corpus's insertion sort, `n`'s zero extension to 64 bits is
+    // the loop bound (`mov eax, esi`); once the inner loop reuses esi for
+    // `a[j]`, n is in eax, as llc-19's LiveDebugValues finds it. The gcc -O0
+    // driver describes no call site, so the entry value shows nothing: n
+    // was `<optimized out>` (corpus_gdb's sort).
+    let dir = tempfile::tempdir().unwrap();
+    let object = support::compile_fixture(dir.path(), "sort.O2.ll", &[]);
+    let exe = support::link_with_driver(dir.path(), &object, "sort");
+    let sources = format!("directory {}", fixture("src").display());
+    let output = gdb_batch(
+        &exe,
+        &[&sources, "break sort.c:7", "run", "print n", "print key"],
+    );
+    assert!(
+        output.ends_with(", n=9) at ./sort.c:7\n7\t      a[j + 1] = a[j];\n$1 = 9\n$2 = -3\n"),
+        "{output}"
+    );
+}
+
+#[test]
 fn a_loop_exit_copy_comes_after_the_exit_blocks_debug_values() {
     // Live-range splitting copies a loop's register back at the start of
     // each exit block; the copy went before the block's leading debug

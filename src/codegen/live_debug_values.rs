@@ -15,7 +15,11 @@
 //! - right after an instruction that overwrites the register a variable
 //!   lives in, when a copy of the value survives elsewhere (a register it
 //!   was copied to, the spill slot it was stored to, a register it was
-//!   restored into): the location follows the value.
+//!   restored into, a register it was zero-extended into from at least its
+//!   own width: sort.c's `n`, an `int` whose `zext` to 64 bits is
+//!   the loop bound, lives on in that register after its own is reused, as
+//!   LLVM's instruction-referencing LiveDebugValues finds it): the location
+//!   follows the value.
 //!
 //! Cost: each instruction looks at the variables live at it, so the pass
 //! grows with instructions × live variables; the dataflow revisits a block
@@ -25,7 +29,7 @@ use std::rc::Rc;
 
 use super::mir::{
     Access, AddressBase, BlockId, DbgOperand, DbgValue, FpSize, Function, Inst, InstKind, PhysReg,
-    Reg, Ri, StackSlotId, StackSlotKind, Width,
+    Reg, Ri, Rm, StackSlotId, StackSlotKind, Width,
 };
 use crate::x86::RegSet;
 
@@ -126,11 +130,14 @@ pub fn run(function: &mut Function) {
             .map(|succs| succs.iter().map(|s| s.0 as usize).collect())
             .collect::<Vec<_>>(),
     );
-    let spill_slots: Vec<bool> = function
-        .stack_slots
-        .iter()
-        .map(|slot| slot.kind == StackSlotKind::Spill)
-        .collect();
+    let facts = Facts {
+        spill_slots: function
+            .stack_slots
+            .iter()
+            .map(|slot| slot.kind == StackSlotKind::Spill)
+            .collect(),
+        value_bits: function.debug_value_bits.clone(),
+    };
     // Each debug instruction's value, shared by every visit of its block.
     let values: Vec<Vec<Option<Rc<DbgValue>>>> = function
         .blocks
@@ -160,13 +167,7 @@ pub fn run(function: &mut Function) {
             dirty[block] = false;
             let mut state = meet(block, &predecessors[block], &exits);
             for (inst, value) in function.blocks[block].insts.iter().zip(&values[block]) {
-                transfer(
-                    inst,
-                    value.as_ref(),
-                    &spill_slots,
-                    &mut state,
-                    &mut |_, _| {},
-                );
+                transfer(inst, value.as_ref(), &facts, &mut state, &mut |_, _| {});
             }
             if exits[block].as_ref() != Some(&state) {
                 exits[block] = Some(state);
@@ -199,7 +200,7 @@ pub fn run(function: &mut Function) {
             transfer(
                 &inst,
                 value.as_ref(),
-                &spill_slots,
+                &facts,
                 &mut state,
                 &mut |value, loc| moved.push((value, loc)),
             );
@@ -297,13 +298,31 @@ fn meet_at_common_home(live: &mut Live, theirs: &Live) -> bool {
     true
 }
 
+/// What [`transfer`] knows of the function besides its instructions.
+struct Facts {
+    /// Per stack slot: whether it is a spill slot.
+    spill_slots: Vec<bool>,
+    /// Per debug expression: the widest value its operands hold, in bits
+    /// ([`Function::debug_value_bits`]).
+    value_bits: Vec<u16>,
+}
+
+impl Facts {
+    /// The widest value the operands of expression `expr` hold, in bits.
+    fn value_bits(&self, expr: u32) -> u32 {
+        self.value_bits
+            .get(expr as usize)
+            .map_or(64, |&bits| u32::from(bits))
+    }
+}
+
 /// Applies one instruction (with its value, if it is a debug instruction)
 /// to the live locations; `moved` hears of every location that followed its
 /// value to another home.
 fn transfer(
     inst: &Inst,
     debug_value: Option<&Rc<DbgValue>>,
-    spill_slots: &[bool],
+    facts: &Facts,
     state: &mut Locations,
     moved: &mut dyn FnMut(DbgValue, u32),
 ) {
@@ -329,13 +348,26 @@ fn transfer(
         return;
     }
 
-    // The value homes this instruction creates (before its defs kill anything).
+    // The value homes this instruction creates (before its defs kill
+    // anything), each with the bits of the value it keeps (an extending
+    // move keeps its source width).
     let mut new_copies: Vec<(DbgOperand, Home)> = Vec::new();
+    let mut kept_bits = 64;
     match &inst.kind {
         InstKind::Copy {
             dst: Reg::Phys(dst),
             src: Reg::Phys(src),
         } => new_copies.push((DbgOperand::Reg(Reg::Phys(*src)), Home::Register(*dst))),
+        InstKind::Extend {
+            dst: Reg::Phys(dst),
+            src: Rm::Reg(Reg::Phys(src)),
+            from,
+            signed: false,
+            ..
+        } => {
+            new_copies.push((DbgOperand::Reg(Reg::Phys(*src)), Home::Register(*dst)));
+            kept_bits = from.bits();
+        }
         InstKind::Store {
             src: Ri::Reg(Reg::Phys(src)),
             addr,
@@ -410,7 +442,7 @@ fn transfer(
     // Only a spill slot is a home: an alloca's memory is also written
     // through pointers and by callees, which no slot store here shows.
     new_copies.retain(|(_, to)| match to {
-        Home::Spill(slot, _) => spill_slots.get(slot.0 as usize) == Some(&true),
+        Home::Spill(slot, _) => facts.spill_slots.get(slot.0 as usize) == Some(&true),
         Home::Register(_) => true,
     });
 
@@ -474,6 +506,7 @@ fn transfer(
         }
         for (_, live) in state.lives.iter_mut() {
             let holds_value = live.value.operands.len() == 1
+                && facts.value_bits(live.value.expr) <= kept_bits
                 && (reads_all_of(from, live.value.operands[0])
                     || home_of(from).is_some_and(|home| live.copies.contains(&home)));
             if holds_value
@@ -637,6 +670,67 @@ mod tests {
                   CALL @f, args($rdi), rets($rax)  ; loc 7
                   DBG_VALUE %stack.0:64, !var2, !expr0, moved  ; loc 7
                   $rbx = COPY $rax  ; loc 7
+                  RET  ; loc 7
+            "#]],
+        );
+    }
+
+    #[test]
+    fn a_location_follows_its_value_into_a_zero_extended_copy_that_keeps_all_of_it() {
+        // x (expression 0) holds 32 bits, y (expression 1) 64: when rsi is
+        // reused, x lives on in the `mov eax, esi` that zero-extended it,
+        // y does not (its upper half was not copied); nor does x in a
+        // sign-extended copy (its upper bits are no longer those it had).
+        let mut f = Function::new("extend");
+        f.new_block();
+        f.debug_value_bits = vec![32, 64];
+        let mut y = dbg(2, DbgOperand::Reg(phys(Gpr::Rsi)));
+        if let InstKind::DbgValue(value) = &mut y.kind {
+            value.expr = 1;
+        }
+        f.blocks[0].insts = vec![
+            dbg(1, DbgOperand::Reg(phys(Gpr::Rsi))),
+            y,
+            dbg(3, DbgOperand::Reg(phys(Gpr::Rdi))),
+            inst(InstKind::Extend {
+                dst: phys(Gpr::Rax),
+                src: Rm::Reg(phys(Gpr::Rsi)),
+                from: Width::W32,
+                to: Width::W64,
+                signed: false,
+            }),
+            inst(InstKind::Extend {
+                dst: phys(Gpr::Rcx),
+                src: Rm::Reg(phys(Gpr::Rdi)),
+                from: Width::W32,
+                to: Width::W64,
+                signed: true,
+            }),
+            inst(InstKind::MovImm {
+                dst: phys(Gpr::Rsi),
+                imm: 0,
+                width: Width::W32,
+            }),
+            inst(InstKind::MovImm {
+                dst: phys(Gpr::Rdi),
+                imm: 0,
+                width: Width::W32,
+            }),
+            inst(InstKind::Ret { uses: vec![] }),
+        ];
+        check(
+            f,
+            expect![[r#"
+                name: extend
+                bb.0:
+                  DBG_VALUE $rsi, !var1, !expr0  ; loc 7
+                  DBG_VALUE $rsi, !var2, !expr1  ; loc 7
+                  DBG_VALUE $rdi, !var3, !expr0  ; loc 7
+                  $rax = MOVZX64_32 $rsi  ; loc 7
+                  $rcx = MOVSX64_32 $rdi  ; loc 7
+                  $rsi = MOV32 0  ; loc 7
+                  DBG_VALUE $rax, !var1, !expr0, moved  ; loc 7
+                  $rdi = MOV32 0  ; loc 7
                   RET  ; loc 7
             "#]],
         );

@@ -1946,6 +1946,11 @@ pub struct Function {
     /// Branch weights from the IR's `!prof` metadata, for block placement:
     /// a block's listed edges are taken in proportion to their weights.
     pub edge_weights: Vec<EdgeWeight>,
+    /// Per debug expression (indexed by `DbgValue::expr`): the widest value
+    /// its operands hold, in bits (instruction selection's `DebugTable`
+    /// says it; LiveDebugValues follows a value through an extending move
+    /// only when the move keeps all of it). Missing: 64.
+    pub debug_value_bits: Vec<u16>,
 }
 
 /// The weight of one control-flow edge, relative to the other edges of

@@ -45,7 +45,9 @@
 //! now; its own line would sit inside the statements between, as
 //! `count++` between `x &= x - 1` and `while (x)`). A debug value of it before its new
 //! place names a register not yet written: allocation leaves it undefined,
-//! never the old contents. Decided from non-debug instructions only.
+//! never the old contents, and it is given again right after the
+//! instruction (`Selector::lower_record_in_place`). Decided from non-debug
+//! instructions only.
 
 use super::arith::{cond_of, swapped};
 use super::*;
@@ -310,6 +312,7 @@ impl Selector<'_> {
             };
             // It does the compare's work there: the compare's location.
             self.lower_binary(alu, *op, lhs, rhs)?;
+            self.lower_waiting_records(alu)?;
             return Ok(cond_of(*pred));
         }
         match self.reused_flags.get(&id) {

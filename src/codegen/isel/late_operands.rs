@@ -141,6 +141,7 @@ impl Selector<'_> {
                 return Err(self.error("internal: a late operand is not binary".into()));
             };
             self.lower_binary(x, *op, lhs, rhs)?;
+            self.lower_waiting_records(x)?;
         }
         Ok(())
     }

@@ -155,6 +155,12 @@ pub fn select_function(
         }
         tables
     });
+    s.mir.debug_value_bits = s
+        .debug
+        .exprs
+        .iter()
+        .map(|expr| expr.args.iter().map(|arg| arg.bits).max().unwrap_or(64))
+        .collect();
     Ok(SelectedFunction {
         mir: s.mir,
         debug: s.debug,
@@ -419,6 +425,14 @@ struct Selector<'a> {
     held_records: Vec<(&'a ir::DebugRecord, u32)>,
     /// The fused compare the held records wait for.
     holding_for: Option<InstId>,
+    /// Debug records lowered in front of an instruction that is selected
+    /// later, at its compare ([`Selector::selected_by_compares`]), with
+    /// their locations: lowered again once it is (see
+    /// [`Selector::lower_record_in_place`]).
+    waiting_records: Vec<(&'a ir::DebugRecord, u32)>,
+    /// The instructions of [`Selector::selected_by_compares`] selected so
+    /// far.
+    selected_late: std::collections::HashSet<InstId>,
 }
 
 impl<'a> Selector<'a> {
@@ -462,6 +476,8 @@ impl<'a> Selector<'a> {
             x87_scratch: None,
             held_records: Vec::new(),
             holding_for: None,
+            waiting_records: Vec::new(),
+            selected_late: std::collections::HashSet::new(),
         }
     }
 
@@ -541,6 +557,7 @@ impl<'a> Selector<'a> {
                 self.lower_inst(id)?;
             }
             self.release_held_records()?;
+            self.waiting_records.clear();
         }
         self.finish_dynamic_allocas();
         self.layout();
@@ -572,7 +589,7 @@ impl<'a> Selector<'a> {
             if self.holding_for.is_some() {
                 self.held_records.push((record, self.loc));
             } else {
-                self.lower_record(record)?;
+                self.lower_record_in_place(record)?;
             }
         }
         if self.holding_for.is_none()
@@ -589,6 +606,57 @@ impl<'a> Selector<'a> {
         self.holding_for = None;
         let loc = self.loc;
         for (record, record_loc) in std::mem::take(&mut self.held_records) {
+            self.loc = record_loc;
+            self.lower_record_in_place(record)?;
+        }
+        self.loc = loc;
+        Ok(())
+    }
+
+    /// Lowers a debug record where it stands in the IR. A record naming an
+    /// instruction selected later, at its compare (a flag-setting `and` at
+    /// its loop test, see [`flags`]), names a register not yet written
+    /// there: allocation leaves the variable without a location until then
+    /// (its old value shown there would be one the source no longer gives
+    /// it), and the record is lowered again right after that instruction
+    /// ([`Selector::lower_waiting_records`]), as SelectionDAG emits a debug
+    /// value after the node it names; unless another record of the variable
+    /// comes first (bits.c's `popcount32`: `x &= x - 1` selected at `while
+    /// (x)` left `x` without a location after the loop).
+    fn lower_record_in_place(&mut self, record: &'a ir::DebugRecord) -> Result<(), Diagnostic> {
+        let debug = &self.module.debug;
+        let inlined_at = debug.location(record.loc).inlined_at;
+        self.waiting_records.retain(|(waiting, _)| {
+            waiting.variable != record.variable
+                || debug.location(waiting.loc).inlined_at != inlined_at
+        });
+        self.lower_record(record)?;
+        if self.names_unselected_late(record) {
+            self.waiting_records.push((record, self.loc));
+        }
+        Ok(())
+    }
+
+    /// Whether `record` names an instruction selected later, at its
+    /// compare, that is not selected yet.
+    fn names_unselected_late(&self, record: &ir::DebugRecord) -> bool {
+        record.locations.iter().any(|v| {
+            matches!(v, Value::Inst(id)
+                if self.selected_by_compares.contains(id) && !self.selected_late.contains(id))
+        })
+    }
+
+    /// Notes that `id`, an instruction selected at its compare, is now
+    /// selected, and lowers again the waiting records it was the last
+    /// unselected value of, each at its own location.
+    pub(super) fn lower_waiting_records(&mut self, id: InstId) -> Result<(), Diagnostic> {
+        self.selected_late.insert(id);
+        let (ready, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut self.waiting_records)
+            .into_iter()
+            .partition(|(record, _)| !self.names_unselected_late(record));
+        self.waiting_records = waiting;
+        let loc = self.loc;
+        for (record, record_loc) in ready {
             self.loc = record_loc;
             self.lower_record(record)?;
         }
