@@ -203,7 +203,8 @@ fn classify_jump_table_and_phi() {
               0x56 14:3 stmt epilogue_begin
             variables:
               k [0x0, 0x50) (reg5:i32) Arg(0)
-              k [0x50, 0x57) (entry(reg5)) Arg(0) StackValue
+              k [0x50, 0x56) (reg0:i32) Arg(0)
+              k [0x56, 0x57) (entry(reg5)) Arg(0) StackValue
               r [0x23, 0x2a) (const -1) Arg(0) StackValue
               r [0x2a, 0x31) (const 9) Arg(0) StackValue
               r [0x31, 0x38) (const 11) Arg(0) StackValue
