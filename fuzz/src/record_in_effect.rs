@@ -65,7 +65,11 @@ pub fn ir_record_in_effect<'t>(
 /// doc). csmith 214121: clang drops the record of `p_13 = 12` (a `for`
 /// that never runs), and `p_13`'s one record, its parameter value loaded
 /// from `g_4[1][2][2]` (1), stays in effect through the rest of the
-/// inlined `func_10`, where gcc -O0 holds 12.
+/// inlined `func_10`, where gcc -O0 holds 12. A record without a value in
+/// the function's entry block (an alloca's "not assigned yet") does not
+/// count (csmith 215643: `p_5`, whose address escapes, has that and one
+/// record of its parameter value; the store of `p_5 = 27`, a `for` that
+/// never runs, went with no record of it).
 pub fn ir_only_record<'t>(
     ir: &'t str,
     variable: &str,
@@ -77,9 +81,24 @@ pub fn ir_only_record<'t>(
         return None;
     }
     let ids = declaration_ids(ir, variable);
-    let mut records = ir
-        .lines()
-        .filter(|text| parse_record(text).is_some_and(|r| ids.contains(&r.variable)));
+    // A function's entry block gives an alloca's variable a record without
+    // a value (`#dbg_assign(i1 undef, ...)`, "not assigned yet") before
+    // anything runs: no assignment the IR describes.
+    let mut in_entry = false;
+    let mut records = ir.lines().filter(|text| {
+        if text.starts_with("define ") {
+            in_entry = true;
+        } else if is_block_label(text) || text.starts_with('}') {
+            in_entry = false;
+        }
+        parse_record(text).is_some_and(|r| {
+            ids.contains(&r.variable)
+                && !(in_entry
+                    && r.operands
+                        .iter()
+                        .all(|o| o.ends_with(" undef") || o.ends_with(" poison")))
+        })
+    });
     let only = records.next()?;
     records.next().is_none().then_some(only)
 }
@@ -360,6 +379,20 @@ mod tests {
             "    #dbg_value(i16 12, !368, !DIExpression(), !491)\n  store ptr null",
         );
         assert_eq!(ir_only_record(&twice, "p_6@148", "1", &held), None);
+        // A record without a value in the entry block is no assignment;
+        // one after the entry block is (it ends the location).
+        let unassigned = IR.replace(
+            "%53 = and",
+            "  #dbg_assign(i1 undef, !368, !DIExpression(), !7, ptr %1, !DIExpression(), !491)\n%53 = and",
+        );
+        assert_ne!(unassigned, IR);
+        assert!(ir_only_record(&unassigned, "p_6@148", "1", &held).is_some());
+        let ended = IR.replace(
+            "  store ptr null",
+            "    #dbg_value(i16 poison, !368, !DIExpression(), !491)\n  store ptr null",
+        );
+        assert_ne!(ended, IR);
+        assert_eq!(ir_only_record(&ended, "p_6@148", "1", &held), None);
     }
 
     #[test]
