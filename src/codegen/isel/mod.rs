@@ -601,11 +601,21 @@ impl<'a> Selector<'a> {
         Ok(())
     }
 
-    /// Lowers the held debug records, each at its own location.
+    /// Lowers the held debug records.
     fn release_held_records(&mut self) -> Result<(), Diagnostic> {
         self.holding_for = None;
+        let held = std::mem::take(&mut self.held_records);
+        self.lower_records_at_their_locations(held)
+    }
+
+    /// Lowers `records` in order, each at its own location
+    /// ([`Selector::lower_record_in_place`]).
+    fn lower_records_at_their_locations(
+        &mut self,
+        records: Vec<(&'a ir::DebugRecord, u32)>,
+    ) -> Result<(), Diagnostic> {
         let loc = self.loc;
-        for (record, record_loc) in std::mem::take(&mut self.held_records) {
+        for (record, record_loc) in records {
             self.loc = record_loc;
             self.lower_record_in_place(record)?;
         }
@@ -655,13 +665,7 @@ impl<'a> Selector<'a> {
             .into_iter()
             .partition(|(record, _)| !self.names_unselected_late(record));
         self.waiting_records = waiting;
-        let loc = self.loc;
-        for (record, record_loc) in ready {
-            self.loc = record_loc;
-            self.lower_record(record)?;
-        }
-        self.loc = loc;
-        Ok(())
+        self.lower_records_at_their_locations(ready)
     }
 
     /// Moves each edge block right after the block it leaves (keeping live
