@@ -439,6 +439,39 @@ fn a_sunk_statement_is_no_stop_after_the_statements_it_sank_below() {
 }
 
 #[test]
+fn a_statement_calling_an_inlined_function_is_a_stop_of_its_own() {
+    // Lines 16-19 each call the inlined fold(), whose first line (8) opens
+    // every copy: line 18's first row stood between line 17's inlined 8 and
+    // its own, was judged inside line 8's run and lost is_stmt, so `break
+    // 18` went to the verbose path's copy and never stopped (as in csmith
+    // 215010's main, one inlined transparent_crc per line). Judged by the
+    // lines of main's own frame (17, 18, 18) it interrupts nothing.
+    let dir = tempfile::tempdir().unwrap();
+    let (_, exe) = build_truth(dir.path(), "inlined_call_per_line.O2.ll", &[]);
+    let output = gdb_batch(
+        &exe,
+        &[
+            "break inlined_call_per_line.c:18",
+            "break inlined_call_per_line.c:19",
+            "run",
+            "continue",
+        ],
+    );
+    let stops: Vec<&str> = output
+        .lines()
+        .filter(|l| l.starts_with("Breakpoint ") && l.contains(" main "))
+        .collect();
+    assert_eq!(
+        stops,
+        [
+            "Breakpoint 1, main (argc=<optimized out>, argv=<optimized out>) at ./inlined_call_per_line.c:18",
+            "Breakpoint 2, main (argc=<optimized out>, argv=<optimized out>) at ./inlined_call_per_line.c:19",
+        ],
+        "{output}"
+    );
+}
+
+#[test]
 fn a_wide_constant_in_a_computed_value_keeps_its_width() {
     // l_28's record is `i64 C xor zext(i8 trunc(i16 %51))`. The DWARF
     // lowering typed the constant as the first register it read (16 bits

@@ -338,7 +338,9 @@ fn mark_key_instructions(
 /// [`inside_another_run`]), unless the two rows belong to sibling inlined
 /// frames (neither inlined into the other) called from the same line of
 /// the innermost frame they share: two calls of one statement interleaved
-/// by scheduling, neither moved into the other.
+/// by scheduling, neither moved into the other. When one row's frame holds
+/// the other's, the run is judged again by the lines of the row's own
+/// frame ([`interrupted_in_own_frame`]).
 fn moved_into_another_run(block: &[LineEntry], debug: &DebugInfo) -> Vec<bool> {
     let keys: Vec<Option<u32>> = block
         .iter()
@@ -355,7 +357,7 @@ fn moved_into_another_run(block: &[LineEntry], debug: &DebugInfo) -> Vec<bool> {
                     && !within(row, frame(other))
                     && !within(other, frame(row));
                 if !siblings {
-                    return true;
+                    return interrupted_in_own_frame(block, at, debug);
                 }
                 let shared = inline_chain(debug, row)
                     .map(|(f, _)| f)
@@ -370,6 +372,28 @@ fn moved_into_another_run(block: &[LineEntry], debug: &DebugInfo) -> Vec<bool> {
             })
         })
         .collect()
+}
+
+/// Whether the row at `at` still sits inside another line's run when every
+/// row is judged by its line in `at`'s own frame: a row inlined into that
+/// frame counts as the line of its call there, a row of no frame within it
+/// as its own line in its own frame. Line 142's first row, between the
+/// inlined header line 73 of line 141's call and the same header of its
+/// own call, interrupts nothing: in its frame the rows read `141 142 142`.
+fn interrupted_in_own_frame(block: &[LineEntry], at: usize, debug: &DebugInfo) -> bool {
+    let own = block[at].loc.and_then(|l| debug.location(l).inlined_at);
+    let keys: Vec<Option<(Option<LocId>, u32)>> = block
+        .iter()
+        .map(|row| {
+            (row.line != 0).then(|| {
+                let frame = row.loc.and_then(|l| debug.location(l).inlined_at);
+                inline_chain(debug, row)
+                    .find(|&(f, _)| f == own)
+                    .map_or((frame, row.line), |(_, line)| (own, line))
+            })
+        })
+        .collect();
+    interrupted_run(&keys, at).is_some()
 }
 
 /// A row's frames from the innermost out: each frame's `inlinedAt` (`None`
@@ -401,9 +425,9 @@ pub fn inside_another_run(lines: &[u32], at: usize) -> bool {
     interrupted_run(&keys, at).is_some()
 }
 
-/// [`inside_another_run`] over the rows' lines (`None`: no line): the index
+/// [`inside_another_run`] over the rows' keys (`None`: no line): the index
 /// of the interrupted run's row before `at`, when `at` sits inside one.
-fn interrupted_run(keys: &[Option<u32>], at: usize) -> Option<usize> {
+fn interrupted_run<K: PartialEq>(keys: &[Option<K>], at: usize) -> Option<usize> {
     let own = keys[at].as_ref()?;
     let before = (0..at)
         .rev()
