@@ -472,6 +472,23 @@ fn a_statement_calling_an_inlined_function_is_a_stop_of_its_own() {
 }
 
 #[test]
+fn a_variable_is_shown_at_a_return_its_paths_reach_in_different_homes() {
+    // popcount32's return is shared: on the early exit count is the
+    // constant 0 and eax is loaded with 0; after the loop count is in rcx
+    // and copied to rax. The join dropped count (<optimized out> at line
+    // 7 on both calls); both paths hold it in rax.
+    let dir = tempfile::tempdir().unwrap();
+    let (_, exe) = build_truth(dir.path(), "constant_at_shared_return.O2.ll", &[]);
+    let output = gdb_at(
+        &exe,
+        "constant_at_shared_return.c:7",
+        &["print count", "continue", "print count"],
+    );
+    let values: Vec<&str> = output.lines().filter(|l| l.starts_with('$')).collect();
+    assert_eq!(values, ["$1 = 0", "$2 = 4"], "{output}");
+}
+
+#[test]
 fn a_wide_constant_in_a_computed_value_keeps_its_width() {
     // l_28's record is `i64 C xor zext(i8 trunc(i16 %51))`. The DWARF
     // lowering typed the constant as the first register it read (16 bits

@@ -19,7 +19,13 @@
 //!   own width: sort.c's `n`, an `int` whose `zext` to 64 bits is
 //!   the loop bound, lives on in that register after its own is reused, as
 //!   LLVM's instruction-referencing LiveDebugValues finds it): the location
-//!   follows the value.
+//!   follows the value;
+//! - at a join where the predecessors hold a variable at different
+//!   locations, the home every path has its value in, if any (a spill slot
+//!   on one path, the register it was reloaded into on the other; a
+//!   register loaded with the variable's constant on one, the register
+//!   its value was copied to on the other: popcount32's `count` at a
+//!   shared return).
 //!
 //! Cost: each instruction looks at the variables live at it, so the pass
 //! grows with instructions × live variables; the dataflow revisits a block
@@ -368,6 +374,23 @@ fn transfer(
             new_copies.push((DbgOperand::Reg(Reg::Phys(*src)), Home::Register(*dst)));
             kept_bits = from.bits();
         }
+        // A register loaded with a variable's constant holds its value (a
+        // return value's `mov eax, 0` on the path where `count` is 0).
+        InstKind::MovImm {
+            dst: Reg::Phys(dst),
+            imm,
+            width,
+        } => {
+            // What the whole register holds: a 32-bit `mov` clears the
+            // upper half, a narrower one keeps it (only its bits count).
+            let (held, bits) = match width {
+                Width::W8 | Width::W16 => (*imm, width.bits()),
+                Width::W32 => (i64::from(*imm as u32), 64),
+                Width::W64 => (*imm, 64),
+            };
+            new_copies.push((DbgOperand::Imm(held), Home::Register(*dst)));
+            kept_bits = bits;
+        }
         InstKind::Store {
             src: Ri::Reg(Reg::Phys(src)),
             addr,
@@ -501,14 +524,23 @@ fn transfer(
         state.homes = homes;
     }
     for (from, to) in new_copies {
-        if !home_of(from).is_some_and(|home| state.homes.may_hold(home)) {
+        let from_home = home_of(from);
+        if from_home.is_some_and(|home| !state.homes.may_hold(home)) {
             continue;
         }
         for (_, live) in state.lives.iter_mut() {
+            let bits = facts.value_bits(live.value.expr);
             let holds_value = live.value.operands.len() == 1
-                && facts.value_bits(live.value.expr) <= kept_bits
-                && (reads_all_of(from, live.value.operands[0])
-                    || home_of(from).is_some_and(|home| live.copies.contains(&home)));
+                && bits <= kept_bits
+                && match (from, live.value.operands[0]) {
+                    (DbgOperand::Imm(loaded), DbgOperand::Imm(held)) => {
+                        same_low_bits(loaded, held, bits)
+                    }
+                    _ => {
+                        reads_all_of(from, live.value.operands[0])
+                            || from_home.is_some_and(|home| live.copies.contains(&home))
+                    }
+                };
             if holds_value
                 && home_of(live.value.operands[0]) != Some(to)
                 && !live.copies.contains(&to)
@@ -518,6 +550,12 @@ fn transfer(
             }
         }
     }
+}
+
+/// Whether two constants agree in their low `bits` bits.
+fn same_low_bits(a: i64, b: i64, bits: u32) -> bool {
+    let mask = if bits >= 64 { !0 } else { (1u64 << bits) - 1 };
+    (a as u64 ^ b as u64) & mask == 0
 }
 
 /// Whether a copy from `from` takes all of the value `operand` names: the
@@ -873,6 +911,62 @@ mod tests {
             "#]],
         );
     }
+    #[test]
+    fn a_register_loaded_with_a_variables_constant_holds_it_at_the_join() {
+        // popcount32's shared return: count is 0 on the early exit, where
+        // eax is loaded with 0, and in rcx after the loop, copied to rax:
+        // at the return both paths hold count in rax.
+        let mut f = Function::new("count");
+        for _ in 0..4 {
+            f.new_block();
+        }
+        f.blocks[0].insts = vec![
+            dbg(1, DbgOperand::Imm(0)),
+            inst(InstKind::Jcc {
+                cond: Cond::E,
+                target: BlockId(2),
+            }),
+        ];
+        f.blocks[1].insts = vec![
+            inst(InstKind::MovImm {
+                dst: phys(Gpr::Rax),
+                imm: 0,
+                width: Width::W32,
+            }),
+            inst(InstKind::Jmp { target: BlockId(3) }),
+        ];
+        f.blocks[2].insts = vec![
+            dbg(1, DbgOperand::Reg(phys(Gpr::Rcx))),
+            inst(InstKind::Copy {
+                dst: phys(Gpr::Rax),
+                src: phys(Gpr::Rcx),
+            }),
+            inst(InstKind::Jmp { target: BlockId(3) }),
+        ];
+        f.blocks[3].insts = vec![inst(InstKind::Ret { uses: vec![] })];
+        check(
+            f,
+            expect![[r#"
+                name: count
+                bb.0:  ; succ bb.1, bb.2
+                  DBG_VALUE 0, !var1, !expr0  ; loc 7
+                  JE bb.2  ; loc 7
+                bb.1:  ; succ bb.3
+                  DBG_VALUE 0, !var1, !expr0  ; loc 7
+                  $rax = MOV32 0  ; loc 7
+                  JMP bb.3  ; loc 7
+                bb.2:  ; succ bb.3
+                  DBG_VALUE 0, !var1, !expr0  ; loc 7
+                  DBG_VALUE $rcx, !var1, !expr0  ; loc 7
+                  $rax = COPY $rcx  ; loc 7
+                  JMP bb.3  ; loc 7
+                bb.3:
+                  DBG_VALUE $rax, !var1, !expr0, moved  ; loc 7
+                  RET  ; loc 7
+            "#]],
+        );
+    }
+
     #[test]
     fn a_whole_register_reload_of_a_narrow_spill_is_a_copy() {
         // As above with a 32-bit x: its register is spilled and reloaded
