@@ -383,13 +383,16 @@ fn sum_scaled_loop_ranges() {
               n [0x45, 0xc2) (entry(reg4)) Arg(0) StackValue
               scale [0x0, 0xc2) (reg1:i32) Arg(0)
               total [0x0, 0x9) (const 0) Arg(0) StackValue
+              total [0x9, 0xa) (reg0:i32) Arg(0)
               total [0xa, 0x2a) (const 0) Arg(0) StackValue
+              total [0x2a, 0x34) (reg9:i32) Arg(0)
               total [0x34, 0x4b) (const 0) Arg(0) StackValue
               total [0x4b, 0x56) (reg4:i32) Arg(0)
               total [0x56, 0x64) (reg10:i32) Arg(0)
               total [0x64, 0x73) (reg4:i32) Arg(0)
               total [0x73, 0x81) (reg10:i32) Arg(0)
               total [0x81, 0x99) (reg4:i32) Arg(0)
+              total [0x99, 0xa0) (reg9:i32) Arg(0)
               total [0xa0, 0xa3) (reg4:i32) Arg(0)
               total [0xa3, 0xad) (reg11:i32) Arg(0)
               total [0xad, 0xc2) (reg4:i32) Arg(0)
