@@ -489,6 +489,23 @@ fn a_variable_is_shown_at_a_return_its_paths_reach_in_different_homes() {
 }
 
 #[test]
+fn a_variable_every_edge_into_a_block_finds_equal_to_a_constant_is_that_constant() {
+    // `while (x)` rotated: the guard leaves on `x == 0` (x the parameter)
+    // and the latch on `x' == 0`; the shared return is reached only by
+    // those two edges, so x is 0 there, though the paths hold it in rdi
+    // and rdx (it was <optimized out>: the rule wanted one predecessor).
+    let dir = tempfile::tempdir().unwrap();
+    let (_, exe) = build_truth(dir.path(), "constant_at_shared_return.O2.ll", &[]);
+    let output = gdb_at(
+        &exe,
+        "constant_at_shared_return.c:7",
+        &["print x", "continue", "print x"],
+    );
+    let values: Vec<&str> = output.lines().filter(|l| l.starts_with('$')).collect();
+    assert_eq!(values, ["$1 = 0", "$2 = 0"], "{output}");
+}
+
+#[test]
 fn a_wide_constant_in_a_computed_value_keeps_its_width() {
     // l_28's record is `i64 C xor zext(i8 trunc(i16 %51))`. The DWARF
     // lowering typed the constant as the first register it read (16 bits

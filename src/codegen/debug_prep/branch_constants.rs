@@ -10,10 +10,14 @@
 //! is dead after the loop, so `k` would show as optimised out where the
 //! source holds 5.
 //! Out: the same function with `#dbg_value(C, variable)` first at the start
-//! of the successor the equal edge reaches, when that successor has no
-//! other predecessor (on that edge `X == C`, and `X` never changes; the
-//! variable keeps the value until its next debug record, which a later
-//! record there, one of speculated values included, still overrides).
+//! of the successor the equal edge reaches, when every predecessor of that
+//! successor reaches it by such an edge saying the variable is the same
+//! `C` (on each edge `X == C`, and `X` never changes; the variable keeps the
+//! value until its next debug record, which a later record there, one of
+//! speculated values included, still overrides). Most often the successor
+//! has one predecessor; a rotated `while (x)` loop's exit has two, the
+//! guard's `x == 0` and the latch's `x' == 0` (gcd's `b`, popcount's `x`
+//! at their shared return).
 //! Only debug records change: the code is the same with and without them.
 //!
 //! LLVM has no such rule (llc-19 shows such a variable only while `X`'s
@@ -24,9 +28,10 @@
 use crate::ir::hash::FxHashMap;
 use crate::ir::value::Constant;
 use crate::ir::{
-    cfg, BlockId, DebugInfo, DebugRecord, Function, ICmpPred, InstId, InstKind, MdId, Module,
+    cfg, BlockId, DebugInfo, DebugRecord, Function, ICmpPred, InstKind, LocId, MdId, Module,
     RecordKind, Value,
 };
+use std::collections::hash_map::Entry;
 
 /// How many blocks with one predecessor the search for a variable's value
 /// at a branch climbs through.
@@ -45,7 +50,12 @@ pub fn state_branch_constants(module: &mut Module) {
 fn state_in_function(function: &mut Function, debug: &DebugInfo) {
     let predecessors = cfg::predecessors(function);
     let records_of = plain_records_by_value(function, debug);
-    let mut stated: Vec<(BlockId, DebugRecord)> = Vec::new();
+    // Per successor and variable instance (variable, inlined call,
+    // fragment), in the order found: the record an equal edge states there
+    // and the predecessors whose equal edge states it (`None` once two
+    // edges disagree on the constant).
+    let mut claims: Vec<(BlockId, Option<Claim>)> = Vec::new();
+    let mut claim_of: FxHashMap<ClaimKey, usize> = FxHashMap::default();
     for (b, block) in function.blocks.iter().enumerate() {
         let Some(&branch) = block.insts.last() else {
             continue;
@@ -62,11 +72,9 @@ fn state_in_function(function: &mut Function, debug: &DebugInfo) {
             continue;
         };
         let (tested, constant) = match (lhs, rhs) {
-            (x @ Value::Inst(_), Value::Const(c)) | (Value::Const(c), x @ Value::Inst(_)) => (x, c),
+            (x @ (Value::Inst(_) | Value::Arg(_)), Value::Const(c))
+            | (Value::Const(c), x @ (Value::Inst(_) | Value::Arg(_))) => (x, c),
             _ => continue,
-        };
-        let Value::Inst(tested_inst) = tested else {
-            continue;
         };
         if !matches!(constant, Constant::Int { .. } | Constant::Null) {
             continue;
@@ -76,10 +84,10 @@ fn state_in_function(function: &mut Function, debug: &DebugInfo) {
             ICmpPred::Ne => *if_false,
             _ => continue,
         };
-        if if_true == if_false || predecessors[equal_edge.0 as usize] != [BlockId(b as u32)] {
+        if if_true == if_false {
             continue;
         }
-        for record in records_of.get(tested_inst).into_iter().flatten() {
+        for record in records_of.get(tested).into_iter().flatten() {
             let fragment = debug.expr(record.expr).fragment();
             let at_branch = value_at_end_of(
                 function,
@@ -89,35 +97,81 @@ fn state_in_function(function: &mut Function, debug: &DebugInfo) {
                 record.variable,
                 fragment,
             );
-            if at_branch == Some(tested) {
-                let mut constant_record = record.clone();
-                constant_record.locations = vec![Value::Const(constant.clone())];
-                stated.push((equal_edge, constant_record));
+            if at_branch != Some(tested) {
+                continue;
+            }
+            let from = BlockId(b as u32);
+            let stated = Value::Const(constant.clone());
+            let inlined_at = debug.location(record.loc).inlined_at;
+            match claim_of.entry((equal_edge, record.variable, inlined_at, fragment)) {
+                Entry::Occupied(at) => match &mut claims[*at.get()].1 {
+                    Some(claim) if claim.record.locations[0] == stated => {
+                        claim.from.push(from);
+                        claim.reassigned |= matches!(tested, Value::Inst(_));
+                    }
+                    disagreeing => *disagreeing = None,
+                },
+                Entry::Vacant(at) => {
+                    at.insert(claims.len());
+                    let mut record = record.clone();
+                    record.locations = vec![stated];
+                    claims.push((
+                        equal_edge,
+                        Some(Claim {
+                            record,
+                            from: vec![from],
+                            reassigned: matches!(tested, Value::Inst(_)),
+                        }),
+                    ));
+                }
             }
         }
     }
-    for (block, record) in stated {
-        super::insert_at_block_start(function, block, record);
+    for (block, claim) in claims {
+        let Some(claim) = claim else { continue };
+        if claim.reassigned
+            && predecessors[block.0 as usize]
+                .iter()
+                .all(|p| claim.from.contains(p))
+        {
+            super::insert_at_block_start(function, block, claim.record);
+        }
     }
 }
 
-/// Each instruction's distinct plain value records (`#dbg_value(%x, var,
-/// frag)`), indexed once per function.
+/// A successor block and a variable instance: variable, inlined call,
+/// fragment.
+type ClaimKey = (BlockId, MdId, Option<LocId>, Option<(u64, u64)>);
+
+/// What the equal edges into one block say of one variable fragment: the
+/// record stating the constant, the blocks whose edge says it, and whether
+/// any of them tests a value other than a parameter's own. A parameter
+/// still holding its entry value on every edge is described already (its
+/// register, then `DW_OP_entry_value`), and a record would end that
+/// description at the next join.
+struct Claim {
+    record: DebugRecord,
+    from: Vec<BlockId>,
+    reassigned: bool,
+}
+
+/// Each instruction's and parameter's distinct plain value records
+/// (`#dbg_value(%x, var, frag)`), indexed once per function.
 fn plain_records_by_value(
     function: &Function,
     debug: &DebugInfo,
-) -> FxHashMap<InstId, Vec<DebugRecord>> {
-    let mut found: FxHashMap<InstId, Vec<DebugRecord>> = FxHashMap::default();
+) -> FxHashMap<Value, Vec<DebugRecord>> {
+    let mut found: FxHashMap<Value, Vec<DebugRecord>> = FxHashMap::default();
     for block in &function.blocks {
         for &inst in &block.insts {
             for record in &function.inst(inst).records {
-                let [Value::Inst(x)] = record.locations.as_slice() else {
+                let [x @ (Value::Inst(_) | Value::Arg(_))] = record.locations.as_slice() else {
                     continue;
                 };
                 if record.kind != RecordKind::Value || !super::is_plain(debug, record) {
                     continue;
                 }
-                let of_x = found.entry(*x).or_default();
+                let of_x = found.entry(x.clone()).or_default();
                 if !of_x
                     .iter()
                     .any(|f| f.variable == record.variable && f.expr == record.expr)
