@@ -422,15 +422,30 @@ impl<'u, 'a> View<'u, 'a> {
     /// The text of a string attribute's value, read for unit `unit` ("" when
     /// it is no string).
     pub fn text(&self, unit: usize, value: AttributeValue<Slice<'a>>) -> Cow<'a, str> {
-        let info = &self.units.units[unit];
-        let Ok(text) = info.dwarf.attr_string(&info.unit, value) else {
+        let Some(bytes) = self.string_bytes(unit, value) else {
             return Cow::Borrowed("");
         };
         // What `from_utf8_lossy` gives, checked the faster way first.
-        match std::str::from_utf8(text.slice()) {
+        match std::str::from_utf8(bytes) {
             Ok(text) => Cow::Borrowed(text),
-            Err(_) => String::from_utf8_lossy(text.slice()),
+            Err(_) => String::from_utf8_lossy(bytes),
         }
+    }
+
+    /// The bytes gimli's `attr_string` gives for a string attribute's
+    /// value, the end of a `.debug_str` string found with `memchr` (through
+    /// `CStr`) rather than byte by byte.
+    fn string_bytes(&self, unit: usize, value: AttributeValue<Slice<'a>>) -> Option<&'a [u8]> {
+        let info = &self.units.units[unit];
+        let (dwarf, unit) = (info.dwarf, &info.unit);
+        let offset = match value {
+            AttributeValue::DebugStrRef(offset) => offset,
+            AttributeValue::DebugStrOffsetsIndex(index) => dwarf.string_offset(unit, index).ok()?,
+            other => return Some(dwarf.attr_string(unit, other).ok()?.slice()),
+        };
+        let section = gimli::Section::reader(&dwarf.debug_str).slice();
+        let string = std::ffi::CStr::from_bytes_until_nul(section.get(offset.0..)?).ok()?;
+        Some(string.to_bytes())
     }
 
     /// The address ranges of a DIE (LLVM's `getAddressRanges`): low and

@@ -19,6 +19,7 @@
 //! sums saturate, as LLVM's `uint64_t` and `SaturatingUINT64` do.
 
 use super::{Map, Set};
+use std::hash::BuildHasher as _;
 
 use dwarfsmith_emit::read::TreePool;
 
@@ -186,12 +187,20 @@ pub(crate) struct Variable {
     pub inlined: bool,
 }
 
+/// How a function's id is hashed (the same in every unit's walk).
+const ID_HASH: foldhash::fast::FixedState = foldhash::fast::FixedState::with_seed(0);
+
 /// Everything the walk gathers: of one unit, then of the whole file.
 #[derive(Default)]
 pub(crate) struct Walk {
     /// Per function id, in the order first met.
     pub functions: Vec<(String, FunctionStats)>,
-    index: Map<String, usize>,
+    /// The hash of each function's id, in table order: the unit's walk
+    /// hashes an id once, and the sum of the units' walks finds it by that
+    /// hash without hashing the (long, mangled) id again.
+    hashes: Vec<u64>,
+    /// The table's indices by their id's hash.
+    index: hashbrown::HashTable<usize>,
     /// All variables.
     pub variables: Vec<Variable>,
     /// `DW_AT_call_file` + `DW_AT_call_line` scopes.
@@ -287,21 +296,34 @@ impl Walk {
             .sum();
         let mut walk = Walk::default();
         walk.functions.reserve(bytes / 256);
-        walk.index.reserve(bytes / 256);
+        walk.hashes.reserve(bytes / 256);
+        let hashes = &walk.hashes;
+        walk.index.reserve(bytes / 256, |&at| hashes[at]);
         walk
+    }
+
+    /// The index of the function whose id is `id` and id's hash `hash`.
+    fn find(&self, hash: u64, id: &str) -> Option<usize> {
+        let functions = &self.functions;
+        self.index.find(hash, |&at| functions[at].0 == id).copied()
+    }
+
+    /// Puts function `id` (not in the table yet) at the end of the table.
+    fn push(&mut self, hash: u64, id: String, stats: FunctionStats) -> usize {
+        let at = self.functions.len();
+        self.functions.push((id, stats));
+        self.hashes.push(hash);
+        let hashes = &self.hashes;
+        self.index.insert_unique(hash, at, |&at| hashes[at]);
+        at
     }
 
     /// The index of function `id` in the table, which it joins when new.
     fn function_index(&mut self, id: &str) -> usize {
-        match self.index.get(id) {
-            Some(&index) => index,
-            None => {
-                let index = self.functions.len();
-                self.index.insert(id.to_string(), index);
-                self.functions
-                    .push((id.to_string(), FunctionStats::default()));
-                index
-            }
+        let hash = ID_HASH.hash_one(id);
+        match self.find(hash, id) {
+            Some(at) => at,
+            None => self.push(hash, id.to_string(), FunctionStats::default()),
         }
     }
 
@@ -309,12 +331,11 @@ impl Walk {
     /// or saturating sum of non-negative terms, so summing unit by unit
     /// gives what one walk over all units gives.
     pub fn merge(&mut self, unit: Walk) {
-        for (id, stats) in unit.functions {
-            match self.index.get(&id) {
-                Some(&at) => self.functions[at].1.merge(stats),
+        for ((id, stats), hash) in unit.functions.into_iter().zip(unit.hashes) {
+            match self.find(hash, &id) {
+                Some(at) => self.functions[at].1.merge(stats),
                 None => {
-                    self.index.insert(id.clone(), self.functions.len());
-                    self.functions.push((id, stats));
+                    self.push(hash, id, stats);
                 }
             }
         }
