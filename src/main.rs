@@ -205,6 +205,19 @@ enum Syntax {
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// Turns transparent huge pages off for the checkers (`lines`, `verify`,
+/// `stats`): mimalloc asks the kernel for huge pages, and the checkers'
+/// short-lived, scattered allocations then fault in (and the kernel
+/// zeroes) 2 MiB for each few KiB they touch: a third of `stats`' CPU time
+/// on a large file, and more peak memory.
+fn no_huge_pages() {
+    // SAFETY: PR_SET_THP_DISABLE takes no pointer and only sets a flag of
+    // this process; when it fails (an old kernel) nothing changes.
+    unsafe {
+        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
+    }
+}
+
 fn main() -> ExitCode {
     let mut args = std::env::args_os();
     let program = args.next().unwrap_or_default();
@@ -238,6 +251,12 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<(), String> {
+    if matches!(
+        cli.command,
+        Command::Lines { .. } | Command::Verify { .. } | Command::Stats { .. }
+    ) {
+        no_huge_pages();
+    }
     match cli.command {
         Command::Compile {
             input,

@@ -314,13 +314,15 @@ impl<'u, 'a> View<'u, 'a> {
 
     /// The DIE a reference attribute `name` of `die` names.
     pub fn referenced(&self, die: DieRef, name: DwAt) -> Option<DieRef> {
-        match self.find(die, name)? {
+        self.resolve(die.unit, self.find(die, name)?)
+    }
+
+    /// The DIE a reference `value` of a DIE of unit `unit` names.
+    fn resolve(&self, unit: usize, value: AttributeValue<Slice<'a>>) -> Option<DieRef> {
+        match value {
             AttributeValue::UnitRef(offset) => {
-                let target = self.tree(die.unit).at(offset)?;
-                Some(DieRef {
-                    unit: die.unit,
-                    die: target,
-                })
+                let target = self.tree(unit).at(offset)?;
+                Some(DieRef { unit, die: target })
             }
             AttributeValue::DebugInfoRef(offset) => {
                 let offset = offset.0 as u64;
@@ -335,34 +337,66 @@ impl<'u, 'a> View<'u, 'a> {
         }
     }
 
-    /// The first of `names` found on the DIE or, depth first, on the DIEs its
-    /// `DW_AT_specification` and `DW_AT_abstract_origin` name (LLVM's
-    /// `findRecursively`).
-    pub fn find_recursively(
+    /// For each of `queries`, the first of its names found on the DIE or,
+    /// depth first, on the DIEs its `DW_AT_specification` and
+    /// `DW_AT_abstract_origin` name (LLVM's `findRecursively`, once per
+    /// query), in one walk over those DIEs: each origin is found once,
+    /// not once per query.
+    pub fn find_each<const N: usize>(
         &self,
         die: DieRef,
-        names: &[DwAt],
-    ) -> Option<AttributeValue<Slice<'a>>> {
-        // Most DIEs have the attribute or no origin, and most chains are
+        queries: [&[DwAt]; N],
+    ) -> [Option<gimli::Attribute<Slice<'a>>>; N] {
+        let mut found = [None; N];
+        let mut missing = N;
+        // The first DIE of the walk that has one of a query's names
+        // answers it; true when every query is answered.
+        let mut look = |attributes: &[gimli::Attribute<Slice<'a>>]| {
+            for (query, slot) in queries.iter().zip(found.iter_mut()) {
+                if slot.is_none() {
+                    if let Some(attr) = attributes.iter().find(|a| query.contains(&a.name())) {
+                        *slot = Some(*attr);
+                        missing -= 1;
+                    }
+                }
+            }
+            missing == 0
+        };
+        // Most DIEs have the attributes or no origin, and most chains are
         // one line (a DIE names one origin): followed without lists, DIE by
         // DIE, as the search below would.
         let mut current = die;
+        let mut in_line = true;
         for _ in 0..MAX_CHAIN {
             let attributes = self.tree(current.unit).attributes(current.die);
-            if let Some(attr) = attributes.iter().find(|a| names.contains(&a.name())) {
-                return Some(attr.value());
+            if look(attributes) {
+                return found;
             }
             let mut next = attributes.iter().filter(|a| {
                 a.name() == gimli::DW_AT_abstract_origin || a.name() == gimli::DW_AT_specification
             });
             match (next.next(), next.next()) {
-                (None, _) => return None,
-                (Some(one), None) => current = self.referenced(current, one.name())?,
-                (Some(_), Some(_)) => break,
+                (None, _) => return found,
+                (Some(one), None) => match self.resolve(current.unit, one.value()) {
+                    Some(next) => current = next,
+                    None => return found,
+                },
+                (Some(_), Some(_)) => {
+                    in_line = false;
+                    break;
+                }
             }
         }
+        if in_line {
+            // A chain of `MAX_CHAIN` DIEs (a cycle): the search below
+            // visits the same DIEs in the same order, and finds nothing
+            // more.
+            return found;
+        }
         // Real chains are a few DIEs long: a list is cheaper than a set,
-        // and a corrupted file's chain stops after `MAX_CHAIN` DIEs.
+        // and a corrupted file's chain stops after `MAX_CHAIN` DIEs. The
+        // DIEs already looked at above are looked at again in the same
+        // order, which answers nothing they did not.
         let mut seen: Vec<DieRef> = Vec::new();
         let mut work = vec![die];
         while let Some(current) = work.pop() {
@@ -373,9 +407,8 @@ impl<'u, 'a> View<'u, 'a> {
                 break;
             }
             seen.push(current);
-            let attributes = self.tree(current.unit).attributes(current.die);
-            if let Some(attr) = attributes.iter().find(|a| names.contains(&a.name())) {
-                return Some(attr.value());
+            if look(self.tree(current.unit).attributes(current.die)) {
+                return found;
             }
             for name in [gimli::DW_AT_abstract_origin, gimli::DW_AT_specification] {
                 if let Some(next) = self.referenced(current, name) {
@@ -383,34 +416,36 @@ impl<'u, 'a> View<'u, 'a> {
                 }
             }
         }
-        None
+        found
     }
 
-    /// Whether the DIE (or its origin) names a declaring file and line.
-    pub fn has_source_location(&self, die: DieRef) -> bool {
-        self.find_recursively(die, &[gimli::DW_AT_decl_file])
-            .is_some()
-            && self
-                .find_recursively(die, &[gimli::DW_AT_decl_line])
-                .is_some()
+    /// The text of a string attribute's value, read for unit `unit` ("" when
+    /// it is no string).
+    pub fn text(&self, unit: usize, value: AttributeValue<Slice<'a>>) -> Cow<'a, str> {
+        let Some(bytes) = self.string_bytes(unit, value) else {
+            return Cow::Borrowed("");
+        };
+        // What `from_utf8_lossy` gives, checked the faster way first.
+        match std::str::from_utf8(bytes) {
+            Ok(text) => Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(bytes),
+        }
     }
 
-    /// The DIE's linkage name, else its name (LLVM's
-    /// `getName(DINameKind::LinkageName)`), or "" when it has neither.
-    pub fn linkage_name(&self, die: DieRef) -> Cow<'a, str> {
-        let value = self
-            .find_recursively(
-                die,
-                &[gimli::DW_AT_MIPS_linkage_name, gimli::DW_AT_linkage_name],
-            )
-            .or_else(|| self.find_recursively(die, &[gimli::DW_AT_name]));
-        value
-            .and_then(|value| {
-                let info = &self.units.units[die.unit];
-                let text = info.dwarf.attr_string(&info.unit, value).ok()?;
-                Some(String::from_utf8_lossy(text.slice()))
-            })
-            .unwrap_or_default()
+    /// The bytes gimli's `attr_string` gives for a string attribute's
+    /// value, the end of a `.debug_str` string found with `memchr` (through
+    /// `CStr`) rather than byte by byte.
+    fn string_bytes(&self, unit: usize, value: AttributeValue<Slice<'a>>) -> Option<&'a [u8]> {
+        let info = &self.units.units[unit];
+        let (dwarf, unit) = (info.dwarf, &info.unit);
+        let offset = match value {
+            AttributeValue::DebugStrRef(offset) => offset,
+            AttributeValue::DebugStrOffsetsIndex(index) => dwarf.string_offset(unit, index).ok()?,
+            other => return Some(dwarf.attr_string(unit, other).ok()?.slice()),
+        };
+        let section = gimli::Section::reader(&dwarf.debug_str).slice();
+        let string = std::ffi::CStr::from_bytes_until_nul(section.get(offset.0..)?).ok()?;
+        Some(string.to_bytes())
     }
 
     /// The address ranges of a DIE (LLVM's `getAddressRanges`): low and
@@ -574,7 +609,7 @@ impl<'u, 'a> View<'u, 'a> {
     }
 }
 
-/// How many DIEs [`View::find_recursively`] visits at most.
+/// How many DIEs [`View::find_each`] visits at most.
 const MAX_CHAIN: usize = 64;
 
 /// A string attribute's value, read through `dwarf` for `unit`.

@@ -11,7 +11,8 @@
 //! relocated), `dies` (DIE trees and LLVM's ways of reading them), `walk`
 //! (the statistics walk), `lines` (the line-table figures), `order` (units
 //! worked on in parallel, summed in unit order), `report` (text and JSON),
-//! `compare` (two builds side by side), `html` (the page).
+//! `compare` (two builds side by side), `html` (the page), `digits`
+//! (numbers written without `core::fmt`).
 //!
 //! The rule it follows: every figure is llvm-dwarfdump's definition, so a
 //! number here and there can be compared; what dwarfsmith adds is named
@@ -22,6 +23,7 @@
 
 mod compare;
 mod dies;
+mod digits;
 mod html;
 mod lines;
 mod load;

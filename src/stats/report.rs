@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 
 use rayon::prelude::*;
 
+use super::digits::{push_decimal, push_decimal_right, push_left};
 use super::lines::LineFigures;
 use super::load::CodeSection;
 use super::load::LoadedFile;
@@ -244,9 +245,11 @@ pub fn format_statistics(stats: &FileStatistics, json: bool) -> String {
     }
     out.push('\n');
     in_parallel(&mut out, &stats.functions, |_, f, out| {
-        let _ = write!(out, "  {:<40}", f.id);
+        out.push_str("  ");
+        push_left(out, &f.id, 40);
         for (name, value) in function_columns(f) {
-            let _ = write!(out, " {value:>width$}", width = name.len());
+            out.push(' ');
+            push_decimal_right(out, value, name.len());
         }
         out.push('\n');
     });
@@ -361,7 +364,10 @@ fn format_json(stats: &FileStatistics) -> String {
         };
         let _ = write!(out, "\n    {{\"function\": {}", json_string(&f.id));
         for (name, value) in function_columns(f) {
-            let _ = write!(out, ", \"{name}\": {value}");
+            out.push_str(", \"");
+            out.push_str(name);
+            out.push_str("\": ");
+            push_decimal(out, value);
         }
         let _ = write!(out, "}}{comma}");
     });

@@ -19,17 +19,60 @@
 //! sums saturate, as LLVM's `uint64_t` and `SaturatingUINT64` do.
 
 use super::{Map, Set};
-use std::fmt::Write as _;
+use std::hash::BuildHasher as _;
 
 use dwarfsmith_emit::read::TreePool;
 
 use super::dies::{comp_dir, DieRef, Units, View};
+use super::digits::{push_decimal, push_hex};
 use super::lines::absolute_path;
 use super::load::LoadedFile;
 use super::ReadOptions;
 
 /// The number of coverage buckets: 0%, (0%,10%), [10%,20%) ... [90%,100%), 100%.
 pub(crate) const BUCKETS: usize = 12;
+
+/// A variable's id as a function's set of ids keeps it: its text, in
+/// place when short (most are: a block path and a local name), so the
+/// half million variables of a large file are not half a million strings.
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) enum IdText {
+    /// Up to [`SHORT_ID`] bytes, the rest zero.
+    Short { len: u8, bytes: [u8; SHORT_ID] },
+    /// A longer id.
+    Long(Box<str>),
+}
+
+/// The longest id [`IdText::Short`] holds.
+const SHORT_ID: usize = 30;
+
+impl IdText {
+    /// The id `text`.
+    fn new(text: &str) -> IdText {
+        match u8::try_from(text.len()) {
+            Ok(len) if text.len() <= SHORT_ID => {
+                let mut bytes = [0; SHORT_ID];
+                bytes[..text.len()].copy_from_slice(text.as_bytes());
+                IdText::Short { len, bytes }
+            }
+            _ => IdText::Long(text.into()),
+        }
+    }
+
+    /// The id's bytes.
+    fn as_bytes(&self) -> &[u8] {
+        match self {
+            IdText::Short { len, bytes } => &bytes[..usize::from(*len)],
+            IdText::Long(text) => text.as_bytes(),
+        }
+    }
+}
+
+impl std::hash::Hash for IdText {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write(self.as_bytes());
+    }
+}
 
 /// What llvm-dwarfdump keeps per function (or, for "/", per unit scope).
 #[derive(Default)]
@@ -47,7 +90,7 @@ pub(crate) struct FunctionStats {
     /// Artificial variables and parameters.
     pub artificial: u64,
     /// The distinct variable ids.
-    pub variables: Set<String>,
+    pub variables: Set<IdText>,
     /// Whether this is a function (not the unit scope "/").
     pub is_function: bool,
     /// Whether it has a declaring file and line.
@@ -144,12 +187,20 @@ pub(crate) struct Variable {
     pub inlined: bool,
 }
 
+/// How a function's id is hashed (the same in every unit's walk).
+const ID_HASH: foldhash::fast::FixedState = foldhash::fast::FixedState::with_seed(0);
+
 /// Everything the walk gathers: of one unit, then of the whole file.
 #[derive(Default)]
 pub(crate) struct Walk {
     /// Per function id, in the order first met.
     pub functions: Vec<(String, FunctionStats)>,
-    index: Map<String, usize>,
+    /// The hash of each function's id, in table order: the unit's walk
+    /// hashes an id once, and the sum of the units' walks finds it by that
+    /// hash without hashing the (long, mangled) id again.
+    hashes: Vec<u64>,
+    /// The table's indices by their id's hash.
+    index: hashbrown::HashTable<usize>,
     /// All variables.
     pub variables: Vec<Variable>,
     /// `DW_AT_call_file` + `DW_AT_call_line` scopes.
@@ -245,21 +296,34 @@ impl Walk {
             .sum();
         let mut walk = Walk::default();
         walk.functions.reserve(bytes / 256);
-        walk.index.reserve(bytes / 256);
+        walk.hashes.reserve(bytes / 256);
+        let hashes = &walk.hashes;
+        walk.index.reserve(bytes / 256, |&at| hashes[at]);
         walk
+    }
+
+    /// The index of the function whose id is `id` and id's hash `hash`.
+    fn find(&self, hash: u64, id: &str) -> Option<usize> {
+        let functions = &self.functions;
+        self.index.find(hash, |&at| functions[at].0 == id).copied()
+    }
+
+    /// Puts function `id` (not in the table yet) at the end of the table.
+    fn push(&mut self, hash: u64, id: String, stats: FunctionStats) -> usize {
+        let at = self.functions.len();
+        self.functions.push((id, stats));
+        self.hashes.push(hash);
+        let hashes = &self.hashes;
+        self.index.insert_unique(hash, at, |&at| hashes[at]);
+        at
     }
 
     /// The index of function `id` in the table, which it joins when new.
     fn function_index(&mut self, id: &str) -> usize {
-        match self.index.get(id) {
-            Some(&index) => index,
-            None => {
-                let index = self.functions.len();
-                self.index.insert(id.to_string(), index);
-                self.functions
-                    .push((id.to_string(), FunctionStats::default()));
-                index
-            }
+        let hash = ID_HASH.hash_one(id);
+        match self.find(hash, id) {
+            Some(at) => at,
+            None => self.push(hash, id.to_string(), FunctionStats::default()),
         }
     }
 
@@ -267,12 +331,11 @@ impl Walk {
     /// or saturating sum of non-negative terms, so summing unit by unit
     /// gives what one walk over all units gives.
     pub fn merge(&mut self, unit: Walk) {
-        for (id, stats) in unit.functions {
-            match self.index.get(&id) {
-                Some(&at) => self.functions[at].1.merge(stats),
+        for ((id, stats), hash) in unit.functions.into_iter().zip(unit.hashes) {
+            match self.find(hash, &id) {
+                Some(at) => self.functions[at].1.merge(stats),
                 None => {
-                    self.index.insert(id.clone(), self.functions.len());
-                    self.functions.push((id, stats));
+                    self.push(hash, id, stats);
                 }
             }
         }
@@ -331,14 +394,13 @@ impl Walk {
     }
 }
 
-/// The function a DIE belongs to ("/" for the unit's scope): its id, and
-/// its index in the unit's table once it has one, so its variables find it
-/// without hashing its (long, mangled) id again.
-#[derive(Clone, Copy)]
-struct Owner<'s> {
-    id: &'s str,
-    index: Option<usize>,
-}
+/// The function a DIE belongs to: its index in the unit's table, so its
+/// variables find it without hashing its (long, mangled) id again, or
+/// `None` for the unit's scope ("/", in the table once it has a variable).
+type Owner = Option<usize>;
+
+/// The id of the unit's scope.
+const UNIT_SCOPE: &str = "/";
 
 /// The state of the walk over one unit.
 struct Walker<'v, 'u, 'a> {
@@ -352,6 +414,34 @@ struct Walker<'v, 'u, 'a> {
     /// The base names of the files ids name, by unit and file index (a
     /// unit's functions name a few files many times).
     file_names: Map<(usize, u64), String>,
+    /// The last id [`Walker::die_id`] made (one buffer for all DIEs).
+    id: String,
+}
+
+/// What a DIE's place in the tree gives its walk.
+#[derive(Clone, Copy)]
+struct Scope<'p> {
+    /// The function it belongs to.
+    function: Owner,
+    /// Its id's prefix: the path of blocks and parameters to it.
+    prefix: &'p str,
+    /// Bytes of the innermost scope around it with any.
+    bytes_in_scope: u64,
+    /// How many inlined instances it is in, within its function.
+    inline_depth: u32,
+    /// Its parent's ranges, when the walk read them (the parent is a
+    /// function, an inlined instance or a block).
+    parent_ranges: Option<&'p [(u64, u64)]>,
+}
+
+/// What [`Walker::die_id`] finds besides the id.
+struct IdFacts {
+    /// The id's name ends at this byte of the id.
+    name_end: usize,
+    /// Whether the DIE (or its origin) names a declaring file and line.
+    has_source: bool,
+    /// Whether the DIE (or its origin) has `DW_AT_abstract_origin`.
+    has_origin: bool,
 }
 
 /// Walks unit `unit` of `units`, read into a tree of `trees`; the units'
@@ -372,14 +462,18 @@ pub(crate) fn walk_unit<'a>(
         deferred: Vec::new(),
         variables: options.variables,
         file_names: Map::default(),
+        id: String::new(),
     };
     let root = DieRef { unit, die: 0 };
     if !view.is_empty() {
-        let unit_scope = Owner {
-            id: "/",
-            index: None,
+        let unit_scope = Scope {
+            function: None,
+            prefix: "g",
+            bytes_in_scope: 0,
+            inline_depth: 0,
+            parent_ranges: None,
         };
-        walker.recurse(root, unit_scope, "g", 0, 0, None);
+        walker.recurse(root, unit_scope, None);
     }
     walker.zero_coverage_of_deferred(unit);
     let walk = walker.walk;
@@ -389,23 +483,22 @@ pub(crate) fn walk_unit<'a>(
 
 impl Walker<'_, '_, '_> {
     /// The figures of the function `owner` names.
-    fn function(&mut self, owner: Owner<'_>) -> &mut FunctionStats {
-        let index = match owner.index {
+    fn function(&mut self, owner: Owner) -> &mut FunctionStats {
+        let index = match owner {
             Some(index) => index,
-            None => self.walk.function_index(owner.id),
+            None => self.walk.function_index(UNIT_SCOPE),
         };
         &mut self.walk.functions[index].1
     }
 
-    fn recurse(
-        &mut self,
-        die: DieRef,
-        function: Owner<'_>,
-        prefix: &str,
-        mut bytes_in_scope: u64,
-        mut inline_depth: u32,
-        inherited: Option<&mut Vec<u64>>,
-    ) {
+    fn recurse(&mut self, die: DieRef, scope: Scope<'_>, inherited: Option<&mut Vec<u64>>) {
+        let Scope {
+            mut function,
+            prefix,
+            mut bytes_in_scope,
+            mut inline_depth,
+            ..
+        } = scope;
         let view = self.view;
         let tag = view.tag(die);
         if tag == gimli::DW_TAG_subroutine_type {
@@ -429,14 +522,14 @@ impl Walker<'_, '_, '_> {
                 }
             }
         }
-        // The function a DIE belongs to: its parent's, or its own id.
-        let own_id: String;
-        let mut function = function;
+        // The function a DIE belongs to: its parent's, or its own.
         let prefix = if is_function || is_inlined {
             "v"
         } else {
             prefix
         };
+        // The DIE's ranges, for its variables, when it is a scope.
+        let mut own_ranges = None;
         if is_function || is_inlined || is_block {
             if view.has(die, gimli::DW_AT_declaration) {
                 return;
@@ -455,28 +548,21 @@ impl Walker<'_, '_, '_> {
                     self.record_abstract_function(die);
                     return;
                 }
-                let id = self.die_id(die, "");
-                let has_origin = view
-                    .find_recursively(die, &[gimli::DW_AT_abstract_origin])
-                    .is_some();
-                let has_source = view.has_source_location(die);
-                let index = self.walk.function_index(&id);
+                let facts = self.die_id(die, "");
+                let index = self.walk.function_index(&self.id);
                 let stats = &mut self.walk.functions[index].1;
                 stats.is_function = true;
                 if is_inlined {
                     stats.inlined += 1;
-                    stats.abstract_origins += u64::from(has_origin);
+                    stats.abstract_origins += u64::from(facts.has_origin);
                 } else {
                     stats.out_of_line += 1;
                     stats.ranges.extend(ranges.iter().copied());
                 }
-                stats.has_source_location |= has_source;
-                own_id = id;
-                function = Owner {
-                    id: &own_id,
-                    index: Some(index),
-                };
+                stats.has_source_location |= facts.has_source;
+                function = Some(index);
             }
+            own_ranges = Some(ranges);
             if bytes != 0 {
                 bytes_in_scope = bytes;
                 if is_function {
@@ -492,47 +578,45 @@ impl Walker<'_, '_, '_> {
             None => inherited,
         };
         if !(is_function || is_inlined || is_block) {
-            self.variable(
-                die,
-                function,
-                prefix,
-                bytes_in_scope,
-                inline_depth,
-                pointer.as_deref_mut(),
-            );
+            self.variable(die, scope, pointer.as_deref_mut());
         }
         if is_function {
             inline_depth = 0;
         } else if is_inlined {
             inline_depth += 1;
         }
-        let mut blocks = 0u32;
-        let mut params = 0u32;
+        let mut blocks = 0u64;
+        let mut params = 0u64;
         let mut child_prefix = String::new();
         for child in view.children(die) {
             let child_prefix = match view.tag(child) {
                 gimli::DW_TAG_lexical_block => {
                     child_prefix.clear();
-                    let _ = write!(child_prefix, "{prefix}{blocks:x}.");
+                    child_prefix.push_str(prefix);
+                    push_hex(&mut child_prefix, blocks);
+                    child_prefix.push('.');
                     blocks += 1;
                     child_prefix.as_str()
                 }
                 gimli::DW_TAG_formal_parameter => {
                     child_prefix.clear();
-                    let _ = write!(child_prefix, "{prefix}p{params:x}.");
+                    child_prefix.push_str(prefix);
+                    child_prefix.push('p');
+                    push_hex(&mut child_prefix, params);
+                    child_prefix.push('.');
                     params += 1;
                     child_prefix.as_str()
                 }
                 _ => prefix,
             };
-            self.recurse(
-                child,
+            let child_scope = Scope {
                 function,
-                child_prefix,
+                prefix: child_prefix,
                 bytes_in_scope,
                 inline_depth,
-                pointer.as_deref_mut(),
-            );
+                parent_ranges: own_ranges.as_deref(),
+            };
+            self.recurse(child, child_scope, pointer.as_deref_mut());
         }
         if tracks_zero_coverage {
             for offset in own.unwrap_or_default() {
@@ -617,21 +701,42 @@ impl Walker<'_, '_, '_> {
         }
     }
 
-    /// LLVM's `constructDieID`: prefix and linkage name; for functions and
-    /// unit-scope variables also the declaring file's base name and line.
-    fn die_id(&mut self, die: DieRef, prefix: &str) -> String {
+    /// LLVM's `constructDieID`, made in `self.id`: prefix and linkage
+    /// name (else name); for functions and unit-scope variables also the
+    /// declaring file's base name and line. The attributes are found in
+    /// one walk over the DIE and its origins.
+    fn die_id(&mut self, die: DieRef, prefix: &str) -> IdFacts {
         let view = self.view;
-        let mut id = String::from(prefix);
-        id.push_str(&view.linkage_name(die));
+        let [linkage, name, file, line, origin] = view.find_each(
+            die,
+            [
+                &[gimli::DW_AT_MIPS_linkage_name, gimli::DW_AT_linkage_name],
+                &[gimli::DW_AT_name],
+                &[gimli::DW_AT_decl_file],
+                &[gimli::DW_AT_decl_line],
+                &[gimli::DW_AT_abstract_origin],
+            ],
+        );
+        let facts = IdFacts {
+            name_end: 0,
+            has_source: file.is_some() && line.is_some(),
+            has_origin: origin.is_some(),
+        };
+        let text = linkage
+            .or(name)
+            .map(|attr| view.text(die.unit, attr.value()))
+            .unwrap_or_default();
+        self.id.clear();
+        self.id.push_str(prefix);
+        self.id.push_str(&text);
+        let name_end = self.id.len();
         if !prefix.is_empty() && prefix != "g" {
-            return id;
+            return IdFacts { name_end, ..facts };
         }
-        let index = view
-            .find_recursively(die, &[gimli::DW_AT_decl_file])
-            .and_then(|value| match value {
-                gimli::AttributeValue::FileIndex(index) => Some(index),
-                other => other.udata_value(),
-            });
+        let index = file.and_then(|attr| match attr.value() {
+            gimli::AttributeValue::FileIndex(index) => Some(index),
+            other => other.udata_value(),
+        });
         let file = match index {
             Some(index) => self
                 .file_names
@@ -639,25 +744,35 @@ impl Walker<'_, '_, '_> {
                 .or_insert_with(|| file_base_name(view, die.unit, index)),
             None => "/",
         };
-        let line = view
-            .find_recursively(die, &[gimli::DW_AT_decl_line])
-            .and_then(|value| value.udata_value())
+        let line = line
+            .and_then(|attr| attr.value().udata_value())
             .unwrap_or(0);
-        let _ = write!(id, ":{file}:{line}");
-        id
+        self.id.push(':');
+        self.id.push_str(file);
+        self.id.push(':');
+        push_decimal(&mut self.id, line);
+        IdFacts { name_end, ..facts }
     }
 
     /// LLVM's `collectStatsForDie`: one DIE that is not a scope.
-    fn variable(
-        &mut self,
-        die: DieRef,
-        function: Owner<'_>,
-        prefix: &str,
-        bytes_in_scope: u64,
-        inline_depth: u32,
-        abstract_vars: Option<&mut Vec<u64>>,
-    ) {
+    fn variable(&mut self, die: DieRef, scope: Scope<'_>, abstract_vars: Option<&mut Vec<u64>>) {
+        let Scope {
+            function,
+            prefix,
+            bytes_in_scope,
+            inline_depth,
+            parent_ranges,
+        } = scope;
         let view = self.view;
+        // The parent scope's ranges: as the walk read them, else read now.
+        let scope_ranges = || match parent_ranges {
+            Some(ranges) => std::borrow::Cow::Borrowed(ranges),
+            None => std::borrow::Cow::Owned(
+                view.parent(die)
+                    .and_then(|parent| view.ranges(parent))
+                    .unwrap_or_default(),
+            ),
+        };
         let tag = view.tag(die);
         if tag == gimli::DW_TAG_compile_unit {
             return;
@@ -681,8 +796,16 @@ impl Walker<'_, '_, '_> {
         if is_local && view.has(die, gimli::DW_AT_declaration) {
             return;
         }
-        let has_source = view.has_source_location(die);
-        let has_type = view.find_recursively(die, &[gimli::DW_AT_type]).is_some();
+        let [file, line, type_] = view.find_each(
+            die,
+            [
+                &[gimli::DW_AT_decl_file],
+                &[gimli::DW_AT_decl_line],
+                &[gimli::DW_AT_type],
+            ],
+        );
+        let has_source = file.is_some() && line.is_some();
+        let has_type = type_.is_some();
         let mut defer = false;
         if let Some(origin) = view.raw_reference(die, gimli::DW_AT_abstract_origin) {
             if view.has(die, gimli::DW_AT_location) || view.has(die, gimli::DW_AT_const_value) {
@@ -707,20 +830,18 @@ impl Walker<'_, '_, '_> {
             if let Some(default) = entries.iter().find(|entry| entry.range.is_none()) {
                 scope_covered = bytes_in_scope;
                 total_covered = bytes_in_scope;
-                if let Some(parent) = view.parent(die) {
+                // The ranges only a variable's row shows.
+                if self.variables {
                     let kind = location_kind(
                         default.expression,
                         view.units().units[die.unit].unit.encoding(),
                     );
-                    for (low, high) in view.ranges(parent).unwrap_or_default() {
+                    for &(low, high) in scope_ranges().iter() {
                         ranges.push((low, high, kind));
                     }
                 }
             } else {
-                let parent = view.parent(die);
-                let scope = parent
-                    .and_then(|parent| view.ranges(parent))
-                    .unwrap_or_default();
+                let scope = scope_ranges();
                 let encoding = view.units().units[die.unit].unit.encoding();
                 for entry in &entries {
                     let Some((low, high)) = entry.range else {
@@ -735,7 +856,9 @@ impl Walker<'_, '_, '_> {
                     if kind == LocationKind::EntryValue {
                         entry_value_covered = entry_value_covered.wrapping_add(covered);
                     }
-                    ranges.push((low, high, kind));
+                    if self.variables {
+                        ranges.push((low, high, kind));
+                    }
                 }
             }
         }
@@ -765,7 +888,7 @@ impl Walker<'_, '_, '_> {
         let origin = view
             .referenced(die, gimli::DW_AT_abstract_origin)
             .unwrap_or(die);
-        let id = self.die_id(origin, prefix);
+        let facts = self.die_id(origin, prefix);
         let artificial = view.has(origin, gimli::DW_AT_artificial);
         self.walk.total_bytes_covered = self.walk.total_bytes_covered.wrapping_add(total_covered);
         if bytes_in_scope != 0 {
@@ -785,9 +908,12 @@ impl Walker<'_, '_, '_> {
         }
         // The id goes into the function's set, and a copy into the
         // variable's row when there is one.
-        let row_id = (function.id != "/" && self.variables).then(|| id.clone());
+        let row = function
+            .filter(|_| self.variables)
+            .map(|index| (index, self.id.clone(), prefix.len()..facts.name_end));
+        let key = IdText::new(&self.id);
         let stats = self.function(function);
-        stats.variables.insert(id);
+        stats.variables.insert(key);
         if bytes_in_scope != 0 && !is_constant_member {
             stats.scope_bytes = stats.scope_bytes.saturating_add(bytes_in_scope);
             stats.scope_bytes_covered = stats.scope_bytes_covered.saturating_add(scope_covered);
@@ -812,11 +938,11 @@ impl Walker<'_, '_, '_> {
             stats.locals_with_source += u64::from(has_source);
             stats.locals_with_location += u64::from(has_location);
         }
-        if let Some(id) = row_id {
+        if let Some((index, id, name)) = row {
             self.walk.variables.push(Variable {
-                function: function.id.to_string(),
+                function: self.walk.functions[index].0.clone(),
+                name: id[name].to_string(),
                 id,
-                name: view.linkage_name(origin).into_owned(),
                 is_param,
                 scope_bytes: bytes_in_scope,
                 covered: scope_covered,

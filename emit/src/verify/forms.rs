@@ -70,13 +70,13 @@ pub(super) fn check_forms(
         }
     });
     // Subprograms lie inside the unit's ranges.
-    let unit_ranges = ranges_of(dwarf, unit, &tree.entry(0)).unwrap_or_default();
+    let unit_ranges = ranges_of(dwarf, unit, &tree.address_entry(0)).unwrap_or_default();
     if !unit_ranges.is_empty() {
         for &child in tree.children(0) {
             if tree.tag(child) != gimli::DW_TAG_subprogram {
                 continue;
             }
-            let ranges = ranges_of(dwarf, unit, &tree.entry(child)).unwrap_or_default();
+            let ranges = ranges_of(dwarf, unit, &tree.address_entry(child)).unwrap_or_default();
             let live = |&(begin, end): &(u64, u64)| begin < end && !object.discarded(begin);
             for (begin, end) in ranges.into_iter().filter(live) {
                 if !unit_ranges.iter().any(|&(b, e)| b <= begin && end <= e) {
@@ -94,7 +94,7 @@ pub(super) fn check_forms(
     for index in 0..tree.len() {
         let mut has_ranges = false;
         for attribute in tree.attributes(index) {
-            let value = attribute.value();
+            let value = checked_value(attribute);
             let name = attribute.name();
             let failure = match value {
                 AttributeValue::DebugStrRef(offset) if strings.has(offset.0) => None,
@@ -150,7 +150,7 @@ pub(super) fn check_forms(
             }
         }
         if has_ranges {
-            let entry = tree.entry(index);
+            let entry = tree.address_entry(index);
             match ranges_of(dwarf, unit, &entry) {
                 Err(e) => problems.add(format!(
                     "{}: malformed address ranges: {e}",
@@ -467,5 +467,24 @@ pub(super) fn check_debug_sections(object: &ElfObject, all_dwarf5: bool, problem
             }
             at = end;
         }
+    }
+}
+
+/// The value of `attribute` as far as [`check_forms`] tells values apart:
+/// gimli's `Attribute::value` (a file index, a location list offset, ...)
+/// for the raw values it may turn into one of those (constants and
+/// section offsets), the raw value for the others, which it leaves as they
+/// are or turns into none of those: the same checks without `value`'s
+/// look-up by attribute name for every attribute.
+fn checked_value<'a>(attribute: &gimli::Attribute<Slice<'a>>) -> AttributeValue<Slice<'a>> {
+    match attribute.raw_value() {
+        AttributeValue::SecOffset(_)
+        | AttributeValue::Udata(_)
+        | AttributeValue::Sdata(_)
+        | AttributeValue::Data1(_)
+        | AttributeValue::Data2(_)
+        | AttributeValue::Data4(_)
+        | AttributeValue::Data8(_) => attribute.value(),
+        raw => raw,
     }
 }

@@ -392,8 +392,10 @@ impl UnitChecker<'_, '_> {
 
     /// Every reference within the unit names the first byte of a DIE.
     fn check_references(&self, die: usize, problems: &mut Problems) {
+        // gimli's `Attribute::value` makes no unit reference of another
+        // raw value, nor another value of one: the raw value is enough.
         for attribute in self.tree.attributes(die) {
-            if let AttributeValue::UnitRef(offset) = attribute.value() {
+            if let AttributeValue::UnitRef(offset) = attribute.raw_value() {
                 if self.tree.at(offset).is_none() {
                     problems.add(format!(
                         "{}: {} names unit offset {:#x}, where no DIE starts",
@@ -418,7 +420,9 @@ impl UnitChecker<'_, '_> {
         {
             return Ok(ranges);
         }
-        let mut iter = self.dwarf.die_ranges(self.unit, &self.tree.entry(die))?;
+        let mut iter = self
+            .dwarf
+            .die_ranges(self.unit, &self.tree.address_entry(die))?;
         while let Some(range) = iter.next()? {
             ranges.push((range.begin, range.end));
         }
