@@ -34,6 +34,7 @@
 
 use super::loop_depth::{loop_depths, reverse_post_order};
 use super::mir::{Block, BlockId, DbgOperand, DbgValue, Function, Inst, InstKind};
+use crate::ir::hash::{FxHashMap, FxHashSet};
 
 /// How much more often a loop's body runs than the code around it.
 const LOOP_SCALE: f64 = 8.0;
@@ -245,18 +246,23 @@ fn end_locations_set_by_skipped_blocks(
     forward: &[usize],
     predecessors: &[Vec<usize>],
 ) {
-    let mut ended: Vec<Vec<(u32, u32)>> = vec![Vec::new(); f.blocks.len()];
+    if forward.iter().enumerate().all(|(b, &t)| t == b) {
+        return;
+    }
+    let n = f.blocks.len();
+    let mut ended: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
+    // Each block's last debug value of each variable, and the variables
+    // each target restates, worked out once per block that needs them:
+    // a skipped block may hold hundreds of debug values (LiveDebugValues'
+    // restatements), and scanning its predecessors and target per value
+    // was quadratic.
+    let mut last_values: Vec<Option<FxHashMap<u32, &DbgValue>>> = vec![None; n];
+    let mut restated: Vec<Option<FxHashSet<u32>>> = vec![None; n];
+    let mut ended_set: FxHashSet<(usize, u32)> = FxHashSet::default();
     for (b, &t) in forward.iter().enumerate() {
         if t == b {
             continue;
         }
-        let restated = |variable: u32| {
-            f.blocks[t]
-                .insts
-                .iter()
-                .take_while(|i| i.is_debug())
-                .any(|i| matches!(&i.kind, InstKind::DbgValue(d) if d.variable == variable))
-        };
         let values: Vec<&DbgValue> = f.blocks[b]
             .insts
             .iter()
@@ -265,26 +271,44 @@ fn end_locations_set_by_skipped_blocks(
                 _ => None,
             })
             .collect();
-        let last_in = |block: usize, variable: u32| {
-            f.blocks[block]
+        if values.is_empty() {
+            continue;
+        }
+        // (first, last) debug value of each variable in the block.
+        let mut ends: FxHashMap<u32, (&DbgValue, &DbgValue)> = FxHashMap::default();
+        for &d in &values {
+            ends.entry(d.variable)
+                .and_modify(|(_, last)| *last = d)
+                .or_insert((d, d));
+        }
+        let restated_in_t = restated[t].get_or_insert_with(|| {
+            f.blocks[t]
                 .insts
                 .iter()
-                .rev()
-                .find_map(|i| match &i.kind {
-                    InstKind::DbgValue(d) if d.variable == variable => Some(d),
+                .take_while(|i| i.is_debug())
+                .filter_map(|i| match &i.kind {
+                    InstKind::DbgValue(d) => Some(d.variable),
                     _ => None,
                 })
-        };
+                .collect()
+        });
+        let mut left_elsewhere: FxHashMap<u32, bool> = FxHashMap::default();
         for d in &values {
-            let first = values.iter().find(|e| e.variable == d.variable);
-            let last = values.iter().rev().find(|e| e.variable == d.variable);
-            let left_elsewhere = last.is_some_and(|last| {
-                predecessors[b]
-                    .iter()
-                    .any(|&p| last_in(p, d.variable).is_none_or(|end| !end.same_location(last)))
-            });
-            let changes = left_elsewhere || first.is_some_and(|first| !first.same_location(d));
-            if changes && !restated(d.variable) && !ended[t].iter().any(|&(v, _)| v == d.variable) {
+            if ended_set.contains(&(t, d.variable)) || restated_in_t.contains(&d.variable) {
+                continue;
+            }
+            let (first, last) = ends[&d.variable];
+            let changes = !first.same_location(d)
+                || *left_elsewhere.entry(d.variable).or_insert_with(|| {
+                    predecessors[b].iter().any(|&p| {
+                        last_values[p]
+                            .get_or_insert_with(|| last_debug_values(&f.blocks[p]))
+                            .get(&d.variable)
+                            .is_none_or(|end| !end.same_location(last))
+                    })
+                });
+            if changes {
+                ended_set.insert((t, d.variable));
                 ended[t].push((d.variable, d.expr));
             }
         }
@@ -305,6 +329,17 @@ fn end_locations_set_by_skipped_blocks(
         });
         f.blocks[t].insts.splice(0..0, undefined);
     }
+}
+
+/// A block's last debug value of each variable.
+fn last_debug_values(block: &Block) -> FxHashMap<u32, &DbgValue> {
+    let mut last = FxHashMap::default();
+    for inst in &block.insts {
+        if let InstKind::DbgValue(d) = &inst.kind {
+            last.insert(d.variable, d);
+        }
+    }
+    last
 }
 
 /// The `loc` of a block's last non-debug instruction (0 if none), for a

@@ -549,29 +549,6 @@ impl Walker<'_> {
         for &(k, start) in carried_in {
             starts[k as usize] = start;
         }
-        let close = |emit: &mut Option<&mut dyn FnMut(VariableRange)>,
-                     state: &mut State,
-                     starts: &mut Vec<u64>,
-                     reads: &mut Reads,
-                     keep: &dyn Fn(u32, &Open) -> bool,
-                     at: u64| {
-            *reads = Reads::default();
-            state.retain(|(k, open)| {
-                if keep(*k, open) {
-                    reads.add(open);
-                    return true;
-                }
-                if let Some(emit) = emit.as_mut() {
-                    emit(VariableRange {
-                        key: table.variables[*k as usize],
-                        start: starts[*k as usize],
-                        end: at,
-                        location: open.location.clone(),
-                    });
-                }
-                false
-            });
-        };
         // The debug values of the function's opening (before its first located
         // instruction: frame setup and argument moves) hold from the first byte
         // when the registers they read were not written before them: those
@@ -584,6 +561,7 @@ impl Walker<'_> {
         let mut written_in_setup = RegSet::EMPTY;
         let mut seen_in_setup: Vec<u32> = Vec::new();
         let mut entry_copies: Vec<(Gpr, Gpr)> = Vec::new();
+        let mut hint = 0;
         for (i, inst) in input.mir.blocks[b].insts.iter().enumerate() {
             let (offset, len) = input.inst_offsets[b][i];
             let (offset, end) = (u64::from(offset), u64::from(offset) + u64::from(len));
@@ -621,7 +599,17 @@ impl Walker<'_> {
                     }
                     // A restatement of the open location (LiveDebugValues puts
                     // them at block starts) changes nothing.
-                    let first = state.partition_point(|(k, _)| *k < variable);
+                    // LiveDebugValues restates a block's locations in key
+                    // order: the entry after the last restatement is
+                    // tried before a search.
+                    let first = match state.get(hint) {
+                        Some((k, _))
+                            if *k == variable && (hint == 0 || state[hint - 1].0 < variable) =>
+                        {
+                            hint
+                        }
+                        _ => state.partition_point(|(k, _)| *k < variable),
+                    };
                     let restated = state[first..]
                         .iter()
                         .take_while(|(k, _)| *k == variable)
@@ -631,6 +619,7 @@ impl Walker<'_> {
                                 .is_some_and(|o| Rc::ptr_eq(o, open) || o.location == open.location)
                         });
                     if restated {
+                        hint = first + 1;
                         continue;
                     }
                     // A moved value is still the entry value the open
@@ -760,7 +749,7 @@ impl Walker<'_> {
                             continue;
                         }
                     }
-                    let survives = |_: u32, open: &Open| {
+                    let survives = |open: &Open| {
                         open.register_set.0 & written.0 == 0
                             && !stored.is_some_and(|slot| open.spill_slots.contains(&slot))
                     };
@@ -768,12 +757,29 @@ impl Walker<'_> {
                     // recoverable continue, rewritten, after the instruction.
                     let recovered: Vec<(u32, Open)> = state
                         .iter()
-                        .filter(|(k, open)| !survives(*k, open))
+                        .filter(|(_, open)| !survives(open))
                         .filter_map(|(k, open)| {
                             Some((*k, undo_update(kind, open).or_else(|| entry_value(open))?))
                         })
                         .collect();
-                    close(&mut emit, &mut state, starts, &mut reads, &survives, end);
+                    // Close what the instruction overwrote; what stays
+                    // open is what `reads` holds again.
+                    reads = Reads::default();
+                    state.retain(|(k, open)| {
+                        if survives(open) {
+                            reads.add(open);
+                            return true;
+                        }
+                        if let Some(emit) = emit.as_mut() {
+                            emit(VariableRange {
+                                key: table.variables[*k as usize],
+                                start: starts[*k as usize],
+                                end,
+                                location: open.location.clone(),
+                            });
+                        }
+                        false
+                    });
                     for (k, open) in recovered {
                         reads.add(&open);
                         let at = state.partition_point(|(other, _)| *other < k);
@@ -786,23 +792,29 @@ impl Walker<'_> {
         let (true, Some(carried_out)) = (recording, carried_out) else {
             return state;
         };
-        let continues = |k: u32, open: &Open| {
-            next_entry.is_some_and(|next| {
-                let at = next.partition_point(|(other, _)| *other < k);
-                next[at..]
-                    .iter()
-                    .take_while(|(other, _)| *other == k)
-                    .any(|(_, o)| **o == *open)
-            })
-        };
+        // What the next block starts with carries on; the rest ends here.
+        // (Both states are sorted by key: a merge.)
+        let next = next_entry.map_or(&[][..], |next| next.as_slice());
+        let mut at = 0;
         for (k, open) in &state {
-            if continues(*k, open) {
+            while next.get(at).is_some_and(|(other, _)| other < k) {
+                at += 1;
+            }
+            let continues = next[at..]
+                .iter()
+                .take_while(|(other, _)| other == k)
+                .any(|(_, o)| Rc::ptr_eq(o, open) || **o == **open);
+            if continues {
                 carried_out.push((*k, starts[*k as usize]));
+            } else if let Some(emit) = emit.as_mut() {
+                emit(VariableRange {
+                    key: table.variables[*k as usize],
+                    start: starts[*k as usize],
+                    end: block_end,
+                    location: open.location.clone(),
+                });
             }
         }
-        close(
-            &mut emit, &mut state, starts, &mut reads, &continues, block_end,
-        );
         Vec::new()
     }
 }

@@ -126,10 +126,34 @@ pub fn lower_function(function: &mut Function, debug: &mut DebugInfo) {
     if homes.is_empty() {
         return;
     }
-    let mut keys: Vec<Key> = homes.keys().copied().collect();
-    keys.sort();
+    // The tracked fragments in key order; states are indexed by position
+    // here (a dense vector per block rather than a hash map: the dataflow
+    // joins and compares every fragment's state at every block).
+    let keys: Vec<Key> = homes.keys().copied().collect();
+    let home_of: Vec<&Home> = homes.values().collect();
+    let index: FxHashMap<Key, usize> = keys.iter().enumerate().map(|(i, &key)| (key, i)).collect();
+    let tracked = Tracked {
+        tagged: tagged
+            .iter()
+            .map(|(&id, tags)| (id, tags.iter().map(|key| index[key]).collect()))
+            .collect(),
+        index,
+        by_address: {
+            let mut by_address: FxHashMap<&Value, Vec<usize>> = FxHashMap::default();
+            for (i, home) in home_of.iter().enumerate() {
+                by_address.entry(&home.address).or_default().push(i);
+            }
+            by_address
+        },
+    };
 
     let predecessors = cfg::predecessors(function);
+    let mut successors: Vec<Vec<usize>> = vec![Vec::new(); function.blocks.len()];
+    for (b, preds) in predecessors.iter().enumerate() {
+        for p in preds {
+            successors[p.0 as usize].push(b);
+        }
+    }
     let order = cfg::reverse_post_order(function);
     let initial = State {
         memory: Assignment::NoneYet,
@@ -137,35 +161,31 @@ pub fn lower_function(function: &mut Function, debug: &mut DebugInfo) {
         kind: Kind::Nowhere,
     };
     let block_count = function.blocks.len();
-    let mut entry_states: Vec<Option<FxHashMap<Key, State>>> = vec![None; block_count];
-    let mut exit_states: Vec<Option<FxHashMap<Key, State>>> = vec![None; block_count];
+    let mut entry_states: Vec<Option<Vec<State>>> = vec![None; block_count];
+    let mut exit_states: Vec<Option<Vec<State>>> = vec![None; block_count];
+    // A block is worked out again only when a predecessor's exit changed
+    // since (its entry, and so its exit, are otherwise what they were).
+    let mut dirty = vec![true; block_count];
     let mut changed = true;
     while changed {
         changed = false;
         for &block in &order {
-            let entry = join(
-                block,
-                &predecessors[block.0 as usize],
-                &exit_states,
-                &keys,
-                &initial,
-            );
-            let mut state = entry.clone();
-            for &inst in &function.blocks[block.0 as usize].insts {
-                transfer(
-                    function,
-                    debug,
-                    inst,
-                    &tagged,
-                    &homes,
-                    &mut state,
-                    &mut |_, _| {},
-                );
+            let b = block.0 as usize;
+            if !std::mem::take(&mut dirty[b]) {
+                continue;
             }
-            entry_states[block.0 as usize] = Some(entry);
-            if exit_states[block.0 as usize].as_ref() != Some(&state) {
-                exit_states[block.0 as usize] = Some(state);
+            let entry = join(block, &predecessors[b], &exit_states, keys.len(), &initial);
+            let mut state = entry.clone();
+            for &inst in &function.blocks[b].insts {
+                transfer(function, debug, inst, &tracked, &mut state, &mut |_, _| {});
+            }
+            entry_states[b] = Some(entry);
+            if exit_states[b].as_ref() != Some(&state) {
+                exit_states[b] = Some(state);
                 changed = true;
+                for &s in &successors[b] {
+                    dirty[s] = true;
+                }
             }
         }
     }
@@ -179,6 +199,7 @@ pub fn lower_function(function: &mut Function, debug: &mut DebugInfo) {
         .map(|record| record.variable)
         .collect();
     // Rewrite: restate every fragment at block entries, lower each record.
+    let mut lowering = Lowering::default();
     for &block in &order {
         let Some(mut state) = entry_states[block.0 as usize].clone() else {
             continue;
@@ -189,25 +210,24 @@ pub fn lower_function(function: &mut Function, debug: &mut DebugInfo) {
             .position(|&i| !matches!(function.inst(i).kind, InstKind::Phi { .. }));
         let mut pending: Vec<DebugRecord> = Vec::new();
         if block.0 != 0 {
-            for key in &keys {
-                pending.push(lowered(debug, *key, &state[key], &homes[key]));
+            for (i, key) in keys.iter().enumerate() {
+                pending.push(lowering.lowered(debug, i, *key, &state[i], home_of[i]));
             }
         }
         for (position, &inst) in insts.iter().enumerate() {
             let mut records = Vec::new();
-            let mut emitted: Vec<(Key, State)> = Vec::new();
+            let mut emitted: Vec<(usize, State)> = Vec::new();
             transfer(
                 function,
                 debug,
                 inst,
-                &tagged,
-                &homes,
+                &tracked,
                 &mut state,
-                &mut |key, new_state| {
+                &mut |i, new_state| {
                     if new_state.kind != Kind::Memory {
-                        not_in_memory.insert(key.0);
+                        not_in_memory.insert(keys[i].0);
                     }
-                    emitted.push((key, new_state.clone()))
+                    emitted.push((i, new_state.clone()))
                 },
             );
             let old = std::mem::take(&mut function.inst_mut(inst).records);
@@ -215,8 +235,8 @@ pub fn lower_function(function: &mut Function, debug: &mut DebugInfo) {
             for record in old {
                 if record.kind == RecordKind::Assign {
                     // Each assign record emitted exactly one state change, in order.
-                    if let Some((key, state)) = emitted_iter.next() {
-                        records.push(lowered(debug, key, &state, &homes[&key]));
+                    if let Some((i, state)) = emitted_iter.next() {
+                        records.push(lowering.lowered(debug, i, keys[i], &state, home_of[i]));
                     }
                 } else {
                     records.push(record);
@@ -225,7 +245,7 @@ pub fn lower_function(function: &mut Function, debug: &mut DebugInfo) {
             // State changes made by the instruction itself (stores) take
             // effect after it: they go before the next instruction.
             let after: Vec<DebugRecord> = emitted_iter
-                .map(|(key, state)| lowered(debug, key, &state, &homes[&key]))
+                .map(|(i, state)| lowering.lowered(debug, i, keys[i], &state, home_of[i]))
                 .collect();
             if Some(position) >= first_non_phi && !pending.is_empty() {
                 let mut with_pending = std::mem::take(&mut pending);
@@ -285,8 +305,8 @@ fn declare_stack_homed(
             continue;
         };
         let fragments_inside = homes
-            .iter()
-            .filter(|((v, _), _)| v == variable)
+            .range((*variable, None)..)
+            .take_while(|((v, _), _)| v == variable)
             .all(|(_, h)| based_on(&h.address, base) && plain(debug, h.address_expr));
         if fragments_inside {
             declares.push((
@@ -314,48 +334,60 @@ fn declare_stack_homed(
     }
     // Each declare goes right after its alloca (a record precedes the
     // instruction that carries it).
+    let mut next_of: FxHashMap<crate::ir::InstId, crate::ir::InstId> = FxHashMap::default();
+    for block in &function.blocks {
+        for pair in block.insts.windows(2) {
+            next_of.insert(pair[0], pair[1]);
+        }
+    }
     for (alloca, declare) in declares {
-        let next = function.blocks.iter().find_map(|block| {
-            let at = block.insts.iter().position(|&i| i == alloca)?;
-            block.insts.get(at + 1).copied()
-        });
-        if let Some(next) = next {
+        if let Some(&next) = next_of.get(&alloca) {
             function.inst_mut(next).records.insert(0, declare);
         }
     }
+}
+
+/// The tracked fragments by position in key order, and what finds them.
+struct Tracked<'h> {
+    /// Each fragment's position.
+    index: FxHashMap<Key, usize>,
+    /// The fragments each assign id tags, by position.
+    tagged: FxHashMap<MdId, Vec<usize>>,
+    /// The fragments whose stack home is at each address, in key order.
+    by_address: FxHashMap<&'h Value, Vec<usize>>,
 }
 
 /// The entry state of `block`: the predecessors' exit states where they agree.
 fn join(
     block: BlockId,
     predecessors: &[BlockId],
-    exit_states: &[Option<FxHashMap<Key, State>>],
-    keys: &[Key],
+    exit_states: &[Option<Vec<State>>],
+    count: usize,
     initial: &State,
-) -> FxHashMap<Key, State> {
-    let known: Vec<&FxHashMap<Key, State>> = predecessors
+) -> Vec<State> {
+    let known: Vec<&Vec<State>> = predecessors
         .iter()
         .filter_map(|p| exit_states[p.0 as usize].as_ref())
         .collect();
-    keys.iter()
-        .map(|key| {
-            let state = if block.0 == 0 || known.is_empty() {
-                initial.clone()
-            } else {
-                let first = &known[0][key].kind;
+    match known[..] {
+        _ if block.0 == 0 => vec![initial.clone(); count],
+        [] => vec![initial.clone(); count],
+        [only] => only.clone(),
+        _ => (0..count)
+            .map(|i| {
+                let first = &known[0][i].kind;
                 State {
-                    memory: agree(known.iter().map(|s| s[key].memory)),
-                    debug: agree(known.iter().map(|s| s[key].debug)),
-                    kind: if known.iter().all(|s| &s[key].kind == first) {
+                    memory: agree(known.iter().map(|s| s[i].memory)),
+                    debug: agree(known.iter().map(|s| s[i].debug)),
+                    kind: if known.iter().all(|s| &s[i].kind == first) {
                         first.clone()
                     } else {
                         Kind::Nowhere
                     },
                 }
-            };
-            (*key, state)
-        })
-        .collect()
+            })
+            .collect(),
+    }
 }
 
 fn agree(mut assignments: impl Iterator<Item = Assignment>) -> Assignment {
@@ -368,22 +400,22 @@ fn agree(mut assignments: impl Iterator<Item = Assignment>) -> Assignment {
 }
 
 /// Applies one instruction's records and then the instruction to `state`,
-/// reporting each state change of an assign record and of a store.
+/// reporting each state change (by fragment position) of an assign record
+/// and of a store.
 fn transfer(
     function: &Function,
     debug: &DebugInfo,
     inst: crate::ir::InstId,
-    tagged: &FxHashMap<MdId, Vec<Key>>,
-    homes: &BTreeMap<Key, Home>,
-    state: &mut FxHashMap<Key, State>,
-    report: &mut dyn FnMut(Key, &State),
+    tracked: &Tracked,
+    state: &mut [State],
+    report: &mut dyn FnMut(usize, &State),
 ) {
     let inst = function.inst(inst);
     for record in &inst.records {
-        let key = key_of(debug, record);
-        let Some(current) = state.get_mut(&key) else {
+        let Some(&i) = tracked.index.get(&key_of(debug, record)) else {
             continue;
         };
+        let current = &mut state[i];
         match (record.kind, &record.assign) {
             (RecordKind::Assign, Some(link)) => {
                 current.debug = Assignment::Known(link.id);
@@ -392,7 +424,7 @@ fn transfer(
                 } else {
                     Kind::Value(record.locations.clone(), record.expr)
                 };
-                report(key, current);
+                report(i, current);
             }
             (RecordKind::Value, _) => {
                 current.debug = Assignment::Unknown;
@@ -402,58 +434,74 @@ fn transfer(
         }
     }
     if let Some(id) = inst.assign_id {
-        for key in tagged.get(&id).into_iter().flatten() {
-            let current = state.get_mut(key).expect("every tagged key is tracked");
+        for &i in tracked.tagged.get(&id).into_iter().flatten() {
+            let current = &mut state[i];
             current.memory = Assignment::Known(id);
             if current.memory == current.debug && current.kind != Kind::Memory {
                 current.kind = Kind::Memory;
-                report(*key, current);
+                report(i, current);
             }
         }
     } else if let InstKind::Store { ptr, .. } = &inst.kind {
-        for (key, home) in homes {
-            if &home.address == ptr {
-                let current = state.get_mut(key).expect("every home is tracked");
-                current.memory = Assignment::Unknown;
-                current.debug = Assignment::Unknown;
-                current.kind = Kind::Memory;
-                report(*key, current);
-            }
+        for &i in tracked.by_address.get(ptr).into_iter().flatten() {
+            let current = &mut state[i];
+            current.memory = Assignment::Unknown;
+            current.debug = Assignment::Unknown;
+            current.kind = Kind::Memory;
+            report(i, current);
         }
     }
 }
 
-/// The value record that states `state` for fragment `key`.
-fn lowered(debug: &mut DebugInfo, key: Key, state: &State, home: &Home) -> DebugRecord {
-    let fragment = key
-        .1
-        .map(|(offset, size)| ExprOp::Fragment { offset, size });
-    let (locations, expr) = match &state.kind {
-        Kind::Memory => {
-            let mut ops: Vec<ExprOp> = debug.expr(home.address_expr).ops.clone();
-            ops.push(ExprOp::Deref);
-            ops.extend(fragment);
-            (
-                vec![home.address.clone()],
-                debug.intern_expr(DIExpression { ops }),
-            )
+/// The expressions of each fragment's "in memory" and "nowhere" records,
+/// interned once per fragment rather than once per restatement.
+#[derive(Default)]
+struct Lowering {
+    memory: FxHashMap<usize, ExprId>,
+    nowhere: FxHashMap<usize, ExprId>,
+}
+
+impl Lowering {
+    /// The value record that states `state` for fragment `key` (at
+    /// position `i`).
+    fn lowered(
+        &mut self,
+        debug: &mut DebugInfo,
+        i: usize,
+        key: Key,
+        state: &State,
+        home: &Home,
+    ) -> DebugRecord {
+        let fragment = key
+            .1
+            .map(|(offset, size)| ExprOp::Fragment { offset, size });
+        let (locations, expr) = match &state.kind {
+            Kind::Memory => {
+                let expr = *self.memory.entry(i).or_insert_with(|| {
+                    let mut ops: Vec<ExprOp> = debug.expr(home.address_expr).ops.clone();
+                    ops.push(ExprOp::Deref);
+                    ops.extend(fragment);
+                    debug.intern_expr(DIExpression { ops })
+                });
+                (vec![home.address.clone()], expr)
+            }
+            Kind::Value(locations, expr) => (locations.clone(), *expr),
+            Kind::Nowhere => {
+                let expr = *self.nowhere.entry(i).or_insert_with(|| {
+                    let mut ops = vec![ExprOp::Arg(0)];
+                    ops.extend(fragment);
+                    debug.intern_expr(DIExpression { ops })
+                });
+                (vec![Value::Const(Constant::Poison(Type::Ptr))], expr)
+            }
+        };
+        DebugRecord {
+            kind: RecordKind::Value,
+            variable: key.0,
+            locations,
+            expr,
+            loc: home.loc,
+            assign: None,
         }
-        Kind::Value(locations, expr) => (locations.clone(), *expr),
-        Kind::Nowhere => {
-            let mut ops = vec![ExprOp::Arg(0)];
-            ops.extend(fragment);
-            (
-                vec![Value::Const(Constant::Poison(Type::Ptr))],
-                debug.intern_expr(DIExpression { ops }),
-            )
-        }
-    };
-    DebugRecord {
-        kind: RecordKind::Value,
-        variable: key.0,
-        locations,
-        expr,
-        loc: home.loc,
-        assign: None,
     }
 }
