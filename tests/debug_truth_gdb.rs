@@ -472,37 +472,24 @@ fn a_statement_calling_an_inlined_function_is_a_stop_of_its_own() {
 }
 
 #[test]
-fn a_variable_is_shown_at_a_return_its_paths_reach_in_different_homes() {
-    // popcount32's return is shared: on the early exit count is the
-    // constant 0 and eax is loaded with 0; after the loop count is in rcx
-    // and copied to rax. The join dropped count (<optimized out> at line
-    // 7 on both calls); both paths hold it in rax.
+fn variables_are_shown_at_a_return_their_paths_reach_in_different_homes() {
+    // popcount32's return is shared, and the join dropped both variables
+    // (<optimized out> at line 7 on both calls):
+    // - count is the constant 0 on the early exit, where eax is loaded with
+    //   0, and in rcx after the loop, copied to rax: both paths hold it in
+    //   rax (LiveDebugValues);
+    // - x: the rotated `while (x)` leaves by the guard's `x == 0` (x the
+    //   parameter, in rdi) and the latch's `x' == 0` (in rdx): every edge
+    //   into the return says x is 0 (branch_constants).
     let dir = tempfile::tempdir().unwrap();
     let (_, exe) = build_truth(dir.path(), "constant_at_shared_return.O2.ll", &[]);
     let output = gdb_at(
         &exe,
         "constant_at_shared_return.c:7",
-        &["print count", "continue", "print count"],
+        &["print count", "print x", "continue", "print count", "print x"],
     );
     let values: Vec<&str> = output.lines().filter(|l| l.starts_with('$')).collect();
-    assert_eq!(values, ["$1 = 0", "$2 = 4"], "{output}");
-}
-
-#[test]
-fn a_variable_every_edge_into_a_block_finds_equal_to_a_constant_is_that_constant() {
-    // `while (x)` rotated: the guard leaves on `x == 0` (x the parameter)
-    // and the latch on `x' == 0`; the shared return is reached only by
-    // those two edges, so x is 0 there, though the paths hold it in rdi
-    // and rdx (it was <optimized out>: the rule wanted one predecessor).
-    let dir = tempfile::tempdir().unwrap();
-    let (_, exe) = build_truth(dir.path(), "constant_at_shared_return.O2.ll", &[]);
-    let output = gdb_at(
-        &exe,
-        "constant_at_shared_return.c:7",
-        &["print x", "continue", "print x"],
-    );
-    let values: Vec<&str> = output.lines().filter(|l| l.starts_with('$')).collect();
-    assert_eq!(values, ["$1 = 0", "$2 = 0"], "{output}");
+    assert_eq!(values, ["$1 = 0", "$2 = 0", "$3 = 4", "$4 = 0"], "{output}");
 }
 
 #[test]
