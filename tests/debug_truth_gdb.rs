@@ -486,7 +486,13 @@ fn variables_are_shown_at_a_return_their_paths_reach_in_different_homes() {
     let output = gdb_at(
         &exe,
         "constant_at_shared_return.c:7",
-        &["print count", "print x", "continue", "print count", "print x"],
+        &[
+            "print count",
+            "print x",
+            "continue",
+            "print count",
+            "print x",
+        ],
     );
     let values: Vec<&str> = output.lines().filter(|l| l.starts_with('$')).collect();
     assert_eq!(values, ["$1 = 0", "$2 = 0", "$3 = 4", "$4 = 0"], "{output}");
