@@ -41,10 +41,10 @@ fn compare_text() {
             A: llc.o
             B: ds.o
             function / variable                       A covered/scope          B covered/scope  verdict
-            energy:inlining.c:15                      558/662 (84.3%)          869/996 (87.2%)  better
+            energy:inlining.c:15                      558/662 (84.3%)          884/996 (88.8%)  better
               vp0.samples                            147/147 (100.0%)         233/233 (100.0%)  changed
               vp1.n                                  147/147 (100.0%)         233/233 (100.0%)  changed
-              ve                                      141/147 (95.9%)          218/233 (93.6%)  worse
+              ve                                      141/147 (95.9%)         233/233 (100.0%)  better
               v0.i                                    113/137 (82.5%)          152/182 (83.5%)  better
               v0.0.s                                    10/84 (11.9%)                        -  only A
               v0.0.0.s                                              -           33/115 (28.7%)  only B
@@ -57,7 +57,7 @@ fn compare_text() {
               vp0.v                                    10/10 (100.0%)           20/20 (100.0%)  changed
               vsq                                                   -              0/20 (0.0%)  only B
             functions: better 1 worse 2 changed 0 same 0 only A 0 only B 0
-            variables: better 2 worse 2 changed 5 same 0 only A 1 only B 2
+            variables: better 3 worse 1 changed 5 same 0 only A 1 only B 2
         "#]],
     );
 }
@@ -71,14 +71,14 @@ fn compare_json() {
               "a": "llc.o",
               "b": "ds.o",
               "functions": [
-                {"function": "energy:inlining.c:15", "verdict": "better", "a": {"covered": 558, "scope_bytes": 662}, "b": {"covered": 869, "scope_bytes": 996}},
+                {"function": "energy:inlining.c:15", "verdict": "better", "a": {"covered": 558, "scope_bytes": 662}, "b": {"covered": 884, "scope_bytes": 996}},
                 {"function": "clamp:inlining.c:8", "verdict": "worse", "a": {"covered": 191, "scope_bytes": 208}, "b": {"covered": 257, "scope_bytes": 296}},
                 {"function": "square:inlining.c:3", "verdict": "worse", "a": {"covered": 10, "scope_bytes": 10}, "b": {"covered": 20, "scope_bytes": 40}}
               ],
               "variables": [
                 {"function": "energy:inlining.c:15", "variable": "vp0.samples", "verdict": "changed", "a": {"covered": 147, "scope_bytes": 147}, "b": {"covered": 233, "scope_bytes": 233}},
                 {"function": "energy:inlining.c:15", "variable": "vp1.n", "verdict": "changed", "a": {"covered": 147, "scope_bytes": 147}, "b": {"covered": 233, "scope_bytes": 233}},
-                {"function": "energy:inlining.c:15", "variable": "ve", "verdict": "worse", "a": {"covered": 141, "scope_bytes": 147}, "b": {"covered": 218, "scope_bytes": 233}},
+                {"function": "energy:inlining.c:15", "variable": "ve", "verdict": "better", "a": {"covered": 141, "scope_bytes": 147}, "b": {"covered": 233, "scope_bytes": 233}},
                 {"function": "energy:inlining.c:15", "variable": "v0.i", "verdict": "better", "a": {"covered": 113, "scope_bytes": 137}, "b": {"covered": 152, "scope_bytes": 182}},
                 {"function": "energy:inlining.c:15", "variable": "v0.0.s", "verdict": "only A", "a": {"covered": 10, "scope_bytes": 84}, "b": null},
                 {"function": "clamp:inlining.c:8", "variable": "vp0.v", "verdict": "worse", "a": {"covered": 42, "scope_bytes": 52}, "b": {"covered": 35, "scope_bytes": 74}},
@@ -91,7 +91,7 @@ fn compare_json() {
               ],
               "summary": {
                 "functions": {"better": 1, "worse": 2, "changed": 0, "same": 0, "only A": 0, "only B": 0},
-                "variables": {"better": 2, "worse": 2, "changed": 5, "same": 0, "only A": 1, "only B": 2}
+                "variables": {"better": 3, "worse": 1, "changed": 5, "same": 0, "only A": 1, "only B": 2}
               }
             }
         "#]],
