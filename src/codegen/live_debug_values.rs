@@ -80,11 +80,14 @@ impl PartialEq for Locations {
     }
 }
 
-/// Registers, and whether any spill slot: the homes of a set of locations.
+/// Registers, and whether any spill slot: the homes of a set of locations;
+/// and whether any location is a constant (a `mov` of an immediate can copy
+/// only those).
 #[derive(Clone, Copy, Debug, Default)]
 struct Homes {
     registers: RegSet,
     spill_slots: bool,
+    constants: bool,
 }
 
 impl Homes {
@@ -100,6 +103,7 @@ impl Homes {
             if let Some(home) = home_of(operand) {
                 self.add(home);
             }
+            self.constants |= matches!(operand, DbgOperand::Imm(_));
         }
         for &copy in &live.copies {
             self.add(copy);
@@ -525,7 +529,11 @@ fn transfer(
     }
     for (from, to) in new_copies {
         let from_home = home_of(from);
-        if from_home.is_some_and(|home| !state.homes.may_hold(home)) {
+        let may_hold = match from_home {
+            Some(home) => state.homes.may_hold(home),
+            None => state.homes.constants,
+        };
+        if !may_hold {
             continue;
         }
         for (_, live) in state.lives.iter_mut() {
