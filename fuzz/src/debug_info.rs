@@ -636,7 +636,8 @@ pub(crate) fn declaration_ids<'t>(ir: &'t str, variable: &str) -> Vec<&'t str> {
 /// deletion leaves a counter's first decrement of a loop that ran on);
 /// `None` when there is none. (A `#dbg_assign` of a constant whose store was deleted says the
 /// variable holds the constant, as a `#dbg_value` does; `ptr null` is the
-/// constant gdb shows as `NULL`, and a char's number is compared.)
+/// constant gdb shows as `NULL`, `i1 false` and `i1 true` are 0 and 1, and
+/// a char's number is compared.)
 pub fn ir_constant_of<'t>(ir: &'t str, variable: &str, shown: &str) -> Option<&'t str> {
     let shown = shown_number(shown)?;
     let ids = declaration_ids(ir, variable);
@@ -646,6 +647,8 @@ pub fn ir_constant_of<'t>(ir: &'t str, variable: &str, shown: &str) -> Option<&'
         };
         let (width, value) = match operand.split_once(' ') {
             Some(("ptr", "null")) => (64, 0),
+            Some(("i1", "false")) => (1, 0),
+            Some(("i1", "true")) => (1, 1),
             Some((width, value)) => match (width.strip_prefix('i'), value.parse::<i128>()) {
                 (Some(width), Ok(value)) => match width.parse::<u32>() {
                     Ok(width) => (width, value),
@@ -1218,6 +1221,16 @@ mod tests {
         assert!(ir_constant_of(decremented, "l_68@256", "-1").is_some());
         assert!(ir_constant_of(decremented, "l_68@256", "4294967295").is_some());
         assert!(ir_constant_of(decremented, "l_68@256", "1").is_none());
+        // Long runs 219170 and 219760: a bool constant widened, and negated
+        // first (clang's `!false` of a GlobalOpt-shrunk global).
+        let negated = "  #dbg_value(i1 false, !297, !DIExpression(DW_OP_constu, 18446744073709551615, DW_OP_xor, DW_OP_LLVM_convert, 1, DW_ATE_unsigned, DW_OP_LLVM_convert, 32, DW_ATE_unsigned, DW_OP_stack_value), !399)\n\
+                       !297 = !DILocalVariable(name: \"l_74\", scope: !289, file: !3, line: 101, type: !85)\n";
+        assert!(ir_constant_of(negated, "l_74@101", "1").is_some());
+        assert!(ir_constant_of(negated, "l_74@101", "0").is_none());
+        let widened = "  #dbg_value(i1 false, !30, !DIExpression(DW_OP_LLVM_convert, 1, DW_ATE_unsigned, DW_OP_LLVM_convert, 16, DW_ATE_unsigned, DW_OP_stack_value), !31)\n\
+                       !30 = !DILocalVariable(name: \"p_3\", arg: 1, scope: !9, file: !3, line: 130, type: !7)\n";
+        assert!(ir_constant_of(widened, "p_3@130", "0").is_some());
+        assert!(ir_constant_of(&widened.replace("false", "true"), "p_3@130", "1").is_some());
         let register = "  #dbg_value(i32 0, !251, !DIExpression(DW_OP_LLVM_arg, 0, DW_OP_LLVM_arg, 1, DW_OP_plus, DW_OP_stack_value), !524)\n\
                         !251 = !DILocalVariable(name: \"l_68\", scope: !9, file: !3, line: 256, type: !7)\n";
         assert!(ir_constant_of(register, "l_68@256", "0").is_none());
