@@ -271,6 +271,7 @@ fn abs_diff_ranges() {
               b [0x0, 0xb) (reg4:i32) Arg(0)
               d [0x2, 0xa) (reg5:i32) Arg(0)
               d [0xa, 0xb) (reg0:i32) Arg(0)
+              neg [0x2, 0xb) (reg5:i32) Arg(0) Consts(0) Compare(Lt) Constu(1) And Convert { bits: 1, signed: false } Convert { bits: 32, signed: false } StackValue
         "#]],
     );
 }

@@ -387,6 +387,44 @@ fn a_record_of_an_and_selected_at_its_loop_test_takes_effect_after_it() {
 }
 
 #[test]
+fn comparisons_salvaged_into_records_compare_in_their_own_width_and_signedness() {
+    // `neg = d < 0`, `big = u > 4000000000u` and `zero = d == 0` are dead;
+    // LLVM salvages each `icmp` into the record (`DW_OP_consts 0, DW_OP_lt`;
+    // `DW_OP_constu 2^64 - 294967296, DW_OP_gt`; `DW_OP_lit0, DW_OP_eq`).
+    // The records were dropped (no location). Compared as typed 32-bit
+    // values in the constant's signedness, gdb shows the source's values;
+    // llc-19's generic 64-bit compares show neg = 0 at d = -7 and big = 1
+    // at u = 5.
+    // Our -O2 of the -O0 IR salvages the same way when it deletes them
+    // (classify is inlined into main there: `break classify`).
+    let dir = tempfile::tempdir().unwrap();
+    for (name, flags, breakpoint) in [
+        (
+            "comparison_records.O2.ll",
+            &[][..],
+            "comparison_records.c:10",
+        ),
+        ("comparison_records.O0.ll", &["-O2"][..], "classify"),
+    ] {
+        let (_, exe) = build_truth(dir.path(), name, flags);
+        let output = gdb_at(
+            &exe,
+            breakpoint,
+            &["info locals", "continue", "info locals"],
+        );
+        let stops: Vec<&str> = output
+            .lines()
+            .filter(|l| l.starts_with("neg") || l.starts_with("big") || l.starts_with("zero"))
+            .collect();
+        assert_eq!(
+            stops,
+            ["neg = 1", "big = 1", "zero = 0", "neg = 0", "big = 0", "zero = 1"],
+            "{name}: {output}"
+        );
+    }
+}
+
+#[test]
 fn a_parameter_lives_on_in_the_register_it_was_zero_extended_into() {
     // In the corpus's insertion sort, `n`'s zero extension to 64 bits is
     // the loop bound (`mov eax, esi`); once the inner loop reuses esi for

@@ -53,7 +53,10 @@ fn run(passes: &str, input: &str, with_debugify: bool, expected: Expect) {
 #[test]
 fn dce_salvages_constant_and_two_operand_binops_and_casts() {
     // `%bool` is C's `_Bool` parameter as clang -O0 stores it, a byte made
-    // of an i1: the salvaged value is that bit.
+    // of an i1: the salvaged value is that bit. Comparisons are salvaged as
+    // LLVM does (the constant's form says the predicate's signedness), but
+    // an ordered comparison of two values, whose signedness nothing would
+    // say, is not.
     check(
         "dce",
         r#"
@@ -66,6 +69,10 @@ define i32 @f(i32 %a, i32 %b, ptr %p, i64 %i, i1 zeroext %c) {
   %s = sext i16 %t to i32
   %g = getelementptr i32, ptr %p, i64 %i
   %u = udiv i32 %a, %b
+  %negative = icmp slt i32 %a, 0
+  %big = icmp ugt i32 %b, -294967296
+  %same = icmp eq i32 %a, %b
+  %below = icmp ult i32 %a, %b
   ret i32 %a
 }
 "#,
@@ -79,9 +86,14 @@ define i32 @f(i32 %a, i32 %b, ptr %p, i64 %i, i1 zeroext %c) {
                 #dbg_value(i32 %a, !21, !DIExpression(DW_OP_LLVM_convert, 32, DW_ATE_unsigned, DW_OP_LLVM_convert, 16, DW_ATE_unsigned, DW_OP_LLVM_convert, 16, DW_ATE_signed, DW_OP_LLVM_convert, 32, DW_ATE_signed, DW_OP_stack_value), !22)
                 #dbg_value(!DIArgList(ptr %p, i64 %i), !23, !DIExpression(DW_OP_LLVM_arg, 0, DW_OP_LLVM_arg, 1, DW_OP_constu, 4, DW_OP_mul, DW_OP_plus, DW_OP_stack_value), !25)
                 #dbg_value(i32 poison, !26, !DIExpression(), !27)
-              ret i32 %a, !dbg !28
+                #dbg_value(i32 %a, !28, !DIExpression(DW_OP_consts, 0, DW_OP_lt, DW_OP_stack_value), !30)
+                #dbg_value(i32 %b, !31, !DIExpression(DW_OP_constu, 18446744073414584320, DW_OP_gt, DW_OP_stack_value), !32)
+                #dbg_value(!DIArgList(i32 %a, i32 %b), !33, !DIExpression(DW_OP_LLVM_arg, 0, DW_OP_LLVM_arg, 1, DW_OP_eq, DW_OP_stack_value), !34)
+                #dbg_value(i1 poison, !35, !DIExpression(), !36)
+              ret i32 %a, !dbg !37
             }
             WARNING: Missing variable 8
+            WARNING: Missing variable 12
             CheckModuleDebugify: PASS
         "#]],
     );

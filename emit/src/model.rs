@@ -1126,11 +1126,95 @@ pub enum Op {
         /// Target signedness.
         signed: bool,
     },
+    /// A comparison (`DW_OP_eq` ... `DW_OP_ne`): pops two values of one type
+    /// and pushes 1 or 0 in the generic type. Typed values compare in their
+    /// type's signedness, so a signed comparison of a narrower value is
+    /// written with a `Convert` to the signed type before it.
+    Compare(Comparison),
     /// DW_OP_piece N: ends one piece of a composite location. Code
     /// generation composes `DW_OP_LLVM_fragment`s of one variable into
     /// pieces covering every byte (a piece with no operations before it is
     /// an empty piece: that part is unavailable).
     Piece(u64),
+}
+
+impl Op {
+    /// Whether the operation pops two values and pushes one of the lower
+    /// one's type (arithmetic, bitwise operations and shifts).
+    pub fn is_binary_arithmetic(self) -> bool {
+        matches!(
+            self,
+            Op::Plus
+                | Op::Minus
+                | Op::Mul
+                | Op::Div
+                | Op::Mod
+                | Op::And
+                | Op::Or
+                | Op::Xor
+                | Op::Shl
+                | Op::Shr
+                | Op::Shra
+        )
+    }
+}
+
+/// The six DWARF comparison operations: the one table of their names and
+/// opcodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Comparison {
+    /// `DW_OP_eq`.
+    Eq,
+    /// `DW_OP_ne`.
+    Ne,
+    /// `DW_OP_lt`.
+    Lt,
+    /// `DW_OP_gt`.
+    Gt,
+    /// `DW_OP_le`.
+    Le,
+    /// `DW_OP_ge`.
+    Ge,
+}
+
+impl Comparison {
+    /// Every comparison.
+    pub const ALL: [Comparison; 6] = [
+        Comparison::Eq,
+        Comparison::Ne,
+        Comparison::Lt,
+        Comparison::Gt,
+        Comparison::Le,
+        Comparison::Ge,
+    ];
+
+    /// The DWARF opcode.
+    pub fn opcode(self) -> gimli::DwOp {
+        match self {
+            Comparison::Eq => gimli::DW_OP_eq,
+            Comparison::Ne => gimli::DW_OP_ne,
+            Comparison::Lt => gimli::DW_OP_lt,
+            Comparison::Gt => gimli::DW_OP_gt,
+            Comparison::Le => gimli::DW_OP_le,
+            Comparison::Ge => gimli::DW_OP_ge,
+        }
+    }
+
+    /// The operation's name (`DW_OP_lt`).
+    pub fn name(self) -> &'static str {
+        self.opcode().static_string().unwrap_or("DW_OP_?")
+    }
+
+    /// The comparison named `name`, if it is one.
+    pub fn from_name(name: &str) -> Option<Comparison> {
+        Comparison::ALL.into_iter().find(|c| c.name() == name)
+    }
+
+    /// Whether the result depends on the operands' signedness (`lt`, `gt`,
+    /// `le`, `ge`).
+    pub fn is_ordered(self) -> bool {
+        !matches!(self, Comparison::Eq | Comparison::Ne)
+    }
 }
 
 /// What makes an array type a vector type (DW_AT_GNU_vector).

@@ -18,6 +18,8 @@
 use crate::ir::hash::FxHashMap;
 use std::collections::BTreeSet;
 
+pub use dwarfsmith_emit::model::Comparison;
+
 use super::value::{Constant, Value};
 
 /// Id of a DILocation in [`DebugInfo::locations`].
@@ -75,6 +77,8 @@ pub enum ExprOp {
     Constu(u64),
     /// `DW_OP_consts N`.
     Consts(i64),
+    /// `DW_OP_litN` (N from 0 to 31).
+    Lit(u8),
     /// `DW_OP_plus_uconst N`.
     PlusUconst(u64),
     /// `DW_OP_plus`.
@@ -103,6 +107,11 @@ pub enum ExprOp {
     Neg,
     /// `DW_OP_not`.
     Not,
+    /// `DW_OP_eq`, `DW_OP_ne`, `DW_OP_lt`, `DW_OP_gt`, `DW_OP_le`,
+    /// `DW_OP_ge`. LLVM salvages an `icmp` as one, whatever the predicate's
+    /// signedness: a signed predicate's constant operand is written
+    /// `DW_OP_consts`, an unsigned one's `DW_OP_constu`.
+    Compare(Comparison),
     /// `DW_OP_deref`.
     Deref,
     /// `DW_OP_deref_size N`.

@@ -284,6 +284,7 @@ pub fn describe(location: &Location) -> String {
             Op::Shra => "DW_OP_shra".into(),
             Op::Neg => "DW_OP_neg".into(),
             Op::Not => "DW_OP_not".into(),
+            Op::Compare(comparison) => comparison.name().into(),
             Op::Deref => "DW_OP_deref".into(),
             Op::DerefSize(n) => format!("DW_OP_deref_size {n:#x}"),
             Op::StackValue => "DW_OP_stack_value".into(),

@@ -22,9 +22,10 @@
 //! (right shifts, division, remainder) are only salvaged on 64-bit values,
 //! so a salvaged expression is right whatever the register holds above them.
 
+use crate::ir::debug::Comparison;
 use crate::ir::{
-    BinOp, CastOp, Constant, DILocation, DebugInfo, ExprOp, Function, InstId, InstKind, LocId,
-    MdId, MdNode, Module, RecordKind, Type, Value,
+    BinOp, CastOp, Constant, DILocation, DebugInfo, ExprOp, Function, ICmpPred, InstId, InstKind,
+    LocId, MdId, MdNode, Module, RecordKind, Type, Value,
 };
 
 /// The location of an instruction moved away from its statement (hoisted,
@@ -174,6 +175,25 @@ fn two_operand_op(op: BinOp, bits: u32) -> Option<ExprOp> {
     })
 }
 
+/// The DWARF comparison for `pred`, and whether it is signed (as LLVM
+/// salvages an `icmp`: one operation for both signednesses, the constant
+/// operand written `DW_OP_consts` for a signed predicate and `DW_OP_constu`
+/// otherwise; isel compares in that signedness).
+fn comparison_of(pred: ICmpPred) -> (Comparison, bool) {
+    match pred {
+        ICmpPred::Eq => (Comparison::Eq, false),
+        ICmpPred::Ne => (Comparison::Ne, false),
+        ICmpPred::Ugt => (Comparison::Gt, false),
+        ICmpPred::Uge => (Comparison::Ge, false),
+        ICmpPred::Ult => (Comparison::Lt, false),
+        ICmpPred::Ule => (Comparison::Le, false),
+        ICmpPred::Sgt => (Comparison::Gt, true),
+        ICmpPred::Sge => (Comparison::Ge, true),
+        ICmpPred::Slt => (Comparison::Lt, true),
+        ICmpPred::Sle => (Comparison::Le, true),
+    }
+}
+
 /// How the value of instruction `id` can be rebuilt from its operands.
 fn salvage_of(module: &Module, function: &Function, id: InstId) -> Option<Salvaged> {
     let inst = function.inst(id);
@@ -203,6 +223,35 @@ fn salvage_of(module: &Module, function: &Function, id: InstId) -> Option<Salvag
                 base: lhs.clone(),
                 extra: vec![rhs.clone()],
                 ops: vec![ExprOp::Arg(EXTRA), two_operand_op(*op, bits)?],
+            })
+        }
+        InstKind::ICmp { pred, lhs, rhs } => {
+            width(&function.value_type(lhs)).filter(|&bits| bits <= 64)?;
+            let (comparison, signed) = comparison_of(*pred);
+            let ops = match rhs {
+                Value::Const(Constant::Int { value, .. }) if signed => {
+                    vec![ExprOp::Consts(*value as i64), ExprOp::Compare(comparison)]
+                }
+                Value::Const(Constant::Int { value, .. }) => {
+                    vec![
+                        ExprOp::Constu(*value as i64 as u64),
+                        ExprOp::Compare(comparison),
+                    ]
+                }
+                // Two values: only equality says nothing of signedness.
+                Value::Inst(_) | Value::Arg(_) if !comparison.is_ordered() => {
+                    return Some(Salvaged {
+                        base: lhs.clone(),
+                        extra: vec![rhs.clone()],
+                        ops: vec![ExprOp::Arg(EXTRA), ExprOp::Compare(comparison)],
+                    })
+                }
+                _ => return None,
+            };
+            Some(Salvaged {
+                base: lhs.clone(),
+                extra: Vec::new(),
+                ops,
             })
         }
         InstKind::Cast { op, value, .. } => {

@@ -19,8 +19,8 @@
 //! (under a register frame base, that register plus the offset);
 //! `DW_OP_call_frame_cfa` gives `FrameSlot(0)`. Constants are `Constu`
 //! (`Consts` when negative), typed ones (`DW_OP_const_type`) read in their
-//! type's width and signedness; arithmetic, `stack_value` and `piece` map
-//! one to one; `deref`, `deref_size` and `deref_type` are `DerefSize`, or
+//! type's width and signedness; arithmetic, comparisons, `stack_value` and
+//! `piece` map one to one; `deref`, `deref_size` and `deref_type` are `DerefSize`, or
 //! `Deref` for 8 bytes; `DW_OP_convert` is `Convert` to its base type's
 //! width and signedness (64-bit unsigned for the generic type). An
 //! `DW_OP_entry_value(DW_OP_regN)` (or `regx`) is `EntryValue`. An
@@ -31,7 +31,7 @@
 use gimli::{Encoding, Expression, Operation, UnitOffset};
 
 use super::dwarf::Slice;
-use crate::model::{Location, LocationArg, Op};
+use crate::model::{Comparison, Location, LocationArg, Op};
 
 /// What `DW_OP_fbreg` is relative to, from the subprogram's
 /// `DW_AT_frame_base`.
@@ -243,6 +243,12 @@ impl Raiser<'_> {
             Operation::Shra => Op::Shra,
             Operation::Neg => Op::Neg,
             Operation::Not => Op::Not,
+            Operation::Eq => Op::Compare(Comparison::Eq),
+            Operation::Ne => Op::Compare(Comparison::Ne),
+            Operation::Lt => Op::Compare(Comparison::Lt),
+            Operation::Gt => Op::Compare(Comparison::Gt),
+            Operation::Le => Op::Compare(Comparison::Le),
+            Operation::Ge => Op::Compare(Comparison::Ge),
             Operation::Deref {
                 base_type,
                 size,

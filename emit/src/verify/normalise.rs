@@ -406,6 +406,9 @@ fn normal_variable_location(
             let mut merged: Vec<LocationEntry> = Vec::new();
             for entry in entries.iter().filter(|e| e.start < e.end) {
                 let location = normal_location(&entry.location, options);
+                if location.ops.is_empty() {
+                    continue; // written unavailable: read back as no entry
+                }
                 match merged.last_mut() {
                     Some(last) if last.end == entry.start && last.location == location => {
                         last.end = entry.end

@@ -41,6 +41,12 @@
 //!   number instead); where typed operations cannot be used (lldb, memory
 //!   locations) such a piece is left empty (unavailable).
 //!
+//! - a comparison (`Op::Compare`) is written only in typed mode, its
+//!   operands of one type (the top one converted as for a binary
+//!   operation) and its result generic, as gdb pushes it; elsewhere its
+//!   piece is unavailable: a generic comparison is signed over 64 bits,
+//!   which a narrower value in a register does not fill.
+//!
 //! `Op::Convert` becomes `DW_OP_convert` to a base type of that width and
 //! signedness; `Op::Piece(n)` becomes `DW_OP_piece n`; every other
 //! operation maps one to one.
@@ -49,7 +55,7 @@ use gimli::write::{Expression, UnitEntryId};
 use gimli::Register;
 
 use super::DebuggerTune;
-use crate::model::{CallValue, Location, LocationArg, Op};
+use crate::model::{CallValue, Comparison, Location, LocationArg, Op};
 
 /// Gives the DIE of a DW_TAG_base_type with this width in bits and
 /// signedness, creating it the first time it is asked for.
@@ -206,6 +212,13 @@ impl Lowering<'_> {
             // that part is unavailable rather than wrong.
             return Ok(());
         }
+        let compares = ops.iter().any(|op| matches!(op, Op::Compare(_)));
+        if compares && !self.typed() {
+            // A generic comparison is signed over the whole 64-bit
+            // register, whatever the width of the value in it: only typed
+            // operands compare right.
+            return Ok(());
+        }
         for (i, op) in ops.iter().enumerate() {
             self.next_converts = matches!(ops.get(i + 1), Some(Op::Convert { .. }));
             self.op(*op)?;
@@ -316,6 +329,7 @@ impl Lowering<'_> {
             Op::Shl => self.binary(gimli::DW_OP_shl, op)?,
             Op::Shr => self.binary(gimli::DW_OP_shr, op)?,
             Op::Shra => self.binary(gimli::DW_OP_shra, op)?,
+            Op::Compare(comparison) => self.compare(comparison, op)?,
             Op::Neg => self.unary(gimli::DW_OP_neg, op)?,
             Op::Not => self.unary(gimli::DW_OP_not, op)?,
             Op::Deref => self.load(8, op)?,
@@ -399,6 +413,21 @@ impl Lowering<'_> {
             }
             None => self.expression.op(opcode),
         }
+        Ok(())
+    }
+
+    /// A comparison: the top operand converted to the type of the one
+    /// below it when they differ, as for a binary operation; the result is
+    /// generic (gdb pushes it in its address type).
+    fn compare(&mut self, comparison: Comparison, op: Op) -> Result<(), String> {
+        let top = self.pop(op)?;
+        let below = self.pop(op)?;
+        if top != below {
+            let base = self.base(below);
+            self.expression.op_convert(base);
+        }
+        self.expression.op(comparison.opcode());
+        self.stack.push(StackType::Generic);
         Ok(())
     }
 
@@ -572,6 +601,39 @@ mod tests {
                 e.op(DW_OP_stack_value);
             },
         );
+    }
+
+    #[test]
+    fn gdb_compares_typed_values_and_the_result_is_generic() {
+        // `(unsigned)d < 5` over an int in edi, kept as a bool.
+        let ops = [
+            Op::Arg(0),
+            Op::Convert {
+                bits: 32,
+                signed: false,
+            },
+            Op::Constu(5),
+            Op::Compare(Comparison::Lt),
+            Op::Convert {
+                bits: 8,
+                signed: false,
+            },
+            Op::StackValue,
+        ];
+        check(&[EDI], &ops, DebuggerTune::Gdb, |e, types| {
+            let int = types.base_type(32, true);
+            let unsigned = types.base_type(32, false);
+            let byte = types.base_type(8, false);
+            e.op_regval_type(Register(5), int);
+            e.op_convert(Some(unsigned));
+            e.op_constu(5);
+            e.op_convert(Some(unsigned));
+            e.op(gimli::DW_OP_lt);
+            e.op_convert(Some(byte));
+            e.op(DW_OP_stack_value);
+        });
+        // lldb compares generic 64-bit values: unavailable rather than wrong.
+        check(&[EDI], &ops, DebuggerTune::Lldb, |_, _| {});
     }
 
     /// `bits(f) + j` over a float in xmm0 (DWARF 17) and an int in edi.

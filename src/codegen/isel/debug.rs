@@ -98,14 +98,24 @@ pub struct Translated {
 /// (returned separately) and inserting `salvage[n]` after every
 /// `DW_OP_LLVM_arg n`. When anything was salvaged into an expression that
 /// had no `DW_OP_stack_value`, one is appended: the result is a computed
-/// value, no longer a location. `None` for operations DWARF-lowering does
-/// not support (entry values, unknown operations).
-pub fn translate_expr(ops: &[ExprOp], salvage: &[Vec<Op>]) -> Option<Translated> {
+/// value, no longer a location. `args` gives each operand's type.
+///
+/// A comparison whose result depends on signedness (`lt`, `gt`, `le`,
+/// `ge`) takes it from its constant operand, as LLVM salvages an `icmp`
+/// (`DW_OP_consts` for a signed predicate, `DW_OP_constu` for an unsigned
+/// one): the value compared is converted to that signedness in its own
+/// width when its type says otherwise, since typed values compare in their
+/// type's signedness. An ordered comparison without such a constant, or
+/// over a value of no known width, says nothing of its signedness.
+///
+/// `None` for what DWARF-lowering does not support: entry values, unknown
+/// operations, comparisons of unknown signedness.
+pub fn translate_expr(ops: &[ExprOp], salvage: &[Vec<Op>], args: &[ArgType]) -> Option<Translated> {
     let mut out = Vec::with_capacity(ops.len() + 1);
     let mut fragment = None;
     let mut salvaged = false;
-    for op in ops {
-        out.push(match op {
+    for (at, op) in ops.iter().enumerate() {
+        let translated = match op {
             ExprOp::Arg(n) => {
                 out.push(Op::Arg(*n));
                 if let Some(extra) = salvage.get(*n as usize) {
@@ -116,6 +126,7 @@ pub fn translate_expr(ops: &[ExprOp], salvage: &[Vec<Op>]) -> Option<Translated>
             }
             ExprOp::Constu(v) => Op::Constu(*v),
             ExprOp::Consts(v) => Op::Consts(*v),
+            ExprOp::Lit(v) => Op::Constu(u64::from(*v)),
             ExprOp::PlusUconst(v) => Op::PlusUconst(*v),
             ExprOp::Plus => Op::Plus,
             ExprOp::Minus => Op::Minus,
@@ -130,6 +141,21 @@ pub fn translate_expr(ops: &[ExprOp], salvage: &[Vec<Op>]) -> Option<Translated>
             ExprOp::Shra => Op::Shra,
             ExprOp::Neg => Op::Neg,
             ExprOp::Not => Op::Not,
+            ExprOp::Compare(comparison) if comparison.is_ordered() => {
+                // The constant operand, as written and as translated.
+                let signed = match (at.checked_sub(1).map(|i| &ops[i]), out.last()) {
+                    (Some(ExprOp::Consts(_)), Some(Op::Consts(_))) => true,
+                    (Some(ExprOp::Constu(_)), Some(Op::Constu(_))) => false,
+                    _ => return None,
+                };
+                let constant_at = out.len() - 1;
+                let (bits, own_signedness) = operand_types(&out[..constant_at], args).pop()??;
+                if own_signedness != signed {
+                    out.insert(constant_at, Op::Convert { bits, signed });
+                }
+                Op::Compare(*comparison)
+            }
+            ExprOp::Compare(comparison) => Op::Compare(*comparison),
             ExprOp::Deref => Op::Deref,
             ExprOp::DerefSize(n) => Op::DerefSize(*n),
             ExprOp::StackValue => Op::StackValue,
@@ -142,12 +168,61 @@ pub fn translate_expr(ops: &[ExprOp], salvage: &[Vec<Op>]) -> Option<Translated>
                 continue;
             }
             ExprOp::EntryValue(_) | ExprOp::Other { .. } => return None,
-        });
+        };
+        out.push(translated);
     }
     if salvaged && !out.contains(&Op::StackValue) {
         out.push(Op::StackValue);
     }
     Some(Translated { ops: out, fragment })
+}
+
+/// The types (width in bits, signedness) of the values `ops` leaves on the
+/// DWARF stack, as emit's typed lowering gives them (write/ops.rs):
+/// registers in their operand's type, loads in the first register's
+/// signedness, a binary operation in its lower operand's type; `None` for
+/// generic values (constants on their own, comparisons' results).
+fn operand_types(ops: &[Op], args: &[ArgType]) -> Vec<Option<(u16, bool)>> {
+    let arg_type = |n: u32| args.get(n as usize).map(|a| (a.bits, a.signed && !a.float));
+    let load_signed = ops
+        .iter()
+        .find_map(|op| match op {
+            Op::Arg(n) => arg_type(*n).map(|(_, signed)| signed),
+            _ => None,
+        })
+        .unwrap_or(false);
+    let mut stack: Vec<Option<(u16, bool)>> = Vec::new();
+    for op in ops {
+        match op {
+            Op::Arg(n) => stack.push(arg_type(*n)),
+            Op::Constu(_) | Op::Consts(_) => stack.push(stack.last().copied().flatten()),
+            Op::Compare(_) => {
+                stack.pop();
+                stack.pop();
+                stack.push(None);
+            }
+            Op::Deref => {
+                stack.pop();
+                stack.push(Some((64, load_signed)));
+            }
+            Op::DerefSize(n) => {
+                stack.pop();
+                stack.push(Some((u16::from(*n) * 8, load_signed)));
+            }
+            Op::Convert { bits, signed } => {
+                stack.pop();
+                stack.push(Some((*bits, *signed)));
+            }
+            // Unary operations keep the type; binary ones leave the lower
+            // operand's.
+            op => {
+                if op.is_binary_arithmetic() {
+                    stack.pop();
+                }
+            }
+        }
+    }
+    stack
 }
 
 /// Whether a variable's type is signed: follows typedefs, qualifiers and
@@ -177,6 +252,12 @@ pub fn variable_is_signed(debug: &DebugInfo, variable: MdId) -> bool {
 mod tests {
     use super::*;
 
+    const INT: ArgType = ArgType {
+        bits: 32,
+        signed: true,
+        float: false,
+    };
+
     #[test]
     fn fragment_leaves_the_ops_and_salvage_adds_stack_value() {
         let ops = [
@@ -188,11 +269,11 @@ mod tests {
         ];
         let t = |ops: Vec<Op>, fragment| Some(Translated { ops, fragment });
         assert_eq!(
-            translate_expr(&ops, &[vec![]]),
+            translate_expr(&ops, &[vec![]], &[INT]),
             t(vec![Op::Arg(0)], Some((32, 32)))
         );
         assert_eq!(
-            translate_expr(&ops, &[vec![Op::PlusUconst(8)]]),
+            translate_expr(&ops, &[vec![Op::PlusUconst(8)]], &[INT]),
             t(
                 vec![Op::Arg(0), Op::PlusUconst(8), Op::StackValue],
                 Some((32, 32))
@@ -205,7 +286,7 @@ mod tests {
             ExprOp::StackValue,
         ];
         assert_eq!(
-            translate_expr(&two, &[vec![], vec![Op::Consts(-4), Op::Plus]]),
+            translate_expr(&two, &[vec![], vec![Op::Consts(-4), Op::Plus]], &[INT, INT]),
             t(
                 vec![
                     Op::Arg(0),
@@ -219,8 +300,84 @@ mod tests {
             )
         );
         assert_eq!(
-            translate_expr(&[ExprOp::Arg(0), ExprOp::EntryValue(1)], &[vec![]]),
+            translate_expr(&[ExprOp::Arg(0), ExprOp::EntryValue(1)], &[vec![]], &[INT]),
             None
         );
+    }
+
+    #[test]
+    fn ordered_comparisons_take_their_signedness_from_the_constant() {
+        use dwarfsmith_emit::model::Comparison::{Eq, Gt, Lt};
+        let tail = [
+            ExprOp::Convert {
+                bits: 1,
+                signed: false,
+            },
+            ExprOp::StackValue,
+        ];
+        let with = |head: &[ExprOp]| [head, &tail[..]].concat();
+        let ops = |t: Option<Translated>| t.map(|t| t.ops);
+        let unsigned = ArgType {
+            signed: false,
+            ..INT
+        };
+        let converted = |signed| Op::Convert { bits: 32, signed };
+        let tail_ops = [
+            Op::Convert {
+                bits: 1,
+                signed: false,
+            },
+            Op::StackValue,
+        ];
+        // A signed constant over a signed value: compared as it is.
+        let signed_lt = with(&[ExprOp::Arg(0), ExprOp::Consts(0), ExprOp::Compare(Lt)]);
+        assert_eq!(
+            ops(translate_expr(&signed_lt, &[vec![]], &[INT])),
+            Some([&[Op::Arg(0), Op::Consts(0), Op::Compare(Lt)][..], &tail_ops].concat())
+        );
+        // ... over an unsigned one: the value is read as signed first.
+        assert_eq!(
+            ops(translate_expr(&signed_lt, &[vec![]], &[unsigned])),
+            Some(
+                [
+                    &[Op::Arg(0), converted(true), Op::Consts(0), Op::Compare(Lt)][..],
+                    &tail_ops
+                ]
+                .concat()
+            )
+        );
+        // An unsigned constant after a salvaged addition, over a signed value.
+        let unsigned_gt = with(&[ExprOp::Arg(0), ExprOp::Constu(7), ExprOp::Compare(Gt)]);
+        assert_eq!(
+            ops(translate_expr(
+                &unsigned_gt,
+                &[vec![Op::PlusUconst(1)]],
+                &[INT]
+            )),
+            Some(
+                [
+                    &[
+                        Op::Arg(0),
+                        Op::PlusUconst(1),
+                        converted(false),
+                        Op::Constu(7),
+                        Op::Compare(Gt)
+                    ][..],
+                    &tail_ops
+                ]
+                .concat()
+            )
+        );
+        // Equality needs no signedness; a literal is a constant.
+        let eq = with(&[ExprOp::Arg(0), ExprOp::Lit(0), ExprOp::Compare(Eq)]);
+        assert_eq!(
+            ops(translate_expr(&eq, &[vec![]], &[INT])),
+            Some([&[Op::Arg(0), Op::Constu(0), Op::Compare(Eq)][..], &tail_ops].concat())
+        );
+        // Two values, or a literal: the predicate's signedness is lost.
+        let two = with(&[ExprOp::Arg(0), ExprOp::Arg(1), ExprOp::Compare(Lt)]);
+        assert_eq!(translate_expr(&two, &[vec![], vec![]], &[INT, INT]), None);
+        let literal = with(&[ExprOp::Arg(0), ExprOp::Lit(3), ExprOp::Compare(Lt)]);
+        assert_eq!(translate_expr(&literal, &[vec![]], &[INT]), None);
     }
 }

@@ -134,7 +134,7 @@ impl Selector<'_> {
             operands.push(operand);
             salvage.push(ops);
         }
-        let translated = debug::translate_expr(&expr.ops, &salvage);
+        let translated = debug::translate_expr(&expr.ops, &salvage, &arg_types);
         let (ops, fragment, defined) = match translated {
             Some(t) => (t.ops, t.fragment, true),
             None => (Vec::new(), expr.fragment(), false),

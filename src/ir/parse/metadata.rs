@@ -724,7 +724,11 @@ impl<'a> Parser<'a> {
                 "DW_OP_not" => (ExprOp::Not, 0),
                 "DW_OP_deref" => (ExprOp::Deref, 0),
                 "DW_OP_stack_value" => (ExprOp::StackValue, 0),
-                _ => (other_op(name, args), args.len()),
+                _ => match (literal(name), Comparison::from_name(name)) {
+                    (Some(n), _) => (ExprOp::Lit(n), 0),
+                    (None, Some(comparison)) => (ExprOp::Compare(comparison), 0),
+                    (None, None) => (other_op(name, args), args.len()),
+                },
             };
             if used != args.len() {
                 return Err(self.error_at(offset, format!("wrong number of arguments to {name}")));
@@ -734,6 +738,13 @@ impl<'a> Parser<'a> {
         }
         Ok(DIExpression { ops })
     }
+}
+
+/// N of `DW_OP_litN` (0 to 31).
+fn literal(name: &str) -> Option<u8> {
+    let digits = name.strip_prefix("DW_OP_lit")?;
+    let n: u8 = digits.parse().ok()?;
+    (n < 32 && n.to_string() == digits).then_some(n)
 }
 
 /// An operation the model does not name, with its arguments as integers
@@ -839,6 +850,32 @@ mod tests {
                 },
             ]
         );
+    }
+
+    #[test]
+    fn literals_and_comparisons_are_named_and_print_back() {
+        use crate::ir::debug::Comparison;
+        let expr = "!DIExpression(DW_OP_lit31, DW_OP_ne, DW_OP_lit0, DW_OP_ge, DW_OP_lit32)";
+        let ops = record_ops("i32 %x", expr);
+        assert_eq!(
+            ops[..5],
+            [
+                ExprOp::Arg(0),
+                ExprOp::Lit(31),
+                ExprOp::Compare(Comparison::Ne),
+                ExprOp::Lit(0),
+                ExprOp::Compare(Comparison::Ge),
+            ]
+        );
+        assert!(matches!(&ops[5], ExprOp::Other { name, .. } if name == "DW_OP_lit32"));
+        let text = format!(
+            "define void @f(i32 %x) !dbg !1 {{\n  #dbg_value(i32 %x, !2, {expr}, !3)\n  ret void\n}}\n\
+             !1 = distinct !DISubprogram(name: \"f\")\n!2 = !DILocalVariable(name: \"v\", scope: !1)\n\
+             !3 = !DILocation(line: 1, scope: !1)\n"
+        );
+        let m = parse_module(&text, "t.ll").unwrap_or_else(|d| panic!("{d}"));
+        let printed = crate::ir::print::print_module(&m, Default::default());
+        assert!(printed.contains(expr), "{printed}");
     }
 
     #[test]

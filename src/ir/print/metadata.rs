@@ -623,6 +623,11 @@ pub fn write_expr(out: &mut String, expr: &DIExpression, strip_arg0: bool) {
             ExprOp::Constu(n) => ("DW_OP_constu", vec![*n]),
             ExprOp::Consts(n) => ("DW_OP_consts", vec![*n as u64]),
             ExprOp::PlusUconst(n) => ("DW_OP_plus_uconst", vec![*n]),
+            ExprOp::Lit(n) => {
+                item(out, &format_args!("DW_OP_lit{n}"));
+                continue;
+            }
+            ExprOp::Compare(comparison) => (comparison.name(), vec![]),
             ExprOp::Plus => ("DW_OP_plus", vec![]),
             ExprOp::Minus => ("DW_OP_minus", vec![]),
             ExprOp::Mul => ("DW_OP_mul", vec![]),

@@ -23,6 +23,9 @@
 //! - an fp register in a typed piece is read as its bits (an unsigned
 //!   register of its width); a piece that is not typed and reads one is
 //!   written empty;
+//! - a comparison converts its top operand as a binary operation does and
+//!   leaves a generic value; a piece that is not typed and compares is
+//!   written empty;
 //! - a constant reads back as `Constu`, or `Consts` when negative; an
 //!   8-byte load as `Deref`;
 //! - arguments are numbered in order of first use, identical ones shared.
@@ -117,6 +120,21 @@ fn constant_op(value: i64) -> Op {
     }
 }
 
+/// The `Convert` read back from converting to `ty` (64-bit unsigned for the
+/// generic type).
+fn convert_to(ty: StackType) -> Op {
+    match ty {
+        StackType::Generic => Op::Convert {
+            bits: 64,
+            signed: false,
+        },
+        StackType::Typed { bits, signed } => Op::Convert {
+            bits: stored_bits(bits),
+            signed,
+        },
+    }
+}
+
 /// Width in bits of a base type of `bits` bits, as its byte size gives it.
 fn stored_bits(bits: u16) -> u16 {
     bits.div_ceil(8) * 8
@@ -184,7 +202,8 @@ impl Lowering<'_> {
             matches!(op, Op::Arg(index)
                 if matches!(self.args[*index as usize], LocationArg::FloatRegister { .. }))
         });
-        if reads_float_register && !self.typed() {
+        let compares = ops.iter().any(|op| matches!(op, Op::Compare(_)));
+        if (reads_float_register || compares) && !self.typed() {
             return Some(());
         }
         for (i, op) in ops.iter().enumerate() {
@@ -295,6 +314,15 @@ impl Lowering<'_> {
             | Op::Shl
             | Op::Shr
             | Op::Shra => self.binary(op)?,
+            Op::Compare(_) => {
+                let top = self.stack.pop()?;
+                let below = self.stack.pop()?;
+                if top != below {
+                    self.emit(convert_to(below));
+                }
+                self.emit(op);
+                self.stack.push(StackType::Generic);
+            }
             Op::Neg | Op::Not => {
                 self.stack.last()?;
                 self.emit(op);
@@ -319,16 +347,7 @@ impl Lowering<'_> {
         let top = self.stack.pop()?;
         let below = *self.stack.last()?;
         if top != below && self.tune == DebuggerTune::Gdb {
-            self.emit(match below {
-                StackType::Generic => Op::Convert {
-                    bits: 64,
-                    signed: false,
-                },
-                StackType::Typed { bits, signed } => Op::Convert {
-                    bits: stored_bits(bits),
-                    signed,
-                },
-            });
+            self.emit(convert_to(below));
         }
         self.emit(op);
         Some(())
