@@ -377,20 +377,28 @@ fn moved_into_another_run(block: &[LineEntry], debug: &DebugInfo) -> Vec<bool> {
 /// Whether the row at `at` still sits inside another line's run when every
 /// row is judged by its line in `at`'s own frame: a row inlined into that
 /// frame counts as the line of its call there, a row of no frame within it
-/// as its own line in its own frame. Line 142's first row, between the
-/// inlined header line 73 of line 141's call and the same header of its
-/// own call, interrupts nothing: in its frame the rows read `141 142 142`.
+/// as its own line in its own frame, except a row of a statement that
+/// calls `at`'s frame (its line in an enclosing frame is that frame's call
+/// of ours), which is not judged: an inlined body runs inside the run of
+/// the statement that calls it (`printf("%d", f(x))`: the arguments, f's
+/// body, the call of printf). Line 142's first row, between the inlined
+/// header line 73 of line 141's call and the same header of its own call,
+/// interrupts nothing: in its frame the rows read `141 142 142`.
 fn interrupted_in_own_frame(block: &[LineEntry], at: usize, debug: &DebugInfo) -> bool {
     let own = block[at].loc.and_then(|l| debug.location(l).inlined_at);
+    let calling: Vec<(Option<LocId>, u32)> = inline_chain(debug, &block[at]).skip(1).collect();
     let keys: Vec<Option<(Option<LocId>, u32)>> = block
         .iter()
         .map(|row| {
-            (row.line != 0).then(|| {
-                let frame = row.loc.and_then(|l| debug.location(l).inlined_at);
-                inline_chain(debug, row)
-                    .find(|&(f, _)| f == own)
-                    .map_or((frame, row.line), |(_, line)| (own, line))
-            })
+            if row.line == 0 {
+                return None;
+            }
+            let frame = row.loc.and_then(|l| debug.location(l).inlined_at);
+            match inline_chain(debug, row).find(|&(f, _)| f == own) {
+                Some((_, line)) => Some((own, line)),
+                None if calling.contains(&(frame, row.line)) => None,
+                None => Some((frame, row.line)),
+            }
         })
         .collect();
     interrupted_run(&keys, at).is_some()
