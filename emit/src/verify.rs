@@ -52,6 +52,7 @@ mod line;
 mod names;
 mod normalise;
 mod object;
+mod ranges;
 mod round_trip;
 mod unit;
 
