@@ -62,7 +62,7 @@ use std::path::{Path, PathBuf};
 pub use normalise::normalise;
 pub use round_trip::{round_trip, round_trip_with};
 
-use crate::read::{DwarfSections, ElfObject, FileBytes};
+use crate::read::{DwarfSections, ElfObject, FileBytes, PARALLEL_FROM};
 
 /// One thing wrong with an object: what and where.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -161,8 +161,26 @@ fn verify_parsed(
         problems.add(NO_DWARF.to_string());
     }
     object::check_symbols(&object, &mut problems);
-    object::check_cfi(&object, &sections, &mut problems);
-    unit::check_dwarf(&object, &sections, options, file, &mut problems);
+    // The call frames are checked beside the units in a large file (on
+    // another of rayon's threads), not before them; their problems are
+    // listed first all the same.
+    let cfi = || {
+        let mut found = Problems::default();
+        object::check_cfi(&object, &sections, &mut found);
+        found
+    };
+    let units = || {
+        let mut found = Problems::default();
+        unit::check_dwarf(&object, &sections, options, file, &mut found);
+        found
+    };
+    let (cfi, units) = if sections.data(gimli::SectionId::DebugInfo).len() >= PARALLEL_FROM {
+        rayon::join(cfi, units)
+    } else {
+        (cfi(), units())
+    };
+    problems.list.extend(cfi.list);
+    problems.list.extend(units.list);
     names::check_names(&sections, &mut problems);
     problems.list
 }
