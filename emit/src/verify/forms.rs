@@ -475,20 +475,40 @@ pub(super) fn check_debug_sections(object: &ElfObject, all_dwarf5: bool, problem
 }
 
 /// The value of `attribute` as far as [`check_forms`] tells values apart:
-/// gimli's `Attribute::value` (a file index, a location list offset, ...)
-/// for the raw values it may turn into one of those (constants and
-/// section offsets), the raw value for the others, which it leaves as they
-/// are or turns into none of those: the same checks without `value`'s
-/// look-up by attribute name for every attribute.
+/// gimli's `Attribute::value` where it may turn the raw value into one of
+/// those (a constant or section offset of an attribute that may name a
+/// location list or a file: `value` makes a `LocationListsRef` or a
+/// `FileIndex` of it), the raw value for the others, which `value` leaves
+/// as they are or turns into none of those: the same checks without
+/// `value`'s look-up by attribute name for every attribute.
 fn checked_value<'a>(attribute: &gimli::Attribute<Slice<'a>>) -> AttributeValue<Slice<'a>> {
-    match attribute.raw_value() {
+    let raw = attribute.raw_value();
+    let numeric = matches!(
+        raw,
         AttributeValue::SecOffset(_)
-        | AttributeValue::Udata(_)
-        | AttributeValue::Sdata(_)
-        | AttributeValue::Data1(_)
-        | AttributeValue::Data2(_)
-        | AttributeValue::Data4(_)
-        | AttributeValue::Data8(_) => attribute.value(),
-        raw => raw,
+            | AttributeValue::Udata(_)
+            | AttributeValue::Sdata(_)
+            | AttributeValue::Data1(_)
+            | AttributeValue::Data2(_)
+            | AttributeValue::Data4(_)
+            | AttributeValue::Data8(_)
+    );
+    let converted = matches!(
+        attribute.name(),
+        gimli::DW_AT_location
+            | gimli::DW_AT_string_length
+            | gimli::DW_AT_return_addr
+            | gimli::DW_AT_frame_base
+            | gimli::DW_AT_segment
+            | gimli::DW_AT_static_link
+            | gimli::DW_AT_use_location
+            | gimli::DW_AT_vtable_elem_location
+            | gimli::DW_AT_decl_file
+            | gimli::DW_AT_call_file
+    );
+    if numeric && converted {
+        attribute.value()
+    } else {
+        raw
     }
 }
