@@ -250,8 +250,10 @@ impl UnitChecker<'_, '_> {
         }
         for die in 0..self.tree.len() {
             let parent = self.tree.parent(die).is_some_and(|p| discarded[p]);
-            let placed = self.tree.attr(die, gimli::DW_AT_low_pc).is_some()
-                || self.tree.attr(die, gimli::DW_AT_ranges).is_some();
+            // Only a scope's attributes are looked at.
+            let placed = || {
+                self.tree.has(die, gimli::DW_AT_low_pc) || self.tree.has(die, gimli::DW_AT_ranges)
+            };
             let scope = matches!(
                 self.tree.tag(die),
                 gimli::DW_TAG_subprogram
@@ -260,7 +262,7 @@ impl UnitChecker<'_, '_> {
             );
             discarded[die] = parent
                 || (scope
-                    && placed
+                    && placed()
                     && self.ranges.of(die).is_ok_and(|ranges| {
                         ranges
                             .iter()
