@@ -58,6 +58,7 @@ mod unit;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub use normalise::normalise;
 pub use round_trip::{round_trip, round_trip_with};
@@ -113,21 +114,20 @@ pub fn verify_file(path: &Path, options: &VerifyOptions, debug_dirs: &[PathBuf])
         }]
     };
     let bytes = match FileBytes::open(path) {
-        Ok(bytes) => bytes,
+        Ok(bytes) => Arc::new(bytes),
         Err(e) => return cannot_read(path, e),
     };
     let debug = match crate::read::find_debug_file(path, &bytes, debug_dirs) {
         Some(debug_path) => match FileBytes::open(&debug_path) {
-            Ok(debug) => Some(debug),
+            Ok(debug) => Some(Arc::new(debug)),
             Err(e) => return cannot_read(&debug_path, e),
         },
         None => None,
     };
-    // The object holds its own copy of every section: the file's mapping
-    // is dropped before the DWARF is checked, which lowers the peak; the
-    // DWARF sections are then borrowed from the object (`DwarfSections`).
-    let object = ElfObject::parse_with_debug(&bytes, debug.as_deref());
-    drop((bytes, debug));
+    // The object's sections are stretches of the mapped files (no copy,
+    // no fresh memory: the pages come from the page cache), and the DWARF
+    // sections are borrowed from the object (`DwarfSections`).
+    let object = ElfObject::parse_files(&bytes, debug.as_ref());
     verify_parsed(object, options, Some(path))
 }
 
