@@ -362,11 +362,17 @@ impl Walk {
     /// variables without a concrete DIE with a location count at 0%
     /// (once every unit is merged).
     pub fn zero_coverage_across_units(&mut self) {
+        let cross_unit = std::mem::take(&mut self.cross_unit);
+        // Only the abstract subprograms such instances name are looked up
+        // (most files have none: rustc's debug binaries).
+        let wanted: Set<u64> = cross_unit.iter().map(|&(origin, _)| origin).collect();
         let mut abstracts: Map<u64, Vec<(u64, gimli::DwTag)>> = Map::default();
         for (offset, vars) in std::mem::take(&mut self.abstracts) {
-            abstracts.entry(offset).or_default().extend(vars);
+            if wanted.contains(&offset) {
+                abstracts.entry(offset).or_default().extend(vars);
+            }
         }
-        for (origin, located) in std::mem::take(&mut self.cross_unit) {
+        for (origin, located) in cross_unit {
             for &(var, tag) in abstracts.get(&origin).map_or(&[][..], Vec::as_slice) {
                 if !located.contains(&var) {
                     self.count_zero_coverage(Some(tag));
