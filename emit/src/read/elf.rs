@@ -465,7 +465,8 @@ fn read_sections(
     linked: bool,
 ) -> Result<Vec<Section>, ReadError> {
     // The contents are copied (and inflated) in parallel in a large file:
-    // a 100 MB executable's copy is most of the time it takes to read.
+    // a 100 MB executable's copy is most of the time it takes to read
+    // (none is made of a mapped file's, see `ElfObject::parse_files`).
     let read = |(index, header)| section_contents(bytes, file, elf, index, header);
     let contents: Vec<Result<Contents, ReadError>> = if bytes.len() >= PARALLEL_FROM {
         elf.section_headers
