@@ -245,8 +245,10 @@ pub fn variable_ranges(input: &HistoryInput) -> Vec<VariableRange> {
 /// values with the same operands and expression share one location
 /// (LiveDebugValues restates each live location at every block start).
 fn steps(input: &HistoryInput) -> Steps {
-    type Operands<'m> = (&'m [DbgOperand], u32, bool);
-    let mut opened: FxHashMap<Operands, Option<Rc<Open>>> = FxHashMap::default();
+    let mut opened = Opened {
+        by_operands: FxHashMap::default(),
+        previous: vec![None; input.table.variables.len()],
+    };
     let mut steps: Steps = input
         .mir
         .blocks
@@ -258,10 +260,7 @@ fn steps(input: &HistoryInput) -> Steps {
                 .map(|inst| match &inst.kind {
                     InstKind::DbgValue(d) => Step::Debug {
                         variable: d.variable,
-                        opened: opened
-                            .entry((d.operands.as_slice(), d.expr, d.indirect))
-                            .or_insert_with(|| open_of(input, d))
-                            .clone(),
+                        opened: opened.open(input, d),
                         operand_registers: d.operands.iter().fold(
                             RegSet::EMPTY,
                             |set, o| match o {
@@ -286,6 +285,41 @@ fn steps(input: &HistoryInput) -> Steps {
         }
     }
     steps
+}
+
+/// A debug value's operands, expression and indirection: what its location
+/// depends on.
+type Operands<'m> = (&'m [DbgOperand], u32, bool);
+
+/// The locations [`steps`] has opened, shared by the debug values with the
+/// same [`Operands`].
+struct Opened<'m> {
+    by_operands: FxHashMap<Operands<'m>, Option<Rc<Open>>>,
+    /// By variable-key number: its previous debug value's operands and
+    /// location. A restatement is most often the same again, found without
+    /// hashing.
+    previous: Vec<Option<(Operands<'m>, Option<Rc<Open>>)>>,
+}
+
+impl<'m> Opened<'m> {
+    /// The location `d` opens ([`open_of`]), made once per [`Operands`].
+    fn open(&mut self, input: &HistoryInput, d: &'m DbgValue) -> Option<Rc<Open>> {
+        let key = (d.operands.as_slice(), d.expr, d.indirect);
+        if let Some(Some((last, open))) = self.previous.get(d.variable as usize) {
+            if *last == key {
+                return open.clone();
+            }
+        }
+        let open = self
+            .by_operands
+            .entry(key)
+            .or_insert_with(|| open_of(input, d))
+            .clone();
+        if let Some(previous) = self.previous.get_mut(d.variable as usize) {
+            *previous = Some((key, open.clone()));
+        }
+        open
+    }
 }
 
 /// Which argument register's entry value each general-purpose register
