@@ -27,9 +27,12 @@
 //!   its value was copied to on the other: popcount32's `count` at a
 //!   shared return).
 //!
-//! Cost: each instruction looks at the variables live at it, so the pass
-//! grows with instructions × live variables; the dataflow revisits a block
-//! only when a predecessor's exit state changed.
+//! Cost: an instruction looks only at the variables whose value is in a
+//! home it overwrites or copies from (each location keeps a summary of its
+//! homes), but a block start restates every live variable, so the pass
+//! grows with blocks × live variables; the dataflow revisits a block only
+//! when a predecessor's exit state changed, and the final code is made
+//! from what each block's last visit found, without walking it again.
 
 use std::rc::Rc;
 
