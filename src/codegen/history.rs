@@ -169,6 +169,9 @@ pub fn variable_ranges(input: &HistoryInput) -> Vec<VariableRange> {
     // before its latch and keeps what enters the loop until the back edge
     // says otherwise (the greatest fixed point, as LiveDebugValues finds).
     let mut outs: Vec<Option<State>> = vec![None; n];
+    // Each block's entry at its last walk: the outs are final when the
+    // dataflow ends, so that is its final entry.
+    let mut entries: Vec<State> = vec![Vec::new(); n];
     let mut dirty = vec![true; n];
     let mut changed = true;
     let mut rounds = 0;
@@ -181,6 +184,7 @@ pub fn variable_ranges(input: &HistoryInput) -> Vec<VariableRange> {
             }
             dirty[b] = false;
             let entry = block_entry(b, &preds[b], &outs);
+            entries[b].clone_from(&entry);
             let out = walker.walk_block(b, entry, None);
             if outs[b].as_ref() != Some(&out) {
                 outs[b] = Some(out);
@@ -191,14 +195,16 @@ pub fn variable_ranges(input: &HistoryInput) -> Vec<VariableRange> {
             }
         }
     }
+    if changed {
+        // The rounds ran out before a fixed point: the entries from the
+        // outs as they stand.
+        for (b, entry) in entries.iter_mut().enumerate() {
+            *entry = block_entry(b, &preds[b], &outs);
+        }
+    }
     // Final walk: record the ranges. A location open at a block's end that
     // the next block (in layout) starts with continues into it as one range
     // rather than two touching ones to merge below.
-    let mut entries: Vec<State> = preds
-        .iter()
-        .enumerate()
-        .map(|(b, block_preds)| block_entry(b, block_preds, &outs))
-        .collect();
     let mut ranges = Vec::new();
     let mut carried: Vec<(u32, u64)> = Vec::new();
     for b in 0..n {
