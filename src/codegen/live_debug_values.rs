@@ -248,11 +248,15 @@ pub fn run(function: &mut Function) {
         }
     }
 
+    drop(exits);
     // The exits are final, so each block's last visit started from its
     // final entry and saw what a walk now would.
     for (block, visit) in visits.into_iter().enumerate() {
         let old = std::mem::take(&mut function.blocks[block].insts);
-        let mut insts = Vec::with_capacity(old.len() + visit.restated.len() + visit.moved.len());
+        // (One more: block placement may append a jump, which must not
+        // copy the block to grow it.)
+        let mut insts =
+            Vec::with_capacity(old.len() + visit.restated.len() + visit.moved.len() + 1);
         // In variable order. Keep the block's leading label-free position:
         // the restated locations come first, before any instruction.
         insts.extend(
