@@ -52,16 +52,18 @@ mod line;
 mod names;
 mod normalise;
 mod object;
+mod ranges;
 mod round_trip;
 mod unit;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub use normalise::normalise;
 pub use round_trip::{round_trip, round_trip_with};
 
-use crate::read::{DwarfSections, ElfObject, FileBytes};
+use crate::read::{DwarfSections, ElfObject, FileBytes, PARALLEL_FROM};
 
 /// One thing wrong with an object: what and where.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -112,21 +114,20 @@ pub fn verify_file(path: &Path, options: &VerifyOptions, debug_dirs: &[PathBuf])
         }]
     };
     let bytes = match FileBytes::open(path) {
-        Ok(bytes) => bytes,
+        Ok(bytes) => Arc::new(bytes),
         Err(e) => return cannot_read(path, e),
     };
     let debug = match crate::read::find_debug_file(path, &bytes, debug_dirs) {
         Some(debug_path) => match FileBytes::open(&debug_path) {
-            Ok(debug) => Some(debug),
+            Ok(debug) => Some(Arc::new(debug)),
             Err(e) => return cannot_read(&debug_path, e),
         },
         None => None,
     };
-    // The object holds its own copy of every section: the file's mapping
-    // is dropped before the DWARF is checked, which lowers the peak; the
-    // DWARF sections are then borrowed from the object (`DwarfSections`).
-    let object = ElfObject::parse_with_debug(&bytes, debug.as_deref());
-    drop((bytes, debug));
+    // The object's sections are stretches of the mapped files (no copy,
+    // no fresh memory: the pages come from the page cache), and the DWARF
+    // sections are borrowed from the object (`DwarfSections`).
+    let object = ElfObject::parse_files(&bytes, debug.as_ref());
     verify_parsed(object, options, Some(path))
 }
 
@@ -160,8 +161,26 @@ fn verify_parsed(
         problems.add(NO_DWARF.to_string());
     }
     object::check_symbols(&object, &mut problems);
-    object::check_cfi(&object, &sections, &mut problems);
-    unit::check_dwarf(&object, &sections, options, file, &mut problems);
+    // The call frames are checked beside the units in a large file (on
+    // another of rayon's threads), not before them; their problems are
+    // listed first all the same.
+    let cfi = || {
+        let mut found = Problems::default();
+        object::check_cfi(&object, &sections, &mut found);
+        found
+    };
+    let units = || {
+        let mut found = Problems::default();
+        unit::check_dwarf(&object, &sections, options, file, &mut found);
+        found
+    };
+    let (cfi, units) = if sections.data(gimli::SectionId::DebugInfo).len() >= PARALLEL_FROM {
+        rayon::join(cfi, units)
+    } else {
+        (cfi(), units())
+    };
+    problems.list.extend(cfi.list);
+    problems.list.extend(units.list);
     names::check_names(&sections, &mut problems);
     problems.list
 }

@@ -34,7 +34,6 @@
 
 use super::loop_depth::{loop_depths, reverse_post_order};
 use super::mir::{Block, BlockId, DbgOperand, DbgValue, Function, Inst, InstKind};
-use crate::ir::hash::{FxHashMap, FxHashSet};
 
 /// How much more often a loop's body runs than the code around it.
 const LOOP_SCALE: f64 = 8.0;
@@ -251,14 +250,21 @@ fn end_locations_set_by_skipped_blocks(
     }
     let n = f.blocks.len();
     let mut ended: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
-    // Each block's last debug value of each variable, and the variables
-    // each target restates, worked out once per block that needs them:
-    // a skipped block may hold hundreds of debug values (LiveDebugValues'
-    // restatements), and scanning its predecessors and target per value
-    // was quadratic.
-    let mut last_values: Vec<Option<FxHashMap<u32, &DbgValue>>> = vec![None; n];
-    let mut restated: Vec<Option<FxHashSet<u32>>> = vec![None; n];
-    let mut ended_set: FxHashSet<(usize, u32)> = FxHashSet::default();
+    // Worked out once per block that needs them, by variable id (a skipped
+    // block may hold hundreds of debug values, LiveDebugValues'
+    // restatements, and scanning its predecessors and target per value was
+    // quadratic): each predecessor's last debug value of each variable, and
+    // what each target's opening debug values restate or this pass ended.
+    let mut last_values: Vec<Option<Vec<Option<&DbgValue>>>> = vec![None; n];
+    let mut marks: Vec<Option<Vec<u8>>> = vec![None; n];
+    const RESTATED: u8 = 1;
+    const ENDED: u8 = 2;
+    // By variable id, for the skipped block at hand (where `seen` holds its
+    // number plus one): the indices of its first and last debug value of
+    // the variable, and whether a predecessor leaves it elsewhere.
+    let mut seen: Vec<usize> = Vec::new();
+    let mut ends: Vec<(usize, usize)> = Vec::new();
+    let mut left_elsewhere: Vec<Option<bool>> = Vec::new();
     for (b, &t) in forward.iter().enumerate() {
         if t == b {
             continue;
@@ -274,41 +280,55 @@ fn end_locations_set_by_skipped_blocks(
         if values.is_empty() {
             continue;
         }
-        // (first, last) debug value of each variable in the block.
-        let mut ends: FxHashMap<u32, (&DbgValue, &DbgValue)> = FxHashMap::default();
-        for &d in &values {
-            ends.entry(d.variable)
-                .and_modify(|(_, last)| *last = d)
-                .or_insert((d, d));
+        for (i, d) in values.iter().enumerate() {
+            let v = d.variable as usize;
+            if v >= seen.len() {
+                seen.resize(v + 1, 0);
+                ends.resize(v + 1, (0, 0));
+                left_elsewhere.resize(v + 1, None);
+            }
+            if seen[v] != b + 1 {
+                seen[v] = b + 1;
+                ends[v].0 = i;
+                left_elsewhere[v] = None;
+            }
+            ends[v].1 = i;
         }
-        let restated_in_t = restated[t].get_or_insert_with(|| {
-            f.blocks[t]
-                .insts
-                .iter()
-                .take_while(|i| i.is_debug())
-                .filter_map(|i| match &i.kind {
-                    InstKind::DbgValue(d) => Some(d.variable),
-                    _ => None,
-                })
-                .collect()
+        let marks_of_t = marks[t].get_or_insert_with(|| {
+            let mut restated = Vec::new();
+            for inst in f.blocks[t].insts.iter().take_while(|i| i.is_debug()) {
+                if let InstKind::DbgValue(d) = &inst.kind {
+                    let v = d.variable as usize;
+                    if v >= restated.len() {
+                        restated.resize(v + 1, 0);
+                    }
+                    restated[v] = RESTATED;
+                }
+            }
+            restated
         });
-        let mut left_elsewhere: FxHashMap<u32, bool> = FxHashMap::default();
         for d in &values {
-            if ended_set.contains(&(t, d.variable)) || restated_in_t.contains(&d.variable) {
+            let v = d.variable as usize;
+            if marks_of_t.get(v).is_some_and(|&m| m != 0) {
                 continue;
             }
-            let (first, last) = ends[&d.variable];
+            let (first, last) = (values[ends[v].0], values[ends[v].1]);
             let changes = !first.same_location(d)
-                || *left_elsewhere.entry(d.variable).or_insert_with(|| {
+                || *left_elsewhere[v].get_or_insert_with(|| {
                     predecessors[b].iter().any(|&p| {
                         last_values[p]
                             .get_or_insert_with(|| last_debug_values(&f.blocks[p]))
-                            .get(&d.variable)
+                            .get(v)
+                            .copied()
+                            .flatten()
                             .is_none_or(|end| !end.same_location(last))
                     })
                 });
             if changes {
-                ended_set.insert((t, d.variable));
+                if v >= marks_of_t.len() {
+                    marks_of_t.resize(v + 1, 0);
+                }
+                marks_of_t[v] = ENDED;
                 ended[t].push((d.variable, d.expr));
             }
         }
@@ -331,12 +351,16 @@ fn end_locations_set_by_skipped_blocks(
     }
 }
 
-/// A block's last debug value of each variable.
-fn last_debug_values(block: &Block) -> FxHashMap<u32, &DbgValue> {
-    let mut last = FxHashMap::default();
+/// A block's last debug value of each variable, by variable id.
+fn last_debug_values(block: &Block) -> Vec<Option<&DbgValue>> {
+    let mut last = Vec::new();
     for inst in &block.insts {
         if let InstKind::DbgValue(d) = &inst.kind {
-            last.insert(d.variable, d);
+            let v = d.variable as usize;
+            if v >= last.len() {
+                last.resize(v + 1, None);
+            }
+            last[v] = Some(d);
         }
     }
     last
@@ -369,20 +393,20 @@ struct Exit {
 
 impl Exit {
     fn of(f: &Function, b: usize) -> Exit {
-        let code: Vec<&Inst> = f.blocks[b].insts.iter().filter(|i| !i.is_debug()).collect();
+        let mut code = f.blocks[b].insts.iter().rev().filter(|i| !i.is_debug());
         let mut exit = Exit {
             conditional: Vec::new(),
             default: (b + 1 < f.blocks.len()).then_some(b + 1),
             falls: true,
             traps: matches!(
-                code.last(),
+                code.clone().next(),
                 Some(Inst {
                     kind: InstKind::Ud2,
                     ..
                 })
             ),
         };
-        for inst in code.iter().rev().take_while(|i| i.is_terminator()) {
+        for inst in code.by_ref().take_while(|i| i.is_terminator()) {
             match inst.kind {
                 InstKind::Jcc { target, .. } => exit.conditional.insert(0, target.0 as usize),
                 InstKind::Jmp { target } => {

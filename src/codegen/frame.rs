@@ -340,11 +340,17 @@ fn insert_prologue_and_epilogues(
     let last = last_code_position(f);
     let moves_stack_pointer = f.moves_stack_pointer;
     let mut epilogue_starts = Vec::new();
+    let returns =
+        |inst: &Inst| matches!(inst.kind, InstKind::Ret { .. } | InstKind::TailJump { .. });
     for b in 0..f.blocks.len() {
+        // Most blocks hold no return: they stay as they are (not copied).
+        if !f.blocks[b].insts.iter().any(returns) {
+            continue;
+        }
         let old = std::mem::take(&mut f.blocks[b].insts);
-        let mut out = Vec::with_capacity(old.len());
+        let mut out = Vec::with_capacity(old.len() + saved.len() + 2);
         for (i, inst) in old.into_iter().enumerate() {
-            if !matches!(inst.kind, InstKind::Ret { .. } | InstKind::TailJump { .. }) {
+            if !returns(&inst) {
                 out.push(inst);
                 continue;
             }

@@ -169,6 +169,9 @@ pub fn variable_ranges(input: &HistoryInput) -> Vec<VariableRange> {
     // before its latch and keeps what enters the loop until the back edge
     // says otherwise (the greatest fixed point, as LiveDebugValues finds).
     let mut outs: Vec<Option<State>> = vec![None; n];
+    // Each block's entry at its last walk: the outs are final when the
+    // dataflow ends, so that is its final entry.
+    let mut entries: Vec<State> = vec![Vec::new(); n];
     let mut dirty = vec![true; n];
     let mut changed = true;
     let mut rounds = 0;
@@ -181,6 +184,7 @@ pub fn variable_ranges(input: &HistoryInput) -> Vec<VariableRange> {
             }
             dirty[b] = false;
             let entry = block_entry(b, &preds[b], &outs);
+            entries[b].clone_from(&entry);
             let out = walker.walk_block(b, entry, None);
             if outs[b].as_ref() != Some(&out) {
                 outs[b] = Some(out);
@@ -191,14 +195,16 @@ pub fn variable_ranges(input: &HistoryInput) -> Vec<VariableRange> {
             }
         }
     }
+    if changed {
+        // The rounds ran out before a fixed point: the entries from the
+        // outs as they stand.
+        for (b, entry) in entries.iter_mut().enumerate() {
+            *entry = block_entry(b, &preds[b], &outs);
+        }
+    }
     // Final walk: record the ranges. A location open at a block's end that
     // the next block (in layout) starts with continues into it as one range
     // rather than two touching ones to merge below.
-    let mut entries: Vec<State> = preds
-        .iter()
-        .enumerate()
-        .map(|(b, block_preds)| block_entry(b, block_preds, &outs))
-        .collect();
     let mut ranges = Vec::new();
     let mut carried: Vec<(u32, u64)> = Vec::new();
     for b in 0..n {
@@ -245,8 +251,10 @@ pub fn variable_ranges(input: &HistoryInput) -> Vec<VariableRange> {
 /// values with the same operands and expression share one location
 /// (LiveDebugValues restates each live location at every block start).
 fn steps(input: &HistoryInput) -> Steps {
-    type Operands<'m> = (&'m [DbgOperand], u32, bool);
-    let mut opened: FxHashMap<Operands, Option<Rc<Open>>> = FxHashMap::default();
+    let mut opened = Opened {
+        by_operands: FxHashMap::default(),
+        previous: vec![None; input.table.variables.len()],
+    };
     let mut steps: Steps = input
         .mir
         .blocks
@@ -258,10 +266,7 @@ fn steps(input: &HistoryInput) -> Steps {
                 .map(|inst| match &inst.kind {
                     InstKind::DbgValue(d) => Step::Debug {
                         variable: d.variable,
-                        opened: opened
-                            .entry((d.operands.as_slice(), d.expr, d.indirect))
-                            .or_insert_with(|| open_of(input, d))
-                            .clone(),
+                        opened: opened.open(input, d),
                         operand_registers: d.operands.iter().fold(
                             RegSet::EMPTY,
                             |set, o| match o {
@@ -286,6 +291,41 @@ fn steps(input: &HistoryInput) -> Steps {
         }
     }
     steps
+}
+
+/// A debug value's operands, expression and indirection: what its location
+/// depends on.
+type Operands<'m> = (&'m [DbgOperand], u32, bool);
+
+/// The locations [`steps`] has opened, shared by the debug values with the
+/// same [`Operands`].
+struct Opened<'m> {
+    by_operands: FxHashMap<Operands<'m>, Option<Rc<Open>>>,
+    /// By variable-key number: its previous debug value's operands and
+    /// location. A restatement is most often the same again, found without
+    /// hashing.
+    previous: Vec<Option<(Operands<'m>, Option<Rc<Open>>)>>,
+}
+
+impl<'m> Opened<'m> {
+    /// The location `d` opens ([`open_of`]), made once per [`Operands`].
+    fn open(&mut self, input: &HistoryInput, d: &'m DbgValue) -> Option<Rc<Open>> {
+        let key = (d.operands.as_slice(), d.expr, d.indirect);
+        if let Some(Some((last, open))) = self.previous.get(d.variable as usize) {
+            if *last == key {
+                return open.clone();
+            }
+        }
+        let open = self
+            .by_operands
+            .entry(key)
+            .or_insert_with(|| open_of(input, d))
+            .clone();
+        if let Some(previous) = self.previous.get_mut(d.variable as usize) {
+            *previous = Some((key, open.clone()));
+        }
+        open
+    }
 }
 
 /// Which argument register's entry value each general-purpose register

@@ -27,9 +27,12 @@
 //!   its value was copied to on the other: popcount32's `count` at a
 //!   shared return).
 //!
-//! Cost: each instruction looks at the variables live at it, so the pass
-//! grows with instructions × live variables; the dataflow revisits a block
-//! only when a predecessor's exit state changed.
+//! Cost: an instruction looks only at the variables whose value is in a
+//! home it overwrites or copies from (each location keeps a summary of its
+//! homes), but a block start restates every live variable, so the pass
+//! grows with blocks × live variables; the dataflow revisits a block only
+//! when a predecessor's exit state changed, and the final code is made
+//! from what each block's last visit found, without walking it again.
 
 use std::rc::Rc;
 
@@ -57,11 +60,49 @@ impl Home {
 
 /// A variable's location at a point, with the other homes of its value.
 /// The value is shared: states are copied from block to block.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 struct Live {
     value: Rc<DbgValue>,
     loc: u32,
     copies: Vec<Home>,
+    /// The homes `value` and `copies` are in ([`Live::rehome`]): an
+    /// instruction that overwrites none of them leaves the live alone.
+    homes: Homes,
+}
+
+impl PartialEq for Live {
+    fn eq(&self, other: &Self) -> bool {
+        self.value == other.value && self.loc == other.loc && self.copies == other.copies
+    }
+}
+
+impl Live {
+    fn new(value: Rc<DbgValue>, loc: u32) -> Live {
+        let mut live = Live {
+            value,
+            loc,
+            copies: Vec::new(),
+            homes: Homes::default(),
+        };
+        live.rehome();
+        live
+    }
+
+    /// Makes `homes` those of `value` and `copies` again, after either
+    /// changed.
+    fn rehome(&mut self) {
+        let mut homes = Homes::default();
+        for &operand in &self.value.operands {
+            if let Some(home) = home_of(operand) {
+                homes.add(home);
+            }
+            homes.constants |= matches!(operand, DbgOperand::Imm(_));
+        }
+        for &copy in &self.copies {
+            homes.add(copy);
+        }
+        self.homes = homes;
+    }
 }
 
 /// Live variable locations, sorted by variable id (the order locations are
@@ -99,15 +140,9 @@ impl Homes {
     }
 
     fn add_live(&mut self, live: &Live) {
-        for &operand in &live.value.operands {
-            if let Some(home) = home_of(operand) {
-                self.add(home);
-            }
-            self.constants |= matches!(operand, DbgOperand::Imm(_));
-        }
-        for &copy in &live.copies {
-            self.add(copy);
-        }
+        self.registers = self.registers.union(live.homes.registers);
+        self.spill_slots |= live.homes.spill_slots;
+        self.constants |= live.homes.constants;
     }
 
     /// Whether `home` may be one of these.
@@ -165,6 +200,8 @@ pub fn run(function: &mut Function) {
         .collect();
 
     let mut exits: Vec<Option<Locations>> = vec![None; blocks];
+    // What each block's last visit found: the final code needs nothing else.
+    let mut visits: Vec<Visit> = (0..blocks).map(|_| Visit::default()).collect();
     // A block is visited again only when a predecessor's exit changed.
     let mut dirty = vec![true; blocks];
     let mut changed = true;
@@ -176,8 +213,30 @@ pub fn run(function: &mut Function) {
             }
             dirty[block] = false;
             let mut state = meet(block, &predecessors[block], &exits);
-            for (inst, value) in function.blocks[block].insts.iter().zip(&values[block]) {
-                transfer(inst, value.as_ref(), &facts, &mut state, &mut |_, _| {});
+            let visit = &mut visits[block];
+            visit.restated.clear();
+            visit.moved.clear();
+            if block != 0 {
+                visit.restated.extend(
+                    state
+                        .lives
+                        .iter()
+                        .map(|(_, live)| (Rc::clone(&live.value), live.loc)),
+                );
+            }
+            for (i, (inst, value)) in function.blocks[block]
+                .insts
+                .iter()
+                .zip(&values[block])
+                .enumerate()
+            {
+                transfer(
+                    inst,
+                    value.as_ref(),
+                    &facts,
+                    &mut state,
+                    &mut |value, loc| visit.moved.push((i, value, loc)),
+                );
             }
             if exits[block].as_ref() != Some(&state) {
                 exits[block] = Some(state);
@@ -189,40 +248,41 @@ pub fn run(function: &mut Function) {
         }
     }
 
-    // The exits are final, so each block's entry is what the last visit saw.
-    for &block in &order {
-        let mut state = meet(block, &predecessors[block], &exits);
+    drop(exits);
+    // The exits are final, so each block's last visit started from its
+    // final entry and saw what a walk now would.
+    for (block, visit) in visits.into_iter().enumerate() {
         let old = std::mem::take(&mut function.blocks[block].insts);
-        let mut insts = Vec::with_capacity(old.len() + state.lives.len());
-        if block != 0 {
-            // In variable order. Keep the block's leading label-free
-            // position: the restated locations come first, before any
-            // instruction.
-            for (_, live) in &state.lives {
-                insts.push(Inst::new(
-                    InstKind::DbgValue(DbgValue::clone(&live.value)),
-                    live.loc,
-                ));
-            }
-        }
-        for (inst, value) in old.into_iter().zip(&values[block]) {
-            let mut moved = Vec::new();
-            transfer(
-                &inst,
-                value.as_ref(),
-                &facts,
-                &mut state,
-                &mut |value, loc| moved.push((value, loc)),
-            );
+        // (One more: block placement may append a jump, which must not
+        // copy the block to grow it.)
+        let mut insts =
+            Vec::with_capacity(old.len() + visit.restated.len() + visit.moved.len() + 1);
+        // In variable order. Keep the block's leading label-free position:
+        // the restated locations come first, before any instruction.
+        insts.extend(
+            visit
+                .restated
+                .into_iter()
+                .map(|(value, loc)| Inst::new(InstKind::DbgValue(DbgValue::clone(&value)), loc)),
+        );
+        let mut moved = visit.moved.into_iter().peekable();
+        for (i, inst) in old.into_iter().enumerate() {
             insts.push(inst);
-            insts.extend(
-                moved
-                    .into_iter()
-                    .map(|(value, loc)| Inst::new(InstKind::DbgValue(value), loc)),
-            );
+            while let Some((_, value, loc)) = moved.next_if(|(at, ..)| *at == i) {
+                insts.push(Inst::new(InstKind::DbgValue(value), loc));
+            }
         }
         function.blocks[block].insts = insts;
     }
+}
+
+/// What the last visit of a block found: the locations it inherits (to be
+/// restated at its start; none for the entry block) and, after which
+/// instruction, each location that followed its value to another home.
+#[derive(Default)]
+struct Visit {
+    restated: Vec<(Rc<DbgValue>, u32)>,
+    moved: Vec<(usize, DbgValue, u32)>,
 }
 
 /// The locations all visited predecessors agree on (the entry block starts empty).
@@ -246,7 +306,10 @@ fn meet(block: usize, predecessors: &[usize], exits: &[Option<Locations>]) -> Lo
             match rest.first() {
                 Some((v, theirs)) if v == variable => {
                     if theirs.value.same_location(&live.value) {
-                        live.copies.retain(|c| theirs.copies.contains(c));
+                        if !live.copies.is_empty() {
+                            live.copies.retain(|c| theirs.copies.contains(c));
+                            live.rehome();
+                        }
                         return true;
                     }
                     meet_at_common_home(live, theirs)
@@ -305,6 +368,7 @@ fn meet_at_common_home(live: &mut Live, theirs: &Live) -> bool {
     value.operands[0] = home.operand();
     value.moved = true;
     live.copies = rest.to_vec();
+    live.rehome();
     true
 }
 
@@ -344,11 +408,7 @@ fn transfer(
                 lives.remove(at);
             }
         } else {
-            let live = Live {
-                value: Rc::clone(value),
-                loc: inst.loc,
-                copies: Vec::new(),
-            };
+            let live = Live::new(Rc::clone(value), inst.loc);
             state.homes.add_live(&live);
             match at {
                 Ok(at) => lives[at].1 = live,
@@ -361,13 +421,13 @@ fn transfer(
     // The value homes this instruction creates (before its defs kill
     // anything), each with the bits of the value it keeps (an extending
     // move keeps its source width).
-    let mut new_copies: Vec<(DbgOperand, Home)> = Vec::new();
+    let mut new_copy: Option<(DbgOperand, Home)> = None;
     let mut kept_bits = 64;
     match &inst.kind {
         InstKind::Copy {
             dst: Reg::Phys(dst),
             src: Reg::Phys(src),
-        } => new_copies.push((DbgOperand::Reg(Reg::Phys(*src)), Home::Register(*dst))),
+        } => new_copy = Some((DbgOperand::Reg(Reg::Phys(*src)), Home::Register(*dst))),
         InstKind::Extend {
             dst: Reg::Phys(dst),
             src: Rm::Reg(Reg::Phys(src)),
@@ -375,7 +435,7 @@ fn transfer(
             signed: false,
             ..
         } => {
-            new_copies.push((DbgOperand::Reg(Reg::Phys(*src)), Home::Register(*dst)));
+            new_copy = Some((DbgOperand::Reg(Reg::Phys(*src)), Home::Register(*dst)));
             kept_bits = from.bits();
         }
         // A register loaded with a variable's constant holds its value (a
@@ -392,7 +452,7 @@ fn transfer(
                 Width::W32 => (i64::from(*imm as u32), 64),
                 Width::W64 => (*imm, 64),
             };
-            new_copies.push((DbgOperand::Imm(held), Home::Register(*dst)));
+            new_copy = Some((DbgOperand::Imm(held), Home::Register(*dst)));
             kept_bits = bits;
         }
         InstKind::Store {
@@ -401,7 +461,7 @@ fn transfer(
             width,
         } if addr.index.is_none() && addr.disp == 0 => {
             if let AddressBase::Slot(slot) = addr.base {
-                new_copies.push((DbgOperand::Reg(Reg::Phys(*src)), Home::Spill(slot, *width)));
+                new_copy = Some((DbgOperand::Reg(Reg::Phys(*src)), Home::Spill(slot, *width)));
             }
         }
         InstKind::Load {
@@ -410,7 +470,7 @@ fn transfer(
             width,
         } if addr.index.is_none() && addr.disp == 0 => {
             if let AddressBase::Slot(slot) = addr.base {
-                new_copies.push((DbgOperand::SpillSlot(slot, *width), Home::Register(*dst)));
+                new_copy = Some((DbgOperand::SpillSlot(slot, *width), Home::Register(*dst)));
             }
         }
         // Spills and reloads of xmm registers: all 64 bits, as a
@@ -421,7 +481,7 @@ fn transfer(
             size: FpSize::F64,
         } if addr.index.is_none() && addr.disp == 0 => {
             if let AddressBase::Slot(slot) = addr.base {
-                new_copies.push((
+                new_copy = Some((
                     DbgOperand::Reg(Reg::Phys(*src)),
                     Home::Spill(slot, Width::W64),
                 ));
@@ -434,7 +494,7 @@ fn transfer(
             bytes: 16,
         } if addr.index.is_none() && addr.disp == 0 => {
             if let AddressBase::Slot(slot) = addr.base {
-                new_copies.push((
+                new_copy = Some((
                     DbgOperand::Reg(Reg::Phys(*src)),
                     Home::Spill(slot, Width::W64),
                 ));
@@ -446,7 +506,7 @@ fn transfer(
             bytes: 16,
         } if addr.index.is_none() && addr.disp == 0 => {
             if let AddressBase::Slot(slot) = addr.base {
-                new_copies.push((
+                new_copy = Some((
                     DbgOperand::SpillSlot(slot, Width::W64),
                     Home::Register(*dst),
                 ));
@@ -458,7 +518,7 @@ fn transfer(
             size: FpSize::F64,
         } if addr.index.is_none() && addr.disp == 0 => {
             if let AddressBase::Slot(slot) = addr.base {
-                new_copies.push((
+                new_copy = Some((
                     DbgOperand::SpillSlot(slot, Width::W64),
                     Home::Register(*dst),
                 ));
@@ -468,7 +528,7 @@ fn transfer(
     }
     // Only a spill slot is a home: an alloca's memory is also written
     // through pointers and by callees, which no slot store here shows.
-    new_copies.retain(|(_, to)| match to {
+    let new_copy = new_copy.filter(|(_, to)| match to {
         Home::Spill(slot, _) => facts.spill_slots.get(slot.0 as usize) == Some(&true),
         Home::Register(_) => true,
     });
@@ -501,12 +561,19 @@ fn transfer(
         // In variable order.
         let mut homes = Homes::default();
         state.lives.retain_mut(|(_, live)| {
+            let touched = killed_registers.0 & live.homes.registers.0 != 0
+                || (killed_slot.is_some() && live.homes.spill_slots);
+            if !touched {
+                homes.add_live(live);
+                return true;
+            }
             live.copies.retain(|c| !killed(c));
             let overwritten = live
                 .value
                 .operands
                 .iter()
                 .any(|o| home_of(*o).is_some_and(|home| killed(&home)));
+            live.rehome();
             if !overwritten {
                 homes.add_live(live);
                 return true;
@@ -518,6 +585,7 @@ fn transfer(
                     value.operands[0] = copy.operand();
                     value.moved = true;
                     live.copies.remove(0);
+                    live.rehome();
                     moved(DbgValue::clone(&live.value), live.loc);
                     homes.add_live(live);
                     true
@@ -527,16 +595,19 @@ fn transfer(
         });
         state.homes = homes;
     }
-    for (from, to) in new_copies {
+    if let Some((from, to)) = new_copy {
         let from_home = home_of(from);
-        let may_hold = match from_home {
-            Some(home) => state.homes.may_hold(home),
-            None => state.homes.constants,
+        let may_hold = |homes: &Homes| match from_home {
+            Some(home) => homes.may_hold(home),
+            None => homes.constants,
         };
-        if !may_hold {
-            continue;
+        if !may_hold(&state.homes) {
+            return;
         }
         for (_, live) in state.lives.iter_mut() {
+            if !may_hold(&live.homes) {
+                continue;
+            }
             let bits = facts.value_bits(live.value.expr);
             let holds_value = live.value.operands.len() == 1
                 && bits <= kept_bits
@@ -554,6 +625,7 @@ fn transfer(
                 && !live.copies.contains(&to)
             {
                 live.copies.push(to);
+                live.homes.add(to);
                 state.homes.add(to);
             }
         }

@@ -362,11 +362,17 @@ impl Walk {
     /// variables without a concrete DIE with a location count at 0%
     /// (once every unit is merged).
     pub fn zero_coverage_across_units(&mut self) {
+        let cross_unit = std::mem::take(&mut self.cross_unit);
+        // Only the abstract subprograms such instances name are looked up
+        // (most files have none: rustc's debug binaries).
+        let wanted: Set<u64> = cross_unit.iter().map(|&(origin, _)| origin).collect();
         let mut abstracts: Map<u64, Vec<(u64, gimli::DwTag)>> = Map::default();
         for (offset, vars) in std::mem::take(&mut self.abstracts) {
-            abstracts.entry(offset).or_default().extend(vars);
+            if wanted.contains(&offset) {
+                abstracts.entry(offset).or_default().extend(vars);
+            }
         }
-        for (origin, located) in std::mem::take(&mut self.cross_unit) {
+        for (origin, located) in cross_unit {
             for &(var, tag) in abstracts.get(&origin).map_or(&[][..], Vec::as_slice) {
                 if !located.contains(&var) {
                     self.count_zero_coverage(Some(tag));
@@ -589,7 +595,13 @@ impl Walker<'_, '_, '_> {
         let mut params = 0u64;
         let mut child_prefix = String::new();
         for child in view.children(die) {
-            let child_prefix = match view.tag(child) {
+            let tag = view.tag(child);
+            let bare = is_bare(tag)
+                || (tag == gimli::DW_TAG_member && !view.has(child, gimli::DW_AT_const_value));
+            if bare && view.children(child).next().is_none() {
+                continue;
+            }
+            let child_prefix = match tag {
                 gimli::DW_TAG_lexical_block => {
                     child_prefix.clear();
                     child_prefix.push_str(prefix);
@@ -963,6 +975,29 @@ impl Walker<'_, '_, '_> {
         let upper = a.1.min(b.1);
         upper.saturating_sub(lower)
     }
+}
+
+/// Whether the walk of a DIE of tag `tag` without children counts
+/// nothing: it is no scope, no variable, parameter, member or call site
+/// (what [`Walker::recurse`] and [`Walker::variable`] look at), so its
+/// walk is skipped, as is a member's without `DW_AT_const_value`. Most
+/// of a large file's DIEs are such (types' members, enumerators, template
+/// parameters).
+fn is_bare(tag: gimli::DwTag) -> bool {
+    !matches!(
+        tag,
+        gimli::DW_TAG_subprogram
+            | gimli::DW_TAG_inlined_subroutine
+            | gimli::DW_TAG_lexical_block
+            | gimli::DW_TAG_variable
+            | gimli::DW_TAG_formal_parameter
+            | gimli::DW_TAG_member
+            | gimli::DW_TAG_call_site
+            | gimli::DW_TAG_GNU_call_site
+            | gimli::DW_TAG_call_site_parameter
+            | gimli::DW_TAG_GNU_call_site_parameter
+            | gimli::DW_TAG_compile_unit
+    )
 }
 
 /// The base name of file `index` of unit `unit`'s line table, as an id

@@ -22,6 +22,18 @@ const NT_GNU_BUILD_ID: u32 = 3;
 /// The debug file of the linked file at `path` (`bytes`), if it has none of
 /// its own DWARF and one it names is found.
 pub fn find_debug_file(path: &Path, bytes: &[u8], debug_dirs: &[PathBuf]) -> Option<PathBuf> {
+    // A file with DWARF of its own needs none: told from its section
+    // headers alone (the object crate reads them lazily), without goblin's
+    // parse of every symbol of a large file.
+    if let Ok(file) = object::File::parse(bytes) {
+        use object::{Object as _, ObjectSection as _};
+        if file
+            .sections()
+            .any(|s| matches!(s.name(), Ok(".debug_info" | ".zdebug_info")))
+        {
+            return None;
+        }
+    }
     let elf = Elf::parse(bytes).ok()?;
     let names: Vec<&str> = (elf.section_headers.iter())
         .filter_map(|s| elf.shdr_strtab.get_at(s.sh_name))

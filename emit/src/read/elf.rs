@@ -29,7 +29,8 @@ use rayon::prelude::*;
 
 use super::compressed::inflate;
 use super::dwarf::PARALLEL_FROM;
-use super::ReadError;
+use super::{FileBytes, ReadError, SectionBytes};
+use std::sync::Arc;
 
 /// Where the first allocated section is placed. Not 0, so that an address
 /// a missing relocation left as zero lands outside every section.
@@ -66,7 +67,7 @@ pub(crate) struct Section {
     /// sh_info (for SHT_GROUP, the signature symbol's index).
     pub info: u32,
     /// File contents, inflated when compressed (empty for SHT_NOBITS).
-    pub data: Vec<u8>,
+    pub data: SectionBytes,
 }
 
 impl Section {
@@ -178,6 +179,13 @@ impl ElfObject {
     /// Parses `bytes` as an ELF64 x86-64 relocatable object, executable,
     /// PIE or shared library.
     pub fn parse(bytes: &[u8]) -> Result<ElfObject, ReadError> {
+        ElfObject::parse_from(bytes, None)
+    }
+
+    /// [`ElfObject::parse`] of a file's bytes (`bytes` are `file`'s), whose
+    /// sections keep the file instead of copies of their bytes unless they
+    /// are compressed.
+    fn parse_from(bytes: &[u8], file: Option<&Arc<FileBytes>>) -> Result<ElfObject, ReadError> {
         let header =
             Elf::parse_header(bytes).map_err(|e| ReadError::new("ELF header", e.to_string()))?;
         let table_end = header
@@ -219,7 +227,7 @@ impl ElfObject {
                 ))
             }
         };
-        let sections = read_sections(bytes, &elf, linked)?;
+        let sections = read_sections(bytes, file, &elf, linked)?;
         let symbols = read_symbols(&elf, &sections, linked)?;
         let relocations = if linked {
             vec![Vec::new(); sections.len()]
@@ -248,11 +256,31 @@ impl ElfObject {
     /// debug file's; a file without `.symtab` takes the debug file's, each
     /// symbol's section matched by name.
     pub fn parse_with_debug(bytes: &[u8], debug: Option<&[u8]>) -> Result<ElfObject, ReadError> {
-        let mut object = ElfObject::parse(bytes)?;
-        let Some(debug) = debug else {
+        ElfObject::parse_pair((bytes, None), debug.map(|debug| (debug, None)))
+    }
+
+    /// [`ElfObject::parse_with_debug`] of files as [`FileBytes`]: the
+    /// sections keep the files (mapped) rather than copies of their bytes,
+    /// unless they are compressed.
+    pub fn parse_files(
+        file: &Arc<FileBytes>,
+        debug: Option<&Arc<FileBytes>>,
+    ) -> Result<ElfObject, ReadError> {
+        let debug = debug.map(|debug| (&debug[..], Some(debug)));
+        ElfObject::parse_pair((&file[..], Some(file)), debug)
+    }
+
+    /// [`ElfObject::parse_with_debug`] of the bytes of a file and of its
+    /// debug file, each with the file they are when it is known.
+    fn parse_pair(
+        (bytes, file): (&[u8], Option<&Arc<FileBytes>>),
+        debug: Option<(&[u8], Option<&Arc<FileBytes>>)>,
+    ) -> Result<ElfObject, ReadError> {
+        let mut object = ElfObject::parse_from(bytes, file)?;
+        let Some((debug, debug_file)) = debug else {
             return Ok(object);
         };
-        let debug = ElfObject::parse(debug).map_err(|e| ReadError {
+        let debug = ElfObject::parse_from(debug, debug_file).map_err(|e| ReadError {
             section: format!("debug file: {}", e.section),
             ..e
         })?;
@@ -311,7 +339,7 @@ impl ElfObject {
         if self.relocations[index].is_empty() {
             return Cow::Borrowed(&section.data);
         }
-        let mut data = section.data.clone();
+        let mut data = section.data.to_vec();
         for relocation in &self.relocations[index] {
             let symbol = &self.symbols[relocation.symbol];
             let s = self.symbol_address(symbol);
@@ -354,14 +382,17 @@ pub(crate) fn discarded(code_start: u64, address: u64) -> bool {
 /// size then those of the inflated section).
 struct Contents {
     name: String,
-    data: Vec<u8>,
+    data: SectionBytes,
     size: u64,
     align: u64,
 }
 
-/// The contents of section `index`, or why they cannot be read.
+/// The contents of section `index`, or why they cannot be read: a stretch
+/// of `file` (which `bytes` are) when it is given and the section is not
+/// compressed, else a copy.
 fn section_contents(
     bytes: &[u8],
+    file: Option<&Arc<FileBytes>>,
     elf: &Elf,
     index: usize,
     header: &section_header::SectionHeader,
@@ -376,36 +407,49 @@ fn section_contents(
             )
         })?
         .to_string();
-    let mut data = if header.sh_type == section_header::SHT_NOBITS {
-        Vec::new()
-    } else {
-        let start = header.sh_offset as usize;
-        let end = start.checked_add(header.sh_size as usize);
-        match end.and_then(|end| bytes.get(start..end)) {
-            Some(data) => data.to_vec(),
-            None => {
-                return Err(ReadError::new(
-                    &name,
-                    format!(
-                        "contents at file offset {:#x}, size {:#x}, run past the end of the file ({:#x} bytes)",
-                        header.sh_offset,
-                        header.sh_size,
-                        bytes.len()
-                    ),
-                ))
-            }
-        }
+    if header.sh_type == section_header::SHT_NOBITS {
+        return Ok(Contents {
+            name,
+            data: SectionBytes::default(),
+            size: header.sh_size,
+            align: header.sh_addralign,
+        });
+    }
+    let start = header.sh_offset as usize;
+    let range = start
+        .checked_add(header.sh_size as usize)
+        .map(|end| start..end)
+        .filter(|range| range.end <= bytes.len());
+    let Some(range) = range else {
+        return Err(ReadError::new(
+            &name,
+            format!(
+                "contents at file offset {:#x}, size {:#x}, run past the end of the file ({:#x} bytes)",
+                header.sh_offset,
+                header.sh_size,
+                bytes.len()
+            ),
+        ));
     };
     let mut size = header.sh_size;
     let mut align = header.sh_addralign;
-    if header.sh_type != section_header::SHT_NOBITS {
-        if let Some(inflated) = inflate(&name, header.sh_flags, &data, MAX_SECTION_SIZE)? {
+    let data = match inflate(
+        &name,
+        header.sh_flags,
+        &bytes[range.clone()],
+        MAX_SECTION_SIZE,
+    )? {
+        Some(inflated) => {
             name = inflated.name;
-            data = inflated.data;
-            size = data.len() as u64;
+            size = inflated.data.len() as u64;
             align = inflated.align.unwrap_or(align);
+            SectionBytes::Owned(inflated.data)
         }
-    }
+        None => match file {
+            Some(file) => SectionBytes::Shared(Arc::clone(file), range),
+            None => SectionBytes::Owned(bytes[range].to_vec()),
+        },
+    };
     Ok(Contents {
         name,
         data,
@@ -414,10 +458,16 @@ fn section_contents(
     })
 }
 
-fn read_sections(bytes: &[u8], elf: &Elf, linked: bool) -> Result<Vec<Section>, ReadError> {
+fn read_sections(
+    bytes: &[u8],
+    file: Option<&Arc<FileBytes>>,
+    elf: &Elf,
+    linked: bool,
+) -> Result<Vec<Section>, ReadError> {
     // The contents are copied (and inflated) in parallel in a large file:
-    // a 100 MB executable's copy is most of the time it takes to read.
-    let read = |(index, header)| section_contents(bytes, elf, index, header);
+    // a 100 MB executable's copy is most of the time it takes to read
+    // (none is made of a mapped file's, see `ElfObject::parse_files`).
+    let read = |(index, header)| section_contents(bytes, file, elf, index, header);
     let contents: Vec<Result<Contents, ReadError>> = if bytes.len() >= PARALLEL_FROM {
         elf.section_headers
             .par_iter()

@@ -11,8 +11,9 @@
 //! writing.
 
 use std::fs::File;
-use std::ops::Deref;
+use std::ops::{Deref, Range};
 use std::path::Path;
+use std::sync::Arc;
 
 /// The contents of a file: mapped, or read when it cannot be mapped.
 pub enum FileBytes {
@@ -48,6 +49,40 @@ impl Deref for FileBytes {
             FileBytes::Mapped(map) => map,
             FileBytes::Read(bytes) => bytes,
         }
+    }
+}
+
+/// A section's bytes: its own (inflated, or copied from bytes that are not
+/// a mapped file), or a stretch of a mapped file that it keeps mapped, so
+/// a large file's sections cost no copy and no fresh memory.
+#[derive(Clone)]
+pub(crate) enum SectionBytes {
+    /// The section's own bytes.
+    Owned(Vec<u8>),
+    /// Bytes `range` of a file.
+    Shared(Arc<FileBytes>, Range<usize>),
+}
+
+impl Default for SectionBytes {
+    fn default() -> SectionBytes {
+        SectionBytes::Owned(Vec::new())
+    }
+}
+
+impl Deref for SectionBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            SectionBytes::Owned(bytes) => bytes,
+            SectionBytes::Shared(file, range) => &file[range.clone()],
+        }
+    }
+}
+
+impl std::fmt::Debug for SectionBytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} bytes", self.len())
     }
 }
 

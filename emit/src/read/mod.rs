@@ -47,6 +47,7 @@ pub(crate) use dwarf::DwarfSections;
 pub use dwarf::{is_type_tag, DieTree, Slice, TreePool, PARALLEL_FROM};
 pub(crate) use elf::{relocation_width, ElfObject, Section};
 pub use file::FileBytes;
+pub(crate) use file::SectionBytes;
 pub use line::{
     read_line_listing, read_line_listing_with_debug, CodeSpan, LineListing, RawLineRow,
 };

@@ -17,6 +17,7 @@
 
 use gimli::{AttributeValue, SectionId, UnitSectionOffset};
 
+use super::ranges::DieRanges;
 use super::Problems;
 use crate::read::{is_type_tag, DieTree, DwarfSections, ElfObject, Slice};
 
@@ -35,6 +36,8 @@ pub(super) struct FormsContext<'c, 'a> {
     pub unit: &'c gimli::Unit<Slice<'a>>,
     /// Its DIEs.
     pub tree: &'c DieTree<'a>,
+    /// Their ranges.
+    pub ranges: &'c DieRanges,
 }
 
 /// Runs the checks; `die_name` names a DIE in a message.
@@ -50,6 +53,7 @@ pub(super) fn check_forms(
         run_on,
         unit,
         tree,
+        ranges: die_ranges,
     } = context;
     let UnitSectionOffset(unit_offset) = unit.header.offset();
     if tree.is_empty() {
@@ -70,15 +74,15 @@ pub(super) fn check_forms(
         }
     });
     // Subprograms lie inside the unit's ranges.
-    let unit_ranges = ranges_of(dwarf, unit, &tree.address_entry(0)).unwrap_or_default();
+    let unit_ranges = die_ranges.of(0).unwrap_or_default();
     if !unit_ranges.is_empty() {
         for &child in tree.children(0) {
             if tree.tag(child) != gimli::DW_TAG_subprogram {
                 continue;
             }
-            let ranges = ranges_of(dwarf, unit, &tree.address_entry(child)).unwrap_or_default();
-            let live = |&(begin, end): &(u64, u64)| begin < end && !object.discarded(begin);
-            for (begin, end) in ranges.into_iter().filter(live) {
+            let ranges = die_ranges.of(child).unwrap_or_default();
+            let live = |&&(begin, end): &&(u64, u64)| begin < end && !object.discarded(begin);
+            for &(begin, end) in ranges.iter().filter(live) {
                 if !unit_ranges.iter().any(|&(b, e)| b <= begin && end <= e) {
                     problems.add(format!(
                         "{}: range [{begin:#x}, {end:#x}) is not inside the unit's ranges",
@@ -150,22 +154,22 @@ pub(super) fn check_forms(
             }
         }
         if has_ranges {
-            let entry = tree.address_entry(index);
-            match ranges_of(dwarf, unit, &entry) {
+            match die_ranges.of(index) {
                 Err(e) => problems.add(format!(
                     "{}: malformed address ranges: {e}",
                     die_name(index)
                 )),
                 Ok(ranges) => {
+                    let entry = tree.address_entry(index);
                     if run_on.is_some_and(|run_on| {
-                        ranges_of(run_on, unit, &entry).ok().as_ref() != Some(&ranges)
+                        ranges_of(run_on, unit, &entry).ok().as_deref() != Some(ranges)
                     }) {
                         problems.add(format!(
                             "{}: address ranges run to the end of their section without an end entry",
                             die_name(index)
                         ));
                     }
-                    for (begin, end) in ranges {
+                    for &(begin, end) in ranges {
                         let length = end.wrapping_sub(begin);
                         // Discarded code keeps its length after a tombstone
                         // start, and no function is 4 GiB long.
@@ -471,20 +475,40 @@ pub(super) fn check_debug_sections(object: &ElfObject, all_dwarf5: bool, problem
 }
 
 /// The value of `attribute` as far as [`check_forms`] tells values apart:
-/// gimli's `Attribute::value` (a file index, a location list offset, ...)
-/// for the raw values it may turn into one of those (constants and
-/// section offsets), the raw value for the others, which it leaves as they
-/// are or turns into none of those: the same checks without `value`'s
-/// look-up by attribute name for every attribute.
+/// gimli's `Attribute::value` where it may turn the raw value into one of
+/// those (a constant or section offset of an attribute that may name a
+/// location list or a file: `value` makes a `LocationListsRef` or a
+/// `FileIndex` of it), the raw value for the others, which `value` leaves
+/// as they are or turns into none of those: the same checks without
+/// `value`'s look-up by attribute name for every attribute.
 fn checked_value<'a>(attribute: &gimli::Attribute<Slice<'a>>) -> AttributeValue<Slice<'a>> {
-    match attribute.raw_value() {
+    let raw = attribute.raw_value();
+    let numeric = matches!(
+        raw,
         AttributeValue::SecOffset(_)
-        | AttributeValue::Udata(_)
-        | AttributeValue::Sdata(_)
-        | AttributeValue::Data1(_)
-        | AttributeValue::Data2(_)
-        | AttributeValue::Data4(_)
-        | AttributeValue::Data8(_) => attribute.value(),
-        raw => raw,
+            | AttributeValue::Udata(_)
+            | AttributeValue::Sdata(_)
+            | AttributeValue::Data1(_)
+            | AttributeValue::Data2(_)
+            | AttributeValue::Data4(_)
+            | AttributeValue::Data8(_)
+    );
+    let converted = matches!(
+        attribute.name(),
+        gimli::DW_AT_location
+            | gimli::DW_AT_string_length
+            | gimli::DW_AT_return_addr
+            | gimli::DW_AT_frame_base
+            | gimli::DW_AT_segment
+            | gimli::DW_AT_static_link
+            | gimli::DW_AT_use_location
+            | gimli::DW_AT_vtable_elem_location
+            | gimli::DW_AT_decl_file
+            | gimli::DW_AT_call_file
+    );
+    if numeric && converted {
+        attribute.value()
+    } else {
+        raw
     }
 }

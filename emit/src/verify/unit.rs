@@ -12,6 +12,7 @@ use rayon::prelude::*;
 use super::forms::{check_debug_sections, check_forms, FormsContext};
 use super::line::check_line_table;
 use super::object::AddressRange;
+use super::ranges::DieRanges;
 use super::{describe, describe_range, Problems, VerifyOptions};
 use crate::read::{
     dwo_file, split_unit, DieTree, DwarfSections, ElfObject, Package, Slice, SplitFile, TreePool,
@@ -195,6 +196,7 @@ fn check_unit<'a>(
             return false;
         }
     };
+    let ranges = DieRanges::read(dwarf, unit, tree);
     let context = FormsContext {
         object,
         sections,
@@ -202,6 +204,7 @@ fn check_unit<'a>(
         run_on,
         unit,
         tree,
+        ranges: &ranges,
     };
     if tree.is_empty() {
         check_forms(&context, &|_| String::new(), problems);
@@ -213,6 +216,7 @@ fn check_unit<'a>(
         unit,
         tree,
         discarded: Vec::new(),
+        ranges: &ranges,
     };
     checker.discarded = checker.discarded_dies();
     checker.check(options, problems);
@@ -228,6 +232,8 @@ struct UnitChecker<'c, 'a> {
     /// Per DIE: it describes code the linker discarded (see
     /// `read::ElfObject::discarded`), so its addresses say nothing.
     discarded: Vec<bool>,
+    /// Every DIE's ranges.
+    ranges: &'c DieRanges,
 }
 
 impl UnitChecker<'_, '_> {
@@ -244,8 +250,10 @@ impl UnitChecker<'_, '_> {
         }
         for die in 0..self.tree.len() {
             let parent = self.tree.parent(die).is_some_and(|p| discarded[p]);
-            let placed = self.tree.attr(die, gimli::DW_AT_low_pc).is_some()
-                || self.tree.attr(die, gimli::DW_AT_ranges).is_some();
+            // Only a scope's attributes are looked at.
+            let placed = || {
+                self.tree.has(die, gimli::DW_AT_low_pc) || self.tree.has(die, gimli::DW_AT_ranges)
+            };
             let scope = matches!(
                 self.tree.tag(die),
                 gimli::DW_TAG_subprogram
@@ -254,12 +262,12 @@ impl UnitChecker<'_, '_> {
             );
             discarded[die] = parent
                 || (scope
-                    && placed
-                    && self.ranges(die).is_ok_and(|ranges| {
+                    && placed()
+                    && self.ranges.of(die).is_ok_and(|ranges| {
                         ranges
                             .iter()
                             .all(|&(start, _)| self.object.discarded(start))
-                            && !self.kept_elsewhere(die, &ranges)
+                            && !self.kept_elsewhere(die, ranges)
                     }));
         }
         discarded
@@ -341,10 +349,14 @@ impl UnitChecker<'_, '_> {
     /// The ranges of `die`'s nested scopes (lexical blocks, inlined calls)
     /// lie inside its own ranges and do not overlap one another.
     fn check_nested_scopes(&self, die: usize, problems: &mut Problems) {
-        let Ok(mut outer) = self.ranges(die) else {
+        let Ok(outer) = self.ranges.of(die) else {
             return; // reported where the ranges are checked
         };
-        outer.retain(|(start, end)| start < end);
+        let outer: Vec<(u64, u64)> = outer
+            .iter()
+            .copied()
+            .filter(|(start, end)| start < end)
+            .collect();
         let placed = self.tree.attr(die, gimli::DW_AT_low_pc).is_some()
             || self.tree.attr(die, gimli::DW_AT_ranges).is_some();
         if outer.is_empty() && !placed {
@@ -358,10 +370,10 @@ impl UnitChecker<'_, '_> {
             ) {
                 continue;
             }
-            let Ok(ranges) = self.ranges(child) else {
+            let Ok(ranges) = self.ranges.of(child) else {
                 continue;
             };
-            for (start, end) in ranges.into_iter().filter(|(start, end)| start < end) {
+            for &(start, end) in ranges.iter().filter(|(start, end)| start < end) {
                 if !covered(&outer, start, end) {
                     problems.add(format!(
                         "{}: range {} is not inside the ranges of {}",
@@ -408,29 +420,8 @@ impl UnitChecker<'_, '_> {
         }
     }
 
-    fn ranges(&self, die: usize) -> Result<Vec<(u64, u64)>, gimli::Error> {
-        let mut ranges = Vec::new();
-        // Without an address attribute gimli reads no range: answered
-        // without copying the DIE's attributes.
-        if !self
-            .tree
-            .attributes(die)
-            .iter()
-            .any(|attribute| matches!(attribute.name(), gimli::DW_AT_low_pc | gimli::DW_AT_ranges))
-        {
-            return Ok(ranges);
-        }
-        let mut iter = self
-            .dwarf
-            .die_ranges(self.unit, &self.tree.address_entry(die))?;
-        while let Some(range) = iter.next()? {
-            ranges.push((range.begin, range.end));
-        }
-        Ok(ranges)
-    }
-
     fn check_subprogram_ranges(&self, die: usize, problems: &mut Problems) {
-        let ranges = match self.ranges(die) {
+        let ranges = match self.ranges.of(die) {
             Ok(ranges) => ranges,
             Err(e) => {
                 return problems.add(format!(
@@ -439,7 +430,7 @@ impl UnitChecker<'_, '_> {
                 ))
             }
         };
-        for (start, end) in ranges {
+        for &(start, end) in ranges {
             let functions = &self.object.functions;
             let first = functions.partition_point(|f| f.address < start);
             let matching = functions[first..]
@@ -461,7 +452,7 @@ impl UnitChecker<'_, '_> {
         let Some(subprogram) = self.enclosing_subprogram(die) else {
             return Vec::new();
         };
-        let ranges = self.ranges(subprogram).unwrap_or_default();
+        let ranges = self.ranges.of(subprogram).unwrap_or_default();
         let mut functions: Vec<usize> = ranges
             .iter()
             .filter_map(|&(start, _)| Some(self.object.function_at(start)?.0))
