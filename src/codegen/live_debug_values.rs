@@ -688,6 +688,15 @@ mod tests {
         Inst::new(kind, 7)
     }
 
+    /// An empty function `name` of `blocks` blocks.
+    fn with_blocks(name: &str, blocks: usize) -> Function {
+        let mut f = Function::new(name);
+        for _ in 0..blocks {
+            f.new_block();
+        }
+        f
+    }
+
     fn check(mut function: Function, expected: Expect) {
         run(&mut function);
         expected.assert_eq(&function.to_string());
@@ -696,10 +705,7 @@ mod tests {
     #[test]
     fn locations_all_predecessors_agree_on_reach_the_join() {
         // b0: x, y in rbx; branch to b1 or b2; b1 moves y; both reach b3.
-        let mut f = Function::new("diamond");
-        for _ in 0..4 {
-            f.new_block();
-        }
+        let mut f = with_blocks("diamond", 4);
         f.blocks[0].insts = vec![
             dbg(1, DbgOperand::Reg(phys(Gpr::Rbx))),
             dbg(2, DbgOperand::Reg(phys(Gpr::Rbx))),
@@ -740,8 +746,7 @@ mod tests {
 
     #[test]
     fn a_location_follows_its_value_through_a_copy_and_a_spill() {
-        let mut f = Function::new("follow");
-        f.new_block();
+        let mut f = with_blocks("follow", 1);
         let slot = f.new_stack_slot(8, 8, StackSlotKind::Spill);
         f.blocks[0].insts = vec![
             dbg(1, DbgOperand::Reg(phys(Gpr::Rdi))),
@@ -799,8 +804,7 @@ mod tests {
         // reused, x lives on in the `mov eax, esi` that zero-extended it,
         // y does not (its upper half was not copied); nor does x in a
         // sign-extended copy (its upper bits are no longer those it had).
-        let mut f = Function::new("extend");
-        f.new_block();
+        let mut f = with_blocks("extend", 1);
         f.debug_value_bits = vec![32, 64];
         let mut y = dbg(2, DbgOperand::Reg(phys(Gpr::Rsi)));
         if let InstKind::DbgValue(value) = &mut y.kind {
@@ -856,10 +860,7 @@ mod tests {
 
     #[test]
     fn a_loop_keeps_a_location_its_back_edge_agrees_on() {
-        let mut f = Function::new("loop");
-        for _ in 0..3 {
-            f.new_block();
-        }
+        let mut f = with_blocks("loop", 3);
         f.blocks[0].insts = vec![dbg(1, DbgOperand::Reg(phys(Gpr::Rbx)))];
         f.blocks[1].insts = vec![
             inst(InstKind::Alu {
@@ -895,8 +896,7 @@ mod tests {
     fn a_copy_of_a_copy_holds_the_value() {
         // x in rdi, copied to rbx, rbx copied to rcx; rdi and rbx reused:
         // x follows to rcx.
-        let mut f = Function::new("chain");
-        f.new_block();
+        let mut f = with_blocks("chain", 1);
         f.blocks[0].insts = vec![
             dbg(1, DbgOperand::Reg(phys(Gpr::Rdi))),
             inst(InstKind::Copy {
@@ -940,10 +940,7 @@ mod tests {
     /// into rsi and stores rsi back (the slot rewritten with the value it
     /// holds).
     fn reload_loop(width: Width) -> Function {
-        let mut f = Function::new("reload");
-        for _ in 0..3 {
-            f.new_block();
-        }
+        let mut f = with_blocks("reload", 3);
         let slot = f.new_stack_slot(8, 8, StackSlotKind::Spill);
         f.blocks[0].insts = vec![dbg(1, DbgOperand::SpillSlot(slot, width))];
         f.blocks[1].insts = vec![
@@ -991,15 +988,13 @@ mod tests {
             "#]],
         );
     }
+
     #[test]
     fn a_register_loaded_with_a_variables_constant_holds_it_at_the_join() {
         // popcount32's shared return: count is 0 on the early exit, where
         // eax is loaded with 0, and in rcx after the loop, copied to rax:
         // at the return both paths hold count in rax.
-        let mut f = Function::new("count");
-        for _ in 0..4 {
-            f.new_block();
-        }
+        let mut f = with_blocks("count", 4);
         f.blocks[0].insts = vec![
             dbg(1, DbgOperand::Imm(0)),
             inst(InstKind::Jcc {
