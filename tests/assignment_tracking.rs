@@ -3,8 +3,11 @@
 //! always in memory and becomes one `#dbg_declare` (LLVM's "always stack
 //! homed"), while the values of other variables become value records; on
 //! hand-written functions, a store DSE deleted leaves the variable in the
-//! value it assigned until the next store, and a variable stored on both
-//! ways into a loop stays in memory all through: one declare.
+//! value it assigned until the next store, a variable stored on both
+//! ways into a loop stays in memory all through: one declare; a store
+//! hoisted above its marker leaves the earlier value until the marker; and a
+//! variable whose initialising store was deleted is nowhere, not in its
+//! stale home, until that assignment's marker.
 
 use dwarfsmith::codegen::debug_prep::assignment_tracking::lower_module;
 use dwarfsmith::ir::parse::parse_module;
@@ -133,7 +136,7 @@ define void @f(i32 %a, i32 %b) !dbg !5 {{
     expect![[r#"
         define void @f(i32 %a, i32 %b) !dbg !4 {
           %x = alloca i32, align 4, !DIAssignID !7
-            #dbg_value(ptr %x, !8, !DIExpression(DW_OP_deref), !10)
+            #dbg_value(ptr poison, !8, !DIExpression(), !10)
             #dbg_value(i32 %a, !8, !DIExpression(), !10)
           %c = add i32 %b, 1, !dbg !10
           store i32 %c, ptr %x, align 4, !dbg !10, !DIAssignID !11
@@ -187,6 +190,81 @@ done:
           %more = icmp slt i32 %w, %n, !dbg !10
           br i1 %more, label %loop, label %done, !dbg !10
         done:
+          ret void, !dbg !10
+        }
+    "#]]
+    .assert_eq(&lowered_after("", &text));
+}
+
+#[test]
+fn a_store_hoisted_above_its_assignment_leaves_the_earlier_value_until_the_marker() {
+    // x = a; g(&x); h(); x = b; with the store of b hoisted above h():
+    // between that store and its marker memory holds the later value, so x
+    // is the value `a` the debug program last assigned (LLVM's rule), and
+    // in memory again from the marker on.
+    let text = format!(
+        r#"
+declare void @h()
+
+define void @f(i32 %a, i32 %b) !dbg !5 {{
+  %x = alloca i32, align 4, !DIAssignID !10
+    #dbg_assign(i1 undef, !8, !DIExpression(), !10, ptr %x, !DIExpression(), !9)
+  store i32 %a, ptr %x, align 4, !dbg !9, !DIAssignID !11
+    #dbg_assign(i32 %a, !8, !DIExpression(), !11, ptr %x, !DIExpression(), !9)
+  call void @g(ptr %x), !dbg !9
+  store i32 %b, ptr %x, align 4, !dbg !9, !DIAssignID !12
+  call void @h(), !dbg !9
+    #dbg_assign(i32 %b, !8, !DIExpression(), !12, ptr %x, !DIExpression(), !9)
+  call void @g(ptr %x), !dbg !9
+  ret void, !dbg !9
+}}
+{METADATA}"#
+    );
+    expect![[r#"
+        define void @f(i32 %a, i32 %b) !dbg !4 {
+          %x = alloca i32, align 4, !DIAssignID !7
+            #dbg_value(ptr %x, !8, !DIExpression(DW_OP_deref), !10)
+          store i32 %a, ptr %x, align 4, !dbg !10, !DIAssignID !11
+            #dbg_value(i1 undef, !8, !DIExpression(), !10)
+            #dbg_value(ptr %x, !8, !DIExpression(DW_OP_deref), !10)
+          call void @g(ptr %x), !dbg !10
+          store i32 %b, ptr %x, align 4, !dbg !10, !DIAssignID !12
+            #dbg_value(i32 %a, !8, !DIExpression(), !10)
+          call void @h(), !dbg !10
+            #dbg_value(ptr %x, !8, !DIExpression(DW_OP_deref), !10)
+          call void @g(ptr %x), !dbg !10
+          ret void, !dbg !10
+        }
+    "#]]
+    .assert_eq(&lowered_after("", &text));
+}
+
+#[test]
+fn a_variable_whose_initialising_store_was_deleted_is_not_shown_from_its_uninitialised_home() {
+    // int x = -1; with the store of -1 deleted and its marker after a call
+    // of a later line hoisted above it: memory never holds -1, so from the
+    // alloca's marker to that one x is nowhere, not its stale home.
+    let text = format!(
+        r#"
+declare void @h()
+
+define void @f(i32 %a, i1 %c) !dbg !5 {{
+  %x = alloca i32, align 4, !DIAssignID !10
+    #dbg_assign(i1 undef, !8, !DIExpression(), !10, ptr %x, !DIExpression(), !9)
+  call void @h(), !dbg !9
+    #dbg_assign(i32 -1, !8, !DIExpression(), !11, ptr %x, !DIExpression(), !9)
+  call void @g(ptr %x), !dbg !9
+  ret void, !dbg !9
+}}
+{METADATA}"#
+    );
+    expect![[r#"
+        define void @f(i32 %a, i1 %c) !dbg !4 {
+          %x = alloca i32, align 4, !DIAssignID !7
+            #dbg_value(ptr poison, !8, !DIExpression(), !10)
+          call void @h(), !dbg !10
+            #dbg_value(i32 -1, !8, !DIExpression(), !10)
+          call void @g(ptr %x), !dbg !10
           ret void, !dbg !10
         }
     "#]]

@@ -17,6 +17,15 @@
 //!   `#dbg_value` said so), lowered to a value record over that value;
 //! - nowhere, lowered to a value record over `poison`.
 //!
+//! A store tagged with an assignment other than the one debug info last saw
+//! (a store hoisted above its marker) takes a variable out of memory: it is
+//! the value that last marker assigned until its own marker comes (LLVM's
+//! rule). The alloca's own marker puts the variable in its uninitialised
+//! home, as in LLVM, except for a variable one of whose assignments no store
+//! makes (its store was deleted): the home may never hold the value the
+//! source gave it, and a line after the declaration hoisted above that
+//! assignment's marker would show stale memory, so until a store or another
+//! marker that variable is nowhere.
 //! A store without `!DIAssignID` to a variable's stack home puts the variable
 //! in memory (as LLVM does). At a join (LLVM's rule), the location kind is
 //! kept where every predecessor has the same (memory, or the same value),
@@ -60,11 +69,17 @@ enum Kind {
     Nowhere,
 }
 
+/// The assign record that made an assignment, by its instruction and its
+/// position among that instruction's records.
+type Source = (crate::ir::InstId, usize);
+
 /// The state of one variable fragment.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct State {
     memory: Assignment,
     debug: Assignment,
+    /// The record of the assignment `debug` names, where every path agrees.
+    debug_source: Option<Source>,
     kind: Kind,
 }
 
@@ -101,9 +116,12 @@ pub fn lower_function(function: &mut Function, debug: &mut DebugInfo) {
     // order (a HashMap's order made the output differ from run to run).
     let mut homes: BTreeMap<Key, Home> = BTreeMap::new();
     let mut tagged: FxHashMap<MdId, Vec<Key>> = FxHashMap::default();
-    for inst in &function.insts {
-        for record in &inst.records {
+    let mut assigned: FxHashMap<Source, (Vec<Value>, ExprId)> = FxHashMap::default();
+    for (id, inst) in function.insts.iter().enumerate() {
+        for (position, record) in inst.records.iter().enumerate() {
             if let (RecordKind::Assign, Some(link)) = (record.kind, &record.assign) {
+                let source = (crate::ir::InstId(id as u32), position);
+                assigned.insert(source, (record.locations.clone(), record.expr));
                 let key = key_of(debug, record);
                 // A marker whose address was killed (DSE) names no home; any
                 // other marker of the fragment does.
@@ -133,6 +151,26 @@ pub fn lower_function(function: &mut Function, debug: &mut DebugInfo) {
     let home_of: Vec<&Home> = homes.values().collect();
     let index: FxHashMap<Key, usize> = keys.iter().enumerate().map(|(i, &key)| (key, i)).collect();
     let tracked = Tracked {
+        assigned,
+        alloca_ids: function
+            .insts
+            .iter()
+            .filter(|inst| matches!(inst.kind, InstKind::Alloca { .. }))
+            .filter_map(|inst| inst.assign_id)
+            .collect(),
+        unfilled_home: {
+            let stored: FxHashSet<MdId> =
+                function.insts.iter().filter_map(|i| i.assign_id).collect();
+            let mut unfilled = vec![false; keys.len()];
+            for (id, tags) in &tagged {
+                if !stored.contains(id) {
+                    for key in tags {
+                        unfilled[index[key]] = true;
+                    }
+                }
+            }
+            unfilled
+        },
         tagged: tagged
             .iter()
             .map(|(&id, tags)| (id, tags.iter().map(|key| index[key]).collect()))
@@ -158,6 +196,7 @@ pub fn lower_function(function: &mut Function, debug: &mut DebugInfo) {
     let initial = State {
         memory: Assignment::NoneYet,
         debug: Assignment::NoneYet,
+        debug_source: None,
         kind: Kind::Nowhere,
     };
     let block_count = function.blocks.len();
@@ -214,6 +253,9 @@ pub fn lower_function(function: &mut Function, debug: &mut DebugInfo) {
                 pending.push(lowering.lowered(debug, i, *key, &state[i], home_of[i]));
             }
         }
+        // The state changes made by the previous instruction (its stores):
+        // they hold at the same point as this instruction's records.
+        let mut changed_after: Vec<(usize, State)> = Vec::new();
         for (position, &inst) in insts.iter().enumerate() {
             let mut records = Vec::new();
             let mut emitted: Vec<(usize, State)> = Vec::new();
@@ -223,29 +265,34 @@ pub fn lower_function(function: &mut Function, debug: &mut DebugInfo) {
                 inst,
                 &tracked,
                 &mut state,
-                &mut |i, new_state| {
-                    if new_state.kind != Kind::Memory {
-                        not_in_memory.insert(keys[i].0);
-                    }
-                    emitted.push((i, new_state.clone()))
-                },
+                &mut |i, new_state| emitted.push((i, new_state.clone())),
             );
             let old = std::mem::take(&mut function.inst_mut(inst).records);
-            let mut emitted_iter = emitted.into_iter();
+            let assigns = old.iter().filter(|r| r.kind == RecordKind::Assign).count();
+            let after_states = emitted.split_off(assigns.min(emitted.len()));
+            // Each assign record emitted exactly one state change, in order.
+            let mut emitted_iter = emitted.iter();
             for record in old {
                 if record.kind == RecordKind::Assign {
-                    // Each assign record emitted exactly one state change, in order.
                     if let Some((i, state)) = emitted_iter.next() {
-                        records.push(lowering.lowered(debug, i, keys[i], &state, home_of[i]));
+                        records.push(lowering.lowered(debug, *i, keys[*i], state, home_of[*i]));
                     }
                 } else {
                     records.push(record);
                 }
             }
+            let at_this_point = std::mem::replace(&mut changed_after, after_states.clone());
+            note_not_in_memory(
+                at_this_point.iter().chain(&emitted),
+                &tracked,
+                &keys,
+                &mut not_in_memory,
+            );
             // State changes made by the instruction itself (stores) take
             // effect after it: they go before the next instruction.
-            let after: Vec<DebugRecord> = emitted_iter
-                .map(|(i, state)| lowering.lowered(debug, i, keys[i], &state, home_of[i]))
+            let after: Vec<DebugRecord> = after_states
+                .iter()
+                .map(|(i, state)| lowering.lowered(debug, *i, keys[*i], state, home_of[*i]))
                 .collect();
             if Some(position) >= first_non_phi && !pending.is_empty() {
                 let mut with_pending = std::mem::take(&mut pending);
@@ -255,8 +302,35 @@ pub fn lower_function(function: &mut Function, debug: &mut DebugInfo) {
             function.inst_mut(inst).records = records;
             pending.extend(after);
         }
+        note_not_in_memory(changed_after.iter(), &tracked, &keys, &mut not_in_memory);
     }
     declare_stack_homed(function, debug, &homes, &not_in_memory);
+}
+
+/// Notes the variables whose fragments are not in memory at a point, from
+/// the state changes made there in order (a later change of a fragment
+/// overrides an earlier one at the same point: a store's "nowhere" followed
+/// by its own marker's "memory" leaves the variable in memory). The alloca's
+/// marker leaving a fragment nowhere does not count: it is in the home a
+/// declare would name.
+fn note_not_in_memory<'s>(
+    changes: impl DoubleEndedIterator<Item = &'s (usize, State)>,
+    tracked: &Tracked,
+    keys: &[Key],
+    not_in_memory: &mut FxHashSet<MdId>,
+) {
+    let mut seen: Vec<usize> = Vec::new();
+    for (i, state) in changes.rev() {
+        if seen.contains(i) {
+            continue;
+        }
+        seen.push(*i);
+        let allocated = matches!(state.debug,
+            Assignment::Known(id) if tracked.alloca_ids.contains(&id));
+        if state.kind != Kind::Memory && !allocated {
+            not_in_memory.insert(keys[*i].0);
+        }
+    }
 }
 
 /// LLVM's "always stack homed" rule: a variable whose every fragment was in
@@ -349,6 +423,14 @@ fn declare_stack_homed(
 
 /// The tracked fragments by position in key order, and what finds them.
 struct Tracked<'h> {
+    /// What each assign record assigned (read before records are lowered).
+    assigned: FxHashMap<Source, (Vec<Value>, ExprId)>,
+    /// The assignments that allocas carry (where a variable will live, not
+    /// a value of it).
+    alloca_ids: FxHashSet<MdId>,
+    /// By position: whether the fragment has an assignment that no store
+    /// makes (its store was deleted), so its home never holds that value.
+    unfilled_home: Vec<bool>,
     /// Each fragment's position.
     index: FxHashMap<Key, usize>,
     /// The fragments each assign id tags, by position.
@@ -376,9 +458,12 @@ fn join(
         _ => (0..count)
             .map(|i| {
                 let first = &known[0][i].kind;
+                let first_source = known[0][i].debug_source;
                 State {
                     memory: agree(known.iter().map(|s| s[i].memory)),
                     debug: agree(known.iter().map(|s| s[i].debug)),
+                    debug_source: first_source
+                        .filter(|_| known.iter().all(|s| s[i].debug_source == first_source)),
                     kind: if known.iter().all(|s| &s[i].kind == first) {
                         first.clone()
                     } else {
@@ -410,8 +495,19 @@ fn transfer(
     state: &mut [State],
     report: &mut dyn FnMut(usize, &State),
 ) {
+    let id_of_inst = inst;
     let inst = function.inst(inst);
-    for record in &inst.records {
+    // Where memory holding assignment `id` puts fragment `i`: its home,
+    // unless `id` is the alloca's and an assignment of the fragment never
+    // reaches memory (the home holds no value the source gave it yet).
+    let in_memory = |i: usize, id: MdId| {
+        if tracked.alloca_ids.contains(&id) && tracked.unfilled_home[i] {
+            Kind::Nowhere
+        } else {
+            Kind::Memory
+        }
+    };
+    for (position, record) in inst.records.iter().enumerate() {
         let Some(&i) = tracked.index.get(&key_of(debug, record)) else {
             continue;
         };
@@ -419,8 +515,9 @@ fn transfer(
         match (record.kind, &record.assign) {
             (RecordKind::Assign, Some(link)) => {
                 current.debug = Assignment::Known(link.id);
+                current.debug_source = Some((id_of_inst, position));
                 current.kind = if current.memory == current.debug {
-                    Kind::Memory
+                    in_memory(i, link.id)
                 } else {
                     Kind::Value(record.locations.clone(), record.expr)
                 };
@@ -428,6 +525,7 @@ fn transfer(
             }
             (RecordKind::Value, _) => {
                 current.debug = Assignment::Unknown;
+                current.debug_source = None;
                 current.kind = Kind::Value(record.locations.clone(), record.expr);
             }
             _ => {}
@@ -437,8 +535,23 @@ fn transfer(
         for &i in tracked.tagged.get(&id).into_iter().flatten() {
             let current = &mut state[i];
             current.memory = Assignment::Known(id);
-            if current.memory == current.debug && current.kind != Kind::Memory {
-                current.kind = Kind::Memory;
+            let kind = if current.memory == current.debug {
+                in_memory(i, id)
+            } else if current.kind == Kind::Memory {
+                // Memory now holds an assignment debug info has not seen:
+                // the variable is the value it last assigned, if known.
+                match current.debug_source {
+                    Some(source) => {
+                        let (locations, expr) = &tracked.assigned[&source];
+                        Kind::Value(locations.clone(), *expr)
+                    }
+                    None => Kind::Nowhere,
+                }
+            } else {
+                continue;
+            };
+            if current.kind != kind {
+                current.kind = kind;
                 report(i, current);
             }
         }
@@ -447,6 +560,7 @@ fn transfer(
             let current = &mut state[i];
             current.memory = Assignment::Unknown;
             current.debug = Assignment::Unknown;
+            current.debug_source = None;
             current.kind = Kind::Memory;
             report(i, current);
         }
