@@ -233,19 +233,26 @@ impl<'a> DieTree<'a> {
         header: &UnitHeader<Slice<'a>>,
         abbreviations: &Abbreviations,
     ) -> gimli::Result<()> {
-        self.read_some(header, abbreviations, |_| true)
+        self.read_some(header, abbreviations, |_| true, |_| true)
     }
 
     /// [`DieTree::read_with`] keeping the attributes only of the DIEs whose
     /// abbreviation `keep` accepts: the others are in the tree (tag,
     /// offset, parent, children) with no attribute, their attributes
     /// skipped unread, for a reader that never looks at them (`stats`
-    /// reads no attribute of a type).
+    /// reads no attribute of a type); those of them whose abbreviation
+    /// says they have no children are left out of the tree altogether
+    /// (no index, not among their parent's children, not found by
+    /// [`DieTree::at`]): most of a large unit's DIEs are such leaves
+    /// (members, enumerators, template parameters). Of the DIEs it keeps
+    /// attributes of, only the attributes whose name `wanted` accepts are
+    /// kept (the others skipped unread).
     pub fn read_some(
         &mut self,
         header: &UnitHeader<Slice<'a>>,
         abbreviations: &Abbreviations,
         keep: impl Fn(&Abbreviation) -> bool,
+        wanted: impl Fn(gimli::DwAt) -> bool,
     ) -> gimli::Result<()> {
         let DieTree {
             nodes,
@@ -283,10 +290,17 @@ impl<'a> DieTree<'a> {
             let first_attribute = u32::try_from(attributes.len()).map_err(|_| too_big())?;
             if keep(abbreviation) {
                 for spec in abbreviation.attributes() {
-                    attributes.push(entries.read_attribute(*spec)?);
+                    if wanted(spec.name()) {
+                        attributes.push(entries.read_attribute(*spec)?);
+                    } else {
+                        entries.skip_attributes(std::slice::from_ref(spec))?;
+                    }
                 }
             } else {
                 entries.skip_attributes(abbreviation.attributes())?;
+                if !abbreviation.has_children() {
+                    continue;
+                }
             }
             let index = u32::try_from(nodes.len()).map_err(|_| too_big())?;
             offsets.push(u32::try_from(offset.0).map_err(|_| too_big())?);
