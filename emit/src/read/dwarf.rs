@@ -279,6 +279,7 @@ impl<'a> DieTree<'a> {
         reserve_empty(attributes, size / ATTRIBUTE_BYTES);
         let stack = scratch;
         stack.clear();
+        let mut answers = KeepAnswers::default();
         let mut entries = header.entries_raw(abbreviations, None)?;
         while !entries.is_empty() {
             let depth = usize::try_from(entries.next_depth()).unwrap_or(0);
@@ -288,7 +289,7 @@ impl<'a> DieTree<'a> {
             };
             stack.truncate(depth);
             let first_attribute = u32::try_from(attributes.len()).map_err(|_| too_big())?;
-            if keep(abbreviation) {
+            if answers.keep(abbreviation, &keep) {
                 for spec in abbreviation.attributes() {
                     if wanted(spec.name()) {
                         attributes.push(entries.read_attribute(*spec)?);
@@ -513,6 +514,36 @@ impl<'a> DieTree<'a> {
             offset: self.offset(index),
             ..Default::default()
         }
+    }
+}
+
+/// What [`DieTree::read_some`]'s `keep` said of each abbreviation of the
+/// unit, by abbreviation code: asked once per abbreviation rather than once
+/// per DIE (real units number their abbreviations from 1 up).
+#[derive(Default)]
+struct KeepAnswers {
+    by_code: Vec<Option<bool>>,
+}
+
+/// Codes up to this one have their answers kept; a larger (odd) code is
+/// asked every time.
+const LARGEST_KEPT_CODE: usize = 1 << 16;
+
+impl KeepAnswers {
+    /// `keep`'s answer for `abbreviation`.
+    fn keep(&mut self, abbreviation: &Abbreviation, keep: &impl Fn(&Abbreviation) -> bool) -> bool {
+        let code = usize::try_from(abbreviation.code()).unwrap_or(usize::MAX);
+        if let Some(Some(answer)) = self.by_code.get(code) {
+            return *answer;
+        }
+        let answer = keep(abbreviation);
+        if code <= LARGEST_KEPT_CODE {
+            if self.by_code.len() <= code {
+                self.by_code.resize(code + 1, None);
+            }
+            self.by_code[code] = Some(answer);
+        }
+        answer
     }
 }
 
