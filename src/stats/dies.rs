@@ -56,13 +56,14 @@ impl<'a> UnitInfo<'a> {
     /// time it takes ([`Units::read`] drops them).
     fn read_tree(&self, tree: &mut DieTree<'a>) -> gimli::Result<()> {
         let abbreviations = self.dwarf.abbreviations(&self.unit.header)?;
-        tree.read_some(&self.unit.header, &abbreviations, is_read)
+        tree.read_some(&self.unit.header, &abbreviations, is_read, is_wanted)
     }
 }
 
 /// Whether the statistics read attributes of DIEs of `abbreviation`: not
 /// of types and what only describes a type (most of rustc's DIEs), only
-/// their tags; of a member, only when it may be a constant
+/// their tags (and of those without children not even that: see
+/// [`DieTree::read_some`]); of a member, only when it may be a constant
 /// (`DW_AT_const_value`) or a static member a variable's
 /// `DW_AT_specification` names (`DW_AT_declaration`, `DW_AT_external`).
 fn is_read(abbreviation: &gimli::Abbreviation) -> bool {
@@ -85,6 +86,34 @@ fn is_read(abbreviation: &gimli::Abbreviation) -> bool {
                 | gimli::DW_TAG_variant
                 | gimli::DW_TAG_inheritance
         )
+}
+
+/// Whether the statistics look at attributes named `name` (of the DIEs
+/// [`is_read`] accepts): what [`View`]'s look-ups ask for, and nothing
+/// else (frame bases, alignments, call columns, ... are skipped unread).
+fn is_wanted(name: DwAt) -> bool {
+    matches!(
+        name,
+        gimli::DW_AT_abstract_origin
+            | gimli::DW_AT_artificial
+            | gimli::DW_AT_call_file
+            | gimli::DW_AT_call_line
+            | gimli::DW_AT_const_value
+            | gimli::DW_AT_decl_file
+            | gimli::DW_AT_decl_line
+            | gimli::DW_AT_declaration
+            | gimli::DW_AT_entry_pc
+            | gimli::DW_AT_high_pc
+            | gimli::DW_AT_inline
+            | gimli::DW_AT_linkage_name
+            | gimli::DW_AT_MIPS_linkage_name
+            | gimli::DW_AT_location
+            | gimli::DW_AT_low_pc
+            | gimli::DW_AT_name
+            | gimli::DW_AT_ranges
+            | gimli::DW_AT_specification
+            | gimli::DW_AT_type
+    )
 }
 
 /// A location list entry as llvm-dwarfdump interprets it: a range (`None`:

@@ -6,19 +6,19 @@
 
 /// Appends `value` in decimal (as `{value}`).
 pub(crate) fn push_decimal(out: &mut String, value: u64) {
-    out.push_str(digits(value, 10, &mut [0; DIGITS]));
+    out.push_str(digits::<10>(value, &mut [0; DIGITS]));
 }
 
 /// Appends `value` in lowercase hexadecimal (as `{value:x}`).
 pub(crate) fn push_hex(out: &mut String, value: u64) {
-    out.push_str(digits(value, 16, &mut [0; DIGITS]));
+    out.push_str(digits::<16>(value, &mut [0; DIGITS]));
 }
 
 /// Appends `value` in decimal right-aligned in `width` columns (as
 /// `{value:>width$}`).
 pub(crate) fn push_decimal_right(out: &mut String, value: u64, width: usize) {
     let mut buffer = [0; DIGITS];
-    let text = digits(value, 10, &mut buffer);
+    let text = digits::<10>(value, &mut buffer);
     push_spaces(out, width.saturating_sub(text.len()));
     out.push_str(text);
 }
@@ -33,14 +33,16 @@ pub(crate) fn push_left(out: &mut String, text: &str, width: usize) {
 /// The most digits a `u64` has (in decimal).
 const DIGITS: usize = 20;
 
-/// `value`'s digits in `radix` (10 or 16), written at the end of `buffer`.
-fn digits(value: u64, radix: u64, buffer: &mut [u8; DIGITS]) -> &str {
+/// `value`'s digits in `RADIX` (10 or 16), written at the end of
+/// `buffer` (a constant radix: the divisions are multiplications and
+/// shifts).
+fn digits<const RADIX: u64>(value: u64, buffer: &mut [u8; DIGITS]) -> &str {
     let mut at = DIGITS;
     let mut rest = value;
     loop {
         at -= 1;
-        buffer[at] = b"0123456789abcdef"[(rest % radix) as usize];
-        rest /= radix;
+        buffer[at] = b"0123456789abcdef"[(rest % RADIX) as usize];
+        rest /= RADIX;
         if rest == 0 {
             break;
         }
@@ -48,8 +50,15 @@ fn digits(value: u64, radix: u64, buffer: &mut [u8; DIGITS]) -> &str {
     std::str::from_utf8(&buffer[at..]).unwrap_or_default()
 }
 
+/// Appends `count` spaces, a stretch of them at a time.
 fn push_spaces(out: &mut String, count: usize) {
-    out.extend(std::iter::repeat_n(' ', count));
+    const SPACES: &str = "                                                                ";
+    let mut left = count;
+    while left > 0 {
+        let now = left.min(SPACES.len());
+        out.push_str(&SPACES[..now]);
+        left -= now;
+    }
 }
 
 #[cfg(test)]
@@ -64,7 +73,11 @@ mod tests {
             push_hex(&mut out, value);
             push_decimal_right(&mut out, value, 13);
             push_left(&mut out, "é", 4);
-            assert_eq!(out, format!("{value}{value:x}{value:>13}{:<4}", "é"));
+            push_left(&mut out, "x", 150);
+            assert_eq!(
+                out,
+                format!("{value}{value:x}{value:>13}{:<4}{:<150}", "é", "x")
+            );
         }
     }
 }

@@ -294,6 +294,12 @@ impl Walk {
             .iter()
             .map(|unit| unit.unit.header.unit_length())
             .sum();
+        Walk::with_room_for(bytes)
+    }
+
+    /// An empty walk with room for the functions of `bytes` of DIEs (see
+    /// [`Walk::with_room`]): of the file, or of the one unit a walk reads.
+    fn with_room_for(bytes: usize) -> Walk {
         let mut walk = Walk::default();
         walk.functions.reserve(bytes / 256);
         walk.hashes.reserve(bytes / 256);
@@ -463,7 +469,7 @@ pub(crate) fn walk_unit<'a>(
     let mut walker = Walker {
         view: &view,
         file,
-        walk: Walk::default(),
+        walk: Walk::with_room_for(units.units[unit].unit.header.unit_length()),
         local_abstract: Map::default(),
         deferred: Vec::new(),
         variables: options.variables,

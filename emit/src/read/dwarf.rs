@@ -233,19 +233,26 @@ impl<'a> DieTree<'a> {
         header: &UnitHeader<Slice<'a>>,
         abbreviations: &Abbreviations,
     ) -> gimli::Result<()> {
-        self.read_some(header, abbreviations, |_| true)
+        self.read_some(header, abbreviations, |_| true, |_| true)
     }
 
     /// [`DieTree::read_with`] keeping the attributes only of the DIEs whose
     /// abbreviation `keep` accepts: the others are in the tree (tag,
     /// offset, parent, children) with no attribute, their attributes
     /// skipped unread, for a reader that never looks at them (`stats`
-    /// reads no attribute of a type).
+    /// reads no attribute of a type); those of them whose abbreviation
+    /// says they have no children are left out of the tree altogether
+    /// (no index, not among their parent's children, not found by
+    /// [`DieTree::at`]): most of a large unit's DIEs are such leaves
+    /// (members, enumerators, template parameters). Of the DIEs it keeps
+    /// attributes of, only the attributes whose name `wanted` accepts are
+    /// kept (the others skipped unread).
     pub fn read_some(
         &mut self,
         header: &UnitHeader<Slice<'a>>,
         abbreviations: &Abbreviations,
         keep: impl Fn(&Abbreviation) -> bool,
+        wanted: impl Fn(gimli::DwAt) -> bool,
     ) -> gimli::Result<()> {
         let DieTree {
             nodes,
@@ -272,6 +279,7 @@ impl<'a> DieTree<'a> {
         reserve_empty(attributes, size / ATTRIBUTE_BYTES);
         let stack = scratch;
         stack.clear();
+        let mut answers = KeepAnswers::default();
         let mut entries = header.entries_raw(abbreviations, None)?;
         while !entries.is_empty() {
             let depth = usize::try_from(entries.next_depth()).unwrap_or(0);
@@ -281,12 +289,19 @@ impl<'a> DieTree<'a> {
             };
             stack.truncate(depth);
             let first_attribute = u32::try_from(attributes.len()).map_err(|_| too_big())?;
-            if keep(abbreviation) {
+            if answers.keep(abbreviation, &keep) {
                 for spec in abbreviation.attributes() {
-                    attributes.push(entries.read_attribute(*spec)?);
+                    if wanted(spec.name()) {
+                        attributes.push(entries.read_attribute(*spec)?);
+                    } else {
+                        entries.skip_attributes(std::slice::from_ref(spec))?;
+                    }
                 }
             } else {
                 entries.skip_attributes(abbreviation.attributes())?;
+                if !abbreviation.has_children() {
+                    continue;
+                }
             }
             let index = u32::try_from(nodes.len()).map_err(|_| too_big())?;
             offsets.push(u32::try_from(offset.0).map_err(|_| too_big())?);
@@ -499,6 +514,36 @@ impl<'a> DieTree<'a> {
             offset: self.offset(index),
             ..Default::default()
         }
+    }
+}
+
+/// What [`DieTree::read_some`]'s `keep` said of each abbreviation of the
+/// unit, by abbreviation code: asked once per abbreviation rather than once
+/// per DIE (real units number their abbreviations from 1 up).
+#[derive(Default)]
+struct KeepAnswers {
+    by_code: Vec<Option<bool>>,
+}
+
+/// Codes up to this one have their answers kept; a larger (odd) code is
+/// asked every time.
+const LARGEST_KEPT_CODE: usize = 1 << 16;
+
+impl KeepAnswers {
+    /// `keep`'s answer for `abbreviation`.
+    fn keep(&mut self, abbreviation: &Abbreviation, keep: &impl Fn(&Abbreviation) -> bool) -> bool {
+        let code = usize::try_from(abbreviation.code()).unwrap_or(usize::MAX);
+        if let Some(Some(answer)) = self.by_code.get(code) {
+            return *answer;
+        }
+        let answer = keep(abbreviation);
+        if code <= LARGEST_KEPT_CODE {
+            if self.by_code.len() <= code {
+                self.by_code.resize(code + 1, None);
+            }
+            self.by_code[code] = Some(answer);
+        }
+        answer
     }
 }
 
