@@ -1307,14 +1307,14 @@ fn cut(value: i64, bits: u16, signed: bool) -> i64 {
 mod tests {
     use super::*;
     use crate::codegen::isel::DebugExpr;
-    use crate::codegen::mir::{CallTarget, Inst, Width};
+    use crate::codegen::mir::{CallTarget, DbgOperands, Inst, Width};
     use crate::ir::{LocId, MdId};
     use crate::x86::abi::CALLER_SAVED;
 
     fn dbg(variable: u32, operand: DbgOperand, indirect: bool) -> InstKind {
         InstKind::DbgValue(DbgValue {
             variable,
-            operands: vec![operand],
+            operands: DbgOperands::one(operand),
             expr: 0,
             indirect,
             moved: false,
@@ -1325,7 +1325,7 @@ mod tests {
     fn x_with_expr(operand: DbgOperand, expr: u32) -> InstKind {
         InstKind::DbgValue(DbgValue {
             variable: 0,
-            operands: vec![operand],
+            operands: DbgOperands::one(operand),
             expr,
             indirect: false,
             moved: false,
@@ -1606,7 +1606,7 @@ mod tests {
         let moved = |operand| {
             InstKind::DbgValue(DbgValue {
                 variable: 0,
-                operands: vec![operand],
+                operands: DbgOperands::one(operand),
                 expr: 0,
                 indirect: false,
                 moved: true,

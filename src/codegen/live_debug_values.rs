@@ -663,7 +663,7 @@ fn home_of(operand: DbgOperand) -> Option<Home> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codegen::mir::{Address, Cond, Gpr, StackSlotKind};
+    use crate::codegen::mir::{Address, Cond, DbgOperands, Gpr, StackSlotKind};
     use crate::x86::abi::CALLER_SAVED;
     use expect_test::{expect, Expect};
 
@@ -675,7 +675,7 @@ mod tests {
         Inst::new(
             InstKind::DbgValue(DbgValue {
                 variable,
-                operands: vec![operand],
+                operands: DbgOperands::one(operand),
                 expr: 0,
                 indirect: false,
                 moved: false,
