@@ -198,6 +198,12 @@ pub fn run(function: &mut Function) {
                 .collect()
         })
         .collect();
+    // Per block, how many locations its walk may add to the state it
+    // starts from: one per debug instruction at most.
+    let debug_counts: Vec<usize> = values
+        .iter()
+        .map(|block| block.iter().filter(|value| value.is_some()).count())
+        .collect();
 
     let mut exits: Vec<Option<Locations>> = vec![None; blocks];
     // What each block's last visit found: the final code needs nothing else.
@@ -212,7 +218,7 @@ pub fn run(function: &mut Function) {
                 continue;
             }
             dirty[block] = false;
-            let mut state = meet(block, &predecessors[block], &exits);
+            let mut state = meet(block, &predecessors[block], &exits, debug_counts[block]);
             let visit = &mut visits[block];
             visit.restated.clear();
             visit.moved.clear();
@@ -285,8 +291,15 @@ struct Visit {
     moved: Vec<(usize, DbgValue, u32)>,
 }
 
-/// The locations all visited predecessors agree on (the entry block starts empty).
-fn meet(block: usize, predecessors: &[usize], exits: &[Option<Locations>]) -> Locations {
+/// The locations all visited predecessors agree on (the entry block starts
+/// empty), with room for `room` more without growing (growing a state of
+/// hundreds of locations copies it all).
+fn meet(
+    block: usize,
+    predecessors: &[usize],
+    exits: &[Option<Locations>],
+    room: usize,
+) -> Locations {
     if block == 0 {
         return Locations::default();
     }
@@ -294,7 +307,8 @@ fn meet(block: usize, predecessors: &[usize], exits: &[Option<Locations>]) -> Lo
     let Some(first) = visited.next() else {
         return Locations::default();
     };
-    let mut agreed = first.lives.clone();
+    let mut agreed = Vec::with_capacity(first.lives.len() + room);
+    agreed.extend(first.lives.iter().cloned());
     for other in visited {
         // Both are sorted by variable: a merge.
         let mut rest = other.lives.as_slice();
