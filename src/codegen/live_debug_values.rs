@@ -319,7 +319,10 @@ fn meet(
             }
             match rest.first() {
                 Some((v, theirs)) if v == variable => {
-                    if theirs.value.same_location(&live.value) {
+                    // (Most are the same shared value: no comparison.)
+                    if Rc::ptr_eq(&theirs.value, &live.value)
+                        || theirs.value.same_location(&live.value)
+                    {
                         if !live.copies.is_empty() {
                             live.copies.retain(|c| theirs.copies.contains(c));
                             live.rehome();
