@@ -140,10 +140,12 @@ mod tests {
         let mut map = FxHashMap::default();
         map.insert(DbgOperands::from(vec![a]), 1);
         assert_eq!(map.get(&one), Some(&1));
-        let mut changed = one.clone();
+        let mut changed = DbgOperands::one(b);
         for operand in &mut changed {
-            *operand = b;
+            if let DbgOperand::Imm(n) = operand {
+                *n += 1;
+            }
         }
-        assert_eq!(changed.as_slice(), &[b]);
+        assert_eq!(changed.as_slice(), &[DbgOperand::Imm(4)]);
     }
 }
