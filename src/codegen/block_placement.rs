@@ -33,7 +33,7 @@
 //! start, so no block relies on the block laid out before it.
 
 use super::loop_depth::{loop_depths, reverse_post_order};
-use super::mir::{Block, BlockId, DbgOperand, DbgValue, Function, Inst, InstKind};
+use super::mir::{Block, BlockId, DbgOperand, DbgOperands, DbgValue, Function, Inst, InstKind};
 
 /// How much more often a loop's body runs than the code around it.
 const LOOP_SCALE: f64 = 8.0;
@@ -339,7 +339,7 @@ fn end_locations_set_by_skipped_blocks(
             Inst::new(
                 InstKind::DbgValue(DbgValue {
                     variable,
-                    operands: vec![DbgOperand::NoReg],
+                    operands: DbgOperands::one(DbgOperand::NoReg),
                     expr,
                     indirect: false,
                     moved: false,

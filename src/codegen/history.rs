@@ -160,6 +160,7 @@ pub fn variable_ranges(input: &HistoryInput) -> Vec<VariableRange> {
         declared: &declared,
         overlapping: &overlapping,
         starts: vec![0; input.table.variables.len()],
+        entry_starts: vec![false; input.table.variables.len()],
     };
     // Forward dataflow: a location is live into a block when every
     // (visited) predecessor ends with it. A block is walked again only when
@@ -168,10 +169,12 @@ pub fn variable_ranges(input: &HistoryInput) -> Vec<VariableRange> {
     // Blocks are visited in reverse post-order, so a loop header is seen
     // before its latch and keeps what enters the loop until the back edge
     // says otherwise (the greatest fixed point, as LiveDebugValues finds).
+    // Every walk records the block's ranges: the outs are final when the
+    // dataflow ends, so each block's last walk started from its final entry
+    // and recorded what a walk now would.
     let mut outs: Vec<Option<State>> = vec![None; n];
-    // Each block's entry at its last walk: the outs are final when the
-    // dataflow ends, so that is its final entry.
     let mut entries: Vec<State> = vec![Vec::new(); n];
+    let mut recorded: Vec<BlockRanges> = (0..n).map(|_| BlockRanges::default()).collect();
     let mut dirty = vec![true; n];
     let mut changed = true;
     let mut rounds = 0;
@@ -185,7 +188,7 @@ pub fn variable_ranges(input: &HistoryInput) -> Vec<VariableRange> {
             dirty[b] = false;
             let entry = block_entry(b, &preds[b], &outs);
             entries[b].clone_from(&entry);
-            let out = walker.walk_block(b, entry, None);
+            let out = walker.walk_block(b, entry, &mut recorded[b]);
             if outs[b].as_ref() != Some(&out) {
                 outs[b] = Some(out);
                 changed = true;
@@ -197,30 +200,16 @@ pub fn variable_ranges(input: &HistoryInput) -> Vec<VariableRange> {
     }
     if changed {
         // The rounds ran out before a fixed point: the entries from the
-        // outs as they stand.
+        // outs as they stand, and every block walked again from them.
         for (b, entry) in entries.iter_mut().enumerate() {
             *entry = block_entry(b, &preds[b], &outs);
         }
+        for (b, exit) in outs.iter_mut().enumerate() {
+            *exit = Some(walker.walk_block(b, entries[b].clone(), &mut recorded[b]));
+        }
     }
-    // Final walk: record the ranges. A location open at a block's end that
-    // the next block (in layout) starts with continues into it as one range
-    // rather than two touching ones to merge below.
     let mut ranges = Vec::new();
-    let mut carried: Vec<(u32, u64)> = Vec::new();
-    for b in 0..n {
-        let entry = std::mem::take(&mut entries[b]);
-        let carried_in = std::mem::take(&mut carried);
-        walker.walk_block(
-            b,
-            entry,
-            Some(Record {
-                emit: &mut |r| ranges.push(r),
-                carried_in: &carried_in,
-                next_entry: entries.get(b + 1),
-                carried_out: &mut carried,
-            }),
-        );
-    }
+    stitch(input, &mut recorded, &outs, &entries, &mut ranges);
     for (key, location) in declares {
         ranges.push(VariableRange {
             key: input.table.variables[key as usize],
@@ -524,18 +513,81 @@ impl Reads {
     }
 }
 
-/// What the final walk of a block records besides its exit state.
-struct Record<'r> {
-    /// Where closed ranges go.
-    emit: &'r mut dyn FnMut(VariableRange),
-    /// Entries open since before this block (carried over from the previous
-    /// one), with the offset their range starts at.
-    carried_in: &'r [(u32, u64)],
-    /// The entry state of the next block in layout, if any.
-    next_entry: Option<&'r State>,
-    /// Out: the entries open at this block's end that the next block starts
-    /// with, with their range's start (their range is not closed here).
-    carried_out: &'r mut Vec<(u32, u64)>,
+/// What a walk of one block recorded, kept until [`stitch`] joins the
+/// blocks' ranges in layout order.
+#[derive(Default)]
+struct BlockRanges {
+    /// The ranges closed in the block, in walk order, each with its key
+    /// number when its start is the block's entry (the location was open
+    /// when the block began: its range may have begun in the previous one).
+    closed: Vec<(VariableRange, Option<u32>)>,
+    /// Per entry of the exit state, in its order: where its range starts,
+    /// and whether that is the block's entry.
+    open_starts: Vec<(u64, bool)>,
+}
+
+/// Joins the blocks' recorded ranges in layout order into `ranges`: a
+/// location open at a block's end that the next block (in layout) starts
+/// with continues into it as one range rather than two touching ones (to be
+/// merged later); the rest of what is open ends with the block.
+fn stitch(
+    input: &HistoryInput,
+    recorded: &mut [BlockRanges],
+    exits: &[Option<State>],
+    entries: &[State],
+    ranges: &mut Vec<VariableRange>,
+) {
+    let table = input.table;
+    // By key number: the block an entry open at the end of the one before
+    // it continues into, with the offset its range starts at.
+    let mut carried: Vec<(usize, u64)> = vec![(usize::MAX, 0); table.variables.len()];
+    for (b, block) in recorded.iter_mut().enumerate() {
+        // Where the range of key `k`, open since block `b`'s entry, starts.
+        let entry_start =
+            |carried: &[(usize, u64)], k: u32, block_start: u64| match carried[k as usize] {
+                (into, start) if into == b => start,
+                _ => block_start,
+            };
+        for (mut range, entry_key) in block.closed.drain(..) {
+            if let Some(k) = entry_key {
+                range.start = entry_start(&carried, k, range.start);
+            }
+            ranges.push(range);
+        }
+        let block_end = input
+            .block_offsets
+            .get(b + 1)
+            .map_or(input.code_size, |&o| u64::from(o));
+        // What the next block starts with carries on; the rest ends here.
+        // (Both states are sorted by key: a merge.)
+        let exit = exits[b].as_deref().unwrap_or_default();
+        let next = entries.get(b + 1).map_or(&[][..], |next| next.as_slice());
+        let mut at = 0;
+        for ((k, open), &(start, from_entry)) in exit.iter().zip(&block.open_starts) {
+            let start = if from_entry {
+                entry_start(&carried, *k, start)
+            } else {
+                start
+            };
+            while next.get(at).is_some_and(|(other, _)| other < k) {
+                at += 1;
+            }
+            let continues = next[at..]
+                .iter()
+                .take_while(|(other, _)| other == k)
+                .any(|(_, o)| Rc::ptr_eq(o, open) || **o == **open);
+            if continues {
+                carried[*k as usize] = (b + 1, start);
+            } else {
+                ranges.push(VariableRange {
+                    key: table.variables[*k as usize],
+                    start,
+                    end: block_end,
+                    location: open.location.clone(),
+                });
+            }
+        }
+    }
 }
 
 /// What every walk of one function's blocks shares.
@@ -551,31 +603,42 @@ struct Walker<'a> {
     /// By variable-key number: the offset the open entry's range starts at
     /// (meaningful only while the key is open).
     starts: Vec<u64>,
+    /// By variable-key number: whether `starts` holds the walked block's
+    /// start because the entry was open when the block began (meaningful
+    /// only while the key is open).
+    entry_starts: Vec<bool>,
 }
 
 impl Walker<'_> {
-    /// Walks block `b` from `state`, reporting closed ranges through `record`
-    /// (when given: the dataflow rounds only need the exit state), and returns
-    /// the state at its end (without `record`).
-    fn walk_block(&mut self, b: usize, mut state: State, record: Option<Record>) -> State {
+    /// Walks block `b` from `state`, recording into `record` the ranges it
+    /// closes and where those still open at its end start, and returns the
+    /// state at its end.
+    fn walk_block(&mut self, b: usize, mut state: State, record: &mut BlockRanges) -> State {
         let input = self.input;
         let table = input.table;
         let steps = &self.steps[b];
         let starts = &mut self.starts;
+        let entry_starts = &mut self.entry_starts;
         let block_start = u64::from(input.block_offsets[b]);
-        let block_end = input
-            .block_offsets
-            .get(b + 1)
-            .map_or(input.code_size, |&o| u64::from(o));
-        let recording = record.is_some();
-        let (mut emit, carried_in, next_entry, carried_out) = match record {
-            Some(r) => (
-                Some(r.emit),
-                r.carried_in,
-                r.next_entry,
-                Some(r.carried_out),
-            ),
-            None => (None, &[][..], None, None),
+        record.closed.clear();
+        record.open_starts.clear();
+        let closed = &mut record.closed;
+        // The range of key `k`, open since `starts[k]`, ends at `end`.
+        let close = |closed: &mut Vec<(VariableRange, Option<u32>)>,
+                     starts: &[u64],
+                     entry_starts: &[bool],
+                     k: u32,
+                     end: u64,
+                     open: &Open| {
+            closed.push((
+                VariableRange {
+                    key: table.variables[k as usize],
+                    start: starts[k as usize],
+                    end,
+                    location: open.location.clone(),
+                },
+                entry_starts[k as usize].then_some(k),
+            ));
         };
         // What the open locations read, for the common instruction that
         // overwrites none of it (a superset: closing may leave it larger).
@@ -584,10 +647,8 @@ impl Walker<'_> {
         let mut reads_stale = false;
         for (k, open) in &state {
             starts[*k as usize] = block_start;
+            entry_starts[*k as usize] = true;
             reads.add(open);
-        }
-        for &(k, start) in carried_in {
-            starts[k as usize] = start;
         }
         // The debug values of the function's opening (before its first located
         // instruction: frame setup and argument moves) hold from the first byte
@@ -686,14 +747,7 @@ impl Walker<'_> {
                         if state.get(at).is_some_and(|(other, _)| *other == k) {
                             let (_, open) = state.remove(at);
                             closed_below += usize::from(k < variable);
-                            if let Some(emit) = emit.as_mut() {
-                                emit(VariableRange {
-                                    key: table.variables[k as usize],
-                                    start: starts[k as usize],
-                                    end: offset,
-                                    location: open.location.clone(),
-                                });
-                            }
+                            close(closed, starts, entry_starts, k, offset, &open);
                             reads_stale = true;
                         }
                     }
@@ -721,16 +775,17 @@ impl Walker<'_> {
                             }
                             _ => None,
                         };
-                        if let (Some(argument), Some(emit), true) =
-                            (copied_argument, emit.as_mut(), whole_value)
-                        {
+                        if let (Some(argument), true) = (copied_argument, whole_value) {
                             if !written_in_setup.contains(PhysReg::Gpr(argument)) {
-                                emit(VariableRange {
-                                    key: table.variables[variable as usize],
-                                    start: block_start,
-                                    end: offset,
-                                    location: in_other_register(&opened.location, argument),
-                                });
+                                closed.push((
+                                    VariableRange {
+                                        key: table.variables[variable as usize],
+                                        start: block_start,
+                                        end: offset,
+                                        location: in_other_register(&opened.location, argument),
+                                    },
+                                    None,
+                                ));
                             }
                         }
                         let open = match entry_register {
@@ -743,6 +798,7 @@ impl Walker<'_> {
                         reads.add(&open);
                         state.insert(first - closed_below, (variable, open));
                         starts[variable as usize] = offset;
+                        entry_starts[variable as usize] = false;
                     }
                 }
                 Step::Other { written, stored } => {
@@ -810,14 +866,7 @@ impl Walker<'_> {
                             reads.add(open);
                             return true;
                         }
-                        if let Some(emit) = emit.as_mut() {
-                            emit(VariableRange {
-                                key: table.variables[*k as usize],
-                                start: starts[*k as usize],
-                                end,
-                                location: open.location.clone(),
-                            });
-                        }
+                        close(closed, starts, entry_starts, *k, end, open);
                         false
                     });
                     for (k, open) in recovered {
@@ -825,37 +874,17 @@ impl Walker<'_> {
                         let at = state.partition_point(|(other, _)| *other < k);
                         state.insert(at, (k, Rc::new(open)));
                         starts[k as usize] = end;
+                        entry_starts[k as usize] = false;
                     }
                 }
             }
         }
-        let (true, Some(carried_out)) = (recording, carried_out) else {
-            return state;
-        };
-        // What the next block starts with carries on; the rest ends here.
-        // (Both states are sorted by key: a merge.)
-        let next = next_entry.map_or(&[][..], |next| next.as_slice());
-        let mut at = 0;
-        for (k, open) in &state {
-            while next.get(at).is_some_and(|(other, _)| other < k) {
-                at += 1;
-            }
-            let continues = next[at..]
+        record.open_starts.extend(
+            state
                 .iter()
-                .take_while(|(other, _)| other == k)
-                .any(|(_, o)| Rc::ptr_eq(o, open) || **o == **open);
-            if continues {
-                carried_out.push((*k, starts[*k as usize]));
-            } else if let Some(emit) = emit.as_mut() {
-                emit(VariableRange {
-                    key: table.variables[*k as usize],
-                    start: starts[*k as usize],
-                    end: block_end,
-                    location: open.location.clone(),
-                });
-            }
-        }
-        Vec::new()
+                .map(|(k, _)| (starts[*k as usize], entry_starts[*k as usize])),
+        );
+        state
     }
 }
 
@@ -1278,14 +1307,14 @@ fn cut(value: i64, bits: u16, signed: bool) -> i64 {
 mod tests {
     use super::*;
     use crate::codegen::isel::DebugExpr;
-    use crate::codegen::mir::{CallTarget, Inst, Width};
+    use crate::codegen::mir::{CallTarget, DbgOperands, Inst, Width};
     use crate::ir::{LocId, MdId};
     use crate::x86::abi::CALLER_SAVED;
 
     fn dbg(variable: u32, operand: DbgOperand, indirect: bool) -> InstKind {
         InstKind::DbgValue(DbgValue {
             variable,
-            operands: vec![operand],
+            operands: DbgOperands::one(operand),
             expr: 0,
             indirect,
             moved: false,
@@ -1296,7 +1325,7 @@ mod tests {
     fn x_with_expr(operand: DbgOperand, expr: u32) -> InstKind {
         InstKind::DbgValue(DbgValue {
             variable: 0,
-            operands: vec![operand],
+            operands: DbgOperands::one(operand),
             expr,
             indirect: false,
             moved: false,
@@ -1577,7 +1606,7 @@ mod tests {
         let moved = |operand| {
             InstKind::DbgValue(DbgValue {
                 variable: 0,
-                operands: vec![operand],
+                operands: DbgOperands::one(operand),
                 expr: 0,
                 indirect: false,
                 moved: true,

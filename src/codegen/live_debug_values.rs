@@ -198,6 +198,12 @@ pub fn run(function: &mut Function) {
                 .collect()
         })
         .collect();
+    // Per block, how many locations its walk may add to the state it
+    // starts from: one per debug instruction at most.
+    let debug_counts: Vec<usize> = values
+        .iter()
+        .map(|block| block.iter().filter(|value| value.is_some()).count())
+        .collect();
 
     let mut exits: Vec<Option<Locations>> = vec![None; blocks];
     // What each block's last visit found: the final code needs nothing else.
@@ -212,7 +218,7 @@ pub fn run(function: &mut Function) {
                 continue;
             }
             dirty[block] = false;
-            let mut state = meet(block, &predecessors[block], &exits);
+            let mut state = meet(block, &predecessors[block], &exits, debug_counts[block]);
             let visit = &mut visits[block];
             visit.restated.clear();
             visit.moved.clear();
@@ -285,8 +291,15 @@ struct Visit {
     moved: Vec<(usize, DbgValue, u32)>,
 }
 
-/// The locations all visited predecessors agree on (the entry block starts empty).
-fn meet(block: usize, predecessors: &[usize], exits: &[Option<Locations>]) -> Locations {
+/// The locations all visited predecessors agree on (the entry block starts
+/// empty), with room for `room` more without growing (growing a state of
+/// hundreds of locations copies it all).
+fn meet(
+    block: usize,
+    predecessors: &[usize],
+    exits: &[Option<Locations>],
+    room: usize,
+) -> Locations {
     if block == 0 {
         return Locations::default();
     }
@@ -294,7 +307,8 @@ fn meet(block: usize, predecessors: &[usize], exits: &[Option<Locations>]) -> Lo
     let Some(first) = visited.next() else {
         return Locations::default();
     };
-    let mut agreed = first.lives.clone();
+    let mut agreed = Vec::with_capacity(first.lives.len() + room);
+    agreed.extend(first.lives.iter().cloned());
     for other in visited {
         // Both are sorted by variable: a merge.
         let mut rest = other.lives.as_slice();
@@ -305,7 +319,10 @@ fn meet(block: usize, predecessors: &[usize], exits: &[Option<Locations>]) -> Lo
             }
             match rest.first() {
                 Some((v, theirs)) if v == variable => {
-                    if theirs.value.same_location(&live.value) {
+                    // (Most are the same shared value: no comparison.)
+                    if Rc::ptr_eq(&theirs.value, &live.value)
+                        || theirs.value.same_location(&live.value)
+                    {
                         if !live.copies.is_empty() {
                             live.copies.retain(|c| theirs.copies.contains(c));
                             live.rehome();
@@ -663,7 +680,7 @@ fn home_of(operand: DbgOperand) -> Option<Home> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codegen::mir::{Address, Cond, Gpr, StackSlotKind};
+    use crate::codegen::mir::{Address, Cond, DbgOperands, Gpr, StackSlotKind};
     use crate::x86::abi::CALLER_SAVED;
     use expect_test::{expect, Expect};
 
@@ -675,7 +692,7 @@ mod tests {
         Inst::new(
             InstKind::DbgValue(DbgValue {
                 variable,
-                operands: vec![operand],
+                operands: DbgOperands::one(operand),
                 expr: 0,
                 indirect: false,
                 moved: false,

@@ -671,7 +671,7 @@ mod tests {
             Inst::new(
                 InstKind::DbgValue(DbgValue {
                     variable: 1,
-                    operands: vec![DbgOperand::Reg(v(0)), DbgOperand::Reg(v(1))],
+                    operands: vec![DbgOperand::Reg(v(0)), DbgOperand::Reg(v(1))].into(),
                     expr: 1,
                     indirect: false,
                     moved: false,

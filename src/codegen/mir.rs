@@ -31,6 +31,10 @@
 
 use std::fmt;
 
+mod dbg_operands;
+
+pub use dbg_operands::DbgOperands;
+
 pub use crate::x86::{Gpr, GprSet, PhysReg, RegClass, RegSet, Xmm};
 
 /// A virtual register: an index into [`Function::vregs`].
@@ -733,7 +737,7 @@ pub struct DbgValue {
     /// Opaque variable id (isel's; the back end never interprets it).
     pub variable: u32,
     /// The operands `DW_OP_LLVM_arg 0..n` of the expression name.
-    pub operands: Vec<DbgOperand>,
+    pub operands: DbgOperands,
     /// Opaque expression id (isel's).
     pub expr: u32,
     /// The variable lives in memory at the (single) operand's address.
@@ -2634,7 +2638,7 @@ mod tests {
             },
             InstKind::DbgValue(DbgValue {
                 variable: 1,
-                operands: vec![DbgOperand::Reg(a), DbgOperand::Imm(3)],
+                operands: vec![DbgOperand::Reg(a), DbgOperand::Imm(3)].into(),
                 expr: 2,
                 indirect: false,
                 moved: false,

@@ -29,7 +29,7 @@ use crate::codegen::frame::FramePointer;
 use crate::codegen::history::{self, HistoryInput};
 use crate::codegen::isel::{self, ArgType, DebugExpr, DebugTable, IselOptions, VariableKey};
 use crate::codegen::mir::{
-    Access, DbgOperand, DbgValue, Function, Inst, InstKind, Reg, RegClass, Width,
+    Access, DbgOperand, DbgOperands, DbgValue, Function, Inst, InstKind, Reg, RegClass, Width,
 };
 use crate::codegen::pipeline::{finish_function, FinishOptions};
 use crate::error::Diagnostic;
@@ -118,7 +118,7 @@ pub fn report(module: &Module) -> Result<String, Diagnostic> {
                 let InstKind::DbgValue(d) = &inst.kind else {
                     continue;
                 };
-                if d.operands != [DbgOperand::Imm(0)] {
+                if *d.operands != [DbgOperand::Imm(0)] {
                     continue;
                 }
                 if let Some(user) = block.insts[i + 1..].iter().find(|x| !x.is_debug()) {
@@ -190,7 +190,7 @@ fn apply(mir: &mut Function, table: &mut DebugTable, next_number: &mut usize) ->
                 after[i].push(Inst::new(
                     InstKind::DbgValue(DbgValue {
                         variable,
-                        operands: vec![DbgOperand::Reg(reg)],
+                        operands: DbgOperands::one(DbgOperand::Reg(reg)),
                         expr,
                         indirect: false,
                         moved: false,
@@ -211,7 +211,7 @@ fn apply(mir: &mut Function, table: &mut DebugTable, next_number: &mut usize) ->
                         Inst::new(
                             InstKind::DbgValue(DbgValue {
                                 variable: marker,
-                                operands: vec![operand],
+                                operands: DbgOperands::one(operand),
                                 expr,
                                 indirect: false,
                                 moved: false,

@@ -349,7 +349,7 @@ fn branch_over_jump_blocks(f: &mut Function) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codegen::mir::{BlockId, Cond, DbgValue, Gpr};
+    use crate::codegen::mir::{BlockId, Cond, DbgOperands, DbgValue, Gpr};
 
     fn gpr(g: Gpr) -> Reg {
         Reg::Phys(PhysReg::Gpr(g))
@@ -362,7 +362,7 @@ mod tests {
     fn debug_in(reg: Reg) -> InstKind {
         InstKind::DbgValue(DbgValue {
             variable: 0,
-            operands: vec![DbgOperand::Reg(reg)],
+            operands: DbgOperands::one(DbgOperand::Reg(reg)),
             expr: 0,
             indirect: false,
             moved: false,

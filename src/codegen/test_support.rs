@@ -13,7 +13,7 @@ pub fn phys(g: Gpr) -> Reg {
 pub fn dbg(variable: u32, operands: Vec<DbgOperand>) -> InstKind {
     InstKind::DbgValue(DbgValue {
         variable,
-        operands,
+        operands: operands.into(),
         expr: 0,
         indirect: false,
         moved: false,

@@ -49,7 +49,7 @@ impl Builder {
         if self.debug {
             self.push(InstKind::DbgValue(DbgValue {
                 variable,
-                operands,
+                operands: operands.into(),
                 expr: 0,
                 indirect: false,
                 moved: false,

@@ -618,7 +618,7 @@ impl Selector<'_> {
             let operand = operands.as_ref().map_or(DbgOperand::NoReg, |o| o[n]);
             self.emit(K::DbgValue(DbgValue {
                 variable,
-                operands: vec![operand],
+                operands: DbgOperands::one(operand),
                 expr,
                 indirect: false,
                 moved: false,
@@ -660,7 +660,7 @@ impl Selector<'_> {
         self.loc = mir_loc(Some(record.loc));
         self.emit(K::DbgValue(DbgValue {
             variable,
-            operands: vec![DbgOperand::StackSlot(slot)],
+            operands: DbgOperands::one(DbgOperand::StackSlot(slot)),
             expr,
             indirect: true,
             moved: false,

@@ -83,9 +83,9 @@ use std::collections::HashMap;
 use dwarfsmith_emit::model::Op;
 
 use crate::codegen::mir::{
-    self, Address, AddressBase, AluOp, BlockId as MBlock, CallTarget, Cond, DbgOperand, DbgValue,
-    FpOp, Inst as MInst, InstKind as K, Reg, Ri, Rm, Rmi, ShiftAmount, ShiftOp, StackSlotId,
-    StackSlotKind, UnaryOp, Width,
+    self, Address, AddressBase, AluOp, BlockId as MBlock, CallTarget, Cond, DbgOperand,
+    DbgOperands, DbgValue, FpOp, Inst as MInst, InstKind as K, Reg, Ri, Rm, Rmi, ShiftAmount,
+    ShiftOp, StackSlotId, StackSlotKind, UnaryOp, Width,
 };
 use crate::error::Diagnostic;
 use crate::ir::{

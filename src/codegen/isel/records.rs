@@ -180,7 +180,7 @@ impl Selector<'_> {
         self.loc = mir_loc(Some(record.loc));
         self.emit(K::DbgValue(DbgValue {
             variable,
-            operands,
+            operands: operands.into(),
             expr,
             indirect: declare || in_memory,
             moved: false,
