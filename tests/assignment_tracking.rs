@@ -225,7 +225,6 @@ define void @f(i32 %a, i32 %b) !dbg !5 {{
           %x = alloca i32, align 4, !DIAssignID !7
             #dbg_value(ptr %x, !8, !DIExpression(DW_OP_deref), !10)
           store i32 %a, ptr %x, align 4, !dbg !10, !DIAssignID !11
-            #dbg_value(i1 undef, !8, !DIExpression(), !10)
             #dbg_value(ptr %x, !8, !DIExpression(DW_OP_deref), !10)
           call void @g(ptr %x), !dbg !10
           store i32 %b, ptr %x, align 4, !dbg !10, !DIAssignID !12

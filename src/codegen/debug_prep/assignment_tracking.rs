@@ -296,6 +296,15 @@ pub fn lower_function(function: &mut Function, debug: &mut DebugInfo) {
                 .collect();
             if Some(position) >= first_non_phi && !pending.is_empty() {
                 let mut with_pending = std::mem::take(&mut pending);
+                // A pending record a record at the same point overrides
+                // (a store's change followed by its own marker) is dropped.
+                with_pending.retain(|early| {
+                    !records.iter().any(|later| {
+                        later.variable == early.variable
+                            && debug.expr(later.expr).fragment()
+                                == debug.expr(early.expr).fragment()
+                    })
+                });
                 with_pending.extend(records);
                 records = with_pending;
             }
