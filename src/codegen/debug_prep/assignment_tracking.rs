@@ -281,19 +281,19 @@ pub fn lower_function(function: &mut Function, debug: &mut DebugInfo) {
                     records.push(record);
                 }
             }
-            let at_this_point = std::mem::replace(&mut changed_after, after_states.clone());
-            note_not_in_memory(
-                at_this_point.iter().chain(&emitted),
-                &tracked,
-                &keys,
-                &mut not_in_memory,
-            );
             // State changes made by the instruction itself (stores) take
             // effect after it: they go before the next instruction.
             let after: Vec<DebugRecord> = after_states
                 .iter()
                 .map(|(i, state)| lowering.lowered(debug, *i, keys[*i], state, home_of[*i]))
                 .collect();
+            let at_this_point = std::mem::replace(&mut changed_after, after_states);
+            note_not_in_memory(
+                at_this_point.iter().chain(&emitted),
+                &tracked,
+                &keys,
+                &mut not_in_memory,
+            );
             if Some(position) >= first_non_phi && !pending.is_empty() {
                 let mut with_pending = std::mem::take(&mut pending);
                 // A pending record a record at the same point overrides
@@ -499,13 +499,12 @@ fn agree(mut assignments: impl Iterator<Item = Assignment>) -> Assignment {
 fn transfer(
     function: &Function,
     debug: &DebugInfo,
-    inst: crate::ir::InstId,
+    inst_id: crate::ir::InstId,
     tracked: &Tracked,
     state: &mut [State],
     report: &mut dyn FnMut(usize, &State),
 ) {
-    let id_of_inst = inst;
-    let inst = function.inst(inst);
+    let inst = function.inst(inst_id);
     // Where memory holding assignment `id` puts fragment `i`: its home,
     // unless `id` is the alloca's and an assignment of the fragment never
     // reaches memory (the home holds no value the source gave it yet).
@@ -524,7 +523,7 @@ fn transfer(
         match (record.kind, &record.assign) {
             (RecordKind::Assign, Some(link)) => {
                 current.debug = Assignment::Known(link.id);
-                current.debug_source = Some((id_of_inst, position));
+                current.debug_source = Some((inst_id, position));
                 current.kind = if current.memory == current.debug {
                     in_memory(i, link.id)
                 } else {
