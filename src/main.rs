@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod allocator;
 mod cc;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -199,11 +200,9 @@ enum Syntax {
     Intrinsics,
 }
 
-/// The process's allocator: the compiler makes and frees millions of small
-/// objects (IR, MIR, debug states), and mimalloc serves them faster than
-/// glibc's malloc (bench-run: see bench/README.md).
+/// The process's allocator (see [`allocator`]).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: allocator::MiMalloc = allocator::MiMalloc;
 
 /// Turns transparent huge pages off for the checkers (`lines`, `verify`,
 /// `stats`): mimalloc asks the kernel for huge pages, and the checkers'
