@@ -2061,10 +2061,11 @@ impl Function {
     pub fn successor_lists(&self) -> Vec<Vec<usize>> {
         (0..self.blocks.len())
             .map(|b| {
-                self.successors(BlockId(b as u32))
-                    .into_iter()
-                    .map(|s| s.0 as usize)
-                    .collect()
+                let mut out = Vec::new();
+                self.for_each_successor(BlockId(b as u32), |s| out.push(s.0 as usize));
+                out.sort_unstable();
+                out.dedup();
+                out
             })
             .collect()
     }
@@ -2084,8 +2085,17 @@ impl Function {
     /// Successors of block `b`: jump targets, jump-table targets, and the
     /// next block when control can fall through.
     pub fn successors(&self, b: BlockId) -> Vec<BlockId> {
-        let insts = &self.blocks[b.0 as usize].insts;
         let mut out = Vec::new();
+        self.for_each_successor(b, |s| out.push(s));
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Calls `f` for every successor of block `b`, in the order the block
+    /// names them, a block named twice twice.
+    fn for_each_successor(&self, b: BlockId, mut f: impl FnMut(BlockId)) {
+        let insts = &self.blocks[b.0 as usize].insts;
         for inst in insts.iter().filter(|i| !i.is_debug()) {
             match &inst.kind {
                 InstKind::Jcc { target, .. }
@@ -2093,20 +2103,20 @@ impl Function {
                 | InstKind::Call {
                     unwind: Some(target),
                     ..
-                } => out.push(*target),
+                } => f(*target),
                 InstKind::JmpIndirect { table, .. } => {
-                    out.extend(self.jump_tables[table.0 as usize].iter().copied());
+                    self.jump_tables[table.0 as usize]
+                        .iter()
+                        .copied()
+                        .for_each(&mut f);
                 }
                 _ => {}
             }
         }
         let next = b.0 as usize + 1;
         if self.falls_through(b) && next < self.blocks.len() {
-            out.push(BlockId(next as u32));
+            f(BlockId(next as u32));
         }
-        out.sort_unstable();
-        out.dedup();
-        out
     }
 
     /// Whether control can run off the end of block `b` into the next one:

@@ -122,12 +122,14 @@ const MAX_ROUNDS: usize = 16;
 /// without enough registers, allocation starts again from `f` as it came,
 /// with one temporary per instruction.
 pub fn allocate(f: &mut Function) -> Result<Allocation, RegallocError> {
-    let original = f.clone();
-    match allocate_with(f, REUSE_WINDOW) {
+    let mut original = None;
+    match allocate_with(f, REUSE_WINDOW, Some(&mut original)) {
         Ok(allocation) => Ok(allocation),
         Err(_) => {
-            *f = original;
-            allocate_with(f, 0)
+            if let Some(original) = original {
+                *f = original;
+            }
+            allocate_with(f, 0, None)
         }
     }
 }
@@ -137,7 +139,13 @@ pub fn allocate(f: &mut Function) -> Result<Allocation, RegallocError> {
 const REUSE_WINDOW: usize = 6;
 
 /// [`allocate`] with spill temporaries reused over `window` instructions.
-fn allocate_with(f: &mut Function, window: usize) -> Result<Allocation, RegallocError> {
+/// When `original` is given, `f` as it came is kept there before spill code
+/// first changes it (most functions never spill, and are never copied).
+fn allocate_with(
+    f: &mut Function,
+    window: usize,
+    mut original: Option<&mut Option<Function>>,
+) -> Result<Allocation, RegallocError> {
     let mut unspillable = vec![false; f.vregs.len()];
     let mut spill_count = 0;
     for round in 1..=MAX_ROUNDS {
@@ -156,6 +164,9 @@ fn allocate_with(f: &mut Function, window: usize) -> Result<Allocation, Regalloc
                 spilled: spill_count,
                 rounds: round,
             });
+        }
+        if let Some(original) = original.take() {
+            *original = Some(f.clone());
         }
         let spilled = with_copies_of_spilled(f, &live, spilled, &unspillable);
         spill_count += spilled.len();
