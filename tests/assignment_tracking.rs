@@ -5,9 +5,10 @@
 //! hand-written functions, a store DSE deleted leaves the variable in the
 //! value it assigned until the next store, a variable stored on both
 //! ways into a loop stays in memory all through: one declare; a store
-//! hoisted above its marker leaves the earlier value until the marker; and a
+//! hoisted above its marker leaves the earlier value until the marker; a
 //! variable whose initialising store was deleted is nowhere, not in its
-//! stale home, until that assignment's marker.
+//! stale home, until that assignment's marker; and a block is told a
+//! variable's location only when some predecessor leaves it otherwise.
 
 use dwarfsmith::codegen::debug_prep::assignment_tracking::lower_module;
 use dwarfsmith::ir::parse::parse_module;
@@ -263,6 +264,53 @@ define void @f(i32 %a, i1 %c) !dbg !5 {{
             #dbg_value(ptr poison, !8, !DIExpression(), !10)
           call void @h(), !dbg !10
             #dbg_value(i32 -1, !8, !DIExpression(), !10)
+          call void @g(ptr %x), !dbg !10
+          ret void, !dbg !10
+        }
+    "#]]
+    .assert_eq(&lowered_after("", &text));
+}
+
+#[test]
+fn a_block_is_not_told_again_what_every_predecessor_leaves_unchanged() {
+    // x = a (its store deleted); then, on one way, x = b + 1 in memory.
+    // `then`, entered only from where x is `a`, is not told so again: the
+    // location the entry's record gave still holds (a restatement there
+    // would also undo a later untracked record of the variable). `join`,
+    // whose predecessors leave x differently, is told that x is nowhere.
+    let text = format!(
+        r#"
+define void @f(i32 %a, i32 %b, i1 %c) !dbg !5 {{
+  %x = alloca i32, align 4, !DIAssignID !10
+    #dbg_assign(i1 undef, !8, !DIExpression(), !10, ptr %x, !DIExpression(), !9)
+    #dbg_assign(i32 %a, !8, !DIExpression(), !11, ptr %x, !DIExpression(), !9)
+  br i1 %c, label %then, label %join, !dbg !9
+
+then:
+  %d = add i32 %b, 1, !dbg !9
+  store i32 %d, ptr %x, align 4, !dbg !9, !DIAssignID !12
+    #dbg_assign(i32 %d, !8, !DIExpression(), !12, ptr %x, !DIExpression(), !9)
+  br label %join, !dbg !9
+
+join:
+  call void @g(ptr %x), !dbg !9
+  ret void, !dbg !9
+}}
+{METADATA}"#
+    );
+    expect![[r#"
+        define void @f(i32 %a, i32 %b, i1 %c) !dbg !4 {
+          %x = alloca i32, align 4, !DIAssignID !7
+            #dbg_value(ptr poison, !8, !DIExpression(), !10)
+            #dbg_value(i32 %a, !8, !DIExpression(), !10)
+          br i1 %c, label %then, label %join, !dbg !10
+        then:
+          %d = add i32 %b, 1, !dbg !10
+          store i32 %d, ptr %x, align 4, !dbg !10, !DIAssignID !11
+            #dbg_value(ptr %x, !8, !DIExpression(DW_OP_deref), !10)
+          br label %join, !dbg !10
+        join:
+            #dbg_value(ptr poison, !8, !DIExpression(), !10)
           call void @g(ptr %x), !dbg !10
           ret void, !dbg !10
         }

@@ -5,7 +5,11 @@
 //! flag, with `#dbg_assign` records linked to stores (and allocas) through
 //! `!DIAssignID`. Out: the same function in which every assign record has
 //! become a `#dbg_value` record, and the location each variable fragment has
-//! at each block entry is stated again there.
+//! at a block entry is stated again there unless every predecessor leaves
+//! it as it enters (the location the last record gave still holds; stating
+//! it again would undo an untracked record of the variable that came after
+//! in a predecessor, and costs every later pass a debug value per fragment
+//! and block).
 //!
 //! For every (variable, fragment) a fixed-point dataflow over the blocks
 //! decides, at each program point, whether the variable lives
@@ -237,7 +241,8 @@ pub fn lower_function(function: &mut Function, debug: &mut DebugInfo) {
         .filter(|record| record.kind == RecordKind::Value)
         .map(|record| record.variable)
         .collect();
-    // Rewrite: restate every fragment at block entries, lower each record.
+    // Rewrite: restate at block entries the fragments some predecessor
+    // leaves otherwise, lower each record.
     let mut lowering = Lowering::default();
     for &block in &order {
         let Some(mut state) = entry_states[block.0 as usize].clone() else {
@@ -249,8 +254,20 @@ pub fn lower_function(function: &mut Function, debug: &mut DebugInfo) {
             .position(|&i| !matches!(function.inst(i).kind, InstKind::Phi { .. }));
         let mut pending: Vec<DebugRecord> = Vec::new();
         if block.0 != 0 {
+            let exits: Vec<Option<&Vec<State>>> = predecessors[block.0 as usize]
+                .iter()
+                .map(|p| exit_states[p.0 as usize].as_ref())
+                .collect();
             for (i, key) in keys.iter().enumerate() {
-                pending.push(lowering.lowered(debug, i, *key, &state[i], home_of[i]));
+                // Every predecessor leaves the fragment as it enters: the
+                // location its last record gave still holds.
+                let carried = !exits.is_empty()
+                    && exits
+                        .iter()
+                        .all(|exit| exit.is_some_and(|exit| exit[i] == state[i]));
+                if !carried {
+                    pending.push(lowering.lowered(debug, i, *key, &state[i], home_of[i]));
+                }
             }
         }
         // The state changes made by the previous instruction (its stores):
