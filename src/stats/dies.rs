@@ -346,6 +346,25 @@ impl<'u, 'a> View<'u, 'a> {
         self.resolve(die.unit, self.find(die, name)?)
     }
 
+    /// The DIE that `die`'s only `DW_AT_abstract_origin` names, when
+    /// `die` has neither `DW_AT_specification` nor any of `names`: then a
+    /// walk of [`View::find_each`] for those names from `die` is the walk
+    /// from that origin.
+    pub fn sole_origin(&self, die: DieRef, names: &[DwAt]) -> Option<DieRef> {
+        let mut origin = None;
+        for attribute in self.tree(die.unit).attributes(die.die) {
+            match attribute.name() {
+                gimli::DW_AT_abstract_origin if origin.is_none() => {
+                    origin = Some(attribute.value())
+                }
+                gimli::DW_AT_abstract_origin | gimli::DW_AT_specification => return None,
+                name if names.contains(&name) => return None,
+                _ => {}
+            }
+        }
+        self.resolve(die.unit, origin?)
+    }
+
     /// The DIE a reference `value` of a DIE of unit `unit` names.
     fn resolve(&self, unit: usize, value: AttributeValue<Slice<'a>>) -> Option<DieRef> {
         match value {
@@ -376,11 +395,23 @@ impl<'u, 'a> View<'u, 'a> {
         die: DieRef,
         queries: [&[DwAt]; N],
     ) -> [Option<gimli::Attribute<Slice<'a>>>; N] {
+        self.find_each_counted(die, queries).0
+    }
+
+    /// [`View::find_each`], with how many DIEs the walk looked at
+    /// ([`MAX_CHAIN`] or one less when it stopped there).
+    pub fn find_each_counted<const N: usize>(
+        &self,
+        die: DieRef,
+        queries: [&[DwAt]; N],
+    ) -> ([Option<gimli::Attribute<Slice<'a>>>; N], usize) {
         let mut found = [None; N];
         let mut missing = N;
+        let mut visited = 0;
         // The first DIE of the walk that has one of a query's names
         // answers it; true when every query is answered.
         let mut look = |attributes: &[gimli::Attribute<Slice<'a>>]| {
+            visited += 1;
             for (query, slot) in queries.iter().zip(found.iter_mut()) {
                 if slot.is_none() {
                     if let Some(attr) = attributes.iter().find(|a| query.contains(&a.name())) {
@@ -399,16 +430,16 @@ impl<'u, 'a> View<'u, 'a> {
         for _ in 0..MAX_CHAIN {
             let attributes = self.tree(current.unit).attributes(current.die);
             if look(attributes) {
-                return found;
+                return (found, visited);
             }
             let mut next = attributes.iter().filter(|a| {
                 a.name() == gimli::DW_AT_abstract_origin || a.name() == gimli::DW_AT_specification
             });
             match (next.next(), next.next()) {
-                (None, _) => return found,
+                (None, _) => return (found, visited),
                 (Some(one), None) => match self.resolve(current.unit, one.value()) {
                     Some(next) => current = next,
-                    None => return found,
+                    None => return (found, visited),
                 },
                 (Some(_), Some(_)) => {
                     in_line = false;
@@ -420,7 +451,7 @@ impl<'u, 'a> View<'u, 'a> {
             // A chain of `MAX_CHAIN` DIEs (a cycle): the search below
             // visits the same DIEs in the same order, and finds nothing
             // more.
-            return found;
+            return (found, visited);
         }
         // Real chains are a few DIEs long: a list is cheaper than a set,
         // and a corrupted file's chain stops after `MAX_CHAIN` DIEs. The
@@ -437,7 +468,7 @@ impl<'u, 'a> View<'u, 'a> {
             }
             seen.push(current);
             if look(self.tree(current.unit).attributes(current.die)) {
-                return found;
+                return (found, visited);
             }
             for name in [gimli::DW_AT_abstract_origin, gimli::DW_AT_specification] {
                 if let Some(next) = self.referenced(current, name) {
@@ -445,7 +476,7 @@ impl<'u, 'a> View<'u, 'a> {
                 }
             }
         }
-        found
+        (found, visited)
     }
 
     /// The text of a string attribute's value, read for unit `unit` ("" when
@@ -639,7 +670,7 @@ impl<'u, 'a> View<'u, 'a> {
 }
 
 /// How many DIEs [`View::find_each`] visits at most.
-const MAX_CHAIN: usize = 64;
+pub(crate) const MAX_CHAIN: usize = 64;
 
 /// A string attribute's value, read through `dwarf` for `unit`.
 pub(crate) fn string<'a>(
