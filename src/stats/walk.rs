@@ -227,9 +227,15 @@ pub(crate) struct Walk {
     pub param_buckets: Buckets,
     /// ... of local variables.
     pub local_buckets: Buckets,
-    /// Abstract (`DW_AT_inline`) subprograms with variables, in DIE order:
-    /// `.debug_info` offset, and each variable's offset and tag.
+    /// Of one unit: its abstract (`DW_AT_inline`) subprograms with
+    /// variables, in DIE order: `.debug_info` offset, and each variable's
+    /// offset and tag.
     abstracts: Vec<(u64, Vec<(u64, gimli::DwTag)>)>,
+    /// Of the whole file: the variables of the units' abstract
+    /// subprograms by offset, gathered as units are merged, so that only
+    /// the look-ups of [`Walk::zero_coverage_across_units`] are left once
+    /// every unit is.
+    abstracts_by_offset: Map<u64, Vec<(u64, gimli::DwTag)>>,
     /// Concrete instances whose abstract subprogram is in another unit:
     /// the abstract origin's raw value and the origins of the instance's
     /// variables that have a location.
@@ -360,7 +366,12 @@ impl Walk {
         self.all_buckets.merge(&unit.all_buckets);
         self.param_buckets.merge(&unit.param_buckets);
         self.local_buckets.merge(&unit.local_buckets);
-        self.abstracts.extend(unit.abstracts);
+        for (offset, vars) in unit.abstracts {
+            self.abstracts_by_offset
+                .entry(offset)
+                .or_default()
+                .extend(vars);
+        }
         self.cross_unit.extend(unit.cross_unit);
     }
 
@@ -369,15 +380,7 @@ impl Walk {
     /// (once every unit is merged).
     pub fn zero_coverage_across_units(&mut self) {
         let cross_unit = std::mem::take(&mut self.cross_unit);
-        // Only the abstract subprograms such instances name are looked up
-        // (most files have none: rustc's debug binaries).
-        let wanted: Set<u64> = cross_unit.iter().map(|&(origin, _)| origin).collect();
-        let mut abstracts: Map<u64, Vec<(u64, gimli::DwTag)>> = Map::default();
-        for (offset, vars) in std::mem::take(&mut self.abstracts) {
-            if wanted.contains(&offset) {
-                abstracts.entry(offset).or_default().extend(vars);
-            }
-        }
+        let abstracts = std::mem::take(&mut self.abstracts_by_offset);
         for (origin, located) in cross_unit {
             for &(var, tag) in abstracts.get(&origin).map_or(&[][..], Vec::as_slice) {
                 if !located.contains(&var) {
