@@ -22,7 +22,7 @@ use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
-use dwarfsmith_emit::read::{is_type_tag, DieTree, PARALLEL_FROM};
+use dwarfsmith_emit::read::{is_type_tag, DieTree};
 use gimli::{AttributeValue, DwAt, DwTag, Unit, UnitOffset};
 
 use super::load::Slice;
@@ -163,7 +163,7 @@ impl<'a> Units<'a> {
             }
         }
         let splits = split_units(dwos)?;
-        let parallel = gimli::Section::reader(&dwarf.debug_info).len() >= PARALLEL_FROM;
+        let parallel = is_large(dwarf);
         let read = |header: gimli::UnitHeader<Slice<'a>>| {
             let start = header.offset().0 as u64;
             // The abbreviations are dropped once the unit's root is read and
@@ -199,17 +199,9 @@ impl<'a> Units<'a> {
                 }),
             })
         };
-        let units = if parallel {
-            headers
-                .into_par_iter()
-                .map(read)
-                .collect::<Result<Vec<_>, String>>()?
-        } else {
-            headers
-                .into_iter()
-                .map(read)
-                .collect::<Result<Vec<_>, String>>()?
-        };
+        let units = map_in_order(headers, parallel, read)
+            .into_iter()
+            .collect::<Result<Vec<_>, String>>()?;
         let referenced = units.iter().map(|_| OnceLock::new()).collect();
         Ok(Units {
             units,
@@ -669,6 +661,10 @@ impl<'u, 'a> View<'u, 'a> {
     }
 }
 
+/// The size of `.debug_info` from which units are read and walked on
+/// rayon's threads (emit's reader's threshold).
+const PARALLEL_FROM: usize = dwarfsmith_emit::read::PARALLEL_FROM;
+
 /// How many DIEs [`View::find_each`] visits at most.
 pub(crate) const MAX_CHAIN: usize = 64;
 
@@ -743,34 +739,60 @@ pub(crate) fn dwo_ids(dwarf: &gimli::Dwarf<Slice<'_>>) -> Vec<gimli::DwoId> {
 }
 
 /// The `.dwo` files the skeleton units of `dwarf` name
-/// (`DW_AT_comp_dir`/`DW_AT_dwo_name`, or `DW_AT_GNU_dwo_name`).
+/// (`DW_AT_comp_dir`/`DW_AT_dwo_name`, or `DW_AT_GNU_dwo_name`), each
+/// once, in unit order. Each unit's root is read (its abbreviations
+/// parsed) to tell: on rayon's threads for a large `.debug_info`.
 pub(crate) fn dwo_paths(dwarf: &gimli::Dwarf<Slice<'_>>) -> Vec<std::path::PathBuf> {
+    let mut headers = Vec::new();
+    let mut iter = dwarf.units();
+    while let Ok(Some(header)) = iter.next() {
+        headers.push(header);
+    }
+    let found = map_in_order(headers, is_large(dwarf), |header| dwo_path(dwarf, header));
     let mut paths = Vec::new();
-    let mut headers = dwarf.units();
-    while let Ok(Some(header)) = headers.next() {
-        if !is_skeleton(dwarf, &header) {
-            continue;
-        }
-        let Ok(unit) = dwarf.unit(header) else {
-            continue;
-        };
-        if unit.dwo_id.is_none() {
-            continue;
-        }
-        let Some(name) = unit
-            .dwo_name()
-            .ok()
-            .flatten()
-            .and_then(|name| string(dwarf, &unit, name))
-        else {
-            continue;
-        };
-        let path = std::path::Path::new(&comp_dir(&unit)).join(name);
+    for path in found.into_iter().flatten() {
         if !paths.contains(&path) {
             paths.push(path);
         }
     }
     paths
+}
+
+/// The `.dwo` file the unit of `header` names, when it is a skeleton.
+fn dwo_path(
+    dwarf: &gimli::Dwarf<Slice<'_>>,
+    header: gimli::UnitHeader<Slice<'_>>,
+) -> Option<std::path::PathBuf> {
+    if !is_skeleton(dwarf, &header) {
+        return None;
+    }
+    let unit = dwarf.unit(header).ok()?;
+    unit.dwo_id?;
+    let name = unit
+        .dwo_name()
+        .ok()
+        .flatten()
+        .and_then(|name| string(dwarf, &unit, name))?;
+    Some(std::path::Path::new(&comp_dir(&unit)).join(name))
+}
+
+/// `items` mapped with `map`, in order: on rayon's threads when `parallel`.
+fn map_in_order<T: Send, U: Send>(
+    items: Vec<T>,
+    parallel: bool,
+    map: impl Fn(T) -> U + Sync + Send,
+) -> Vec<U> {
+    if parallel {
+        items.into_par_iter().map(map).collect()
+    } else {
+        items.into_iter().map(map).collect()
+    }
+}
+
+/// Whether `dwarf`'s units are read and walked on rayon's threads (a
+/// `.debug_info` of at least [`PARALLEL_FROM`] bytes).
+fn is_large(dwarf: &gimli::Dwarf<Slice<'_>>) -> bool {
+    gimli::Section::reader(&dwarf.debug_info).len() >= PARALLEL_FROM
 }
 
 /// The address DWARF 5 marks discarded code with (all ones).
