@@ -270,12 +270,7 @@ pub fn read_statistics_with(
             line_sums.add(lines);
         },
     )?;
-    walk.zero_coverage_across_units();
-    Ok(report::statistics(
-        name,
-        &file,
-        code,
-        walk,
-        line_sums.finish(),
-    ))
+    // What is left once every unit is summed, side by side.
+    let ((), lines) = rayon::join(|| walk.zero_coverage_across_units(), || line_sums.finish());
+    Ok(report::statistics(name, &file, code, walk, lines))
 }
