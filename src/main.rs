@@ -472,7 +472,9 @@ fn run(cli: Cli) -> Result<(), String> {
             for (position, input) in inputs.iter().enumerate() {
                 let stats = read_statistics(input, false, &debug_dirs)?;
                 let text = dwarfsmith::stats::format_statistics(&stats, json);
-                print!("{text}");
+                for piece in &text {
+                    print!("{piece}");
+                }
                 if position + 1 == inputs.len() {
                     end_without_freeing(stats, text);
                 }

@@ -9,7 +9,8 @@
 //!
 //! The modules: `load` (ELF sections through the object crate, inflated,
 //! relocated), `dies` (DIE trees and LLVM's ways of reading them), `walk`
-//! (the statistics walk), `lines` (the line-table figures), `order` (units
+//! (the statistics walk), `ids` (LLVM's ids of functions and variables,
+//! made once per abstract origin), `lines` (the line-table figures), `order` (units
 //! worked on in parallel, summed in unit order), `report` (text and JSON),
 //! `compare` (two builds side by side), `html` (the page), `digits`
 //! (numbers written without `core::fmt`).
@@ -25,6 +26,7 @@ mod compare;
 mod dies;
 mod digits;
 mod html;
+mod ids;
 mod lines;
 mod load;
 mod order;
@@ -268,12 +270,7 @@ pub fn read_statistics_with(
             line_sums.add(lines);
         },
     )?;
-    walk.zero_coverage_across_units();
-    Ok(report::statistics(
-        name,
-        &file,
-        code,
-        walk,
-        line_sums.finish(),
-    ))
+    // What is left once every unit is summed, side by side.
+    let ((), lines) = rayon::join(|| walk.zero_coverage_across_units(), || line_sums.finish());
+    Ok(report::statistics(name, &file, code, walk, lines))
 }

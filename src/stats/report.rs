@@ -218,8 +218,12 @@ fn variable_rows(walk: &Walk) -> Vec<VariableRow> {
 }
 
 /// The figures as text (`json`: one JSON document) — llvm-dwarfdump's keys,
-/// llvm-locstats' table, the per-function table.
-pub fn format_statistics(stats: &FileStatistics, json: bool) -> String {
+/// llvm-locstats' table, the per-function table — in pieces to be written
+/// one after the other: the per-function table's chunks, written in
+/// parallel, are handed over as they are rather than copied into one
+/// string (on a large file, tens of megabytes the kernel would fault in
+/// for the copy).
+pub fn format_statistics(stats: &FileStatistics, json: bool) -> Vec<String> {
     if json {
         return format_json(stats);
     }
@@ -244,7 +248,8 @@ pub fn format_statistics(stats: &FileStatistics, json: bool) -> String {
         let _ = write!(out, " {name}");
     }
     out.push('\n');
-    in_parallel(&mut out, &stats.functions, |_, f, out| {
+    let mut pieces = vec![out];
+    pieces.extend(in_parallel(&stats.functions, |_, f, out| {
         out.push_str("  ");
         push_left(out, &f.id, 40);
         for (name, value) in function_columns(f) {
@@ -252,20 +257,18 @@ pub fn format_statistics(stats: &FileStatistics, json: bool) -> String {
             push_decimal_right(out, value, name.len());
         }
         out.push('\n');
-    });
-    out
+    }));
+    pieces
 }
 
-/// Appends to `out` the text `row` writes for each function (given its
-/// position), the functions written in parallel chunks (rayon) and
-/// appended in order.
+/// The text `row` writes for each function (given its position), the
+/// functions written in parallel chunks (rayon), in order.
 fn in_parallel(
-    out: &mut String,
     functions: &[FunctionRow],
     row: impl Fn(usize, &FunctionRow, &mut String) + Sync,
-) {
+) -> Vec<String> {
     const CHUNK: usize = 4096;
-    let chunks: Vec<String> = functions
+    functions
         .par_chunks(CHUNK)
         .enumerate()
         .map(|(chunk, functions)| {
@@ -275,11 +278,7 @@ fn in_parallel(
             }
             out
         })
-        .collect();
-    out.reserve(chunks.iter().map(String::len).sum());
-    for chunk in chunks {
-        out.push_str(&chunk);
-    }
+        .collect()
 }
 
 /// A function's figures: name (as in the JSON) and value.
@@ -328,7 +327,7 @@ fn locstats_table(stats: &FileStatistics) -> String {
     out
 }
 
-fn format_json(stats: &FileStatistics) -> String {
+fn format_json(stats: &FileStatistics) -> Vec<String> {
     let mut out = String::from("{\n  \"statistics\": {");
     for (position, (key, value)) in stats.keys.iter().enumerate() {
         let value = match value {
@@ -356,7 +355,8 @@ fn format_json(stats: &FileStatistics) -> String {
         );
     }
     out.push_str("\n  ],\n  \"functions\": [");
-    in_parallel(&mut out, &stats.functions, |position, f, out| {
+    let mut pieces = vec![out];
+    pieces.extend(in_parallel(&stats.functions, |position, f, out| {
         let comma = if position + 1 < stats.functions.len() {
             ","
         } else {
@@ -370,7 +370,7 @@ fn format_json(stats: &FileStatistics) -> String {
             push_decimal(out, value);
         }
         let _ = write!(out, "}}{comma}");
-    });
-    out.push_str("\n  ]\n}\n");
-    out
+    }));
+    pieces.push("\n  ]\n}\n".to_string());
+    pieces
 }

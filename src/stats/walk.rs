@@ -23,9 +23,9 @@ use std::hash::BuildHasher as _;
 
 use dwarfsmith_emit::read::TreePool;
 
-use super::dies::{comp_dir, DieRef, Units, View};
-use super::digits::{push_decimal, push_hex};
-use super::lines::absolute_path;
+use super::dies::{DieRef, Units, View};
+use super::digits::push_hex;
+use super::ids::Ids;
 use super::load::LoadedFile;
 use super::ReadOptions;
 
@@ -227,9 +227,15 @@ pub(crate) struct Walk {
     pub param_buckets: Buckets,
     /// ... of local variables.
     pub local_buckets: Buckets,
-    /// Abstract (`DW_AT_inline`) subprograms with variables, in DIE order:
-    /// `.debug_info` offset, and each variable's offset and tag.
+    /// Of one unit: its abstract (`DW_AT_inline`) subprograms with
+    /// variables, in DIE order: `.debug_info` offset, and each variable's
+    /// offset and tag.
     abstracts: Vec<(u64, Vec<(u64, gimli::DwTag)>)>,
+    /// Of the whole file: the variables of the units' abstract
+    /// subprograms by offset, gathered as units are merged, so that only
+    /// the look-ups of [`Walk::zero_coverage_across_units`] are left once
+    /// every unit is.
+    abstracts_by_offset: Map<u64, Vec<(u64, gimli::DwTag)>>,
     /// Concrete instances whose abstract subprogram is in another unit:
     /// the abstract origin's raw value and the origins of the instance's
     /// variables that have a location.
@@ -360,7 +366,12 @@ impl Walk {
         self.all_buckets.merge(&unit.all_buckets);
         self.param_buckets.merge(&unit.param_buckets);
         self.local_buckets.merge(&unit.local_buckets);
-        self.abstracts.extend(unit.abstracts);
+        for (offset, vars) in unit.abstracts {
+            self.abstracts_by_offset
+                .entry(offset)
+                .or_default()
+                .extend(vars);
+        }
         self.cross_unit.extend(unit.cross_unit);
     }
 
@@ -369,15 +380,7 @@ impl Walk {
     /// (once every unit is merged).
     pub fn zero_coverage_across_units(&mut self) {
         let cross_unit = std::mem::take(&mut self.cross_unit);
-        // Only the abstract subprograms such instances name are looked up
-        // (most files have none: rustc's debug binaries).
-        let wanted: Set<u64> = cross_unit.iter().map(|&(origin, _)| origin).collect();
-        let mut abstracts: Map<u64, Vec<(u64, gimli::DwTag)>> = Map::default();
-        for (offset, vars) in std::mem::take(&mut self.abstracts) {
-            if wanted.contains(&offset) {
-                abstracts.entry(offset).or_default().extend(vars);
-            }
-        }
+        let abstracts = std::mem::take(&mut self.abstracts_by_offset);
         for (origin, located) in cross_unit {
             for &(var, tag) in abstracts.get(&origin).map_or(&[][..], Vec::as_slice) {
                 if !located.contains(&var) {
@@ -423,11 +426,8 @@ struct Walker<'v, 'u, 'a> {
     deferred: Vec<u64>,
     /// Whether to keep a [`Variable`] per variable DIE.
     variables: bool,
-    /// The base names of the files ids name, by unit and file index (a
-    /// unit's functions name a few files many times).
-    file_names: Map<(usize, u64), String>,
-    /// The last id [`Walker::die_id`] made (one buffer for all DIEs).
-    id: String,
+    /// The ids of the unit's functions and variables.
+    ids: Ids<'a>,
 }
 
 /// What a DIE's place in the tree gives its walk.
@@ -444,16 +444,6 @@ struct Scope<'p> {
     /// Its parent's ranges, when the walk read them (the parent is a
     /// function, an inlined instance or a block).
     parent_ranges: Option<&'p [(u64, u64)]>,
-}
-
-/// What [`Walker::die_id`] finds besides the id.
-struct IdFacts {
-    /// The id's name ends at this byte of the id.
-    name_end: usize,
-    /// Whether the DIE (or its origin) names a declaring file and line.
-    has_source: bool,
-    /// Whether the DIE (or its origin) has `DW_AT_abstract_origin`.
-    has_origin: bool,
 }
 
 /// Walks unit `unit` of `units`, read into a tree of `trees`; the units'
@@ -473,8 +463,7 @@ pub(crate) fn walk_unit<'a>(
         local_abstract: Map::default(),
         deferred: Vec::new(),
         variables: options.variables,
-        file_names: Map::default(),
-        id: String::new(),
+        ids: Ids::default(),
     };
     let root = DieRef { unit, die: 0 };
     if !view.is_empty() {
@@ -560,8 +549,8 @@ impl Walker<'_, '_, '_> {
                     self.record_abstract_function(die);
                     return;
                 }
-                let facts = self.die_id(die, "");
-                let index = self.walk.function_index(&self.id);
+                let walk = &mut self.walk;
+                let (index, facts) = self.ids.function(view, die, |id| walk.function_index(id));
                 let stats = &mut self.walk.functions[index].1;
                 stats.is_function = true;
                 if is_inlined {
@@ -719,59 +708,6 @@ impl Walker<'_, '_, '_> {
         }
     }
 
-    /// LLVM's `constructDieID`, made in `self.id`: prefix and linkage
-    /// name (else name); for functions and unit-scope variables also the
-    /// declaring file's base name and line. The attributes are found in
-    /// one walk over the DIE and its origins.
-    fn die_id(&mut self, die: DieRef, prefix: &str) -> IdFacts {
-        let view = self.view;
-        let [linkage, name, file, line, origin] = view.find_each(
-            die,
-            [
-                &[gimli::DW_AT_MIPS_linkage_name, gimli::DW_AT_linkage_name],
-                &[gimli::DW_AT_name],
-                &[gimli::DW_AT_decl_file],
-                &[gimli::DW_AT_decl_line],
-                &[gimli::DW_AT_abstract_origin],
-            ],
-        );
-        let facts = IdFacts {
-            name_end: 0,
-            has_source: file.is_some() && line.is_some(),
-            has_origin: origin.is_some(),
-        };
-        let text = linkage
-            .or(name)
-            .map(|attr| view.text(die.unit, attr.value()))
-            .unwrap_or_default();
-        self.id.clear();
-        self.id.push_str(prefix);
-        self.id.push_str(&text);
-        let name_end = self.id.len();
-        if !prefix.is_empty() && prefix != "g" {
-            return IdFacts { name_end, ..facts };
-        }
-        let index = file.and_then(|attr| match attr.value() {
-            gimli::AttributeValue::FileIndex(index) => Some(index),
-            other => other.udata_value(),
-        });
-        let file = match index {
-            Some(index) => self
-                .file_names
-                .entry((die.unit, index))
-                .or_insert_with(|| file_base_name(view, die.unit, index)),
-            None => "/",
-        };
-        let line = line
-            .and_then(|attr| attr.value().udata_value())
-            .unwrap_or(0);
-        self.id.push(':');
-        self.id.push_str(file);
-        self.id.push(':');
-        push_decimal(&mut self.id, line);
-        IdFacts { name_end, ..facts }
-    }
-
     /// LLVM's `collectStatsForDie`: one DIE that is not a scope.
     fn variable(&mut self, die: DieRef, scope: Scope<'_>, abstract_vars: Option<&mut Vec<u64>>) {
         let Scope {
@@ -906,7 +842,7 @@ impl Walker<'_, '_, '_> {
         let origin = view
             .referenced(die, gimli::DW_AT_abstract_origin)
             .unwrap_or(die);
-        let facts = self.die_id(origin, prefix);
+        let name_end = self.ids.variable(view, die, origin, prefix);
         let artificial = view.has(origin, gimli::DW_AT_artificial);
         self.walk.total_bytes_covered = self.walk.total_bytes_covered.wrapping_add(total_covered);
         if bytes_in_scope != 0 {
@@ -928,8 +864,8 @@ impl Walker<'_, '_, '_> {
         // variable's row when there is one.
         let row = function
             .filter(|_| self.variables)
-            .map(|index| (index, self.id.clone(), prefix.len()..facts.name_end));
-        let key = IdText::new(&self.id);
+            .map(|index| (index, self.ids.text.clone(), prefix.len()..name_end));
+        let key = IdText::new(&self.ids.text);
         let stats = self.function(function);
         stats.variables.insert(key);
         if bytes_in_scope != 0 && !is_constant_member {
@@ -1004,22 +940,6 @@ fn is_bare(tag: gimli::DwTag) -> bool {
             | gimli::DW_TAG_GNU_call_site_parameter
             | gimli::DW_TAG_compile_unit
     )
-}
-
-/// The base name of file `index` of unit `unit`'s line table, as an id
-/// names it ("/" when the table has no such file).
-fn file_base_name(view: &View<'_, '_>, unit: usize, index: u64) -> String {
-    let info = &view.units().units[unit];
-    info.unit
-        .line_program
-        .as_ref()
-        .and_then(|program| {
-            let comp_dir = comp_dir(&info.unit);
-            absolute_path(info.dwarf, &info.unit, program.header(), index, &comp_dir)
-        })
-        .map(|path| path.rsplit('/').next().unwrap_or("").to_string())
-        .filter(|name| !name.is_empty())
-        .unwrap_or_else(|| "/".into())
 }
 
 /// The coverage bucket of `covered` bytes of `in_scope`.
