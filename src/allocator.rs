@@ -26,9 +26,10 @@ const MALLOC_ALIGNMENT: usize = 16;
 /// mimalloc as the global allocator.
 pub struct MiMalloc;
 
-/// Whether `mi_malloc` alone gives `layout` its alignment.
-fn plain(layout: &Layout) -> bool {
-    layout.align() <= MALLOC_ALIGNMENT && layout.align() <= layout.size()
+/// Whether `mi_malloc` alone gives a block of `size` bytes the alignment
+/// `align`.
+fn plain(align: usize, size: usize) -> bool {
+    align <= MALLOC_ALIGNMENT && align <= size
 }
 
 // SAFETY: every block comes from mimalloc with at least the layout's size
@@ -36,7 +37,7 @@ fn plain(layout: &Layout) -> bool {
 // takes blocks from every mimalloc entry point.
 unsafe impl GlobalAlloc for MiMalloc {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if plain(&layout) {
+        if plain(layout.align(), layout.size()) {
             mi_malloc(layout.size()).cast()
         } else {
             mi_malloc_aligned(layout.size(), layout.align()).cast()
@@ -44,7 +45,7 @@ unsafe impl GlobalAlloc for MiMalloc {
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if plain(&layout) {
+        if plain(layout.align(), layout.size()) {
             mi_zalloc(layout.size()).cast()
         } else {
             mi_zalloc_aligned(layout.size(), layout.align()).cast()
@@ -56,7 +57,7 @@ unsafe impl GlobalAlloc for MiMalloc {
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if layout.align() <= MALLOC_ALIGNMENT && layout.align() <= new_size {
+        if plain(layout.align(), new_size) {
             mi_realloc(ptr.cast::<c_void>(), new_size).cast()
         } else {
             mi_realloc_aligned(ptr.cast::<c_void>(), new_size, layout.align()).cast()
