@@ -31,7 +31,7 @@ use dwarfsmith::{CompileOptions, DebuggerTune, OptLevel};
 
 use crate::csmith::{self, Program, Ran, CSMITH_INCLUDE};
 use crate::oracle::{self, End, Figures, Reference, Walk, WalkOptions, WrongValue, UNASSIGNED};
-use crate::record_in_effect::{ir_only_record, ir_record_in_effect};
+use crate::record_in_effect::{ir_only_record, ir_record_in_effect, ir_stale_record_in_effect};
 
 /// The longest one dwarfsmith compile may take.
 pub const COMPILE_LIMIT: Duration = Duration::from_secs(60);
@@ -222,8 +222,10 @@ pub struct ProgramReport {
     /// a constant the record gives the variable ([`ir_constant_of`]), a
     /// register record that gives only values the variable never holds in
     /// the function ([`ir_record_never_held`]), the record in effect where
-    /// the line's code runs ([`ir_record_in_effect`]), or the variable's
-    /// only record ([`ir_only_record`]).
+    /// the line's code runs ([`ir_record_in_effect`]), that record when no
+    /// record of the variable describes its value there
+    /// ([`ir_stale_record_in_effect`]), or the variable's only record
+    /// ([`ir_only_record`]).
     pub ir_wrong: Vec<(Mode, WrongValue, String)>,
     /// Variables a peer build lists (see [`FindingKind::MissingVariables`])
     /// that dwarfsmith's build of a mode from clang -O2 IR misses and that
@@ -552,6 +554,16 @@ pub fn judge_program(
                         .or_else(|| {
                             ir_record_in_effect(&ir.text, wrong.line, &wrong.variable, &wrong.shown)
                         })
+                        .or_else(|| {
+                            ir_stale_record_in_effect(
+                                &ir.text,
+                                wrong.line,
+                                &wrong.variable,
+                                &wrong.shown,
+                                &wrong.held,
+                                &held,
+                            )
+                        })
                         .or_else(|| ir_only_record(&ir.text, &wrong.variable, &wrong.shown, &held))
                 })
                 .map(str::to_string)
@@ -736,7 +748,7 @@ pub fn ir_record_never_held<'t>(
 /// The bits of a debug expression's result that are the same for every
 /// value of its one register operand.
 #[derive(Clone, Copy, Debug, PartialEq)]
-struct KnownBits {
+pub(crate) struct KnownBits {
     /// The result's width.
     width: u32,
     /// Bits always 0.
@@ -748,7 +760,7 @@ struct KnownBits {
 impl KnownBits {
     /// Whether the value `value` (as gdb shows it: signed or unsigned) can
     /// be the result.
-    fn fits(&self, value: i128) -> bool {
+    pub(crate) fn fits(&self, value: i128) -> bool {
         let unsigned = value.rem_euclid(1i128 << self.width) as u128;
         unsigned & self.zeros == 0 && unsigned & self.ones == self.ones
     }
@@ -759,7 +771,7 @@ impl KnownBits {
 /// 98, DW_OP_or, DW_OP_stack_value`) over a register of `width` bits;
 /// `None` for an operation other than conversions and bitwise operations
 /// with a constant.
-fn known_bits(width: u32, expression: &str) -> Option<KnownBits> {
+pub(crate) fn known_bits(width: u32, expression: &str) -> Option<KnownBits> {
     let mask = |bits: u32| -> u128 { (1u128 << bits.min(127)) - 1 };
     let mut bits = KnownBits {
         width: width.min(64),

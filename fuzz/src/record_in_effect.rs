@@ -13,10 +13,15 @@
 //! that record is in effect everywhere after it; a value the variable held
 //! elsewhere in its function, shown where the oracle holds another, is the
 //! IR's stale claim, not the back end's.
+//!
+//! And the record in effect at a line when no record of the variable can
+//! give the value it holds there ([`ir_stale_record_in_effect`]): the IR
+//! describes that value nowhere, and a value the variable held elsewhere,
+//! shown there under that record, is again the IR's stale claim.
 
 use std::collections::{BTreeSet, HashMap};
 
-use crate::debug_info::{declaration_ids, shown_number};
+use crate::debug_info::{declaration_ids, known_bits, shown_number};
 
 /// The record line of the IR that gives `variable` (`name@line`) the value
 /// gdb shows as `shown` where an instruction located at `line` runs, in
@@ -30,8 +35,61 @@ pub fn ir_record_in_effect<'t>(
 ) -> Option<&'t str> {
     let shown = shown_number(shown)?;
     let ids = declaration_ids(ir, variable);
+    records_at_line(ir, line, &ids).into_iter().find(|record| {
+        parse_record(record)
+            .and_then(|r| possible_values(&r))
+            .is_some_and(|values| values.fits(shown))
+    })
+}
+
+/// The record of `variable` in effect where an instruction located at
+/// `line` runs (as for [`ir_record_in_effect`]) when it is the IR's stale
+/// claim: the record can give `shown`, a value the variable held elsewhere
+/// in its function (`held`), and no record of the variable anywhere in the
+/// IR can give a value the oracle holds at that line (`held_here`), so the
+/// IR describes the variable's value there nowhere. `None` otherwise.
+/// csmith 225253: clang sinks the load of `func_6`'s argument `g_17`, and
+/// with it the record `p_7 = zext(%51)`, past the record of `p_7 = -14`
+/// that starts a loop it then deletes; the loop's `--p_7` has no record,
+/// and line 273, after the loop, where gcc -O0 holds -17, runs under
+/// `zext(%51)`: a 16-bit value zero-extended, never -17.
+pub fn ir_stale_record_in_effect<'t>(
+    ir: &'t str,
+    line: u32,
+    variable: &str,
+    shown: &str,
+    held_here: &[String],
+    held: &[String],
+) -> Option<&'t str> {
+    let shown = shown_number(shown)?;
+    if !held.iter().any(|h| shown_number(h) == Some(shown)) {
+        return None;
+    }
+    let held_here: Vec<i128> = held_here
+        .iter()
+        .map(|h| shown_number(h))
+        .collect::<Option<_>>()?;
+    if held_here.is_empty() {
+        return None;
+    }
+    let ids = declaration_ids(ir, variable);
+    let describes_held_here = ir.lines().filter_map(parse_record).any(|record| {
+        ids.contains(&record.variable) && held_here.iter().any(|&v| can_give(&record, v))
+    });
+    if describes_held_here {
+        return None;
+    }
+    records_at_line(ir, line, &ids)
+        .into_iter()
+        .find(|record| parse_record(record).is_some_and(|r| can_give(&r, shown)))
+}
+
+/// The record of one of the variables `ids` in effect at each instruction
+/// located at `line`: the last record of them before it in its block.
+fn records_at_line<'t>(ir: &'t str, line: u32, ids: &[&str]) -> Vec<&'t str> {
     let lines = location_lines(ir);
     let mut in_effect: Option<&str> = None;
+    let mut found = Vec::new();
     for text in ir.lines() {
         if is_block_label(text) || text.starts_with("define ") {
             in_effect = None;
@@ -46,17 +104,37 @@ pub fn ir_record_in_effect<'t>(
         let at_line = text
             .split_once("!dbg !")
             .and_then(|(_, id)| lines.get(id.split([',', ' ']).next()?));
-        if at_line != Some(&line) {
-            continue;
-        }
-        if let Some(record) = in_effect {
-            let gives = parse_record(record).and_then(|r| possible_values(&r));
-            if gives.is_some_and(|values| values.fits(shown)) {
-                return Some(record);
-            }
+        if at_line == Some(&line) {
+            found.extend(in_effect);
         }
     }
-    None
+    found
+}
+
+/// Whether `record` can give its variable the value `value`: by the values
+/// it can give when they are known, else by the bits its expression fixes
+/// over its one register ([`known_bits`]). A record without a value
+/// (`poison`, `undef`) gives none; one this does not follow can give any.
+fn can_give(record: &Record, value: i128) -> bool {
+    if record
+        .operands
+        .iter()
+        .all(|o| o.ends_with(" poison") || o.ends_with(" undef"))
+    {
+        return false;
+    }
+    if let Some(values) = possible_values(record) {
+        return values.fits(value);
+    }
+    let width = match record.operands.as_slice() {
+        [operand] if !record.expression.contains("DW_OP_LLVM_arg") => operand
+            .split_once(" %")
+            .and_then(|(ty, _)| ty.strip_prefix('i')?.parse::<u32>().ok()),
+        _ => None,
+    };
+    width
+        .and_then(|width| known_bits(width, record.expression))
+        .is_none_or(|bits| bits.fits(value))
 }
 
 /// The IR's one record of `variable` (`name@line`), when the IR holds
@@ -393,6 +471,53 @@ mod tests {
         );
         assert_ne!(ended, IR);
         assert_eq!(ir_only_record(&ended, "p_6@148", "1", &held), None);
+    }
+
+    /// csmith 225253's func_1, cut down: the record of `p_7`'s argument
+    /// value, sunk with its load past the loop's `p_7 = -14`, is in effect
+    /// at line 273, after the deleted loop.
+    const SUNK: &str = "define internal void @func_1() !dbg !298 {\n\
+        48:\n\
+        \x20   #dbg_value(i16 poison, !335, !DIExpression(DW_OP_LLVM_convert, 16, DW_ATE_unsigned, DW_OP_LLVM_convert, 64, DW_ATE_unsigned, DW_OP_stack_value), !495)\n\
+        \x20   #dbg_value(i64 -14, !335, !DIExpression(), !495)\n\
+        \x20 %51 = load i16, ptr @g_17, align 2, !dbg !499, !tbaa !333\n\
+        \x20   #dbg_value(i16 %51, !335, !DIExpression(DW_OP_LLVM_convert, 16, DW_ATE_unsigned, DW_OP_LLVM_convert, 64, DW_ATE_unsigned, DW_OP_stack_value), !495)\n\
+        \x20 %52 = add i16 %51, -3, !dbg !500\n\
+        \x20 %72 = or i8 %65, 1, !dbg !513\n\
+        \x20 ret void, !dbg !500\n\
+        }\n\
+        !335 = !DILocalVariable(name: \"p_7\", arg: 1, scope: !336, file: !3, line: 118, type: !193)\n\
+        !499 = !DILocation(line: 71, column: 104, scope: !298, inlinedAt: !330)\n\
+        !500 = !DILocation(line: 191, column: 9, scope: !416, inlinedAt: !496)\n\
+        !513 = !DILocation(line: 273, column: 132, scope: !483, inlinedAt: !496)\n";
+
+    #[test]
+    fn a_record_in_effect_where_no_record_gives_the_value_held_is_stale() {
+        let here = ["-17".to_string()];
+        let held = ["-14", "-15", "-16", "-17", "38156"].map(String::from);
+        let stale = |ir: &str, line: u32, shown: &str| {
+            ir_stale_record_in_effect(ir, line, "p_7@118", shown, &here, &held).map(str::to_string)
+        };
+        assert!(stale(SUNK, 273, "38156").is_some_and(|r| r.contains("i16 %51")));
+        // A value the variable never held in its function is not the IR's.
+        assert_eq!(stale(SUNK, 273, "38157"), None);
+        // Nor a value the record cannot give (a 16-bit value zero-extended).
+        let held_negative = ["-18".to_string()];
+        let stale_negative =
+            ir_stale_record_in_effect(SUNK, 273, "p_7@118", "-18", &here, &held_negative);
+        assert_eq!(stale_negative, None);
+        // No record is in effect at a line without an instruction.
+        assert_eq!(stale(SUNK, 274, "38156"), None);
+        // A record that can give -17 describes the value held at line 273:
+        // a constant, or a whole register.
+        for record in [
+            "i64 -17, !335, !DIExpression()",
+            "i64 %53, !335, !DIExpression()",
+        ] {
+            let described = SUNK.replace("i64 -14, !335, !DIExpression()", record);
+            assert_ne!(described, SUNK);
+            assert_eq!(stale(&described, 273, "38156"), None);
+        }
     }
 
     #[test]
