@@ -29,8 +29,10 @@
 //!
 //! Only non-debug instructions decide anything, so the code is the same
 //! with and without debug information. Debug values stay in their blocks:
-//! LiveDebugValues has restated every location a block inherits at its
-//! start, so no block relies on the block laid out before it.
+//! history joins the locations blocks inherit over the final control flow,
+//! not the layout, so no block relies on the block laid out before it (and
+//! LiveDebugValues restates every inherited location around the blocks
+//! this pass skips).
 
 use super::loop_depth::{loop_depths, reverse_post_order};
 use super::mir::{Block, BlockId, DbgOperand, DbgOperands, DbgValue, Function, Inst, InstKind};
@@ -154,23 +156,7 @@ fn thread_jumps(f: &mut Function) -> Vec<usize> {
             predecessors[s.0 as usize].push(b);
         }
     }
-    let only_jump: Vec<Option<usize>> = (0..n)
-        .map(|b| {
-            let mut code = f.blocks[b].insts.iter().filter(|i| !i.is_debug());
-            match (code.next(), code.next()) {
-                _ if b == 0 => None,
-                (
-                    Some(Inst {
-                        kind: InstKind::Jmp { target },
-                        ..
-                    }),
-                    None,
-                ) => Some(target.0 as usize),
-                (None, _) if b + 1 < n => Some(b + 1),
-                _ => None,
-            }
-        })
-        .collect();
+    let only_jump: Vec<Option<usize>> = (0..n).map(|b| jump_only_target(f, b)).collect();
     let through = |mut b: usize| {
         for _ in 0..n {
             match only_jump[b] {
@@ -219,6 +205,25 @@ fn thread_jumps(f: &mut Function) -> Vec<usize> {
     let forward: Vec<usize> = (0..n).map(|b| through(b).0 as usize).collect();
     end_locations_set_by_skipped_blocks(f, &forward, &predecessors);
     forward
+}
+
+/// Where block `b` goes on when it holds nothing but `jmp t` (`t`) or
+/// nothing at all (the next block), debug values aside: the blocks
+/// [`thread_jumps`] skips. `None` for the entry block and any other.
+pub(super) fn jump_only_target(f: &Function, b: usize) -> Option<usize> {
+    let mut code = f.blocks[b].insts.iter().filter(|i| !i.is_debug());
+    match (code.next(), code.next()) {
+        _ if b == 0 => None,
+        (
+            Some(Inst {
+                kind: InstKind::Jmp { target },
+                ..
+            }),
+            None,
+        ) => Some(target.0 as usize),
+        (None, _) if b + 1 < f.blocks.len() => Some(b + 1),
+        _ => None,
+    }
 }
 
 /// A skipped block may hold debug values that change a variable on its

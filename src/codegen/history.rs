@@ -16,7 +16,11 @@
 //! - A location continues into a block when every predecessor ends with
 //!   that same location (a forward dataflow over the blocks, LLVM's
 //!   LiveDebugValues in its simplest form), so straight-line code split
-//!   into blocks and loops keep their variables.
+//!   into blocks and loops keep their variables; LiveDebugValues restates
+//!   only what this join cannot find (a value every path holds in a
+//!   different home). Where every path holds the location but not every
+//!   path its entry value, it is the entry value its register holds there
+//!   on every path, if any.
 //! - A declare (an indirect debug value on a stack slot: the variable lives
 //!   in memory) holds for the whole function.
 //! - An undefined operand (`$noreg`) makes the location unavailable: no
@@ -42,7 +46,6 @@ use crate::codegen::mir::{
     Access, AluOp, BlockId, DbgOperand, DbgValue, Function, InstKind, Reg, Rmi, StackSlotId,
     UnaryOp,
 };
-use crate::ir::{LocId, MdId};
 use crate::x86::{Gpr, PhysReg, RegSet};
 
 /// One address range over which a variable (or a fragment of it) is at a
@@ -152,8 +155,8 @@ pub fn variable_ranges(input: &HistoryInput) -> Vec<VariableRange> {
         }
     }
     let order = super::loop_depth::every_block_in_reverse_post_order(&succs);
-    mark_entry_copies(input, &mut steps, &preds, &order);
-    let overlapping = overlapping_keys(&input.table.variables);
+    let entry_copies = mark_entry_copies(input, &mut steps, &preds, &order);
+    let overlapping = input.table.overlapping_variables();
     let mut walker = Walker {
         input,
         steps: &steps,
@@ -186,7 +189,7 @@ pub fn variable_ranges(input: &HistoryInput) -> Vec<VariableRange> {
                 continue;
             }
             dirty[b] = false;
-            let entry = block_entry(b, &preds[b], &outs);
+            let entry = block_entry(input, b, &preds[b], &outs, &entry_copies[b]);
             entries[b].clone_from(&entry);
             let out = walker.walk_block(b, entry, &mut recorded[b]);
             if outs[b].as_ref() != Some(&out) {
@@ -202,7 +205,7 @@ pub fn variable_ranges(input: &HistoryInput) -> Vec<VariableRange> {
         // The rounds ran out before a fixed point: the entries from the
         // outs as they stand, and every block walked again from them.
         for (b, entry) in entries.iter_mut().enumerate() {
-            *entry = block_entry(b, &preds[b], &outs);
+            *entry = block_entry(input, b, &preds[b], &outs, &entry_copies[b]);
         }
         for (b, exit) in outs.iter_mut().enumerate() {
             *exit = Some(walker.walk_block(b, entries[b].clone(), &mut recorded[b]));
@@ -238,7 +241,7 @@ pub fn variable_ranges(input: &HistoryInput) -> Vec<VariableRange> {
 /// The [`Step`] of every instruction: debug values with their location
 /// ([`location_of`]), other instructions with what they overwrite. Debug
 /// values with the same operands and expression share one location
-/// (LiveDebugValues restates each live location at every block start).
+/// (LiveDebugValues' restatements say again what another debug value said).
 fn steps(input: &HistoryInput) -> Steps {
     let mut opened = Opened {
         by_operands: FxHashMap::default(),
@@ -321,7 +324,8 @@ impl<'m> Opened<'m> {
 /// holds (by hardware number), where known.
 type EntryCopies = [Option<Gpr>; 16];
 
-/// Fills in [`Step::Debug::entry_copy_of`]: a forward dataflow over the
+/// Fills in [`Step::Debug::entry_copy_of`] and returns what each block
+/// starts with: a forward dataflow over the
 /// blocks (reverse post-order, to a fixed point) of which registers hold an
 /// argument register's entry value on every path. At entry each argument
 /// register holds its own; a 64-bit copy passes what its source holds on;
@@ -336,7 +340,7 @@ fn mark_entry_copies(
     steps: &mut Steps,
     preds: &[Vec<usize>],
     order: &[usize],
-) {
+) -> Vec<EntryCopies> {
     let blocks = &input.mir.blocks;
     let transfer = |b: usize, held: &mut EntryCopies, steps: &mut [Step], record: bool| {
         for (inst, step) in blocks[b].insts.iter().zip(steps.iter_mut()) {
@@ -409,10 +413,13 @@ fn mark_entry_copies(
             }
         }
     }
+    let mut entries = Vec::with_capacity(n);
     for (b, block_steps) in steps.iter_mut().enumerate() {
         let mut held = entry_of(b, &outs);
+        entries.push(held);
         transfer(b, &mut held, block_steps, true);
     }
+    entries
 }
 
 /// The location debug value `d` opens (`None`: unavailable).
@@ -457,7 +464,16 @@ fn declared_variables(input: &HistoryInput) -> FxHashMap<u32, Location> {
 }
 
 /// The state entering block `b`: what all visited predecessors agree on.
-fn block_entry(b: usize, preds: &[usize], outs: &[Option<State>]) -> State {
+/// A location every path holds, with an entry value on some paths only,
+/// keeps the entry value its register holds on entry to `b` on every path
+/// (`entry_copies`), as a debug value opening it there would.
+fn block_entry(
+    input: &HistoryInput,
+    b: usize,
+    preds: &[usize],
+    outs: &[Option<State>],
+    entry_copies: &EntryCopies,
+) -> State {
     if b == 0 {
         return Vec::new();
     }
@@ -476,6 +492,27 @@ fn block_entry(b: usize, preds: &[usize], outs: &[Option<State>]) -> State {
             }
             let mut theirs = rest.iter().take_while(|(k, _)| *k == entry.0);
             if theirs.clone().any(|e| e == entry) {
+                return true;
+            }
+            // In the same place on every path, but not the same entry value:
+            // the entry value its register holds on every path here.
+            if theirs
+                .clone()
+                .any(|(_, open)| open.location == entry.1.location)
+            {
+                let inlined = input.table.variables[entry.0 as usize].inlined_at.is_some();
+                let entry_register = match entry.1.registers.as_slice() {
+                    [PhysReg::Gpr(register)]
+                        if !inlined && entry.1.location.ops == [Op::Arg(0)] =>
+                    {
+                        entry_copies[usize::from(register.hw())]
+                    }
+                    _ => None,
+                };
+                entry.1 = Rc::new(Open {
+                    entry_register,
+                    ..Open::clone(&entry.1)
+                });
                 return true;
             }
             // Held in different places, but the entry value on every path:
@@ -598,7 +635,7 @@ struct Walker<'a> {
     /// change nothing).
     declared: &'a [bool],
     /// By variable-key number: the key numbers a debug value of it closes
-    /// ([`overlapping_keys`]).
+    /// ([`DebugTable::overlapping_variables`]).
     overlapping: &'a [Vec<u32>],
     /// By variable-key number: the offset the open entry's range starts at
     /// (meaningful only while the key is open).
@@ -678,7 +715,7 @@ impl Walker<'_> {
                         let key = table.variables[variable as usize];
                         let first_of_variable = !seen_in_setup
                             .iter()
-                            .any(|k| same_or_overlapping(&table.variables[*k as usize], &key));
+                            .any(|k| table.variables[*k as usize].overlaps(&key));
                         seen_in_setup.push(variable);
                         first_of_variable
                     };
@@ -888,30 +925,6 @@ impl Walker<'_> {
     }
 }
 
-/// By variable-key number: the key numbers that are the same or an
-/// overlapping fragment of the same variable ([`same_or_overlapping`]),
-/// ascending. A variable's keys are few (its fragments), so a debug value
-/// closes what it must without scanning every open location.
-fn overlapping_keys(variables: &[VariableKey]) -> Vec<Vec<u32>> {
-    let mut by_variable: FxHashMap<(MdId, Option<LocId>), Vec<u32>> = FxHashMap::default();
-    for (k, key) in variables.iter().enumerate() {
-        by_variable
-            .entry((key.variable, key.inlined_at))
-            .or_default()
-            .push(k as u32);
-    }
-    variables
-        .iter()
-        .map(|key| {
-            by_variable[&(key.variable, key.inlined_at)]
-                .iter()
-                .copied()
-                .filter(|&k| same_or_overlapping(&variables[k as usize], key))
-                .collect()
-        })
-        .collect()
-}
-
 /// Whether an instruction only sets up the frame (writes rsp or rbp alone).
 fn is_frame_setup(kind: &InstKind) -> bool {
     matches!(
@@ -1064,17 +1077,6 @@ enum InverseOperand {
     Constant(i64),
     Register(PhysReg),
     Op(Op),
-}
-
-/// Whether two keys describe the same variable instance with overlapping bits.
-fn same_or_overlapping(a: &VariableKey, b: &VariableKey) -> bool {
-    if a.variable != b.variable || a.inlined_at != b.inlined_at {
-        return false;
-    }
-    match (a.fragment, b.fragment) {
-        (Some((ao, asz)), Some((bo, bsz))) => ao < bo + bsz && bo < ao + asz,
-        _ => true,
-    }
 }
 
 /// Physical registers an instruction writes (explicitly or implicitly).
@@ -1756,6 +1758,41 @@ mod tests {
                 (11, 4, 6, "reg5 Arg(0)".to_string()),
             ]
         );
+    }
+
+    #[test]
+    fn a_place_every_path_holds_keeps_the_entry_value_every_path_holds() {
+        use crate::codegen::mir::{BlockId, Cond};
+        // x (from entry) in rdx; bb1 gives it a new value in rdx, bb2 keeps
+        // the entry value. At bb3 both paths hold x in rdx, its entry value
+        // on one only: x is in rdx until bb3 reuses it, and no entry value
+        // after.
+        let got = ranges_after_opening(
+            1,
+            vec![
+                vec![
+                    dbg(0, reg(Gpr::Rdx), false),
+                    mov(Gpr::Rax, 0),
+                    InstKind::Jcc {
+                        cond: Cond::E,
+                        target: BlockId(2),
+                    },
+                ],
+                vec![
+                    mov(Gpr::Rdx, 5),
+                    dbg(0, reg(Gpr::Rdx), false),
+                    InstKind::Jmp { target: BlockId(3) },
+                ],
+                vec![mov(Gpr::Rax, 1)],
+                vec![
+                    mov(Gpr::Rax, 2),
+                    mov(Gpr::Rdx, 7),
+                    InstKind::Ret { uses: vec![] },
+                ],
+            ],
+            &[],
+        );
+        assert_eq!(got, [(10, 0, 14, "reg1 Arg(0)".to_string())]);
     }
 
     #[test]

@@ -8,10 +8,16 @@
 //! distinct ids only when they never overlap.
 //! Out: the same function with DBG_VALUEs added, never removed and never
 //! moving code (so `.text` does not depend on them):
-//! - at the start of each block, one for every variable whose location all
-//!   predecessors agree on (a fixed-point dataflow over the blocks: a
-//!   variable keeps a location into a block only where every predecessor
-//!   ends with that same location);
+//! - at the start of a block, one for every location it inherits (a
+//!   fixed-point dataflow over the blocks: a variable keeps a location
+//!   into a block only where every predecessor ends with that same
+//!   location) that some predecessor ends with otherwise (a join found a
+//!   home every path holds the value in). A location every predecessor
+//!   ends with needs none: history's own join over the final blocks
+//!   carries it. Around a block that block placement skips (one that only
+//!   jumps: it, its predecessors and its successors) every inherited
+//!   location is restated, as block placement's check of what the skipped
+//!   block changes reads their debug values;
 //! - right after an instruction that overwrites the register a variable
 //!   lives in, when a copy of the value survives elsewhere (a register it
 //!   was copied to, the spill slot it was stored to, a register it was
@@ -27,12 +33,19 @@
 //!   its value was copied to on the other: popcount32's `count` at a
 //!   shared return).
 //!
+//! A debug value of a variable ends the locations of the variables whose
+//! bits it shares ([`Function::debug_overlapping`]: the whole variable and
+//! its fragments), as history ends their ranges: a fragment's older
+//! location restated after a newer value of the whole would show a stale
+//! part.
+//!
 //! Cost: an instruction looks only at the variables whose value is in a
 //! home it overwrites or copies from (each location keeps a summary of its
-//! homes), but a block start restates every live variable, so the pass
-//! grows with blocks × live variables; the dataflow revisits a block only
-//! when a predecessor's exit state changed, and the final code is made
-//! from what each block's last visit found, without walking it again.
+//! homes), but every visit of a block starts from the state of every live
+//! variable, so the pass grows with blocks × live variables; the dataflow
+//! revisits a block only when a predecessor's exit state changed, and the
+//! final code is made from what each block's last visit found, without
+//! walking it again.
 
 use std::rc::Rc;
 
@@ -182,6 +195,7 @@ pub fn run(function: &mut Function) {
             .map(|slot| slot.kind == StackSlotKind::Spill)
             .collect(),
         value_bits: function.debug_value_bits.clone(),
+        overlapping: std::mem::take(&mut function.debug_overlapping),
     };
     // Each debug instruction's value, shared by every visit of its block.
     let values: Vec<Vec<Option<Rc<DbgValue>>>> = function
@@ -227,7 +241,7 @@ pub fn run(function: &mut Function) {
                     state
                         .lives
                         .iter()
-                        .map(|(_, live)| (Rc::clone(&live.value), live.loc)),
+                        .map(|(variable, live)| (*variable, Rc::clone(&live.value), live.loc)),
                 );
             }
             for (i, (inst, value)) in function.blocks[block]
@@ -254,10 +268,33 @@ pub fn run(function: &mut Function) {
         }
     }
 
-    drop(exits);
     // The exits are final, so each block's last visit started from its
     // final entry and saw what a walk now would.
     for (block, visit) in visits.into_iter().enumerate() {
+        // A location every visited predecessor ends with needs no
+        // restatement: history carries it in (its own dataflow joins the
+        // same way). Around a block that block placement skips, every
+        // location is restated: the skipped block's debug values go with
+        // it, and block placement reads its neighbours' to see what it
+        // changed.
+        let skipped = |b: usize| super::block_placement::jump_only_target(function, b).is_some();
+        let after_skipped = skipped(block)
+            || predecessors[block].iter().any(|&p| skipped(p))
+            || successors[block].iter().any(|s| skipped(s.0 as usize));
+        let unchanged = |variable: u32, value: &Rc<DbgValue>| {
+            !after_skipped
+                && predecessors[block]
+                    .iter()
+                    .filter_map(|&p| exits[p].as_ref())
+                    .all(|exit| {
+                        exit.lives
+                            .binary_search_by_key(&variable, |(v, _)| *v)
+                            .is_ok_and(|at| {
+                                let theirs = &exit.lives[at].1.value;
+                                Rc::ptr_eq(theirs, value) || **theirs == **value
+                            })
+                    })
+        };
         let old = std::mem::take(&mut function.blocks[block].insts);
         // (One more: block placement may append a jump, which must not
         // copy the block to grow it.)
@@ -269,7 +306,8 @@ pub fn run(function: &mut Function) {
             visit
                 .restated
                 .into_iter()
-                .map(|(value, loc)| Inst::new(InstKind::DbgValue(DbgValue::clone(&value)), loc)),
+                .filter(|(variable, value, _)| !unchanged(*variable, value))
+                .map(|(_, value, loc)| Inst::new(InstKind::DbgValue(DbgValue::clone(&value)), loc)),
         );
         let mut moved = visit.moved.into_iter().peekable();
         for (i, inst) in old.into_iter().enumerate() {
@@ -282,12 +320,13 @@ pub fn run(function: &mut Function) {
     }
 }
 
-/// What the last visit of a block found: the locations it inherits (to be
-/// restated at its start; none for the entry block) and, after which
+/// What the last visit of a block found: the locations it inherits, by
+/// variable (restated at its start where [`run`] says; none for the entry
+/// block) and, after which
 /// instruction, each location that followed its value to another home.
 #[derive(Default)]
 struct Visit {
-    restated: Vec<(Rc<DbgValue>, u32)>,
+    restated: Vec<(u32, Rc<DbgValue>, u32)>,
     moved: Vec<(usize, DbgValue, u32)>,
 }
 
@@ -396,6 +435,9 @@ struct Facts {
     /// Per debug expression: the widest value its operands hold, in bits
     /// ([`Function::debug_value_bits`]).
     value_bits: Vec<u16>,
+    /// Per variable: the variables whose bits it shares
+    /// ([`Function::debug_overlapping`]).
+    overlapping: Vec<Vec<u32>>,
 }
 
 impl Facts {
@@ -419,6 +461,21 @@ fn transfer(
 ) {
     if let Some(value) = debug_value {
         let lives = &mut state.lives;
+        // A new value of a variable ends what overlaps it (the whole
+        // variable and a fragment of it, two overlapping fragments), as
+        // history ends their ranges.
+        for &other in facts
+            .overlapping
+            .get(value.variable as usize)
+            .into_iter()
+            .flatten()
+        {
+            if other != value.variable {
+                if let Ok(at) = lives.binary_search_by_key(&other, |(v, _)| *v) {
+                    lives.remove(at);
+                }
+            }
+        }
         let at = lives.binary_search_by_key(&value.variable, |(v, _)| *v);
         if value.operands.iter().all(|o| *o == DbgOperand::NoReg) {
             if let Ok(at) = at {
@@ -706,6 +763,19 @@ mod tests {
     }
 
     /// An empty function `name` of `blocks` blocks.
+    /// Variables 1 and 2 in `x` and `y`, then `je bb.2` (the head of a
+    /// diamond).
+    fn two_values_then_branch(x: Gpr, y: Gpr) -> Vec<Inst> {
+        vec![
+            dbg(1, DbgOperand::Reg(phys(x))),
+            dbg(2, DbgOperand::Reg(phys(y))),
+            inst(InstKind::Jcc {
+                cond: Cond::E,
+                target: BlockId(2),
+            }),
+        ]
+    }
+
     fn with_blocks(name: &str, blocks: usize) -> Function {
         let mut f = Function::new(name);
         for _ in 0..blocks {
@@ -723,14 +793,7 @@ mod tests {
     fn locations_all_predecessors_agree_on_reach_the_join() {
         // b0: x, y in rbx; branch to b1 or b2; b1 moves y; both reach b3.
         let mut f = with_blocks("diamond", 4);
-        f.blocks[0].insts = vec![
-            dbg(1, DbgOperand::Reg(phys(Gpr::Rbx))),
-            dbg(2, DbgOperand::Reg(phys(Gpr::Rbx))),
-            inst(InstKind::Jcc {
-                cond: Cond::E,
-                target: BlockId(2),
-            }),
-        ];
+        f.blocks[0].insts = two_values_then_branch(Gpr::Rbx, Gpr::Rbx);
         f.blocks[1].insts = vec![
             dbg(2, DbgOperand::Imm(5)),
             inst(InstKind::Jmp { target: BlockId(3) }),
@@ -876,6 +939,85 @@ mod tests {
     }
 
     #[test]
+    fn a_block_restates_only_what_some_predecessor_leaves_otherwise() {
+        // b0: x in rbx, y in rdx; b1 copies rbx to rcx and reuses rbx (x
+        // follows to rcx); b2 only copies it. At b3 y is where both left
+        // it (nothing to say) and x is in rcx on both paths.
+        let mut f = with_blocks("join", 4);
+        f.blocks[0].insts = two_values_then_branch(Gpr::Rbx, Gpr::Rdx);
+        f.blocks[1].insts = vec![
+            inst(InstKind::Copy {
+                dst: phys(Gpr::Rcx),
+                src: phys(Gpr::Rbx),
+            }),
+            inst(InstKind::MovImm {
+                dst: phys(Gpr::Rbx),
+                imm: 0,
+                width: Width::W64,
+            }),
+            inst(InstKind::Jmp { target: BlockId(3) }),
+        ];
+        f.blocks[2].insts = vec![
+            inst(InstKind::Copy {
+                dst: phys(Gpr::Rcx),
+                src: phys(Gpr::Rbx),
+            }),
+            inst(InstKind::Jmp { target: BlockId(3) }),
+        ];
+        f.blocks[3].insts = vec![inst(InstKind::Ret { uses: vec![] })];
+        check(
+            f,
+            expect![[r#"
+                name: join
+                bb.0:  ; succ bb.1, bb.2
+                  DBG_VALUE $rbx, !var1, !expr0  ; loc 7
+                  DBG_VALUE $rdx, !var2, !expr0  ; loc 7
+                  JE bb.2  ; loc 7
+                bb.1:  ; succ bb.3
+                  $rcx = COPY $rbx  ; loc 7
+                  $rbx = MOV64 0  ; loc 7
+                  DBG_VALUE $rcx, !var1, !expr0, moved  ; loc 7
+                  JMP bb.3  ; loc 7
+                bb.2:  ; succ bb.3
+                  $rcx = COPY $rbx  ; loc 7
+                  JMP bb.3  ; loc 7
+                bb.3:
+                  DBG_VALUE $rcx, !var1, !expr0, moved  ; loc 7
+                  RET  ; loc 7
+            "#]],
+        );
+    }
+
+    #[test]
+    fn a_value_of_a_variable_ends_the_locations_of_the_variables_it_overlaps() {
+        // Variable 1 is the whole of a variable, 2 a fragment of it. After
+        // b0 sets the whole and then the fragment, only the fragment has a
+        // location: b2, after a block that block placement skips, restates
+        // every location it inherits, and the whole is not among them.
+        let mut f = with_blocks("fragments", 3);
+        f.debug_overlapping = vec![vec![0], vec![1, 2], vec![1, 2]];
+        f.blocks[0].insts = two_values_then_branch(Gpr::Rbx, Gpr::Rcx);
+        f.blocks[1].insts = vec![inst(InstKind::Jmp { target: BlockId(2) })];
+        f.blocks[2].insts = vec![inst(InstKind::Ret { uses: vec![] })];
+        check(
+            f,
+            expect![[r#"
+                name: fragments
+                bb.0:  ; succ bb.1, bb.2
+                  DBG_VALUE $rbx, !var1, !expr0  ; loc 7
+                  DBG_VALUE $rcx, !var2, !expr0  ; loc 7
+                  JE bb.2  ; loc 7
+                bb.1:  ; succ bb.2
+                  DBG_VALUE $rcx, !var2, !expr0  ; loc 7
+                  JMP bb.2  ; loc 7
+                bb.2:
+                  DBG_VALUE $rcx, !var2, !expr0  ; loc 7
+                  RET  ; loc 7
+            "#]],
+        );
+    }
+
+    #[test]
     fn a_loop_keeps_a_location_its_back_edge_agrees_on() {
         let mut f = with_blocks("loop", 3);
         f.blocks[0].insts = vec![dbg(1, DbgOperand::Reg(phys(Gpr::Rbx)))];
@@ -895,17 +1037,15 @@ mod tests {
         check(
             f,
             expect![[r#"
-            name: loop
-            bb.0:  ; succ bb.1
-              DBG_VALUE $rbx, !var1, !expr0  ; loc 7
-            bb.1:  ; succ bb.1, bb.2
-              DBG_VALUE $rbx, !var1, !expr0  ; loc 7
-              $rcx = ADD32 $rcx, 1  ; loc 7
-              JNE bb.1  ; loc 7
-            bb.2:
-              DBG_VALUE $rbx, !var1, !expr0  ; loc 7
-              RET  ; loc 7
-        "#]],
+                name: loop
+                bb.0:  ; succ bb.1
+                  DBG_VALUE $rbx, !var1, !expr0  ; loc 7
+                bb.1:  ; succ bb.1, bb.2
+                  $rcx = ADD32 $rcx, 1  ; loc 7
+                  JNE bb.1  ; loc 7
+                bb.2:
+                  RET  ; loc 7
+            "#]],
         );
     }
 
@@ -1000,7 +1140,6 @@ mod tests {
                   DBG_VALUE $rsi, !var1, !expr0, moved  ; loc 7
                   JNE bb.1  ; loc 7
                 bb.2:
-                  DBG_VALUE $rsi, !var1, !expr0, moved  ; loc 7
                   RET  ; loc 7
             "#]],
         );
@@ -1044,11 +1183,9 @@ mod tests {
                   DBG_VALUE 0, !var1, !expr0  ; loc 7
                   JE bb.2  ; loc 7
                 bb.1:  ; succ bb.3
-                  DBG_VALUE 0, !var1, !expr0  ; loc 7
                   $rax = MOV32 0  ; loc 7
                   JMP bb.3  ; loc 7
                 bb.2:  ; succ bb.3
-                  DBG_VALUE 0, !var1, !expr0  ; loc 7
                   DBG_VALUE $rcx, !var1, !expr0  ; loc 7
                   $rax = COPY $rcx  ; loc 7
                   JMP bb.3  ; loc 7
@@ -1079,7 +1216,6 @@ mod tests {
                   DBG_VALUE $rsi, !var1, !expr0, moved  ; loc 7
                   JNE bb.1  ; loc 7
                 bb.2:
-                  DBG_VALUE $rsi, !var1, !expr0, moved  ; loc 7
                   RET  ; loc 7
             "#]],
         );

@@ -1955,6 +1955,11 @@ pub struct Function {
     /// says it; LiveDebugValues follows a value through an extending move
     /// only when the move keeps all of it). Missing: 64.
     pub debug_value_bits: Vec<u16>,
+    /// Per variable (indexed by `DbgValue::variable`): the variables whose
+    /// bits it shares, itself included (instruction selection's
+    /// `DebugTable::overlapping_variables`): a debug value of one ends the
+    /// locations of the others. Missing: itself alone.
+    pub debug_overlapping: Vec<Vec<u32>>,
 }
 
 /// The weight of one control-flow edge, relative to the other edges of

@@ -30,6 +30,20 @@ pub struct VariableKey {
     pub fragment: Option<(u64, u64)>,
 }
 
+impl VariableKey {
+    /// Whether `other` describes the same variable instance with bits in
+    /// common (itself, the whole variable, or an overlapping fragment).
+    pub fn overlaps(&self, other: &VariableKey) -> bool {
+        if self.variable != other.variable || self.inlined_at != other.inlined_at {
+            return false;
+        }
+        match (self.fragment, other.fragment) {
+            (Some((a, a_size)), Some((b, b_size))) => a < b + b_size && b < a + a_size,
+            _ => true,
+        }
+    }
+}
+
 /// The width and signedness of one location operand's value (what a
 /// `DW_OP_regval_type` base type says).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -71,6 +85,30 @@ impl DebugTable {
             self.variables.push(key);
             self.variables.len() as u32 - 1
         })
+    }
+
+    /// By variable number: the numbers of the keys it overlaps
+    /// ([`VariableKey::overlaps`]), itself included, ascending. A debug value
+    /// of one ends the locations of all of them. A variable's keys are few
+    /// (its fragments), so this is found once per function.
+    pub fn overlapping_variables(&self) -> Vec<Vec<u32>> {
+        let mut by_variable: FxHashMap<(MdId, Option<LocId>), Vec<u32>> = FxHashMap::default();
+        for (k, key) in self.variables.iter().enumerate() {
+            by_variable
+                .entry((key.variable, key.inlined_at))
+                .or_default()
+                .push(k as u32);
+        }
+        self.variables
+            .iter()
+            .map(|key| {
+                by_variable[&(key.variable, key.inlined_at)]
+                    .iter()
+                    .copied()
+                    .filter(|&k| self.variables[k as usize].overlaps(key))
+                    .collect()
+            })
+            .collect()
     }
 
     /// The number for an expression, adding it if new.

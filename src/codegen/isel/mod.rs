@@ -155,6 +155,7 @@ pub fn select_function(
         }
         tables
     });
+    s.mir.debug_overlapping = s.debug.overlapping_variables();
     s.mir.debug_value_bits = s
         .debug
         .exprs
