@@ -899,6 +899,15 @@ fn parse_int(text: &str) -> Option<i128> {
     };
     let magnitude = match digits.strip_prefix("0x") {
         Some(hex) => u128::from_str_radix(hex, 16).ok()?,
+        // Up to 19 digits fit in 64 bits, whose arithmetic is much cheaper
+        // than `u128`'s checked steps.
+        None if (1..=19).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit()) => {
+            u128::from(
+                digits
+                    .bytes()
+                    .fold(0u64, |n, d| n * 10 + u64::from(d - b'0')),
+            )
+        }
         None => digits.parse::<u128>().ok()?,
     };
     if negative {
