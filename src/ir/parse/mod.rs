@@ -230,7 +230,14 @@ impl<'a> Parser<'a> {
     }
 
     fn eat(&mut self, tok: Tok<'_>) -> bool {
-        if self.peek() == tok {
+        // Punctuation, most of what is eaten, compared without the general
+        // token comparison (a call per token otherwise).
+        let same = match (self.peek(), tok) {
+            (Tok::Punct(a), Tok::Punct(b)) => a == b,
+            (_, Tok::Punct(_)) => false,
+            (next, tok) => next == tok,
+        };
+        if same {
             self.bump();
             true
         } else {
@@ -259,7 +266,7 @@ impl<'a> Parser<'a> {
     }
 
     fn is_punct(&self, c: u8) -> bool {
-        self.peek() == Tok::Punct(c)
+        matches!(self.peek(), Tok::Punct(p) if p == c)
     }
 
     /// Runs a recursive reader one nesting level deeper, refusing input
