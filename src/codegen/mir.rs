@@ -2061,7 +2061,8 @@ impl Function {
     pub fn successor_lists(&self) -> Vec<Vec<usize>> {
         (0..self.blocks.len())
             .map(|b| {
-                let mut out = Vec::new();
+                // Most blocks have one or two successors.
+                let mut out = Vec::with_capacity(2);
                 self.for_each_successor(BlockId(b as u32), |s| out.push(s.0 as usize));
                 out.sort_unstable();
                 out.dedup();
@@ -2085,7 +2086,7 @@ impl Function {
     /// Successors of block `b`: jump targets, jump-table targets, and the
     /// next block when control can fall through.
     pub fn successors(&self, b: BlockId) -> Vec<BlockId> {
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(2);
         self.for_each_successor(b, |s| out.push(s));
         out.sort_unstable();
         out.dedup();
