@@ -365,10 +365,8 @@ fn mark_entry_copies(
                         } => Some((dst, held[usize::from(src.hw())])),
                         _ => None,
                     };
-                    for register in written.iter() {
-                        if let PhysReg::Gpr(g) = register {
-                            held[usize::from(g.hw())] = None;
-                        }
+                    for g in written.gprs().iter() {
+                        held[usize::from(g.hw())] = None;
                     }
                     if let Some((dst, source)) = copied {
                         held[usize::from(dst.hw())] = source;

@@ -183,7 +183,7 @@ fn reg_index(vreg_count: usize, reg: Reg) -> usize {
 
 /// Calls `f(register index, access)` for every register an instruction
 /// touches, explicit and implicit; a use-def is reported once as `UseDef`.
-fn for_each_access(kind: &InstKind, vreg_count: usize, f: &mut dyn FnMut(usize, Access)) {
+fn for_each_access(kind: &InstKind, vreg_count: usize, f: &mut impl FnMut(usize, Access)) {
     kind.visit_regs(&mut |r, a| f(reg_index(vreg_count, r), a));
     let uses = kind.implicit_uses();
     let defs = kind.implicit_defs();

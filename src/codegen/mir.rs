@@ -1493,7 +1493,7 @@ impl InstKind {
     /// registers, which are uses) with how it is accessed. Debug operands
     /// are not visited; implicit physical registers are given by
     /// [`InstKind::implicit_uses`] and [`InstKind::implicit_defs`].
-    pub fn visit_regs_mut(&mut self, f: &mut dyn FnMut(&mut Reg, Access)) {
+    pub fn visit_regs_mut<F: FnMut(&mut Reg, Access) + ?Sized>(&mut self, f: &mut F) {
         visit_regs_exclusive(self, f);
     }
 
@@ -1519,7 +1519,7 @@ impl InstKind {
     }
 
     /// Calls `f` on every explicit register operand, read-only.
-    pub fn visit_regs(&self, f: &mut dyn FnMut(Reg, Access)) {
+    pub fn visit_regs<F: FnMut(Reg, Access) + ?Sized>(&self, f: &mut F) {
         visit_regs_shared(self, &mut |r, a| f(*r, a));
     }
 
@@ -1566,8 +1566,8 @@ impl InstKind {
 /// exclusive (`&mut`), from one body so the two cannot disagree.
 macro_rules! reg_visitor {
     ($name:ident $(, $m:ident)?) => {
-        fn $name(kind: &$($m)? InstKind, f: &mut dyn FnMut(&$($m)? Reg, Access)) {
-            fn addr(a: &$($m)? Address, f: &mut dyn FnMut(&$($m)? Reg, Access)) {
+        fn $name<F: FnMut(&$($m)? Reg, Access) + ?Sized>(kind: &$($m)? InstKind, f: &mut F) {
+            fn addr<F: FnMut(&$($m)? Reg, Access) + ?Sized>(a: &$($m)? Address, f: &mut F) {
                 if let AddressBase::Reg(r) = &$($m)? a.base {
                     f(r, Access::Use);
                 }
@@ -1575,13 +1575,13 @@ macro_rules! reg_visitor {
                     f(r, Access::Use);
                 }
             }
-            fn rm(o: &$($m)? Rm, f: &mut dyn FnMut(&$($m)? Reg, Access)) {
+            fn rm<F: FnMut(&$($m)? Reg, Access) + ?Sized>(o: &$($m)? Rm, f: &mut F) {
                 match o {
                     Rm::Reg(r) => f(r, Access::Use),
                     Rm::Mem(a) => addr(a, f),
                 }
             }
-            fn rmi(o: &$($m)? Rmi, f: &mut dyn FnMut(&$($m)? Reg, Access)) {
+            fn rmi<F: FnMut(&$($m)? Reg, Access) + ?Sized>(o: &$($m)? Rmi, f: &mut F) {
                 match o {
                     Rmi::Reg(r) => f(r, Access::Use),
                     Rmi::Mem(a) => addr(a, f),
@@ -2066,7 +2066,8 @@ impl Function {
     pub fn successor_lists(&self) -> Vec<Vec<usize>> {
         (0..self.blocks.len())
             .map(|b| {
-                let mut out = Vec::new();
+                // Most blocks have one or two successors.
+                let mut out = Vec::with_capacity(2);
                 self.for_each_successor(BlockId(b as u32), |s| out.push(s.0 as usize));
                 out.sort_unstable();
                 out.dedup();
@@ -2090,7 +2091,7 @@ impl Function {
     /// Successors of block `b`: jump targets, jump-table targets, and the
     /// next block when control can fall through.
     pub fn successors(&self, b: BlockId) -> Vec<BlockId> {
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(2);
         self.for_each_successor(b, |s| out.push(s));
         out.sort_unstable();
         out.dedup();

@@ -216,7 +216,7 @@ impl Occupancy<'_> {
 
     /// Calls `f(owner)` for every virtual register whose range meets one
     /// of `ranges`; stops and returns `false` as soon as `f` does.
-    fn conflicts(&self, ranges: &[Range], f: &mut dyn FnMut(u32) -> bool) -> bool {
+    fn conflicts(&self, ranges: &[Range], f: &mut impl FnMut(u32) -> bool) -> bool {
         if ranges.first().is_none_or(|r| r.start >= self.end) {
             return true;
         }

@@ -359,18 +359,21 @@ fn refused_vector_construct(module: &Module, function: &Function) -> Option<(Pos
         ));
     }
     for inst in &function.insts {
+        let operands = inst.operands();
+        // Only an instruction with a vector among its types is checked (its
+        // operand types made only then).
+        if !is_vector(&inst.ty)
+            && !operands
+                .iter()
+                .any(|v| is_vector(&function.value_type_ref(v)))
+        {
+            continue;
+        }
         let at = |what: String| Some((inst.pos, what));
-        let operand_types: Vec<Type> = inst
-            .operands()
-            .iter()
-            .map(|v| function.value_type(v))
-            .collect();
+        let operand_types: Vec<Type> = operands.iter().map(|v| function.value_type(v)).collect();
         let types = || std::iter::once(&inst.ty).chain(&operand_types);
         if let Some(ty) = types().find(|t| is_vector(t) && vector_layout(t).is_none()) {
             return at(format!("vector type {}", text(ty)));
-        }
-        if !types().any(is_vector) {
-            continue;
         }
         let opcode = inst.kind.opcode();
         match &inst.kind {

@@ -17,12 +17,14 @@ pub fn successors(function: &Function) -> Vec<Vec<BlockId>> {
                 .terminator(BlockId(b as u32))
                 .map(|t| t.successors())
                 .unwrap_or_default();
-            let mut seen = Vec::with_capacity(succs.len());
-            succs.retain(|s| {
-                let new = !seen.contains(s);
-                seen.push(*s);
-                new
-            });
+            let mut kept = 0;
+            for i in 0..succs.len() {
+                if !succs[..kept].contains(&succs[i]) {
+                    succs[kept] = succs[i];
+                    kept += 1;
+                }
+            }
+            succs.truncate(kept);
             succs
         })
         .collect()

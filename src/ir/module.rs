@@ -7,6 +7,8 @@
 //! appears in at most one block. Blocks are listed in layout order and the
 //! first is the entry.
 
+use std::borrow::Cow;
+
 use super::debug::{DebugInfo, MdId, MdNode, MdOperand, MdRef};
 use super::inst::{Inst, ParamAttrs};
 use super::types::{FunctionType, StructDef, Type};
@@ -330,10 +332,16 @@ impl Function {
 
     /// The type of a value used in this function.
     pub fn value_type(&self, value: &Value) -> Type {
+        self.value_type_ref(value).into_owned()
+    }
+
+    /// [`Function::value_type`], borrowed from the argument or instruction
+    /// that has it (a constant's is made), for a caller that only looks.
+    pub fn value_type_ref(&self, value: &Value) -> Cow<'_, Type> {
         match value {
-            Value::Arg(n) => self.params[*n as usize].ty.clone(),
-            Value::Inst(id) => self.inst(*id).ty.clone(),
-            Value::Const(c) => c.ty(),
+            Value::Arg(n) => Cow::Borrowed(&self.params[*n as usize].ty),
+            Value::Inst(id) => Cow::Borrowed(&self.inst(*id).ty),
+            Value::Const(c) => Cow::Owned(c.ty()),
         }
     }
 }

@@ -141,7 +141,7 @@ impl GprSet {
 
     /// The members in hardware order.
     pub fn iter(self) -> impl Iterator<Item = Gpr> {
-        Gpr::ALL.into_iter().filter(move |&r| self.contains(r))
+        set_bits(u32::from(self.0)).map(|i| Gpr::ALL[i])
     }
 }
 
@@ -340,10 +340,21 @@ impl RegSet {
 
     /// The members in [`PhysReg::index`] order.
     pub fn iter(self) -> impl Iterator<Item = PhysReg> {
-        (0..PhysReg::COUNT)
-            .filter(move |&i| self.0 & (1 << i) != 0)
-            .map(PhysReg::from_index)
+        set_bits(self.0).map(PhysReg::from_index)
     }
+}
+
+/// The numbers of the set bits of `bits`, lowest first (a step per member,
+/// not per possible member).
+fn set_bits(mut bits: u32) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        if bits == 0 {
+            return None;
+        }
+        let i = bits.trailing_zeros() as usize;
+        bits &= bits - 1;
+        Some(i)
+    })
 }
 
 #[cfg(test)]

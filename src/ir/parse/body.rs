@@ -412,8 +412,7 @@ impl<'a> Parser<'a> {
                     format!("use of undefined value '%{}'", use_.name),
                 ));
             };
-            let actual = function.value_type(value);
-            if actual != use_.ty {
+            if *function.value_type_ref(value) != use_.ty {
                 return Err(self.error_at(
                     use_.offset,
                     format!(
@@ -454,7 +453,7 @@ impl<'a> Parser<'a> {
             Tok::Local(name) => {
                 self.bump();
                 if let Some(value) = scope.value(name) {
-                    if function.value_type(value) != *ty {
+                    if *function.value_type_ref(value) != *ty {
                         return Err(self.error_at(
                             offset,
                             format!("type mismatch: '%{name}' is not of the type it is used with"),

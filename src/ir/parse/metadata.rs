@@ -258,7 +258,9 @@ impl<'a> Parser<'a> {
     fn parse_fields(&mut self) -> PResult<Fields<'a>> {
         let offset = self.offset();
         self.expect_punct(b'(')?;
-        let mut items = Vec::new();
+        // Room for the fields of the largest common nodes (DISubprogram,
+        // DICompositeType), so reading one does not grow the list.
+        let mut items = Vec::with_capacity(16);
         if !self.eat(Tok::Punct(b')')) {
             loop {
                 let Tok::LabelDef(name) = self.peek() else {

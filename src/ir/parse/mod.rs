@@ -230,7 +230,14 @@ impl<'a> Parser<'a> {
     }
 
     fn eat(&mut self, tok: Tok<'_>) -> bool {
-        if self.peek() == tok {
+        // Punctuation, most of what is eaten, compared without the general
+        // token comparison (a call per token otherwise).
+        let same = match (self.peek(), tok) {
+            (Tok::Punct(a), Tok::Punct(b)) => a == b,
+            (_, Tok::Punct(_)) => false,
+            (next, tok) => next == tok,
+        };
+        if same {
             self.bump();
             true
         } else {
@@ -259,7 +266,7 @@ impl<'a> Parser<'a> {
     }
 
     fn is_punct(&self, c: u8) -> bool {
-        self.peek() == Tok::Punct(c)
+        matches!(self.peek(), Tok::Punct(p) if p == c)
     }
 
     /// Runs a recursive reader one nesting level deeper, refusing input
@@ -899,6 +906,15 @@ fn parse_int(text: &str) -> Option<i128> {
     };
     let magnitude = match digits.strip_prefix("0x") {
         Some(hex) => u128::from_str_radix(hex, 16).ok()?,
+        // Up to 19 digits fit in 64 bits, whose arithmetic is much cheaper
+        // than `u128`'s checked steps.
+        None if (1..=19).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit()) => {
+            u128::from(
+                digits
+                    .bytes()
+                    .fold(0u64, |n, d| n * 10 + u64::from(d - b'0')),
+            )
+        }
         None => digits.parse::<u128>().ok()?,
     };
     if negative {

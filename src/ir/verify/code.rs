@@ -213,8 +213,8 @@ fn type_problem(c: &Checker, id: InstId) -> Option<String> {
     let ty = |v: &Value| f.value_type(v);
     let text = |t: &Type| type_text(c.module, t);
     let expect = |what: &str, v: &Value, want: &Type| -> Option<String> {
-        let got = ty(v);
-        (got != *want).then(|| format!("{what} has type {}, expected {}", text(&got), text(want)))
+        let got = f.value_type_ref(v);
+        (*got != *want).then(|| format!("{what} has type {}, expected {}", text(&got), text(want)))
     };
     match &inst.kind {
         InstKind::Binary { lhs, rhs, .. } => {
@@ -249,8 +249,8 @@ fn type_problem(c: &Checker, id: InstId) -> Option<String> {
         // The value's name is looked up only for a message: naming the
         // function's values costs more than checking it.
         InstKind::Phi { incoming } => incoming.iter().find_map(|(v, _)| {
-            let got = ty(v);
-            (got != inst.ty).then(|| {
+            let got = f.value_type_ref(v);
+            (*got != inst.ty).then(|| {
                 format!(
                     "incoming {} has type {}, expected {}",
                     c.value_text(v),

@@ -157,7 +157,7 @@ impl Selector<'_> {
     }
 
     fn vector_of(&self, v: &Value) -> Result<Option<VecTy>, Diagnostic> {
-        self.vector_type(&self.f.value_type(v))
+        self.vector_type(&self.f.value_type_ref(v))
     }
 
     fn must_vector(&self, v: &Value) -> Result<VecTy, Diagnostic> {
@@ -194,7 +194,7 @@ impl Selector<'_> {
             || inst
                 .operands()
                 .iter()
-                .any(|v| matches!(self.f.value_type(v), Type::Vector { .. }))
+                .any(|v| matches!(*self.f.value_type_ref(v), Type::Vector { .. }))
     }
 
     /// The parts of a vector value (constants materialised).
