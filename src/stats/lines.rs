@@ -62,7 +62,6 @@ pub(crate) struct UnitLines {
 
 /// The units' line figures summed in unit order, so the figures are the
 /// same whatever the number of threads that read the units.
-#[derive(Default)]
 pub(crate) struct LineSums {
     figures: LineFigures,
     /// File ids by absolute path, given as the paths are first met.
@@ -72,6 +71,19 @@ pub(crate) struct LineSums {
 }
 
 impl LineSums {
+    /// No figures yet, with room for the is_stmt addresses of `bytes` of
+    /// line tables (a guess: rustc's and clang's tables take 6 to 11 bytes
+    /// an is_stmt row), so that their array is not copied as it grows.
+    pub fn with_room(bytes: usize) -> LineSums {
+        let mut figures = LineFigures::default();
+        figures.is_stmt_addresses.reserve(bytes / 8);
+        LineSums {
+            figures,
+            files: Map::default(),
+            unique: Set::default(),
+        }
+    }
+
     /// Adds the next unit's figures.
     pub fn add(&mut self, part: UnitLines) {
         // A file index naming no path counts as id 0.

@@ -260,7 +260,7 @@ pub fn read_statistics_with(
         Ok((walk, lines))
     };
     let mut walk = walk::Walk::with_room(&units);
-    let mut line_sums = lines::LineSums::default();
+    let mut line_sums = lines::LineSums::with_room(gimli::Section::reader(&dwarf.debug_line).len());
     order::in_unit_order(
         units.units.len(),
         units.parallel,

@@ -272,7 +272,10 @@ fn in_parallel(
         .par_chunks(CHUNK)
         .enumerate()
         .map(|(chunk, functions)| {
-            let mut out = String::new();
+            // Room for the chunk's text from the start, so that a chunk's
+            // string (half a megabyte and more) is not copied as it grows.
+            let room = functions.iter().map(|f| f.id.len() + ROW_ROOM).sum();
+            let mut out = String::with_capacity(room);
             for (position, f) in functions.iter().enumerate() {
                 row(chunk * CHUNK + position, f, &mut out);
             }
@@ -280,6 +283,10 @@ fn in_parallel(
         })
         .collect()
 }
+
+/// The bytes of a row of the function table besides its id: what the
+/// columns, the id's padding and the JSON's names take, and more.
+const ROW_ROOM: usize = 200;
 
 /// A function's figures: name (as in the JSON) and value.
 fn function_columns(f: &FunctionRow) -> [(&'static str, u64); 7] {
