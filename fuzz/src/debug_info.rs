@@ -31,7 +31,9 @@ use dwarfsmith::{CompileOptions, DebuggerTune, OptLevel};
 
 use crate::csmith::{self, Program, Ran, CSMITH_INCLUDE};
 use crate::oracle::{self, End, Figures, Reference, Walk, WalkOptions, WrongValue, UNASSIGNED};
-use crate::record_in_effect::{ir_only_record, ir_record_in_effect, ir_stale_record_in_effect};
+use crate::record_in_effect::{
+    ir_only_record, ir_record_before_assignment, ir_record_in_effect, ir_stale_record_in_effect,
+};
 
 /// The longest one dwarfsmith compile may take.
 pub const COMPILE_LIMIT: Duration = Duration::from_secs(60);
@@ -224,7 +226,9 @@ pub struct ProgramReport {
     /// the function ([`ir_record_never_held`]), the record in effect where
     /// the line's code runs ([`ir_record_in_effect`]), that record when no
     /// record of the variable describes its value there
-    /// ([`ir_stale_record_in_effect`]), or the variable's only record
+    /// ([`ir_stale_record_in_effect`]), the record still in effect where
+    /// the IR put the line's code before the assignment
+    /// ([`ir_record_before_assignment`]), or the variable's only record
     /// ([`ir_only_record`]).
     pub ir_wrong: Vec<(Mode, WrongValue, String)>,
     /// Variables a peer build lists (see [`FindingKind::MissingVariables`])
@@ -562,6 +566,18 @@ pub fn judge_program(
                                 &wrong.shown,
                                 &wrong.held,
                                 &held,
+                            )
+                        })
+                        .or_else(|| {
+                            let before =
+                                reference.held_before(&wrong.function, wrong.line, &wrong.variable);
+                            ir_record_before_assignment(
+                                &ir.text,
+                                wrong.line,
+                                &wrong.variable,
+                                &wrong.shown,
+                                &wrong.held,
+                                &before,
                             )
                         })
                         .or_else(|| ir_only_record(&ir.text, &wrong.variable, &wrong.shown, &held))

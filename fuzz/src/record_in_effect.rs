@@ -14,6 +14,11 @@
 //! elsewhere in its function, shown where the oracle holds another, is the
 //! IR's stale claim, not the back end's.
 //!
+//! And the record in effect, through blocks with one predecessor, at code
+//! of a line the IR placed before the record of the value the oracle holds
+//! there ([`ir_record_before_assignment`]): the value before that
+//! assignment, shown there, is what the IR says the variable holds.
+//!
 //! And the record in effect at a line when no record of the variable can
 //! give the value it holds there ([`ir_stale_record_in_effect`]): the IR
 //! describes that value nowhere, and a value the variable held elsewhere,
@@ -61,17 +66,7 @@ pub fn ir_stale_record_in_effect<'t>(
     held_here: &[String],
     held: &[String],
 ) -> Option<&'t str> {
-    let shown = shown_number(shown)?;
-    if !held.iter().any(|h| shown_number(h) == Some(shown)) {
-        return None;
-    }
-    let held_here: Vec<i128> = held_here
-        .iter()
-        .map(|h| shown_number(h))
-        .collect::<Option<_>>()?;
-    if held_here.is_empty() {
-        return None;
-    }
+    let (shown, held_here) = shown_held_elsewhere(shown, held, held_here)?;
     let ids = declaration_ids(ir, variable);
     let describes_held_here = ir.lines().filter_map(parse_record).any(|record| {
         ids.contains(&record.variable) && held_here.iter().any(|&v| can_give(&record, v))
@@ -82,6 +77,118 @@ pub fn ir_stale_record_in_effect<'t>(
     records_at_line(ir, line, &ids)
         .into_iter()
         .find(|record| parse_record(record).is_some_and(|r| can_give(&r, shown)))
+}
+
+/// gdb's `shown` as a number, when it is one of `elsewhere` (values the
+/// variable held elsewhere), with the values of `held_here` (what the
+/// oracle holds where it was shown; not empty, every one a number).
+fn shown_held_elsewhere(
+    shown: &str,
+    elsewhere: &[String],
+    held_here: &[String],
+) -> Option<(i128, Vec<i128>)> {
+    let shown = shown_number(shown)?;
+    if !elsewhere.iter().any(|h| shown_number(h) == Some(shown)) {
+        return None;
+    }
+    let held_here: Vec<i128> = held_here
+        .iter()
+        .map(|h| shown_number(h))
+        .collect::<Option<_>>()?;
+    (!held_here.is_empty()).then_some((shown, held_here))
+}
+
+/// The record of `variable` in effect where an instruction located at
+/// `line` runs, followed back through blocks with one predecessor, when
+/// that instruction runs before the IR's record of the value the oracle
+/// holds there: the record can give `shown`, a value the variable held at
+/// an earlier line (`held_before`), and a later record of the IR can give a
+/// value of `held_here`. The IR put code of the line before the
+/// assignment the oracle has already made; a debugger stopped there shows
+/// the value before it. `None` otherwise. csmith 226247: the load of
+/// `g_37[6][4]` for line 179 is hoisted into a branch before the block
+/// whose record makes `p_16 = 0xBFB92B52` (line 178); there `p_16` still
+/// holds its argument value, -15, where gcc -O0 holds -1078383790.
+pub fn ir_record_before_assignment<'t>(
+    ir: &'t str,
+    line: u32,
+    variable: &str,
+    shown: &str,
+    held_here: &[String],
+    held_before: &[String],
+) -> Option<&'t str> {
+    let (shown, held_here) = shown_held_elsewhere(shown, held_before, held_here)?;
+    let ids = declaration_ids(ir, variable);
+    let lines: Vec<&str> = ir.lines().collect();
+    let locations = location_lines(ir);
+    let at_line = |text: &str| {
+        text.split_once("!dbg !")
+            .and_then(|(_, id)| locations.get(id.split([',', ' ']).next()?))
+            == Some(&line)
+    };
+    let record_of_variable = |text: &'t str| -> Option<Record<'t>> {
+        parse_record(text).filter(|record| ids.contains(&record.variable))
+    };
+    (0..lines.len())
+        .filter(|&i| parse_record(lines[i]).is_none() && at_line(lines[i]))
+        .find_map(|i| {
+            let at = record_through_single_predecessors(&lines, i, &record_of_variable)?;
+            let record = record_of_variable(lines[at])?;
+            let later_gives_held = lines[at + 1..]
+                .iter()
+                .take_while(|text| !text.starts_with("define "))
+                .filter_map(|text| record_of_variable(text))
+                .any(|later| held_here.iter().any(|&v| can_give(&later, v)));
+            (can_give(&record, shown) && later_gives_held).then_some(lines[at])
+        })
+}
+
+/// The index of the last line before `lines[at]` that `is_record` accepts,
+/// in its block or, from a block with one predecessor, in that
+/// predecessor (and on); `None` at a block with several predecessors or
+/// none, or at the function's start.
+fn record_through_single_predecessors<'t, R>(
+    lines: &[&'t str],
+    at: usize,
+    is_record: &dyn Fn(&'t str) -> Option<R>,
+) -> Option<usize> {
+    let function_start = (0..at).rev().find(|&j| lines[j].starts_with("define "))?;
+    let function_end = (at..lines.len()).find(|&j| lines[j].starts_with('}'))?;
+    let mut i = at;
+    // A block is entered at most once: a loop of single predecessors ends.
+    let mut visited = BTreeSet::new();
+    loop {
+        i = i.checked_sub(1)?;
+        let text = lines[i];
+        if i == function_start {
+            return None;
+        }
+        if is_record(text).is_some() {
+            return Some(i);
+        }
+        if !is_block_label(text) {
+            continue;
+        }
+        let predecessors = text.split_once("; preds = ")?.1;
+        let [predecessor] = predecessors.split(", ").collect::<Vec<_>>()[..] else {
+            return None;
+        };
+        let label = format!("{}:", predecessor.strip_prefix('%')?);
+        if !visited.insert(label.clone()) {
+            return None;
+        }
+        // The predecessor's end: the next block's label (or the function's
+        // closing brace) after its own label; the entry block has none.
+        let start = (function_start..function_end)
+            .find(|&j| {
+                lines[j]
+                    .split_whitespace()
+                    .next()
+                    .is_some_and(|first| first == label)
+            })
+            .unwrap_or(function_start);
+        i = (start + 1..=function_end).find(|&j| is_block_label(lines[j]) || j == function_end)?;
+    }
 }
 
 /// The record of one of the variables `ids` in effect at each instruction
@@ -518,6 +625,54 @@ mod tests {
             assert_ne!(described, SUNK);
             assert_eq!(stale(&described, 273, "38156"), None);
         }
+    }
+
+    /// csmith 226247's func_14 (inlined), cut down: block %60, whose one
+    /// predecessor is %48, loads for line 179 before block %84 records
+    /// p_16's value of line 178.
+    const HOISTED: &str = "define internal void @func_1() !dbg !298 {\n\
+        48:\n\
+        \x20 %52 = xor i32 %51, %50, !dbg !350\n\
+        \x20   #dbg_value(i32 %52, !493, !DIExpression(), !504)\n\
+        \x20 br i1 %59, label %62, label %60, !dbg !521\n\
+        \n\
+        60:                                               ; preds = %48\n\
+        \x20 %61 = load i64, ptr @g_37, align 16, !dbg !522\n\
+        \x20 br label %84, !dbg !521\n\
+        \n\
+        62:                                               ; preds = %48\n\
+        \x20 br label %84, !dbg !521\n\
+        \n\
+        84:                                               ; preds = %62, %60\n\
+        \x20   #dbg_value(i32 -1078383790, !493, !DIExpression(), !504)\n\
+        \x20 ret void, !dbg !522\n\
+        }\n\
+        !493 = !DILocalVariable(name: \"p_16\", arg: 2, scope: !488, file: !3, line: 164, type: !104)\n\
+        !522 = !DILocation(line: 179, column: 166, scope: !488, inlinedAt: !503)\n";
+
+    #[test]
+    fn code_of_a_line_placed_before_an_assignment_sees_the_value_before_it() {
+        let here = ["-1078383790".to_string()];
+        let before = ["-15".to_string()];
+        let found = |ir: &str, shown: &str| {
+            ir_record_before_assignment(ir, 179, "p_16@164", shown, &here, &before)
+                .map(str::to_string)
+        };
+        assert!(found(HOISTED, "-15").is_some_and(|r| r.contains("i32 %52, !493")));
+        // A value the variable did not hold before the line is not it.
+        assert_eq!(found(HOISTED, "-16"), None);
+        // Without a later record of the value held there, the IR never
+        // says the assignment happened.
+        let never = HOISTED.replace("i32 -1078383790, !493", "i32 -7, !493");
+        assert_ne!(never, HOISTED);
+        assert_eq!(found(&never, "-15"), None);
+        // A block with two predecessors ends the search.
+        let joined = HOISTED.replace(
+            "60:                                               ; preds = %48",
+            "60:                                               ; preds = %48, %62",
+        );
+        assert_ne!(joined, HOISTED);
+        assert_eq!(found(&joined, "-15"), None);
     }
 
     #[test]

@@ -295,14 +295,23 @@ impl Reference {
     /// of `function` after its declaration line (before it, a local holds
     /// what its stack slot held), sorted.
     pub fn held_in_function(&self, function: &str, variable: &str) -> Vec<String> {
+        self.held_before(function, u32::MAX, variable)
+    }
+
+    /// Every value `variable` held at a line of `function` after its
+    /// declaration line and before `line` (see [`Reference::held_in_function`]),
+    /// sorted.
+    pub fn held_before(&self, function: &str, line: u32, variable: &str) -> Vec<String> {
         let declared: u32 = variable
             .rsplit_once('@')
-            .and_then(|(_, line)| line.parse().ok())
+            .and_then(|(_, at)| at.parse().ok())
             .unwrap_or(0);
         let mut values: Vec<String> = self
             .held
             .iter()
-            .filter(|((f, line, v), _)| f == function && v == variable && *line > declared)
+            .filter(|((f, at, v), _)| {
+                f == function && v == variable && *at > declared && *at < line
+            })
             .flat_map(|(_, values)| values.iter().cloned())
             .collect();
         values.sort();
