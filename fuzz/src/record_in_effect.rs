@@ -40,11 +40,14 @@ pub fn ir_record_in_effect<'t>(
 ) -> Option<&'t str> {
     let shown = shown_number(shown)?;
     let ids = declaration_ids(ir, variable);
-    records_at_line(ir, line, &ids).into_iter().find(|record| {
-        parse_record(record)
-            .and_then(|r| possible_values(&r))
-            .is_some_and(|values| values.fits(shown))
-    })
+    records_at_line(ir, line, &ids)
+        .into_iter()
+        .find(|(record, registers)| {
+            parse_record(record)
+                .and_then(|r| possible_values(&r, registers))
+                .is_some_and(|values| values.fits(shown))
+        })
+        .map(|(record, _)| record)
 }
 
 /// The record of `variable` in effect where an instruction located at
@@ -76,6 +79,7 @@ pub fn ir_stale_record_in_effect<'t>(
     }
     records_at_line(ir, line, &ids)
         .into_iter()
+        .map(|(record, _)| record)
         .find(|record| parse_record(record).is_some_and(|r| can_give(&r, shown)))
 }
 
@@ -192,12 +196,22 @@ fn record_through_single_predecessors<'t, R>(
 }
 
 /// The record of one of the variables `ids` in effect at each instruction
-/// located at `line`: the last record of them before it in its block.
-fn records_at_line<'t>(ir: &'t str, line: u32, ids: &[&str]) -> Vec<&'t str> {
+/// located at `line` (the last record of them before it in its block), with
+/// the values each of its register operands can hold when the function
+/// defined it before the record as a `select` of two integer constants.
+fn records_at_line<'t>(
+    ir: &'t str,
+    line: u32,
+    ids: &[&str],
+) -> Vec<(&'t str, Vec<Option<Values>>)> {
     let lines = location_lines(ir);
     let mut in_effect: Option<&str> = None;
+    let mut selects: HashMap<&str, Values> = HashMap::new();
     let mut found = Vec::new();
     for text in ir.lines() {
+        if text.starts_with("define ") {
+            selects.clear();
+        }
         if is_block_label(text) || text.starts_with("define ") {
             in_effect = None;
             continue;
@@ -208,14 +222,40 @@ fn records_at_line<'t>(ir: &'t str, line: u32, ids: &[&str]) -> Vec<&'t str> {
             }
             continue;
         }
+        if let Some((name, values)) = select_of_constants(text) {
+            selects.insert(name, values);
+        }
         let at_line = text
             .split_once("!dbg !")
             .and_then(|(_, id)| lines.get(id.split([',', ' ']).next()?));
         if at_line == Some(&line) {
-            found.extend(in_effect);
+            if let Some(record) = in_effect {
+                let registers = parse_record(record)
+                    .map(|r| {
+                        r.operands
+                            .iter()
+                            .map(|o| o.split_once(' ').and_then(|(_, v)| selects.get(v).cloned()))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                found.push((record, registers));
+            }
         }
     }
     found
+}
+
+/// The register an IR line defines and the two values it can hold, when
+/// the line is `%r = select i1 %c, iN A, iN B` with constants A and B (csmith
+/// 227234: `%51 = select i1 %50, i32 228, i32 168`, the record's value of
+/// an `int32_t` whose source value is -88, 0xA8 sign-extended).
+fn select_of_constants(text: &str) -> Option<(&str, Values)> {
+    let (name, rest) = text.trim().split_once(" = select ")?;
+    let mut fields = rest.split(", ");
+    let _condition = fields.next()?;
+    let mut constant = || fields.next()?.split_once(' ')?.1.parse::<i128>().ok();
+    let (a, b) = (constant()?, constant()?);
+    Some((name, Values::Set([a, b].into())))
 }
 
 /// Whether `record` can give its variable the value `value`: by the values
@@ -230,7 +270,7 @@ fn can_give(record: &Record, value: i128) -> bool {
     {
         return false;
     }
-    if let Some(values) = possible_values(record) {
+    if let Some(values) = possible_values(record, &[]) {
         return values.fits(value);
     }
     let width = match record.operands.as_slice() {
@@ -383,23 +423,34 @@ impl Values {
     }
 }
 
-/// Every value the record can give, from its constant operands and its
-/// register operands cut by `DW_OP_and` with a small mask; `None` for an
-/// operation this does not follow, or a result that can be any value.
-fn possible_values(record: &Record) -> Option<Values> {
-    let operand = |text: &str| -> Option<Values> {
-        let (_, value) = text.split_once(' ')?;
+/// Every value the record can give, from its constant operands, the
+/// values known of its register operands (`registers`, by operand index:
+/// [`records_at_line`]'s selects of two constants) and its other register
+/// operands cut by `DW_OP_and` with a small mask; `None` for an operation
+/// this does not follow, or a result that can be any value.
+fn possible_values(record: &Record, registers: &[Option<Values>]) -> Option<Values> {
+    let operand = |index: usize| -> Option<Values> {
+        let (_, value) = record.operands.get(index)?.split_once(' ')?;
         if value == "null" {
             return Some(Values::Set([0].into()));
         }
-        if value.starts_with('%') || value == "poison" || value == "undef" {
+        if value.starts_with('%') {
+            return Some(
+                registers
+                    .get(index)
+                    .cloned()
+                    .flatten()
+                    .unwrap_or(Values::Any),
+            );
+        }
+        if value == "poison" || value == "undef" {
             return Some(Values::Any);
         }
         value.parse().ok().map(|v| Values::Set([v].into()))
     };
     let mut stack: Vec<Values> = Vec::new();
     if !record.expression.contains("DW_OP_LLVM_arg") {
-        stack.push(operand(record.operands.first()?)?);
+        stack.push(operand(0)?);
     }
     let mut ops = record.expression.split(", ").filter(|op| !op.is_empty());
     let number = |ops: &mut dyn Iterator<Item = &str>| ops.next()?.parse::<i128>().ok();
@@ -408,7 +459,7 @@ fn possible_values(record: &Record) -> Option<Values> {
             "DW_OP_stack_value" => {}
             "DW_OP_LLVM_arg" => {
                 let index = usize::try_from(number(&mut ops)?).ok()?;
-                stack.push(operand(record.operands.get(index)?)?);
+                stack.push(operand(index)?);
             }
             "DW_OP_constu" | "DW_OP_consts" => stack.push(Values::Set([number(&mut ops)?].into())),
             "DW_OP_plus_uconst" => {
@@ -673,6 +724,28 @@ mod tests {
         );
         assert_ne!(joined, HOISTED);
         assert_eq!(found(&joined, "-15"), None);
+    }
+
+    #[test]
+    fn a_register_selected_from_two_constants_holds_one_of_them() {
+        // csmith 227234, cut down: l_21's record is a select of 228 and 168.
+        let selected = IR.replace(
+            "%53 = and i64 %0, 7, !dbg !356",
+            "%51 = select i1 %50, i32 228, i32 168, !dbg !356",
+        );
+        let selected = selected.replace(
+            "!DIArgList(i16 0, i64 %53), !368, !DIExpression(DW_OP_LLVM_arg, 0, DW_OP_LLVM_arg, 1, DW_OP_LLVM_convert, 64, DW_ATE_unsigned, DW_OP_LLVM_convert, 16, DW_ATE_unsigned, DW_OP_constu, 1, DW_OP_and, DW_OP_minus, DW_OP_plus_uconst, 7, DW_OP_stack_value)",
+            "i32 %51, !368, !DIExpression()",
+        );
+        assert!(selected.contains("i32 %51, !368"));
+        // The select sits in the block before the record's: defined earlier
+        // in the function (SSA: its definition dominates the record), it is
+        // known wherever the record is in effect.
+        let record = ir_record_in_effect(&selected, 265, "p_6@148", "168");
+        assert!(record.is_some_and(|r| r.contains("i32 %51, !368")));
+        assert!(ir_record_in_effect(&selected, 265, "p_6@148", "228").is_some());
+        // Neither constant is 7.
+        assert_eq!(ir_record_in_effect(&selected, 265, "p_6@148", "7"), None);
     }
 
     #[test]
