@@ -895,6 +895,19 @@ fn evaluate_constant_expression(value: i128, width: u32, expression: &str) -> Op
                     _ => a ^ b,
                 });
             }
+            // Shifts act on DWARF's generic type, 64 bits wide, whatever
+            // the operand's width (csmith 227563: clang's salvage of a
+            // 32-bit `ashr (shl x, 16), 16` as `DW_OP_constu 16, DW_OP_shl,
+            // DW_OP_constu 16, DW_OP_shra` leaves 0x5021C3A2 as it is).
+            "DW_OP_shl" | "DW_OP_shr" | "DW_OP_shra" => {
+                let b = u32::try_from(stack.pop()?).ok().filter(|&b| b < 64)?;
+                let a = stack.pop()? as u64;
+                stack.push(match op {
+                    "DW_OP_shl" => i128::from(a << b),
+                    "DW_OP_shr" => i128::from(a >> b),
+                    _ => i128::from((a as i64) >> b),
+                });
+            }
             _ => return None,
         }
     }
@@ -1238,6 +1251,12 @@ mod tests {
                     !241 = !DILocalVariable(name: \"l_88\", scope: !9, file: !3, line: 61, type: !7)\n";
         assert!(ir_constant_of(null, "l_88@61", "NULL").is_some());
         assert!(ir_constant_of(null, "l_88@61", "&g_2").is_none());
+        // Shifts in DWARF's 64-bit generic type: a 32-bit constant shifted
+        // left and back by 16 is itself.
+        let shifted = "  #dbg_value(i32 1344390050, !174, !DIExpression(DW_OP_constu, 16, DW_OP_shl, DW_OP_constu, 16, DW_OP_shra, DW_OP_stack_value), !200)\n\
+                       !174 = !DILocalVariable(name: \"l_12\", scope: !9, file: !3, line: 35, type: !7)\n";
+        assert!(ir_constant_of(shifted, "l_12@35", "1344390050").is_some());
+        assert_eq!(ir_constant_of(shifted, "l_12@35", "-15454"), None);
         // Another value or another declaration line is not the IR's
         // constant; a constant expression's result is.
         assert_eq!(ir_constant_of(ir, "l_200@192", "2"), None);
