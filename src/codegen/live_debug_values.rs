@@ -270,6 +270,11 @@ pub fn run(function: &mut Function) {
 
     // The exits are final, so each block's last visit started from its
     // final entry and saw what a walk now would.
+    // The blocks block placement will skip (only a jump, debug values
+    // aside), found once on the code as it stands.
+    let skipped: Vec<bool> = (0..blocks)
+        .map(|b| super::block_placement::jump_only_target(function, b).is_some())
+        .collect();
     for (block, visit) in visits.into_iter().enumerate() {
         // A location every visited predecessor ends with needs no
         // restatement: history carries it in (its own dataflow joins the
@@ -277,10 +282,9 @@ pub fn run(function: &mut Function) {
         // location is restated: the skipped block's debug values go with
         // it, and block placement reads its neighbours' to see what it
         // changed.
-        let skipped = |b: usize| super::block_placement::jump_only_target(function, b).is_some();
-        let after_skipped = skipped(block)
-            || predecessors[block].iter().any(|&p| skipped(p))
-            || successors[block].iter().any(|s| skipped(s.0 as usize));
+        let after_skipped = skipped[block]
+            || predecessors[block].iter().any(|&p| skipped[p])
+            || successors[block].iter().any(|s| skipped[s.0 as usize]);
         let unchanged = |variable: u32, value: &Rc<DbgValue>| {
             !after_skipped
                 && predecessors[block]
