@@ -218,6 +218,7 @@ fn no_huge_pages() {
 }
 
 fn main() -> ExitCode {
+    end_quietly_on_a_closed_pipe();
     let mut args = std::env::args_os();
     let program = args.next().unwrap_or_default();
     if let Some(driver) = cc::driver_for_program(&program) {
@@ -482,6 +483,18 @@ fn run(cli: Cli) -> Result<(), String> {
             Ok(())
         }
         Command::Cc { .. } | Command::Cxx { .. } => unreachable!("handled in main"),
+    }
+}
+
+/// Makes a write to a closed pipe end the process as it ends a C tool
+/// (`SIGPIPE`'s default action), so `dwarfsmith stats FILE | head` stops
+/// quietly instead of panicking in `print!`: Rust's runtime ignores the
+/// signal, which turns the write into an `EPIPE` error.
+fn end_quietly_on_a_closed_pipe() {
+    // SAFETY: restoring a signal's default action at the start of `main`,
+    // before any thread is started, has no other effect on the program.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 
