@@ -136,72 +136,93 @@ pub(crate) struct Units<'a> {
     pub parallel: bool,
 }
 
+/// Reads every compile (and partial) unit of `dwarf`, in `.debug_info`
+/// order whatever the number of threads: type units are left out, as
+/// llvm-dwarfdump's statistics leave them. Each unit's root and
+/// line-table header are read once, here; its abbreviations are dropped
+/// once the root is read (a large file's tables take more memory than one
+/// unit's tree) and parsed again while its DIEs are
+/// ([`UnitInfo::read_tree`]), except a skeleton's, whose root is read
+/// again for its split unit's base address. The skeletons' split units are
+/// put in their place by [`Units::new`].
+pub(crate) fn main_units<'a>(
+    dwarf: &'a gimli::Dwarf<Slice<'a>>,
+) -> Result<Vec<UnitInfo<'a>>, String> {
+    let mut headers = Vec::new();
+    let mut iter = dwarf.units();
+    loop {
+        match iter.next() {
+            Ok(Some(header)) => {
+                if !matches!(
+                    header.type_(),
+                    gimli::UnitType::Type { .. } | gimli::UnitType::SplitType { .. }
+                ) {
+                    headers.push(header);
+                }
+            }
+            Ok(None) => break,
+            Err(e) => return Err(format!(".debug_info: {e}")),
+        }
+    }
+    let read = |header: gimli::UnitHeader<Slice<'a>>| {
+        let start = header.offset().0 as u64;
+        let mut unit = dwarf
+            .unit(header)
+            .map_err(|e| format!(".debug_info+{start:#x}: {e}"))?;
+        if !is_skeleton(&unit) {
+            unit.abbreviations = Default::default();
+        }
+        Ok(UnitInfo {
+            unit,
+            dwarf,
+            skeleton: None,
+            start,
+        })
+    };
+    map_in_order(headers, is_large(dwarf), read)
+        .into_iter()
+        .collect()
+}
+
 impl<'a> Units<'a> {
-    /// Reads the header of every compile unit of `dwarf` (type units are
-    /// left out, as llvm-dwarfdump's statistics leave them); a skeleton
-    /// unit is replaced by its split unit when one of `dwos` (`.dwo` files'
-    /// sections) holds it, as llvm-dwarfdump does. The result is in unit
-    /// order whatever the number of threads.
-    pub fn read(
-        dwarf: &'a gimli::Dwarf<Slice<'a>>,
+    /// The units of `main` ([`main_units`]), each skeleton unit replaced by
+    /// its split unit when one of `dwos` (`.dwo` files' or a package's
+    /// sections) holds it, as llvm-dwarfdump does.
+    pub fn new(
+        main: Vec<UnitInfo<'a>>,
         dwos: &'a [gimli::Dwarf<Slice<'a>>],
     ) -> Result<Units<'a>, String> {
-        let mut headers = Vec::new();
-        let mut iter = dwarf.units();
-        loop {
-            match iter.next() {
-                Ok(Some(header)) => {
-                    if !matches!(
-                        header.type_(),
-                        gimli::UnitType::Type { .. } | gimli::UnitType::SplitType { .. }
-                    ) {
-                        headers.push(header);
-                    }
-                }
-                Ok(None) => break,
-                Err(e) => return Err(format!(".debug_info: {e}")),
-            }
-        }
-        let splits = split_units(dwos)?;
-        let parallel = is_large(dwarf);
-        let read = |header: gimli::UnitHeader<Slice<'a>>| {
-            let start = header.offset().0 as u64;
-            // The abbreviations are dropped once the unit's root is read and
-            // parsed again while its DIEs are (`UnitInfo::read_tree`): a
-            // large file's tables take more memory than one unit's tree.
-            let strip = |mut info: UnitInfo<'a>| {
-                info.unit.abbreviations = Default::default();
-                info
-            };
-            let unit = dwarf
-                .unit(header)
-                .map_err(|e| format!(".debug_info+{start:#x}: {e}"))?;
-            let split = unit.dwo_id.and_then(|id| splits.get(&id));
-            Ok(match split {
-                Some(&(dwo, split_header)) => {
-                    let split_start = split_header.offset().0 as u64;
-                    let mut split = dwos[dwo]
-                        .unit(split_header)
-                        .map_err(|e| format!(".debug_info.dwo+{split_start:#x}: {e}"))?;
-                    split.copy_relocated_attributes(&unit);
-                    strip(UnitInfo {
-                        unit: split,
-                        dwarf: &dwos[dwo],
-                        skeleton: Some((unit, dwarf)),
-                        start: split_start,
-                    })
-                }
-                None => strip(UnitInfo {
-                    unit,
-                    dwarf,
-                    skeleton: None,
-                    start,
-                }),
-            })
+        let parallel = main.first().is_some_and(|unit| is_large(unit.dwarf));
+        let splits = if main.iter().any(|unit| is_skeleton(&unit.unit)) {
+            split_units(dwos)?
+        } else {
+            SplitIndex::default()
         };
-        let units = map_in_order(headers, parallel, read)
-            .into_iter()
-            .collect::<Result<Vec<_>, String>>()?;
+        let mut units = Vec::with_capacity(main.len());
+        for mut info in main {
+            if !is_skeleton(&info.unit) {
+                units.push(info);
+                continue;
+            }
+            let split = info.unit.dwo_id.and_then(|id| splits.get(&id));
+            let Some(&(dwo, split_header)) = split else {
+                info.unit.abbreviations = Default::default();
+                units.push(info);
+                continue;
+            };
+            let split_start = split_header.offset().0 as u64;
+            let mut split = dwos[dwo]
+                .unit(split_header)
+                .map_err(|e| format!(".debug_info.dwo+{split_start:#x}: {e}"))?;
+            split.copy_relocated_attributes(&info.unit);
+            split.abbreviations = Default::default();
+            units.push(UnitInfo {
+                unit: split,
+                dwarf: &dwos[dwo],
+                skeleton: Some((info.unit, info.dwarf)),
+                start: split_start,
+            });
+        }
         let referenced = units.iter().map(|_| OnceLock::new()).collect();
         Ok(Units {
             units,
@@ -708,74 +729,48 @@ fn split_units<'a>(dwos: &'a [gimli::Dwarf<Slice<'a>>]) -> Result<SplitIndex<'a>
     Ok(index)
 }
 
-/// Whether the unit of `header` is a skeleton: DWARF 5's skeleton unit
-/// type, or a root DIE with `DW_AT_GNU_dwo_id` (GNU split DWARF). Only the
-/// root is read, not the unit's line-table header.
-fn is_skeleton(dwarf: &gimli::Dwarf<Slice<'_>>, header: &gimli::UnitHeader<Slice<'_>>) -> bool {
-    if matches!(header.type_(), gimli::UnitType::Skeleton(_)) {
-        return true;
+/// Whether `unit` is a skeleton: DWARF 5's skeleton unit type, or (before
+/// DWARF 5) a root DIE with `DW_AT_GNU_dwo_id` (GNU split DWARF), which
+/// gimli reads into [`Unit::dwo_id`].
+fn is_skeleton(unit: &Unit<Slice<'_>>) -> bool {
+    match unit.header.type_() {
+        gimli::UnitType::Skeleton(_) => true,
+        _ => unit.header.version() < 5 && unit.dwo_id.is_some(),
     }
-    if header.version() >= 5 {
-        return false;
-    }
-    let Ok(abbreviations) = dwarf.abbreviations(header) else {
-        return false;
-    };
-    let mut entries = header.entries(&abbreviations);
-    matches!(entries.next_dfs(), Ok(Some(root)) if root.attr(gimli::DW_AT_GNU_dwo_id).is_some())
 }
 
-/// The DWO ids of the skeleton units of `dwarf`, in unit order.
-pub(crate) fn dwo_ids(dwarf: &gimli::Dwarf<Slice<'_>>) -> Vec<gimli::DwoId> {
-    let mut ids = Vec::new();
-    let mut headers = dwarf.units();
-    while let Ok(Some(header)) = headers.next() {
-        if !is_skeleton(dwarf, &header) {
+/// The DWO ids of the skeleton units among `units`, in unit order.
+pub(crate) fn dwo_ids(units: &[UnitInfo<'_>]) -> Vec<gimli::DwoId> {
+    units
+        .iter()
+        .filter(|info| is_skeleton(&info.unit))
+        .filter_map(|info| info.unit.dwo_id)
+        .collect()
+}
+
+/// The `.dwo` files the skeleton units among `units` name
+/// (`DW_AT_comp_dir`/`DW_AT_dwo_name`, or `DW_AT_GNU_dwo_name`), each
+/// once, in unit order.
+pub(crate) fn dwo_paths(units: &[UnitInfo<'_>]) -> Vec<std::path::PathBuf> {
+    let mut paths = Vec::new();
+    for info in units.iter().filter(|info| is_skeleton(&info.unit)) {
+        let (unit, dwarf) = (&info.unit, info.dwarf);
+        if unit.dwo_id.is_none() {
             continue;
         }
-        if let Some(id) = dwarf.unit(header).ok().and_then(|unit| unit.dwo_id) {
-            ids.push(id);
-        }
-    }
-    ids
-}
-
-/// The `.dwo` files the skeleton units of `dwarf` name
-/// (`DW_AT_comp_dir`/`DW_AT_dwo_name`, or `DW_AT_GNU_dwo_name`), each
-/// once, in unit order. Each unit's root is read (its abbreviations
-/// parsed) to tell: on rayon's threads for a large `.debug_info`.
-pub(crate) fn dwo_paths(dwarf: &gimli::Dwarf<Slice<'_>>) -> Vec<std::path::PathBuf> {
-    let mut headers = Vec::new();
-    let mut iter = dwarf.units();
-    while let Ok(Some(header)) = iter.next() {
-        headers.push(header);
-    }
-    let found = map_in_order(headers, is_large(dwarf), |header| dwo_path(dwarf, header));
-    let mut paths = Vec::new();
-    for path in found.into_iter().flatten() {
-        if !paths.contains(&path) {
-            paths.push(path);
+        let name = unit
+            .dwo_name()
+            .ok()
+            .flatten()
+            .and_then(|name| string(dwarf, unit, name));
+        if let Some(name) = name {
+            let path = std::path::Path::new(&comp_dir(unit)).join(name);
+            if !paths.contains(&path) {
+                paths.push(path);
+            }
         }
     }
     paths
-}
-
-/// The `.dwo` file the unit of `header` names, when it is a skeleton.
-fn dwo_path(
-    dwarf: &gimli::Dwarf<Slice<'_>>,
-    header: gimli::UnitHeader<Slice<'_>>,
-) -> Option<std::path::PathBuf> {
-    if !is_skeleton(dwarf, &header) {
-        return None;
-    }
-    let unit = dwarf.unit(header).ok()?;
-    unit.dwo_id?;
-    let name = unit
-        .dwo_name()
-        .ok()
-        .flatten()
-        .and_then(|name| string(dwarf, &unit, name))?;
-    Some(std::path::Path::new(&comp_dir(&unit)).join(name))
 }
 
 /// `items` mapped with `map`, in order: on rayon's threads when `parallel`.

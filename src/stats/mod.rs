@@ -222,7 +222,8 @@ pub fn read_statistics_with(
         .map(load::LoadedFile::package)
         .transpose()
         .map_err(|e| format!("package: {e}"))?;
-    let dwo_bytes: Vec<Vec<u8>> = dies::dwo_paths(&dwarf)
+    let main_units = dies::main_units(&dwarf)?;
+    let dwo_bytes: Vec<Vec<u8>> = dies::dwo_paths(&main_units)
         .iter()
         .filter_map(|path| std::fs::read(path).ok())
         .collect();
@@ -231,7 +232,7 @@ pub fn read_statistics_with(
         .filter_map(|dwo| load::LoadedFile::parse(dwo, false).ok())
         .collect();
     let packaged = package.iter().flat_map(|package| {
-        dies::dwo_ids(&dwarf)
+        dies::dwo_ids(&main_units)
             .into_iter()
             .filter_map(|id| package.find_cu(id, &dwarf).ok().flatten())
     });
@@ -242,7 +243,7 @@ pub fn read_statistics_with(
             sections
         }))
         .collect();
-    let units = dies::Units::read(&dwarf, &dwos)?;
+    let units = dies::Units::new(main_units, &dwos)?;
     let total = units.units.len().max(1);
     let done = std::sync::atomic::AtomicUsize::new(0);
     // Each unit walked and its line table read in one task; the results
@@ -261,12 +262,20 @@ pub fn read_statistics_with(
     };
     let mut walk = walk::Walk::with_room(&units);
     let mut line_sums = lines::LineSums::with_room(gimli::Section::reader(&dwarf.debug_line).len());
+    // The lowest offset of the units after each: what is below it is in a
+    // unit summed by then (split units' offsets are their `.dwo`'s).
+    let mut later_units_from = vec![u64::MAX; units.units.len()];
+    for unit in (1..units.units.len()).rev() {
+        later_units_from[unit - 1] = later_units_from[unit].min(units.units[unit].start);
+    }
+    let mut summed = 0;
     order::in_unit_order(
         units.units.len(),
         units.parallel,
         one_unit,
         |(unit, lines)| {
-            walk.merge(unit);
+            walk.merge(unit, later_units_from[summed]);
+            summed += 1;
             line_sums.add(lines);
         },
     )?;

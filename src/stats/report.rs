@@ -34,41 +34,40 @@ pub(crate) fn statistics(
         };
         keys.push((key.to_string(), value));
     };
-    let mut sums = [0u64; 15];
+    let totals = walk.totals;
+    let mut sums = [0u64; 6];
     for (_, f) in &walk.functions {
         let instances = f.inlined + f.out_of_line;
         let total = if f.is_function {
-            f.variables.len() as u64 * instances
+            f.unique_variables * instances
         } else {
-            f.locals + f.constant_members + f.artificial
+            f.locals + totals.unit_scope_constant_members + totals.unit_scope_artificial
         };
         let is_function = u64::from(f.is_function);
         for (sum, value) in sums.iter_mut().zip([
-            f.with_location + f.constant_members,
             total,
-            f.variables.len() as u64,
+            f.unique_variables,
             is_function,
             u64::from(f.has_source_location),
             is_function * f.inlined,
-            is_function * f.abstract_origins,
             f.params,
-            f.params_with_type,
-            f.params_with_location,
-            f.params_with_source,
-            f.locals,
-            f.locals_with_type,
-            f.locals_with_location,
-            f.locals_with_source,
         ]) {
             *sum = sum.saturating_add(value);
         }
     }
-    let [with_location, total, unique, functions, with_source, inlined, origins, params, params_typed, params_located, params_sourced, locals, locals_typed, locals_located, locals_sourced] =
-        sums;
+    let [total, unique, functions, with_source, inlined, params] = sums;
+    let locals = walk
+        .functions
+        .iter()
+        .fold(0u64, |sum, (_, f)| sum.saturating_add(f.locals));
+    let with_location = totals.with_location + totals.constant_members;
     put("#functions", functions);
     put("#functions with location", with_source);
     put("#inlined functions", inlined);
-    put("#inlined functions with abstract origins", origins);
+    put(
+        "#inlined functions with abstract origins",
+        totals.abstract_origins,
+    );
     put("#unique source variables", unique);
     put("#source variables", total);
     put("#source variables with location", with_location);
@@ -99,13 +98,19 @@ pub(crate) fn statistics(
     put("#bytes within functions", walk.function_bytes);
     put("#bytes within inlined functions", walk.inlined_bytes);
     put("#params", params);
-    put("#params with source location", params_sourced);
-    put("#params with type", params_typed);
-    put("#params with binary location", params_located);
+    put("#params with source location", totals.params_with_source);
+    put("#params with type", totals.params_with_type);
+    put("#params with binary location", totals.params_with_location);
     put("#local vars", locals);
-    put("#local vars with source location", locals_sourced);
-    put("#local vars with type", locals_typed);
-    put("#local vars with binary location", locals_located);
+    put(
+        "#local vars with source location",
+        totals.locals_with_source,
+    );
+    put("#local vars with type", totals.locals_with_type);
+    put(
+        "#local vars with binary location",
+        totals.locals_with_location,
+    );
     for (section, size) in &file.debug_section_sizes {
         put(&format!("#bytes in {section}"), *size);
     }

@@ -18,7 +18,7 @@
 //! `.debug_info` offsets); one variable's byte counts wrap and the file's
 //! sums saturate, as LLVM's `uint64_t` and `SaturatingUINT64` do.
 
-use super::{Map, Set};
+use super::Map;
 use std::hash::BuildHasher as _;
 
 use dwarfsmith_emit::read::TreePool;
@@ -32,7 +32,7 @@ use super::ReadOptions;
 /// The number of coverage buckets: 0%, (0%,10%), [10%,20%) ... [90%,100%), 100%.
 pub(crate) const BUCKETS: usize = 12;
 
-/// A variable's id as a function's set of ids keeps it: its text, in
+/// A variable's id as the table of distinct ids keeps it: its text, in
 /// place when short (most are: a block path and a local name), so the
 /// half million variables of a large file are not half a million strings.
 #[derive(Clone, PartialEq, Eq)]
@@ -58,65 +58,88 @@ impl IdText {
             _ => IdText::Long(text.into()),
         }
     }
-
-    /// The id's bytes.
-    fn as_bytes(&self) -> &[u8] {
-        match self {
-            IdText::Short { len, bytes } => &bytes[..usize::from(*len)],
-            IdText::Long(text) => text.as_bytes(),
-        }
-    }
 }
 
-impl std::hash::Hash for IdText {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        state.write(self.as_bytes());
-    }
-}
-
-/// What llvm-dwarfdump keeps per function (or, for "/", per unit scope).
+/// What llvm-dwarfdump keeps per function (or, for "/", per unit scope)
+/// that is not only summed: the figures only summed over all functions
+/// are [`Walk`]'s ([`Totals`]), so each function's row stays small (the
+/// table of a large file has a row per function, moved from its unit's
+/// walk into the file's).
 #[derive(Default)]
 pub(crate) struct FunctionStats {
     /// Inlined instances.
     pub inlined: u64,
     /// Out-of-line instances.
     pub out_of_line: u64,
-    /// Inlined instances with an abstract origin.
-    pub abstract_origins: u64,
-    /// Variables and parameters with a location, over all instances.
-    pub with_location: u64,
-    /// Constant members.
-    pub constant_members: u64,
-    /// Artificial variables and parameters.
-    pub artificial: u64,
-    /// The distinct variable ids.
-    pub variables: Set<IdText>,
-    /// Whether this is a function (not the unit scope "/").
-    pub is_function: bool,
-    /// Whether it has a declaring file and line.
-    pub has_source_location: bool,
+    /// The distinct variable ids (kept by [`Walk::merge`]).
+    pub unique_variables: u64,
     /// Parameters (not artificial), over all instances.
     pub params: u64,
-    /// ... with a declaring file and line.
-    pub params_with_source: u64,
-    /// ... with a type.
-    pub params_with_type: u64,
-    /// ... with a location.
-    pub params_with_location: u64,
     /// Local variables (not artificial), over all instances.
     pub locals: u64,
-    /// ... with a declaring file and line.
-    pub locals_with_source: u64,
-    /// ... with a type.
-    pub locals_with_type: u64,
-    /// ... with a location.
-    pub locals_with_location: u64,
     /// Bytes of the variables' parent scopes (dwarfsmith's per-function figure).
     pub scope_bytes: u64,
     /// ... covered by their locations.
     pub scope_bytes_covered: u64,
     /// The out-of-line instances' address ranges (synthetic in an object).
     pub ranges: Vec<(u64, u64)>,
+    /// Whether this is a function (not the unit scope "/").
+    pub is_function: bool,
+    /// Whether it has a declaring file and line.
+    pub has_source_location: bool,
+}
+
+/// The per-function counts of llvm-dwarfdump that its figures only sum
+/// over all functions (the unit scope "/" included), summed as they are
+/// counted.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct Totals {
+    /// Inlined instances with an abstract origin (of functions).
+    pub abstract_origins: u64,
+    /// Variables and parameters with a location, over all instances.
+    pub with_location: u64,
+    /// Constant members.
+    pub constant_members: u64,
+    /// Parameters (not artificial) with a declaring file and line.
+    pub params_with_source: u64,
+    /// ... with a type.
+    pub params_with_type: u64,
+    /// ... with a location.
+    pub params_with_location: u64,
+    /// Local variables (not artificial) with a declaring file and line.
+    pub locals_with_source: u64,
+    /// ... with a type.
+    pub locals_with_type: u64,
+    /// ... with a location.
+    pub locals_with_location: u64,
+    /// The unit scope's constant members.
+    pub unit_scope_constant_members: u64,
+    /// The unit scope's artificial variables.
+    pub unit_scope_artificial: u64,
+}
+
+impl Totals {
+    fn merge(&mut self, other: &Totals) {
+        self.abstract_origins += other.abstract_origins;
+        self.with_location += other.with_location;
+        self.constant_members += other.constant_members;
+        self.params_with_source += other.params_with_source;
+        self.params_with_type += other.params_with_type;
+        self.params_with_location += other.params_with_location;
+        self.locals_with_source += other.locals_with_source;
+        self.locals_with_type += other.locals_with_type;
+        self.locals_with_location += other.locals_with_location;
+        self.unit_scope_constant_members += other.unit_scope_constant_members;
+        self.unit_scope_artificial += other.unit_scope_artificial;
+    }
+}
+
+/// A variable's id in a unit's walk: the function (its index in the
+/// unit's table), the id's hash and text.
+struct VariableId {
+    function: u32,
+    hash: u64,
+    text: IdText,
 }
 
 /// Coverage buckets of one kind of variable.
@@ -187,8 +210,13 @@ pub(crate) struct Variable {
     pub inlined: bool,
 }
 
-/// How a function's id is hashed (the same in every unit's walk).
+/// How a function's id and a variable's id are hashed (the same in every
+/// unit's walk).
 const ID_HASH: foldhash::fast::FixedState = foldhash::fast::FixedState::with_seed(0);
+
+/// What a function's table index is multiplied by before it is mixed into
+/// the hash of one of its variables' ids (2^64 over the golden ratio).
+const ID_MIX: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// Everything the walk gathers: of one unit, then of the whole file.
 #[derive(Default)]
@@ -201,6 +229,14 @@ pub(crate) struct Walk {
     hashes: Vec<u64>,
     /// The table's indices by their id's hash.
     index: hashbrown::HashTable<usize>,
+    /// What is only summed over the functions.
+    pub totals: Totals,
+    /// Of one unit: every variable's id, as the walk meets them.
+    variable_ids: Vec<VariableId>,
+    /// Of the whole file: the distinct variable ids of each function
+    /// (table index, id), with their hash, so that a function's distinct
+    /// count is kept as units are merged without a set per function.
+    distinct_ids: hashbrown::HashTable<(u64, u32, IdText)>,
     /// All variables.
     pub variables: Vec<Variable>,
     /// `DW_AT_call_file` + `DW_AT_call_line` scopes.
@@ -237,31 +273,25 @@ pub(crate) struct Walk {
     /// every unit is.
     abstracts_by_offset: Map<u64, Vec<(u64, gimli::DwTag)>>,
     /// Concrete instances whose abstract subprogram is in another unit:
-    /// the abstract origin's raw value and the origins of the instance's
-    /// variables that have a location.
-    cross_unit: Vec<(u64, Vec<u64>)>,
+    /// the abstract origin's raw value and where the origins of the
+    /// instance's variables that have a location are in
+    /// [`Walk::cross_unit_located`]. Of a unit, every such instance; of
+    /// the whole file, those [`Walk::merge`] could not settle yet.
+    cross_unit: Vec<(u64, std::ops::Range<usize>)>,
+    /// The origins [`Walk::cross_unit`] names, one after another.
+    cross_unit_located: Vec<u64>,
 }
 
 impl FunctionStats {
-    /// Adds `other`'s figures (the same function met in a later unit).
+    /// Adds `other`'s figures (the same function met in a later unit; its
+    /// distinct variables are counted by [`Walk::merge`]).
     fn merge(&mut self, other: FunctionStats) {
         self.inlined += other.inlined;
         self.out_of_line += other.out_of_line;
-        self.abstract_origins += other.abstract_origins;
-        self.with_location += other.with_location;
-        self.constant_members += other.constant_members;
-        self.artificial += other.artificial;
-        self.variables.extend(other.variables);
         self.is_function |= other.is_function;
         self.has_source_location |= other.has_source_location;
         self.params += other.params;
-        self.params_with_source += other.params_with_source;
-        self.params_with_type += other.params_with_type;
-        self.params_with_location += other.params_with_location;
         self.locals += other.locals;
-        self.locals_with_source += other.locals_with_source;
-        self.locals_with_type += other.locals_with_type;
-        self.locals_with_location += other.locals_with_location;
         self.scope_bytes = self.scope_bytes.saturating_add(other.scope_bytes);
         self.scope_bytes_covered = self
             .scope_bytes_covered
@@ -341,16 +371,36 @@ impl Walk {
 
     /// Appends the walk of the next unit. Every sum is a plain, wrapping
     /// or saturating sum of non-negative terms, so summing unit by unit
-    /// gives what one walk over all units gives.
-    pub fn merge(&mut self, unit: Walk) {
+    /// gives what one walk over all units gives. `later_units_from` is the
+    /// lowest `.debug_info` offset of the units merged after this one: an
+    /// abstract subprogram below it is in a unit merged by now, so the
+    /// instances naming it are settled here rather than kept to the end.
+    pub fn merge(&mut self, unit: Walk, later_units_from: u64) {
+        let mut in_file = Vec::with_capacity(unit.functions.len());
         for ((id, stats), hash) in unit.functions.into_iter().zip(unit.hashes) {
-            match self.find(hash, &id) {
-                Some(at) => self.functions[at].1.merge(stats),
-                None => {
-                    self.push(hash, id, stats);
+            let at = match self.find(hash, &id) {
+                Some(at) => {
+                    self.functions[at].1.merge(stats);
+                    at
                 }
+                None => self.push(hash, id, stats),
+            };
+            in_file.push(u32::try_from(at).unwrap_or(u32::MAX));
+        }
+        for id in unit.variable_ids {
+            let function = in_file[id.function as usize];
+            let hash = id.hash ^ u64::from(function).wrapping_mul(ID_MIX);
+            let entry = self.distinct_ids.entry(
+                hash,
+                |(_, seen, text)| *seen == function && *text == id.text,
+                |&(hash, ..)| hash,
+            );
+            if let hashbrown::hash_table::Entry::Vacant(vacant) = entry {
+                vacant.insert((hash, function, id.text));
+                self.functions[function as usize].1.unique_variables += 1;
             }
         }
+        self.totals.merge(&unit.totals);
         self.variables.extend(unit.variables);
         self.call_site_entries += unit.call_site_entries;
         self.call_site_dies += unit.call_site_dies;
@@ -372,20 +422,47 @@ impl Walk {
                 .or_default()
                 .extend(vars);
         }
-        self.cross_unit.extend(unit.cross_unit);
+        for (origin, located) in unit.cross_unit {
+            let located = &unit.cross_unit_located[located];
+            if origin < later_units_from {
+                self.count_zero_coverage_of(origin, located);
+            } else {
+                let from = self.cross_unit_located.len();
+                self.cross_unit_located.extend_from_slice(located);
+                let to = self.cross_unit_located.len();
+                self.cross_unit.push((origin, from..to));
+            }
+        }
     }
 
-    /// Functions whose abstract subprogram is in another unit: their
-    /// variables without a concrete DIE with a location count at 0%
-    /// (once every unit is merged).
+    /// Functions whose abstract subprogram is in another unit, which
+    /// [`Walk::merge`] could not settle: their variables without a
+    /// concrete DIE with a location count at 0% (once every unit is
+    /// merged).
     pub fn zero_coverage_across_units(&mut self) {
         let cross_unit = std::mem::take(&mut self.cross_unit);
-        let abstracts = std::mem::take(&mut self.abstracts_by_offset);
-        for (origin, located) in cross_unit {
-            for &(var, tag) in abstracts.get(&origin).map_or(&[][..], Vec::as_slice) {
-                if !located.contains(&var) {
-                    self.count_zero_coverage(Some(tag));
-                }
+        let located = std::mem::take(&mut self.cross_unit_located);
+        for (origin, range) in cross_unit {
+            self.count_zero_coverage_of(origin, &located[range]);
+        }
+    }
+
+    /// The variables of the abstract subprogram at `origin` (as merged so
+    /// far) that are not `located` in an instance: counted at 0%.
+    fn count_zero_coverage_of(&mut self, origin: u64, located: &[u64]) {
+        let Walk {
+            abstracts_by_offset,
+            all_buckets,
+            param_buckets,
+            local_buckets,
+            ..
+        } = self;
+        let Some(vars) = abstracts_by_offset.get(&origin) else {
+            return;
+        };
+        for &(var, tag) in vars {
+            if !located.contains(&var) {
+                count_zero_coverage([all_buckets, param_buckets, local_buckets], Some(tag));
             }
         }
     }
@@ -393,20 +470,27 @@ impl Walk {
     /// A variable of an inlined function that no concrete DIE describes:
     /// counted at 0%.
     fn count_zero_coverage(&mut self, tag: Option<gimli::DwTag>) {
-        self.all_buckets.processed += 1;
-        self.all_buckets.counts[0] += 1;
-        match tag {
-            Some(gimli::DW_TAG_formal_parameter) => {
-                self.param_buckets.processed += 1;
-                self.param_buckets.counts[0] += 1;
-            }
-            Some(gimli::DW_TAG_variable) => {
-                self.local_buckets.processed += 1;
-                self.local_buckets.counts[0] += 1;
-            }
-            _ => {}
-        }
+        let buckets = [
+            &mut self.all_buckets,
+            &mut self.param_buckets,
+            &mut self.local_buckets,
+        ];
+        count_zero_coverage(buckets, tag);
     }
+}
+
+/// [`Walk::count_zero_coverage`] on the buckets of all variables, of
+/// parameters and of local variables.
+fn count_zero_coverage([all, params, locals]: [&mut Buckets; 3], tag: Option<gimli::DwTag>) {
+    all.processed += 1;
+    all.counts[0] += 1;
+    let kind = match tag {
+        Some(gimli::DW_TAG_formal_parameter) => params,
+        Some(gimli::DW_TAG_variable) => locals,
+        _ => return,
+    };
+    kind.processed += 1;
+    kind.counts[0] += 1;
 }
 
 /// The function a DIE belongs to: its index in the unit's table, so its
@@ -483,13 +567,12 @@ pub(crate) fn walk_unit<'a>(
 }
 
 impl Walker<'_, '_, '_> {
-    /// The figures of the function `owner` names.
-    fn function(&mut self, owner: Owner) -> &mut FunctionStats {
-        let index = match owner {
+    /// The table index of the function `owner` names.
+    fn function(&mut self, owner: Owner) -> usize {
+        match owner {
             Some(index) => index,
             None => self.walk.function_index(UNIT_SCOPE),
-        };
-        &mut self.walk.functions[index].1
+        }
     }
 
     fn recurse(&mut self, die: DieRef, scope: Scope<'_>, inherited: Option<&mut Vec<u64>>) {
@@ -555,7 +638,7 @@ impl Walker<'_, '_, '_> {
                 stats.is_function = true;
                 if is_inlined {
                     stats.inlined += 1;
-                    stats.abstract_origins += u64::from(facts.has_origin);
+                    self.walk.totals.abstract_origins += u64::from(facts.has_origin);
                 } else {
                     stats.out_of_line += 1;
                     stats.ranges.extend(ranges.iter().copied());
@@ -686,6 +769,7 @@ impl Walker<'_, '_, '_> {
     /// whose abstract subprogram is in another unit are kept for
     /// [`Walk::zero_coverage_across_units`].
     fn zero_coverage_of_deferred(&mut self, unit: usize) {
+        let mut located = Vec::new();
         for offset in std::mem::take(&mut self.deferred) {
             let Some(die) = self.view.at_offset(unit, offset) else {
                 continue;
@@ -693,10 +777,13 @@ impl Walker<'_, '_, '_> {
             let Some(origin) = self.view.raw_reference(die, gimli::DW_AT_abstract_origin) else {
                 continue;
             };
-            let mut located = Vec::new();
+            located.clear();
             self.located(die, &mut located);
             let Some(vars) = self.local_abstract.get(&origin) else {
-                self.walk.cross_unit.push((origin, located));
+                let from = self.walk.cross_unit_located.len();
+                self.walk.cross_unit_located.extend_from_slice(&located);
+                let to = self.walk.cross_unit_located.len();
+                self.walk.cross_unit.push((origin, from..to));
                 continue;
             };
             for &var in vars {
@@ -860,37 +947,45 @@ impl Walker<'_, '_, '_> {
                 sums.entry_value = sums.entry_value.saturating_add(entry_value_covered);
             }
         }
-        // The id goes into the function's set, and a copy into the
-        // variable's row when there is one.
+        // The id goes into the unit's list (the file's distinct ids are
+        // kept by `Walk::merge`), and a copy into the variable's row when
+        // there is one.
         let row = function
             .filter(|_| self.variables)
             .map(|index| (index, self.ids.text.clone(), prefix.len()..name_end));
-        let key = IdText::new(&self.ids.text);
-        let stats = self.function(function);
-        stats.variables.insert(key);
+        let index = self.function(function);
+        self.walk.variable_ids.push(VariableId {
+            function: u32::try_from(index).unwrap_or(u32::MAX),
+            hash: ID_HASH.hash_one(self.ids.text.as_bytes()),
+            text: IdText::new(&self.ids.text),
+        });
+        let in_unit_scope = function.is_none();
+        let totals = &mut self.walk.totals;
+        let stats = &mut self.walk.functions[index].1;
         if bytes_in_scope != 0 && !is_constant_member {
             stats.scope_bytes = stats.scope_bytes.saturating_add(bytes_in_scope);
             stats.scope_bytes_covered = stats.scope_bytes_covered.saturating_add(scope_covered);
         }
         if is_constant_member {
-            stats.constant_members += 1;
+            totals.constant_members += 1;
+            totals.unit_scope_constant_members += u64::from(in_unit_scope);
             return;
         }
-        stats.with_location += u64::from(has_location);
+        totals.with_location += u64::from(has_location);
         if artificial {
-            stats.artificial += 1;
+            totals.unit_scope_artificial += u64::from(in_unit_scope);
             return;
         }
         if is_param {
             stats.params += 1;
-            stats.params_with_type += u64::from(has_type);
-            stats.params_with_source += u64::from(has_source);
-            stats.params_with_location += u64::from(has_location);
+            totals.params_with_type += u64::from(has_type);
+            totals.params_with_source += u64::from(has_source);
+            totals.params_with_location += u64::from(has_location);
         } else {
             stats.locals += 1;
-            stats.locals_with_type += u64::from(has_type);
-            stats.locals_with_source += u64::from(has_source);
-            stats.locals_with_location += u64::from(has_location);
+            totals.locals_with_type += u64::from(has_type);
+            totals.locals_with_source += u64::from(has_source);
+            totals.locals_with_location += u64::from(has_location);
         }
         if let Some((index, id, name)) = row {
             self.walk.variables.push(Variable {
