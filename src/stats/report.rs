@@ -36,12 +36,12 @@ pub(crate) fn statistics(
     };
     let totals = walk.totals;
     let mut sums = [0u64; 6];
-    for (_, f) in &walk.functions {
-        let instances = f.inlined + f.out_of_line;
+    for f in &walk.functions {
+        let instances = f.row.inlined + f.row.instances;
         let total = if f.is_function {
             f.unique_variables * instances
         } else {
-            f.locals + totals.unit_scope_constant_members + totals.unit_scope_artificial
+            f.row.locals + totals.unit_scope_constant_members + totals.unit_scope_artificial
         };
         let is_function = u64::from(f.is_function);
         for (sum, value) in sums.iter_mut().zip([
@@ -49,8 +49,8 @@ pub(crate) fn statistics(
             f.unique_variables,
             is_function,
             u64::from(f.has_source_location),
-            is_function * f.inlined,
-            f.params,
+            is_function * f.row.inlined,
+            f.row.params,
         ]) {
             *sum = sum.saturating_add(value);
         }
@@ -59,7 +59,7 @@ pub(crate) fn statistics(
     let locals = walk
         .functions
         .iter()
-        .fold(0u64, |sum, (_, f)| sum.saturating_add(f.locals));
+        .fold(0u64, |sum, f| sum.saturating_add(f.row.locals));
     let with_location = totals.with_location + totals.constant_members;
     put("#functions", functions);
     put("#functions with location", with_source);
@@ -161,36 +161,29 @@ fn put_buckets(put: &mut impl FnMut(&str, u64), group: &str, counts: &[u64]) {
     }
 }
 
-fn function_rows(functions: Vec<(String, FunctionStats)>, lines: &LineFigures) -> Vec<FunctionRow> {
+/// The functions' rows (the unit scope "/" left out), their is_stmt
+/// counts made in parallel, in the table's own memory.
+fn function_rows(mut functions: Vec<FunctionStats>, lines: &LineFigures) -> Vec<FunctionRow> {
     // The is_stmt rows of a range: one subtraction of two searches in the
     // sorted addresses (functions share addresses: discarded ones all
     // start at 0).
     let is_stmt = &lines.is_stmt_addresses;
+    functions.par_iter_mut().for_each(|f| {
+        f.row.is_stmt_lines = f
+            .row
+            .ranges
+            .iter()
+            .map(|&(low, high)| {
+                let from = is_stmt.partition_point(|&address| address < low);
+                let to = is_stmt.partition_point(|&address| address < high);
+                to.saturating_sub(from) as u64
+            })
+            .sum();
+    });
     functions
-        .into_par_iter()
-        .filter(|(_, f)| f.is_function)
-        .map(|(id, f)| {
-            let is_stmt_lines = f
-                .ranges
-                .iter()
-                .map(|&(low, high)| {
-                    let from = is_stmt.partition_point(|&address| address < low);
-                    let to = is_stmt.partition_point(|&address| address < high);
-                    to.saturating_sub(from) as u64
-                })
-                .sum();
-            FunctionRow {
-                id,
-                instances: f.out_of_line,
-                inlined: f.inlined,
-                params: f.params,
-                locals: f.locals,
-                scope_bytes: f.scope_bytes,
-                scope_bytes_covered: f.scope_bytes_covered,
-                is_stmt_lines,
-                ranges: f.ranges,
-            }
-        })
+        .into_iter()
+        .filter(|f| f.is_function)
+        .map(|f| f.row)
         .collect()
 }
 

@@ -27,7 +27,7 @@ use super::dies::{DieRef, Units, View};
 use super::digits::push_hex;
 use super::ids::Ids;
 use super::load::LoadedFile;
-use super::ReadOptions;
+use super::{FunctionRow, ReadOptions};
 
 /// The number of coverage buckets: 0%, (0%,10%), [10%,20%) ... [90%,100%), 100%.
 pub(crate) const BUCKETS: usize = 12;
@@ -62,27 +62,17 @@ impl IdText {
 
 /// What llvm-dwarfdump keeps per function (or, for "/", per unit scope)
 /// that is not only summed: the figures only summed over all functions
-/// are [`Walk`]'s ([`Totals`]), so each function's row stays small (the
-/// table of a large file has a row per function, moved from its unit's
-/// walk into the file's).
+/// are [`Walk`]'s ([`Totals`]), so each function's entry stays small (the
+/// table of a large file has an entry per function, moved from its unit's
+/// walk into the file's), and the entry holds the function's row as the
+/// report gives it, so the rows are the table's memory.
 #[derive(Default)]
 pub(crate) struct FunctionStats {
-    /// Inlined instances.
-    pub inlined: u64,
-    /// Out-of-line instances.
-    pub out_of_line: u64,
+    /// Its id, instances, variables, bytes and ranges (the is_stmt count
+    /// is made by the report, once the line tables are read).
+    pub row: FunctionRow,
     /// The distinct variable ids (kept by [`Walk::merge`]).
     pub unique_variables: u64,
-    /// Parameters (not artificial), over all instances.
-    pub params: u64,
-    /// Local variables (not artificial), over all instances.
-    pub locals: u64,
-    /// Bytes of the variables' parent scopes (dwarfsmith's per-function figure).
-    pub scope_bytes: u64,
-    /// ... covered by their locations.
-    pub scope_bytes_covered: u64,
-    /// The out-of-line instances' address ranges (synthetic in an object).
-    pub ranges: Vec<(u64, u64)>,
     /// Whether this is a function (not the unit scope "/").
     pub is_function: bool,
     /// Whether it has a declaring file and line.
@@ -222,7 +212,7 @@ const ID_MIX: u64 = 0x9E37_79B9_7F4A_7C15;
 #[derive(Default)]
 pub(crate) struct Walk {
     /// Per function id, in the order first met.
-    pub functions: Vec<(String, FunctionStats)>,
+    pub functions: Vec<FunctionStats>,
     /// The hash of each function's id, in table order: the unit's walk
     /// hashes an id once, and the sum of the units' walks finds it by that
     /// hash without hashing the (long, mangled) id again.
@@ -286,17 +276,18 @@ impl FunctionStats {
     /// Adds `other`'s figures (the same function met in a later unit; its
     /// distinct variables are counted by [`Walk::merge`]).
     fn merge(&mut self, other: FunctionStats) {
-        self.inlined += other.inlined;
-        self.out_of_line += other.out_of_line;
+        let (row, other_row) = (&mut self.row, other.row);
+        row.inlined += other_row.inlined;
+        row.instances += other_row.instances;
+        row.params += other_row.params;
+        row.locals += other_row.locals;
+        row.scope_bytes = row.scope_bytes.saturating_add(other_row.scope_bytes);
+        row.scope_bytes_covered = row
+            .scope_bytes_covered
+            .saturating_add(other_row.scope_bytes_covered);
+        row.ranges.extend(other_row.ranges);
         self.is_function |= other.is_function;
         self.has_source_location |= other.has_source_location;
-        self.params += other.params;
-        self.locals += other.locals;
-        self.scope_bytes = self.scope_bytes.saturating_add(other.scope_bytes);
-        self.scope_bytes_covered = self
-            .scope_bytes_covered
-            .saturating_add(other.scope_bytes_covered);
-        self.ranges.extend(other.ranges);
     }
 }
 
@@ -347,13 +338,16 @@ impl Walk {
     /// The index of the function whose id is `id` and id's hash `hash`.
     fn find(&self, hash: u64, id: &str) -> Option<usize> {
         let functions = &self.functions;
-        self.index.find(hash, |&at| functions[at].0 == id).copied()
+        self.index
+            .find(hash, |&at| functions[at].row.id == id)
+            .copied()
     }
 
-    /// Puts function `id` (not in the table yet) at the end of the table.
-    fn push(&mut self, hash: u64, id: String, stats: FunctionStats) -> usize {
+    /// Puts function `stats` (not in the table yet; `hash` is its id's)
+    /// at the end of the table.
+    fn push(&mut self, hash: u64, stats: FunctionStats) -> usize {
         let at = self.functions.len();
-        self.functions.push((id, stats));
+        self.functions.push(stats);
         self.hashes.push(hash);
         let hashes = &self.hashes;
         self.index.insert_unique(hash, at, |&at| hashes[at]);
@@ -365,7 +359,11 @@ impl Walk {
         let hash = ID_HASH.hash_one(id);
         match self.find(hash, id) {
             Some(at) => at,
-            None => self.push(hash, id.to_string(), FunctionStats::default()),
+            None => {
+                let mut stats = FunctionStats::default();
+                stats.row.id = id.to_string();
+                self.push(hash, stats)
+            }
         }
     }
 
@@ -377,13 +375,13 @@ impl Walk {
     /// instances naming it are settled here rather than kept to the end.
     pub fn merge(&mut self, unit: Walk, later_units_from: u64) {
         let mut in_file = Vec::with_capacity(unit.functions.len());
-        for ((id, stats), hash) in unit.functions.into_iter().zip(unit.hashes) {
-            let at = match self.find(hash, &id) {
+        for (stats, hash) in unit.functions.into_iter().zip(unit.hashes) {
+            let at = match self.find(hash, &stats.row.id) {
                 Some(at) => {
-                    self.functions[at].1.merge(stats);
+                    self.functions[at].merge(stats);
                     at
                 }
-                None => self.push(hash, id, stats),
+                None => self.push(hash, stats),
             };
             in_file.push(u32::try_from(at).unwrap_or(u32::MAX));
         }
@@ -397,7 +395,7 @@ impl Walk {
             );
             if let hashbrown::hash_table::Entry::Vacant(vacant) = entry {
                 vacant.insert((hash, function, id.text));
-                self.functions[function as usize].1.unique_variables += 1;
+                self.functions[function as usize].unique_variables += 1;
             }
         }
         self.totals.merge(&unit.totals);
@@ -540,15 +538,19 @@ pub(crate) fn walk_unit<'a>(
     trees: &TreePool<'a>,
 ) -> Result<Walk, String> {
     let view = units.view(unit, trees.take())?;
+    let length = units.units[unit].unit.header.unit_length();
     let mut walker = Walker {
         view: &view,
         file,
-        walk: Walk::with_room_for(units.units[unit].unit.header.unit_length()),
+        walk: Walk::with_room_for(length),
         local_abstract: Map::default(),
         deferred: Vec::new(),
         variables: options.variables,
         ids: Ids::default(),
     };
+    // Room for the unit's variables' ids (rustc's debug binaries have a
+    // variable DIE per 95 bytes; room never used costs address space).
+    walker.walk.variable_ids.reserve(length / 64);
     let root = DieRef { unit, die: 0 };
     if !view.is_empty() {
         let unit_scope = Scope {
@@ -634,14 +636,14 @@ impl Walker<'_, '_, '_> {
                 }
                 let walk = &mut self.walk;
                 let (index, facts) = self.ids.function(view, die, |id| walk.function_index(id));
-                let stats = &mut self.walk.functions[index].1;
+                let stats = &mut self.walk.functions[index];
                 stats.is_function = true;
                 if is_inlined {
-                    stats.inlined += 1;
+                    stats.row.inlined += 1;
                     self.walk.totals.abstract_origins += u64::from(facts.has_origin);
                 } else {
-                    stats.out_of_line += 1;
-                    stats.ranges.extend(ranges.iter().copied());
+                    stats.row.instances += 1;
+                    stats.row.ranges.extend(ranges.iter().copied());
                 }
                 stats.has_source_location |= facts.has_source;
                 function = Some(index);
@@ -961,7 +963,7 @@ impl Walker<'_, '_, '_> {
         });
         let in_unit_scope = function.is_none();
         let totals = &mut self.walk.totals;
-        let stats = &mut self.walk.functions[index].1;
+        let stats = &mut self.walk.functions[index].row;
         if bytes_in_scope != 0 && !is_constant_member {
             stats.scope_bytes = stats.scope_bytes.saturating_add(bytes_in_scope);
             stats.scope_bytes_covered = stats.scope_bytes_covered.saturating_add(scope_covered);
@@ -989,7 +991,7 @@ impl Walker<'_, '_, '_> {
         }
         if let Some((index, id, name)) = row {
             self.walk.variables.push(Variable {
-                function: self.walk.functions[index].0.clone(),
+                function: self.walk.functions[index].row.id.clone(),
                 name: id[name].to_string(),
                 id,
                 is_param,

@@ -175,6 +175,15 @@ struct Node {
     first_attribute: u32,
     /// Its children: `children[first_child..]` up to the next node's.
     first_child: u32,
+    /// The names of its attributes, each as bit [`name_bit`]: a look-up
+    /// of an attribute the DIE does not have is answered without a scan
+    /// (two names may share a bit; then the scan tells).
+    names: u64,
+}
+
+/// The bit of [`Node::names`] that stands for attribute `name`.
+fn name_bit(name: gimli::DwAt) -> u64 {
+    1 << (name.0 % 64)
 }
 
 /// [`Node::parent`] of the root.
@@ -289,9 +298,11 @@ impl<'a> DieTree<'a> {
             };
             stack.truncate(depth);
             let first_attribute = u32::try_from(attributes.len()).map_err(|_| too_big())?;
+            let mut names = 0;
             if answers.keep(abbreviation, &keep) {
                 for spec in abbreviation.attributes() {
                     if wanted(spec.name()) {
+                        names |= name_bit(spec.name());
                         attributes.push(entries.read_attribute(*spec)?);
                     } else {
                         entries.skip_attributes(std::slice::from_ref(spec))?;
@@ -310,6 +321,7 @@ impl<'a> DieTree<'a> {
                 parent: stack.last().copied().unwrap_or(NO_PARENT),
                 first_attribute,
                 first_child: 0,
+                names,
             });
             stack.push(index);
         }
@@ -405,26 +417,29 @@ impl<'a> DieTree<'a> {
         &self.attributes[from..to]
     }
 
+    /// Attribute `name` of DIE `index`, found without a scan when the
+    /// DIE has no attribute of its bit.
+    fn find(&self, index: usize, name: gimli::DwAt) -> Option<&Attribute<Slice<'a>>> {
+        if self.nodes[index].names & name_bit(name) == 0 {
+            return None;
+        }
+        self.attributes(index).iter().find(|a| a.name() == name)
+    }
+
     /// Whether DIE `index` has attribute `name`.
     pub fn has(&self, index: usize, name: gimli::DwAt) -> bool {
-        self.attributes(index).iter().any(|a| a.name() == name)
+        self.find(index, name).is_some()
     }
 
     /// Attribute `name` of DIE `index`, as gimli's `Attribute::value` gives
     /// it (file indices, languages, ... typed by the attribute's name).
     pub fn attr(&self, index: usize, name: gimli::DwAt) -> Option<AttributeValue<Slice<'a>>> {
-        self.attributes(index)
-            .iter()
-            .find(|a| a.name() == name)
-            .map(Attribute::value)
+        self.find(index, name).map(Attribute::value)
     }
 
     /// Attribute `name` of DIE `index` as it is encoded (`raw_value`).
     pub fn raw_attr(&self, index: usize, name: gimli::DwAt) -> Option<AttributeValue<Slice<'a>>> {
-        self.attributes(index)
-            .iter()
-            .find(|a| a.name() == name)
-            .map(Attribute::raw_value)
+        self.find(index, name).map(Attribute::raw_value)
     }
 
     /// Attribute `name` of DIE `index`, or of the DIE its
