@@ -282,6 +282,13 @@ impl<'a> DieTree<'a> {
         // costs address space only, since pages never written are never
         // faulted in.
         let size = header.unit_length();
+        // Every DIE and attribute of the unit takes one of its bytes at
+        // least, and a DIE's offset counts the header's few bytes too: in a
+        // unit well below 2^32 bytes each count and offset fits a u32
+        // (checked once here rather than for each DIE).
+        if u32::try_from(size.saturating_add(64)).is_err() {
+            return Err(too_big());
+        }
         reserve_empty(nodes, size / DIE_BYTES);
         reserve_empty(offsets, size / DIE_BYTES);
         reserve_empty(stretches, size / STRETCH + 2);
@@ -297,7 +304,7 @@ impl<'a> DieTree<'a> {
                 continue;
             };
             stack.truncate(depth);
-            let first_attribute = u32::try_from(attributes.len()).map_err(|_| too_big())?;
+            let first_attribute = attributes.len() as u32;
             let mut names = 0;
             if answers.keep(abbreviation, &keep) {
                 for spec in abbreviation.attributes() {
@@ -314,8 +321,8 @@ impl<'a> DieTree<'a> {
                     continue;
                 }
             }
-            let index = u32::try_from(nodes.len()).map_err(|_| too_big())?;
-            offsets.push(u32::try_from(offset.0).map_err(|_| too_big())?);
+            let index = nodes.len() as u32;
+            offsets.push(offset.0 as u32);
             nodes.push(Node {
                 tag: abbreviation.tag(),
                 parent: stack.last().copied().unwrap_or(NO_PARENT),
