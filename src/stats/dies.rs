@@ -340,6 +340,20 @@ impl<'u, 'a> View<'u, 'a> {
         }
     }
 
+    /// The DIE's `DW_AT_abstract_origin`: its raw value (as
+    /// [`View::raw_reference`] gives it) and the DIE it names, read once.
+    pub fn abstract_origin(&self, die: DieRef) -> Option<(u64, Option<DieRef>)> {
+        let value = self
+            .tree(die.unit)
+            .raw_attr(die.die, gimli::DW_AT_abstract_origin)?;
+        let raw = match value {
+            AttributeValue::UnitRef(offset) => offset.0 as u64,
+            AttributeValue::DebugInfoRef(offset) => offset.0 as u64,
+            ref other => other.udata_value()?,
+        };
+        Some((raw, self.resolve(die.unit, value)))
+    }
+
     /// The DIE at `.debug_info` offset `offset`, in unit `unit` only.
     pub fn at_offset(&self, unit: usize, offset: u64) -> Option<DieRef> {
         let relative = offset.checked_sub(self.units.units[unit].start)?;
@@ -619,28 +633,36 @@ impl<'u, 'a> View<'u, 'a> {
     }
 
     /// The entries of the DIE's `DW_AT_location` as LLVM's `getLocations`
-    /// gives them: `None` without the attribute or when the list cannot be
-    /// read or interpreted (an offset pair without a base address).
-    pub fn locations(&self, die: DieRef) -> Option<Vec<LocationEntry<'a>>> {
+    /// gives them, in `entries` (whose room is reused from one variable
+    /// to the next): false without the attribute or when the list cannot
+    /// be read or interpreted (an offset pair without a base address).
+    pub fn locations(&self, die: DieRef, entries: &mut Vec<LocationEntry<'a>>) -> bool {
+        entries.clear();
+        self.read_locations(die, entries).is_some()
+    }
+
+    /// [`View::locations`], `None` where it says false.
+    fn read_locations(&self, die: DieRef, entries: &mut Vec<LocationEntry<'a>>) -> Option<()> {
         let info = &self.units.units[die.unit];
         let (unit, dwarf) = (&info.unit, info.dwarf);
         let value = self.find(die, gimli::DW_AT_location)?;
         if let AttributeValue::Exprloc(expression) = value {
-            return Some(vec![LocationEntry {
+            entries.push(LocationEntry {
                 range: None,
                 expression: expression.0,
-            }]);
+            });
+            return Some(());
         }
         if let AttributeValue::Block(expression) = value {
-            return Some(vec![LocationEntry {
+            entries.push(LocationEntry {
                 range: None,
                 expression,
-            }]);
+            });
+            return Some(());
         }
         let offset = dwarf.attr_locations_offset(unit, value).ok()??;
         let mut raw = dwarf.raw_locations(unit, offset).ok()?;
         let mut base = self.has_base_address(die.unit).then_some(unit.low_pc);
-        let mut entries = Vec::new();
         while let Some(entry) = raw.next().ok()? {
             use gimli::RawLocListEntry as E;
             let (range, data) = match entry {
@@ -686,7 +708,7 @@ impl<'u, 'a> View<'u, 'a> {
                 expression: data.0,
             });
         }
-        Some(entries)
+        Some(())
     }
 }
 

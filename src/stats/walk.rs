@@ -23,7 +23,7 @@ use std::hash::BuildHasher as _;
 
 use dwarfsmith_emit::read::TreePool;
 
-use super::dies::{DieRef, Units, View};
+use super::dies::{DieRef, LocationEntry, Units, View};
 use super::digits::push_hex;
 use super::ids::Ids;
 use super::load::LoadedFile;
@@ -510,6 +510,8 @@ struct Walker<'v, 'u, 'a> {
     variables: bool,
     /// The ids of the unit's functions and variables.
     ids: Ids<'a>,
+    /// The location entries of the variable being walked (room reused).
+    locations: Vec<LocationEntry<'a>>,
 }
 
 /// What a DIE's place in the tree gives its walk.
@@ -547,6 +549,7 @@ pub(crate) fn walk_unit<'a>(
         deferred: Vec::new(),
         variables: options.variables,
         ids: Ids::default(),
+        locations: Vec::new(),
     };
     // Room for the unit's variables' ids (rustc's debug binaries have a
     // variable DIE per 95 bytes; room never used costs address space).
@@ -850,7 +853,8 @@ impl Walker<'_, '_, '_> {
         let has_source = file.is_some() && line.is_some();
         let has_type = type_.is_some();
         let mut defer = false;
-        if let Some(origin) = view.raw_reference(die, gimli::DW_AT_abstract_origin) {
+        let abstract_origin = view.abstract_origin(die);
+        if let Some((origin, _)) = abstract_origin {
             if view.has(die, gimli::DW_AT_location) || view.has(die, gimli::DW_AT_const_value) {
                 if let Some(vars) = abstract_vars {
                     vars.retain(|&var| var != origin);
@@ -868,8 +872,9 @@ impl Walker<'_, '_, '_> {
             has_location = true;
             scope_covered = bytes_in_scope;
             total_covered = bytes_in_scope;
-        } else if let Some(entries) = view.locations(die) {
+        } else if view.locations(die, &mut self.locations) {
             has_location = true;
+            let entries = &self.locations;
             if let Some(default) = entries.iter().find(|entry| entry.range.is_none()) {
                 scope_covered = bytes_in_scope;
                 total_covered = bytes_in_scope;
@@ -886,7 +891,7 @@ impl Walker<'_, '_, '_> {
             } else {
                 let scope = scope_ranges();
                 let encoding = view.units().units[die.unit].unit.encoding();
-                for entry in &entries {
+                for entry in entries {
                     let Some((low, high)) = entry.range else {
                         continue;
                     };
@@ -928,8 +933,8 @@ impl Walker<'_, '_, '_> {
                 buckets.non_entry_value[non_entry] += 1;
             }
         }
-        let origin = view
-            .referenced(die, gimli::DW_AT_abstract_origin)
+        let origin = abstract_origin
+            .and_then(|(_, origin)| origin)
             .unwrap_or(die);
         let name_end = self.ids.variable(view, die, origin, prefix);
         let artificial = view.has(origin, gimli::DW_AT_artificial);
