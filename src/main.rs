@@ -472,12 +472,12 @@ fn run(cli: Cli) -> Result<(), String> {
         } => {
             for (position, input) in inputs.iter().enumerate() {
                 let stats = read_statistics(input, false, &debug_dirs)?;
-                let text = dwarfsmith::stats::format_statistics(&stats, json);
-                for piece in &text {
-                    print!("{piece}");
-                }
+                let mut out = std::io::stdout().lock();
+                dwarfsmith::stats::format_statistics(&stats, json, &mut out)
+                    .map_err(|e| format!("error: cannot write the statistics: {e}"))?;
+                drop(out);
                 if position + 1 == inputs.len() {
-                    end_without_freeing(stats, text);
+                    end_without_freeing(stats);
                 }
             }
             Ok(())
@@ -499,14 +499,14 @@ fn end_quietly_on_a_closed_pipe() {
 }
 
 /// Ends the process with status 0 once standard output is flushed, without
-/// freeing `tables` and `text` or running the allocator's exit work: on a
+/// freeing `tables` or running the allocator's exit work: on a
 /// large file, freeing the last file's tables one by one and mimalloc's
 /// handing its memory back at exit were a twentieth of `stats`' time,
 /// spent after the report was written; the kernel takes the memory back
 /// at once.
-fn end_without_freeing<T, U>(tables: T, text: U) {
+fn end_without_freeing<T>(tables: T) {
     use std::io::Write as _;
-    std::mem::forget((tables, text));
+    std::mem::forget(tables);
     if std::io::stdout().flush().is_err() {
         std::process::exit(1);
     }

@@ -546,6 +546,25 @@ impl<'u, 'a> View<'u, 'a> {
     /// The address ranges of a DIE (LLVM's `getAddressRanges`): low and
     /// high pc, else `DW_AT_ranges`; `None` when the list cannot be read.
     pub fn ranges(&self, die: DieRef) -> Option<Vec<(u64, u64)>> {
+        let mut ranges = Vec::new();
+        self.read_ranges(die, &mut ranges)?;
+        Some(ranges)
+    }
+
+    /// [`View::ranges`] appended to `ranges` (whose room a walk reuses
+    /// from one scope to the next); false, with `ranges` as it was, when
+    /// the list cannot be read.
+    pub fn ranges_into(&self, die: DieRef, ranges: &mut Vec<(u64, u64)>) -> bool {
+        let before = ranges.len();
+        if self.read_ranges(die, ranges).is_some() {
+            return true;
+        }
+        ranges.truncate(before);
+        false
+    }
+
+    /// [`View::ranges_into`], `None` where it says false.
+    fn read_ranges(&self, die: DieRef, ranges: &mut Vec<(u64, u64)>) -> Option<()> {
         let info = &self.units.units[die.unit];
         let (unit, dwarf) = (&info.unit, info.dwarf);
         let tree = self.tree(die.unit);
@@ -558,19 +577,19 @@ impl<'u, 'a> View<'u, 'a> {
                     None => None,
                 };
                 if let Some(high) = high {
-                    return Some(vec![(low, high)]);
+                    ranges.push((low, high));
+                    return Some(());
                 }
             }
         }
         let Some(value) = tree.attr(die.die, gimli::DW_AT_ranges) else {
-            return Some(Vec::new());
+            return Some(());
         };
         let offset = dwarf.attr_ranges_offset(unit, value).ok()??;
         let mut raw = dwarf.raw_ranges(unit, offset).ok()?;
         let tombstone = tombstone(unit.encoding().address_size);
         let mut base = unit.low_pc;
         let mut has_base = self.has_base_address(die.unit);
-        let mut ranges = Vec::new();
         while let Some(entry) = raw.next().ok()? {
             use gimli::RawRngListEntry as E;
             let (low, high) = match entry {
@@ -615,7 +634,7 @@ impl<'u, 'a> View<'u, 'a> {
                 ranges.push((low, high));
             }
         }
-        Some(ranges)
+        Some(())
     }
 
     /// Whether the unit's DIE has a base address (`DW_AT_low_pc` or

@@ -215,71 +215,85 @@ fn variable_rows(walk: &Walk) -> Vec<VariableRow> {
     rows
 }
 
-/// The figures as text (`json`: one JSON document) — llvm-dwarfdump's keys,
-/// llvm-locstats' table, the per-function table — in pieces to be written
-/// one after the other: the per-function table's chunks, written in
-/// parallel, are handed over as they are rather than copied into one
-/// string (on a large file, tens of megabytes the kernel would fault in
-/// for the copy).
-pub fn format_statistics(stats: &FileStatistics, json: bool) -> Vec<String> {
+/// Writes the figures as text (`json`: one JSON document) to `out` —
+/// llvm-dwarfdump's keys, llvm-locstats' table, the per-function table —
+/// the per-function table made in parallel a few chunks at a time and
+/// written as they come (on a large file the whole table is tens of
+/// megabytes, which the kernel would fault in afresh were it made at once).
+pub fn format_statistics(
+    stats: &FileStatistics,
+    json: bool,
+    out: &mut impl std::io::Write,
+) -> std::io::Result<()> {
     if json {
-        return format_json(stats);
+        return format_json(stats, out);
     }
-    let mut out = String::new();
+    let mut text = String::new();
     let file = match stats.keys.iter().find(|(key, _)| key == "file") {
         Some((_, Value::Text(file))) => file.as_str(),
         _ => "",
     };
-    let _ = writeln!(out, "{file}: llvm-dwarfdump --statistics");
+    let _ = writeln!(text, "{file}: llvm-dwarfdump --statistics");
     for (key, value) in &stats.keys {
         let value = match value {
             Value::Number(n) => n.to_string(),
             Value::Text(text) => text.clone(),
         };
-        let _ = writeln!(out, "  {key:<80} {value}");
+        let _ = writeln!(text, "  {key:<80} {value}");
     }
-    let _ = writeln!(out, "{file}: location coverage (llvm-locstats)");
-    out.push_str(&locstats_table(stats));
-    let _ = writeln!(out, "{file}: functions");
-    let _ = write!(out, "  {:<40}", "function");
+    let _ = writeln!(text, "{file}: location coverage (llvm-locstats)");
+    text.push_str(&locstats_table(stats));
+    let _ = writeln!(text, "{file}: functions");
+    let _ = write!(text, "  {:<40}", "function");
     for (name, _) in function_columns(&FunctionRow::default()) {
-        let _ = write!(out, " {name}");
+        let _ = write!(text, " {name}");
     }
-    out.push('\n');
-    let mut pieces = vec![out];
-    pieces.extend(in_parallel(&stats.functions, |_, f, out| {
-        out.push_str("  ");
-        push_left(out, &f.id, 40);
+    text.push('\n');
+    out.write_all(text.as_bytes())?;
+    in_parallel(&stats.functions, out, |_, f, text| {
+        text.push_str("  ");
+        push_left(text, &f.id, 40);
         for (name, value) in function_columns(f) {
-            out.push(' ');
-            push_decimal_right(out, value, name.len());
+            text.push(' ');
+            push_decimal_right(text, value, name.len());
         }
-        out.push('\n');
-    }));
-    pieces
+        text.push('\n');
+    })
 }
 
-/// The text `row` writes for each function (given its position), the
-/// functions written in parallel chunks (rayon), in order.
+/// Writes to `out` the text `row` makes of each function (given its
+/// position), in order: the functions made in parallel chunks (rayon), a
+/// few chunks at a time, so that the text in memory at once is a few
+/// megabytes whatever the number of functions.
 fn in_parallel(
     functions: &[FunctionRow],
+    out: &mut impl std::io::Write,
     row: impl Fn(usize, &FunctionRow, &mut String) + Sync,
-) -> Vec<String> {
+) -> std::io::Result<()> {
     const CHUNK: usize = 4096;
-    functions
-        .par_chunks(CHUNK)
-        .enumerate()
-        .map(|(chunk, functions)| {
-            // Room for the chunk's text from the start, so that a chunk's
-            // string (half a megabyte and more) is not copied as it grows.
-            let room = functions.iter().map(|f| f.id.len() + ROW_ROOM).sum();
-            let mut out = String::with_capacity(room);
-            for (position, f) in functions.iter().enumerate() {
-                row(chunk * CHUNK + position, f, &mut out);
-            }
-            out
-        })
-        .collect()
+    const CHUNKS_AT_ONCE: usize = 8;
+    for (group, functions) in functions.chunks(CHUNK * CHUNKS_AT_ONCE).enumerate() {
+        let texts: Vec<String> = functions
+            .par_chunks(CHUNK)
+            .enumerate()
+            .map(|(chunk, functions)| {
+                // Room for the chunk's text from the start, so that a
+                // chunk's string (half a megabyte and more) is not copied
+                // as it grows.
+                let room = functions.iter().map(|f| f.id.len() + ROW_ROOM).sum();
+                let mut text = String::with_capacity(room);
+                let first = (group * CHUNKS_AT_ONCE + chunk) * CHUNK;
+                for (position, f) in functions.iter().enumerate() {
+                    row(first + position, f, &mut text);
+                }
+                text
+            })
+            .collect();
+        for text in texts {
+            out.write_all(text.as_bytes())?;
+        }
+    }
+    Ok(())
 }
 
 /// The bytes of a row of the function table besides its id: what the
@@ -332,8 +346,8 @@ fn locstats_table(stats: &FileStatistics) -> String {
     out
 }
 
-fn format_json(stats: &FileStatistics) -> Vec<String> {
-    let mut out = String::from("{\n  \"statistics\": {");
+fn format_json(stats: &FileStatistics, out: &mut impl std::io::Write) -> std::io::Result<()> {
+    let mut text = String::from("{\n  \"statistics\": {");
     for (position, (key, value)) in stats.keys.iter().enumerate() {
         let value = match value {
             Value::Number(n) => n.to_string(),
@@ -344,9 +358,9 @@ fn format_json(stats: &FileStatistics) -> Vec<String> {
         } else {
             ""
         };
-        let _ = write!(out, "\n    {}: {value}{comma}", json_string(key));
+        let _ = write!(text, "\n    {}: {value}{comma}", json_string(key));
     }
-    out.push_str("\n  },\n  \"locstats\": [");
+    text.push_str("\n  },\n  \"locstats\": [");
     for (position, (name, count, percent)) in locstats(stats).into_iter().enumerate() {
         let comma = if position + 1 < BUCKET_NAMES.len() {
             ","
@@ -354,28 +368,27 @@ fn format_json(stats: &FileStatistics) -> Vec<String> {
             ""
         };
         let _ = write!(
-            out,
+            text,
             "\n    {{\"coverage\": {}, \"variables\": {count}, \"percent\": {percent}}}{comma}",
             json_string(name)
         );
     }
-    out.push_str("\n  ],\n  \"functions\": [");
-    let mut pieces = vec![out];
-    pieces.extend(in_parallel(&stats.functions, |position, f, out| {
+    text.push_str("\n  ],\n  \"functions\": [");
+    out.write_all(text.as_bytes())?;
+    in_parallel(&stats.functions, out, |position, f, text| {
         let comma = if position + 1 < stats.functions.len() {
             ","
         } else {
             ""
         };
-        let _ = write!(out, "\n    {{\"function\": {}", json_string(&f.id));
+        let _ = write!(text, "\n    {{\"function\": {}", json_string(&f.id));
         for (name, value) in function_columns(f) {
-            out.push_str(", \"");
-            out.push_str(name);
-            out.push_str("\": ");
-            push_decimal(out, value);
+            text.push_str(", \"");
+            text.push_str(name);
+            text.push_str("\": ");
+            push_decimal(text, value);
         }
-        let _ = write!(out, "}}{comma}");
-    }));
-    pieces.push("\n  ]\n}\n".to_string());
-    pieces
+        let _ = write!(text, "}}{comma}");
+    })?;
+    out.write_all(b"\n  ]\n}\n")
 }

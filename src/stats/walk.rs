@@ -512,10 +512,13 @@ struct Walker<'v, 'u, 'a> {
     ids: Ids<'a>,
     /// The location entries of the variable being walked (room reused).
     locations: Vec<LocationEntry<'a>>,
+    /// The ranges of the scopes around the DIE being walked, outermost
+    /// first (each scope's pushed as it is entered, dropped as it is left).
+    scope_ranges: Vec<(u64, u64)>,
 }
 
 /// What a DIE's place in the tree gives its walk.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Scope<'p> {
     /// The function it belongs to.
     function: Owner,
@@ -525,9 +528,10 @@ struct Scope<'p> {
     bytes_in_scope: u64,
     /// How many inlined instances it is in, within its function.
     inline_depth: u32,
-    /// Its parent's ranges, when the walk read them (the parent is a
-    /// function, an inlined instance or a block).
-    parent_ranges: Option<&'p [(u64, u64)]>,
+    /// Where its parent's ranges are in [`Walker::scope_ranges`], when the
+    /// walk read them (the parent is a function, an inlined instance or a
+    /// block).
+    parent_ranges: Option<std::ops::Range<usize>>,
 }
 
 /// Walks unit `unit` of `units`, read into a tree of `trees`; the units'
@@ -550,6 +554,7 @@ pub(crate) fn walk_unit<'a>(
         variables: options.variables,
         ids: Ids::default(),
         locations: Vec::new(),
+        scope_ranges: Vec::new(),
     };
     // Room for the unit's variables' ids (rustc's debug binaries have a
     // variable DIE per 95 bytes; room never used costs address space).
@@ -617,8 +622,10 @@ impl Walker<'_, '_, '_> {
         } else {
             prefix
         };
-        // The DIE's ranges, for its variables, when it is a scope.
+        // The DIE's ranges, for its variables, when it is a scope: on top
+        // of `scope_ranges` until the walk leaves it.
         let mut own_ranges = None;
+        let outer_ranges = self.scope_ranges.len();
         if is_function || is_inlined || is_block {
             if view.has(die, gimli::DW_AT_declaration) {
                 return;
@@ -626,14 +633,16 @@ impl Walker<'_, '_, '_> {
             if view.has(die, gimli::DW_AT_call_file) && view.has(die, gimli::DW_AT_call_line) {
                 self.walk.call_site_entries += 1;
             }
-            let Some(ranges) = view.ranges(die) else {
+            if !view.ranges_into(die, &mut self.scope_ranges) {
                 return;
-            };
+            }
+            let ranges = &self.scope_ranges[outer_ranges..];
             let bytes: u64 = ranges.iter().fold(0u64, |sum, &(low, high)| {
                 sum.wrapping_add(high.wrapping_sub(low))
             });
             if !is_block {
                 if view.has(die, gimli::DW_AT_inline) {
+                    self.scope_ranges.truncate(outer_ranges);
                     self.record_abstract_function(die);
                     return;
                 }
@@ -646,12 +655,13 @@ impl Walker<'_, '_, '_> {
                     self.walk.totals.abstract_origins += u64::from(facts.has_origin);
                 } else {
                     stats.row.instances += 1;
+                    let ranges = &self.scope_ranges[outer_ranges..];
                     stats.row.ranges.extend(ranges.iter().copied());
                 }
                 stats.has_source_location |= facts.has_source;
                 function = Some(index);
             }
-            own_ranges = Some(ranges);
+            own_ranges = Some(outer_ranges..self.scope_ranges.len());
             if bytes != 0 {
                 bytes_in_scope = bytes;
                 if is_function {
@@ -709,10 +719,11 @@ impl Walker<'_, '_, '_> {
                 prefix: child_prefix,
                 bytes_in_scope,
                 inline_depth,
-                parent_ranges: own_ranges.as_deref(),
+                parent_ranges: own_ranges.clone(),
             };
             self.recurse(child, child_scope, pointer.as_deref_mut());
         }
+        self.scope_ranges.truncate(outer_ranges);
         if tracks_zero_coverage {
             for offset in own.unwrap_or_default() {
                 let tag = view.at_offset(die.unit, offset).map(|var| view.tag(var));
@@ -811,8 +822,8 @@ impl Walker<'_, '_, '_> {
         } = scope;
         let view = self.view;
         // The parent scope's ranges: as the walk read them, else read now.
-        let scope_ranges = || match parent_ranges {
-            Some(ranges) => std::borrow::Cow::Borrowed(ranges),
+        let scope_ranges = || match parent_ranges.clone() {
+            Some(ranges) => std::borrow::Cow::Borrowed(&self.scope_ranges[ranges]),
             None => std::borrow::Cow::Owned(
                 view.parent(die)
                     .and_then(|parent| view.ranges(parent))
