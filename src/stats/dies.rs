@@ -5,9 +5,8 @@
 //! reads it.
 //!
 //! In: a `gimli::Dwarf` of a [`LoadedFile`](super::load::LoadedFile).
-//! Out: [`Units`] (every unit's header and line-table header; no DIE, and
-//! no abbreviations, which are parsed again while a unit's DIEs are read)
-//! and, per unit, a [`View`]: the unit's
+//! Out: [`Units`] (every unit's header, abbreviations and line-table
+//! header; no DIE) and, per unit, a [`View`]: the unit's
 //! [`DieTree`](dwarfsmith_emit::read::DieTree), read when the unit is
 //! walked and dropped after it, so only the units being walked are in
 //! memory. A unit that another unit names through `DW_FORM_ref_addr` is
@@ -39,8 +38,7 @@ pub(crate) struct DieRef {
 
 /// One compile unit, without its DIEs.
 pub(crate) struct UnitInfo<'a> {
-    /// The unit as gimli parsed it (of a split unit: the `.dwo`'s unit),
-    /// without its abbreviations (see [`UnitInfo::read_tree`]).
+    /// The unit as gimli parsed it (of a split unit: the `.dwo`'s unit).
     pub unit: Unit<Slice<'a>>,
     /// The DWARF sections the unit is read from.
     pub dwarf: &'a gimli::Dwarf<Slice<'a>>,
@@ -52,11 +50,10 @@ pub(crate) struct UnitInfo<'a> {
 }
 
 impl<'a> UnitInfo<'a> {
-    /// Reads the unit's DIEs into `tree`, its abbreviations parsed for the
-    /// time it takes ([`Units::read`] drops them).
+    /// Reads the unit's DIEs into `tree`.
     fn read_tree(&self, tree: &mut DieTree<'a>) -> gimli::Result<()> {
-        let abbreviations = self.dwarf.abbreviations(&self.unit.header)?;
-        tree.read_some(&self.unit.header, &abbreviations, is_read, is_wanted)
+        let abbreviations = &self.unit.abbreviations;
+        tree.read_some(&self.unit.header, abbreviations, is_read, is_wanted)
     }
 }
 
@@ -138,12 +135,10 @@ pub(crate) struct Units<'a> {
 
 /// Reads every compile (and partial) unit of `dwarf`, in `.debug_info`
 /// order whatever the number of threads: type units are left out, as
-/// llvm-dwarfdump's statistics leave them. Each unit's root and
-/// line-table header are read once, here; its abbreviations are dropped
-/// once the root is read (a large file's tables take more memory than one
-/// unit's tree) and parsed again while its DIEs are
-/// ([`UnitInfo::read_tree`]), except a skeleton's, whose root is read
-/// again for its split unit's base address. The skeletons' split units are
+/// llvm-dwarfdump's statistics leave them. Each unit's abbreviations,
+/// root and line-table header are read once, here (the abbreviations are
+/// kept for reading its DIEs: parsing them again cost more than the few
+/// megabytes a large file's tables take). The skeletons' split units are
 /// put in their place by [`Units::new`].
 pub(crate) fn main_units<'a>(
     dwarf: &'a gimli::Dwarf<Slice<'a>>,
@@ -166,12 +161,9 @@ pub(crate) fn main_units<'a>(
     }
     let read = |header: gimli::UnitHeader<Slice<'a>>| {
         let start = header.offset().0 as u64;
-        let mut unit = dwarf
+        let unit = dwarf
             .unit(header)
             .map_err(|e| format!(".debug_info+{start:#x}: {e}"))?;
-        if !is_skeleton(&unit) {
-            unit.abbreviations = Default::default();
-        }
         Ok(UnitInfo {
             unit,
             dwarf,
@@ -199,14 +191,13 @@ impl<'a> Units<'a> {
             SplitIndex::default()
         };
         let mut units = Vec::with_capacity(main.len());
-        for mut info in main {
+        for info in main {
             if !is_skeleton(&info.unit) {
                 units.push(info);
                 continue;
             }
             let split = info.unit.dwo_id.and_then(|id| splits.get(&id));
             let Some(&(dwo, split_header)) = split else {
-                info.unit.abbreviations = Default::default();
                 units.push(info);
                 continue;
             };
@@ -215,7 +206,6 @@ impl<'a> Units<'a> {
                 .unit(split_header)
                 .map_err(|e| format!(".debug_info.dwo+{split_start:#x}: {e}"))?;
             split.copy_relocated_attributes(&info.unit);
-            split.abbreviations = Default::default();
             units.push(UnitInfo {
                 unit: split,
                 dwarf: &dwos[dwo],
