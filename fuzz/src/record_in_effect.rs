@@ -1,8 +1,8 @@
 //! The IR's own debug record for a variable where a line's code runs: the
 //! last `#dbg_value` or `#dbg_assign` of the variable before an
 //! instruction of that line, in the same block of the IR. When every value
-//! that record can give is known (constants, and registers cut down by a
-//! small mask) and the value a build showed is one of them, the IR itself
+//! that record can give is known (constants, registers cut down by a small
+//! mask, and `i1` registers) and the value a build showed is one of them, the IR itself
 //! says the variable holds that value there: a wrong value shown there is
 //! clang's, not the back end's (csmith 209029: loop deletion leaves p_6's
 //! value after the loop, `7 - (x & 1)`, in front of the store LICM sank out
@@ -435,13 +435,12 @@ fn possible_values(record: &Record, registers: &[Option<Values>]) -> Option<Valu
             return Some(Values::Set([0].into()));
         }
         if value.starts_with('%') {
-            return Some(
-                registers
-                    .get(index)
-                    .cloned()
-                    .flatten()
-                    .unwrap_or(Values::Any),
-            );
+            let known = registers.get(index).cloned().flatten();
+            // An `i1` register holds 0 or 1 whatever it computes (csmith
+            // 228663: `p_31 = zext(%62)`, `%62 = icmp eq i32 %61, -64`).
+            let by_type =
+                (record.operands[index].starts_with("i1 ")).then(|| Values::Set([0, 1].into()));
+            return Some(known.or(by_type).unwrap_or(Values::Any));
         }
         if value == "poison" || value == "undef" {
             return Some(Values::Any);
@@ -746,6 +745,26 @@ mod tests {
         assert!(ir_record_in_effect(&selected, 265, "p_6@148", "228").is_some());
         // Neither constant is 7.
         assert_eq!(ir_record_in_effect(&selected, 265, "p_6@148", "7"), None);
+    }
+
+    #[test]
+    fn a_record_of_a_boolean_register_gives_zero_or_one() {
+        // csmith 228663, cut down: clang's record of `p_31`, the argument
+        // `a != b` of the inlined `func_29`, is the un-negated compare
+        // `a == b` (the negation went into the branches' targets), so gdb
+        // shows 0 at line 158 where gcc -O0 holds 1.
+        let boolean = IR.replace(
+            "!DIArgList(i16 0, i64 %53), !368, !DIExpression(DW_OP_LLVM_arg, 0, DW_OP_LLVM_arg, 1, DW_OP_LLVM_convert, 64, DW_ATE_unsigned, DW_OP_LLVM_convert, 16, DW_ATE_unsigned, DW_OP_constu, 1, DW_OP_and, DW_OP_minus, DW_OP_plus_uconst, 7, DW_OP_stack_value)",
+            "i1 %62, !368, !DIExpression(DW_OP_LLVM_convert, 1, DW_ATE_unsigned, DW_OP_LLVM_convert, 64, DW_ATE_unsigned, DW_OP_stack_value)",
+        );
+        assert!(boolean.contains("i1 %62, !368"));
+        let record = ir_record_in_effect(&boolean, 265, "p_6@148", "0");
+        assert!(record.is_some_and(|r| r.contains("i1 %62, !368")));
+        assert!(ir_record_in_effect(&boolean, 265, "p_6@148", "1").is_some());
+        assert_eq!(ir_record_in_effect(&boolean, 265, "p_6@148", "2"), None);
+        // A wider register is still any value.
+        let wide = boolean.replace("i1 %62, !368", "i8 %62, !368");
+        assert_eq!(ir_record_in_effect(&wide, 265, "p_6@148", "0"), None);
     }
 
     #[test]
