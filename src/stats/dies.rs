@@ -323,11 +323,7 @@ impl<'u, 'a> View<'u, 'a> {
     /// gives it: the unit-relative offset of `DW_FORM_ref*`, the section
     /// offset of `DW_FORM_ref_addr`.
     pub fn raw_reference(&self, die: DieRef, name: DwAt) -> Option<u64> {
-        match self.tree(die.unit).raw_attr(die.die, name)? {
-            AttributeValue::UnitRef(offset) => Some(offset.0 as u64),
-            AttributeValue::DebugInfoRef(offset) => Some(offset.0 as u64),
-            other => other.udata_value(),
-        }
+        raw_reference_value(&self.tree(die.unit).raw_attr(die.die, name)?)
     }
 
     /// The DIE's `DW_AT_abstract_origin`: its raw value (as
@@ -336,11 +332,7 @@ impl<'u, 'a> View<'u, 'a> {
         let value = self
             .tree(die.unit)
             .raw_attr(die.die, gimli::DW_AT_abstract_origin)?;
-        let raw = match value {
-            AttributeValue::UnitRef(offset) => offset.0 as u64,
-            AttributeValue::DebugInfoRef(offset) => offset.0 as u64,
-            ref other => other.udata_value()?,
-        };
+        let raw = raw_reference_value(&value)?;
         Some((raw, self.resolve(die.unit, value)))
     }
 
@@ -718,6 +710,17 @@ impl<'u, 'a> View<'u, 'a> {
             });
         }
         Some(())
+    }
+}
+
+/// LLVM's `getRawUValue` of a reference attribute's raw value: the
+/// unit-relative offset of `DW_FORM_ref*`, the section offset of
+/// `DW_FORM_ref_addr`, else the value as a number.
+fn raw_reference_value(value: &AttributeValue<Slice<'_>>) -> Option<u64> {
+    match value {
+        AttributeValue::UnitRef(offset) => Some(offset.0 as u64),
+        AttributeValue::DebugInfoRef(offset) => Some(offset.0 as u64),
+        other => other.udata_value(),
     }
 }
 

@@ -35,7 +35,7 @@ pub(crate) fn statistics(
         keys.push((key.to_string(), value));
     };
     let totals = walk.totals;
-    let mut sums = [0u64; 6];
+    let mut sums = [0u64; 7];
     for f in &walk.functions {
         let instances = f.row.inlined + f.row.instances;
         let total = if f.is_function {
@@ -51,15 +51,12 @@ pub(crate) fn statistics(
             u64::from(f.has_source_location),
             is_function * f.row.inlined,
             f.row.params,
+            f.row.locals,
         ]) {
             *sum = sum.saturating_add(value);
         }
     }
-    let [total, unique, functions, with_source, inlined, params] = sums;
-    let locals = walk
-        .functions
-        .iter()
-        .fold(0u64, |sum, f| sum.saturating_add(f.row.locals));
+    let [total, unique, functions, with_source, inlined, params, locals] = sums;
     let with_location = totals.with_location + totals.constant_members;
     put("#functions", functions);
     put("#functions with location", with_source);
