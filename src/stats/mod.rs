@@ -246,13 +246,16 @@ pub fn read_statistics_with(
     let units = dies::Units::new(main_units, &dwos)?;
     let total = units.units.len().max(1);
     let done = std::sync::atomic::AtomicUsize::new(0);
-    // Each unit walked and its line table read in one task; the results
-    // summed in unit order while later units are walked.
-    let largest = units
+    // Each unit walked and its line table read in one task, the large
+    // units started early; the results summed in unit order while later
+    // units are walked.
+    let sizes: Vec<usize> = units
         .units
         .iter()
-        .map(|unit| unit.unit.header.unit_length());
-    let trees = dwarfsmith_emit::read::TreePool::with_room(largest.max().unwrap_or(0));
+        .map(|unit| unit.unit.header.unit_length())
+        .collect();
+    let largest = sizes.iter().copied().max().unwrap_or(0);
+    let trees = dwarfsmith_emit::read::TreePool::with_room(largest);
     let one_unit = |unit: usize| -> Result<_, String> {
         let walk = walk::walk_unit(&units, unit, &file, options, &trees)?;
         let lines = lines::unit_lines(&units, unit, options.variables);
@@ -269,16 +272,11 @@ pub fn read_statistics_with(
         later_units_from[unit - 1] = later_units_from[unit].min(units.units[unit].start);
     }
     let mut summed = 0;
-    order::in_unit_order(
-        units.units.len(),
-        units.parallel,
-        one_unit,
-        |(unit, lines)| {
-            walk.merge(unit, later_units_from[summed]);
-            summed += 1;
-            line_sums.add(lines);
-        },
-    )?;
+    order::in_unit_order(&sizes, units.parallel, one_unit, |(unit, lines)| {
+        walk.merge(unit, later_units_from[summed]);
+        summed += 1;
+        line_sums.add(lines);
+    })?;
     // What is left once every unit is summed, side by side.
     let ((), lines) = rayon::join(|| walk.zero_coverage_across_units(), || line_sums.finish());
     Ok(report::statistics(name, &file, code, walk, lines))
