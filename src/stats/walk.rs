@@ -47,6 +47,14 @@ pub(crate) enum IdText {
 const SHORT_ID: usize = 30;
 
 impl IdText {
+    /// The id's bytes.
+    fn bytes(&self) -> &[u8] {
+        match self {
+            IdText::Short { len, bytes } => &bytes[..usize::from(*len)],
+            IdText::Long(text) => text.as_bytes(),
+        }
+    }
+
     /// The id `text`.
     fn new(text: &str) -> IdText {
         match u8::try_from(text.len()) {
@@ -132,6 +140,20 @@ struct VariableId {
     text: IdText,
 }
 
+/// Where a function's distinct variable ids are kept as units are merged:
+/// most functions are in one unit only, whose sorted list is kept and
+/// pointed into; a function met again gets a set of its own.
+#[derive(Clone, Copy, Default)]
+enum FunctionIds {
+    /// No variable yet.
+    #[default]
+    None,
+    /// `Walk::unit_ids[list][start..end]`.
+    InUnit { list: u32, start: u32, end: u32 },
+    /// `Walk::shared_ids[set]`.
+    Shared(u32),
+}
+
 /// Coverage buckets of one kind of variable.
 #[derive(Default, Clone, Copy)]
 pub(crate) struct Buckets {
@@ -204,10 +226,6 @@ pub(crate) struct Variable {
 /// unit's walk).
 const ID_HASH: foldhash::fast::FixedState = foldhash::fast::FixedState::with_seed(0);
 
-/// What a function's table index is multiplied by before it is mixed into
-/// the hash of one of its variables' ids (2^64 over the golden ratio).
-const ID_MIX: u64 = 0x9E37_79B9_7F4A_7C15;
-
 /// Everything the walk gathers: of one unit, then of the whole file.
 #[derive(Default)]
 pub(crate) struct Walk {
@@ -221,12 +239,19 @@ pub(crate) struct Walk {
     index: hashbrown::HashTable<usize>,
     /// What is only summed over the functions.
     pub totals: Totals,
-    /// Of one unit: every variable's id, as the walk meets them.
+    /// Of one unit: every variable's id, as the walk meets them; once the
+    /// walk ends, each function's distinct ids, by function, hash and text
+    /// ([`Walk::settle_variable_ids`]).
     variable_ids: Vec<VariableId>,
-    /// Of the whole file: the distinct variable ids of each function
-    /// (table index, id), with their hash, so that a function's distinct
-    /// count is kept as units are merged without a set per function.
-    distinct_ids: hashbrown::HashTable<(u64, u32, IdText)>,
+    /// Of the whole file: the units' lists of distinct ids, kept as they
+    /// came, which [`Walk::ids_of`] points into.
+    unit_ids: Vec<Vec<VariableId>>,
+    /// Of the whole file: where each function's distinct variable ids are
+    /// (by table index).
+    ids_of: Vec<FunctionIds>,
+    /// Of the whole file: the distinct ids of the functions met in more
+    /// than one unit, by hash and text.
+    shared_ids: Vec<hashbrown::HashTable<(u64, IdText)>>,
     /// All variables.
     pub variables: Vec<Variable>,
     /// `DW_AT_call_file` + `DW_AT_call_line` scopes.
@@ -270,6 +295,23 @@ pub(crate) struct Walk {
     cross_unit: Vec<(u64, std::ops::Range<usize>)>,
     /// The origins [`Walk::cross_unit`] names, one after another.
     cross_unit_located: Vec<u64>,
+}
+
+/// Adds the ids of `run` that `set` lacks; how many.
+fn add_ids(set: &mut hashbrown::HashTable<(u64, IdText)>, run: &[VariableId]) -> usize {
+    let mut added = 0;
+    for id in run {
+        let entry = set.entry(
+            id.hash,
+            |(hash, text)| *hash == id.hash && *text == id.text,
+            |&(hash, _)| hash,
+        );
+        if let hashbrown::hash_table::Entry::Vacant(vacant) = entry {
+            vacant.insert((id.hash, id.text.clone()));
+            added += 1;
+        }
+    }
+    added
 }
 
 impl FunctionStats {
@@ -385,19 +427,7 @@ impl Walk {
             };
             in_file.push(u32::try_from(at).unwrap_or(u32::MAX));
         }
-        for id in unit.variable_ids {
-            let function = in_file[id.function as usize];
-            let hash = id.hash ^ u64::from(function).wrapping_mul(ID_MIX);
-            let entry = self.distinct_ids.entry(
-                hash,
-                |(_, seen, text)| *seen == function && *text == id.text,
-                |&(hash, ..)| hash,
-            );
-            if let hashbrown::hash_table::Entry::Vacant(vacant) = entry {
-                vacant.insert((hash, function, id.text));
-                self.functions[function as usize].unique_variables += 1;
-            }
-        }
+        self.merge_variable_ids(unit.variable_ids, &in_file);
         self.totals.merge(&unit.totals);
         self.variables.extend(unit.variables);
         self.call_site_entries += unit.call_site_entries;
@@ -431,6 +461,70 @@ impl Walk {
                 self.cross_unit.push((origin, from..to));
             }
         }
+    }
+
+    /// Sorts the unit's variable ids by function, hash and text, each
+    /// function's distinct ids once: done on the unit's thread, so that
+    /// [`Walk::merge`] only points to each function's run.
+    fn settle_variable_ids(&mut self) {
+        self.variable_ids.sort_unstable_by(|a, b| {
+            (a.function, a.hash, a.text.bytes()).cmp(&(b.function, b.hash, b.text.bytes()))
+        });
+        self.variable_ids
+            .dedup_by(|a, b| a.function == b.function && a.hash == b.hash && a.text == b.text);
+    }
+
+    /// Counts each function's distinct variable ids with a unit's `ids`
+    /// ([`Walk::settle_variable_ids`]), whose functions are `in_file`: a
+    /// function new to the file points to its run of `ids`, which is kept;
+    /// one met before gets (or adds to) a set of its own.
+    fn merge_variable_ids(&mut self, ids: Vec<VariableId>, in_file: &[u32]) {
+        let list = u32::try_from(self.unit_ids.len()).unwrap_or(u32::MAX);
+        let mut start = 0;
+        while start < ids.len() {
+            let unit_function = ids[start].function;
+            let end = start
+                + ids[start..]
+                    .iter()
+                    .position(|id| id.function != unit_function)
+                    .unwrap_or(ids.len() - start);
+            let function = in_file[unit_function as usize] as usize;
+            if self.ids_of.len() <= function {
+                self.ids_of.resize(function + 1, FunctionIds::None);
+            }
+            let run = &ids[start..end];
+            let added = match self.ids_of[function] {
+                FunctionIds::None => {
+                    self.ids_of[function] = FunctionIds::InUnit {
+                        list,
+                        start: start as u32,
+                        end: end as u32,
+                    };
+                    run.len()
+                }
+                FunctionIds::InUnit {
+                    list: before,
+                    start: from,
+                    end: to,
+                } => {
+                    let mut set = hashbrown::HashTable::with_capacity(run.len() * 2);
+                    let earlier = &self.unit_ids[before as usize][from as usize..to as usize];
+                    for id in earlier {
+                        set.insert_unique(id.hash, (id.hash, id.text.clone()), |&(hash, _)| hash);
+                    }
+                    let added = add_ids(&mut set, run);
+                    self.ids_of[function] = FunctionIds::Shared(
+                        u32::try_from(self.shared_ids.len()).unwrap_or(u32::MAX),
+                    );
+                    self.shared_ids.push(set);
+                    added
+                }
+                FunctionIds::Shared(set) => add_ids(&mut self.shared_ids[set as usize], run),
+            };
+            self.functions[function].unique_variables += added as u64;
+            start = end;
+        }
+        self.unit_ids.push(ids);
     }
 
     /// Functions whose abstract subprogram is in another unit, which
@@ -571,7 +665,8 @@ pub(crate) fn walk_unit<'a>(
         walker.recurse(root, unit_scope, None);
     }
     walker.zero_coverage_of_deferred(unit);
-    let walk = walker.walk;
+    let mut walk = walker.walk;
+    walk.settle_variable_ids();
     trees.give(view.into_tree());
     Ok(walk)
 }
