@@ -1,10 +1,14 @@
 //! Running one child process and measuring it.
 //!
-//! In: a program and its arguments. Out: its wall-clock time and peak
+//! In: a program, its arguments and its [`Limits`] (the exit statuses that
+//! count as finished, a time limit). Out: its wall-clock time and peak
 //! resident set size (from `wait4`'s rusage, so only that child is counted),
 //! or the first line it wrote to standard error when it failed. Promise: a
-//! child that cannot start, exits non-zero or dies of a signal is reported as
-//! a [`Outcome::Failed`], never as a panic of the caller.
+//! child that cannot start, exits with a status its limits do not accept,
+//! dies of a signal or runs past its time limit (it is then killed) is
+//! reported as a [`Outcome::Failed`], never as a panic of the caller. The
+//! child itself is measured: no shell or `timeout` process around it adds
+//! its own start-up to the time.
 //!
 //! Linux counts in a child's peak RSS the peak of the memory image it was
 //! spawned from (at `exec` the old image's high-water mark is kept), so a
@@ -40,8 +44,23 @@ pub enum Outcome {
     },
 }
 
+/// What a run may do and still count as finished.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// The highest exit status that counts as finished: 0, or 1 for a
+    /// checker whose status 1 means "findings".
+    pub highest_ok_status: i32,
+    /// How long the child may run before it is killed and counted as failed.
+    pub timeout: Option<Duration>,
+}
+
 /// Runs `program` with `args` (standard input and output closed) and measures it.
 pub fn run_measured(program: &Path, args: &[OsString]) -> Outcome {
+    run_limited(program, args, Limits::default())
+}
+
+/// [`run_measured`] within `limits`.
+pub fn run_limited(program: &Path, args: &[OsString], limits: Limits) -> Outcome {
     let start = Instant::now();
     let mut child = match Command::new(program)
         .args(args)
@@ -57,27 +76,61 @@ pub fn run_measured(program: &Path, args: &[OsString]) -> Outcome {
             }
         }
     };
+    let pid = child.id() as libc::pid_t;
+    // The watchdog kills the child once its time is up, unless told first
+    // that it has exited; the child is not reaped before the watchdog is
+    // done, so its pid cannot name another process meanwhile.
+    let (exited, told) = std::sync::mpsc::channel::<()>();
+    let watchdog = limits.timeout.map(|limit| {
+        std::thread::spawn(move || {
+            let up = told.recv_timeout(limit) == Err(std::sync::mpsc::RecvTimeoutError::Timeout);
+            if up {
+                // SAFETY: `pid` is our unreaped child (a zombie at worst).
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+            }
+            up
+        })
+    });
     let mut stderr = String::new();
     if let Some(mut pipe) = child.stderr.take() {
-        // Standard output goes to /dev/null, so reading stderr to its end cannot deadlock.
+        // Standard output goes to /dev/null, so reading stderr to its end cannot deadlock
+        // (a child killed by the watchdog closes it too).
         let mut bytes = Vec::new();
         let _ = pipe.read_to_end(&mut bytes);
         stderr = String::from_utf8_lossy(&bytes).into_owned();
     }
-    let pid = child.id() as libc::pid_t;
+    // SAFETY: an all-zero siginfo_t is a valid value of this plain C struct.
+    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+    // SAFETY: `pid` is our own child, not yet reaped (std only reaps on wait, which we never
+    // call); WNOWAIT leaves it unreaped; `info` is valid for writes.
+    let waited = unsafe {
+        libc::waitid(
+            libc::P_PID,
+            pid as libc::id_t,
+            &mut info,
+            libc::WEXITED | libc::WNOWAIT,
+        )
+    };
+    let wall = start.elapsed();
+    drop(exited);
+    let timed_out = watchdog.is_some_and(|watchdog| watchdog.join().unwrap_or(false));
     let mut status: libc::c_int = 0;
     // SAFETY: an all-zero rusage is a valid value of this plain C struct.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `pid` is our own child, not yet reaped (std only reaps on wait, which we never
-    // call); `status` and `usage` are valid for writes for the duration of the call.
+    // SAFETY: as for waitid; `status` and `usage` are valid for writes for the call.
     let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    let wall = start.elapsed();
-    if reaped != pid {
+    if waited != 0 || reaped != pid {
         return Outcome::Failed {
             first_error_line: format!("wait4 failed: {}", std::io::Error::last_os_error()),
         };
     }
-    if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0 {
+    if timed_out {
+        let limit = limits.timeout.unwrap_or_default().as_secs_f64();
+        return Outcome::Failed {
+            first_error_line: format!("killed past the time limit of {limit} s"),
+        };
+    }
+    if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) <= limits.highest_ok_status {
         return Outcome::Finished(Measurement {
             wall,
             peak_rss_kib: u64::try_from(usage.ru_maxrss).unwrap_or(0),
@@ -98,20 +151,45 @@ pub fn run_measured(program: &Path, args: &[OsString]) -> Outcome {
 }
 
 /// The hidden first argument that makes `bench-run` a measuring helper:
-/// `bench-run __measure-child PROGRAM ARGS...` runs PROGRAM with [`run_measured`]
-/// and prints [`encode`]'s line.
+/// `bench-run __measure-child [LIMITS] PROGRAM ARGS...` runs PROGRAM with
+/// [`run_limited`] and prints [`encode`]'s line.
 pub const HELPER_ARG: &str = "__measure-child";
 
-/// What a binary re-executed with [`HELPER_ARG`] does: `ARGS` are PROGRAM and its
-/// arguments; runs PROGRAM from this small, fresh process and prints one line
-/// ([`encode`]) describing how it went.
-pub fn measuring_helper(mut args: Vec<OsString>) -> std::process::ExitCode {
-    if args.is_empty() {
+/// The helper's option giving [`Limits::highest_ok_status`].
+const OK_STATUS_ARG: &str = "--highest-ok-status";
+/// The helper's option giving [`Limits::timeout`] in milliseconds.
+const TIMEOUT_ARG: &str = "--timeout-ms";
+
+/// What a binary re-executed with [`HELPER_ARG`] does: `ARGS` are the
+/// limits' options, then PROGRAM and its arguments; runs PROGRAM from this
+/// small, fresh process and prints one line ([`encode`]) describing how it
+/// went.
+pub fn measuring_helper(args: Vec<OsString>) -> std::process::ExitCode {
+    let mut limits = Limits::default();
+    let mut rest = args.as_slice();
+    while let [option, value, after @ ..] = rest {
+        let number = value.to_str().and_then(|value| value.parse::<u64>().ok());
+        match (option.to_str(), number) {
+            (Some(OK_STATUS_ARG), Some(status)) => {
+                limits.highest_ok_status = i32::try_from(status).unwrap_or(i32::MAX);
+            }
+            (Some(TIMEOUT_ARG), Some(millis)) => {
+                limits.timeout = Some(Duration::from_millis(millis))
+            }
+            (Some(OK_STATUS_ARG | TIMEOUT_ARG), None) => {
+                eprintln!("{HELPER_ARG}: {} needs a number", option.to_string_lossy());
+                return std::process::ExitCode::FAILURE;
+            }
+            _ => break,
+        }
+        rest = after;
+    }
+    let Some((program, args)) = rest.split_first() else {
         eprintln!("{HELPER_ARG} needs a program to run");
         return std::process::ExitCode::FAILURE;
-    }
-    let program = std::path::PathBuf::from(args.remove(0));
-    println!("{}", encode(&run_measured(&program, &args)));
+    };
+    let outcome = run_limited(Path::new(program), args, limits);
+    println!("{}", encode(&outcome));
     std::process::ExitCode::SUCCESS
 }
 
@@ -150,11 +228,21 @@ pub fn decode(line: &str) -> Outcome {
     }
 }
 
-/// Runs `program` with `args` under the measuring helper `helper` (the
-/// `bench-run` binary), so the measured peak RSS is not raised by this process's size.
-pub fn run_via_helper(helper: &Path, program: &Path, args: &[OsString]) -> Outcome {
+/// Runs `program` with `args` within `limits` under the measuring helper
+/// `helper` (the `bench-run` binary), so the measured peak RSS is not raised
+/// by this process's size.
+pub fn run_via_helper(helper: &Path, program: &Path, args: &[OsString], limits: Limits) -> Outcome {
+    let mut options: Vec<String> = vec![
+        OK_STATUS_ARG.into(),
+        limits.highest_ok_status.max(0).to_string(),
+    ];
+    if let Some(timeout) = limits.timeout {
+        options.push(TIMEOUT_ARG.into());
+        options.push(timeout.as_millis().to_string());
+    }
     let output = match Command::new(helper)
         .arg(HELPER_ARG)
+        .args(options)
         .arg(program)
         .args(args)
         .stdin(Stdio::null())
@@ -216,6 +304,44 @@ mod tests {
             "{measurement:?}"
         );
         assert!(measurement.peak_rss_kib > 0, "{measurement:?}");
+    }
+
+    #[test]
+    fn limits_accept_status_one_when_asked_and_kill_a_child_past_its_time() {
+        let findings = ["-c".into(), "exit 1".into()];
+        let shell = Path::new("/bin/sh");
+        assert!(matches!(
+            run_limited(shell, &findings, Limits::default()),
+            Outcome::Failed { .. }
+        ));
+        let checker = Limits {
+            highest_ok_status: 1,
+            timeout: Some(Duration::from_secs(60)),
+        };
+        assert!(matches!(
+            run_limited(shell, &findings, checker),
+            Outcome::Finished(_)
+        ));
+        let broken = ["-c".into(), "echo broken >&2; exit 2".into()];
+        assert_eq!(
+            run_limited(shell, &broken, checker),
+            Outcome::Failed {
+                first_error_line: "broken".into()
+            }
+        );
+        let started = Instant::now();
+        let hung = Limits {
+            highest_ok_status: 0,
+            timeout: Some(Duration::from_millis(200)),
+        };
+        let outcome = run_limited(Path::new("/bin/sleep"), &["30".into()], hung);
+        assert_eq!(
+            outcome,
+            Outcome::Failed {
+                first_error_line: "killed past the time limit of 0.2 s".into()
+            }
+        );
+        assert!(started.elapsed() < Duration::from_secs(10));
     }
 
     #[test]

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use crate::coverage::object_coverage;
 use crate::generate::{generate, GenConfig};
-use crate::measure::{median, run_measured, run_via_helper, Outcome};
+use crate::measure::{median, run_measured, run_via_helper, Limits, Outcome};
 use crate::report::{CoverageRow, TimingRow};
 
 /// Where the tools are and what to run.
@@ -116,7 +116,7 @@ pub fn measure_compiler(
         // A stale object from an earlier run must not pass for this run's output.
         let _ = std::fs::remove_file(&output);
         let run = match &config.helper {
-            Some(helper) => run_via_helper(helper, &program, &args),
+            Some(helper) => run_via_helper(helper, &program, &args, Limits::default()),
             None => run_measured(&program, &args),
         };
         let run = match run {
