@@ -467,11 +467,33 @@ impl Walk {
     /// function's distinct ids once: done on the unit's thread, so that
     /// [`Walk::merge`] only points to each function's run.
     fn settle_variable_ids(&mut self) {
-        self.variable_ids.sort_unstable_by(|a, b| {
-            (a.function, a.hash, a.text.bytes()).cmp(&(b.function, b.hash, b.text.bytes()))
-        });
-        self.variable_ids
-            .dedup_by(|a, b| a.function == b.function && a.hash == b.hash && a.text == b.text);
+        let ids = std::mem::take(&mut self.variable_ids);
+        // Each function's ids moved into one run, in function order (a
+        // counting sort: an id's function is an index into the unit's
+        // table, or saturated below its length), then each run sorted.
+        let mut next = vec![0usize; self.functions.len() + 1];
+        for id in &ids {
+            next[id.function as usize + 1] += 1;
+        }
+        for function in 1..next.len() {
+            next[function] += next[function - 1];
+        }
+        let mut placed: Vec<Option<VariableId>> = (0..ids.len()).map(|_| None).collect();
+        for id in ids {
+            let at = &mut next[id.function as usize];
+            placed[*at] = Some(id);
+            *at += 1;
+        }
+        let mut ids: Vec<VariableId> = placed.into_iter().flatten().collect();
+        for run in ids.chunk_by_mut(|a, b| a.function == b.function) {
+            run.sort_unstable_by(|a, b| {
+                a.hash
+                    .cmp(&b.hash)
+                    .then_with(|| a.text.bytes().cmp(b.text.bytes()))
+            });
+        }
+        ids.dedup_by(|a, b| a.function == b.function && a.hash == b.hash && a.text == b.text);
+        self.variable_ids = ids;
     }
 
     /// Counts each function's distinct variable ids with a unit's `ids`
