@@ -143,8 +143,15 @@ pub(crate) fn unit_lines(units: &Units<'_>, index: usize, rows: bool) -> UnitLin
         }
     }
     let figures = &mut part.figures;
+    // Room for the table's is_stmt rows from the start (the guess of
+    // `LineSums::with_room`), so their array is not copied as it grows.
+    let room = usize::try_from(header.unit_length()).unwrap_or(0) / 8;
+    figures.is_stmt_addresses.reserve(room);
+    if rows {
+        figures.rows.reserve(room);
+    }
     let mut program_rows = program.rows();
-    let mut sequence: Vec<(u64, bool, u32, u16, u64)> = Vec::new();
+    let mut sequence: Vec<(u64, bool, u32, u16, u64)> = Vec::with_capacity(64);
     while let Ok(Some((_, row))) = program_rows.next_row() {
         if !row.end_sequence() {
             let column = match row.column() {

@@ -631,6 +631,10 @@ struct Walker<'v, 'u, 'a> {
     /// The ranges of the scopes around the DIE being walked, outermost
     /// first (each scope's pushed as it is entered, dropped as it is left).
     scope_ranges: Vec<(u64, u64)>,
+    /// Buffers for the children's id prefixes, one taken by each scope
+    /// being walked and given back as it is left, so a prefix is not a
+    /// fresh string grown for each DIE with parameters or blocks.
+    spare_prefixes: Vec<String>,
 }
 
 /// What a DIE's place in the tree gives its walk.
@@ -671,6 +675,7 @@ pub(crate) fn walk_unit<'a>(
         ids: Ids::default(),
         locations: Vec::new(),
         scope_ranges: Vec::new(),
+        spare_prefixes: Vec::new(),
     };
     // Room for the unit's variables' ids (rustc's debug binaries have a
     // variable DIE per 95 bytes; room never used costs address space).
@@ -803,7 +808,7 @@ impl Walker<'_, '_, '_> {
         }
         let mut blocks = 0u64;
         let mut params = 0u64;
-        let mut child_prefix = String::new();
+        let mut child_prefix = self.spare_prefixes.pop().unwrap_or_default();
         for child in view.children(die) {
             let tag = view.tag(child);
             let bare = is_bare(tag)
@@ -840,6 +845,7 @@ impl Walker<'_, '_, '_> {
             };
             self.recurse(child, child_scope, pointer.as_deref_mut());
         }
+        self.spare_prefixes.push(child_prefix);
         self.scope_ranges.truncate(outer_ranges);
         if tracks_zero_coverage {
             for offset in own.unwrap_or_default() {
