@@ -604,6 +604,8 @@ fn read_statistics(
     let stats = dwarfsmith::stats::read_statistics_with(&bytes, &name, options, &progress)
         .map_err(|e| format!("{name}: error: {e}"));
     bar.finish_and_clear();
+    // The figures own their data: the files are unmapped aside.
+    dwarfsmith::stats::drop_aside((bytes, debug, package));
     stats
 }
 

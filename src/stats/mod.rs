@@ -49,6 +49,18 @@ type Map<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>;
 /// The hash sets of the statistics (see [`Map`]).
 type Set<T> = std::collections::HashSet<T, foldhash::fast::FixedState>;
 
+/// Drops `value` on a thread of its own, so that freeing what a large
+/// file's reading leaves (its tables, 6 ms on a 98 MB rustc debug binary;
+/// its mapping, 4 ms) overlaps what follows instead of delaying it; drops
+/// it here when no thread can be started.
+pub fn drop_aside<T: Send + 'static>(value: T) {
+    // When no thread can be started, `spawn` drops the closure, and
+    // `value` with it, on this thread.
+    let _ = std::thread::Builder::new()
+        .name("drop".into())
+        .spawn(move || drop(value));
+}
+
 /// A value of llvm-dwarfdump's statistics.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Value {

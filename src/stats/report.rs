@@ -139,14 +139,17 @@ pub(crate) fn statistics(
         ("format".to_string(), Value::Text("elf64-x86-64".into())),
     ];
     all.extend(keys);
-    FileStatistics {
+    let statistics = FileStatistics {
         keys: all,
         functions: function_rows(std::mem::take(&mut walk.functions), &lines),
         variables: variable_rows(&walk),
         line_rows: lines.rows,
         code,
         relocatable: file.relocatable,
-    }
+    };
+    // The rest of the walk (its distinct ids, abstract subprograms, ...).
+    super::drop_aside(walk);
+    statistics
 }
 
 fn put_buckets(put: &mut impl FnMut(&str, u64), group: &str, counts: &[u64]) {
