@@ -21,7 +21,7 @@ use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
-use dwarfsmith_emit::read::{is_type_tag, DieTree};
+use dwarfsmith_emit::read::{is_type_tag, DieTree, PARALLEL_FROM};
 use gimli::{AttributeValue, DwAt, DwTag, Unit, UnitOffset};
 
 use super::load::Slice;
@@ -752,12 +752,6 @@ fn c_string(bytes: &[u8]) -> Option<(&[u8], bool)> {
     let ascii = high == 0 && rest[..end].is_ascii();
     Some((&bytes[..bytes.len() - rest.len() + end], ascii))
 }
-
-/// The size of `.debug_info` from which units are read and walked on
-/// rayon's threads: a program of a few dozen units (Lua's 300 KB of
-/// `.debug_info` in 33 units) is read in 11 ms rather than 12.5 ms on two
-/// threads; a small object stays on the calling thread.
-const PARALLEL_FROM: usize = 128 << 10;
 
 /// How many DIEs [`View::find_each`] visits at most.
 pub(crate) const MAX_CHAIN: usize = 64;

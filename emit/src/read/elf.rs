@@ -28,9 +28,12 @@ use goblin::elf::{header, reloc, section_header, sym, Elf};
 use rayon::prelude::*;
 
 use super::compressed::inflate;
-use super::dwarf::PARALLEL_FROM;
 use super::{FileBytes, ReadError, SectionBytes};
 use std::sync::Arc;
+
+/// The file size from which its sections are copied (and inflated) in
+/// parallel (rayon); a smaller file's are copied on the calling thread.
+const PARALLEL_COPY_FROM: usize = 4 << 20;
 
 /// Where the first allocated section is placed. Not 0, so that an address
 /// a missing relocation left as zero lands outside every section.
@@ -468,7 +471,7 @@ fn read_sections(
     // a 100 MB executable's copy is most of the time it takes to read
     // (none is made of a mapped file's, see `ElfObject::parse_files`).
     let read = |(index, header)| section_contents(bytes, file, elf, index, header);
-    let contents: Vec<Result<Contents, ReadError>> = if bytes.len() >= PARALLEL_FROM {
+    let contents: Vec<Result<Contents, ReadError>> = if bytes.len() >= PARALLEL_COPY_FROM {
         elf.section_headers
             .par_iter()
             .enumerate()
