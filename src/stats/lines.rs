@@ -145,7 +145,7 @@ pub(crate) fn unit_lines(units: &Units<'_>, index: usize, rows: bool) -> UnitLin
     let figures = &mut part.figures;
     // Room for the table's is_stmt rows from the start (the guess of
     // `LineSums::with_room`), so their array is not copied as it grows.
-    let room = usize::try_from(header.unit_length()).unwrap_or(0) / 8;
+    let room = header.unit_length() / 8;
     figures.is_stmt_addresses.reserve(room);
     if rows {
         figures.rows.reserve(room);

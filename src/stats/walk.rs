@@ -516,6 +516,8 @@ impl Walk {
             }
             let run = &ids[start..end];
             let added = match self.ids_of[function] {
+                // A unit's ids fit in 32 bits: its tree refuses a unit of
+                // 4 GiB or more (`DieTree::read_some`).
                 FunctionIds::None => {
                     self.ids_of[function] = FunctionIds::InUnit {
                         list,
