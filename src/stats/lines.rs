@@ -16,6 +16,10 @@ use super::{Map, Set};
 use super::dies::{comp_dir, string, Units};
 use super::load::Slice;
 
+/// The bytes of line table an is_stmt row is guessed to take, to give the
+/// rows' arrays room up front (rustc's and clang's tables take 6 to 11).
+const IS_STMT_ROW_BYTES: usize = 8;
+
 /// The line figures of a whole file.
 #[derive(Default)]
 pub(crate) struct LineFigures {
@@ -72,11 +76,11 @@ pub(crate) struct LineSums {
 
 impl LineSums {
     /// No figures yet, with room for the is_stmt addresses of `bytes` of
-    /// line tables (a guess: rustc's and clang's tables take 6 to 11 bytes
-    /// an is_stmt row), so that their array is not copied as it grows.
+    /// line tables ([`IS_STMT_ROW_BYTES`]), so that their array is not
+    /// copied as it grows.
     pub fn with_room(bytes: usize) -> LineSums {
         let mut figures = LineFigures::default();
-        figures.is_stmt_addresses.reserve(bytes / 8);
+        figures.is_stmt_addresses.reserve(bytes / IS_STMT_ROW_BYTES);
         LineSums {
             figures,
             files: Map::default(),
@@ -143,9 +147,9 @@ pub(crate) fn unit_lines(units: &Units<'_>, index: usize, rows: bool) -> UnitLin
         }
     }
     let figures = &mut part.figures;
-    // Room for the table's is_stmt rows from the start (the guess of
-    // `LineSums::with_room`), so their array is not copied as it grows.
-    let room = header.unit_length() / 8;
+    // Room for the table's is_stmt rows from the start, so their array is
+    // not copied as it grows.
+    let room = header.unit_length() / IS_STMT_ROW_BYTES;
     figures.is_stmt_addresses.reserve(room);
     if rows {
         figures.rows.reserve(room);
