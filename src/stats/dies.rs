@@ -21,7 +21,7 @@ use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
-use dwarfsmith_emit::read::{is_type_tag, DieTree, PARALLEL_FROM};
+use dwarfsmith_emit::read::{is_type_tag, DieTree, Noted, PARALLEL_FROM};
 use gimli::{AttributeValue, DwAt, DwTag, Unit, UnitOffset};
 
 use super::load::Slice;
@@ -53,7 +53,7 @@ impl<'a> UnitInfo<'a> {
     /// Reads the unit's DIEs into `tree`.
     fn read_tree(&self, tree: &mut DieTree<'a>) -> gimli::Result<()> {
         let abbreviations = &self.unit.abbreviations;
-        tree.read_some(&self.unit.header, abbreviations, is_read, is_wanted)
+        tree.read_some(&self.unit.header, abbreviations, is_read, is_wanted, NOTED)
     }
 }
 
@@ -93,15 +93,11 @@ fn is_wanted(name: DwAt) -> bool {
         name,
         gimli::DW_AT_abstract_origin
             | gimli::DW_AT_artificial
-            | gimli::DW_AT_call_file
-            | gimli::DW_AT_call_line
             | gimli::DW_AT_const_value
             | gimli::DW_AT_decl_file
             | gimli::DW_AT_decl_line
-            | gimli::DW_AT_declaration
             | gimli::DW_AT_entry_pc
             | gimli::DW_AT_high_pc
-            | gimli::DW_AT_inline
             | gimli::DW_AT_linkage_name
             | gimli::DW_AT_MIPS_linkage_name
             | gimli::DW_AT_location
@@ -112,6 +108,15 @@ fn is_wanted(name: DwAt) -> bool {
             | gimli::DW_AT_type
     )
 }
+
+/// The attributes the statistics only ask whether a DIE has: their
+/// presence is noted in the tree, their values neither read nor kept.
+const NOTED: Noted = Noted::new(&[
+    gimli::DW_AT_call_file,
+    gimli::DW_AT_call_line,
+    gimli::DW_AT_declaration,
+    gimli::DW_AT_inline,
+]);
 
 /// A location list entry as llvm-dwarfdump interprets it: a range (`None`:
 /// a default location, valid everywhere) and the expression.

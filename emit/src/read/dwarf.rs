@@ -169,6 +169,9 @@ const SECTIONS: [SectionId; 16] = [
 struct Node {
     /// Its tag.
     tag: gimli::DwTag,
+    /// Which of the tree's [`DieTree::noted`] names its abbreviation
+    /// has, bit `i` for name `i` (in the room the tag leaves free).
+    noted: u16,
     /// Index of the parent (`NO_PARENT` for the unit's root, and for a
     /// DIE after the root's end, which has none).
     parent: u32,
@@ -218,6 +221,28 @@ pub struct DieTree<'a> {
     /// Room the reading needs and keeps for the next unit: the open
     /// parents, then each DIE's child count.
     scratch: Vec<u32>,
+    /// The names whose presence [`DieTree::read_some`] recorded in each
+    /// node rather than keeping the attribute (none for a full read).
+    noted: &'static [gimli::DwAt],
+    /// Their [`name_bit`]s: a name with none of them is not noted.
+    noted_bits: u64,
+}
+
+/// Attribute names whose presence a [`DieTree`] records without keeping
+/// the attribute ([`DieTree::read_some`]): at most 16 (one bit each of
+/// [`Node::noted`]), which making one in a `const` checks at compile time.
+#[derive(Clone, Copy)]
+pub struct Noted(&'static [gimli::DwAt]);
+
+impl Noted {
+    /// No name: every attribute kept is kept whole.
+    pub const NONE: Noted = Noted(&[]);
+
+    /// The names `names` (at most 16).
+    pub const fn new(names: &'static [gimli::DwAt]) -> Noted {
+        assert!(names.len() <= 16, "a tree notes at most 16 names");
+        Noted(names)
+    }
 }
 
 impl<'a> DieTree<'a> {
@@ -244,7 +269,7 @@ impl<'a> DieTree<'a> {
         header: &UnitHeader<Slice<'a>>,
         abbreviations: &Abbreviations,
     ) -> gimli::Result<()> {
-        self.read_some(header, abbreviations, |_| true, |_| true)
+        self.read_some(header, abbreviations, |_| true, |_| true, Noted::NONE)
     }
 
     /// [`DieTree::read_with`] keeping the attributes only of the DIEs whose
@@ -257,14 +282,20 @@ impl<'a> DieTree<'a> {
     /// [`DieTree::at`]): most of a large unit's DIEs are such leaves
     /// (members, enumerators, template parameters). Of the DIEs it keeps
     /// attributes of, only the attributes whose name `wanted` accepts are
-    /// kept (the others skipped unread).
+    /// kept (the others skipped unread). Of the names `noted` (none of
+    /// them `wanted`), only whether a kept DIE has one is recorded, which
+    /// [`DieTree::has`] answers: a reader that asks no more of an attribute
+    /// than that needs no room for its value.
     pub fn read_some(
         &mut self,
         header: &UnitHeader<Slice<'a>>,
         abbreviations: &Abbreviations,
         keep: impl Fn(&Abbreviation) -> bool,
         wanted: impl Fn(gimli::DwAt) -> bool,
+        noted: Noted,
     ) -> gimli::Result<()> {
+        self.noted = noted.0;
+        self.noted_bits = noted.0.iter().fold(0, |bits, &name| bits | name_bit(name));
         let DieTree {
             nodes,
             offsets,
@@ -272,6 +303,8 @@ impl<'a> DieTree<'a> {
             attributes,
             children,
             scratch,
+            noted: _,
+            noted_bits: _,
         } = self;
         nodes.clear();
         offsets.clear();
@@ -308,7 +341,8 @@ impl<'a> DieTree<'a> {
             stack.truncate(depth);
             let first_attribute = attributes.len() as u32;
             let mut names = 0;
-            if answers.keep(abbreviation, &keep) {
+            let (kept, noted_names) = answers.keep(abbreviation, &keep, noted.0);
+            if kept {
                 for spec in abbreviation.attributes() {
                     if wanted(spec.name()) {
                         names |= name_bit(spec.name());
@@ -327,6 +361,7 @@ impl<'a> DieTree<'a> {
             offsets.push(offset.0 as u32);
             nodes.push(Node {
                 tag: abbreviation.tag(),
+                noted: noted_names,
                 parent: stack.last().copied().unwrap_or(NO_PARENT),
                 first_attribute,
                 first_child: 0,
@@ -435,8 +470,14 @@ impl<'a> DieTree<'a> {
         self.attributes(index).iter().find(|a| a.name() == name)
     }
 
-    /// Whether DIE `index` has attribute `name`.
+    /// Whether DIE `index` has attribute `name` (kept, or noted by
+    /// [`DieTree::read_some`]).
     pub fn has(&self, index: usize, name: gimli::DwAt) -> bool {
+        if self.noted_bits & name_bit(name) != 0 {
+            if let Some(bit) = self.noted.iter().position(|&noted| noted == name) {
+                return self.nodes[index].noted & (1 << bit) != 0;
+            }
+        }
         self.find(index, name).is_some()
     }
 
@@ -542,11 +583,12 @@ impl<'a> DieTree<'a> {
 }
 
 /// What [`DieTree::read_some`]'s `keep` said of each abbreviation of the
-/// unit, by abbreviation code: asked once per abbreviation rather than once
-/// per DIE (real units number their abbreviations from 1 up).
+/// unit, and which noted names it has ([`Node::noted`]), by abbreviation
+/// code: asked once per abbreviation rather than once per DIE (real units
+/// number their abbreviations from 1 up).
 #[derive(Default)]
 struct KeepAnswers {
-    by_code: Vec<Option<bool>>,
+    by_code: Vec<Option<(bool, u16)>>,
 }
 
 /// Codes up to this one have their answers kept; a larger (odd) code is
@@ -554,13 +596,28 @@ struct KeepAnswers {
 const LARGEST_KEPT_CODE: usize = 1 << 16;
 
 impl KeepAnswers {
-    /// `keep`'s answer for `abbreviation`.
-    fn keep(&mut self, abbreviation: &Abbreviation, keep: &impl Fn(&Abbreviation) -> bool) -> bool {
+    /// `keep`'s answer for `abbreviation`, and the bits of the names of
+    /// `noted` it has (none when it is not kept).
+    fn keep(
+        &mut self,
+        abbreviation: &Abbreviation,
+        keep: &impl Fn(&Abbreviation) -> bool,
+        noted: &[gimli::DwAt],
+    ) -> (bool, u16) {
         let code = usize::try_from(abbreviation.code()).unwrap_or(usize::MAX);
         if let Some(Some(answer)) = self.by_code.get(code) {
             return *answer;
         }
-        let answer = keep(abbreviation);
+        let kept = keep(abbreviation);
+        let mut bits = 0;
+        if kept {
+            for spec in abbreviation.attributes() {
+                if let Some(bit) = noted.iter().position(|&name| name == spec.name()) {
+                    bits |= 1 << bit;
+                }
+            }
+        }
+        let answer = (kept, bits);
         if code <= LARGEST_KEPT_CODE {
             if self.by_code.len() <= code {
                 self.by_code.resize(code + 1, None);
@@ -672,4 +729,87 @@ fn reserve_empty<T>(array: &mut Vec<T>, count: usize) {
 /// The error of a unit with more DIEs or attributes than a `u32` counts.
 fn too_big() -> gimli::Error {
     gimli::Error::UnsupportedOffset
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gimli::write::{AttributeValue as Value, DwarfUnit, EndianVec, Sections};
+    use gimli::{Encoding, Format, LittleEndian};
+
+    /// A unit whose root has two variables, the first with a `DW_AT_type`
+    /// (naming a base type), the second without; each section's bytes.
+    fn unit_with_typed_and_untyped_variable() -> Vec<(gimli::SectionId, Vec<u8>)> {
+        let encoding = Encoding {
+            format: Format::Dwarf32,
+            version: 5,
+            address_size: 8,
+        };
+        let mut unit = DwarfUnit::new(encoding);
+        let root = unit.unit.root();
+        let int = unit.unit.add(root, gimli::DW_TAG_base_type);
+        let typed = unit.unit.add(root, gimli::DW_TAG_variable);
+        let untyped = unit.unit.add(root, gimli::DW_TAG_variable);
+        for (die, name) in [(typed, "typed"), (untyped, "untyped")] {
+            let name = Value::String(name.into());
+            unit.unit.get_mut(die).set(gimli::DW_AT_name, name);
+        }
+        unit.unit
+            .get_mut(typed)
+            .set(gimli::DW_AT_type, Value::UnitRef(int));
+        let mut sections = Sections::new(EndianVec::new(LittleEndian));
+        unit.write(&mut sections).unwrap();
+        let mut bytes = Vec::new();
+        sections
+            .for_each(|id, data| {
+                bytes.push((id, data.slice().to_vec()));
+                Ok::<_, gimli::Error>(())
+            })
+            .unwrap();
+        bytes
+    }
+
+    #[test]
+    fn a_noted_name_is_answered_by_has_and_not_kept() {
+        let sections = unit_with_typed_and_untyped_variable();
+        let section = |id: gimli::SectionId| {
+            let data = sections
+                .iter()
+                .find(|(s, _)| *s == id)
+                .map_or(&[][..], |(_, d)| d);
+            Ok::<_, gimli::Error>(Slice::new(data, LittleEndian))
+        };
+        let dwarf = gimli::Dwarf::load(section).unwrap();
+        let header = dwarf.units().next().unwrap().unwrap();
+        let unit = dwarf.unit(header).unwrap();
+        const TYPE_NOTED: Noted = Noted::new(&[gimli::DW_AT_type]);
+        let mut noted = DieTree::default();
+        let wanted = |name| name == gimli::DW_AT_name;
+        noted
+            .read_some(
+                &unit.header,
+                &unit.abbreviations,
+                |_| true,
+                wanted,
+                TYPE_NOTED,
+            )
+            .unwrap();
+        let mut full = DieTree::default();
+        full.read_with(&unit.header, &unit.abbreviations).unwrap();
+        let variables: Vec<usize> = (0..noted.len())
+            .filter(|&die| noted.tag(die) == gimli::DW_TAG_variable)
+            .collect();
+        assert_eq!(variables.len(), 2);
+        let names: Vec<Vec<gimli::DwAt>> = variables
+            .iter()
+            .map(|&die| noted.attributes(die).iter().map(Attribute::name).collect())
+            .collect();
+        assert_eq!(names, [[gimli::DW_AT_name], [gimli::DW_AT_name]]);
+        for tree in [&noted, &full] {
+            assert!(tree.has(variables[0], gimli::DW_AT_type));
+            assert!(!tree.has(variables[1], gimli::DW_AT_type));
+            assert!(tree.has(variables[1], gimli::DW_AT_name));
+        }
+        assert_eq!(full.attributes(variables[0]).len(), 2);
+    }
 }

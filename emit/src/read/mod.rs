@@ -44,7 +44,7 @@ use crate::model::ObjectModel;
 
 pub use debug_file::find_debug_file;
 pub(crate) use dwarf::DwarfSections;
-pub use dwarf::{is_type_tag, DieTree, Slice, TreePool, PARALLEL_FROM};
+pub use dwarf::{is_type_tag, DieTree, Noted, Slice, TreePool, PARALLEL_FROM};
 pub(crate) use elf::{relocation_width, ElfObject, Section};
 pub use file::FileBytes;
 pub(crate) use file::SectionBytes;
