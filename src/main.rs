@@ -429,7 +429,7 @@ fn run(cli: Cli) -> Result<(), String> {
         } => {
             let stats = inputs
                 .iter()
-                .map(|input| read_statistics(input, true, &debug_dirs))
+                .map(|input| read_statistics(input, true, false, &debug_dirs))
                 .collect::<Result<Vec<_>, _>>()?;
             let names: Vec<String> = inputs.iter().map(|i| i.display().to_string()).collect();
             let text = match (stats.as_slice(), compare) {
@@ -450,8 +450,8 @@ fn run(cli: Cli) -> Result<(), String> {
                 return Err("error: --compare needs two files, A and B".into());
             };
             let comparison = dwarfsmith::stats::compare(
-                &read_statistics(a, true, &debug_dirs)?,
-                &read_statistics(b, true, &debug_dirs)?,
+                &read_statistics(a, true, false, &debug_dirs)?,
+                &read_statistics(b, true, false, &debug_dirs)?,
             );
             print!(
                 "{}",
@@ -471,12 +471,13 @@ fn run(cli: Cli) -> Result<(), String> {
             ..
         } => {
             for (position, input) in inputs.iter().enumerate() {
-                let stats = read_statistics(input, false, &debug_dirs)?;
+                let last = position + 1 == inputs.len();
+                let stats = read_statistics(input, false, last, &debug_dirs)?;
                 let mut out = std::io::stdout().lock();
                 dwarfsmith::stats::format_statistics(&stats, json, &mut out)
                     .map_err(|e| format!("error: cannot write the statistics: {e}"))?;
                 drop(out);
-                if position + 1 == inputs.len() {
+                if last {
                     end_without_freeing(stats);
                 }
             }
@@ -560,10 +561,13 @@ fn run_opt(
 /// `variables`), read through its debug file when it is stripped (found
 /// beside it or under `debug_dirs`) and its package `PATH.dwp` when there is
 /// one, with a progress bar on a terminal once reading has taken more than a
-/// second.
+/// second. With `ends_process`, the process ends once the figures are
+/// written ([`end_without_freeing`]), and the reading frees nothing it
+/// would free only for later files.
 fn read_statistics(
     path: &Path,
     variables: bool,
+    ends_process: bool,
     debug_dirs: &[PathBuf],
 ) -> Result<dwarfsmith::stats::FileStatistics, String> {
     use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -583,6 +587,7 @@ fn read_statistics(
         variables,
         debug_file: debug.as_deref(),
         package: package.as_deref(),
+        ends_process,
     };
     let bar = ProgressBar::with_draw_target(Some(100), ProgressDrawTarget::hidden());
     if let Ok(style) = ProgressStyle::with_template("{msg} [{bar:40}] {percent}% of units") {

@@ -195,6 +195,11 @@ pub struct ReadOptions<'b> {
     /// units are read from it first, as llvm-dwarfdump does, then from
     /// their `.dwo` files.
     pub package: Option<&'b [u8]>,
+    /// The caller ends the process once it has the figures (without
+    /// freeing them): what the walk leaves besides them is then not freed
+    /// either, rather than freed on a thread of its own ([`drop_aside`]),
+    /// which on a large file took a core from the report's writing.
+    pub ends_process: bool,
 }
 
 /// Reads the figures of one file, variables included; `name` is the file
@@ -291,5 +296,12 @@ pub fn read_statistics_with(
     })?;
     // What is left once every unit is summed, side by side.
     let ((), lines) = rayon::join(|| walk.zero_coverage_across_units(), || line_sums.finish());
-    Ok(report::statistics(name, &file, code, walk, lines))
+    Ok(report::statistics(
+        name,
+        &file,
+        code,
+        walk,
+        lines,
+        options.ends_process,
+    ))
 }

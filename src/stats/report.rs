@@ -24,6 +24,7 @@ pub(crate) fn statistics(
     code: Vec<CodeSection>,
     mut walk: Walk,
     lines: LineFigures,
+    ends_process: bool,
 ) -> FileStatistics {
     let mut keys: Vec<(String, Value)> = Vec::new();
     // A sum that reached u64::MAX saturated: llvm-dwarfdump prints "overflowed".
@@ -148,7 +149,11 @@ pub(crate) fn statistics(
         relocatable: file.relocatable,
     };
     // The rest of the walk (its distinct ids, abstract subprograms, ...).
-    super::drop_aside(walk);
+    if ends_process {
+        std::mem::forget(walk);
+    } else {
+        super::drop_aside(walk);
+    }
     statistics
 }
 
