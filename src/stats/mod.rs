@@ -296,12 +296,11 @@ pub fn read_statistics_with(
     })?;
     // What is left once every unit is summed, side by side.
     let ((), lines) = rayon::join(|| walk.zero_coverage_across_units(), || line_sums.finish());
-    Ok(report::statistics(
-        name,
-        &file,
-        code,
-        walk,
-        lines,
-        options.ends_process,
-    ))
+    let statistics = report::statistics(name, &file, code, walk, lines, options.ends_process);
+    if options.ends_process {
+        // The units' headers and abbreviations and the trees are not
+        // freed either.
+        std::mem::forget((units, trees));
+    }
+    Ok(statistics)
 }
