@@ -32,15 +32,15 @@ use super::{FunctionRow, ReadOptions};
 /// The number of coverage buckets: 0%, (0%,10%), [10%,20%) ... [90%,100%), 100%.
 pub(crate) const BUCKETS: usize = 12;
 
-/// A variable's id as the table of distinct ids keeps it: its text, in
-/// place when short (most are: a block path and a local name), so the
-/// half million variables of a large file are not half a million strings.
+/// A variable's id as the set of a function met in several units keeps
+/// it: its text, in place when short (most are: a block path and a local
+/// name), so that such a set is not a string per variable.
 #[derive(Clone, PartialEq, Eq)]
 pub(crate) enum IdText {
     /// Up to [`SHORT_ID`] bytes, the rest zero.
     Short { len: u8, bytes: [u8; SHORT_ID] },
     /// A longer id.
-    Long(Box<str>),
+    Long(Box<[u8]>),
 }
 
 /// The longest id [`IdText::Short`] holds.
@@ -51,16 +51,16 @@ impl IdText {
     fn bytes(&self) -> &[u8] {
         match self {
             IdText::Short { len, bytes } => &bytes[..usize::from(*len)],
-            IdText::Long(text) => text.as_bytes(),
+            IdText::Long(text) => text,
         }
     }
 
     /// The id `text`.
-    fn new(text: &str) -> IdText {
+    fn new(text: &[u8]) -> IdText {
         match u8::try_from(text.len()) {
             Ok(len) if text.len() <= SHORT_ID => {
                 let mut bytes = [0; SHORT_ID];
-                bytes[..text.len()].copy_from_slice(text.as_bytes());
+                bytes[..text.len()].copy_from_slice(text);
                 IdText::Short { len, bytes }
             }
             _ => IdText::Long(text.into()),
@@ -133,11 +133,52 @@ impl Totals {
 }
 
 /// A variable's id in a unit's walk: the function (its index in the
-/// unit's table), the id's hash and text.
+/// unit's table), the id's hash, and where its text is in the unit's
+/// [`UnitIds::text`].
+#[derive(Clone, Copy, Default)]
 struct VariableId {
     function: u32,
+    text: TextAt,
     hash: u64,
-    text: IdText,
+}
+
+/// Where an id's text is in its unit's [`UnitIds::text`].
+#[derive(Clone, Copy, Default)]
+struct TextAt {
+    start: u32,
+    len: u32,
+}
+
+/// A distinct id of a unit's function, as the file keeps it: its hash and
+/// where its text is (16 bytes, where the id in place took 48).
+#[derive(Clone, Copy, Default)]
+struct KeptId {
+    hash: u64,
+    text: TextAt,
+}
+
+/// A unit's variable ids: as the walk meets them (`met`), then, once it
+/// ends, each function's distinct ones (`kept`, by function, hash and
+/// text; `runs`: each function of the unit's table that has ids and
+/// where its run ends); the texts one after another.
+#[derive(Default)]
+struct UnitIds {
+    met: Vec<VariableId>,
+    kept: Vec<KeptId>,
+    runs: Vec<(u32, u32)>,
+    text: Vec<u8>,
+}
+
+impl UnitIds {
+    /// The text of an id of this unit.
+    fn text(&self, at: TextAt) -> &[u8] {
+        text_at(&self.text, at)
+    }
+}
+
+/// The text `at` of `text`.
+fn text_at(text: &[u8], at: TextAt) -> &[u8] {
+    &text[at.start as usize..at.start as usize + at.len as usize]
 }
 
 /// Where a function's distinct variable ids are kept as units are merged:
@@ -239,13 +280,11 @@ pub(crate) struct Walk {
     index: hashbrown::HashTable<usize>,
     /// What is only summed over the functions.
     pub totals: Totals,
-    /// Of one unit: every variable's id, as the walk meets them; once the
-    /// walk ends, each function's distinct ids, by function, hash and text
-    /// ([`Walk::settle_variable_ids`]).
-    variable_ids: Vec<VariableId>,
-    /// Of the whole file: the units' lists of distinct ids, kept as they
-    /// came, which [`Walk::ids_of`] points into.
-    unit_ids: Vec<Vec<VariableId>>,
+    /// Of one unit: its variables' ids ([`Walk::settle_variable_ids`]).
+    variable_ids: UnitIds,
+    /// Of the whole file: the units' distinct ids, kept as they came,
+    /// which [`Walk::ids_of`] points into.
+    unit_ids: Vec<UnitIds>,
     /// Of the whole file: where each function's distinct variable ids are
     /// (by table index).
     ids_of: Vec<FunctionIds>,
@@ -297,17 +336,18 @@ pub(crate) struct Walk {
     cross_unit_located: Vec<u64>,
 }
 
-/// Adds the ids of `run` that `set` lacks; how many.
-fn add_ids(set: &mut hashbrown::HashTable<(u64, IdText)>, run: &[VariableId]) -> usize {
+/// Adds the ids of `run` (of the unit `ids`) that `set` lacks; how many.
+fn add_ids(set: &mut hashbrown::HashTable<(u64, IdText)>, ids: &UnitIds, run: &[KeptId]) -> usize {
     let mut added = 0;
     for id in run {
+        let text = ids.text(id.text);
         let entry = set.entry(
             id.hash,
-            |(hash, text)| *hash == id.hash && *text == id.text,
+            |(hash, kept)| *hash == id.hash && kept.bytes() == text,
             |&(hash, _)| hash,
         );
         if let hashbrown::hash_table::Entry::Vacant(vacant) = entry {
-            vacant.insert((id.hash, id.text.clone()));
+            vacant.insert((id.hash, IdText::new(text)));
             added += 1;
         }
     }
@@ -467,63 +507,80 @@ impl Walk {
     /// function's distinct ids once: done on the unit's thread, so that
     /// [`Walk::merge`] only points to each function's run.
     fn settle_variable_ids(&mut self) {
-        let ids = std::mem::take(&mut self.variable_ids);
+        let ids = &mut self.variable_ids;
+        let met = std::mem::take(&mut ids.met);
         // Each function's ids moved into one run, in function order (a
         // counting sort: an id's function is an index into the unit's
         // table, or saturated below its length), then each run sorted.
-        let mut next = vec![0usize; self.functions.len() + 1];
-        for id in &ids {
+        let mut next = vec![0u32; self.functions.len() + 1];
+        for id in &met {
             next[id.function as usize + 1] += 1;
         }
         for function in 1..next.len() {
             next[function] += next[function - 1];
         }
-        let mut placed: Vec<Option<VariableId>> = (0..ids.len()).map(|_| None).collect();
-        for id in ids {
+        let mut kept = vec![KeptId::default(); met.len()];
+        for id in &met {
             let at = &mut next[id.function as usize];
-            placed[*at] = Some(id);
+            kept[*at as usize] = KeptId {
+                hash: id.hash,
+                text: id.text,
+            };
             *at += 1;
         }
-        let mut ids: Vec<VariableId> = placed.into_iter().flatten().collect();
-        for run in ids.chunk_by_mut(|a, b| a.function == b.function) {
-            run.sort_unstable_by(|a, b| {
+        // `next[function]` is now where the function's run ends.
+        let bytes = |at: TextAt| text_at(&ids.text, at);
+        let mut runs = Vec::new();
+        let (mut start, mut kept_end) = (0, 0);
+        for (function, &end) in next.iter().enumerate().take(self.functions.len()) {
+            let run = start as usize..end as usize;
+            start = end;
+            if run.is_empty() {
+                continue;
+            }
+            kept[run.clone()].sort_unstable_by(|a, b| {
                 a.hash
                     .cmp(&b.hash)
-                    .then_with(|| a.text.bytes().cmp(b.text.bytes()))
+                    .then_with(|| bytes(a.text).cmp(bytes(b.text)))
             });
+            // The run's distinct ids, moved down to follow the runs before.
+            let mut last: Option<KeptId> = None;
+            for index in run {
+                let id = kept[index];
+                let same =
+                    |last: KeptId| last.hash == id.hash && bytes(last.text) == bytes(id.text);
+                if last.is_some_and(same) {
+                    continue;
+                }
+                last = Some(id);
+                kept[kept_end] = id;
+                kept_end += 1;
+            }
+            runs.push((function as u32, kept_end as u32));
         }
-        ids.dedup_by(|a, b| a.function == b.function && a.hash == b.hash && a.text == b.text);
-        self.variable_ids = ids;
+        kept.truncate(kept_end);
+        ids.kept = kept;
+        ids.runs = runs;
     }
 
     /// Counts each function's distinct variable ids with a unit's `ids`
     /// ([`Walk::settle_variable_ids`]), whose functions are `in_file`: a
     /// function new to the file points to its run of `ids`, which is kept;
     /// one met before gets (or adds to) a set of its own.
-    fn merge_variable_ids(&mut self, ids: Vec<VariableId>, in_file: &[u32]) {
+    fn merge_variable_ids(&mut self, ids: UnitIds, in_file: &[u32]) {
         let list = u32::try_from(self.unit_ids.len()).unwrap_or(u32::MAX);
         let mut start = 0;
-        while start < ids.len() {
-            let unit_function = ids[start].function;
-            let end = start
-                + ids[start..]
-                    .iter()
-                    .position(|id| id.function != unit_function)
-                    .unwrap_or(ids.len() - start);
+        for &(unit_function, end) in &ids.runs {
             let function = in_file[unit_function as usize] as usize;
             if self.ids_of.len() <= function {
                 self.ids_of.resize(function + 1, FunctionIds::None);
             }
-            let run = &ids[start..end];
+            let run = &ids.kept[start as usize..end as usize];
             let added = match self.ids_of[function] {
                 // A unit's ids fit in 32 bits: its tree refuses a unit of
                 // 4 GiB or more (`DieTree::read_some`).
                 FunctionIds::None => {
-                    self.ids_of[function] = FunctionIds::InUnit {
-                        list,
-                        start: start as u32,
-                        end: end as u32,
-                    };
+                    self.ids_of[function] = FunctionIds::InUnit { list, start, end };
                     run.len()
                 }
                 FunctionIds::InUnit {
@@ -532,18 +589,19 @@ impl Walk {
                     end: to,
                 } => {
                     let mut set = hashbrown::HashTable::with_capacity(run.len() * 2);
-                    let earlier = &self.unit_ids[before as usize][from as usize..to as usize];
-                    for id in earlier {
-                        set.insert_unique(id.hash, (id.hash, id.text.clone()), |&(hash, _)| hash);
+                    let earlier_ids = &self.unit_ids[before as usize];
+                    for id in &earlier_ids.kept[from as usize..to as usize] {
+                        let text = IdText::new(earlier_ids.text(id.text));
+                        set.insert_unique(id.hash, (id.hash, text), |&(hash, _)| hash);
                     }
-                    let added = add_ids(&mut set, run);
+                    let added = add_ids(&mut set, &ids, run);
                     self.ids_of[function] = FunctionIds::Shared(
                         u32::try_from(self.shared_ids.len()).unwrap_or(u32::MAX),
                     );
                     self.shared_ids.push(set);
                     added
                 }
-                FunctionIds::Shared(set) => add_ids(&mut self.shared_ids[set as usize], run),
+                FunctionIds::Shared(set) => add_ids(&mut self.shared_ids[set as usize], &ids, run),
             };
             self.functions[function].unique_variables += added as u64;
             start = end;
@@ -681,7 +739,7 @@ pub(crate) fn walk_unit<'a>(
     };
     // Room for the unit's variables' ids (rustc's debug binaries have a
     // variable DIE per 95 bytes; room never used costs address space).
-    walker.walk.variable_ids.reserve(length / 64);
+    walker.walk.variable_ids.met.reserve(length / 64);
     let root = DieRef { unit, die: 0 };
     if !view.is_empty() {
         let unit_scope = Scope {
@@ -695,6 +753,12 @@ pub(crate) fn walk_unit<'a>(
     }
     walker.zero_coverage_of_deferred(unit);
     let mut walk = walker.walk;
+    if u32::try_from(walk.variable_ids.text.len()).is_err() {
+        return Err(format!(
+            ".debug_info+{:#x}: the unit's variable ids take more than 4 GiB",
+            units.units[unit].start
+        ));
+    }
     walk.settle_variable_ids();
     trees.give(view.into_tree());
     Ok(walk)
@@ -1097,10 +1161,19 @@ impl Walker<'_, '_, '_> {
             .filter(|_| self.variables)
             .map(|index| (index, self.ids.text.clone(), prefix.len()..name_end));
         let index = self.function(function);
-        self.walk.variable_ids.push(VariableId {
+        let ids = &mut self.walk.variable_ids;
+        let text = self.ids.text.as_bytes();
+        // Past 4 GiB of texts the unit is refused (`walk_unit`) before any
+        // text is looked up.
+        let at = TextAt {
+            start: u32::try_from(ids.text.len()).unwrap_or(u32::MAX),
+            len: u32::try_from(text.len()).unwrap_or(u32::MAX),
+        };
+        ids.text.extend_from_slice(text);
+        ids.met.push(VariableId {
             function: u32::try_from(index).unwrap_or(u32::MAX),
-            hash: ID_HASH.hash_one(self.ids.text.as_bytes()),
-            text: IdText::new(&self.ids.text),
+            text: at,
+            hash: ID_HASH.hash_one(text),
         });
         let in_unit_scope = function.is_none();
         let totals = &mut self.walk.totals;
