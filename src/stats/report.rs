@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use rayon::prelude::*;
 
-use super::digits::{push_decimal, push_decimal_right, push_left};
+use super::digits::{push_columns, push_decimal, push_left};
 use super::lines::LineFigures;
 use super::load::CodeSection;
 use super::load::LoadedFile;
@@ -258,10 +258,10 @@ pub fn format_statistics(
     in_parallel(&stats.functions, out, |_, f, text| {
         text.push_str("  ");
         push_left(text, &f.id, 40);
-        for (name, value) in function_columns(f) {
-            text.push(' ');
-            push_decimal_right(text, value, name.len());
-        }
+        push_columns(
+            text,
+            &function_columns(f).map(|(name, value)| (name.len(), value)),
+        );
         text.push('\n');
     })
 }
