@@ -485,10 +485,14 @@ impl Walk {
         self.param_buckets.merge(&unit.param_buckets);
         self.local_buckets.merge(&unit.local_buckets);
         for (offset, vars) in unit.abstracts {
-            self.abstracts_by_offset
-                .entry(offset)
-                .or_default()
-                .extend(vars);
+            match self.abstracts_by_offset.entry(offset) {
+                std::collections::hash_map::Entry::Vacant(vacant) => {
+                    vacant.insert(vars);
+                }
+                std::collections::hash_map::Entry::Occupied(mut occupied) => {
+                    occupied.get_mut().extend(vars)
+                }
+            }
         }
         for (origin, located) in unit.cross_unit {
             let located = &unit.cross_unit_located[located];
@@ -680,7 +684,9 @@ struct Walker<'v, 'u, 'a> {
     view: &'v View<'u, 'a>,
     file: &'v LoadedFile<'v>,
     walk: Walk,
-    local_abstract: Map<u64, Vec<u64>>,
+    /// The unit's abstract subprograms with variables: where each is in
+    /// `walk.abstracts`, by offset.
+    local_abstract: Map<u64, usize>,
     deferred: Vec<u64>,
     /// Whether to keep a [`Variable`] per variable DIE.
     variables: bool,
@@ -695,6 +701,9 @@ struct Walker<'v, 'u, 'a> {
     /// being walked and given back as it is left, so a prefix is not a
     /// fresh string grown for each DIE with parameters or blocks.
     spare_prefixes: Vec<String>,
+    /// Buffers for the lists of an instance's abstract variables not yet
+    /// seen with a location, taken and given back as `spare_prefixes`.
+    spare_origin_lists: Vec<Vec<u64>>,
 }
 
 /// What a DIE's place in the tree gives its walk.
@@ -736,6 +745,7 @@ pub(crate) fn walk_unit<'a>(
         locations: Vec::new(),
         scope_ranges: Vec::new(),
         spare_prefixes: Vec::new(),
+        spare_origin_lists: Vec::new(),
     };
     // Room for the unit's variables' ids (rustc's debug binaries have a
     // variable DIE per 95 bytes; room never used costs address space).
@@ -796,7 +806,12 @@ impl Walker<'_, '_, '_> {
         if tracks_zero_coverage {
             if let Some(origin) = view.raw_reference(die, gimli::DW_AT_abstract_origin) {
                 match self.local_abstract.get(&origin) {
-                    Some(vars) => own = Some(vars.clone()),
+                    Some(&at) => {
+                        let mut vars = self.spare_origin_lists.pop().unwrap_or_default();
+                        vars.clear();
+                        vars.extend(self.walk.abstracts[at].1.iter().map(|&(var, _)| var));
+                        own = Some(vars);
+                    }
                     None => {
                         self.deferred.push(view.offset(die));
                         deferred_here = true;
@@ -913,11 +928,12 @@ impl Walker<'_, '_, '_> {
         }
         self.spare_prefixes.push(child_prefix);
         self.scope_ranges.truncate(outer_ranges);
-        if tracks_zero_coverage {
-            for offset in own.unwrap_or_default() {
+        if let Some(own) = own {
+            for &offset in &own {
                 let tag = view.at_offset(die.unit, offset).map(|var| view.tag(var));
                 self.walk.count_zero_coverage(tag);
             }
+            self.spare_origin_lists.push(own);
         }
     }
 
@@ -929,11 +945,16 @@ impl Walker<'_, '_, '_> {
         if vars.is_empty() {
             return;
         }
-        self.local_abstract
-            .entry(offset)
-            .or_default()
-            .extend(vars.iter().map(|&(var, _)| var));
-        self.walk.abstracts.push((offset, vars));
+        // A DIE is walked once, so its offset is new to the unit; were it
+        // not, its variables would follow those recorded before.
+        match self.local_abstract.get(&offset) {
+            Some(&at) => self.walk.abstracts[at].1.extend(vars),
+            None => {
+                self.local_abstract
+                    .insert(offset, self.walk.abstracts.len());
+                self.walk.abstracts.push((offset, vars));
+            }
+        }
     }
 
     fn abstract_variables(&self, die: DieRef, vars: &mut Vec<(u64, gimli::DwTag)>) {
@@ -984,14 +1005,15 @@ impl Walker<'_, '_, '_> {
             };
             located.clear();
             self.located(die, &mut located);
-            let Some(vars) = self.local_abstract.get(&origin) else {
+            let Some(&at) = self.local_abstract.get(&origin) else {
                 let from = self.walk.cross_unit_located.len();
                 self.walk.cross_unit_located.extend_from_slice(&located);
                 let to = self.walk.cross_unit_located.len();
                 self.walk.cross_unit.push((origin, from..to));
                 continue;
             };
-            for &var in vars {
+            for index in 0..self.walk.abstracts[at].1.len() {
+                let var = self.walk.abstracts[at].1[index].0;
                 if !located.contains(&var) {
                     let tag = self.view.at_offset(unit, var).map(|v| self.view.tag(v));
                     self.walk.count_zero_coverage(tag);
