@@ -171,7 +171,7 @@ struct Node {
     tag: gimli::DwTag,
     /// Which of the tree's [`DieTree::noted`] names its abbreviation
     /// has, bit `i` for name `i` (in the room the tag leaves free).
-    noted: u16,
+    noted: NotedBits,
     /// Index of the parent (`NO_PARENT` for the unit's root, and for a
     /// DIE after the root's end, which has none).
     parent: u32,
@@ -228,6 +228,9 @@ pub struct DieTree<'a> {
     noted_bits: u64,
 }
 
+/// A node's bits of its tree's noted names ([`Node::noted`]).
+type NotedBits = u16;
+
 /// Attribute names whose presence a [`DieTree`] records without keeping
 /// the attribute ([`DieTree::read_some`]): at most 16 (one bit each of
 /// [`Node::noted`]), which making one in a `const` checks at compile time.
@@ -240,7 +243,10 @@ impl Noted {
 
     /// The names `names` (at most 16).
     pub const fn new(names: &'static [gimli::DwAt]) -> Noted {
-        assert!(names.len() <= 16, "a tree notes at most 16 names");
+        assert!(
+            names.len() <= NotedBits::BITS as usize,
+            "a tree notes at most 16 names"
+        );
         Noted(names)
     }
 }
@@ -588,7 +594,7 @@ impl<'a> DieTree<'a> {
 /// number their abbreviations from 1 up).
 #[derive(Default)]
 struct KeepAnswers {
-    by_code: Vec<Option<(bool, u16)>>,
+    by_code: Vec<Option<(bool, NotedBits)>>,
 }
 
 /// Codes up to this one have their answers kept; a larger (odd) code is
@@ -603,7 +609,7 @@ impl KeepAnswers {
         abbreviation: &Abbreviation,
         keep: &impl Fn(&Abbreviation) -> bool,
         noted: &[gimli::DwAt],
-    ) -> (bool, u16) {
+    ) -> (bool, NotedBits) {
         let code = usize::try_from(abbreviation.code()).unwrap_or(usize::MAX);
         if let Some(Some(answer)) = self.by_code.get(code) {
             return *answer;
