@@ -296,11 +296,14 @@ pub fn read_statistics_with(
     })?;
     // What is left once every unit is summed, side by side.
     let ((), lines) = rayon::join(|| walk.zero_coverage_across_units(), || line_sums.finish());
-    let statistics = report::statistics(name, &file, code, walk, lines, options.ends_process);
+    let (statistics, walk) = report::statistics(name, &file, code, walk, lines);
+    // What the reading leaves besides the figures: the rest of the walk
+    // (its distinct ids, abstract subprograms, ...), the units' headers
+    // and abbreviations, the trees.
     if options.ends_process {
-        // The units' headers and abbreviations and the trees are not
-        // freed either.
-        std::mem::forget((units, trees));
+        std::mem::forget((walk, units, trees));
+    } else {
+        drop_aside(walk);
     }
     Ok(statistics)
 }

@@ -17,15 +17,15 @@ use super::walk::{FunctionStats, Walk};
 use super::{FileStatistics, FunctionRow, Value, VariableRow, BUCKET_NAMES};
 use crate::linecheck::json_string;
 
-/// The statistics of one file.
+/// The statistics of one file, and what is left of `walk` (for the caller
+/// to free, or not).
 pub(crate) fn statistics(
     name: &str,
     file: &LoadedFile,
     code: Vec<CodeSection>,
     mut walk: Walk,
     lines: LineFigures,
-    ends_process: bool,
-) -> FileStatistics {
+) -> (FileStatistics, Walk) {
     let mut keys: Vec<(String, Value)> = Vec::new();
     // A sum that reached u64::MAX saturated: llvm-dwarfdump prints "overflowed".
     let mut put = |key: &str, value: u64| {
@@ -148,13 +148,7 @@ pub(crate) fn statistics(
         code,
         relocatable: file.relocatable,
     };
-    // The rest of the walk (its distinct ids, abstract subprograms, ...).
-    if ends_process {
-        std::mem::forget(walk);
-    } else {
-        super::drop_aside(walk);
-    }
-    statistics
+    (statistics, walk)
 }
 
 fn put_buckets(put: &mut impl FnMut(&str, u64), group: &str, counts: &[u64]) {
